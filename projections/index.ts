@@ -1,0 +1,16 @@
+// Every read table, in the order they are created and fed during a replay.
+import { apiKeys } from './apiKeys.ts';
+import { flipbooks } from './flipbooks.ts';
+import { jobs } from './jobs.ts';
+import { pages } from './pages.ts';
+import type { ReadTable } from './readTable.ts';
+import { versions } from './versions.ts';
+import { workspaces } from './workspaces.ts';
+
+export const readTables: ReadTable[] = [workspaces, apiKeys, flipbooks, versions, pages, jobs];
+
+/**
+ * Bump when any table's DDL or apply changes: on start, a store whose read tables were built by
+ * another version is rebuilt by replay.
+ */
+export const READ_MODEL_VERSION = 1;

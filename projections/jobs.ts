@@ -1,0 +1,37 @@
+// Table `jobs`: the processing queue. An inline projection puts a job in with the upload, in the
+// same transaction, so an acknowledged upload is never without its job; workers claim jobs with
+// FOR UPDATE SKIP LOCKED and a lease (Emmett 0.42's async consumers skip events, see NOTES).
+// Rebuilt by replay like the rest: unfinished versions come back as queued jobs.
+import type { ReadTable } from './readTable.ts';
+
+export const jobs: ReadTable = {
+  table: 'jobs',
+  ddl: `CREATE TABLE IF NOT EXISTS jobs (
+    version_id UUID PRIMARY KEY,
+    flipbook_id UUID NOT NULL,
+    workspace_id UUID NOT NULL,
+    checksum TEXT NOT NULL,
+    attempts INT NOT NULL DEFAULT 0,
+    lease_owner TEXT,
+    lease_until TIMESTAMPTZ,
+    enqueued_at TIMESTAMPTZ NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS jobs_lease ON jobs (lease_until NULLS FIRST, enqueued_at)`,
+  handles: ['VersionUploaded', 'VersionProcessed', 'VersionProcessingFailed', 'VersionDeleted'],
+  apply: async (db, event) => {
+    if (event.type === 'VersionUploaded') {
+      const { versionId, flipbookId, workspaceId, file, occurredAt } = event.data;
+      await db.query(
+        `INSERT INTO jobs (version_id, flipbook_id, workspace_id, checksum, enqueued_at)
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (version_id) DO NOTHING`,
+        [versionId, flipbookId, workspaceId, file.checksum, occurredAt],
+      );
+    } else if (
+      event.type === 'VersionProcessed' ||
+      event.type === 'VersionProcessingFailed' ||
+      event.type === 'VersionDeleted'
+    ) {
+      await db.query('DELETE FROM jobs WHERE version_id = $1', [event.data.versionId]);
+    }
+  },
+};

@@ -1,0 +1,23 @@
+// What every read table in this folder provides. Tables are inline projections: `apply` runs in
+// the transaction of the append that produced the event, so a read right after a write sees it,
+// and a failing `apply` rolls the append back. `replay` drops and rebuilds them from the events.
+import type { FlipbookEvent } from '../src/domain/flipbook/flipbook.ts';
+import type { WorkspaceEvent } from '../src/domain/workspace/workspace.ts';
+
+export type DomainEvent = WorkspaceEvent | FlipbookEvent;
+
+/** The part of a pg client or pool the projections use: parameterised queries only. */
+export type Db = {
+  query: <Row extends Record<string, unknown> = Record<string, unknown>>(
+    text: string,
+    values?: unknown[],
+  ) => Promise<{ rows: Row[]; rowCount: number | null }>;
+};
+
+export type ReadTable = {
+  table: string;
+  /** idempotent DDL, run on every start */
+  ddl: string;
+  handles: DomainEvent['type'][];
+  apply: (db: Db, event: DomainEvent) => Promise<void>;
+};

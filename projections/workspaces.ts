@@ -1,0 +1,40 @@
+// Read table `workspaces`: one row per workspace; the unique name is how the admin CLI finds one.
+import type { Plan } from '../src/domain/workspace/workspace.ts';
+import type { Db, ReadTable } from './readTable.ts';
+import { utc } from './sql.ts';
+
+export const workspaces: ReadTable = {
+  table: 'workspaces',
+  ddl: `CREATE TABLE IF NOT EXISTS workspaces (
+    workspace_id UUID PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    plan TEXT NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL
+  )`,
+  handles: ['WorkspaceCreated'],
+  apply: async (db, event) => {
+    if (event.type !== 'WorkspaceCreated') return;
+    const { workspaceId, name, plan, occurredAt } = event.data;
+    // No ON CONFLICT on name: a duplicate name must fail the append (names are unique).
+    await db.query(
+      `INSERT INTO workspaces (workspace_id, name, plan, created_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (workspace_id) DO NOTHING`,
+      [workspaceId, name, plan, occurredAt],
+    );
+  },
+};
+
+export type WorkspaceRow = { id: string; name: string; plan: Plan; created_at: string };
+
+const columns = `workspace_id AS id, name, plan, ${utc('created_at')}`;
+
+export const listWorkspaces = async (db: Db) =>
+  (await db.query<WorkspaceRow>(`SELECT ${columns} FROM workspaces ORDER BY name`)).rows;
+
+export const findWorkspaceByName = async (db: Db, name: string) =>
+  (await db.query<WorkspaceRow>(`SELECT ${columns} FROM workspaces WHERE name = $1`, [name]))
+    .rows[0] ?? null;
+
+export const findWorkspaceById = async (db: Db, id: string) =>
+  (await db.query<WorkspaceRow>(`SELECT ${columns} FROM workspaces WHERE workspace_id = $1`, [id]))
+    .rows[0] ?? null;

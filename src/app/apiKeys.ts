@@ -1,0 +1,69 @@
+// API key administration: issue (the key is shown once), list (never the key), revoke.
+import { randomUUID } from 'node:crypto';
+import { findApiKey, listApiKeys as queryApiKeys } from '../../projections/apiKeys.ts';
+import { generateApiKey, hashApiKey } from '../domain/apiKey.ts';
+import { InvalidInput, NotFound } from '../domain/errors.ts';
+import { isUuid } from '../domain/uuid.ts';
+import { decide } from '../domain/workspace/decide.ts';
+import { workspaceStream } from '../domain/workspace/workspace.ts';
+import { handleCommand } from '../store/handleCommand.ts';
+import type { Store } from '../store/store.ts';
+import { requireWorkspace, workspaceDecider } from './workspaces.ts';
+
+const MAX_LABEL = 200;
+
+export type IssuedKey = { id: string; key: string; workspace: string; expires_at: string | null };
+
+export const issueApiKey = async (
+  store: Store,
+  input: { workspace: string; expires?: string; label?: string },
+): Promise<IssuedKey> => {
+  const workspace = await requireWorkspace(store, input.workspace);
+  const expiresAt = input.expires === undefined ? null : parseExpiry(input.expires);
+  const label = input.label?.trim() || null;
+  if (label && label.length > MAX_LABEL) {
+    throw new InvalidInput(`Key name must be at most ${MAX_LABEL} characters`);
+  }
+  const key = generateApiKey();
+  const keyId = randomUUID();
+  await handleCommand(store.events, workspaceStream(workspace.id), workspaceDecider, (state) =>
+    decide(
+      {
+        type: 'IssueApiKey',
+        data: { keyId, keyHash: hashApiKey(key), label, expiresAt, now: new Date() },
+      },
+      state,
+    ),
+  );
+  return {
+    id: keyId,
+    key,
+    workspace: workspace.name,
+    expires_at: expiresAt?.toISOString() ?? null,
+  };
+};
+
+export const listApiKeys = async (store: Store, workspaceName: string) => {
+  const workspace = await requireWorkspace(store, workspaceName);
+  return queryApiKeys(store.db, workspace.id);
+};
+
+export const revokeApiKey = async (store: Store, keyId: string) => {
+  const key = isUuid(keyId) ? await findApiKey(store.db, keyId) : null;
+  if (!key) throw new NotFound(`No API key with id ${keyId}`);
+  await handleCommand(store.events, workspaceStream(key.workspace_id), workspaceDecider, (state) =>
+    decide({ type: 'RevokeApiKey', data: { keyId, now: new Date() } }, state),
+  );
+  return { id: keyId, revoked: true };
+};
+
+// ISO 8601 with a date; a bare date means the start of that day in UTC.
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+const parseExpiry = (text: string) => {
+  const date = new Date(text);
+  if (!ISO_8601.test(text) || Number.isNaN(date.getTime())) {
+    throw new InvalidInput(`--expires must be an ISO-8601 date or date-time, got "${text}"`);
+  }
+  return date;
+};

@@ -1,0 +1,59 @@
+// Workspace administration: create and list. Used by the admin CLI.
+import { randomUUID } from 'node:crypto';
+import {
+  findWorkspaceByName,
+  listWorkspaces as queryWorkspaces,
+} from '../../projections/workspaces.ts';
+import { Conflict, InvalidInput, NotFound } from '../domain/errors.ts';
+import { decide } from '../domain/workspace/decide.ts';
+import {
+  evolve,
+  initialState,
+  PLANS,
+  type Plan,
+  workspaceStream,
+} from '../domain/workspace/workspace.ts';
+import { handleCommand, isUniqueViolation } from '../store/handleCommand.ts';
+import type { Store } from '../store/store.ts';
+
+export const workspaceDecider = { evolve, initialState };
+
+const MAX_NAME = 100;
+
+export const createWorkspace = async (store: Store, input: { name: string; plan: string }) => {
+  const name = input.name.trim();
+  if (name.length === 0 || name.length > MAX_NAME) {
+    throw new InvalidInput(`Workspace name must be 1 to ${MAX_NAME} characters`);
+  }
+  if (!PLANS.includes(input.plan as Plan)) {
+    throw new InvalidInput(`Unknown plan "${input.plan}": use one of ${PLANS.join(', ')}`);
+  }
+  if (await findWorkspaceByName(store.db, name)) {
+    throw new Conflict(`A workspace named "${name}" already exists`);
+  }
+  const workspaceId = randomUUID();
+  try {
+    await handleCommand(store.events, workspaceStream(workspaceId), workspaceDecider, (state) =>
+      decide(
+        {
+          type: 'CreateWorkspace',
+          data: { workspaceId, name, plan: input.plan as Plan, now: new Date() },
+        },
+        state,
+      ),
+    );
+  } catch (error) {
+    // Two creators raced past the check above; the unique name in the read table refused one.
+    if (isUniqueViolation(error)) throw new Conflict(`A workspace named "${name}" already exists`);
+    throw error;
+  }
+  return { id: workspaceId, name, plan: input.plan as Plan };
+};
+
+export const listWorkspaces = (store: Store) => queryWorkspaces(store.db);
+
+export const requireWorkspace = async (store: Store, name: string) => {
+  const workspace = await findWorkspaceByName(store.db, name);
+  if (!workspace) throw new NotFound(`No workspace named "${name}"`);
+  return workspace;
+};

@@ -1,0 +1,25 @@
+import type { Command } from 'commander';
+import { flipbookEvents } from '../../app/eventLog.ts';
+import { printJson } from '../output.ts';
+import { type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
+
+export const registerEvents = (program: Command) => {
+  withStoreOptions(
+    program
+      .command('events <flipbookId>')
+      .description("print a flipbook's events in order: its full audit trail")
+      .option('--json', 'print JSON'),
+  ).action(async (flipbookId: string, flags: StoreFlags & { json?: boolean }) => {
+    const events = await withStore(flags, (store) => flipbookEvents(store, flipbookId));
+    if (flags.json) {
+      printJson(events);
+      return;
+    }
+    for (const event of events) {
+      const { flipbookId: _f, workspaceId: _w, occurredAt: _o, ...details } = event.data;
+      process.stdout.write(
+        `${event.position}\t${event.at}\t${event.type}\t${JSON.stringify(details)}\n`,
+      );
+    }
+  });
+};

@@ -1,0 +1,33 @@
+import type { Command } from 'commander';
+import { createWorkspace, listWorkspaces } from '../../app/workspaces.ts';
+import { printJson, printTable } from '../output.ts';
+import { type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
+
+export const registerWorkspace = (program: Command) => {
+  const workspace = program.command('workspace').description('manage workspaces');
+
+  withStoreOptions(
+    workspace
+      .command('create <name>')
+      .description('create a workspace')
+      .option('--plan <plan>', 'team or free', 'team')
+      .option('--json', 'print JSON'),
+  ).action(async (name: string, flags: StoreFlags & { plan: string; json?: boolean }) => {
+    const created = await withStore(flags, (store) =>
+      createWorkspace(store, { name, plan: flags.plan }),
+    );
+    if (flags.json) printJson(created);
+    else
+      process.stdout.write(
+        `created workspace ${created.name} (${created.plan} plan) ${created.id}\n`,
+      );
+  });
+
+  withStoreOptions(
+    workspace.command('list').description('list workspaces').option('--json', 'print JSON'),
+  ).action(async (flags: StoreFlags & { json?: boolean }) => {
+    const rows = await withStore(flags, listWorkspaces);
+    if (flags.json) printJson(rows);
+    else printTable(rows, ['name', 'plan', 'id', 'created_at']);
+  });
+};

@@ -1,0 +1,21 @@
+// Results go to stdout: one JSON document with --json, otherwise aligned plain columns.
+
+export const printJson = (value: unknown) => {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+};
+
+export const printTable = (rows: Record<string, unknown>[], columns: string[]) => {
+  if (rows.length === 0) {
+    process.stdout.write('(none)\n');
+    return;
+  }
+  const cell = (value: unknown) => (value === null || value === undefined ? '-' : String(value));
+  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
+  const line = (values: string[]) =>
+    `${values
+      .map((v, i) => v.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd()}\n`;
+  process.stdout.write(line(columns.map((c) => c.toUpperCase())));
+  for (const row of rows) process.stdout.write(line(columns.map((c) => cell(row[c]))));
+};

@@ -1,0 +1,25 @@
+// Every command that touches the store takes --data-dir or --database-url, and runs with a store
+// it opens and always closes (stopping the embedded server only if it started it).
+import type { Command } from 'commander';
+import { DEFAULT_DATA_DIR } from '../store/location.ts';
+import { openStore, type Store } from '../store/store.ts';
+
+export type StoreFlags = { dataDir?: string; databaseUrl?: string };
+
+export const withStoreOptions = (command: Command) =>
+  command
+    .option('--data-dir <dir>', `embedded store directory (default: ${DEFAULT_DATA_DIR})`)
+    .option('--database-url <url>', 'external PostgreSQL URL (default: $DATABASE_URL)');
+
+export const withStore = async <T>(flags: StoreFlags, work: (store: Store) => Promise<T>) => {
+  const store = await openStore({
+    dataDir: flags.dataDir,
+    databaseUrl: flags.databaseUrl,
+    poolSize: 4,
+  });
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+};

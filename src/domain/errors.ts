@@ -1,0 +1,42 @@
+// Errors carry their HTTP status so one error handler can answer every failure the same way.
+// Business rules are 422 (the spec's "business logic error"), not Emmett's default 403.
+
+export class AppError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/** A rule of the domain refused the command. */
+export class RuleBroken extends AppError {
+  override name = 'RuleBroken';
+  constructor(message: string) {
+    super(422, message);
+  }
+}
+
+/** The command names something that does not exist (or, for isolation, is not yours). */
+export class NotFound extends AppError {
+  override name = 'NotFound';
+  constructor(message: string) {
+    super(404, message);
+  }
+}
+
+/** The command collides with something that already exists. */
+export class Conflict extends AppError {
+  override name = 'Conflict';
+  constructor(message: string) {
+    super(409, message);
+  }
+}
+
+/** The input itself is malformed. */
+export class InvalidInput extends AppError {
+  override name = 'InvalidInput';
+  constructor(message: string) {
+    super(400, message);
+  }
+}

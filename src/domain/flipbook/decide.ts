@@ -1,0 +1,205 @@
+// Commands on a flipbook and the pure decisions about them. The spec's rules live here:
+// one active version at a time, an active version can't be deleted, numbers grow without gaps,
+// and only a `done` version can be activated (a version with no pages would show an empty reader).
+import { Conflict, InvalidInput, NotFound, RuleBroken } from '../errors.ts';
+import { iso } from '../iso.ts';
+import type { Flipbook, FlipbookEvent, PageSize, UploadedFile, VersionState } from './flipbook.ts';
+
+type Created = Extract<Flipbook, { status: 'created' }>;
+
+export type CreateFlipbook = {
+  type: 'CreateFlipbook';
+  data: {
+    flipbookId: string;
+    workspaceId: string;
+    title: string;
+    slug: string;
+    versionId: string;
+    file: UploadedFile;
+    now: Date;
+  };
+};
+export type UploadVersion = {
+  type: 'UploadVersion';
+  data: { versionId: string; file: UploadedFile; activateOnDone: boolean; now: Date };
+};
+export type StartProcessing = {
+  type: 'StartProcessing';
+  data: { versionId: string; attempt: number; now: Date };
+};
+export type CompleteProcessing = {
+  type: 'CompleteProcessing';
+  data: { versionId: string; width: number; height: number; pages: PageSize[]; now: Date };
+};
+export type FailProcessing = {
+  type: 'FailProcessing';
+  data: { versionId: string; reason: string; now: Date };
+};
+export type ActivateVersion = { type: 'ActivateVersion'; data: { versionId: string; now: Date } };
+export type DeleteVersion = { type: 'DeleteVersion'; data: { versionId: string; now: Date } };
+
+export type FlipbookCommand =
+  | CreateFlipbook
+  | UploadVersion
+  | StartProcessing
+  | CompleteProcessing
+  | FailProcessing
+  | ActivateVersion
+  | DeleteVersion;
+
+export const createFlipbook = ({ data }: CreateFlipbook, state: Flipbook): FlipbookEvent[] => {
+  if (state.status === 'created') throw new Conflict(`Flipbook ${data.flipbookId} already exists`);
+  const { flipbookId, workspaceId, versionId, file, now } = data;
+  const base = { flipbookId, workspaceId, occurredAt: iso(now) };
+  return [
+    {
+      type: 'FlipbookCreated',
+      data: { ...base, title: data.title, slug: data.slug, description: '' },
+    },
+    {
+      type: 'VersionUploaded',
+      data: { ...base, versionId, number: 1, file, activateOnDone: true },
+    },
+  ];
+};
+
+export const uploadVersion = ({ data }: UploadVersion, state: Flipbook): FlipbookEvent[] => {
+  const book = existing(state);
+  if (book.versions[data.versionId]) return [];
+  const { versionId, file, activateOnDone, now } = data;
+  return [
+    {
+      type: 'VersionUploaded',
+      data: {
+        ...ofVersion(book, versionId, now),
+        number: book.lastNumber + 1,
+        file,
+        activateOnDone,
+      },
+    },
+  ];
+};
+
+export const startProcessing = ({ data }: StartProcessing, state: Flipbook): FlipbookEvent[] => {
+  const book = existing(state);
+  const version = known(book, data.versionId);
+  // A finished or deleted version has nothing left to process: a stale job is satisfied.
+  if (version.deleted || version.status === 'done' || version.status === 'error') return [];
+  return [
+    {
+      type: 'VersionProcessingStarted',
+      data: { ...ofVersion(book, data.versionId, data.now), attempt: data.attempt },
+    },
+  ];
+};
+
+export const completeProcessing = (
+  { data }: CompleteProcessing,
+  state: Flipbook,
+): FlipbookEvent[] => {
+  const book = existing(state);
+  const version = known(book, data.versionId);
+  if (version.deleted || version.status === 'done' || version.status === 'error') return [];
+  if (data.pages.length === 0)
+    throw new InvalidInput('A processed version needs at least one page');
+  const base = ofVersion(book, data.versionId, data.now);
+  const processed: FlipbookEvent = {
+    type: 'VersionProcessed',
+    data: {
+      ...base,
+      pageCount: data.pages.length,
+      width: data.width,
+      height: data.height,
+      pages: data.pages,
+    },
+  };
+  if (!version.activateOnDone || book.activeVersionId === data.versionId) return [processed];
+  return [
+    processed,
+    { type: 'VersionActivated', data: { ...base, previousVersionId: book.activeVersionId } },
+  ];
+};
+
+export const failProcessing = ({ data }: FailProcessing, state: Flipbook): FlipbookEvent[] => {
+  const book = existing(state);
+  const version = known(book, data.versionId);
+  if (version.deleted || version.status === 'done' || version.status === 'error') return [];
+  return [
+    {
+      type: 'VersionProcessingFailed',
+      data: { ...ofVersion(book, data.versionId, data.now), reason: data.reason },
+    },
+  ];
+};
+
+export const activateVersion = ({ data }: ActivateVersion, state: Flipbook): FlipbookEvent[] => {
+  const book = existing(state);
+  const version = known(book, data.versionId);
+  if (version.deleted)
+    throw new RuleBroken('This version has been deleted and cannot be activated');
+  if (book.activeVersionId === data.versionId) return [];
+  if (version.status !== 'done') {
+    throw new RuleBroken(
+      `Only a processed version can be activated; this version is ${version.status}` +
+        (version.status === 'error'
+          ? ''
+          : ' (it is activated automatically when done if activate was set)'),
+    );
+  }
+  return [
+    {
+      type: 'VersionActivated',
+      data: {
+        ...ofVersion(book, data.versionId, data.now),
+        previousVersionId: book.activeVersionId,
+      },
+    },
+  ];
+};
+
+export const deleteVersion = ({ data }: DeleteVersion, state: Flipbook): FlipbookEvent[] => {
+  const book = existing(state);
+  const version = known(book, data.versionId);
+  if (version.deleted) return [];
+  if (book.activeVersionId === data.versionId) {
+    throw new RuleBroken('An active version cannot be deleted; activate another version first');
+  }
+  return [{ type: 'VersionDeleted', data: ofVersion(book, data.versionId, data.now) }];
+};
+
+export const decide = (command: FlipbookCommand, state: Flipbook): FlipbookEvent[] => {
+  switch (command.type) {
+    case 'CreateFlipbook':
+      return createFlipbook(command, state);
+    case 'UploadVersion':
+      return uploadVersion(command, state);
+    case 'StartProcessing':
+      return startProcessing(command, state);
+    case 'CompleteProcessing':
+      return completeProcessing(command, state);
+    case 'FailProcessing':
+      return failProcessing(command, state);
+    case 'ActivateVersion':
+      return activateVersion(command, state);
+    case 'DeleteVersion':
+      return deleteVersion(command, state);
+  }
+};
+
+const existing = (state: Flipbook): Created => {
+  if (state.status !== 'created') throw new NotFound('Flipbook not found');
+  return state;
+};
+
+const known = (book: Created, versionId: string): VersionState => {
+  const version = book.versions[versionId];
+  if (!version) throw new NotFound('Version not found');
+  return version;
+};
+
+const ofVersion = (book: Created, versionId: string, now: Date) => ({
+  flipbookId: book.flipbookId,
+  workspaceId: book.workspaceId,
+  versionId,
+  occurredAt: iso(now),
+});

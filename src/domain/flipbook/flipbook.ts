@@ -1,0 +1,135 @@
+// The flipbook aggregate: a titled document with numbered versions, at most one of them active.
+import type { Event } from '@event-driven-io/emmett';
+
+export type VersionStatus = 'pending' | 'processing' | 'done' | 'error';
+
+export type UploadedFile = {
+  name: string;
+  /** short type name, e.g. "pdf" */
+  type: string;
+  mimeType: string;
+  size: number;
+  /** hex SHA-256 of the bytes, also the key of the original in the blob store */
+  checksum: string;
+};
+
+export type PageSize = { pageId: string; position: number; width: number; height: number };
+
+type Base = { flipbookId: string; workspaceId: string; occurredAt: string };
+type OfVersion = Base & { versionId: string };
+
+export type FlipbookCreated = Event<
+  'FlipbookCreated',
+  Base & { title: string; slug: string; description: string }
+>;
+export type VersionUploaded = Event<
+  'VersionUploaded',
+  OfVersion & { number: number; file: UploadedFile; activateOnDone: boolean }
+>;
+export type VersionProcessingStarted = Event<
+  'VersionProcessingStarted',
+  OfVersion & { attempt: number }
+>;
+export type VersionProcessed = Event<
+  'VersionProcessed',
+  OfVersion & { pageCount: number; width: number; height: number; pages: PageSize[] }
+>;
+export type VersionProcessingFailed = Event<
+  'VersionProcessingFailed',
+  OfVersion & { reason: string }
+>;
+export type VersionActivated = Event<
+  'VersionActivated',
+  OfVersion & { previousVersionId: string | null }
+>;
+export type VersionDeleted = Event<'VersionDeleted', OfVersion>;
+
+export type FlipbookEvent =
+  | FlipbookCreated
+  | VersionUploaded
+  | VersionProcessingStarted
+  | VersionProcessed
+  | VersionProcessingFailed
+  | VersionActivated
+  | VersionDeleted;
+
+export const FLIPBOOK_EVENT_TYPES: FlipbookEvent['type'][] = [
+  'FlipbookCreated',
+  'VersionUploaded',
+  'VersionProcessingStarted',
+  'VersionProcessed',
+  'VersionProcessingFailed',
+  'VersionActivated',
+  'VersionDeleted',
+];
+
+export type VersionState = {
+  number: number;
+  status: VersionStatus;
+  activateOnDone: boolean;
+  deleted: boolean;
+};
+
+export type Flipbook =
+  | { status: 'none' }
+  | {
+      status: 'created';
+      flipbookId: string;
+      workspaceId: string;
+      activeVersionId: string | null;
+      /** highest number ever given, deleted versions included, so numbers never repeat */
+      lastNumber: number;
+      versions: Record<string, VersionState>;
+    };
+
+export const initialState = (): Flipbook => ({ status: 'none' });
+
+export const evolve = (state: Flipbook, event: FlipbookEvent): Flipbook => {
+  if (event.type === 'FlipbookCreated') {
+    const { flipbookId, workspaceId } = event.data;
+    return {
+      status: 'created',
+      flipbookId,
+      workspaceId,
+      activeVersionId: null,
+      lastNumber: 0,
+      versions: {},
+    };
+  }
+  if (state.status !== 'created') return state;
+  const { versionId } = event.data;
+  const version = state.versions[versionId];
+  const withVersion = (patch: Partial<VersionState>): Flipbook =>
+    version
+      ? { ...state, versions: { ...state.versions, [versionId]: { ...version, ...patch } } }
+      : state;
+
+  switch (event.type) {
+    case 'VersionUploaded':
+      return {
+        ...state,
+        lastNumber: Math.max(state.lastNumber, event.data.number),
+        versions: {
+          ...state.versions,
+          [versionId]: {
+            number: event.data.number,
+            status: 'pending',
+            activateOnDone: event.data.activateOnDone,
+            deleted: false,
+          },
+        },
+      };
+    case 'VersionProcessingStarted':
+      return withVersion({ status: 'processing' });
+    case 'VersionProcessed':
+      return withVersion({ status: 'done' });
+    case 'VersionProcessingFailed':
+      return withVersion({ status: 'error' });
+    case 'VersionActivated':
+      return { ...state, activeVersionId: versionId };
+    case 'VersionDeleted':
+      return withVersion({ deleted: true });
+  }
+};
+
+export const flipbookStream = (flipbookId: string) => `flipbook-${flipbookId}`;

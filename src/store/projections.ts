@@ -1,0 +1,26 @@
+// The read tables as Emmett inline projections. They are deliberately unnamed: Emmett 0.42 skips a
+// named inline projection, silently, when its advisory lock or registry row says so; an unnamed
+// one always runs in the append's transaction.
+import { projections } from '@event-driven-io/emmett';
+import type { PostgreSQLProjectionDefinition } from '@event-driven-io/emmett-postgresql';
+import { readTables } from '../../projections/index.ts';
+import type { Db, DomainEvent } from '../../projections/readTable.ts';
+
+export const applyToReadTables = async (db: Db, event: DomainEvent) => {
+  for (const table of readTables) {
+    if (table.handles.includes(event.type)) await table.apply(db, event);
+  }
+};
+
+export const inlineProjections = () =>
+  projections.inline(
+    readTables.map(
+      (table): PostgreSQLProjectionDefinition => ({
+        canHandle: table.handles,
+        handle: async (events, context) => {
+          const db = context.connection.client as unknown as Db;
+          for (const event of events) await table.apply(db, event as unknown as DomainEvent);
+        },
+      }),
+    ),
+  );

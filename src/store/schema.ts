@@ -1,0 +1,36 @@
+// Creates or migrates everything the service keeps in PostgreSQL. Several daemons may start at
+// once on one database: a session advisory lock makes them take turns, and every statement is
+// idempotent, so the last one in finds nothing left to do.
+import type { PostgresEventStore } from '@event-driven-io/emmett-postgresql';
+import type pg from 'pg';
+import { READ_MODEL_VERSION, readTables } from '../../projections/index.ts';
+import { rebuildReadTables } from './replay.ts';
+
+const MIGRATION_LOCK = 727_001; // an arbitrary constant shared by every flipbook process
+
+export const migrate = async (pool: pg.Pool, events: PostgresEventStore) => {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await events.schema.migrate();
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS flipbook_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)',
+    );
+    const stored = await client.query<{ value: string }>(
+      "SELECT value FROM flipbook_meta WHERE key = 'read_model_version'",
+    );
+    const version = stored.rows[0]?.value;
+    if (version === undefined) {
+      // A new database (or one from before versioning): create the tables, then fill them from
+      // whatever events exist, which is nothing on a new database.
+      await rebuildReadTables(client);
+    } else if (version !== String(READ_MODEL_VERSION)) {
+      await rebuildReadTables(client);
+    } else {
+      for (const table of readTables) await client.query(table.ddl);
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+    client.release();
+  }
+};

@@ -1,0 +1,56 @@
+// One store per process: the event store, the pool it shares with the read queries, and the
+// embedded server if this process started it. (dumbo keeps one pool per connection string, so
+// we hand it ours and close it exactly once.)
+import {
+  getPostgreSQLEventStore,
+  type PostgresEventStore,
+} from '@event-driven-io/emmett-postgresql';
+import pg from 'pg';
+import type { Db } from '../../projections/readTable.ts';
+import { locateStore, type StoreOptions } from './location.ts';
+import { inlineProjections } from './projections.ts';
+import { migrate } from './schema.ts';
+
+export type Store = {
+  events: PostgresEventStore;
+  pool: pg.Pool;
+  db: Db;
+  describe: string;
+  close: () => Promise<void>;
+};
+
+export const openStore = async (options: StoreOptions & { poolSize?: number }): Promise<Store> => {
+  const location = await locateStore(options);
+  const pool = new pg.Pool({
+    connectionString: location.connectionString,
+    max: options.poolSize ?? 10,
+  });
+  // A dropped connection (server restart) must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  const events = getPostgreSQLEventStore(location.connectionString, {
+    projections: inlineProjections(),
+    schema: { autoMigration: 'None' },
+    connectionOptions: { pooled: true, pool },
+  });
+  try {
+    await migrate(pool, events);
+  } catch (error) {
+    await pool.end().catch(() => {});
+    await location.release();
+    throw error;
+  }
+  let closed = false;
+  return {
+    events,
+    pool,
+    db: pool as unknown as Db,
+    describe: location.describe,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await events.close().catch(() => {});
+      await pool.end().catch(() => {});
+      await location.release();
+    },
+  };
+};
