@@ -4,11 +4,9 @@ import { findApiKey, listApiKeys as queryApiKeys } from '../../projections/apiKe
 import { generateApiKey, hashApiKey } from '../domain/apiKey.ts';
 import { InvalidInput, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
-import { decide } from '../domain/workspace/decide.ts';
-import { workspaceStream } from '../domain/workspace/workspace.ts';
-import { handleCommand } from '../store/handleCommand.ts';
 import type { Store } from '../store/store.ts';
-import { requireWorkspace, workspaceDecider } from './workspaces.ts';
+import { runWorkspaceCommand } from './commands.ts';
+import { requireWorkspace } from './workspaces.ts';
 
 const MAX_LABEL = 200;
 
@@ -26,15 +24,10 @@ export const issueApiKey = async (
   }
   const key = generateApiKey();
   const keyId = randomUUID();
-  await handleCommand(store.events, workspaceStream(workspace.id), workspaceDecider, (state) =>
-    decide(
-      {
-        type: 'IssueApiKey',
-        data: { keyId, keyHash: hashApiKey(key), label, expiresAt, now: new Date() },
-      },
-      state,
-    ),
-  );
+  await runWorkspaceCommand(store, workspace.id, {
+    type: 'IssueApiKey',
+    data: { keyId, keyHash: hashApiKey(key), label, expiresAt, now: new Date() },
+  });
   return {
     id: keyId,
     key,
@@ -51,9 +44,10 @@ export const listApiKeys = async (store: Store, workspaceName: string) => {
 export const revokeApiKey = async (store: Store, keyId: string) => {
   const key = isUuid(keyId) ? await findApiKey(store.db, keyId) : null;
   if (!key) throw new NotFound(`No API key with id ${keyId}`);
-  await handleCommand(store.events, workspaceStream(key.workspace_id), workspaceDecider, (state) =>
-    decide({ type: 'RevokeApiKey', data: { keyId, now: new Date() } }, state),
-  );
+  await runWorkspaceCommand(store, key.workspace_id, {
+    type: 'RevokeApiKey',
+    data: { keyId, now: new Date() },
+  });
   return { id: keyId, revoked: true };
 };
 

@@ -5,18 +5,10 @@ import {
   listWorkspaces as queryWorkspaces,
 } from '../../projections/workspaces.ts';
 import { Conflict, InvalidInput, NotFound } from '../domain/errors.ts';
-import { decide } from '../domain/workspace/decide.ts';
-import {
-  evolve,
-  initialState,
-  PLANS,
-  type Plan,
-  workspaceStream,
-} from '../domain/workspace/workspace.ts';
-import { handleCommand, isUniqueViolation } from '../store/handleCommand.ts';
+import { PLANS, type Plan } from '../domain/workspace/workspace.ts';
+import { isUniqueViolation } from '../store/handleCommand.ts';
 import type { Store } from '../store/store.ts';
-
-export const workspaceDecider = { evolve, initialState };
+import { runWorkspaceCommand } from './commands.ts';
 
 const MAX_NAME = 100;
 
@@ -33,15 +25,10 @@ export const createWorkspace = async (store: Store, input: { name: string; plan:
   }
   const workspaceId = randomUUID();
   try {
-    await handleCommand(store.events, workspaceStream(workspaceId), workspaceDecider, (state) =>
-      decide(
-        {
-          type: 'CreateWorkspace',
-          data: { workspaceId, name, plan: input.plan as Plan, now: new Date() },
-        },
-        state,
-      ),
-    );
+    await runWorkspaceCommand(store, workspaceId, {
+      type: 'CreateWorkspace',
+      data: { workspaceId, name, plan: input.plan as Plan, now: new Date() },
+    });
   } catch (error) {
     // Two creators raced past the check above; the unique name in the read table refused one.
     if (isUniqueViolation(error)) throw new Conflict(`A workspace named "${name}" already exists`);

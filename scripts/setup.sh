@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs what this project needs and is missing, on Debian or Ubuntu:
+#   scripts/setup.sh          to run the service (poppler-utils, npm dependencies with Node 24)
+#   scripts/setup.sh --test   to run the tests as well (adds PostgreSQL for the external-store tests)
+# Safe to run again: it installs only what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(poppler-utils)
+if [[ "${1:-}" == "--test" ]]; then
+  packages+=(postgresql)
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
+done
+
+if ((${#missing[@]} > 0)); then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo=()
+  if [[ $(id -u) -ne 0 ]]; then sudo=(sudo); fi
+  "${sudo[@]}" apt-get update -qq
+  # The postgresql package starts a cluster of its own; the tests start their own servers instead.
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v npm >/dev/null; then
+  echo "setup: npm is missing: install Node.js (any version >= 18) with npm first" >&2
+  exit 1
+fi
+
+# npm ci when node_modules is missing or older than the lock file. The `node` package in the
+# dependencies puts Node 24 in node_modules/.bin, which npm scripts and `npm exec` use.
+if [[ ! -x node_modules/.bin/node || package-lock.json -nt node_modules/.package-lock.json ]]; then
+  echo "setup: installing npm dependencies" >&2
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
+echo "setup: ready ($(node_modules/.bin/node --version), $(pdftoppm -v 2>&1 | head -n1))" >&2

@@ -1,0 +1,17 @@
+// The one way commands reach a stream: the aggregate's decider, run by handleCommand.
+import { decide as decideFlipbook, type FlipbookCommand } from '../domain/flipbook/decide.ts';
+import * as flipbook from '../domain/flipbook/flipbook.ts';
+import { decide as decideWorkspace, type WorkspaceCommand } from '../domain/workspace/decide.ts';
+import * as workspace from '../domain/workspace/workspace.ts';
+import { handleCommand } from '../store/handleCommand.ts';
+import type { Store } from '../store/store.ts';
+
+export const runWorkspaceCommand = (store: Store, workspaceId: string, command: WorkspaceCommand) =>
+  handleCommand(store.events, workspace.workspaceStream(workspaceId), workspace, (state) =>
+    decideWorkspace(command, state),
+  );
+
+export const runFlipbookCommand = (store: Store, flipbookId: string, command: FlipbookCommand) =>
+  handleCommand(store.events, flipbook.flipbookStream(flipbookId), flipbook, (state) =>
+    decideFlipbook(command, state),
+  );

@@ -1,0 +1,74 @@
+// Runs the real `flipbook` command (bin/flipbook on the project's Node 24) as a child process.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const NODE = resolve(ROOT, 'node_modules/.bin/node');
+export const FLIPBOOK = resolve(ROOT, 'bin/flipbook');
+
+export type CliResult = { code: number; stdout: string; stderr: string };
+
+export const flipbook = (args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> =>
+  new Promise((done) => {
+    execFile(
+      NODE,
+      [FLIPBOOK, ...args],
+      { cwd: ROOT, env: { ...process.env, DATABASE_URL: '', ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        done({ code, stdout, stderr });
+      },
+    );
+  });
+
+export type Daemon = {
+  process: ChildProcess;
+  url: string;
+  startupMs: number;
+  logs: () => string;
+  stop: () => Promise<number | null>;
+};
+
+/** Starts `flipbook serve` on a random port and waits for its ready line. */
+export const startDaemon = (args: string[], env: NodeJS.ProcessEnv = {}): Promise<Daemon> =>
+  new Promise((done, fail) => {
+    const child = spawn(NODE, [FLIPBOOK, 'serve', '--port', '0', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const timer = setTimeout(() => fail(new Error(`daemon not ready in 30 s:\n${output}`)), 30_000);
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      for (const line of output.split('\n')) {
+        if (!line.includes('"flipbook ready on')) continue;
+        const entry = JSON.parse(line) as { publicUrl: string; startupMs: number };
+        clearTimeout(timer);
+        child.stdout?.off('data', onData);
+        child.stdout?.on('data', (more: Buffer) => {
+          output += more.toString();
+        });
+        done({
+          process: child,
+          url: entry.publicUrl,
+          startupMs: entry.startupMs,
+          logs: () => output,
+          stop: async () => {
+            child.kill('SIGTERM');
+            return exited;
+          },
+        });
+        return;
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`daemon exited with ${code}:\n${output}`));
+    });
+  });
