@@ -260,7 +260,9 @@ const dumpReadTables = async (store: Store) => {
   const dump: Record<string, unknown[]> = {};
   for (const table of tables) {
     const { rows } = await store.pool.query(`SELECT * FROM ${table}`);
-    dump[table] = rows.map((r) => JSON.stringify(r)).sort();
+    dump[table] = rows
+      .map((r) => JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)))
+      .sort();
   }
   return dump;
 };

@@ -1,0 +1,39 @@
+// Per-test storage: a fresh database on the run's PostgreSQL server (see globalSetup.ts), or a
+// fresh directory for the embedded PostgreSQL.
+import { randomBytes } from 'node:crypto';
+import { chmodSync, rmSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import pg from 'pg';
+import { inject } from 'vitest';
+
+/** Creates a new, uniquely named database on the test server and returns its connection URL. */
+export const freshDatabase = async (): Promise<string> => {
+  const serverUrl = inject('pgUrl');
+  const name = `t_${randomBytes(8).toString('hex')}`;
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(`create database ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+};
+
+const tempDirs: string[] = [];
+process.once('exit', () => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * A fresh directory under /tmp, mode 0755: the embedded PostgreSQL, started as root, runs as the
+ * `postgres` user and must be able to reach it. Removed when the test process exits.
+ */
+export const tempDataDir = async (): Promise<string> => {
+  const dir = await mkdtemp('/tmp/flipbook-data-');
+  chmodSync(dir, 0o755);
+  tempDirs.push(dir);
+  return dir;
+};

@@ -1,0 +1,19 @@
+// vitest globalSetup: one throwaway PostgreSQL server for the whole run, its URL provided to the
+// tests as `pgUrl` (read it with `inject('pgUrl')`, or use freshDatabase() from databases.ts).
+import type { TestProject } from 'vitest/node';
+import { startPostgresServer } from './postgresServer.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgUrl: string;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const startedAt = performance.now();
+  const server = await startPostgresServer();
+  const ms = Math.round(performance.now() - startedAt);
+  if (process.env.FLIPBOOK_TEST_DEBUG) console.info(`test PostgreSQL on ${server.url} (${ms} ms)`);
+  project.provide('pgUrl', server.url);
+  return () => server.stop();
+}
