@@ -1,5 +1,5 @@
 // Read table `pages`: the pages of every processed version, in order.
-import type { ReadTable } from './readTable.ts';
+import type { Db, ReadTable } from './readTable.ts';
 
 export const pages: ReadTable = {
   table: 'pages',
@@ -42,3 +42,13 @@ export const pages: ReadTable = {
     }
   },
 };
+
+export type PageRow = { page_id: string; position: number; width: number; height: number };
+
+export const listPages = async (db: Db, versionId: string) =>
+  (
+    await db.query<PageRow>(
+      'SELECT page_id, position, width, height FROM pages WHERE version_id = $1 ORDER BY position',
+      [versionId],
+    )
+  ).rows;

@@ -1,5 +1,6 @@
 // Read table `versions`: every live version of every flipbook; deleted versions leave it.
-import type { ReadTable } from './readTable.ts';
+import type { Db, ReadTable } from './readTable.ts';
+import { utc } from './sql.ts';
 
 export const versions: ReadTable = {
   table: 'versions',
@@ -20,6 +21,8 @@ export const versions: ReadTable = {
     height INT NOT NULL DEFAULT 0,
     page_count INT NOT NULL DEFAULT 0,
     error TEXT,
+    started_at TIMESTAMPTZ,
+    finished_at TIMESTAMPTZ,
     created_at TIMESTAMPTZ NOT NULL,
     updated_at TIMESTAMPTZ NOT NULL,
     UNIQUE (flipbook_id, number)
@@ -59,19 +62,25 @@ export const versions: ReadTable = {
         return;
       }
       case 'VersionProcessingStarted':
-        return setStatus(db, event.data, 'processing');
+        await db.query(
+          `UPDATE versions SET status = 'processing', updated_at = $2,
+             started_at = COALESCE(started_at, $2) WHERE version_id = $1`,
+          [event.data.versionId, event.data.occurredAt],
+        );
+        return;
       case 'VersionProcessed': {
         const { versionId, pageCount, width, height, occurredAt } = event.data;
         await db.query(
           `UPDATE versions SET status = 'done', page_count = $2, width = $3, height = $4,
-             error = NULL, updated_at = $5 WHERE version_id = $1`,
+             error = NULL, updated_at = $5, finished_at = $5 WHERE version_id = $1`,
           [versionId, pageCount, width, height, occurredAt],
         );
         return;
       }
       case 'VersionProcessingFailed':
         await db.query(
-          `UPDATE versions SET status = 'error', error = $2, updated_at = $3 WHERE version_id = $1`,
+          `UPDATE versions SET status = 'error', error = $2, updated_at = $3, finished_at = $3
+           WHERE version_id = $1`,
           [event.data.versionId, event.data.reason, event.data.occurredAt],
         );
         return;
@@ -90,15 +99,95 @@ export const versions: ReadTable = {
   },
 };
 
-const setStatus = (
-  db: Parameters<ReadTable['apply']>[0],
-  data: { versionId: string; occurredAt: string },
-  status: string,
+export type VersionRow = {
+  version_id: string;
+  flipbook_id: string;
+  number: number;
+  status: 'pending' | 'processing' | 'done' | 'error';
+  is_active: boolean;
+  activate_on_done: boolean;
+  file_name: string;
+  file_type: string;
+  mime_type: string;
+  file_size: number;
+  width: number;
+  height: number;
+  page_count: number;
+  error: string | null;
+  created_at: string;
+};
+
+const VERSION_FIELDS = [
+  'version_id',
+  'flipbook_id',
+  'number',
+  'status',
+  'is_active',
+  'activate_on_done',
+  'file_name',
+  'file_type',
+  'mime_type',
+  'file_size',
+  'width',
+  'height',
+  'page_count',
+  'error',
+  'created_at',
+] as const;
+
+/** The version columns of table alias `alias`, each named `prefix` + field (for joins). */
+export const versionColumns = (alias: string, prefix = '') =>
+  VERSION_FIELDS.map((field) => {
+    const name = `${prefix}${field}`;
+    if (field === 'file_size') return `${alias}.file_size::float8 AS ${name}`;
+    if (field === 'created_at') return utc(`${alias}.created_at`, name);
+    return `${alias}.${field} AS ${name}`;
+  }).join(', ');
+
+/** All live versions of a flipbook, newest first. */
+export const listVersions = async (db: Db, flipbookId: string) =>
+  (
+    await db.query<VersionRow>(
+      `SELECT ${versionColumns('v')} FROM versions v WHERE v.flipbook_id = $1 ORDER BY v.number DESC`,
+      [flipbookId],
+    )
+  ).rows;
+
+/** One version, only if it belongs to that flipbook in that workspace. */
+export const findVersion = async (
+  db: Db,
+  workspaceId: string,
+  flipbookId: string,
+  versionId: string,
 ) =>
-  db
-    .query('UPDATE versions SET status = $2, updated_at = $3 WHERE version_id = $1', [
-      data.versionId,
-      status,
-      data.occurredAt,
-    ])
-    .then(() => {});
+  (
+    await db.query<VersionRow>(
+      `SELECT ${versionColumns('v')} FROM versions v
+       WHERE v.version_id = $1 AND v.flipbook_id = $2 AND v.workspace_id = $3`,
+      [versionId, flipbookId, workspaceId],
+    )
+  ).rows[0] ?? null;
+
+export const countVersions = async (db: Db, flipbookId: string) =>
+  Number(
+    (
+      await db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM versions WHERE flipbook_id = $1',
+        [flipbookId],
+      )
+    ).rows[0]?.n ?? 0,
+  );
+
+/**
+ * Measured processing speed: seconds per page over the last 50 finished versions, or null when
+ * nothing has been processed yet.
+ */
+export const measuredSecondsPerPage = async (db: Db) => {
+  const { rows } = await db.query<{ spp: number | null }>(
+    `SELECT avg(extract(epoch FROM finished_at - started_at) / page_count)::float8 AS spp
+     FROM (SELECT finished_at, started_at, page_count FROM versions
+           WHERE status = 'done' AND page_count > 0 AND started_at IS NOT NULL
+           ORDER BY finished_at DESC LIMIT 50) recent`,
+  );
+  return rows[0]?.spp ?? null;
+};

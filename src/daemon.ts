@@ -1,7 +1,14 @@
-// The daemon's composition root: store, HTTP server, signals. Resolves when it has shut down.
+// The daemon's composition root: store, blob store, HTTP API, signals. Resolves once shut down.
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { openBlobStore } from './blobs/blobStore.ts';
+import { isUploadRoute, mountApi } from './http/api.ts';
+import { discardBody } from './http/bodyLimit.ts';
+import { urlsFor } from './http/present.ts';
+import { createRateLimiter } from './http/rateLimit.ts';
 import { createHttpServer } from './http/server.ts';
 import { logger } from './log.ts';
+import { DEFAULT_DATA_DIR } from './store/location.ts';
 import { openStore } from './store/store.ts';
 
 export type DaemonOptions = {
@@ -9,27 +16,51 @@ export type DaemonOptions = {
   host: string;
   dataDir?: string;
   databaseUrl?: string;
+  blobDir?: string;
   publicUrl?: string;
+  rateLimit: number;
+  trustProxy: boolean;
 };
 
 export const runDaemon = async (options: DaemonOptions) => {
   const started = performance.now();
   const store = await openStore({ dataDir: options.dataDir, databaseUrl: options.databaseUrl });
-  const server = createHttpServer(logger, () => {});
+  const blobs = await openBlobStore(
+    options.blobDir ?? join(options.dataDir ?? DEFAULT_DATA_DIR, 'blobs'),
+  );
+  const limiter = createRateLimiter(store.db, {
+    limit: options.rateLimit,
+    trustProxy: options.trustProxy,
+  });
+
+  let publicUrl = options.publicUrl ?? '';
+  const server = createHttpServer(
+    logger,
+    (routes) => mountApi(routes, { store, blobs, urls: urlsFor(() => publicUrl) }),
+    async (req, res) => {
+      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      if (!path.startsWith('/api/v1/') && path !== '/api/v1') return;
+      await limiter.check(req, res);
+      if (!isUploadRoute(req.method, path)) await discardBody(req);
+    },
+  );
+  // A 512 MB upload on a slow link takes longer than Node's default 300 s request timeout.
+  server.requestTimeout = 60 * 60 * 1000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, resolve);
   });
   const { port } = server.address() as AddressInfo;
-  const publicUrl =
-    options.publicUrl ??
-    `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  publicUrl ||= `http://${host}:${port}`;
   logger.info(
     {
       port,
       host: options.host,
       publicUrl,
       store: store.describe,
+      blobs: blobs.root,
+      rateLimit: options.rateLimit,
       startupMs: Math.round(performance.now() - started),
     },
     `flipbook ready on ${publicUrl}`,

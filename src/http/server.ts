@@ -15,21 +15,31 @@ export type Routes = {
   delete: (path: string, handler: Handler) => void;
 };
 
-export const createHttpServer = (log: Logger, mount: (routes: Routes) => void): Server => {
+/** Runs before routing, for every request; throwing an AppError answers the request with it. */
+export type Before = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+export const createHttpServer = (
+  log: Logger,
+  mount: (routes: Routes) => void,
+  before: Before = async () => {},
+): Server => {
   const server = createServer();
   const app = polka({
     server,
     onNoMatch: (_req, res) => sendError(res, 404, 'Not found'),
   });
+  const fail = (req: IncomingMessage, res: ServerResponse, error: unknown) => {
+    if (error instanceof AppError) return sendError(res, error.status, error.message);
+    log.error({ err: error, url: req.url }, 'request failed');
+    if (!res.headersSent) sendError(res, 500, 'Internal server error');
+    else res.destroy();
+  };
   // polka 0.5 does not catch a rejected async handler, so every handler goes through this.
   const guard = (handler: Handler) => async (req: IncomingMessage, res: ServerResponse) => {
     try {
       await handler(req as Request, res);
     } catch (error) {
-      if (error instanceof AppError) return sendError(res, error.status, error.message);
-      log.error({ err: error, url: req.url }, 'request failed');
-      if (!res.headersSent) sendError(res, 500, 'Internal server error');
-      else res.destroy();
+      fail(req, res, error);
     }
   };
   const routes: Routes = {
@@ -39,6 +49,11 @@ export const createHttpServer = (log: Logger, mount: (routes: Routes) => void): 
   };
   routes.get('/healthz', (_req, res) => sendJson(res, 200, { status: 'ok' }));
   mount(routes);
-  server.on('request', app.handler);
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    before(req, res).then(
+      () => app.handler(req, res),
+      (error) => fail(req, res, error),
+    );
+  });
   return server;
 };

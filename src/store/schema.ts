@@ -6,6 +6,14 @@ import type pg from 'pg';
 import { READ_MODEL_VERSION, readTables } from '../../projections/index.ts';
 import { rebuildReadTables } from './replay.ts';
 
+/** Rate-limit counters, shared by every daemon on the database (see src/http/rateLimit.ts). */
+const OPERATIONAL_DDL = `CREATE TABLE IF NOT EXISTS rate_limits (
+  client TEXT NOT NULL,
+  window_start BIGINT NOT NULL,
+  hits INT NOT NULL,
+  PRIMARY KEY (client, window_start)
+)`;
+
 const MIGRATION_LOCK = 727_001; // an arbitrary constant shared by every flipbook process
 
 export const migrate = async (pool: pg.Pool, events: PostgresEventStore) => {
@@ -16,6 +24,8 @@ export const migrate = async (pool: pg.Pool, events: PostgresEventStore) => {
     await client.query(
       'CREATE TABLE IF NOT EXISTS flipbook_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)',
     );
+    // Not projections: state that is not derived from events and survives replays.
+    await client.query(OPERATIONAL_DDL);
     const stored = await client.query<{ value: string }>(
       "SELECT value FROM flipbook_meta WHERE key = 'read_model_version'",
     );

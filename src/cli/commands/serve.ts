@@ -9,14 +9,37 @@ export const registerServe = (program: Command) => {
       .description('run the flipbook daemon (HTTP API, reader, processing)')
       .option('--port <port>', 'TCP port', '8080')
       .option('--host <host>', 'address to listen on', '127.0.0.1')
-      .option('--public-url <url>', 'base of every absolute URL the API returns'),
-  ).action(async (flags: StoreFlags & { port: string; host: string; publicUrl?: string }) => {
-    const port = Number(flags.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) {
-      throw new UsageError(`--port must be an integer from 0 to 65535, got "${flags.port}"`);
-    }
-    await runDaemon({ ...flags, port });
-  });
+      .option('--public-url <url>', 'base of every absolute URL the API returns')
+      .option('--blob-dir <dir>', 'where originals and page images go (default: <data-dir>/blobs)')
+      .option('--rate-limit <n>', 'API requests per minute per client IP; 0 turns it off', '120')
+      .option('--trust-proxy', 'take the client IP from X-Forwarded-For (behind a reverse proxy)'),
+  ).action(
+    async (
+      flags: StoreFlags & {
+        port: string;
+        host: string;
+        publicUrl?: string;
+        blobDir?: string;
+        rateLimit: string;
+        trustProxy?: boolean;
+      },
+    ) => {
+      const port = integer('--port', flags.port, 0, 65535);
+      const rateLimit = integer('--rate-limit', flags.rateLimit, 0, 1_000_000);
+      if (flags.publicUrl && !/^https?:\/\/[^/]/.test(flags.publicUrl)) {
+        throw new UsageError(`--public-url must be an http(s) URL, got "${flags.publicUrl}"`);
+      }
+      await runDaemon({ ...flags, port, rateLimit, trustProxy: flags.trustProxy ?? false });
+    },
+  );
+};
+
+const integer = (flag: string, text: string, min: number, max: number) => {
+  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!(value >= min && value <= max)) {
+    throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got "${text}"`);
+  }
+  return value;
 };
 
 export class UsageError extends Error {

@@ -1,0 +1,169 @@
+// The Client API's use cases, one function each: options in, plain results out. Every one is
+// scoped to the caller's workspace: another workspace's flipbook is simply not found.
+import { randomUUID } from 'node:crypto';
+import {
+  activeVersionOf,
+  countWorkspaceFlipbooks,
+  findFlipbook,
+  type ListQuery,
+  listFlipbooks as queryFlipbooks,
+} from '../../projections/flipbooks.ts';
+import { listPages } from '../../projections/pages.ts';
+import { countVersions, findVersion, listVersions } from '../../projections/versions.ts';
+import type { BlobStore } from '../blobs/blobStore.ts';
+import { parseActivateFlag } from '../domain/activateFlag.ts';
+import { InvalidInput, NotFound } from '../domain/errors.ts';
+import { checkFlipbookCount, checkVersionCount } from '../domain/plans.ts';
+import { slugify } from '../domain/slug.ts';
+import type { Caller } from '../http/auth.ts';
+import { presentFlipbook, presentPage, presentStatus, type Urls } from '../http/present.ts';
+import type { ReceivedUpload } from '../http/upload.ts';
+import type { Store } from '../store/store.ts';
+import { acceptPdf } from './acceptUpload.ts';
+import { runFlipbookCommand } from './commands.ts';
+import { estimateSeconds } from './estimate.ts';
+
+export type ApiDeps = { store: Store; blobs: BlobStore; urls: Urls };
+
+const MAX_TITLE = 255;
+
+export const listFlipbooks = async ({ store, urls }: ApiDeps, caller: Caller, query: ListQuery) => {
+  const { rows, total } = await queryFlipbooks(store.db, caller.workspaceId, query);
+  return {
+    flipbooks: rows.map((row) => {
+      const active = activeVersionOf(row);
+      return presentFlipbook(urls, row, active ? [active] : []);
+    }),
+    page: query.page,
+    per_page: query.perPage,
+    total_pages: Math.ceil(total / query.perPage),
+  };
+};
+
+export const getFlipbook = async ({ store, urls }: ApiDeps, caller: Caller, flipbookId: string) => {
+  const flipbook = await findFlipbook(store.db, caller.workspaceId, flipbookId);
+  if (!flipbook) throw new NotFound('Flipbook not found');
+  const versions = await listVersions(store.db, flipbookId);
+  const active = flipbook.active_version_id;
+  const pages = active ? await listPages(store.db, active) : [];
+  return {
+    ...presentFlipbook(urls, flipbook, versions),
+    pages: pages.map((p) => presentPage(urls, active as string, p)),
+  };
+};
+
+export const createFlipbook = async (deps: ApiDeps, caller: Caller, upload: ReceivedUpload) => {
+  const { store } = deps;
+  const title = cleanTitle(upload.fields.title);
+  checkFlipbookCount(caller.plan, await countWorkspaceFlipbooks(store.db, caller.workspaceId));
+  const { file, pages } = await acceptPdf(deps.blobs, caller.plan, upload.file);
+  const flipbookId = randomUUID();
+  const versionId = randomUUID();
+  const now = new Date();
+  const finalTitle = title ?? file.name;
+  await runFlipbookCommand(store, flipbookId, {
+    type: 'CreateFlipbook',
+    data: {
+      flipbookId,
+      workspaceId: caller.workspaceId,
+      title: finalTitle,
+      slug: slugify(finalTitle),
+      versionId,
+      file,
+      now,
+    },
+  });
+  return {
+    flipbook_id: flipbookId,
+    version_id: versionId,
+    title: finalTitle,
+    status: 'pending' as const,
+    file_size: file.size,
+    estimated_seconds: await estimateSeconds(store.db, pages),
+    created_at_unix: Math.floor(now.getTime() / 1000),
+  };
+};
+
+export const addVersion = async (
+  deps: ApiDeps,
+  caller: Caller,
+  flipbookId: string,
+  upload: ReceivedUpload,
+) => {
+  const { store } = deps;
+  if (!(await findFlipbook(store.db, caller.workspaceId, flipbookId))) {
+    throw new NotFound('Flipbook not found');
+  }
+  const activateOnDone = parseActivateFlag(upload.fields.activate);
+  checkVersionCount(caller.plan, await countVersions(store.db, flipbookId));
+  const { file, pages } = await acceptPdf(deps.blobs, caller.plan, upload.file);
+  const versionId = randomUUID();
+  const now = new Date();
+  await runFlipbookCommand(store, flipbookId, {
+    type: 'UploadVersion',
+    data: { versionId, file, activateOnDone, now },
+  });
+  return {
+    version_id: versionId,
+    version_status: 'pending' as const,
+    activate_on_done: activateOnDone,
+    file_size: file.size,
+    estimated_seconds: await estimateSeconds(store.db, pages),
+    created_at_unix: Math.floor(now.getTime() / 1000),
+  };
+};
+
+export const activateVersion = async (
+  { store }: ApiDeps,
+  caller: Caller,
+  flipbookId: string,
+  versionId: string,
+) => {
+  await requireVersion(store, caller, flipbookId, versionId);
+  await runFlipbookCommand(store, flipbookId, {
+    type: 'ActivateVersion',
+    data: { versionId, now: new Date() },
+  });
+  return { success: true, active_version_id: versionId };
+};
+
+export const versionStatus = async (
+  { store }: ApiDeps,
+  caller: Caller,
+  flipbookId: string,
+  versionId: string,
+) => presentStatus(await requireVersion(store, caller, flipbookId, versionId));
+
+export const deleteVersion = async (
+  { store }: ApiDeps,
+  caller: Caller,
+  flipbookId: string,
+  versionId: string,
+) => {
+  await requireVersion(store, caller, flipbookId, versionId);
+  await runFlipbookCommand(store, flipbookId, {
+    type: 'DeleteVersion',
+    data: { versionId, now: new Date() },
+  });
+  return { success: true };
+};
+
+const requireVersion = async (
+  store: Store,
+  caller: Caller,
+  flipbookId: string,
+  versionId: string,
+) => {
+  const version = await findVersion(store.db, caller.workspaceId, flipbookId, versionId);
+  if (!version) throw new NotFound('Version not found');
+  return version;
+};
+
+/** The title field, trimmed; absent or blank means "use the file name". */
+const cleanTitle = (raw: string | undefined) => {
+  const title = raw?.trim();
+  if (!title) return null;
+  if (title.length > MAX_TITLE)
+    throw new InvalidInput(`Invalid title: at most ${MAX_TITLE} characters`);
+  return title;
+};

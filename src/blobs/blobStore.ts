@@ -1,0 +1,52 @@
+// The blob store: a directory of content-addressed files. Originals are named by their SHA-256,
+// so a key never changes meaning and an identical upload is stored once. Keys are made here,
+// from hashes and ids we generate, never from anything a client sends.
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+
+export type BlobStore = {
+  root: string;
+  /** a fresh temporary file inside the store (same file system, so `commit` is a rename) */
+  temporary: () => Promise<{
+    path: string;
+    stream: NodeJS.WritableStream & { close?: () => void };
+  }>;
+  /** moves a finished temporary file to the original's content address */
+  commitOriginal: (temporaryPath: string, sha256: string) => Promise<string>;
+  originalPath: (sha256: string) => string;
+  discard: (path: string) => Promise<void>;
+};
+
+const SHA256 = /^[0-9a-f]{64}$/;
+
+export const openBlobStore = async (dir: string): Promise<BlobStore> => {
+  const root = resolve(dir);
+  await mkdir(join(root, 'tmp'), { recursive: true });
+  await mkdir(join(root, 'originals'), { recursive: true });
+
+  const originalPath = (sha256: string) => {
+    if (!SHA256.test(sha256)) throw new Error(`not a SHA-256: ${sha256}`);
+    return join(root, 'originals', sha256.slice(0, 2), `${sha256}.pdf`);
+  };
+
+  return {
+    root,
+    temporary: async () => {
+      const path = join(root, 'tmp', `${randomUUID()}.part`);
+      return { path, stream: createWriteStream(path, { flags: 'wx' }) };
+    },
+    commitOriginal: async (temporaryPath, sha256) => {
+      const target = originalPath(sha256);
+      await mkdir(join(target, '..'), { recursive: true });
+      const existing = await stat(target).catch(() => null);
+      if (existing)
+        await rm(temporaryPath, { force: true }); // same bytes already stored
+      else await rename(temporaryPath, target);
+      return target;
+    },
+    originalPath,
+    discard: (path) => rm(path, { force: true }),
+  };
+};

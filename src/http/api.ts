@@ -1,0 +1,122 @@
+// The Client API v1 route table, top to bottom. Each route: validate path and input, call the
+// use case, send the result. Rate limiting and the body limit run before routing (in server.ts);
+// authentication runs first in every route.
+import type { ServerResponse } from 'node:http';
+import {
+  type ApiDeps,
+  activateVersion,
+  addVersion,
+  createFlipbook,
+  deleteVersion,
+  getFlipbook,
+  listFlipbooks,
+  versionStatus,
+} from '../app/flipbooks.ts';
+import { InvalidInput } from '../domain/errors.ts';
+import { isUuid } from '../domain/uuid.ts';
+import { authenticate, type Caller } from './auth.ts';
+import { parseListQuery } from './listQuery.ts';
+import { openApiDocument } from './openapi.ts';
+import { sendJson } from './respond.ts';
+import type { Request, Routes } from './server.ts';
+import { receiveUpload } from './upload.ts';
+
+type Authed = (req: Request, res: ServerResponse, caller: Caller) => Promise<void>;
+
+export const mountApi = (routes: Routes, deps: ApiDeps) => {
+  const authed = (handler: Authed) => async (req: Request, res: ServerResponse) =>
+    handler(req, res, await authenticate(deps.store.db, req));
+
+  // Uploads: the temporary file goes whatever happens; a committed original was moved already.
+  const withUpload =
+    <T>(
+      work: (
+        req: Request,
+        caller: Caller,
+        upload: Awaited<ReturnType<typeof receiveUpload>>,
+      ) => Promise<T>,
+    ) =>
+    async (req: Request, caller: Caller) => {
+      const upload = await receiveUpload(req, deps.blobs);
+      try {
+        return await work(req, caller, upload);
+      } finally {
+        if (upload.file) await deps.blobs.discard(upload.file.path);
+      }
+    };
+
+  routes.get('/api/v1/openapi.json', (_req, res) => sendJson(res, 200, openApiDocument));
+
+  routes.get(
+    '/api/v1/flipbooks',
+    authed(async (req, res, caller) => {
+      const query = parseListQuery(new URL(req.url ?? '/', 'http://x').searchParams);
+      sendJson(res, 200, await listFlipbooks(deps, caller, query));
+    }),
+  );
+
+  routes.get(
+    '/api/v1/flipbooks/:id',
+    authed(async (req, res, caller) => {
+      sendJson(res, 200, await getFlipbook(deps, caller, flipbookId(req)));
+    }),
+  );
+
+  const create = withUpload((_req, caller, upload) => createFlipbook(deps, caller, upload));
+  routes.post(
+    '/api/v1/flipbooks',
+    authed(async (req, res, caller) => {
+      sendJson(res, 201, await create(req, caller));
+    }),
+  );
+
+  const upload = withUpload((req, caller, body) => addVersion(deps, caller, flipbookId(req), body));
+  routes.post(
+    '/api/v1/flipbooks/:id/versions',
+    authed(async (req, res, caller) => {
+      flipbookId(req); // a bad id is refused before a byte of the upload is read
+      sendJson(res, 201, await upload(req, caller));
+    }),
+  );
+
+  routes.post(
+    '/api/v1/flipbooks/:id/versions/:vid/activate',
+    authed(async (req, res, caller) => {
+      const [id, vid] = ids(req);
+      sendJson(res, 200, await activateVersion(deps, caller, id, vid));
+    }),
+  );
+
+  routes.get(
+    '/api/v1/flipbooks/:id/versions/:vid/status',
+    authed(async (req, res, caller) => {
+      const [id, vid] = ids(req);
+      sendJson(res, 200, await versionStatus(deps, caller, id, vid));
+    }),
+  );
+
+  routes.delete(
+    '/api/v1/flipbooks/:id/versions/:vid',
+    authed(async (req, res, caller) => {
+      const [id, vid] = ids(req);
+      sendJson(res, 200, await deleteVersion(deps, caller, id, vid));
+    }),
+  );
+};
+
+const flipbookId = (req: Request) => {
+  const id = req.params.id ?? '';
+  if (!isUuid(id)) throw new InvalidInput('Invalid flipbook ID');
+  return id.toLowerCase();
+};
+
+const ids = (req: Request): [string, string] => {
+  const id = req.params.id ?? '';
+  const vid = req.params.vid ?? '';
+  if (!isUuid(id) || !isUuid(vid)) throw new InvalidInput('Invalid IDs');
+  return [id.toLowerCase(), vid.toLowerCase()];
+};
+
+/** Upload routes take big multipart bodies; every other route is held to 10 MB. */
+export const isUploadRoute = (method: string | undefined, path: string) =>
+  method === 'POST' && /^\/api\/v1\/flipbooks(\/[^/]+\/versions)?\/?$/.test(path);

@@ -1,0 +1,55 @@
+// API key authentication. The key may come as `Authorization: Bearer <key>` or `X-Api-Key: <key>`;
+// when both are sent, Authorization wins (it is the recommended header) and X-Api-Key is ignored.
+// The format is checked before any lookup, the lookup is by SHA-256, and the stored hash is
+// compared in constant time. Every failure is the same 401, so nothing tells a guesser why.
+import type { IncomingMessage } from 'node:http';
+import { findApiKeyByHash } from '../../projections/apiKeys.ts';
+import type { Db } from '../../projections/readTable.ts';
+import { findWorkspaceById } from '../../projections/workspaces.ts';
+import { hashApiKey, isWellFormedApiKey, sameHash } from '../domain/apiKey.ts';
+import { AppError } from '../domain/errors.ts';
+import type { Plan } from '../domain/workspace/workspace.ts';
+
+export type Caller = { workspaceId: string; plan: Plan; keyId: string };
+
+export class Unauthorized extends AppError {
+  override name = 'Unauthorized';
+  constructor() {
+    super(401, 'Unauthorized');
+  }
+}
+
+export class WorkspaceMissing extends AppError {
+  override name = 'WorkspaceMissing';
+  constructor() {
+    super(400, 'Workspace not found');
+  }
+}
+
+export const presentedKey = (req: IncomingMessage): string | null => {
+  const authorization = req.headers.authorization;
+  if (authorization !== undefined) {
+    const bearer = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization);
+    return bearer?.[1] ?? '';
+  }
+  const header = req.headers['x-api-key'];
+  return typeof header === 'string' ? header.trim() : null;
+};
+
+export const authenticate = async (
+  db: Db,
+  req: IncomingMessage,
+  now = new Date(),
+): Promise<Caller> => {
+  const key = presentedKey(req);
+  if (!key || !isWellFormedApiKey(key)) throw new Unauthorized();
+  const hash = hashApiKey(key);
+  const row = await findApiKeyByHash(db, hash);
+  if (!row || !sameHash(row.key_hash, hash)) throw new Unauthorized();
+  if (row.revoked_at !== null) throw new Unauthorized();
+  if (row.expires_at !== null && Date.parse(row.expires_at) <= now.getTime())
+    throw new Unauthorized();
+  const workspace = await findWorkspaceById(db, row.workspace_id);
+  if (!workspace) throw new WorkspaceMissing();
+  return { workspaceId: workspace.id, plan: workspace.plan, keyId: row.id };
+};

@@ -1,0 +1,66 @@
+// The API's JSON shapes, exactly as the spec names them, built from read-table rows.
+import type { FlipbookRow } from '../../projections/flipbooks.ts';
+import type { PageRow } from '../../projections/pages.ts';
+import type { VersionRow } from '../../projections/versions.ts';
+
+export type Urls = {
+  reader: (flipbookId: string) => string;
+  page: (versionId: string, position: number, size: 'max' | 'mid' | 'min') => string;
+};
+
+/** `publicUrl` is read on each use: with --port 0 it is known only once the server listens. */
+export const urlsFor = (publicUrl: () => string): Urls => {
+  const base = () => publicUrl().replace(/\/+$/, '');
+  return {
+    reader: (flipbookId) => `${base()}/f/${flipbookId}`,
+    page: (versionId, position, size) =>
+      `${base()}/files/pages/${versionId}/${position}/${size}.webp`,
+  };
+};
+
+export const presentVersion = (v: VersionRow) => ({
+  id: v.version_id,
+  version: v.number,
+  status: v.status,
+  is_active: v.is_active,
+  activate_on_done: v.activate_on_done,
+  file_name: v.file_name,
+  file_type: v.file_type,
+  mime_type: v.mime_type,
+  file_size: Number(v.file_size),
+  width: v.width,
+  height: v.height,
+  created_at: v.created_at,
+});
+
+export const presentPage = (urls: Urls, versionId: string, p: PageRow) => ({
+  id: p.page_id,
+  position: p.position,
+  width: p.width,
+  height: p.height,
+  img_max: urls.page(versionId, p.position, 'max'),
+  img_mid: urls.page(versionId, p.position, 'mid'),
+  img_min: urls.page(versionId, p.position, 'min'),
+});
+
+export const presentFlipbook = (urls: Urls, f: FlipbookRow, versions: VersionRow[]) => ({
+  id: f.flipbook_id,
+  title: f.title,
+  slug: f.slug,
+  description: f.description,
+  status: f.status,
+  url: urls.reader(f.flipbook_id),
+  created_at: f.created_at,
+  updated_at: f.updated_at,
+  versions: versions.map(presentVersion),
+});
+
+export const presentStatus = (v: VersionRow) => ({
+  version_id: v.version_id,
+  status: v.status,
+  is_active: v.is_active,
+  version: v.number,
+  pages: v.status === 'pending' ? 0 : v.page_count,
+  file_name: v.file_name,
+  file_size: Number(v.file_size),
+});

@@ -1,0 +1,185 @@
+// Receives a multipart upload: the `file` part is streamed into the blob store while it is hashed
+// (never held whole in memory), other parts are small text fields. Every limit is enforced while
+// the bytes arrive, and a refused or aborted upload leaves no file behind.
+import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { basename } from 'node:path';
+import { Transform, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import busboy from 'busboy';
+import type { BlobStore } from '../blobs/blobStore.ts';
+import { AppError, InvalidInput } from '../domain/errors.ts';
+
+export const MAX_UPLOAD_BYTES = 512 * 1024 * 1024;
+const MAX_FIELD_BYTES = 64 * 1024;
+const MULTIPART_OVERHEAD = 1024 * 1024;
+/** A PDF header may follow some junk; readers accept it within the first 1024 bytes. */
+const HEADER_WINDOW = 1024;
+
+export type ReceivedFile = {
+  path: string;
+  name: string;
+  mimeType: string;
+  size: number;
+  sha256: string;
+  /** false when the first bytes hold no `%PDF-` header */
+  looksLikePdf: boolean;
+};
+
+export type ReceivedUpload = { fields: Record<string, string>; file: ReceivedFile | null };
+
+export class PayloadTooLarge extends AppError {
+  override name = 'PayloadTooLarge';
+  constructor(message: string) {
+    super(413, message);
+  }
+}
+
+export const uploadTooLarge = () =>
+  new PayloadTooLarge(
+    `File too large: uploads are limited to ${MAX_UPLOAD_BYTES / 1024 / 1024} MB`,
+  );
+
+export const receiveUpload = (req: IncomingMessage, blobs: BlobStore): Promise<ReceivedUpload> => {
+  const type = req.headers['content-type'] ?? '';
+  if (!/^multipart\/form-data\s*;/i.test(type)) {
+    // No multipart body means no file part: the spec's answer for a missing file.
+    return drain(req).then(() => {
+      throw new InvalidInput('file is required');
+    });
+  }
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD) {
+    return Promise.reject(uploadTooLarge());
+  }
+
+  return new Promise((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: req.headers,
+        defParamCharset: 'utf8', // keep Unicode file names intact
+        limits: {
+          fileSize: MAX_UPLOAD_BYTES,
+          files: 1,
+          fields: 20,
+          fieldSize: MAX_FIELD_BYTES,
+          parts: 25,
+          headerPairs: 50,
+        },
+      });
+    } catch (error) {
+      drain(req).then(() =>
+        reject(new InvalidInput(`Malformed multipart body: ${(error as Error).message}`)),
+      );
+      return;
+    }
+
+    const fields: Record<string, string> = {};
+    const temporaries: string[] = [];
+    let file: Promise<ReceivedFile | null> = Promise.resolve(null);
+    let failure: Error | null = null;
+    const fail = (error: Error) => {
+      failure ??= error;
+    };
+
+    parser.on('field', (name, value, info) => {
+      if (info.valueTruncated) fail(new InvalidInput(`Field "${name}" is too long`));
+      else fields[name] = value;
+    });
+    parser.on('file', (name, stream, info) => {
+      if (name !== 'file') {
+        stream.resume(); // not ours; read and forget
+        return;
+      }
+      file = blobs.temporary().then(async ({ path, stream: out }) => {
+        temporaries.push(path);
+        const inspect = new Inspector();
+        let truncated = false;
+        stream.on('limit', () => {
+          truncated = true;
+        });
+        await pipeline(stream, inspect, out);
+        if (truncated) throw uploadTooLarge();
+        return {
+          path,
+          name: cleanFileName(info.filename),
+          mimeType: info.mimeType || 'application/octet-stream',
+          size: inspect.size,
+          sha256: inspect.hash.digest('hex'),
+          looksLikePdf: inspect.looksLikePdf(),
+        };
+      });
+      file.catch(fail);
+    });
+    parser.on('filesLimit', () => fail(new InvalidInput('Only one file may be uploaded')));
+    parser.on('partsLimit', () => fail(new InvalidInput('Too many parts in the multipart body')));
+    parser.on('fieldsLimit', () => fail(new InvalidInput('Too many fields in the multipart body')));
+
+    const cleanUp = () => Promise.all(temporaries.map((p) => blobs.discard(p)));
+    req.on('aborted', () => {
+      cleanUp();
+    });
+    pipeline(req, parser)
+      .then(async () => {
+        const received = await file.catch((error: Error) => {
+          fail(error);
+          return null;
+        });
+        if (failure) {
+          await cleanUp();
+          return reject(failure);
+        }
+        resolve({ fields, file: received });
+      })
+      .catch(async (error: Error) => {
+        await file.catch(() => null);
+        await cleanUp();
+        reject(
+          failure ??
+            (req.destroyed
+              ? error
+              : new InvalidInput(`Malformed multipart body: ${error.message}`)),
+        );
+      });
+  });
+};
+
+/** Hashes and counts the bytes on their way to disk, and keeps the first ones for the magic check. */
+class Inspector extends Transform {
+  readonly hash = createHash('sha256');
+  size = 0;
+  private head = Buffer.alloc(0);
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback) {
+    this.hash.update(chunk);
+    this.size += chunk.length;
+    if (this.head.length < HEADER_WINDOW) {
+      this.head = Buffer.concat([this.head, chunk.subarray(0, HEADER_WINDOW - this.head.length)]);
+    }
+    done(null, chunk);
+  }
+
+  looksLikePdf() {
+    return this.head.includes('%PDF-');
+  }
+}
+
+/** The file's own name, without any directory part or control characters, at most 255 chars. */
+const cleanFileName = (raw: string | undefined) => {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
+  const name = basename((raw ?? '').replaceAll('\\', '/'))
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim();
+  return (name || 'document.pdf').slice(0, 255);
+};
+
+/** Reads and discards a body we will not use, so the client sees our answer, not a reset. */
+export const drain = (req: IncomingMessage) =>
+  new Promise<void>((resolve) => {
+    if (req.readableEnded) return resolve();
+    req.on('end', resolve);
+    req.on('error', () => resolve());
+    req.on('close', () => resolve());
+    req.resume();
+  });

@@ -1,0 +1,506 @@
+// The flipbook decider, rule by rule: given past events, when a command, then the new events.
+import { DeciderSpecification } from '@event-driven-io/emmett';
+import { describe, expect, it } from 'vitest';
+import { Conflict, InvalidInput, NotFound, RuleBroken } from '../../src/domain/errors.ts';
+import { decide, type FlipbookCommand } from '../../src/domain/flipbook/decide.ts';
+import {
+  evolve,
+  type FlipbookCreated,
+  type FlipbookEvent,
+  initialState,
+  type PageSize,
+  type UploadedFile,
+  type VersionActivated,
+  type VersionDeleted,
+  type VersionProcessed,
+  type VersionProcessingFailed,
+  type VersionProcessingStarted,
+  type VersionUploaded,
+} from '../../src/domain/flipbook/flipbook.ts';
+
+const spec = DeciderSpecification.for({ decide, evolve, initialState });
+
+// Emmett 0.42's `then` only checks that each expected event is a subset of some produced event
+// (any order, extra fields ignored) and fails outright on any `null` field in the expectation.
+// Keep its given/when/thenNothingHappened/thenThrows, and make `then` an exact, ordered match.
+const given = (events: FlipbookEvent[]) => ({
+  when: (command: FlipbookCommand) => ({
+    ...spec(events).when(command),
+    // biome-ignore lint/suspicious/noThenProperty: the given/when/then vocabulary of Emmett's spec
+    then: (expected: FlipbookEvent[]) => {
+      expect(decide(command, events.reduce(evolve, initialState()))).toStrictEqual(expected);
+    },
+  }),
+});
+
+const FLIPBOOK_ID = '0b9f6c2e-5d1a-4c3b-9e8f-1a2b3c4d5e6f';
+const WORKSPACE_ID = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
+const V1 = '11111111-1111-4111-8111-111111111111';
+const V2 = '22222222-2222-4222-8222-222222222222';
+const V3 = '33333333-3333-4333-8333-333333333333';
+const V4 = '44444444-4444-4444-8444-444444444444';
+const UNKNOWN = '99999999-9999-4999-8999-999999999999';
+
+const EARLIER_ISO = '2025-03-01T09:00:00.000Z';
+const NOW_ISO = '2025-03-02T14:15:16.789Z';
+const NOW = new Date(NOW_ISO);
+
+const FILE: UploadedFile = {
+  name: 'spring-catalogue.pdf',
+  type: 'pdf',
+  mimeType: 'application/pdf',
+  size: 482_133,
+  checksum: 'ab'.repeat(32),
+};
+const PAGES: PageSize[] = [
+  { pageId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaa1', position: 1, width: 595, height: 842 },
+  { pageId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaa2', position: 2, width: 595, height: 842 },
+  { pageId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaa3', position: 3, width: 842, height: 595 },
+];
+
+// Past events, all stamped EARLIER_ISO.
+const book = { flipbookId: FLIPBOOK_ID, workspaceId: WORKSPACE_ID };
+const past = { ...book, occurredAt: EARLIER_ISO };
+const flipbookCreated = (): FlipbookCreated => ({
+  type: 'FlipbookCreated',
+  data: { ...past, title: 'Spring catalogue', slug: 'spring-catalogue', description: '' },
+});
+const uploaded = (versionId: string, number: number, activateOnDone = true): VersionUploaded => ({
+  type: 'VersionUploaded',
+  data: { ...past, versionId, number, file: FILE, activateOnDone },
+});
+const started = (versionId: string, attempt = 1): VersionProcessingStarted => ({
+  type: 'VersionProcessingStarted',
+  data: { ...past, versionId, attempt },
+});
+const processed = (versionId: string): VersionProcessed => ({
+  type: 'VersionProcessed',
+  data: { ...past, versionId, pageCount: PAGES.length, width: 595, height: 842, pages: PAGES },
+});
+const failed = (versionId: string): VersionProcessingFailed => ({
+  type: 'VersionProcessingFailed',
+  data: { ...past, versionId, reason: 'pdftoppm exited with code 1' },
+});
+const activated = (versionId: string, previousVersionId: string | null): VersionActivated => ({
+  type: 'VersionActivated',
+  data: { ...past, versionId, previousVersionId },
+});
+const deleted = (versionId: string): VersionDeleted => ({
+  type: 'VersionDeleted',
+  data: { ...past, versionId },
+});
+
+// Commands, all at NOW.
+const create = (): FlipbookCommand => ({
+  type: 'CreateFlipbook',
+  data: {
+    ...book,
+    title: 'Spring catalogue',
+    slug: 'spring-catalogue',
+    versionId: V1,
+    file: FILE,
+    now: NOW,
+  },
+});
+const upload = (versionId: string, activateOnDone = false): FlipbookCommand => ({
+  type: 'UploadVersion',
+  data: { versionId, file: FILE, activateOnDone, now: NOW },
+});
+const start = (versionId: string, attempt = 1): FlipbookCommand => ({
+  type: 'StartProcessing',
+  data: { versionId, attempt, now: NOW },
+});
+const complete = (versionId: string, pages: PageSize[] = PAGES): FlipbookCommand => ({
+  type: 'CompleteProcessing',
+  data: { versionId, width: 595, height: 842, pages, now: NOW },
+});
+const fail = (versionId: string, reason = 'not a PDF'): FlipbookCommand => ({
+  type: 'FailProcessing',
+  data: { versionId, reason, now: NOW },
+});
+const activate = (versionId: string): FlipbookCommand => ({
+  type: 'ActivateVersion',
+  data: { versionId, now: NOW },
+});
+const remove = (versionId: string): FlipbookCommand => ({
+  type: 'DeleteVersion',
+  data: { versionId, now: NOW },
+});
+
+// Expected new events, stamped NOW_ISO.
+const now = { ...book, occurredAt: NOW_ISO };
+const processedNow = (versionId: string): FlipbookEvent => ({
+  type: 'VersionProcessed',
+  data: { ...now, versionId, pageCount: 3, width: 595, height: 842, pages: PAGES },
+});
+const activatedNow = (versionId: string, previousVersionId: string | null): FlipbookEvent => ({
+  type: 'VersionActivated',
+  data: { ...now, versionId, previousVersionId },
+});
+
+// Common histories.
+/** V1 uploaded with the flipbook, processed and active. */
+const v1Active = (): FlipbookEvent[] => [
+  flipbookCreated(),
+  uploaded(V1, 1, true),
+  started(V1),
+  processed(V1),
+  activated(V1, null),
+];
+/** V1 active, V2 processed but not active. */
+const v2Done = (): FlipbookEvent[] => [
+  ...v1Active(),
+  uploaded(V2, 2, false),
+  started(V2),
+  processed(V2),
+];
+
+describe('flipbook decider', () => {
+  describe('CreateFlipbook', () => {
+    it('creates the flipbook with its first version, numbered 1 and activated when done', () => {
+      given([])
+        .when(create())
+        .then([
+          {
+            type: 'FlipbookCreated',
+            data: { ...now, title: 'Spring catalogue', slug: 'spring-catalogue', description: '' },
+          },
+          {
+            type: 'VersionUploaded',
+            data: { ...now, versionId: V1, number: 1, file: FILE, activateOnDone: true },
+          },
+        ]);
+    });
+
+    it('refuses to create a flipbook that already exists', () => {
+      given([flipbookCreated(), uploaded(V1, 1)])
+        .when(create())
+        .thenThrows((e) => e instanceof Conflict && e.message.includes(FLIPBOOK_ID));
+    });
+  });
+
+  describe('UploadVersion', () => {
+    it('refuses to upload a version to a flipbook that does not exist', () => {
+      given([])
+        .when(upload(V2))
+        .thenThrows((e) => e instanceof NotFound && /Flipbook/.test(e.message));
+    });
+
+    it('numbers a new version one above the last number, keeping its activate flag', () => {
+      given(v1Active())
+        .when(upload(V2, true))
+        .then([
+          {
+            type: 'VersionUploaded',
+            data: { ...now, versionId: V2, number: 2, file: FILE, activateOnDone: true },
+          },
+        ]);
+    });
+
+    it('never reuses the number of a deleted version', () => {
+      given([...v1Active(), uploaded(V2, 2, false), deleted(V2)])
+        .when(upload(V3))
+        .then([
+          {
+            type: 'VersionUploaded',
+            data: { ...now, versionId: V3, number: 3, file: FILE, activateOnDone: false },
+          },
+        ]);
+    });
+
+    it('does nothing when the same version id is uploaded twice', () => {
+      given([...v1Active(), uploaded(V2, 2, false)])
+        .when(upload(V2))
+        .thenNothingHappened();
+    });
+  });
+
+  describe('StartProcessing', () => {
+    it('starts processing a pending version', () => {
+      given([flipbookCreated(), uploaded(V1, 1)])
+        .when(start(V1))
+        .then([{ type: 'VersionProcessingStarted', data: { ...now, versionId: V1, attempt: 1 } }]);
+    });
+
+    it('records another attempt on a version that is already processing', () => {
+      given([flipbookCreated(), uploaded(V1, 1), started(V1, 1)])
+        .when(start(V1, 2))
+        .then([{ type: 'VersionProcessingStarted', data: { ...now, versionId: V1, attempt: 2 } }]);
+    });
+
+    it('does nothing for a version that is already done', () => {
+      given(v1Active()).when(start(V1)).thenNothingHappened();
+    });
+
+    it('does nothing for a version that failed', () => {
+      given([flipbookCreated(), uploaded(V1, 1), started(V1), failed(V1)])
+        .when(start(V1))
+        .thenNothingHappened();
+    });
+
+    it('does nothing for a version that was deleted', () => {
+      given([...v1Active(), uploaded(V2, 2, false), deleted(V2)])
+        .when(start(V2))
+        .thenNothingHappened();
+    });
+
+    it('refuses to start processing a version that does not exist', () => {
+      given(v1Active())
+        .when(start(UNKNOWN))
+        .thenThrows((e) => e instanceof NotFound && /Version/.test(e.message));
+    });
+  });
+
+  describe('CompleteProcessing', () => {
+    it('completes the first version and activates it with no previous version', () => {
+      given([flipbookCreated(), uploaded(V1, 1, true), started(V1)])
+        .when(complete(V1))
+        .then([processedNow(V1), activatedNow(V1, null)]);
+    });
+
+    it('completes a version uploaded with activate and activates it in place of the active one', () => {
+      given([...v1Active(), uploaded(V2, 2, true), started(V2)])
+        .when(complete(V2))
+        .then([processedNow(V2), activatedNow(V2, V1)]);
+    });
+
+    it('completes a version uploaded without activate and leaves the active version alone', () => {
+      given([...v1Active(), uploaded(V2, 2, false), started(V2)])
+        .when(complete(V2))
+        .then([processedNow(V2)]);
+    });
+
+    it('completes a pending version whose start was never recorded', () => {
+      given([...v1Active(), uploaded(V2, 2, false)])
+        .when(complete(V2))
+        .then([processedNow(V2)]);
+    });
+
+    it('refuses a result with no pages', () => {
+      given([flipbookCreated(), uploaded(V1, 1, true), started(V1)])
+        .when(complete(V1, []))
+        .thenThrows((e) => e instanceof InvalidInput && /page/.test(e.message));
+    });
+
+    it('does nothing for a version that was deleted', () => {
+      given([...v1Active(), uploaded(V2, 2, true), started(V2), deleted(V2)])
+        .when(complete(V2))
+        .thenNothingHappened();
+    });
+
+    it('does nothing for a version that is already done', () => {
+      given(v2Done()).when(complete(V2)).thenNothingHappened();
+    });
+
+    it('does nothing for a version that failed', () => {
+      given([...v1Active(), uploaded(V2, 2, true), started(V2), failed(V2)])
+        .when(complete(V2))
+        .thenNothingHappened();
+    });
+
+    it('refuses to complete a version that does not exist', () => {
+      given(v1Active())
+        .when(complete(UNKNOWN))
+        .thenThrows((e) => e instanceof NotFound);
+    });
+  });
+
+  describe('FailProcessing', () => {
+    it('fails a processing version with the reason given', () => {
+      given([...v1Active(), uploaded(V2, 2, true), started(V2)])
+        .when(fail(V2, 'encrypted PDF'))
+        .then([
+          {
+            type: 'VersionProcessingFailed',
+            data: { ...now, versionId: V2, reason: 'encrypted PDF' },
+          },
+        ]);
+    });
+
+    it('does nothing for a version that is already done', () => {
+      given(v2Done()).when(fail(V2)).thenNothingHappened();
+    });
+
+    it('does nothing for a version that already failed', () => {
+      given([...v1Active(), uploaded(V2, 2, true), started(V2), failed(V2)])
+        .when(fail(V2))
+        .thenNothingHappened();
+    });
+
+    it('does nothing for a version that was deleted', () => {
+      given([...v1Active(), uploaded(V2, 2, true), deleted(V2)])
+        .when(fail(V2))
+        .thenNothingHappened();
+    });
+
+    it('refuses to fail a version that does not exist', () => {
+      given(v1Active())
+        .when(fail(UNKNOWN))
+        .thenThrows((e) => e instanceof NotFound);
+    });
+  });
+
+  describe('ActivateVersion', () => {
+    it('activates a done version, naming the version it replaces', () => {
+      given(v2Done())
+        .when(activate(V2))
+        .then([activatedNow(V2, V1)]);
+    });
+
+    it('activates a done version with no previous version when none was active', () => {
+      given([
+        flipbookCreated(),
+        uploaded(V1, 1, true),
+        started(V1),
+        failed(V1),
+        uploaded(V2, 2, false),
+        started(V2),
+        processed(V2),
+      ])
+        .when(activate(V2))
+        .then([activatedNow(V2, null)]);
+    });
+
+    it('does nothing for the version that is already active', () => {
+      given(v1Active()).when(activate(V1)).thenNothingHappened();
+    });
+
+    it('refuses to activate a pending version, saying it activates when done', () => {
+      given([...v1Active(), uploaded(V2, 2, false)])
+        .when(activate(V2))
+        .thenThrows(
+          (e) =>
+            e instanceof RuleBroken && /is pending/.test(e.message) && /when done/.test(e.message),
+        );
+    });
+
+    it('refuses to activate a version that is still processing', () => {
+      given([...v1Active(), uploaded(V2, 2, false), started(V2)])
+        .when(activate(V2))
+        .thenThrows((e) => e instanceof RuleBroken && /is processing/.test(e.message));
+    });
+
+    it('refuses to activate a version whose processing failed', () => {
+      given([...v1Active(), uploaded(V2, 2, false), started(V2), failed(V2)])
+        .when(activate(V2))
+        .thenThrows(
+          (e) =>
+            e instanceof RuleBroken && /is error$/.test(e.message) && !/when done/.test(e.message),
+        );
+    });
+
+    it('refuses to activate a deleted version', () => {
+      given([...v2Done(), deleted(V2)])
+        .when(activate(V2))
+        .thenThrows((e) => e instanceof RuleBroken && /deleted/.test(e.message));
+    });
+
+    it('refuses to activate a version that does not exist', () => {
+      given(v1Active())
+        .when(activate(UNKNOWN))
+        .thenThrows((e) => e instanceof NotFound);
+    });
+  });
+
+  describe('DeleteVersion', () => {
+    it('deletes a version that is not active', () => {
+      given(v2Done())
+        .when(remove(V2))
+        .then([{ type: 'VersionDeleted', data: { ...now, versionId: V2 } }]);
+    });
+
+    it('deletes a version that is still pending', () => {
+      given([...v1Active(), uploaded(V2, 2, true)])
+        .when(remove(V2))
+        .then([{ type: 'VersionDeleted', data: { ...now, versionId: V2 } }]);
+    });
+
+    it('refuses to delete the active version', () => {
+      given(v2Done())
+        .when(remove(V1))
+        .thenThrows((e) => e instanceof RuleBroken && /active/.test(e.message));
+    });
+
+    it('does nothing when a version is deleted twice', () => {
+      given([...v2Done(), deleted(V2)])
+        .when(remove(V2))
+        .thenNothingHappened();
+    });
+
+    it('refuses to delete a version that does not exist', () => {
+      given(v1Active())
+        .when(remove(UNKNOWN))
+        .thenThrows((e) => e instanceof NotFound);
+    });
+  });
+
+  describe('a flipbook that does not exist', () => {
+    it.each([start(V1), complete(V1), fail(V1), activate(V1), remove(V1)])(
+      'refuses $type with NotFound',
+      (command) => {
+        given([])
+          .when(command)
+          .thenThrows((e) => e instanceof NotFound && /Flipbook/.test(e.message));
+      },
+    );
+  });
+
+  describe('a longer history', () => {
+    it('keeps exactly one version active through a sequence of activations', () => {
+      // Run commands through decide one after another, as the command handler would.
+      const commands: FlipbookCommand[] = [
+        create(),
+        start(V1),
+        complete(V1), // V1 activated automatically
+        upload(V2, false),
+        start(V2),
+        complete(V2),
+        activate(V2), // V2 replaces V1
+        upload(V3, true),
+        start(V3),
+        complete(V3), // V3 activated automatically, replacing V2
+        remove(V2),
+        activate(V1), // back to V1
+        upload(V4, false),
+        start(V4),
+        fail(V4, 'corrupt xref table'),
+        activate(V1), // already active: nothing
+      ];
+      const history: FlipbookEvent[] = [];
+      for (const command of commands) {
+        history.push(...decide(command, history.reduce(evolve, initialState())));
+      }
+
+      const activations = history.filter(
+        (e): e is VersionActivated => e.type === 'VersionActivated',
+      );
+      expect(activations.map((e) => [e.data.versionId, e.data.previousVersionId])).toEqual([
+        [V1, null],
+        [V2, V1],
+        [V3, V2],
+        [V1, V3],
+      ]);
+
+      const state = history.reduce(evolve, initialState());
+      if (state.status !== 'created') throw new Error('flipbook should exist');
+      expect(state.activeVersionId).toBe(V1);
+      expect(state.lastNumber).toBe(4);
+      expect(state.versions).toEqual({
+        [V1]: { number: 1, status: 'done', activateOnDone: true, deleted: false },
+        [V2]: { number: 2, status: 'done', activateOnDone: false, deleted: true },
+        [V3]: { number: 3, status: 'done', activateOnDone: true, deleted: false },
+        [V4]: { number: 4, status: 'error', activateOnDone: false, deleted: false },
+      });
+
+      // Replaying the history step by step, exactly one version is active after the first
+      // activation, and it is always a done version that has not been deleted.
+      let folded = initialState();
+      for (const event of history) {
+        folded = evolve(folded, event);
+        if (folded.status !== 'created' || folded.activeVersionId === null) continue;
+        const active = folded.versions[folded.activeVersionId];
+        expect(active).toMatchObject({ status: 'done', deleted: false });
+      }
+    });
+  });
+});

@@ -1,0 +1,241 @@
+// The workspace decider, rule by rule: given past events, when a command, then the new events.
+import { DeciderSpecification } from '@event-driven-io/emmett';
+import { describe, expect, it } from 'vitest';
+import { Conflict, NotFound, RuleBroken } from '../../src/domain/errors.ts';
+import { decide, type WorkspaceCommand } from '../../src/domain/workspace/decide.ts';
+import {
+  type ApiKeyIssued,
+  type ApiKeyRevoked,
+  evolve,
+  initialState,
+  type Plan,
+  type WorkspaceCreated,
+  type WorkspaceEvent,
+} from '../../src/domain/workspace/workspace.ts';
+
+const spec = DeciderSpecification.for({ decide, evolve, initialState });
+
+// Emmett 0.42's `then` only checks that each expected event is a subset of some produced event
+// (any order, extra fields ignored) and fails outright on any `null` field in the expectation.
+// Keep its given/when/thenNothingHappened/thenThrows, and make `then` an exact, ordered match.
+const given = (events: WorkspaceEvent[]) => ({
+  when: (command: WorkspaceCommand) => ({
+    ...spec(events).when(command),
+    // biome-ignore lint/suspicious/noThenProperty: the given/when/then vocabulary of Emmett's spec
+    then: (expected: WorkspaceEvent[]) => {
+      expect(decide(command, events.reduce(evolve, initialState()))).toStrictEqual(expected);
+    },
+  }),
+});
+
+const WORKSPACE_ID = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
+const KEY_ID = 'b7e1a2c3-d4e5-4f60-a1b2-c3d4e5f60718';
+const OTHER_KEY_ID = 'c8f2b3d4-e5f6-4071-b2c3-d4e5f6071829';
+const KEY_HASH = '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
+
+const EARLIER_ISO = '2025-01-10T08:00:00.000Z';
+const NOW_ISO = '2025-01-15T10:30:00.000Z';
+const NOW = new Date(NOW_ISO);
+const EXPIRY_ISO = '2025-07-15T10:30:00.000Z';
+
+const created = (plan: Plan = 'team', name = 'Acme Publishing'): WorkspaceCreated => ({
+  type: 'WorkspaceCreated',
+  data: { workspaceId: WORKSPACE_ID, name, plan, occurredAt: EARLIER_ISO },
+});
+const issued = (keyId = KEY_ID): ApiKeyIssued => ({
+  type: 'ApiKeyIssued',
+  data: {
+    workspaceId: WORKSPACE_ID,
+    keyId,
+    keyHash: KEY_HASH,
+    label: 'CI uploads',
+    expiresAt: null,
+    occurredAt: EARLIER_ISO,
+  },
+});
+const revoked = (keyId = KEY_ID): ApiKeyRevoked => ({
+  type: 'ApiKeyRevoked',
+  data: { workspaceId: WORKSPACE_ID, keyId, occurredAt: EARLIER_ISO },
+});
+
+const create = (plan: Plan = 'team', name = 'Acme Publishing'): WorkspaceCommand => ({
+  type: 'CreateWorkspace',
+  data: { workspaceId: WORKSPACE_ID, name, plan, now: NOW },
+});
+const issue = (
+  options: { keyId?: string; label?: string | null; expiresAt?: Date | null } = {},
+): WorkspaceCommand => ({
+  type: 'IssueApiKey',
+  data: {
+    keyId: options.keyId ?? KEY_ID,
+    keyHash: KEY_HASH,
+    label: options.label === undefined ? 'CI uploads' : options.label,
+    expiresAt: options.expiresAt === undefined ? new Date(EXPIRY_ISO) : options.expiresAt,
+    now: NOW,
+  },
+});
+const revoke = (keyId = KEY_ID): WorkspaceCommand => ({
+  type: 'RevokeApiKey',
+  data: { keyId, now: NOW },
+});
+
+describe('workspace decider', () => {
+  describe('CreateWorkspace', () => {
+    it('creates a workspace with its name and plan, stamped with the current time', () => {
+      given([])
+        .when(create('team'))
+        .then([
+          {
+            type: 'WorkspaceCreated',
+            data: {
+              workspaceId: WORKSPACE_ID,
+              name: 'Acme Publishing',
+              plan: 'team',
+              occurredAt: NOW_ISO,
+            },
+          },
+        ]);
+    });
+
+    it('does nothing when the same workspace is created again with the same name and plan', () => {
+      given([created('free')])
+        .when(create('free'))
+        .thenNothingHappened();
+    });
+
+    it('refuses to create the workspace again under a different name', () => {
+      given([created('team', 'Acme Publishing')])
+        .when(create('team', 'Acme Books'))
+        .thenThrows((e) => e instanceof Conflict && e.message.includes(WORKSPACE_ID));
+    });
+
+    it('refuses to create the workspace again on a different plan', () => {
+      given([created('free')])
+        .when(create('team'))
+        .thenThrows((e) => e instanceof Conflict && /already exists/.test(e.message));
+    });
+  });
+
+  describe('IssueApiKey', () => {
+    it('issues a key on a Team workspace, recording its hash, label and expiry as ISO strings', () => {
+      given([created('team')])
+        .when(issue())
+        .then([
+          {
+            type: 'ApiKeyIssued',
+            data: {
+              workspaceId: WORKSPACE_ID,
+              keyId: KEY_ID,
+              keyHash: KEY_HASH,
+              label: 'CI uploads',
+              expiresAt: EXPIRY_ISO,
+              occurredAt: NOW_ISO,
+            },
+          },
+        ]);
+    });
+
+    it('issues a key without label or expiry, recording both as null', () => {
+      given([created('team')])
+        .when(issue({ label: null, expiresAt: null }))
+        .then([
+          {
+            type: 'ApiKeyIssued',
+            data: {
+              workspaceId: WORKSPACE_ID,
+              keyId: KEY_ID,
+              keyHash: KEY_HASH,
+              label: null,
+              expiresAt: null,
+              occurredAt: NOW_ISO,
+            },
+          },
+        ]);
+    });
+
+    it('refuses to issue a key on a Free workspace, pointing at the Team plan', () => {
+      given([created('free')])
+        .when(issue())
+        .thenThrows((e) => e instanceof RuleBroken && /Team plan/.test(e.message));
+    });
+
+    it('refuses to issue a key on a workspace that does not exist', () => {
+      given([])
+        .when(issue())
+        .thenThrows((e) => e instanceof NotFound);
+    });
+
+    it('refuses a key whose expiry is already in the past', () => {
+      given([created('team')])
+        .when(issue({ expiresAt: new Date('2025-01-15T10:29:59.999Z') }))
+        .thenThrows((e) => e instanceof RuleBroken && /expir/.test(e.message));
+    });
+
+    it('refuses a key whose expiry is exactly now', () => {
+      given([created('team')])
+        .when(issue({ expiresAt: new Date(NOW_ISO) }))
+        .thenThrows((e) => e instanceof RuleBroken && /expir/.test(e.message));
+    });
+
+    it('does nothing when the same key id is issued twice', () => {
+      given([created('team'), issued()])
+        .when(issue())
+        .thenNothingHappened();
+    });
+
+    it('does nothing when a revoked key id is issued again, so a revoked key stays revoked', () => {
+      given([created('team'), issued(), revoked()])
+        .when(issue())
+        .thenNothingHappened();
+    });
+
+    it('issues a second key with a different id next to the first', () => {
+      given([created('team'), issued()])
+        .when(issue({ keyId: OTHER_KEY_ID }))
+        .then([
+          {
+            type: 'ApiKeyIssued',
+            data: {
+              workspaceId: WORKSPACE_ID,
+              keyId: OTHER_KEY_ID,
+              keyHash: KEY_HASH,
+              label: 'CI uploads',
+              expiresAt: EXPIRY_ISO,
+              occurredAt: NOW_ISO,
+            },
+          },
+        ]);
+    });
+  });
+
+  describe('RevokeApiKey', () => {
+    it('revokes an issued key', () => {
+      given([created('team'), issued()])
+        .when(revoke())
+        .then([
+          {
+            type: 'ApiKeyRevoked',
+            data: { workspaceId: WORKSPACE_ID, keyId: KEY_ID, occurredAt: NOW_ISO },
+          },
+        ]);
+    });
+
+    it('does nothing when a key is revoked twice', () => {
+      given([created('team'), issued(), revoked()])
+        .when(revoke())
+        .thenNothingHappened();
+    });
+
+    it('refuses to revoke a key the workspace never issued', () => {
+      given([created('team'), issued()])
+        .when(revoke(OTHER_KEY_ID))
+        .thenThrows((e) => e instanceof NotFound && e.message.includes(OTHER_KEY_ID));
+    });
+
+    it('refuses to revoke a key on a workspace that does not exist', () => {
+      given([])
+        .when(revoke())
+        .thenThrows((e) => e instanceof NotFound && /Workspace/.test(e.message));
+    });
+  });
+});
