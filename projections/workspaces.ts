@@ -11,8 +11,15 @@ export const workspaces: ReadTable = {
     plan TEXT NOT NULL,
     created_at TIMESTAMPTZ NOT NULL
   )`,
-  handles: ['WorkspaceCreated'],
+  handles: ['WorkspaceCreated', 'WorkspacePlanChanged'],
   apply: async (db, event) => {
+    if (event.type === 'WorkspacePlanChanged') {
+      await db.query('UPDATE workspaces SET plan = $2 WHERE workspace_id = $1', [
+        event.data.workspaceId,
+        event.data.plan,
+      ]);
+      return;
+    }
     if (event.type !== 'WorkspaceCreated') return;
     const { workspaceId, name, plan, occurredAt } = event.data;
     // No ON CONFLICT on name: a duplicate name must fail the append (names are unique).

@@ -17,9 +17,7 @@ export const createWorkspace = async (store: Store, input: { name: string; plan:
   if (name.length === 0 || name.length > MAX_NAME) {
     throw new InvalidInput(`Workspace name must be 1 to ${MAX_NAME} characters`);
   }
-  if (!PLANS.includes(input.plan as Plan)) {
-    throw new InvalidInput(`Unknown plan "${input.plan}": use one of ${PLANS.join(', ')}`);
-  }
+  const plan = parsePlan(input.plan);
   if (await findWorkspaceByName(store.db, name)) {
     throw new Conflict(`A workspace named "${name}" already exists`);
   }
@@ -27,14 +25,31 @@ export const createWorkspace = async (store: Store, input: { name: string; plan:
   try {
     await runWorkspaceCommand(store, workspaceId, {
       type: 'CreateWorkspace',
-      data: { workspaceId, name, plan: input.plan as Plan, now: new Date() },
+      data: { workspaceId, name, plan, now: new Date() },
     });
   } catch (error) {
     // Two creators raced past the check above; the unique name in the read table refused one.
     if (isUniqueViolation(error)) throw new Conflict(`A workspace named "${name}" already exists`);
     throw error;
   }
-  return { id: workspaceId, name, plan: input.plan as Plan };
+  return { id: workspaceId, name, plan };
+};
+
+export const changePlan = async (store: Store, input: { name: string; plan: string }) => {
+  const workspace = await requireWorkspace(store, input.name);
+  const plan = parsePlan(input.plan);
+  await runWorkspaceCommand(store, workspace.id, {
+    type: 'ChangePlan',
+    data: { plan, now: new Date() },
+  });
+  return { id: workspace.id, name: workspace.name, plan };
+};
+
+const parsePlan = (plan: string): Plan => {
+  if (!PLANS.includes(plan as Plan)) {
+    throw new InvalidInput(`Unknown plan "${plan}": use one of ${PLANS.join(', ')}`);
+  }
+  return plan as Plan;
 };
 
 export const listWorkspaces = (store: Store) => queryWorkspaces(store.db);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { createWorkspace, listWorkspaces } from '../../app/workspaces.ts';
+import { changePlan, createWorkspace, listWorkspaces } from '../../app/workspaces.ts';
 import { printJson, printTable } from '../output.ts';
 import { type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
 
@@ -29,5 +29,16 @@ export const registerWorkspace = (program: Command) => {
     const rows = await withStore(flags, listWorkspaces);
     if (flags.json) printJson(rows);
     else printTable(rows, ['name', 'plan', 'id', 'created_at']);
+  });
+
+  withStoreOptions(
+    workspace
+      .command('set-plan <name> <plan>')
+      .description('move a workspace to another plan (team or free); issued keys keep working')
+      .option('--json', 'print JSON'),
+  ).action(async (name: string, plan: string, flags: StoreFlags & { json?: boolean }) => {
+    const changed = await withStore(flags, (store) => changePlan(store, { name, plan }));
+    if (flags.json) printJson(changed);
+    else process.stdout.write(`workspace ${changed.name} is on the ${changed.plan} plan\n`);
   });
 };

@@ -19,7 +19,9 @@ export type IssueApiKey = {
 };
 export type RevokeApiKey = { type: 'RevokeApiKey'; data: { keyId: string; now: Date } };
 
-export type WorkspaceCommand = CreateWorkspace | IssueApiKey | RevokeApiKey;
+export type ChangePlan = { type: 'ChangePlan'; data: { plan: Plan; now: Date } };
+
+export type WorkspaceCommand = CreateWorkspace | IssueApiKey | RevokeApiKey | ChangePlan;
 
 export const createWorkspace = ({ data }: CreateWorkspace, state: Workspace): WorkspaceEvent[] => {
   if (state.status === 'created') {
@@ -69,6 +71,23 @@ export const revokeApiKey = ({ data }: RevokeApiKey, state: Workspace): Workspac
   ];
 };
 
+/** Keys already issued keep working after a move to a plan without keys; new ones are refused. */
+export const changePlan = ({ data }: ChangePlan, state: Workspace): WorkspaceEvent[] => {
+  if (state.status !== 'created') throw new NotFound('Workspace not found');
+  if (state.plan === data.plan) return [];
+  return [
+    {
+      type: 'WorkspacePlanChanged',
+      data: {
+        workspaceId: state.workspaceId,
+        plan: data.plan,
+        previousPlan: state.plan,
+        occurredAt: iso(data.now),
+      },
+    },
+  ];
+};
+
 export const decide = (command: WorkspaceCommand, state: Workspace): WorkspaceEvent[] => {
   switch (command.type) {
     case 'CreateWorkspace':
@@ -77,5 +96,7 @@ export const decide = (command: WorkspaceCommand, state: Workspace): WorkspaceEv
       return issueApiKey(command, state);
     case 'RevokeApiKey':
       return revokeApiKey(command, state);
+    case 'ChangePlan':
+      return changePlan(command, state);
   }
 };

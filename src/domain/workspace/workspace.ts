@@ -25,7 +25,12 @@ export type ApiKeyRevoked = Event<
   { workspaceId: string; keyId: string; occurredAt: string }
 >;
 
-export type WorkspaceEvent = WorkspaceCreated | ApiKeyIssued | ApiKeyRevoked;
+export type WorkspacePlanChanged = Event<
+  'WorkspacePlanChanged',
+  { workspaceId: string; plan: Plan; previousPlan: Plan; occurredAt: string }
+>;
+
+export type WorkspaceEvent = WorkspaceCreated | ApiKeyIssued | ApiKeyRevoked | WorkspacePlanChanged;
 
 export type Workspace =
   | { status: 'none' }
@@ -46,6 +51,9 @@ export const evolve = (state: Workspace, event: WorkspaceEvent): Workspace => {
     case 'ApiKeyIssued':
       if (state.status !== 'created') return state;
       return { ...state, keys: { ...state.keys, [event.data.keyId]: { revoked: false } } };
+    case 'WorkspacePlanChanged':
+      if (state.status !== 'created') return state;
+      return { ...state, plan: event.data.plan };
     case 'ApiKeyRevoked':
       if (state.status !== 'created') return state;
       return { ...state, keys: { ...state.keys, [event.data.keyId]: { revoked: true } } };
