@@ -3,9 +3,12 @@
 
 export class AppError extends Error {
   readonly status: number;
-  constructor(status: number, message: string) {
+  /** extra response headers, e.g. WWW-Authenticate on a 401 */
+  readonly headers: Record<string, string>;
+  constructor(status: number, message: string, headers: Record<string, string> = {}) {
     super(message);
     this.status = status;
+    this.headers = headers;
   }
 }
 

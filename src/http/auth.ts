@@ -15,7 +15,7 @@ export type Caller = { workspaceId: string; plan: Plan; keyId: string };
 export class Unauthorized extends AppError {
   override name = 'Unauthorized';
   constructor() {
-    super(401, 'Unauthorized');
+    super(401, 'Unauthorized', { 'WWW-Authenticate': 'Bearer' });
   }
 }
 

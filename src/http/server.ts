@@ -29,7 +29,11 @@ export const createHttpServer = (
     onNoMatch: (_req, res) => sendError(res, 404, 'Not found'),
   });
   const fail = (req: IncomingMessage, res: ServerResponse, error: unknown) => {
-    if (error instanceof AppError) return sendError(res, error.status, error.message);
+    if (error instanceof AppError) {
+      if (res.headersSent) return res.destroy();
+      for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+      return sendError(res, error.status, error.message);
+    }
     log.error({ err: error, url: req.url }, 'request failed');
     if (!res.headersSent) sendError(res, 500, 'Internal server error');
     else res.destroy();

@@ -238,4 +238,56 @@ describe('workspace decider', () => {
         .thenThrows((e) => e instanceof NotFound && /Workspace/.test(e.message));
     });
   });
+
+  describe('ChangePlan', () => {
+    const changePlan = (plan: Plan): WorkspaceCommand => ({
+      type: 'ChangePlan',
+      data: { plan, now: NOW },
+    });
+
+    it('moves a workspace to another plan, naming the previous one', () => {
+      given([created('team')])
+        .when(changePlan('free'))
+        .then([
+          {
+            type: 'WorkspacePlanChanged',
+            data: {
+              workspaceId: WORKSPACE_ID,
+              plan: 'free',
+              previousPlan: 'team',
+              occurredAt: NOW_ISO,
+            },
+          },
+        ]);
+    });
+
+    it('does nothing when the workspace is already on that plan', () => {
+      given([created('team')])
+        .when(changePlan('team'))
+        .thenNothingHappened();
+    });
+
+    it('refuses new keys after a move to the free plan', () => {
+      given([
+        created('team'),
+        {
+          type: 'WorkspacePlanChanged',
+          data: {
+            workspaceId: WORKSPACE_ID,
+            plan: 'free',
+            previousPlan: 'team',
+            occurredAt: NOW_ISO,
+          },
+        },
+      ])
+        .when(issue())
+        .thenThrows((e) => e instanceof RuleBroken && /Team plan/.test(e.message));
+    });
+
+    it('refuses a workspace that does not exist', () => {
+      given([])
+        .when(changePlan('free'))
+        .thenThrows((e) => e instanceof NotFound);
+    });
+  });
 });
