@@ -36,7 +36,7 @@ export const runDaemon = async (options: DaemonOptions) => {
   let publicUrl = options.publicUrl ?? '';
   const server = createHttpServer(
     logger,
-    (routes) => mountApi(routes, { store, blobs, urls: urlsFor(() => publicUrl) }),
+    (routes) => mountApi(routes, { store, blobs, urls: urlsFor(() => publicUrl), log: logger }),
     async (req, res) => {
       const path = (req.url ?? '/').split('?')[0] ?? '/';
       if (!path.startsWith('/api/v1/') && path !== '/api/v1') return;

@@ -12,8 +12,9 @@ import {
   listFlipbooks,
   versionStatus,
 } from '../app/flipbooks.ts';
-import { InvalidInput } from '../domain/errors.ts';
+import { AppError, InvalidInput } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
+import type { Logger } from '../log.ts';
 import { authenticate, type Caller } from './auth.ts';
 import { parseListQuery } from './listQuery.ts';
 import { openApiDocument } from './openapi.ts';
@@ -23,7 +24,7 @@ import { receiveUpload } from './upload.ts';
 
 type Authed = (req: Request, res: ServerResponse, caller: Caller) => Promise<void>;
 
-export const mountApi = (routes: Routes, deps: ApiDeps) => {
+export const mountApi = (routes: Routes, deps: ApiDeps & { log: Logger }) => {
   const authed = (handler: Authed) => async (req: Request, res: ServerResponse) =>
     handler(req, res, await authenticate(deps.store.db, req));
 
@@ -51,7 +52,13 @@ export const mountApi = (routes: Routes, deps: ApiDeps) => {
     '/api/v1/flipbooks',
     authed(async (req, res, caller) => {
       const query = parseListQuery(new URL(req.url ?? '/', 'http://x').searchParams);
-      sendJson(res, 200, await listFlipbooks(deps, caller, query));
+      const list = await listFlipbooks(deps, caller, query).catch((error: unknown) => {
+        // The spec's own text for this endpoint's 500; the cause goes to the log.
+        if (error instanceof AppError) throw error;
+        deps.log.error({ err: error }, 'listing flipbooks failed');
+        throw new AppError(500, 'Failed to list flipbooks');
+      });
+      sendJson(res, 200, list);
     }),
   );
 

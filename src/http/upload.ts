@@ -167,10 +167,10 @@ class Inspector extends Transform {
 
 /** The file's own name, without any directory part or control characters, at most 255 chars. */
 const cleanFileName = (raw: string | undefined) => {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
-  const name = basename((raw ?? '').replaceAll('\\', '/'))
-    .replace(/[\u0000-\u001f\u007f]/g, '')
-    .trim();
+  const printable = [...(raw ?? '')]
+    .filter((c) => c.charCodeAt(0) >= 0x20 && c !== '\u007f')
+    .join('');
+  const name = basename(printable.replaceAll('\\', '/')).trim();
   return (name || 'document.pdf').slice(0, 255);
 };
 

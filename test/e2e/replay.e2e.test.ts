@@ -33,7 +33,7 @@ describe.each(['embedded', 'postgres'] as const)('replay on the %s store', (kind
         body: form,
       });
       expect(res.status).toBe(201);
-      ids.push((await res.json()).flipbook_id);
+      ids.push(((await res.json()) as { flipbook_id: string }).flipbook_id);
     }
     const form = new FormData();
     form.set('file', new Blob([bytes], { type: 'application/pdf' }), 'v2.pdf');

@@ -1,0 +1,510 @@
+// The OpenAPI document against the real service: one daemon, real requests for every documented
+// success schema and the main errors, each answer's status looked up in the document and its body
+// validated (Ajv, JSON Schema 2020-12) against the schema the document gives for that status.
+// Every response schema is closed and lists its fields as required, so a field added, removed or
+// renamed in src/http/present.ts or src/app/flipbooks.ts fails here.
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runFlipbookCommand } from '../../src/app/commands.ts';
+import type { ApiDeps } from '../../src/app/flipbooks.ts';
+import { mountApi } from '../../src/http/api.ts';
+import { openApiDocument } from '../../src/http/openapi.ts';
+import type { Routes } from '../../src/http/server.ts';
+import { openStore } from '../../src/store/store.ts';
+import { type ApiFixture, startApi } from '../support/apiFixture.ts';
+
+const PDF = '/work/shared/corpus/vec_tracemonkey.pdf';
+
+type Json = Record<string, unknown>;
+type Ref = { $ref: string };
+type Header = { required?: boolean; schema?: Json };
+type ResponseObject = {
+  description: string;
+  headers?: Record<string, Header | Ref>;
+  content?: Record<string, { schema: Json }>;
+};
+type Operation = { security?: unknown[]; responses: Record<string, ResponseObject | Ref> };
+type Document = {
+  openapi: string;
+  servers: { url: string }[];
+  security: Record<string, string[]>[];
+  paths: Record<string, Record<string, Operation>>;
+  components: {
+    schemas: Record<string, Json>;
+    securitySchemes: Record<string, Json>;
+  };
+};
+type Method = 'get' | 'post' | 'delete';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DATE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/i;
+const URI = /^[a-z][a-z0-9+.-]*:\/\/[^\s/]+\S*$/i;
+
+/** The routes src/http/api.ts mounts, as OpenAPI operations relative to /api/v1. */
+const mountedOperations = () => {
+  const found: string[] = [];
+  const record = (method: Method) => (path: string) => {
+    if (!path.startsWith('/api/v1/')) return;
+    found.push(`${method} ${path.slice('/api/v1'.length).replace(/:(\w+)/g, '{$1}')}`);
+  };
+  const routes: Routes = { get: record('get'), post: record('post'), delete: record('delete') };
+  mountApi(routes, {} as Parameters<typeof mountApi>[1]); // handlers only close over deps; nothing runs at mount time
+  return found.sort();
+};
+
+const documentedOperations = (doc: Document) =>
+  Object.entries(doc.paths)
+    .flatMap(([path, item]) =>
+      Object.keys(item)
+        .filter((key) => ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'].includes(key))
+        .map((method) => `${method} ${path}`),
+    )
+    .sort();
+
+describe('the OpenAPI document', () => {
+  let fixture: ApiFixture;
+  let doc: Document;
+  let ajv: Ajv2020;
+  let pdf: Uint8Array<ArrayBuffer>;
+  let served: Response;
+
+  beforeAll(async () => {
+    fixture = await startApi('embedded');
+    pdf = new Uint8Array(await readFile(PDF));
+    // Fetched without a key: the document is public.
+    served = await fetch(`${fixture.api}/openapi.json`);
+    doc = (await served.clone().json()) as Document;
+    // The whole document is one schema, so `#/components/schemas/...` refs resolve inside it.
+    ajv = new Ajv2020({ strict: false, allErrors: true });
+    ajv.addFormat('uuid', UUID);
+    ajv.addFormat('date-time', DATE_TIME);
+    ajv.addFormat('uri', URI);
+    ajv.addFormat('binary', true);
+    ajv.addSchema({ ...doc, $id: 'doc' });
+  });
+  afterAll(async () => {
+    await fixture?.stop();
+  });
+
+  /** Follows a local `$ref` through the document. */
+  const deref = <T>(node: T | Ref): T => {
+    if (!node || typeof node !== 'object' || !('$ref' in node)) return node as T;
+    let target: unknown = doc;
+    for (const key of node.$ref.replace(/^#\//, '').split('/')) {
+      target = (target as Json)[key];
+      expect(target, `${node.$ref} resolves`).toBeDefined();
+    }
+    return deref(target as T | Ref);
+  };
+
+  const validator = (schemaName: string) => {
+    const validate = ajv.getSchema(`doc#/components/schemas/${schemaName}`);
+    if (!validate) throw new Error(`no schema ${schemaName} in the document`);
+    return validate;
+  };
+
+  /** The body matches the schema, and the schema would refuse it with a field added, removed or renamed. */
+  const expectValid = (schemaName: string, body: unknown) => {
+    const validate = validator(schemaName);
+    const valid = validate(body);
+    expect(
+      valid,
+      `${schemaName}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(body)}`,
+    ).toBe(true);
+    const object = body as Json;
+    expect(validate({ ...object, unexpected: 1 }), `${schemaName} refuses an added field`).toBe(
+      false,
+    );
+    for (const key of Object.keys(object)) {
+      const { [key]: value, ...rest } = object;
+      expect(validate(rest), `${schemaName} refuses a body without ${key}`).toBe(false);
+      expect(
+        validate({ ...rest, [`${key}_renamed`]: value }),
+        `${schemaName} refuses ${key} renamed`,
+      ).toBe(false);
+    }
+  };
+
+  /**
+   * Checks a real answer against the document: its status is one the operation lists, the
+   * documented headers are sent, and the body is valid against the schema documented for that
+   * status, which must be `schemaName`.
+   */
+  const expectDocumented = async <T = Json>(
+    method: Method,
+    path: string,
+    res: Response,
+    status: number,
+    schemaName: string,
+  ): Promise<T> => {
+    const text = await res.text();
+    expect(res.status, `${method.toUpperCase()} ${path}: ${text}`).toBe(status);
+    const operation = doc.paths[path]?.[method];
+    if (!operation) throw new Error(`${method} ${path} is not documented`);
+    const listed = operation.responses[String(res.status)];
+    expect(listed, `${method} ${path} documents status ${res.status}`).toBeDefined();
+    const response = deref(listed as ResponseObject | Ref);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json\b/);
+    expect(response.content?.['application/json']?.schema).toEqual({
+      $ref: `#/components/schemas/${schemaName}`,
+    });
+    for (const [name, header] of Object.entries(response.headers ?? {})) {
+      // Rate limiting is on (the default 120/min), so every documented header is sent.
+      expect(res.headers.has(name), `${method} ${path} ${res.status} sends ${name}`).toBe(true);
+      const schema = deref(header).schema;
+      if (schema?.type === 'integer') expect(res.headers.get(name)).toMatch(/^\d+$/);
+    }
+    const body: unknown = JSON.parse(text);
+    expectValid(schemaName, body);
+    return body as T;
+  };
+
+  type Call = {
+    params?: Record<string, string>;
+    query?: string;
+    body?: FormData | string;
+    /** request headers; the default sends the fixture's key as a bearer token */
+    headers?: Record<string, string>;
+  };
+
+  /** Makes a real request to a documented path and checks the answer against the document. */
+  const call = async <T = Json>(
+    method: Method,
+    path: string,
+    status: number,
+    schemaName: string,
+    init: Call = {},
+  ): Promise<T> => {
+    const url = path.replace(/\{(\w+)\}/g, (_, name: string) => init.params?.[name] ?? '');
+    const res = await fetch(`${fixture.api}${url}${init.query ? `?${init.query}` : ''}`, {
+      method: method.toUpperCase(),
+      headers: init.headers ?? { authorization: `Bearer ${fixture.key}` },
+      body: init.body,
+    });
+    return expectDocumented<T>(method, path, res, status, schemaName);
+  };
+
+  const upload = (fields: Record<string, string>, file: Uint8Array<ArrayBuffer> | null = pdf) => {
+    const form = new FormData();
+    if (file) form.set('file', new Blob([file], { type: 'application/pdf' }), 'tracemonkey.pdf');
+    for (const [name, value] of Object.entries(fields)) form.set(name, value);
+    return form;
+  };
+
+  /** Finishes processing of versions directly in the store, as the processing worker would. */
+  const completeProcessing = async (flipbookId: string, versionIds: string[]) => {
+    const dataDir = fixture.storeArgs[fixture.storeArgs.indexOf('--data-dir') + 1];
+    const store = await openStore({ dataDir });
+    try {
+      for (const versionId of versionIds) {
+        await runFlipbookCommand(store, flipbookId, {
+          type: 'CompleteProcessing',
+          data: {
+            versionId,
+            width: 612,
+            height: 792,
+            pages: [{ pageId: randomUUID(), position: 1, width: 612, height: 792 }],
+            now: new Date(),
+          },
+        });
+      }
+    } finally {
+      await store.close();
+    }
+  };
+
+  it('is served without a key, is OpenAPI 3.1 and covers every route of the API', async () => {
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toMatch(/^application\/json\b/);
+    expect(doc).toEqual(JSON.parse(JSON.stringify(openApiDocument)));
+
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.servers.map((server) => server.url)).toEqual(['/api/v1']);
+    expect(documentedOperations(doc)).toEqual(mountedOperations());
+    expect(doc.paths['/openapi.json']?.get?.security).toEqual([]);
+    expect(doc.security).toEqual([{ bearerAuth: [] }, { apiKeyHeader: [] }]);
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+    });
+    expect(doc.components.securitySchemes.apiKeyHeader).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-Api-Key',
+    });
+
+    // The document's own schemas are sound JSON Schema: strict Ajv knows every keyword used.
+    const strict = new Ajv2020({ strict: true, strictTypes: false });
+    for (const name of ['uuid', 'date-time', 'uri', 'binary']) strict.addFormat(name, true);
+    const defs = JSON.stringify({ $id: 'strict', $defs: doc.components.schemas });
+    strict.addSchema(JSON.parse(defs.replaceAll('#/components/schemas/', '#/$defs/')));
+    for (const name of Object.keys(doc.components.schemas)) {
+      expect(strict.getSchema(`strict#/$defs/${name}`), name).toBeTypeOf('function');
+    }
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        if (method === 'parameters') continue;
+        for (const [status, listed] of Object.entries(operation.responses)) {
+          const response = deref(listed);
+          expect(response.description, `${method} ${path} ${status}`).toBeTruthy();
+          const schema = response.content?.['application/json']?.schema;
+          expect(schema, `${method} ${path} ${status} has a JSON body`).toBeDefined();
+          if (status !== '200' || path !== '/openapi.json') expect(schema).toHaveProperty('$ref');
+        }
+      }
+    }
+    // The schema of the document itself accepts the document.
+    const self = doc.paths['/openapi.json']?.get?.responses['200'] as ResponseObject;
+    expect(ajv.validate(self.content?.['application/json']?.schema ?? false, doc)).toBe(true);
+  });
+
+  it('describes every success answer of a flipbook’s life', async () => {
+    const created = await call<{ flipbook_id: string; version_id: string }>(
+      'post',
+      '/flipbooks',
+      201,
+      'CreateFlipbookResponse',
+      { body: upload({ title: 'TraceMonkey' }) },
+    );
+    const id = created.flipbook_id;
+    const v1 = created.version_id;
+
+    const pending = await call(
+      'get',
+      '/flipbooks/{id}/versions/{vid}/status',
+      200,
+      'VersionStatus',
+      {
+        params: { id, vid: v1 },
+      },
+    );
+    expect(pending).toMatchObject({ status: 'pending', pages: 0, version: 1 });
+
+    const added = await call<{ version_id: string }>(
+      'post',
+      '/flipbooks/{id}/versions',
+      201,
+      'CreateVersionResponse',
+      { params: { id }, body: upload({ activate: 'no' }) },
+    );
+    expect(added).toMatchObject({ version_status: 'pending', activate_on_done: false });
+    const v2 = added.version_id;
+
+    // Version 1 becomes active once done; version 2 (activate=no) stays inactive.
+    await completeProcessing(id, [v1, v2]);
+
+    const flipbook = await call<{ versions: Json[]; pages: Json[] }>(
+      'get',
+      '/flipbooks/{id}',
+      200,
+      'Flipbook',
+      { params: { id } },
+    );
+    expect(flipbook.versions.map((v) => [v.id, v.status, v.is_active])).toEqual([
+      [v2, 'done', false],
+      [v1, 'done', true],
+    ]);
+    expect(flipbook.pages).toHaveLength(1);
+
+    // The other header scheme, and the list with its one active version per flipbook.
+    const list = await call<{ flipbooks: { versions: Json[] }[] }>(
+      'get',
+      '/flipbooks',
+      200,
+      'FlipbookList',
+      { query: 'sort=title&dir=asc&per_page=5', headers: { 'x-api-key': fixture.key } },
+    );
+    expect(list.flipbooks).toHaveLength(1);
+    expect(list.flipbooks[0]?.versions.map((v) => v.id)).toEqual([v1]);
+    expect(list.flipbooks[0]).not.toHaveProperty('pages');
+    await call('get', '/flipbooks', 200, 'FlipbookList', { query: 'page=9&status=archived' });
+
+    const activated = await call(
+      'post',
+      '/flipbooks/{id}/versions/{vid}/activate',
+      200,
+      'ActivateResponse',
+      { params: { id, vid: v2 } },
+    );
+    expect(activated).toEqual({ success: true, active_version_id: v2 });
+
+    const done = await call('get', '/flipbooks/{id}/versions/{vid}/status', 200, 'VersionStatus', {
+      params: { id, vid: v2 },
+    });
+    expect(done).toMatchObject({ status: 'done', is_active: true, pages: 1, version: 2 });
+
+    const deleted = await call('delete', '/flipbooks/{id}/versions/{vid}', 200, 'DeleteResponse', {
+      params: { id, vid: v1 },
+    });
+    expect(deleted).toEqual({ success: true });
+  });
+
+  it('describes the error answers', async () => {
+    const { flipbook_id: id, version_id: active } = await call<{
+      flipbook_id: string;
+      version_id: string;
+    }>('post', '/flipbooks', 201, 'CreateFlipbookResponse', { body: upload({}) });
+    await completeProcessing(id, [active]);
+    const { version_id: pending } = await call<{ version_id: string }>(
+      'post',
+      '/flipbooks/{id}/versions',
+      201,
+      'CreateVersionResponse',
+      { params: { id }, body: upload({ activate: 'OFF' }) },
+    );
+    const unknown = randomUUID();
+    const error = async (method: Method, path: string, status: number, init: Call) =>
+      (await call<{ error: string }>(method, path, status, 'Error', init)).error;
+
+    // 401: no key, a malformed key, a well-formed unknown key.
+    expect(await error('get', '/flipbooks', 401, { headers: {} })).toBe('Unauthorized');
+    await error('get', '/flipbooks/{id}', 401, {
+      params: { id },
+      headers: { authorization: 'Bearer nope' },
+    });
+    await error('post', '/flipbooks', 401, {
+      headers: { 'x-api-key': `svc_${'0'.repeat(48)}` },
+      body: upload({}),
+    });
+
+    // 400: bad ids, bad query parameters, missing file, bad activate flag.
+    expect(await error('get', '/flipbooks/{id}', 400, { params: { id: 'nope' } })).toBe(
+      'Invalid flipbook ID',
+    );
+    await error('get', '/flipbooks', 400, { query: 'per_page=0' });
+    await error('get', '/flipbooks', 400, { query: 'sort=name' });
+    await error('get', '/flipbooks', 400, { query: `search=${'x'.repeat(201)}` });
+    expect(await error('post', '/flipbooks', 400, { body: upload({ title: 'x' }, null) })).toBe(
+      'file is required',
+    );
+    await error('post', '/flipbooks', 400, { body: 'not multipart' });
+    await error('post', '/flipbooks', 400, { body: upload({ title: 'x'.repeat(256) }) });
+    expect(
+      await error('post', '/flipbooks/{id}/versions', 400, {
+        params: { id: 'x' },
+        body: upload({}),
+      }),
+    ).toBe('Invalid flipbook ID');
+    await error('post', '/flipbooks/{id}/versions', 400, {
+      params: { id },
+      body: upload({ activate: 'maybe' }),
+    });
+    await error('post', '/flipbooks/{id}/versions', 400, {
+      params: { id },
+      body: upload({}, null),
+    });
+    for (const [method, path] of [
+      ['post', '/flipbooks/{id}/versions/{vid}/activate'],
+      ['get', '/flipbooks/{id}/versions/{vid}/status'],
+      ['delete', '/flipbooks/{id}/versions/{vid}'],
+    ] as const) {
+      expect(await error(method, path, 400, { params: { id, vid: 'x' } })).toBe('Invalid IDs');
+    }
+
+    // 404: unknown flipbook or version, and another workspace's flipbook.
+    expect(await error('get', '/flipbooks/{id}', 404, { params: { id: unknown } })).toBe(
+      'Flipbook not found',
+    );
+    const other = await fixture.newWorkspace('other');
+    await error('get', '/flipbooks/{id}', 404, {
+      params: { id },
+      headers: { authorization: `Bearer ${other.key}` },
+    });
+    await error('post', '/flipbooks/{id}/versions', 404, {
+      params: { id: unknown },
+      body: upload({}),
+    });
+    for (const [method, path] of [
+      ['post', '/flipbooks/{id}/versions/{vid}/activate'],
+      ['get', '/flipbooks/{id}/versions/{vid}/status'],
+      ['delete', '/flipbooks/{id}/versions/{vid}'],
+    ] as const) {
+      expect(await error(method, path, 404, { params: { id, vid: unknown } })).toBe(
+        'Version not found',
+      );
+    }
+
+    // 422: not a PDF, activating a version not yet done, deleting the active version.
+    const notPdf = new Uint8Array(new TextEncoder().encode('hello, not a PDF'));
+    await error('post', '/flipbooks', 422, { body: upload({}, notPdf) });
+    await error('post', '/flipbooks/{id}/versions', 422, {
+      params: { id },
+      body: upload({}, notPdf),
+    });
+    await error('post', '/flipbooks/{id}/versions/{vid}/activate', 422, {
+      params: { id, vid: pending },
+    });
+    await error('delete', '/flipbooks/{id}/versions/{vid}', 422, {
+      params: { id, vid: active },
+    });
+
+    // 413: a declared body over the limit is refused before it is read.
+    const oversized = async (method: 'GET' | 'POST', path: string, bytes: number) => {
+      const res = await new Promise<Response>((resolve, reject) => {
+        const req = httpRequest(`${fixture.api}${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${fixture.key}`,
+            'content-type': 'multipart/form-data; boundary=x',
+            'content-length': String(bytes),
+          },
+        });
+        req.on('response', (incoming) => {
+          const chunks: Buffer[] = [];
+          incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+          incoming.on('end', () => {
+            const headers = new Headers();
+            for (const [name, value] of Object.entries(incoming.headers)) {
+              if (typeof value === 'string') headers.set(name, value);
+            }
+            resolve(
+              new Response(Buffer.concat(chunks), { status: incoming.statusCode ?? 0, headers }),
+            );
+            req.destroy();
+          });
+        });
+        req.on('error', reject);
+        req.write('--x\r\n');
+      });
+      return res;
+    };
+    await expectDocumented(
+      'get',
+      '/flipbooks',
+      await oversized('GET', '/flipbooks', 11 * 1024 * 1024),
+      413,
+      'Error',
+    );
+    await expectDocumented(
+      'post',
+      '/flipbooks',
+      await oversized('POST', '/flipbooks', 600 * 1024 * 1024),
+      413,
+      'Error',
+    );
+  });
+
+  // Last: it uses up the minute's requests.
+  it('describes the 429 answer and its headers', async () => {
+    let res: Response | null = null;
+    for (let i = 0; i < 400; i++) {
+      const attempt = await fetch(`${fixture.api}/openapi.json`);
+      if (attempt.status === 429) {
+        res = attempt;
+        break;
+      }
+      await attempt.arrayBuffer();
+    }
+    if (!res) throw new Error('no 429 after 400 requests');
+    expect(res.headers.get('ratelimit-policy')).toBe('"per-ip";q=120;w=60');
+    const body = await expectDocumented('get', '/openapi.json', res, 429, 'Error');
+    expect(body.error).toBe('Rate limit exceeded: 120 requests per minute');
+    const listed = await fetch(`${fixture.api}/flipbooks`, {
+      headers: { authorization: `Bearer ${fixture.key}` },
+    });
+    await expectDocumented('get', '/flipbooks', listed, 429, 'Error');
+  });
+});
