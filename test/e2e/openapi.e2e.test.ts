@@ -9,7 +9,6 @@ import { request as httpRequest } from 'node:http';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runFlipbookCommand } from '../../src/app/commands.ts';
-import type { ApiDeps } from '../../src/app/flipbooks.ts';
 import { mountApi } from '../../src/http/api.ts';
 import { openApiDocument } from '../../src/http/openapi.ts';
 import type { Routes } from '../../src/http/server.ts';
