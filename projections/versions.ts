@@ -63,9 +63,9 @@ export const versions: ReadTable = {
       }
       case 'VersionProcessingStarted':
         await db.query(
-          `UPDATE versions SET status = 'processing', updated_at = $2,
+          `UPDATE versions SET status = 'processing', updated_at = $2, page_count = $3,
              started_at = COALESCE(started_at, $2) WHERE version_id = $1`,
-          [event.data.versionId, event.data.occurredAt],
+          [event.data.versionId, event.data.occurredAt, event.data.pageCount],
         );
         return;
       case 'VersionProcessed': {

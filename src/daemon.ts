@@ -10,6 +10,8 @@ import { createHttpServer } from './http/server.ts';
 import { logger } from './log.ts';
 import { DEFAULT_DATA_DIR } from './store/location.ts';
 import { openStore } from './store/store.ts';
+import { renderOptionsFor } from './worker/renderSettings.ts';
+import { DEFAULT_WORKER_OPTIONS, startWorkers } from './worker/workerPool.ts';
 
 export type DaemonOptions = {
   port: number;
@@ -20,6 +22,8 @@ export type DaemonOptions = {
   publicUrl?: string;
   rateLimit: number;
   trustProxy: boolean;
+  /** processing lanes inside the daemon; 0 leaves processing to `flipbook worker` */
+  workers: number;
 };
 
 export const runDaemon = async (options: DaemonOptions) => {
@@ -32,6 +36,14 @@ export const runDaemon = async (options: DaemonOptions) => {
     limit: options.rateLimit,
     trustProxy: options.trustProxy,
   });
+
+  const workers =
+    options.workers > 0
+      ? startWorkers(
+          { store, blobs, log: logger, render: renderOptionsFor(options.workers) },
+          { ...DEFAULT_WORKER_OPTIONS, lanes: options.workers },
+        )
+      : null;
 
   let publicUrl = options.publicUrl ?? '';
   const server = createHttpServer(
@@ -61,6 +73,7 @@ export const runDaemon = async (options: DaemonOptions) => {
       store: store.describe,
       blobs: blobs.root,
       rateLimit: options.rateLimit,
+      workers: options.workers,
       startupMs: Math.round(performance.now() - started),
     },
     `flipbook ready on ${publicUrl}`,
@@ -70,11 +83,15 @@ export const runDaemon = async (options: DaemonOptions) => {
     const stop = (signal: string) => {
       logger.info({ signal }, 'shutting down: finishing in-flight requests');
       server.close(() => resolve());
-      server.closeIdleConnections();
+      // Keep-alive connections become idle as their last response ends; close them as they do.
+      const idle = setInterval(() => server.closeIdleConnections(), 50);
+      server.once('close', () => clearInterval(idle));
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
+  // In-flight renders are abandoned and their jobs handed back at once for the next start.
+  await workers?.stop();
   await store.close();
   logger.info('stopped');
 };

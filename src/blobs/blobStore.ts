@@ -17,7 +17,18 @@ export type BlobStore = {
   commitOriginal: (temporaryPath: string, sha256: string) => Promise<string>;
   originalPath: (sha256: string) => string;
   discard: (path: string) => Promise<void>;
+  /** a private directory to render a version into before it is committed */
+  stagingDir: (versionId: string) => string;
+  /** moves a fully rendered version into place in one rename: pages are all there or none */
+  commitPages: (versionId: string, stagingDir: string) => Promise<void>;
+  pagePath: (versionId: string, position: number, file: PageFile) => string;
+  removePages: (versionId: string) => Promise<void>;
+  removeOriginal: (sha256: string) => Promise<void>;
 };
+
+export type PageFile = 'max.jpg' | 'mid.jpg' | 'min.jpg' | 'text.txt';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const SHA256 = /^[0-9a-f]{64}$/;
 
@@ -25,6 +36,13 @@ export const openBlobStore = async (dir: string): Promise<BlobStore> => {
   const root = resolve(dir);
   await mkdir(join(root, 'tmp'), { recursive: true });
   await mkdir(join(root, 'originals'), { recursive: true });
+  await mkdir(join(root, 'pages'), { recursive: true });
+  await mkdir(join(root, 'staging'), { recursive: true });
+
+  const versionDir = (versionId: string) => {
+    if (!UUID.test(versionId)) throw new Error(`not a version id: ${versionId}`);
+    return join(root, 'pages', versionId);
+  };
 
   const originalPath = (sha256: string) => {
     if (!SHA256.test(sha256)) throw new Error(`not a SHA-256: ${sha256}`);
@@ -48,5 +66,21 @@ export const openBlobStore = async (dir: string): Promise<BlobStore> => {
     },
     originalPath,
     discard: (path) => rm(path, { force: true }),
+    stagingDir: (versionId) => {
+      versionDir(versionId); // validates
+      return join(root, 'staging', `${versionId}-${randomUUID()}`);
+    },
+    commitPages: async (versionId, stagingDir) => {
+      const target = versionDir(versionId);
+      // A crashed earlier attempt may have left a committed copy; the new one replaces it.
+      await rm(target, { recursive: true, force: true });
+      await rename(stagingDir, target);
+    },
+    pagePath: (versionId, position, file) => {
+      if (!Number.isInteger(position) || position < 1) throw new Error(`not a page: ${position}`);
+      return join(versionDir(versionId), String(position), file);
+    },
+    removePages: (versionId) => rm(versionDir(versionId), { recursive: true, force: true }),
+    removeOriginal: (sha256) => rm(originalPath(sha256), { force: true }),
   };
 };

@@ -7,6 +7,7 @@ import { registerEvents } from './commands/events.ts';
 import { registerKey } from './commands/key.ts';
 import { registerReplay } from './commands/replay.ts';
 import { registerServe, UsageError } from './commands/serve.ts';
+import { registerWorker } from './commands/worker.ts';
 import { registerWorkspace } from './commands/workspace.ts';
 
 const program = new Command('flipbook')
@@ -20,6 +21,7 @@ registerWorkspace(program);
 registerKey(program);
 registerEvents(program);
 registerReplay(program);
+registerWorker(program);
 
 const main = async () => {
   try {

@@ -92,6 +92,11 @@ export const receiveUpload = (req: IncomingMessage, blobs: BlobStore): Promise<R
         stream.resume(); // not ours; read and forget
         return;
       }
+      // Listen at once: busboy may fail this stream (a body cut short) before we have a file to
+      // pipe it into, and an 'error' with no listener would crash the process.
+      stream.on('error', (error) =>
+        fail(new InvalidInput(`Malformed multipart body: ${error.message}`)),
+      );
       file = blobs.temporary().then(async ({ path, stream: out }) => {
         temporaries.push(path);
         const inspect = new Inspector();
@@ -117,8 +122,11 @@ export const receiveUpload = (req: IncomingMessage, blobs: BlobStore): Promise<R
     parser.on('fieldsLimit', () => fail(new InvalidInput('Too many fields in the multipart body')));
 
     const cleanUp = () => Promise.all(temporaries.map((p) => blobs.discard(p)));
-    req.on('aborted', () => {
-      cleanUp();
+    // A client that goes away mid-upload never sees an answer; anything else that breaks the
+    // parse is a malformed body.
+    let clientGone = false;
+    req.on('close', () => {
+      if (!req.complete) clientGone = true;
     });
     pipeline(req, parser)
       .then(async () => {
@@ -137,9 +145,7 @@ export const receiveUpload = (req: IncomingMessage, blobs: BlobStore): Promise<R
         await cleanUp();
         reject(
           failure ??
-            (req.destroyed
-              ? error
-              : new InvalidInput(`Malformed multipart body: ${error.message}`)),
+            (clientGone ? error : new InvalidInput(`Malformed multipart body: ${error.message}`)),
         );
       });
   });

@@ -14,8 +14,9 @@ import { openApiDocument } from '../../src/http/openapi.ts';
 import type { Routes } from '../../src/http/server.ts';
 import { openStore } from '../../src/store/store.ts';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
+import { corpus } from '../support/corpus.ts';
 
-const PDF = '/work/shared/corpus/vec_tracemonkey.pdf';
+const PDF = corpus('vec_tracemonkey.pdf');
 
 type Json = Record<string, unknown>;
 type Ref = { $ref: string };

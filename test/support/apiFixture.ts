@@ -1,5 +1,6 @@
 // A running daemon on a fresh store with a workspace and an API key: what every API test needs.
 import { type Daemon, flipbook, startDaemon } from './cli.ts';
+import { tempDataDir } from './databases.ts';
 import { type StoreKind, storeOptions } from './stores.ts';
 
 export type ApiFixture = {
@@ -23,7 +24,12 @@ export const startApi = async (kind: StoreKind, serveArgs: string[] = []): Promi
   const storeArgs = options.dataDir
     ? ['--data-dir', options.dataDir]
     : ['--database-url', options.databaseUrl ?? ''];
-  const daemon = await startDaemon([...storeArgs, ...serveArgs]);
+  // With an external database, blobs would default to ./data/blobs: keep tests out of the repo.
+  const blobArgs =
+    options.dataDir || serveArgs.includes('--blob-dir') ? [] : ['--blob-dir', await tempDataDir()];
+  // No processing unless a test asks for it, so versions stay where the test puts them.
+  const workerArgs = serveArgs.includes('--workers') ? [] : ['--workers', '0'];
+  const daemon = await startDaemon([...storeArgs, ...blobArgs, ...workerArgs, ...serveArgs]);
   const newWorkspace = async (name: string, plan: 'team' | 'free' = 'team') => {
     const created = await flipbook([
       'workspace',

@@ -71,7 +71,7 @@ const uploaded = (versionId: string, number: number, activateOnDone = true): Ver
 });
 const started = (versionId: string, attempt = 1): VersionProcessingStarted => ({
   type: 'VersionProcessingStarted',
-  data: { ...past, versionId, attempt },
+  data: { ...past, versionId, attempt, pageCount: 3 },
 });
 const processed = (versionId: string): VersionProcessed => ({
   type: 'VersionProcessed',
@@ -108,7 +108,7 @@ const upload = (versionId: string, activateOnDone = false): FlipbookCommand => (
 });
 const start = (versionId: string, attempt = 1): FlipbookCommand => ({
   type: 'StartProcessing',
-  data: { versionId, attempt, now: NOW },
+  data: { versionId, attempt, pageCount: 3, now: NOW },
 });
 const complete = (versionId: string, pages: PageSize[] = PAGES): FlipbookCommand => ({
   type: 'CompleteProcessing',
@@ -219,13 +219,23 @@ describe('flipbook decider', () => {
     it('starts processing a pending version', () => {
       given([flipbookCreated(), uploaded(V1, 1)])
         .when(start(V1))
-        .then([{ type: 'VersionProcessingStarted', data: { ...now, versionId: V1, attempt: 1 } }]);
+        .then([
+          {
+            type: 'VersionProcessingStarted',
+            data: { ...now, versionId: V1, attempt: 1, pageCount: 3 },
+          },
+        ]);
     });
 
     it('records another attempt on a version that is already processing', () => {
       given([flipbookCreated(), uploaded(V1, 1), started(V1, 1)])
         .when(start(V1, 2))
-        .then([{ type: 'VersionProcessingStarted', data: { ...now, versionId: V1, attempt: 2 } }]);
+        .then([
+          {
+            type: 'VersionProcessingStarted',
+            data: { ...now, versionId: V1, attempt: 2, pageCount: 3 },
+          },
+        ]);
     });
 
     it('does nothing for a version that is already done', () => {

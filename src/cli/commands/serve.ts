@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { runDaemon } from '../../daemon.ts';
+import { defaultLanes } from '../../worker/renderSettings.ts';
 import { type StoreFlags, withStoreOptions } from '../storeOptions.ts';
 
 export const registerServe = (program: Command) => {
@@ -12,7 +13,8 @@ export const registerServe = (program: Command) => {
       .option('--public-url <url>', 'base of every absolute URL the API returns')
       .option('--blob-dir <dir>', 'where originals and page images go (default: <data-dir>/blobs)')
       .option('--rate-limit <n>', 'API requests per minute per client IP; 0 turns it off', '120')
-      .option('--trust-proxy', 'take the client IP from X-Forwarded-For (behind a reverse proxy)'),
+      .option('--trust-proxy', 'take the client IP from X-Forwarded-For (behind a reverse proxy)')
+      .option('--workers <n>', 'processing lanes in this daemon (0: none)', String(defaultLanes())),
   ).action(
     async (
       flags: StoreFlags & {
@@ -22,19 +24,27 @@ export const registerServe = (program: Command) => {
         blobDir?: string;
         rateLimit: string;
         trustProxy?: boolean;
+        workers: string;
       },
     ) => {
       const port = integer('--port', flags.port, 0, 65535);
       const rateLimit = integer('--rate-limit', flags.rateLimit, 0, 1_000_000);
+      const workers = integer('--workers', flags.workers, 0, 64);
       if (flags.publicUrl && !/^https?:\/\/[^/]/.test(flags.publicUrl)) {
         throw new UsageError(`--public-url must be an http(s) URL, got "${flags.publicUrl}"`);
       }
-      await runDaemon({ ...flags, port, rateLimit, trustProxy: flags.trustProxy ?? false });
+      await runDaemon({
+        ...flags,
+        port,
+        rateLimit,
+        workers,
+        trustProxy: flags.trustProxy ?? false,
+      });
     },
   );
 };
 
-const integer = (flag: string, text: string, min: number, max: number) => {
+export const integer = (flag: string, text: string, min: number, max: number) => {
   const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
   if (!(value >= min && value <= max)) {
     throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got "${text}"`);

@@ -25,7 +25,7 @@ export type UploadVersion = {
 };
 export type StartProcessing = {
   type: 'StartProcessing';
-  data: { versionId: string; attempt: number; now: Date };
+  data: { versionId: string; attempt: number; pageCount: number; now: Date };
 };
 export type CompleteProcessing = {
   type: 'CompleteProcessing';
@@ -88,7 +88,11 @@ export const startProcessing = ({ data }: StartProcessing, state: Flipbook): Fli
   return [
     {
       type: 'VersionProcessingStarted',
-      data: { ...ofVersion(book, data.versionId, data.now), attempt: data.attempt },
+      data: {
+        ...ofVersion(book, data.versionId, data.now),
+        attempt: data.attempt,
+        pageCount: data.pageCount,
+      },
     },
   ];
 };

@@ -28,7 +28,8 @@ export type VersionUploaded = Event<
 >;
 export type VersionProcessingStarted = Event<
   'VersionProcessingStarted',
-  OfVersion & { attempt: number }
+  /** pageCount: known from pdfinfo before rendering starts, so progress can show it */
+  OfVersion & { attempt: number; pageCount: number }
 >;
 export type VersionProcessed = Event<
   'VersionProcessed',

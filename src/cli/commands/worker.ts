@@ -1,0 +1,40 @@
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { openBlobStore } from '../../blobs/blobStore.ts';
+import { logger } from '../../log.ts';
+import { DEFAULT_DATA_DIR } from '../../store/location.ts';
+import { openStore } from '../../store/store.ts';
+import { defaultLanes, renderOptionsFor } from '../../worker/renderSettings.ts';
+import { DEFAULT_WORKER_OPTIONS, startWorkers } from '../../worker/workerPool.ts';
+import { type StoreFlags, withStoreOptions } from '../storeOptions.ts';
+import { integer } from './serve.ts';
+
+export const registerWorker = (program: Command) => {
+  withStoreOptions(
+    program
+      .command('worker')
+      .description(
+        'process uploaded PDFs only (scale out: run on more machines sharing the database and blob directory)',
+      )
+      .option('--workers <n>', 'processing lanes', String(defaultLanes()))
+      .option('--blob-dir <dir>', 'the blob directory the daemon uses (default: <data-dir>/blobs)'),
+  ).action(async (flags: StoreFlags & { workers: string; blobDir?: string }) => {
+    const lanes = integer('--workers', flags.workers, 1, 64);
+    const store = await openStore({ dataDir: flags.dataDir, databaseUrl: flags.databaseUrl });
+    const blobs = await openBlobStore(
+      flags.blobDir ?? join(flags.dataDir ?? DEFAULT_DATA_DIR, 'blobs'),
+    );
+    const pool = startWorkers(
+      { store, blobs, log: logger, render: renderOptionsFor(lanes) },
+      { ...DEFAULT_WORKER_OPTIONS, lanes },
+    );
+    logger.info({ lanes, store: store.describe, blobs: blobs.root }, 'flipbook worker ready');
+    await new Promise<void>((resolve) => {
+      process.once('SIGTERM', () => resolve());
+      process.once('SIGINT', () => resolve());
+    });
+    await pool.stop();
+    await store.close();
+    logger.info('worker stopped');
+  });
+};

@@ -1,0 +1,44 @@
+// The processing queue's claims and leases (the rows themselves come from the jobs projection).
+// A claim is one statement: the first free or expired job, locked with SKIP LOCKED so workers on
+// any number of machines never take the same one, and leased for a while. A worker that dies
+// simply stops renewing; when the lease runs out, another worker takes the job.
+import type { Db } from '../../projections/readTable.ts';
+
+export type Job = {
+  version_id: string;
+  flipbook_id: string;
+  workspace_id: string;
+  checksum: string;
+  attempts: number;
+};
+
+export const claimJob = async (db: Db, owner: string, leaseMs: number): Promise<Job | null> => {
+  const { rows } = await db.query<Job>(
+    `UPDATE jobs SET lease_owner = $1, lease_until = now() + make_interval(secs => $2::float8 / 1000),
+       attempts = attempts + 1
+     WHERE version_id = (
+       SELECT version_id FROM jobs WHERE lease_until IS NULL OR lease_until < now()
+       ORDER BY enqueued_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+     RETURNING version_id, flipbook_id, workspace_id, checksum, attempts`,
+    [owner, leaseMs],
+  );
+  return rows[0] ?? null;
+};
+
+/** Extends our lease; false when the job is gone (finished, deleted) or was taken over. */
+export const renewLease = async (db: Db, job: Job, owner: string, leaseMs: number) => {
+  const { rowCount } = await db.query(
+    `UPDATE jobs SET lease_until = now() + make_interval(secs => $3::float8 / 1000)
+     WHERE version_id = $1 AND lease_owner = $2`,
+    [job.version_id, owner, leaseMs],
+  );
+  return (rowCount ?? 0) > 0;
+};
+
+/** Gives a job back at once (graceful shutdown), without counting the attempt. */
+export const releaseJob = (db: Db, job: Job, owner: string) =>
+  db.query(
+    `UPDATE jobs SET lease_until = NULL, lease_owner = NULL, attempts = greatest(attempts - 1, 0)
+     WHERE version_id = $1 AND lease_owner = $2`,
+    [job.version_id, owner],
+  );

@@ -1,0 +1,76 @@
+// N lanes that claim jobs and process them, renewing each job's lease while they work. Used inside
+// `flipbook serve` and by `flipbook worker` on other machines sharing the database.
+import { hostname } from 'node:os';
+import type { Logger } from '../log.ts';
+import { claimJob, type Job, releaseJob, renewLease } from './jobQueue.ts';
+import { type ProcessDeps, processVersion } from './processVersion.ts';
+
+export type WorkerOptions = { lanes: number; leaseMs: number; pollMs: number };
+
+export const DEFAULT_WORKER_OPTIONS: Omit<WorkerOptions, 'lanes'> = {
+  leaseMs: 60_000,
+  pollMs: 500,
+};
+
+export type WorkerPool = { stop: () => Promise<void> };
+
+export const startWorkers = (deps: ProcessDeps, options: WorkerOptions): WorkerPool => {
+  const owner = `${hostname()}:${process.pid}`;
+  const stopping = new AbortController();
+  const log: Logger = deps.log;
+
+  const runJob = async (job: Job) => {
+    const cancel = new AbortController();
+    const heartbeat = setInterval(async () => {
+      const held = await renewLease(deps.store.db, job, owner, options.leaseMs).catch(() => true);
+      if (!held) cancel.abort(); // deleted, or finished elsewhere: stop rendering
+    }, options.leaseMs / 3);
+    try {
+      const signal = AbortSignal.any([cancel.signal, stopping.signal]);
+      const outcome = await processVersion(deps, job, signal);
+      if (outcome === 'cancelled' && stopping.signal.aborted)
+        await releaseJob(deps.store.db, job, owner);
+      if (outcome === 'cancelled' && cancel.signal.aborted)
+        await deps.blobs.removePages(job.version_id);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  };
+
+  const lane = async () => {
+    while (!stopping.signal.aborted) {
+      let job: Job | null = null;
+      try {
+        job = await claimJob(deps.store.db, owner, options.leaseMs);
+        if (job) await runJob(job);
+      } catch (error) {
+        // The store or the disk failed: the lease runs out and the job is tried again.
+        log.error({ err: error, versionId: job?.version_id }, 'processing failed; will retry');
+        await sleep(options.pollMs * 4, stopping.signal);
+      }
+      if (!job) await sleep(options.pollMs, stopping.signal);
+    }
+  };
+
+  const lanes = Array.from({ length: Math.max(1, options.lanes) }, lane);
+  return {
+    stop: async () => {
+      stopping.abort();
+      await Promise.all(lanes);
+    },
+  };
+};
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
