@@ -99,6 +99,11 @@ export const versions: ReadTable = {
   },
 };
 
+/** Whether any live version still uses this original (identical uploads share one file). */
+export const originalInUse = async (db: Db, checksum: string) =>
+  (await db.query('SELECT 1 FROM versions WHERE checksum = $1 LIMIT 1', [checksum])).rows.length >
+  0;
+
 export type VersionRow = {
   version_id: string;
   flipbook_id: string;
@@ -115,6 +120,7 @@ export type VersionRow = {
   page_count: number;
   error: string | null;
   created_at: string;
+  checksum: string;
 };
 
 const VERSION_FIELDS = [
@@ -133,6 +139,7 @@ const VERSION_FIELDS = [
   'page_count',
   'error',
   'created_at',
+  'checksum',
 ] as const;
 
 /** The version columns of table alias `alias`, each named `prefix` + field (for joins). */

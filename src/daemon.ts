@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { openBlobStore } from './blobs/blobStore.ts';
 import { isUploadRoute, mountApi } from './http/api.ts';
 import { discardBody } from './http/bodyLimit.ts';
+import { mountFiles } from './http/files.ts';
 import { urlsFor } from './http/present.ts';
 import { createRateLimiter } from './http/rateLimit.ts';
 import { createHttpServer } from './http/server.ts';
@@ -48,7 +49,10 @@ export const runDaemon = async (options: DaemonOptions) => {
   let publicUrl = options.publicUrl ?? '';
   const server = createHttpServer(
     logger,
-    (routes) => mountApi(routes, { store, blobs, urls: urlsFor(() => publicUrl), log: logger }),
+    (routes) => {
+      mountApi(routes, { store, blobs, urls: urlsFor(() => publicUrl), log: logger });
+      mountFiles(routes, { db: store.db, blobs });
+    },
     async (req, res) => {
       const path = (req.url ?? '/').split('?')[0] ?? '/';
       if (!path.startsWith('/api/v1/') && path !== '/api/v1') return;

@@ -9,7 +9,12 @@ import {
   listFlipbooks as queryFlipbooks,
 } from '../../projections/flipbooks.ts';
 import { listPages } from '../../projections/pages.ts';
-import { countVersions, findVersion, listVersions } from '../../projections/versions.ts';
+import {
+  countVersions,
+  findVersion,
+  listVersions,
+  originalInUse,
+} from '../../projections/versions.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
 import { parseActivateFlag } from '../domain/activateFlag.ts';
 import { InvalidInput, NotFound } from '../domain/errors.ts';
@@ -135,16 +140,21 @@ export const versionStatus = async (
 ) => presentStatus(await requireVersion(store, caller, flipbookId, versionId));
 
 export const deleteVersion = async (
-  { store }: ApiDeps,
+  { store, blobs }: ApiDeps,
   caller: Caller,
   flipbookId: string,
   versionId: string,
 ) => {
-  await requireVersion(store, caller, flipbookId, versionId);
+  const version = await requireVersion(store, caller, flipbookId, versionId);
   await runFlipbookCommand(store, flipbookId, {
     type: 'DeleteVersion',
     data: { versionId, now: new Date() },
   });
+  // The event first, then the files: a crash in between leaves files nobody can reach, never a
+  // live version without its files. A running render notices its job is gone and stops.
+  await blobs.removePages(versionId);
+  if (!(await originalInUse(store.db, version.checksum)))
+    await blobs.removeOriginal(version.checksum);
   return { success: true };
 };
 
