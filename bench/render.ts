@@ -1,0 +1,122 @@
+// bench/render: the service's processing speed against the rendition a person would script by hand.
+//
+//   npm run bench:render [-- file.pdf ...]     (files from ../shared/corpus by default)
+//
+// For each document, in one run: (a) one plain `pdftoppm -jpeg -scale-to 2000` process over all
+// pages (one rendition, no text); (b) the service from upload to `done`, with three renditions and
+// the text. Prints both, their ratio (b)/(a), pages per second, where the service's time went,
+// and the daemon's peak RSS. Run it on an idle machine: it measures wall-clock time.
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { flipbook, startDaemon } from '../test/support/cli.ts';
+import { CORPUS } from '../test/support/corpus.ts';
+
+const DEFAULT_FILES = ['text_why3-manual.pdf', 'vec_asymptote.pdf', 'img_GS9_Color_Management.pdf'];
+const MAX_SIDE = 2000;
+
+const run = (command: string, args: string[]) =>
+  new Promise<void>((done, fail) => {
+    const child = spawn(command, args, { stdio: 'ignore' });
+    child.on('exit', (code) =>
+      code === 0 ? done() : fail(new Error(`${command} exited ${code}`)),
+    );
+  });
+
+const seconds = (ms: number) => (ms / 1000).toFixed(2);
+
+const baseline = async (pdf: string) => {
+  const out = await mkdtemp(join(tmpdir(), 'bench-pdftoppm-'));
+  const started = performance.now();
+  await run('pdftoppm', ['-jpeg', '-scale-to', String(MAX_SIDE), pdf, join(out, 'p')]);
+  const ms = performance.now() - started;
+  await rm(out, { recursive: true, force: true });
+  return ms;
+};
+
+type Timings = { inspectMs: number; renderMs: number; deriveMs: number; textMs: number };
+
+const service = async (pdf: string) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'bench-data-'));
+  const store = ['--data-dir', dataDir];
+  await flipbook(['workspace', 'create', 'bench', ...store]);
+  const key = JSON.parse(
+    (await flipbook(['key', 'create', '--workspace', 'bench', '--json', ...store])).stdout,
+  ).key;
+  // One lane: the whole machine for the one document, as for the pdftoppm baseline.
+  const daemon = await startDaemon([...store, '--workers', '1', '--rate-limit', '0']);
+  let peakRssKb = 0;
+  const sampler = setInterval(async () => {
+    const status = await readFile(`/proc/${daemon.process.pid}/status`, 'utf8').catch(() => '');
+    peakRssKb = Math.max(peakRssKb, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0));
+  }, 100);
+  try {
+    const bytes = await readFile(pdf);
+    const form = new FormData();
+    form.set('file', new Blob([bytes], { type: 'application/pdf' }), basename(pdf));
+    const headers = { authorization: `Bearer ${key}` };
+    const started = performance.now();
+    const created = await fetch(`${daemon.url}/api/v1/flipbooks`, {
+      method: 'POST',
+      headers,
+      body: form,
+    });
+    if (created.status !== 201)
+      throw new Error(`upload: ${created.status} ${await created.text()}`);
+    const { flipbook_id, version_id } = (await created.json()) as {
+      flipbook_id: string;
+      version_id: string;
+    };
+    let status = '';
+    let pages = 0;
+    while (status !== 'done' && status !== 'error') {
+      await new Promise((r) => setTimeout(r, 50));
+      const res = await fetch(
+        `${daemon.url}/api/v1/flipbooks/${flipbook_id}/versions/${version_id}/status`,
+        { headers },
+      );
+      ({ status, pages } = (await res.json()) as { status: string; pages: number });
+    }
+    const ms = performance.now() - started;
+    if (status !== 'done') throw new Error(`processing ended in ${status}`);
+    const line = daemon
+      .logs()
+      .split('\n')
+      .find((l) => l.includes('"version processed"'));
+    const timings = (line ? JSON.parse(line).timings : {}) as Timings;
+    return { ms, pages, timings, peakRssMb: Math.round(peakRssKb / 1024) };
+  } finally {
+    clearInterval(sampler);
+    await daemon.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+};
+
+const files = process.argv.slice(2).length > 0 ? process.argv.slice(2) : DEFAULT_FILES;
+console.log(
+  'document                         pages  pdftoppm(a)  service(b)  (b)/(a)  pages/s   render  derive*  text  RSS',
+);
+for (const name of files) {
+  const pdf = resolve(CORPUS, name);
+  const a = await baseline(pdf);
+  const b = await service(pdf);
+  const t = b.timings;
+  console.log(
+    [
+      name.padEnd(32),
+      String(b.pages).padStart(5),
+      `${seconds(a)} s`.padStart(11),
+      `${seconds(b.ms)} s`.padStart(11),
+      (b.ms / a).toFixed(2).padStart(8),
+      (b.pages / (b.ms / 1000)).toFixed(1).padStart(8),
+      `${seconds(t.renderMs)} s`.padStart(8),
+      `${seconds(t.deriveMs)} s`.padStart(8),
+      `${seconds(t.textMs)} s`.padStart(6),
+      `${b.peakRssMb} MB`.padStart(7),
+    ].join(' '),
+  );
+}
+console.log(
+  '* derive: resize + encode of mid and min, summed over pages (runs alongside rendering)',
+);
