@@ -12,7 +12,7 @@ import { logger } from './log.ts';
 import { DEFAULT_DATA_DIR } from './store/location.ts';
 import { openStore } from './store/store.ts';
 import { renderOptionsFor } from './worker/renderSettings.ts';
-import { DEFAULT_WORKER_OPTIONS, startWorkers } from './worker/workerPool.ts';
+import { startWorkers, workerOptions } from './worker/workerPool.ts';
 
 export type DaemonOptions = {
   port: number;
@@ -42,7 +42,7 @@ export const runDaemon = async (options: DaemonOptions) => {
     options.workers > 0
       ? startWorkers(
           { store, blobs, log: logger, render: renderOptionsFor(options.workers) },
-          { ...DEFAULT_WORKER_OPTIONS, lanes: options.workers },
+          workerOptions(options.workers),
         )
       : null;
 

@@ -3,8 +3,10 @@
 // from hashes and ids we generate, never from anything a client sends.
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
+import { isAlive } from '../isAlive.ts';
 
 export type BlobStore = {
   root: string;
@@ -23,6 +25,8 @@ export type BlobStore = {
   commitPages: (versionId: string, stagingDir: string) => Promise<void>;
   pagePath: (versionId: string, position: number, file: PageFile) => string;
   removePages: (versionId: string) => Promise<void>;
+  /** removes what killed workers left in staging (theirs on this host, anyone's after a day) */
+  sweepStaging: () => Promise<number>;
   removeOriginal: (sha256: string) => Promise<void>;
 };
 
@@ -68,7 +72,7 @@ export const openBlobStore = async (dir: string): Promise<BlobStore> => {
     discard: (path) => rm(path, { force: true }),
     stagingDir: (versionId) => {
       versionDir(versionId); // validates
-      return join(root, 'staging', `${versionId}-${randomUUID()}`);
+      return join(root, 'staging', `${versionId}+${hostname()}+${process.pid}+${randomUUID()}`);
     },
     commitPages: async (versionId, stagingDir) => {
       const target = versionDir(versionId);
@@ -82,5 +86,19 @@ export const openBlobStore = async (dir: string): Promise<BlobStore> => {
     },
     removePages: (versionId) => rm(versionDir(versionId), { recursive: true, force: true }),
     removeOriginal: (sha256) => rm(originalPath(sha256), { force: true }),
+    sweepStaging: async () => {
+      let removed = 0;
+      for (const entry of await readdir(join(root, 'staging')).catch(() => [])) {
+        const [, host, pid] = entry.split('+');
+        const path = join(root, 'staging', entry);
+        const age = Date.now() - ((await stat(path).catch(() => null))?.mtimeMs ?? Date.now());
+        const orphan = host === hostname() && !isAlive(Number(pid));
+        if (orphan || age > 24 * 3600_000) {
+          await rm(path, { recursive: true, force: true });
+          removed++;
+        }
+      }
+      return removed;
+    },
   };
 };

@@ -14,7 +14,7 @@ export const urlsFor = (publicUrl: () => string): Urls => {
   return {
     reader: (flipbookId) => `${base()}/f/${flipbookId}`,
     page: (versionId, position, size) =>
-      `${base()}/files/pages/${versionId}/${position}/${size}.webp`,
+      `${base()}/files/pages/${versionId}/${position}/${size}.jpg`,
   };
 };
 

@@ -180,7 +180,7 @@ const readGeometry = async (
 };
 
 /**
- * Runs pdftoppm over contiguous page ranges in parallel. pdftoppm writes pages in order, so when
+ * Runs pdftocairo over contiguous page ranges in parallel. It writes pages in order, so when
  * a range's next file appears (or the process ends) the previous file is complete and goes to
  * `derive`. A range that shows no progress for pageTimeoutMs is killed.
  */
@@ -194,80 +194,86 @@ const renderRanges = async (
   derive: (position: number, file: string) => void,
 ) => {
   let stalled: number | null = null;
-  await inParallel(ranges, options.processes, async ({ first, last, sized }, index) => {
-    const prefix = `r${index}`;
-    const abort = new AbortController();
-    const done = new Set<number>();
-    let lastProgress = Date.now();
-    const collect = async (finished: boolean) => {
-      const files = (await readdir(work)).filter(
-        (f) => f.startsWith(`${prefix}-`) && f.endsWith('.jpg'),
-      );
-      const numbered = files
-        .map((f) => ({ f, n: Number(/-(\d+)\.jpg$/.exec(f)?.[1]) }))
-        .filter((x) => !done.has(x.n))
-        .sort((a, b) => a.n - b.n);
-      // The newest file may still be being written unless the process has finished.
-      const ready = finished ? numbered : numbered.slice(0, -1);
-      for (const { f, n } of ready) {
-        done.add(n);
-        lastProgress = Date.now();
-        derive(n, join(work, f));
-      }
-      if (numbered.length > ready.length) lastProgress = Math.max(lastProgress, Date.now() - 0);
-    };
-    let active = true;
-    const watchdog = (async () => {
-      while (active) {
-        await sleep(200);
-        if (!active) break;
-        await collect(false);
-        if (Date.now() - lastProgress > options.pageTimeoutMs) {
-          stalled = first + done.size;
-          abort.abort();
+  await inParallel(
+    ranges,
+    options.processes,
+    async ({ first, last, sized }, index, siblingsFailed) => {
+      const prefix = `r${index}`;
+      const abort = new AbortController();
+      const done = new Set<number>();
+      let lastProgress = Date.now();
+      const collect = async (finished: boolean) => {
+        const files = (await readdir(work)).filter(
+          (f) => f.startsWith(`${prefix}-`) && f.endsWith('.jpg'),
+        );
+        const numbered = files
+          .map((f) => ({ f, n: Number(/-(\d+)\.jpg$/.exec(f)?.[1]) }))
+          .filter((x) => !done.has(x.n))
+          .sort((a, b) => a.n - b.n);
+        // The newest file may still be being written unless the process has finished.
+        const ready = finished ? numbered : numbered.slice(0, -1);
+        for (const { f, n } of ready) {
+          done.add(n);
+          lastProgress = Date.now();
+          derive(n, join(work, f));
+        }
+        if (numbered.length > ready.length) lastProgress = Math.max(lastProgress, Date.now() - 0);
+      };
+      let active = true;
+      const watchdog = (async () => {
+        while (active) {
+          await sleep(200);
+          if (!active) break;
+          await collect(false);
+          if (Date.now() - lastProgress > options.pageTimeoutMs) {
+            stalled = first + done.size;
+            abort.abort();
+            return;
+          }
+        }
+      })();
+      try {
+        await poppler.pdfToCairo(
+          pdfPath,
+          join(work, prefix),
+          {
+            jpegFile: true,
+            jpegOptions: 'quality=85',
+            // The crop box is the visible page, and what pdfinfo's sizes describe.
+            cropBox: true,
+            scalePageTo: options.sizes.max,
+            firstPageToConvert: first,
+            lastPageToConvert: last,
+          },
+          { signal: AbortSignal.any([signal, abort.signal, siblingsFailed]) },
+        );
+      } catch (error) {
+        // A page with no size (0x0 MediaBox) cannot be scaled: pdftoppm refuses it cleanly, and
+        // we show a blank page. A crash on such a page, though, is a damaged file.
+        if (!sized && /hDPI or vDPI values are invalid/.test(String((error as Error)?.message))) {
+          await blankPage(join(work, `${prefix}-${first}.jpg`), options.sizes.max);
+          await collect(true);
           return;
         }
+        if (stalled !== null) {
+          throw new RenderFailure(
+            `Page ${stalled} took longer than ${options.pageTimeoutMs / 1000} s to render`,
+          );
+        }
+        if (signal.aborted && !options.signal?.aborted) {
+          throw new RenderFailure('Rendering took longer than the time allowed for this document');
+        }
+        throw explain(error, 'render');
+      } finally {
+        active = false;
+        await watchdog;
       }
-    })();
-    try {
-      await poppler.pdfToPpm(
-        pdfPath,
-        join(work, prefix),
-        {
-          jpegFile: true,
-          jpegOptions: 'quality=85',
-          scalePageTo: options.sizes.max,
-          firstPageToConvert: first,
-          lastPageToConvert: last,
-        },
-        { signal: AbortSignal.any([signal, abort.signal]) },
-      );
-    } catch (error) {
-      // A page with no size (0x0 MediaBox) cannot be scaled: pdftoppm refuses it cleanly, and
-      // we show a blank page. A crash on such a page, though, is a damaged file.
-      if (!sized && /hDPI or vDPI values are invalid/.test(String((error as Error)?.message))) {
-        await blankPage(join(work, `${prefix}-${first}.jpg`), options.sizes.max);
-        await collect(true);
-        return;
+      await collect(true);
+      if (done.size !== last - first + 1) {
+        throw new RenderFailure(`The renderer produced ${done.size} of pages ${first}-${last}`);
       }
-      if (stalled !== null) {
-        throw new RenderFailure(
-          `Page ${stalled} took longer than ${options.pageTimeoutMs / 1000} s to render`,
-        );
-      }
-      if (signal.aborted && !options.signal?.aborted) {
-        throw new RenderFailure('Rendering took longer than the time allowed for this document');
-      }
-      throw explain(error, 'render');
-    } finally {
-      active = false;
-      await watchdog;
-    }
-    await collect(true);
-    if (done.size !== last - first + 1) {
-      throw new RenderFailure(`The renderer produced ${done.size} of pages ${first}-${last}`);
-    }
-  });
+    },
+  );
 };
 
 type Range = { first: number; last: number; sized: boolean };
@@ -298,20 +304,33 @@ export const planRanges = (geometry: PageGeometry[], processes: number): Range[]
   });
 };
 
-/** Runs `work` over `items`, at most `limit` at a time; the first failure rejects. */
+/**
+ * Runs `work` over `items`, at most `limit` at a time. The first failure aborts the others (through
+ * the signal each item gets) and is thrown once every item has stopped, so no renderer is left
+ * writing into a directory the caller is about to remove.
+ */
 const inParallel = async <T>(
   items: T[],
   limit: number,
-  work: (item: T, index: number) => Promise<void>,
+  work: (item: T, index: number, signal: AbortSignal) => Promise<void>,
 ) => {
+  const stop = new AbortController();
   let next = 0;
   const lane = async () => {
-    while (next < items.length) {
+    while (next < items.length && !stop.signal.aborted) {
       const index = next++;
-      await work(items[index] as T, index);
+      try {
+        await work(items[index] as T, index, stop.signal);
+      } catch (error) {
+        stop.abort();
+        throw error;
+      }
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
+  const lanes = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane);
+  const results = await Promise.allSettled(lanes);
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
 };
 
 export const splitRanges = (pages: number, processes: number): [number, number][] => {
@@ -336,7 +355,25 @@ const deriveRenditions = async (
   const dir = join(outDir, String(position));
   await mkdir(dir, { recursive: true });
   const files = { max: join(dir, 'max.jpg'), mid: join(dir, 'mid.jpg'), min: join(dir, 'min.jpg') };
-  const limitInputPixels = sizes.max * sizes.max;
+  // poppler's -scale-to can overshoot by a pixel (2001x2000 for some square pages).
+  const limitInputPixels = (sizes.max + 2) * (sizes.max + 2);
+  try {
+    return await derive(file, dir, files, position, geometry, sizes, limitInputPixels);
+  } catch (error) {
+    if (error instanceof RenderFailure) throw error;
+    throw new RenderFailure(`Page ${position} could not be converted: ${(error as Error).message}`);
+  }
+};
+
+const derive = async (
+  file: string,
+  dir: string,
+  files: RenderedPage['files'],
+  position: number,
+  geometry: PageGeometry | undefined,
+  sizes: RenditionSizes,
+  limitInputPixels: number,
+): Promise<RenderedPage> => {
   const meta = await sharp(file, { limitInputPixels }).metadata();
   let size = { width: geometry?.width ?? 0, height: geometry?.height ?? 0 };
 

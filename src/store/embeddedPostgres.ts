@@ -6,12 +6,13 @@
 // process.exit() on SIGTERM and beforeExit, breaking graceful shutdown and exit codes.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chown, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { arch, platform, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { isAlive } from '../isAlive.ts';
 import { StoreError } from './storeError.ts';
 
 const run = promisify(execFile);
@@ -144,25 +145,25 @@ const initialiseOnce = async (
   runAs: RunAs,
 ) => {
   const lock = join(dir, '.init.lock');
-  try {
-    await writeFile(lock, String(process.pid), { flag: 'wx' });
-  } catch {
-    return false;
-  }
+  if (!(await takeLock(lock))) return false;
+  // initdb writes PG_VERSION early: build the cluster beside its place and rename it in when
+  // complete, so nobody ever starts a server on a half-made cluster.
+  const building = `${clusterDir}.init`;
   const passwordFile = join(tmpdir(), `flipbook-pw-${randomBytes(6).toString('hex')}`);
   try {
-    await rm(clusterDir, { recursive: true, force: true }); // a half-made cluster from a crash
-    await mkdir(clusterDir, { mode: 0o700 });
+    if (await exists(join(clusterDir, 'PG_VERSION'))) return true; // someone finished meanwhile
+    await rm(building, { recursive: true, force: true }); // a half-made cluster from a crash
+    await mkdir(building, { mode: 0o700 });
     await writeFile(passwordFile, `${c.password}\n`, { mode: 0o600 });
     if ('uid' in runAs) {
-      await chown(clusterDir, runAs.uid, runAs.gid);
+      await chown(building, runAs.uid, runAs.gid);
       await chown(passwordFile, runAs.uid, runAs.gid);
     }
     await run(
       bin.initdb,
       [
         '-D',
-        clusterDir,
+        building,
         '-U',
         c.user,
         `--pwfile=${passwordFile}`,
@@ -172,6 +173,8 @@ const initialiseOnce = async (
       ],
       { ...runAs },
     );
+    await rm(clusterDir, { recursive: true, force: true });
+    await rename(building, clusterDir);
     return true;
   } catch (error) {
     throw new StoreError(
@@ -183,6 +186,21 @@ const initialiseOnce = async (
   } finally {
     await rm(passwordFile, { force: true });
     await rm(lock, { force: true });
+  }
+};
+
+/** An exclusive lock file holding our pid; one left by a dead process is taken over. */
+const takeLock = async (lock: string) => {
+  try {
+    await writeFile(lock, String(process.pid), { flag: 'wx' });
+    return true;
+  } catch {
+    const holder = Number(await readFile(lock, 'utf8').catch(() => ''));
+    if (holder > 0 && !isAlive(holder)) {
+      await rm(lock, { force: true });
+      return takeLock(lock);
+    }
+    return false;
   }
 };
 

@@ -12,6 +12,19 @@ export const DEFAULT_WORKER_OPTIONS: Omit<WorkerOptions, 'lanes'> = {
   pollMs: 500,
 };
 
+/**
+ * Options for `lanes` lanes. FLIPBOOK_LEASE_MS shortens the lease, so tests see a killed worker's
+ * job taken over in seconds instead of a minute; unset or invalid means the default.
+ */
+export const workerOptions = (lanes: number): WorkerOptions => {
+  const lease = Number(process.env.FLIPBOOK_LEASE_MS);
+  return {
+    ...DEFAULT_WORKER_OPTIONS,
+    leaseMs: Number.isFinite(lease) && lease >= 1000 ? lease : DEFAULT_WORKER_OPTIONS.leaseMs,
+    lanes,
+  };
+};
+
 export type WorkerPool = { stop: () => Promise<void> };
 
 export const startWorkers = (deps: ProcessDeps, options: WorkerOptions): WorkerPool => {
@@ -52,6 +65,10 @@ export const startWorkers = (deps: ProcessDeps, options: WorkerOptions): WorkerP
     }
   };
 
+  deps.blobs
+    .sweepStaging()
+    .then((n) => n > 0 && log.info({ removed: n }, 'removed renders left by stopped workers'))
+    .catch(() => {});
   const lanes = Array.from({ length: Math.max(1, options.lanes) }, lane);
   return {
     stop: async () => {

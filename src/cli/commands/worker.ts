@@ -5,7 +5,7 @@ import { logger } from '../../log.ts';
 import { DEFAULT_DATA_DIR } from '../../store/location.ts';
 import { openStore } from '../../store/store.ts';
 import { defaultLanes, renderOptionsFor } from '../../worker/renderSettings.ts';
-import { DEFAULT_WORKER_OPTIONS, startWorkers } from '../../worker/workerPool.ts';
+import { startWorkers, workerOptions } from '../../worker/workerPool.ts';
 import { type StoreFlags, withStoreOptions } from '../storeOptions.ts';
 import { integer } from './serve.ts';
 
@@ -26,7 +26,7 @@ export const registerWorker = (program: Command) => {
     );
     const pool = startWorkers(
       { store, blobs, log: logger, render: renderOptionsFor(lanes) },
-      { ...DEFAULT_WORKER_OPTIONS, lanes },
+      workerOptions(lanes),
     );
     logger.info({ lanes, store: store.describe, blobs: blobs.root }, 'flipbook worker ready');
     await new Promise<void>((resolve) => {

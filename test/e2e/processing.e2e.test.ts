@@ -1,0 +1,472 @@
+// Processing, end to end: real uploads rendered by the real daemon and by separate `flipbook
+// worker` processes, observed only from outside (HTTP, the `flipbook events` CLI, the blob dir).
+// Every process started here is stopped in afterAll, failures included.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiFixture, startApi } from '../support/apiFixture.ts';
+import {
+  type Client,
+  client,
+  corpus,
+  createFlipbook,
+  expectJson,
+  type Json,
+  pdf,
+  SMALL_PDF,
+  sleep,
+} from '../support/apiHelpers.ts';
+import { FLIPBOOK, flipbook, NODE, ROOT } from '../support/cli.ts';
+import { tempDataDir } from '../support/databases.ts';
+
+const TRACEMONKEY = 'vec_tracemonkey.pdf'; // 14 pages, Letter
+const ENCRYPTED = 'enc_issue3371.pdf'; // needs a user password
+const LONG = 'text_why3-manual.pdf'; // 184 pages, ~13 s to render on 2 cores
+const SIZES = { max: 2000, mid: 1000, min: 300 } as const;
+const ORDER = ['pending', 'processing', 'done'];
+/** the job lease the kill test gives its workers (FLIPBOOK_LEASE_MS), instead of 60 s */
+const SHORT_LEASE_MS = 5_000;
+/** status polling is far above the default 120 requests a minute */
+const NO_RATE_LIMIT = ['--rate-limit', '0'];
+
+// ---- processes ------------------------------------------------------------------------------
+
+type Worker = {
+  child: ChildProcess;
+  pid: number;
+  logs: () => string;
+  stop: () => Promise<void>;
+};
+
+const started: Worker[] = [];
+
+/**
+ * Starts `flipbook worker` in its own process group (so the pdftoppm children a SIGKILL orphans
+ * can be reaped afterwards) and waits for its ready line.
+ */
+const startWorker = (args: string[], env: NodeJS.ProcessEnv = {}): Promise<Worker> =>
+  new Promise((done, fail) => {
+    const child = spawn(NODE, [FLIPBOOK, 'worker', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let output = '';
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    const worker: Worker = {
+      child,
+      pid: child.pid ?? 0,
+      logs: () => output,
+      stop: async () => {
+        if (child.exitCode === null && child.signalCode === null) {
+          child.kill('SIGTERM');
+          const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+          await exited;
+          clearTimeout(timer);
+        }
+        // Whatever is left in its group (pdftoppm orphaned by a SIGKILL) goes too.
+        try {
+          process.kill(-worker.pid, 'SIGKILL');
+        } catch {
+          // the group is empty
+        }
+      },
+    };
+    started.push(worker);
+    const timer = setTimeout(() => fail(new Error(`worker not ready in 30 s:\n${output}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('"flipbook worker ready"')) {
+        clearTimeout(timer);
+        done(worker);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      fail(new Error(`worker exited with ${code ?? signal}:\n${output}`));
+    });
+  });
+
+const stopWorkers = async () => {
+  await Promise.all(started.splice(0).map((w) => w.stop()));
+};
+
+// ---- observing ------------------------------------------------------------------------------
+
+type Watched = { final: Json; seen: string[] };
+
+/** Polls a version's status until it is `done` or `error`, recording each distinct status seen. */
+const waitForOutcome = async (
+  c: Client,
+  flipbookId: string,
+  versionId: string,
+  timeoutMs = 60_000,
+): Promise<Watched> => {
+  const seen: string[] = [];
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const reply = await c.status(flipbookId, versionId);
+    expectJson(reply, 200);
+    const status = reply.body.status as string;
+    if (seen.at(-1) !== status) seen.push(status);
+    if (status === 'done' || status === 'error') return { final: reply.body, seen };
+    if (Date.now() > deadline) {
+      throw new Error(`version ${versionId} still ${status} after ${timeoutMs} ms (${seen})`);
+    }
+    await sleep(100);
+  }
+};
+
+/** Polls until the version's status is `wanted`; fails if it gets past it. */
+const waitForStatus = async (
+  c: Client,
+  flipbookId: string,
+  versionId: string,
+  wanted: string,
+  timeoutMs = 30_000,
+) => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const reply = await c.status(flipbookId, versionId);
+    expectJson(reply, 200);
+    if (reply.body.status === wanted) return;
+    expect(ORDER.indexOf(reply.body.status), `status ${reply.body.status}`).toBeLessThan(
+      ORDER.indexOf(wanted),
+    );
+    if (Date.now() > deadline) throw new Error(`version ${versionId} never became ${wanted}`);
+    await sleep(25);
+  }
+};
+
+/** Statuses must move forward only: pending → processing → done. */
+const expectForwardOnly = (seen: string[]) => {
+  const indexes = seen.map((s) => ORDER.indexOf(s));
+  expect(indexes.every((i) => i >= 0)).toBe(true);
+  expect(indexes).toEqual([...indexes].sort((a, b) => a - b));
+};
+
+type LoggedEvent = { position: number; type: string; data: Json };
+
+const eventsOf = async (storeArgs: string[], flipbookId: string): Promise<LoggedEvent[]> => {
+  const result = await flipbook(['events', flipbookId, '--json', ...storeArgs]);
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as LoggedEvent[];
+};
+
+const ofVersion = (events: LoggedEvent[], versionId: string, type: string) =>
+  events.filter((e) => e.type === type && e.data.versionId === versionId);
+
+const countTypes = (events: LoggedEvent[]) => {
+  const counts: Record<string, number> = {};
+  for (const e of events) counts[e.type] = (counts[e.type] ?? 0) + 1;
+  return counts;
+};
+
+/** The page-file route the daemon serves (src/http/files.ts). */
+const pageFile = (base: string, versionId: string, position: number, file: string) =>
+  `${base}/files/pages/${versionId}/${position}/${file}`;
+
+// ---- 1-3: the daemon's own workers ----------------------------------------------------------
+
+describe('processing inside the daemon (embedded store, --workers 2)', () => {
+  let fx: ApiFixture;
+  let c: Client;
+  let blobDir: string;
+  // set by the first test, used by the ones after it
+  let flipbookId = '';
+  let v1 = '';
+
+  beforeAll(async () => {
+    fx = await startApi('embedded', [...NO_RATE_LIMIT, '--workers', '2']);
+    c = client(fx.api, fx.key);
+    blobDir = join(fx.storeArgs[1] ?? '', 'blobs');
+  });
+  afterAll(async () => {
+    await fx?.stop();
+  });
+
+  it('renders an upload: pending → processing → done, 14 pages, activated, one event each', async () => {
+    const created = await c.create(pdf(TRACEMONKEY));
+    expectJson(created, 201);
+    expect(created.body.status).toBe('pending');
+    flipbookId = created.body.flipbook_id;
+    v1 = created.body.version_id;
+
+    const { final, seen } = await waitForOutcome(c, flipbookId, v1);
+    if (process.env.FLIPBOOK_TEST_DEBUG) console.info('statuses seen:', seen);
+    expectForwardOnly(seen);
+    expect(seen.at(-1)).toBe('done');
+    expect(final).toMatchObject({ version_id: v1, status: 'done', pages: 14, is_active: true });
+
+    const events = await eventsOf(fx.storeArgs, flipbookId);
+    expect(countTypes(events)).toEqual({
+      FlipbookCreated: 1,
+      VersionUploaded: 1,
+      VersionProcessingStarted: 1,
+      VersionProcessed: 1,
+      VersionActivated: 1,
+    });
+    expect(events.map((e) => e.type)).toEqual([
+      'FlipbookCreated',
+      'VersionUploaded',
+      'VersionProcessingStarted',
+      'VersionProcessed',
+      'VersionActivated',
+    ]);
+    const [, , start, processed, activated] = events;
+    expect(start?.data).toMatchObject({ versionId: v1, attempt: 1, pageCount: 14 });
+    expect(processed?.data).toMatchObject({ versionId: v1, pageCount: 14, width: 612 });
+    expect(processed?.data.height).toBe(792);
+    expect(activated?.data).toMatchObject({ versionId: v1, previousVersionId: null });
+  });
+
+  it('GET flipbook lists the 14 pages at 612x792', async () => {
+    const reply = await c.flipbook(flipbookId);
+    expectJson(reply, 200);
+    const pages = reply.body.pages as Json[];
+    expect(pages.map((p) => p.position)).toEqual(Array.from({ length: 14 }, (_, i) => i + 1));
+    for (const page of pages) expect([page.width, page.height]).toEqual([612, 792]);
+    const version = (reply.body.versions as Json[]).find((v) => v.id === v1);
+    expect(version).toMatchObject({ status: 'done', is_active: true, width: 612, height: 792 });
+  });
+
+  it('every img_* URL the API gives answers 200 image/jpeg', async () => {
+    const pages = (await c.flipbook(flipbookId)).body.pages as Json[];
+    const failures: string[] = [];
+    for (const page of pages) {
+      for (const size of ['img_max', 'img_mid', 'img_min']) {
+        const res = await fetch(page[size]);
+        await res.arrayBuffer();
+        const type = res.headers.get('content-type');
+        if (res.status !== 200 || type !== 'image/jpeg')
+          failures.push(`${page[size]} → ${res.status} ${type}`);
+      }
+    }
+    expect({ failed: failures.length, examples: failures.slice(0, 3) }).toEqual({
+      failed: 0,
+      examples: [],
+    });
+  });
+
+  it('serves page files as immutable JPEGs with an ETag, 304 on revalidation, right sizes', async () => {
+    for (let position = 1; position <= 14; position++) {
+      for (const [size, longSide] of Object.entries(SIZES)) {
+        const url = pageFile(fx.daemon.url, v1, position, `${size}.jpg`);
+        const res = await fetch(url);
+        const bytes = Buffer.from(await res.arrayBuffer());
+        expect(res.status, url).toBe(200);
+        expect(res.headers.get('content-type')).toBe('image/jpeg');
+        expect(res.headers.get('cache-control')).toContain('immutable');
+        const etag = res.headers.get('etag');
+        expect(etag).toBeTruthy();
+        const meta = await sharp(bytes).metadata();
+        expect(meta.format).toBe('jpeg');
+        expect(Math.max(meta.width ?? 0, meta.height ?? 0), `${url} long side`).toBe(longSide);
+        // Letter is portrait: the long side is the height, and the aspect ratio is kept.
+        expect(meta.height).toBe(longSide);
+        expect(Math.abs((meta.width ?? 0) - (longSide * 612) / 792)).toBeLessThanOrEqual(1);
+
+        const again = await fetch(url, { headers: { 'if-none-match': etag ?? '' } });
+        expect(again.status, `revalidating ${url}`).toBe(304);
+        expect((await again.arrayBuffer()).byteLength).toBe(0);
+        expect(again.headers.get('etag')).toBe(etag);
+      }
+    }
+  });
+
+  it('serves page text and the original', async () => {
+    const text = await fetch(pageFile(fx.daemon.url, v1, 1, 'text.txt'));
+    expect(text.status).toBe(200);
+    expect(text.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(text.headers.get('cache-control')).toContain('immutable');
+    expect((await text.text()).trim().length).toBeGreaterThan(0);
+
+    const original = await fetch(`${fx.daemon.url}/files/originals/${v1}`);
+    expect(original.status).toBe(200);
+    expect(original.headers.get('content-type')).toBe('application/pdf');
+    expect(Buffer.from(await original.arrayBuffer()).equals(Buffer.from(corpus(TRACEMONKEY)))).toBe(
+      true,
+    );
+  });
+
+  it('processes a version with activate=false without activating it; activation and deletion then work', async () => {
+    const added = await c.addVersion(flipbookId, pdf(SMALL_PDF), { activate: 'false' });
+    expectJson(added, 201);
+    const v2 = added.body.version_id as string;
+    const { final, seen } = await waitForOutcome(c, flipbookId, v2);
+    expectForwardOnly(seen);
+    expect(final).toMatchObject({ status: 'done', pages: 3, is_active: false });
+    // The first version stays the one shown.
+    let book = await c.flipbook(flipbookId);
+    expect(book.body.pages).toHaveLength(14);
+    expect((await c.status(flipbookId, v1)).body.is_active).toBe(true);
+
+    const activated = await c.activate(flipbookId, v2);
+    expectJson(activated, 200);
+    expect(activated.body).toEqual({ success: true, active_version_id: v2 });
+    expect((await c.status(flipbookId, v2)).body.is_active).toBe(true);
+    expect((await c.status(flipbookId, v1)).body.is_active).toBe(false);
+    book = await c.flipbook(flipbookId);
+    expect(book.body.pages).toHaveLength(3);
+
+    const v1Files = [1, 7, 14].flatMap((p) =>
+      ['max.jpg', 'mid.jpg', 'min.jpg', 'text.txt'].map((f) => pageFile(fx.daemon.url, v1, p, f)),
+    );
+    for (const url of v1Files) expect((await fetch(url)).status, url).toBe(200);
+    expect(existsSync(join(blobDir, 'pages', v1))).toBe(true);
+
+    const removed = await c.remove(flipbookId, v1);
+    expectJson(removed, 200);
+    expect(removed.body).toEqual({ success: true });
+    for (const url of v1Files) expect((await fetch(url)).status, url).toBe(404);
+    expect(existsSync(join(blobDir, 'pages', v1))).toBe(false);
+    // The remaining version is untouched.
+    expect((await fetch(pageFile(fx.daemon.url, v2, 1, 'max.jpg'))).status).toBe(200);
+    expect(existsSync(join(blobDir, 'pages', v2))).toBe(true);
+  });
+
+  it('records a password-protected PDF as an error and goes on processing', async () => {
+    const bad = await createFlipbook(c, {}, pdf(ENCRYPTED));
+    const { final } = await waitForOutcome(c, bad.flipbookId, bad.versionId);
+    expect(final).toMatchObject({ status: 'error', is_active: false });
+
+    const events = await eventsOf(fx.storeArgs, bad.flipbookId);
+    const failed = ofVersion(events, bad.versionId, 'VersionProcessingFailed');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]?.data.reason).toMatch(/password/i);
+    expect(ofVersion(events, bad.versionId, 'VersionProcessed')).toHaveLength(0);
+    expect(ofVersion(events, bad.versionId, 'VersionActivated')).toHaveLength(0);
+
+    const good = await createFlipbook(c, {}, pdf(SMALL_PDF));
+    const after = await waitForOutcome(c, good.flipbookId, good.versionId);
+    expect(after.final).toMatchObject({ status: 'done', pages: 3, is_active: true });
+  });
+});
+
+// ---- 4: several worker processes ------------------------------------------------------------
+
+describe('two `flipbook worker` processes on one PostgreSQL database', () => {
+  let fx: ApiFixture;
+  let c: Client;
+  let workerArgs: string[];
+
+  beforeAll(async () => {
+    const blobDir = await tempDataDir();
+    fx = await startApi('postgres', [...NO_RATE_LIMIT, '--blob-dir', blobDir]); // the fixture adds --workers 0
+    c = client(fx.api, fx.key);
+    workerArgs = [...fx.storeArgs, '--blob-dir', blobDir, '--workers', '2'];
+    await Promise.all([startWorker(workerArgs), startWorker(workerArgs)]);
+  });
+  afterAll(async () => {
+    await stopWorkers();
+    await fx?.stop();
+  });
+
+  it('processes each of 6 uploads exactly once', async () => {
+    const files = [
+      'text_multicolumn.pdf',
+      'odd_habibi-rotated.pdf',
+      'odd_cardinal.pdf',
+      'vec_vector.pdf',
+      'img_scan-c02-22.pdf',
+      'img_jpx-lichtenstein.pdf',
+    ];
+    const uploads = await Promise.all(files.map((f) => createFlipbook(c, {}, pdf(f))));
+    const outcomes = await Promise.all(
+      uploads.map((u) => waitForOutcome(c, u.flipbookId, u.versionId)),
+    );
+    for (const [i, { final }] of outcomes.entries()) {
+      expect(final.status, files[i]).toBe('done');
+      expect(final.is_active, files[i]).toBe(true);
+    }
+
+    for (const [i, u] of uploads.entries()) {
+      const events = await eventsOf(fx.storeArgs, u.flipbookId);
+      expect(ofVersion(events, u.versionId, 'VersionProcessed'), files[i]).toHaveLength(1);
+      // The default 60 s lease cannot run out here, so there is no second attempt either.
+      const starts = ofVersion(events, u.versionId, 'VersionProcessingStarted');
+      expect(
+        starts.map((e) => e.data.attempt),
+        files[i],
+      ).toEqual([1]);
+    }
+
+    // Each version was rendered to the end by exactly one worker process.
+    const logs = started.map((w) => w.logs());
+    const renderers = uploads.map((u) =>
+      logs.flatMap((l, worker) =>
+        l
+          .split('\n')
+          .filter((line) => line.includes('"version processed"') && line.includes(u.versionId))
+          .map(() => worker),
+      ),
+    );
+    for (const [i, u] of uploads.entries()) expect(renderers[i], u.versionId).toHaveLength(1);
+    if (process.env.FLIPBOOK_TEST_DEBUG) console.info('rendered by worker:', renderers.flat());
+  });
+});
+
+// ---- 5: a worker killed mid-render ----------------------------------------------------------
+
+describe('a worker killed with SIGKILL mid-render', () => {
+  let fx: ApiFixture;
+  let c: Client;
+  let workerArgs: string[];
+  const env = { FLIPBOOK_LEASE_MS: String(SHORT_LEASE_MS) };
+  let killBlobDir = '';
+
+  beforeAll(async () => {
+    const blobDir = await tempDataDir();
+    fx = await startApi('postgres', [...NO_RATE_LIMIT, '--blob-dir', blobDir]);
+    c = client(fx.api, fx.key);
+    workerArgs = [...fx.storeArgs, '--blob-dir', blobDir, '--workers', '1'];
+    killBlobDir = blobDir;
+  });
+  afterAll(async () => {
+    await stopWorkers();
+    await fx?.stop();
+  });
+
+  it('leaves the job to another worker once the lease runs out; the version is processed once', async () => {
+    const first = await startWorker(workerArgs, env);
+    const { flipbookId, versionId } = await createFlipbook(c, {}, pdf(LONG));
+    await waitForStatus(c, flipbookId, versionId, 'processing');
+
+    process.kill(first.pid, 'SIGKILL');
+    await new Promise<void>((r) =>
+      first.child.exitCode !== null || first.child.signalCode !== null
+        ? r()
+        : first.child.once('exit', () => r()),
+    );
+    expect((await c.status(flipbookId, versionId)).body.status).toBe('processing');
+    const second = await startWorker(workerArgs, env);
+
+    const { final, seen } = await waitForOutcome(c, flipbookId, versionId, 90_000);
+    expectForwardOnly(seen);
+    expect(final).toMatchObject({ status: 'done', pages: 184, is_active: true });
+
+    const events = await eventsOf(fx.storeArgs, flipbookId);
+    expect(ofVersion(events, versionId, 'VersionProcessed')).toHaveLength(1);
+    const starts = ofVersion(events, versionId, 'VersionProcessingStarted');
+    expect(starts.map((e) => e.data.attempt)).toEqual([1, 2]);
+    expect(starts.map((e) => e.data.pageCount)).toEqual([184, 184]);
+    expect(ofVersion(events, versionId, 'VersionProcessingFailed')).toHaveLength(0);
+    expect(second.logs()).toContain(versionId);
+
+    if (process.env.FLIPBOOK_TEST_DEBUG) {
+      console.info('staging left behind:', readdirSync(join(killBlobDir, 'staging')));
+    }
+    const book = await c.flipbook(flipbookId);
+    expect(book.body.pages).toHaveLength(184);
+    for (const position of [1, 92, 184]) {
+      const res = await fetch(pageFile(fx.daemon.url, versionId, position, 'max.jpg'));
+      await res.arrayBuffer();
+      expect(res.status).toBe(200);
+    }
+  }, 120_000);
+});
