@@ -40,10 +40,11 @@ type Timings = { inspectMs: number; renderMs: number; deriveMs: number; textMs: 
 const service = async (pdf: string) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-data-'));
   const store = ['--data-dir', dataDir];
-  await flipbook(['workspace', 'create', 'bench', ...store]);
-  const key = JSON.parse(
-    (await flipbook(['key', 'create', '--workspace', 'bench', '--json', ...store])).stdout,
-  ).key;
+  const created = await flipbook(['workspace', 'create', 'bench', ...store]);
+  if (created.code !== 0) throw new Error(`workspace create: ${created.stderr}`);
+  const issued = await flipbook(['key', 'create', '--workspace', 'bench', '--json', ...store]);
+  if (issued.code !== 0) throw new Error(`key create: ${issued.stderr}`);
+  const key = JSON.parse(issued.stdout).key;
   // One lane: the whole machine for the one document, as for the pdftoppm baseline.
   const daemon = await startDaemon([...store, '--workers', '1', '--rate-limit', '0']);
   let peakRssKb = 0;

@@ -26,6 +26,8 @@ export const jobs: ReadTable = {
          VALUES ($1, $2, $3, $4, $5) ON CONFLICT (version_id) DO NOTHING`,
         [versionId, flipbookId, workspaceId, file.checksum, occurredAt],
       );
+      // Wakes idle workers at commit (NOTIFY is delivered only if the transaction commits).
+      await db.query("SELECT pg_notify('flipbook_jobs', $1)", [versionId]);
     } else if (
       event.type === 'VersionProcessed' ||
       event.type === 'VersionProcessingFailed' ||

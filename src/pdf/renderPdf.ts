@@ -1,10 +1,10 @@
 // The PDF adapter: one PDF in, page images and text out. It knows nothing of events or the store.
 //
-// Speed: every page is rendered once, by poppler's pdftocairo straight to JPEG at the largest size
-// (its JPEG is the `max` rendition as it is); `mid` and `min` are derived from that file with
-// sharp, whose JPEG shrink-on-load decodes at reduced scale. pdftocairo renders text pages ~1.5x
-// faster than pdftoppm here (why3 manual, 184 pages: 4.1 s against 6.2 s), page ranges are split
-// over several processes, and derivation runs while rendering goes on.
+// Speed: every page is rendered once, by pdftoppm straight to JPEG at the largest size (its JPEG
+// is the `max` rendition as it is); `mid` is derived from that file with sharp (JPEG
+// shrink-on-load) and `min` from `mid`. Page ranges are split over several pdftoppm processes and
+// derivation runs while rendering goes on. (pdftocairo renders text ~1.4x faster, but it drew a
+// page of the Asymptote manual black at 2000 px after a cairo out-of-memory error: fidelity first.)
 //
 // Safety: poppler runs in child processes with a memory and CPU cap (see poppler.ts), a wall-clock
 // limit for the document and a watchdog for each page; the rendered size is bounded by
@@ -180,7 +180,7 @@ const readGeometry = async (
 };
 
 /**
- * Runs pdftocairo over contiguous page ranges in parallel. It writes pages in order, so when
+ * Runs pdftoppm over contiguous page ranges in parallel. It writes pages in order, so when
  * a range's next file appears (or the process ends) the previous file is complete and goes to
  * `derive`. A range that shows no progress for pageTimeoutMs is killed.
  */
@@ -233,12 +233,12 @@ const renderRanges = async (
         }
       })();
       try {
-        await poppler.pdfToCairo(
+        await poppler.pdfToPpm(
           pdfPath,
           join(work, prefix),
           {
             jpegFile: true,
-            jpegOptions: 'quality=85',
+            jpegOptions: 'quality=75',
             // The crop box is the visible page, and what pdfinfo's sizes describe.
             cropBox: true,
             scalePageTo: options.sizes.max,
@@ -358,7 +358,7 @@ const deriveRenditions = async (
   // poppler's -scale-to can overshoot by a pixel (2001x2000 for some square pages).
   const limitInputPixels = (sizes.max + 2) * (sizes.max + 2);
   try {
-    return await derive(file, dir, files, position, geometry, sizes, limitInputPixels);
+    return await derive(file, files, position, geometry, sizes, limitInputPixels);
   } catch (error) {
     if (error instanceof RenderFailure) throw error;
     throw new RenderFailure(`Page ${position} could not be converted: ${(error as Error).message}`);
@@ -367,7 +367,6 @@ const deriveRenditions = async (
 
 const derive = async (
   file: string,
-  dir: string,
   files: RenderedPage['files'],
   position: number,
   geometry: PageGeometry | undefined,
@@ -389,16 +388,12 @@ const derive = async (
     await blankPage(file, sizes.max);
   }
 
-  await Promise.all([
-    sharp(file, { limitInputPixels })
-      .resize(sizes.mid, sizes.mid, { fit: 'inside' })
-      .jpeg(JPEG)
-      .toFile(files.mid),
-    sharp(file, { limitInputPixels })
-      .resize(sizes.min, sizes.min, { fit: 'inside' })
-      .jpeg(JPEG)
-      .toFile(files.min),
-  ]);
+  // min comes from mid, not from max: decoding a 1000 px JPEG costs a quarter of a 2000 px one.
+  await sharp(file, { limitInputPixels })
+    .resize(sizes.mid, sizes.mid, { fit: 'inside' })
+    .jpeg(JPEG)
+    .toFile(files.mid);
+  await sharp(files.mid).resize(sizes.min, sizes.min, { fit: 'inside' }).jpeg(JPEG).toFile(files.min);
   await rename(file, files.max);
   return { position, width: size.width, height: size.height, files, text: '' };
 };

@@ -6,7 +6,7 @@
 // process.exit() on SIGTERM and beforeExit, breaking graceful shutdown and exit codes.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chown, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { arch, platform, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -34,6 +34,11 @@ export const openEmbeddedStore = async (dataDir: string): Promise<EmbeddedStore>
   const clusterDir = join(dir, 'pg');
   // 0755: as root the server runs as `postgres`, which must reach the cluster directory.
   await mkdir(dir, { recursive: true, mode: 0o755 });
+  if (process.getuid?.() === 0) {
+    // An existing directory may be private (mkdtemp makes 0700); the server's user must enter it.
+    const mode = (await stat(dir)).mode;
+    if ((mode & 0o005) !== 0o005) await chmod(dir, (mode & 0o777) | 0o005);
+  }
   const credentials = await loadCredentials(dir);
 
   for (let attempt = 0; attempt < START_ATTEMPTS; attempt++) {

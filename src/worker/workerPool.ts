@@ -1,6 +1,7 @@
 // N lanes that claim jobs and process them, renewing each job's lease while they work. Used inside
 // `flipbook serve` and by `flipbook worker` on other machines sharing the database.
 import { hostname } from 'node:os';
+import type { Pool } from 'pg';
 import type { Logger } from '../log.ts';
 import { claimJob, type Job, releaseJob, renewLease } from './jobQueue.ts';
 import { type ProcessDeps, processVersion } from './processVersion.ts';
@@ -9,7 +10,7 @@ export type WorkerOptions = { lanes: number; leaseMs: number; pollMs: number };
 
 export const DEFAULT_WORKER_OPTIONS: Omit<WorkerOptions, 'lanes'> = {
   leaseMs: 60_000,
-  pollMs: 500,
+  pollMs: 2_000,
 };
 
 /**
@@ -50,6 +51,11 @@ export const startWorkers = (deps: ProcessDeps, options: WorkerOptions): WorkerP
     }
   };
 
+  // Idle lanes sleep until a new job's NOTIFY (sent by the jobs projection at commit) or the poll
+  // interval, whichever comes first: an upload starts processing at once.
+  const wake = new EventTarget();
+  const listener = listenForJobs(deps.store.pool, () => wake.dispatchEvent(new Event('job')), log);
+
   const lane = async () => {
     while (!stopping.signal.aborted) {
       let job: Job | null = null;
@@ -61,7 +67,7 @@ export const startWorkers = (deps: ProcessDeps, options: WorkerOptions): WorkerP
         log.error({ err: error, versionId: job?.version_id }, 'processing failed; will retry');
         await sleep(options.pollMs * 4, stopping.signal);
       }
-      if (!job) await sleep(options.pollMs, stopping.signal);
+      if (!job) await sleep(options.pollMs, stopping.signal, wake);
     }
   };
 
@@ -74,20 +80,35 @@ export const startWorkers = (deps: ProcessDeps, options: WorkerOptions): WorkerP
     stop: async () => {
       stopping.abort();
       await Promise.all(lanes);
+      await (await listener).close();
     },
   };
 };
 
-const sleep = (ms: number, signal: AbortSignal) =>
+const sleep = (ms: number, signal: AbortSignal, wake?: EventTarget) =>
   new Promise<void>((resolve) => {
     if (signal.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      wake?.removeEventListener('job', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    wake?.addEventListener('job', done, { once: true });
   });
+
+/** LISTEN on a connection of its own; if it cannot, polling alone still finds every job. */
+const listenForJobs = async (pool: Pool, onJob: () => void, log: Logger) => {
+  try {
+    const client = await pool.connect();
+    client.on('notification', onJob);
+    client.on('error', () => {});
+    await client.query('LISTEN flipbook_jobs');
+    return { close: async () => client.release(true) };
+  } catch (error) {
+    log.warn({ err: error }, 'cannot LISTEN for new jobs; polling only');
+    return { close: async () => {} };
+  }
+};
