@@ -13,16 +13,16 @@ export const pages: ReadTable = {
     height INT NOT NULL,
     UNIQUE (version_id, position)
   )`,
-  handles: ['VersionProcessed', 'VersionDeleted'],
+  handles: ['VersionPagesRendered', 'VersionProcessed', 'VersionDeleted'],
   apply: async (db, event) => {
-    if (event.type === 'VersionProcessed') {
+    if (event.type === 'VersionPagesRendered' || event.type === 'VersionProcessed') {
       const { versionId, flipbookId, workspaceId, pages: list } = event.data;
       // One statement for all pages: a 1000-page document is one round trip, not 1000.
       await db.query(
         `INSERT INTO pages (page_id, version_id, flipbook_id, workspace_id, position, width, height)
          SELECT p.page_id, $1, $2, $3, p.position, p.width, p.height
          FROM jsonb_to_recordset($4::jsonb) AS p(page_id UUID, position INT, width INT, height INT)
-         ON CONFLICT (page_id) DO NOTHING`,
+         ON CONFLICT DO NOTHING`,
         [
           versionId,
           flipbookId,

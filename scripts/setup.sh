@@ -30,11 +30,14 @@ if ! command -v npm >/dev/null; then
   exit 1
 fi
 
-# npm ci when node_modules is missing or older than the lock file. The `node` package in the
+# Install when node_modules is missing or older than the lock file. The `node` package in the
 # dependencies puts Node 24 in node_modules/.bin, which npm scripts and `npm exec` use.
+# `npm install` rather than `npm ci`: npm 11 leaves other platforms' optional packages (biome's
+# and node-poppler's binaries for macOS and Windows) out of the lock file and then `npm ci`
+# refuses it as out of sync; `npm install` follows the same lock file.
 if [[ ! -x node_modules/.bin/node || package-lock.json -nt node_modules/.package-lock.json ]]; then
   echo "setup: installing npm dependencies" >&2
-  npm ci --no-audit --no-fund --loglevel=error
+  npm install --no-audit --no-fund --loglevel=error
 fi
 
 echo "setup: ready ($(node_modules/.bin/node --version), $(pdftoppm -v 2>&1 | head -n1))" >&2

@@ -3,10 +3,8 @@
 // from hashes and ids we generate, never from anything a client sends.
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { isAlive } from '../isAlive.ts';
 
 export type BlobStore = {
   root: string;
@@ -19,14 +17,10 @@ export type BlobStore = {
   commitOriginal: (temporaryPath: string, sha256: string) => Promise<string>;
   originalPath: (sha256: string) => string;
   discard: (path: string) => Promise<void>;
-  /** a private directory to render a version into before it is committed */
-  stagingDir: (versionId: string) => string;
-  /** moves a fully rendered version into place in one rename: pages are all there or none */
-  commitPages: (versionId: string, stagingDir: string) => Promise<void>;
+  /** the directory a version's pages are rendered into and served from */
+  versionDir: (versionId: string) => string;
   pagePath: (versionId: string, position: number, file: PageFile) => string;
   removePages: (versionId: string) => Promise<void>;
-  /** removes what killed workers left in staging (theirs on this host, anyone's after a day) */
-  sweepStaging: () => Promise<number>;
   removeOriginal: (sha256: string) => Promise<void>;
 };
 
@@ -41,7 +35,6 @@ export const openBlobStore = async (dir: string): Promise<BlobStore> => {
   await mkdir(join(root, 'tmp'), { recursive: true });
   await mkdir(join(root, 'originals'), { recursive: true });
   await mkdir(join(root, 'pages'), { recursive: true });
-  await mkdir(join(root, 'staging'), { recursive: true });
 
   const versionDir = (versionId: string) => {
     if (!UUID.test(versionId)) throw new Error(`not a version id: ${versionId}`);
@@ -70,35 +63,12 @@ export const openBlobStore = async (dir: string): Promise<BlobStore> => {
     },
     originalPath,
     discard: (path) => rm(path, { force: true }),
-    stagingDir: (versionId) => {
-      versionDir(versionId); // validates
-      return join(root, 'staging', `${versionId}+${hostname()}+${process.pid}+${randomUUID()}`);
-    },
-    commitPages: async (versionId, stagingDir) => {
-      const target = versionDir(versionId);
-      // A crashed earlier attempt may have left a committed copy; the new one replaces it.
-      await rm(target, { recursive: true, force: true });
-      await rename(stagingDir, target);
-    },
+    versionDir,
     pagePath: (versionId, position, file) => {
       if (!Number.isInteger(position) || position < 1) throw new Error(`not a page: ${position}`);
       return join(versionDir(versionId), String(position), file);
     },
     removePages: (versionId) => rm(versionDir(versionId), { recursive: true, force: true }),
     removeOriginal: (sha256) => rm(originalPath(sha256), { force: true }),
-    sweepStaging: async () => {
-      let removed = 0;
-      for (const entry of await readdir(join(root, 'staging')).catch(() => [])) {
-        const [, host, pid] = entry.split('+');
-        const path = join(root, 'staging', entry);
-        const age = Date.now() - ((await stat(path).catch(() => null))?.mtimeMs ?? Date.now());
-        const orphan = host === hostname() && !isAlive(Number(pid));
-        if (orphan || age > 24 * 3600_000) {
-          await rm(path, { recursive: true, force: true });
-          removed++;
-        }
-      }
-      return removed;
-    },
   };
 };

@@ -393,7 +393,10 @@ const derive = async (
     .resize(sizes.mid, sizes.mid, { fit: 'inside' })
     .jpeg(JPEG)
     .toFile(files.mid);
-  await sharp(files.mid).resize(sizes.min, sizes.min, { fit: 'inside' }).jpeg(JPEG).toFile(files.min);
+  await sharp(files.mid)
+    .resize(sizes.min, sizes.min, { fit: 'inside' })
+    .jpeg(JPEG)
+    .toFile(files.min);
   await rename(file, files.max);
   return { position, width: size.width, height: size.height, files, text: '' };
 };

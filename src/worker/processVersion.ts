@@ -1,17 +1,22 @@
 // Takes one claimed job from uploaded PDF to `done` or `error`, recording each step as an event.
+// Pages become available as they finish: the version renders straight into its final directory
+// and ready pages are recorded in batches (VersionPagesRendered), so a reader can show the start
+// of a long document while the rest renders.
 // Never throws for a bad document: that outcome is an event. It throws only when the store or the
 // disk fails, and then the job's lease runs out and another attempt follows.
 import { randomUUID } from 'node:crypto';
-import { rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import { runFlipbookCommand } from '../app/commands.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
+import type { PageSize } from '../domain/flipbook/flipbook.ts';
 import type { Logger } from '../log.ts';
 import { RenderFailure, type RenderOptions, renderPdf } from '../pdf/renderPdf.ts';
 import type { Store } from '../store/store.ts';
 import type { Job } from './jobQueue.ts';
 
 export const MAX_ATTEMPTS = 3;
+/** Ready pages are recorded at most this often (and at the end), not one event per page. */
+const PROGRESS_EVERY_MS = 1000;
 
 export type ProcessDeps = { store: Store; blobs: BlobStore; log: Logger; render: RenderOptions };
 
@@ -24,49 +29,68 @@ export const processVersion = async (
 ): Promise<Outcome> => {
   const { store, blobs, log } = deps;
   const versionId = job.version_id;
-  const fail = async (reason: string) => {
-    await runFlipbookCommand(store, job.flipbook_id, {
-      type: 'FailProcessing',
-      data: { versionId, reason, now: new Date() },
-    });
-    return 'error' as const;
-  };
+  const command = (c: Parameters<typeof runFlipbookCommand>[2]) =>
+    runFlipbookCommand(store, job.flipbook_id, c);
 
   if (job.attempts > MAX_ATTEMPTS) {
     // The earlier attempts died without an outcome (the process was killed mid-render).
-    return fail(
-      `Processing was interrupted ${MAX_ATTEMPTS} times; the PDF may be too heavy to render`,
-    );
+    await blobs.removePages(versionId);
+    await command({
+      type: 'FailProcessing',
+      data: {
+        versionId,
+        reason: `Processing was interrupted ${MAX_ATTEMPTS} times; the PDF may be too heavy to render`,
+        now: new Date(),
+      },
+    });
+    return 'error';
   }
 
-  const staging = blobs.stagingDir(versionId);
+  // Page ids are chosen once per attempt, so progress batches and the final event agree.
+  const pageIds = new Map<number, string>();
+  const idOf = (position: number) => {
+    let id = pageIds.get(position);
+    if (!id) pageIds.set(position, (id = randomUUID()));
+    return id;
+  };
+  const progress = progressRecorder((pages) =>
+    command({ type: 'RecordRenderedPages', data: { versionId, pages, now: new Date() } }),
+  );
+
   const started = performance.now();
   try {
-    const result = await renderPdf(blobs.originalPath(job.checksum), staging, {
+    const result = await renderPdf(blobs.originalPath(job.checksum), blobs.versionDir(versionId), {
       ...deps.render,
       signal,
       onStart: async (geometry) => {
-        await runFlipbookCommand(store, job.flipbook_id, {
+        await command({
           type: 'StartProcessing',
           data: { versionId, attempt: job.attempts, pageCount: geometry.length, now: new Date() },
         });
       },
+      onPage: (page) =>
+        progress.add({
+          pageId: idOf(page.position),
+          position: page.position,
+          width: page.width,
+          height: page.height,
+        }),
     });
+    await progress.finish();
     await Promise.all(
       result.pages.map((page) =>
-        writeFile(join(staging, String(page.position), 'text.txt'), page.text),
+        writeFile(blobs.pagePath(versionId, page.position, 'text.txt'), page.text),
       ),
     );
-    await blobs.commitPages(versionId, staging);
     const first = result.pages[0];
-    const { events } = await runFlipbookCommand(store, job.flipbook_id, {
+    const { events } = await command({
       type: 'CompleteProcessing',
       data: {
         versionId,
         width: first?.width ?? 0,
         height: first?.height ?? 0,
         pages: result.pages.map((p) => ({
-          pageId: randomUUID(),
+          pageId: idOf(p.position),
           position: p.position,
           width: p.width,
           height: p.height,
@@ -90,13 +114,44 @@ export const processVersion = async (
     );
     return 'done';
   } catch (error) {
+    await progress.finish().catch(() => {});
     if (signal.aborted) return 'cancelled';
     if (error instanceof RenderFailure) {
       log.info({ versionId, reason: error.message }, 'version failed');
-      return fail(error.message);
+      await blobs.removePages(versionId); // partial output goes
+      await command({
+        type: 'FailProcessing',
+        data: { versionId, reason: error.message, now: new Date() },
+      });
+      return 'error';
     }
     throw error;
-  } finally {
-    await rm(staging, { recursive: true, force: true });
   }
+};
+
+/** Collects ready pages and records them at most once per PROGRESS_EVERY_MS, one write at a time. */
+const progressRecorder = (record: (pages: PageSize[]) => Promise<unknown>) => {
+  let pending: PageSize[] = [];
+  let chain: Promise<unknown> = Promise.resolve();
+  let timer: NodeJS.Timeout | null = null;
+  const flush = () => {
+    timer = null;
+    const batch = pending;
+    pending = [];
+    if (batch.length > 0) chain = chain.then(() => record(batch));
+    return chain;
+  };
+  return {
+    add: (page: PageSize) => {
+      pending.push(page);
+      timer ??= setTimeout(flush, PROGRESS_EVERY_MS);
+    },
+    /** waits for recorded batches; pages still pending are left to the final event */
+    finish: async () => {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      pending = [];
+      await chain;
+    },
+  };
 };

@@ -71,10 +71,6 @@ export const startWorkers = (deps: ProcessDeps, options: WorkerOptions): WorkerP
     }
   };
 
-  deps.blobs
-    .sweepStaging()
-    .then((n) => n > 0 && log.info({ removed: n }, 'removed renders left by stopped workers'))
-    .catch(() => {});
   const lanes = Array.from({ length: Math.max(1, options.lanes) }, lane);
   return {
     stop: async () => {

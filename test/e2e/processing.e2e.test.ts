@@ -203,7 +203,10 @@ describe('processing inside the daemon (embedded store, --workers 2)', () => {
     expect(seen.at(-1)).toBe('done');
     expect(final).toMatchObject({ version_id: v1, status: 'done', pages: 14, is_active: true });
 
-    const events = await eventsOf(fx.storeArgs, flipbookId);
+    // Progress batches (VersionPagesRendered) depend on timing; the outcome events do not.
+    const events = (await eventsOf(fx.storeArgs, flipbookId)).filter(
+      (e) => e.type !== 'VersionPagesRendered',
+    );
     expect(countTypes(events)).toEqual({
       FlipbookCreated: 1,
       VersionUploaded: 1,

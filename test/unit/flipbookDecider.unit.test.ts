@@ -315,6 +315,43 @@ describe('flipbook decider', () => {
     });
   });
 
+  describe('RecordRenderedPages', () => {
+    const record = (versionId: string, pages: PageSize[] = PAGES): FlipbookCommand => ({
+      type: 'RecordRenderedPages',
+      data: { versionId, pages, now: NOW },
+    });
+
+    it('records the pages ready so far while processing', () => {
+      given([flipbookCreated(), uploaded(V1, 1), started(V1)])
+        .when(record(V1))
+        .then([{ type: 'VersionPagesRendered', data: { ...now, versionId: V1, pages: PAGES } }]);
+    });
+
+    it('drops a batch that arrives after the outcome, or for a deleted or pending version', () => {
+      given([flipbookCreated(), uploaded(V1, 1), started(V1), failed(V1)])
+        .when(record(V1))
+        .thenNothingHappened();
+      given([flipbookCreated(), uploaded(V1, 1)])
+        .when(record(V1))
+        .thenNothingHappened();
+      given([flipbookCreated(), uploaded(V1, 1), uploaded(V2, 2), started(V2), deleted(V2)])
+        .when(record(V2))
+        .thenNothingHappened();
+    });
+
+    it('records nothing for an empty batch', () => {
+      given([flipbookCreated(), uploaded(V1, 1), started(V1)])
+        .when(record(V1, []))
+        .thenNothingHappened();
+    });
+
+    it('refuses an unknown version', () => {
+      given([flipbookCreated()])
+        .when(record(UNKNOWN))
+        .thenThrows((e) => e instanceof NotFound);
+    });
+  });
+
   describe('FailProcessing', () => {
     it('fails a processing version with the reason given', () => {
       given([...v1Active(), uploaded(V2, 2, true), started(V2)])

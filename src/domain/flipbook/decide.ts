@@ -31,6 +31,10 @@ export type CompleteProcessing = {
   type: 'CompleteProcessing';
   data: { versionId: string; width: number; height: number; pages: PageSize[]; now: Date };
 };
+export type RecordRenderedPages = {
+  type: 'RecordRenderedPages';
+  data: { versionId: string; pages: PageSize[]; now: Date };
+};
 export type FailProcessing = {
   type: 'FailProcessing';
   data: { versionId: string; reason: string; now: Date };
@@ -42,6 +46,7 @@ export type FlipbookCommand =
   | CreateFlipbook
   | UploadVersion
   | StartProcessing
+  | RecordRenderedPages
   | CompleteProcessing
   | FailProcessing
   | ActivateVersion
@@ -124,6 +129,22 @@ export const completeProcessing = (
   ];
 };
 
+/** Progress: only while processing; a late batch after the outcome is simply dropped. */
+export const recordRenderedPages = (
+  { data }: RecordRenderedPages,
+  state: Flipbook,
+): FlipbookEvent[] => {
+  const book = existing(state);
+  const version = known(book, data.versionId);
+  if (version.deleted || version.status !== 'processing' || data.pages.length === 0) return [];
+  return [
+    {
+      type: 'VersionPagesRendered',
+      data: { ...ofVersion(book, data.versionId, data.now), pages: data.pages },
+    },
+  ];
+};
+
 export const failProcessing = ({ data }: FailProcessing, state: Flipbook): FlipbookEvent[] => {
   const book = existing(state);
   const version = known(book, data.versionId);
@@ -179,6 +200,8 @@ export const decide = (command: FlipbookCommand, state: Flipbook): FlipbookEvent
       return uploadVersion(command, state);
     case 'StartProcessing':
       return startProcessing(command, state);
+    case 'RecordRenderedPages':
+      return recordRenderedPages(command, state);
     case 'CompleteProcessing':
       return completeProcessing(command, state);
     case 'FailProcessing':

@@ -31,6 +31,8 @@ export type VersionProcessingStarted = Event<
   /** pageCount: known from pdfinfo before rendering starts, so progress can show it */
   OfVersion & { attempt: number; pageCount: number }
 >;
+/** Pages ready so far, recorded in batches while a long document renders. */
+export type VersionPagesRendered = Event<'VersionPagesRendered', OfVersion & { pages: PageSize[] }>;
 export type VersionProcessed = Event<
   'VersionProcessed',
   OfVersion & { pageCount: number; width: number; height: number; pages: PageSize[] }
@@ -49,6 +51,7 @@ export type FlipbookEvent =
   | FlipbookCreated
   | VersionUploaded
   | VersionProcessingStarted
+  | VersionPagesRendered
   | VersionProcessed
   | VersionProcessingFailed
   | VersionActivated
@@ -58,6 +61,7 @@ export const FLIPBOOK_EVENT_TYPES: FlipbookEvent['type'][] = [
   'FlipbookCreated',
   'VersionUploaded',
   'VersionProcessingStarted',
+  'VersionPagesRendered',
   'VersionProcessed',
   'VersionProcessingFailed',
   'VersionActivated',
@@ -122,6 +126,8 @@ export const evolve = (state: Flipbook, event: FlipbookEvent): Flipbook => {
       };
     case 'VersionProcessingStarted':
       return withVersion({ status: 'processing' });
+    case 'VersionPagesRendered':
+      return state;
     case 'VersionProcessed':
       return withVersion({ status: 'done' });
     case 'VersionProcessingFailed':
