@@ -49,8 +49,8 @@ export const processVersion = async (
   // Page ids are chosen once per attempt, so progress batches and the final event agree.
   const pageIds = new Map<number, string>();
   const idOf = (position: number) => {
-    let id = pageIds.get(position);
-    if (!id) pageIds.set(position, (id = randomUUID()));
+    const id = pageIds.get(position) ?? randomUUID();
+    pageIds.set(position, id);
     return id;
   };
   const progress = progressRecorder((pages) =>
