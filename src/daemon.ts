@@ -9,6 +9,7 @@ import { urlsFor } from './http/present.ts';
 import { createRateLimiter } from './http/rateLimit.ts';
 import { createHttpServer } from './http/server.ts';
 import { logger } from './log.ts';
+import { mountReader } from './reader/readerRoutes.ts';
 import { DEFAULT_DATA_DIR } from './store/location.ts';
 import { openStore } from './store/store.ts';
 import { renderOptionsFor } from './worker/renderSettings.ts';
@@ -47,11 +48,13 @@ export const runDaemon = async (options: DaemonOptions) => {
       : null;
 
   let publicUrl = options.publicUrl ?? '';
+  const urls = urlsFor(() => publicUrl);
   const server = createHttpServer(
     logger,
     (routes) => {
-      mountApi(routes, { store, blobs, urls: urlsFor(() => publicUrl), log: logger });
+      mountApi(routes, { store, blobs, urls, log: logger });
       mountFiles(routes, { db: store.db, blobs });
+      mountReader(routes, { db: store.db, blobs, urls });
     },
     async (req, res) => {
       const path = (req.url ?? '/').split('?')[0] ?? '/';

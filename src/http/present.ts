@@ -6,6 +6,7 @@ import type { VersionRow } from '../../projections/versions.ts';
 export type Urls = {
   reader: (flipbookId: string) => string;
   page: (versionId: string, position: number, size: 'max' | 'mid' | 'min') => string;
+  original: (versionId: string) => string;
 };
 
 /** `publicUrl` is read on each use: with --port 0 it is known only once the server listens. */
@@ -15,6 +16,7 @@ export const urlsFor = (publicUrl: () => string): Urls => {
     reader: (flipbookId) => `${base()}/f/${flipbookId}`,
     page: (versionId, position, size) =>
       `${base()}/files/pages/${versionId}/${position}/${size}.jpg`,
+    original: (versionId) => `${base()}/files/originals/${versionId}`,
   };
 };
 

@@ -1,0 +1,298 @@
+// The flipbook reader. No dependencies and no third-party requests: one module, served by the
+// daemon. It shows one page (narrow screens) or a two-page spread with the cover alone (wide
+// screens), loads only the pages near the current one (srcset picks min/mid/max for the screen),
+// and turns pages with a 3D flip unless the reader prefers reduced motion.
+const data = JSON.parse(document.getElementById('flipbook-data').textContent);
+const total = data.pageCount;
+const byNumber = new Map(data.pages.map((p) => [p.n, p]));
+
+const book = document.getElementById('book');
+const stage = document.getElementById('stage');
+const slider = document.getElementById('slider');
+const counter = document.getElementById('counter');
+const live = document.getElementById('live');
+const searchForm = document.querySelector('form.search');
+const searchInput = document.getElementById('search-input');
+const searchResult = document.getElementById('search-result');
+const reducedMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
+
+let current = 1;
+let zoomed = false;
+let turning = false;
+
+const clamp = (n) => Math.min(Math.max(1, Math.round(n) || 1), total);
+const spreadMode = () => stage.clientWidth >= 720 && stage.clientWidth > stage.clientHeight * 1.05;
+
+/** The pages shown together with page n: [n] alone, or a spread [left, right] with the cover alone. */
+const visible = (n) => {
+  if (!spreadMode()) return [n];
+  if (n === 1) return [null, 1];
+  const left = n % 2 === 0 ? n : n - 1;
+  return [left, left + 1 <= total ? left + 1 : null];
+};
+
+const firstOf = (pages) => pages.find((p) => p !== null) ?? 1;
+const lastOf = (pages) => [...pages].reverse().find((p) => p !== null) ?? 1;
+
+const aspect = (n) => {
+  const page = byNumber.get(n) ?? data.pages[0];
+  return page && page.w > 0 && page.h > 0 ? page.w / page.h : 0.7;
+};
+
+const slotSize = (pages) => {
+  const columns = pages.length;
+  const width = stage.clientWidth / columns;
+  const height = stage.clientHeight;
+  const ratio = Math.max(...pages.map((n) => aspect(n ?? 1)));
+  return width / height > ratio ? { w: height * ratio, h: height } : { w: width, h: width / ratio };
+};
+
+const pageElement = (n, side, size) => {
+  const figure = document.createElement('figure');
+  figure.className = `page ${side}`;
+  figure.style.width = `${size.w}px`;
+  figure.style.height = `${size.h}px`;
+  if (n === null) {
+    figure.classList.add('blank');
+    figure.setAttribute('aria-hidden', 'true');
+    return figure;
+  }
+  const page = byNumber.get(n);
+  if (!page) {
+    figure.classList.add('pending');
+    figure.textContent = `Page ${n} is being prepared`;
+    return figure;
+  }
+  const img = document.createElement('img');
+  img.alt = page.alt;
+  img.decoding = 'async';
+  img.width = Math.round(size.w);
+  img.height = Math.round(size.h);
+  if (zoomed) {
+    img.src = page.max;
+  } else {
+    img.srcset = `${page.min} 300w, ${page.mid} 1000w, ${page.max} 2000w`;
+    img.sizes = `${Math.ceil(size.w)}px`;
+    img.src = page.mid;
+  }
+  figure.append(img);
+  return figure;
+};
+
+/** Warms the browser cache for the pages one turn away, at the size they will be shown. */
+const preload = () => {
+  for (const n of [...visible(nextStart()), ...visible(prevStart())]) {
+    const page = n && byNumber.get(n);
+    if (!page) continue;
+    const img = new Image();
+    img.sizes = `${Math.ceil(slotSize(visible(current)).w)}px`;
+    img.srcset = `${page.min} 300w, ${page.mid} 1000w, ${page.max} 2000w`;
+  }
+};
+
+const render = () => {
+  const pages = visible(current);
+  const size = slotSize(pages);
+  const spread = pages.length === 2;
+  stage.replaceChildren(
+    ...pages.map((n, i) => pageElement(n, spread ? (i === 0 ? 'left' : 'right') : 'single', size)),
+  );
+  stage.classList.toggle('spread', spread);
+  const shown = pages.filter((p) => p !== null);
+  const label = shown.length === 2 ? `${shown[0]}–${shown[1]}` : `${shown[0]}`;
+  counter.textContent = `${label} / ${total}`;
+  slider.value = String(current);
+  slider.setAttribute('aria-valuetext', `Page ${label} of ${total}`);
+  live.textContent = `Page ${label} of ${total}`;
+  const hash = `#page=${current}`;
+  if (location.hash !== hash) history.replaceState(null, '', hash);
+  for (const button of document.querySelectorAll('[data-action="prev"], [data-action="first"]')) {
+    button.disabled = firstOf(pages) <= 1;
+  }
+  for (const button of document.querySelectorAll('[data-action="next"], [data-action="last"]')) {
+    button.disabled = lastOf(pages) >= total;
+  }
+  preload();
+};
+
+const nextStart = () => lastOf(visible(current)) + 1;
+const prevStart = () => firstOf(visible(current)) - 1;
+
+/** Turns to page n: a flip of the leaf between here and there, or at once if motion is unwanted. */
+const go = (n) => {
+  const target = clamp(n);
+  const from = visible(current);
+  const to = visible(target);
+  if (firstOf(to) === firstOf(from) || turning) {
+    current = target;
+    render();
+    return;
+  }
+  const forward = firstOf(to) > firstOf(from);
+  current = target;
+  if (reducedMotion.matches || zoomed || !stage.firstElementChild) {
+    render();
+    return;
+  }
+  turning = true;
+  const size = slotSize(to);
+  const leaf = document.createElement('div');
+  leaf.className = `leaf ${forward ? 'forward' : 'backward'} ${to.length === 2 ? 'spread' : 'single'}`;
+  leaf.style.width = `${size.w}px`;
+  leaf.style.height = `${size.h}px`;
+  const front = pageElement(forward ? lastOf(from) : firstOf(from), 'front', size);
+  const back = pageElement(forward ? firstOf(to) : lastOf(to), 'back', size);
+  leaf.append(front, back);
+  // The pages beneath the turning leaf are the destination's.
+  const under = to.map((p, i) =>
+    pageElement(p, to.length === 2 ? (i === 0 ? 'left' : 'right') : 'single', size),
+  );
+  stage.replaceChildren(...under, leaf);
+  stage.classList.toggle('spread', to.length === 2);
+  requestAnimationFrame(() => requestAnimationFrame(() => leaf.classList.add('turned')));
+  let finished = false;
+  const done = () => {
+    if (finished) return;
+    finished = true;
+    turning = false;
+    render();
+  };
+  leaf.addEventListener('transitionend', done, { once: true });
+  setTimeout(done, 900);
+};
+
+const next = () => lastOf(visible(current)) < total && go(nextStart());
+const prev = () => firstOf(visible(current)) > 1 && go(Math.max(1, prevStart()));
+
+const setZoom = (on) => {
+  zoomed = on;
+  book.classList.toggle('zoomed', on);
+  const button = document.querySelector('[data-action="zoom"]');
+  button.setAttribute('aria-pressed', String(on));
+  button.setAttribute('aria-label', on ? 'Zoom out' : 'Zoom in');
+  render();
+};
+
+const toggleFullscreen = () => {
+  if (document.fullscreenElement) document.exitFullscreen();
+  else document.documentElement.requestFullscreen?.();
+};
+
+let hits = [];
+const search = (query) => {
+  const words = query.trim().toLowerCase();
+  if (!words) return;
+  hits = [...document.querySelectorAll('.page-text')]
+    .filter((article) => article.textContent.toLowerCase().includes(words))
+    .map((article) => Number(article.id.replace('text-', '')));
+  if (hits.length === 0) {
+    searchResult.textContent = `No page contains “${query.trim()}”.`;
+    return;
+  }
+  const after = lastOf(visible(current));
+  const target = hits.find((n) => n > after) ?? hits[0];
+  const index = hits.indexOf(target) + 1;
+  searchResult.textContent = `Page ${target}: match ${index} of ${hits.length}.`;
+  go(target);
+};
+
+const actions = {
+  next,
+  prev,
+  first: () => go(1),
+  last: () => go(total),
+  zoom: () => setZoom(!zoomed),
+  fullscreen: toggleFullscreen,
+  search: () => {
+    const open = searchForm.hidden;
+    searchForm.hidden = !open;
+    document.querySelector('[data-action="search"]').setAttribute('aria-expanded', String(open));
+    if (open) searchInput.focus();
+  },
+};
+
+document.addEventListener('click', (event) => {
+  const target = event.target.closest('[data-action]');
+  const action = target && actions[target.dataset.action];
+  if (!action) return;
+  if (zoomed && target.classList.contains('edge')) return; // zoomed: the edges pan, never flip
+  event.preventDefault();
+  action();
+});
+
+document.addEventListener('keydown', (event) => {
+  if (
+    event.target.closest?.('input, textarea, select') ||
+    event.altKey ||
+    event.ctrlKey ||
+    event.metaKey
+  )
+    return;
+  const keys = {
+    ArrowRight: next,
+    ArrowDown: next,
+    PageDown: next,
+    ArrowLeft: prev,
+    ArrowUp: prev,
+    PageUp: prev,
+    Home: actions.first,
+    End: actions.last,
+  };
+  const action = keys[event.key];
+  if (action && !(zoomed && event.key.startsWith('Arrow'))) {
+    event.preventDefault();
+    action();
+  }
+});
+
+slider.addEventListener('input', () => go(Number(slider.value)));
+searchForm.addEventListener('submit', (event) => {
+  event.preventDefault();
+  search(searchInput.value);
+});
+stage.addEventListener('dblclick', () => setZoom(!zoomed));
+
+let touch = null;
+stage.addEventListener(
+  'touchstart',
+  (e) => {
+    touch = e.touches.length === 1 ? { x: e.touches[0].clientX, y: e.touches[0].clientY } : null;
+  },
+  { passive: true },
+);
+stage.addEventListener('touchend', (e) => {
+  if (!touch || zoomed || e.changedTouches.length !== 1) return;
+  const dx = e.changedTouches[0].clientX - touch.x;
+  const dy = e.changedTouches[0].clientY - touch.y;
+  touch = null;
+  if (Math.abs(dx) > 40 && Math.abs(dx) > Math.abs(dy) * 1.5) (dx < 0 ? next : prev)();
+});
+
+const fromHash = () => Number(/page=(\d+)/.exec(location.hash)?.[1] ?? 1);
+window.addEventListener('hashchange', () => go(fromHash()));
+new ResizeObserver(() => {
+  if (!turning) render();
+}).observe(stage);
+
+// While the version is still processing, pick up newly ready pages now and then.
+if (data.processing) {
+  const refresh = async () => {
+    const html = await fetch(location.pathname, { cache: 'no-store' })
+      .then((r) => r.text())
+      .catch(() => '');
+    const match = /<script type="application\/json" id="flipbook-data">([\s\S]*?)<\/script>/.exec(
+      html,
+    );
+    if (!match) return;
+    const fresh = JSON.parse(match[1]);
+    for (const page of fresh.pages) byNumber.set(page.n, page);
+    if (!turning) render();
+    if (fresh.processing) setTimeout(refresh, 5000);
+    else document.querySelector('.notice')?.remove();
+  };
+  setTimeout(refresh, 5000);
+}
+
+current = clamp(fromHash());
+document.documentElement.classList.add('js');
+render();
