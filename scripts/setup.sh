@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs what this project needs and is missing, on Debian or Ubuntu:
 #   scripts/setup.sh          to run the service (poppler-utils, npm dependencies with Node 24)
-#   scripts/setup.sh --test   to run the tests as well (adds PostgreSQL for the external-store tests)
+#   scripts/setup.sh --test   to run the tests as well (adds PostgreSQL and Chromium)
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(poppler-utils)
 if [[ "${1:-}" == "--test" ]]; then
-  packages+=(postgresql)
+  # a real PostgreSQL for the external-store tests, real Chromium for the reader's tests
+  packages+=(postgresql chromium)
 fi
 
 missing=()

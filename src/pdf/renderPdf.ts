@@ -397,7 +397,15 @@ const derive = async (
     .resize(sizes.min, sizes.min, { fit: 'inside' })
     .jpeg(JPEG)
     .toFile(files.min);
-  await rename(file, files.max);
+  if (Math.max(meta.width ?? 0, meta.height ?? 0) > sizes.max) {
+    // pdftoppm's -scale-to overshoots by a pixel on some square pages (2001x2000).
+    await sharp(file, { limitInputPixels })
+      .resize(sizes.max, sizes.max, { fit: 'inside' })
+      .jpeg(JPEG)
+      .toFile(files.max);
+  } else {
+    await rename(file, files.max);
+  }
   return { position, width: size.width, height: size.height, files, text: '' };
 };
 
