@@ -22,12 +22,14 @@ export const flipbooks: ReadTable = {
     description TEXT NOT NULL DEFAULT '',
     status TEXT NOT NULL DEFAULT 'published',
     active_version_id UUID,
+    download_allowed BOOLEAN NOT NULL DEFAULT TRUE,
     created_at TIMESTAMPTZ NOT NULL,
     updated_at TIMESTAMPTZ NOT NULL
   );
   CREATE INDEX IF NOT EXISTS flipbooks_workspace_created ON flipbooks (workspace_id, created_at)`,
   handles: [
     'FlipbookCreated',
+    'FlipbookDownloadChanged',
     'VersionUploaded',
     'VersionProcessed',
     'VersionProcessingFailed',
@@ -41,6 +43,13 @@ export const flipbooks: ReadTable = {
         `INSERT INTO flipbooks (flipbook_id, workspace_id, title, slug, description, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (flipbook_id) DO NOTHING`,
         [flipbookId, workspaceId, title, slug, description, occurredAt],
+      );
+      return;
+    }
+    if (event.type === 'FlipbookDownloadChanged') {
+      await db.query(
+        'UPDATE flipbooks SET download_allowed = $2, updated_at = GREATEST(updated_at, $3) WHERE flipbook_id = $1',
+        [event.data.flipbookId, event.data.allowed, event.data.occurredAt],
       );
       return;
     }

@@ -3,6 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { AppError, InvalidInput } from '../domain/errors.ts';
 import { StoreError } from '../store/storeError.ts';
+import { registerDownload } from './commands/download.ts';
 import { registerEvents } from './commands/events.ts';
 import { registerKey } from './commands/key.ts';
 import { registerReplay } from './commands/replay.ts';
@@ -22,6 +23,7 @@ registerKey(program);
 registerEvents(program);
 registerReplay(program);
 registerWorker(program);
+registerDownload(program);
 
 const main = async () => {
   try {

@@ -30,8 +30,10 @@ export const mountFiles = (routes: Routes, deps: { db: Db; blobs: BlobStore }) =
   routes.get('/files/originals/:versionId', async (req, res) => {
     const versionId = req.params.versionId ?? '';
     if (!isUuid(versionId)) throw new NotFound('Not found');
+    // Only while the flipbook allows downloads: turning them off closes the link too.
     const { rows } = await deps.db.query<{ checksum: string; file_name: string }>(
-      'SELECT checksum, file_name FROM versions WHERE version_id = $1',
+      `SELECT v.checksum, v.file_name FROM versions v JOIN flipbooks f USING (flipbook_id)
+       WHERE v.version_id = $1 AND f.download_allowed`,
       [versionId],
     );
     const version = rows[0];

@@ -38,9 +38,12 @@ export const loadReaderBook = async (
     description: string;
     status: string;
     active_version_id: string | null;
-  }>('SELECT title, description, status, active_version_id FROM flipbooks WHERE flipbook_id = $1', [
-    flipbookId,
-  ]);
+    download_allowed: boolean;
+  }>(
+    `SELECT title, description, status, active_version_id, download_allowed
+     FROM flipbooks WHERE flipbook_id = $1`,
+    [flipbookId],
+  );
   const book = rows[0];
   if (!book || book.status === 'archived') return null;
 
@@ -83,6 +86,9 @@ export const loadReaderBook = async (
       max: urls.page(version?.version_id ?? '', p.position, 'max'),
       text: texts[i] ?? '',
     })),
-    download: version && pages.length > 0 ? urls.original(version.version_id) : null,
+    download:
+      book.download_allowed && version && pages.length > 0
+        ? urls.original(version.version_id)
+        : null,
   };
 };

@@ -315,6 +315,35 @@ describe('flipbook decider', () => {
     });
   });
 
+  describe('SetDownload', () => {
+    const setDownload = (allowed: boolean): FlipbookCommand => ({
+      type: 'SetDownload',
+      data: { allowed, now: NOW },
+    });
+
+    it('turns downloads off, then on again', () => {
+      given([flipbookCreated()])
+        .when(setDownload(false))
+        .then([{ type: 'FlipbookDownloadChanged', data: { ...now, allowed: false } }]);
+      given([
+        flipbookCreated(),
+        { type: 'FlipbookDownloadChanged', data: { ...past, allowed: false } },
+      ])
+        .when(setDownload(true))
+        .then([{ type: 'FlipbookDownloadChanged', data: { ...now, allowed: true } }]);
+    });
+
+    it('does nothing when downloads are already as asked (allowed by default)', () => {
+      given([flipbookCreated()]).when(setDownload(true)).thenNothingHappened();
+    });
+
+    it('refuses an unknown flipbook', () => {
+      given([])
+        .when(setDownload(false))
+        .thenThrows((e) => e instanceof NotFound);
+    });
+  });
+
   describe('RecordRenderedPages', () => {
     const record = (versionId: string, pages: PageSize[] = PAGES): FlipbookCommand => ({
       type: 'RecordRenderedPages',

@@ -19,6 +19,7 @@ export type CreateFlipbook = {
     now: Date;
   };
 };
+export type SetDownload = { type: 'SetDownload'; data: { allowed: boolean; now: Date } };
 export type UploadVersion = {
   type: 'UploadVersion';
   data: { versionId: string; file: UploadedFile; activateOnDone: boolean; now: Date };
@@ -44,6 +45,7 @@ export type DeleteVersion = { type: 'DeleteVersion'; data: { versionId: string; 
 
 export type FlipbookCommand =
   | CreateFlipbook
+  | SetDownload
   | UploadVersion
   | StartProcessing
   | RecordRenderedPages
@@ -64,6 +66,22 @@ export const createFlipbook = ({ data }: CreateFlipbook, state: Flipbook): Flipb
     {
       type: 'VersionUploaded',
       data: { ...base, versionId, number: 1, file, activateOnDone: true },
+    },
+  ];
+};
+
+export const setDownload = ({ data }: SetDownload, state: Flipbook): FlipbookEvent[] => {
+  const book = existing(state);
+  if (book.downloadAllowed === data.allowed) return [];
+  return [
+    {
+      type: 'FlipbookDownloadChanged',
+      data: {
+        flipbookId: book.flipbookId,
+        workspaceId: book.workspaceId,
+        allowed: data.allowed,
+        occurredAt: iso(data.now),
+      },
     },
   ];
 };
@@ -196,6 +214,8 @@ export const decide = (command: FlipbookCommand, state: Flipbook): FlipbookEvent
   switch (command.type) {
     case 'CreateFlipbook':
       return createFlipbook(command, state);
+    case 'SetDownload':
+      return setDownload(command, state);
     case 'UploadVersion':
       return uploadVersion(command, state);
     case 'StartProcessing':

@@ -22,6 +22,8 @@ export type FlipbookCreated = Event<
   'FlipbookCreated',
   Base & { title: string; slug: string; description: string }
 >;
+/** Whether readers may download the original PDF (the reader's Download button). */
+export type FlipbookDownloadChanged = Event<'FlipbookDownloadChanged', Base & { allowed: boolean }>;
 export type VersionUploaded = Event<
   'VersionUploaded',
   OfVersion & { number: number; file: UploadedFile; activateOnDone: boolean }
@@ -49,6 +51,7 @@ export type VersionDeleted = Event<'VersionDeleted', OfVersion>;
 
 export type FlipbookEvent =
   | FlipbookCreated
+  | FlipbookDownloadChanged
   | VersionUploaded
   | VersionProcessingStarted
   | VersionPagesRendered
@@ -59,6 +62,7 @@ export type FlipbookEvent =
 
 export const FLIPBOOK_EVENT_TYPES: FlipbookEvent['type'][] = [
   'FlipbookCreated',
+  'FlipbookDownloadChanged',
   'VersionUploaded',
   'VersionProcessingStarted',
   'VersionPagesRendered',
@@ -82,6 +86,7 @@ export type Flipbook =
       flipbookId: string;
       workspaceId: string;
       activeVersionId: string | null;
+      downloadAllowed: boolean;
       /** highest number ever given, deleted versions included, so numbers never repeat */
       lastNumber: number;
       versions: Record<string, VersionState>;
@@ -97,11 +102,14 @@ export const evolve = (state: Flipbook, event: FlipbookEvent): Flipbook => {
       flipbookId,
       workspaceId,
       activeVersionId: null,
+      downloadAllowed: true,
       lastNumber: 0,
       versions: {},
     };
   }
   if (state.status !== 'created') return state;
+  if (event.type === 'FlipbookDownloadChanged')
+    return { ...state, downloadAllowed: event.data.allowed };
   const { versionId } = event.data;
   const version = state.versions[versionId];
   const withVersion = (patch: Partial<VersionState>): Flipbook =>

@@ -1,0 +1,14 @@
+// Whether a flipbook's readers may download its original PDF (admin command).
+import { NotFound } from '../domain/errors.ts';
+import { isUuid } from '../domain/uuid.ts';
+import type { Store } from '../store/store.ts';
+import { runFlipbookCommand } from './commands.ts';
+
+export const setDownload = async (store: Store, flipbookId: string, allowed: boolean) => {
+  if (!isUuid(flipbookId)) throw new NotFound(`No flipbook with id ${flipbookId}`);
+  await runFlipbookCommand(store, flipbookId.toLowerCase(), {
+    type: 'SetDownload',
+    data: { allowed, now: new Date() },
+  });
+  return { id: flipbookId.toLowerCase(), download: allowed };
+};
