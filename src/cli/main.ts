@@ -3,13 +3,23 @@
 import { Command, CommanderError } from 'commander';
 import { AppError, InvalidInput } from '../domain/errors.ts';
 import { StoreError } from '../store/storeError.ts';
+import { CliError } from './client/cliErrors.ts';
 import { registerDownload } from './commands/download.ts';
 import { registerEvents } from './commands/events.ts';
 import { registerKey } from './commands/key.ts';
+import { registerList } from './commands/list.ts';
+import { registerLogin } from './commands/login.ts';
+import { registerPublish } from './commands/publish.ts';
 import { registerReplay } from './commands/replay.ts';
 import { registerServe, UsageError } from './commands/serve.ts';
+import { registerShow } from './commands/show.ts';
+import { registerStatus } from './commands/status.ts';
+import { registerVersion } from './commands/version.ts';
 import { registerWorker } from './commands/worker.ts';
 import { registerWorkspace } from './commands/workspace.ts';
+
+// The API key may be on the command line: keep it out of `ps` by replacing the process title.
+process.title = 'flipbook';
 
 const program = new Command('flipbook')
   .description('Self-hosted flipbook publishing: PDF in, page-flipping reader out')
@@ -17,6 +27,12 @@ const program = new Command('flipbook')
   .exitOverride()
   .showHelpAfterError();
 
+registerPublish(program);
+registerVersion(program);
+registerStatus(program);
+registerList(program);
+registerShow(program);
+registerLogin(program);
 registerServe(program);
 registerWorkspace(program);
 registerKey(program);
@@ -33,6 +49,10 @@ const main = async () => {
     if (error instanceof CommanderError) {
       // --help and --version end here too, with exit code 0.
       return error.exitCode === 0 ? 0 : 2;
+    }
+    if (error instanceof CliError) {
+      process.stderr.write(`flipbook: ${error.message}\n`);
+      return error.exitCode;
     }
     if (error instanceof UsageError || error instanceof InvalidInput) {
       process.stderr.write(`flipbook: ${error.message}\n`);

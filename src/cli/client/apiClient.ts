@@ -1,0 +1,166 @@
+// The Client API over undici. 429s wait for Retry-After; network failures are retried with
+// backoff (uploads are not: a half-sent body cannot be replayed safely without re-reading the file,
+// so the upload is restarted from the file instead). The API key only ever goes into a header.
+import { request } from 'undici';
+import { ApiError } from './cliErrors.ts';
+import type { Connection } from './config.ts';
+import { multipartBody } from './multipartBody.ts';
+import type { PdfFile } from './pdfFile.ts';
+
+const RETRIES = 4;
+
+export type Created = {
+  flipbook_id: string;
+  version_id: string;
+  title: string;
+  status: string;
+  file_size: number;
+  estimated_seconds: number;
+  created_at_unix: number;
+};
+export type CreatedVersion = {
+  version_id: string;
+  version_status: string;
+  activate_on_done: boolean;
+  file_size: number;
+  estimated_seconds: number;
+  created_at_unix: number;
+};
+export type VersionStatus = {
+  version_id: string;
+  status: 'pending' | 'processing' | 'done' | 'error';
+  is_active: boolean;
+  version: number;
+  pages: number;
+  file_name: string;
+  file_size: number;
+};
+export type Flipbook = {
+  id: string;
+  title: string;
+  url: string;
+  status: string;
+  versions: unknown[];
+} & Record<string, unknown>;
+
+type Options = {
+  method?: 'GET' | 'POST' | 'DELETE';
+  body?: () => { body: NodeJS.ReadableStream; contentType: string; length: number };
+  signal?: AbortSignal;
+};
+
+export const apiClient = (connection: Connection, onWait?: (message: string) => void) => {
+  const call = async <T>(path: string, options: Options = {}): Promise<T> => {
+    for (let attempt = 1; ; attempt++) {
+      let response: Awaited<ReturnType<typeof request>>;
+      const upload = options.body?.();
+      try {
+        response = await request(`${connection.url}/api/v1${path}`, {
+          method: options.method ?? 'GET',
+          headers: {
+            authorization: `Bearer ${connection.apiKey}`,
+            accept: 'application/json',
+            ...(upload
+              ? { 'content-type': upload.contentType, 'content-length': String(upload.length) }
+              : {}),
+          },
+          body: upload?.body as never,
+          signal: options.signal,
+          headersTimeout: 60_000,
+          bodyTimeout: 0,
+        });
+      } catch (error) {
+        if (options.signal?.aborted || attempt >= RETRIES) {
+          throw new ApiError(0, `Cannot reach ${connection.url}: ${(error as Error).message}`);
+        }
+        const wait = 2 ** attempt * 250;
+        onWait?.(`network error (${(error as Error).message}); retrying in ${wait / 1000} s`);
+        await sleep(wait, options.signal);
+        continue;
+      }
+      const text = await response.body.text();
+      if (response.statusCode === 429 && attempt < RETRIES) {
+        const seconds = Math.min(120, Number(response.headers['retry-after']) || 1);
+        onWait?.(`rate limited; retrying in ${seconds} s`);
+        await sleep(seconds * 1000, options.signal);
+        continue;
+      }
+      const json = text ? safeJson(text) : {};
+      if (response.statusCode >= 400) {
+        const message = (json as { error?: string }).error ?? `HTTP ${response.statusCode}`;
+        throw new ApiError(response.statusCode, message);
+      }
+      return json as T;
+    }
+  };
+
+  const uploadBody =
+    (
+      file: PdfFile,
+      fields: Record<string, string>,
+      progress?: (sent: number, total: number) => void,
+    ) =>
+    () =>
+      multipartBody(file, fields, progress ?? (() => {}));
+
+  return {
+    create: (
+      file: PdfFile,
+      title: string | undefined,
+      progress?: (sent: number, total: number) => void,
+    ) =>
+      call<Created>('/flipbooks', {
+        method: 'POST',
+        body: uploadBody(file, title ? { title } : {}, progress),
+      }),
+    addVersion: (
+      flipbookId: string,
+      file: PdfFile,
+      activate: boolean,
+      progress?: (sent: number, total: number) => void,
+    ) =>
+      call<CreatedVersion>(`/flipbooks/${encodeURIComponent(flipbookId)}/versions`, {
+        method: 'POST',
+        body: uploadBody(file, { activate: String(activate) }, progress),
+      }),
+    activate: (flipbookId: string, versionId: string) =>
+      call<{ success: boolean; active_version_id: string }>(
+        `/flipbooks/${encodeURIComponent(flipbookId)}/versions/${encodeURIComponent(versionId)}/activate`,
+        { method: 'POST' },
+      ),
+    remove: (flipbookId: string, versionId: string) =>
+      call<{ success: boolean }>(
+        `/flipbooks/${encodeURIComponent(flipbookId)}/versions/${encodeURIComponent(versionId)}`,
+        { method: 'DELETE' },
+      ),
+    status: (flipbookId: string, versionId: string, signal?: AbortSignal) =>
+      call<VersionStatus>(
+        `/flipbooks/${encodeURIComponent(flipbookId)}/versions/${encodeURIComponent(versionId)}/status`,
+        { signal },
+      ),
+    show: (flipbookId: string) => call<Flipbook>(`/flipbooks/${encodeURIComponent(flipbookId)}`),
+    list: (query: URLSearchParams) =>
+      call<{ flipbooks: Flipbook[]; page: number; per_page: number; total_pages: number }>(
+        `/flipbooks${query.size > 0 ? `?${query}` : ''}`,
+      ),
+  };
+};
+
+export type ApiClient = ReturnType<typeof apiClient>;
+
+const safeJson = (text: string) => {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return { error: text.slice(0, 200) };
+  }
+};
+
+export const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });

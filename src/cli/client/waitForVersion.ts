@@ -1,0 +1,28 @@
+// Polls a version's status with backoff until it is done or failed: an async generator, so a
+// view can show every step and a script can simply take the last one.
+import { type ApiClient, sleep, type VersionStatus } from './apiClient.ts';
+import { CliError, EXIT } from './cliErrors.ts';
+
+export async function* waitForVersion(
+  client: ApiClient,
+  flipbookId: string,
+  versionId: string,
+  options: { timeoutMs: number; signal?: AbortSignal },
+): AsyncGenerator<VersionStatus> {
+  const deadline = Date.now() + options.timeoutMs;
+  let delay = 300;
+  for (;;) {
+    const status = await client.status(flipbookId, versionId, options.signal);
+    yield status;
+    if (status.status === 'done' || status.status === 'error') return;
+    if (options.signal?.aborted) throw new CliError(130, 'Interrupted');
+    if (Date.now() + delay > deadline) {
+      throw new CliError(
+        EXIT.timeout,
+        `Timed out after ${options.timeoutMs / 1000} s: version is ${status.status}`,
+      );
+    }
+    await sleep(delay, options.signal);
+    delay = Math.min(5000, Math.round(delay * 1.5));
+  }
+}

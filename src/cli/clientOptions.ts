@@ -1,0 +1,46 @@
+// Flags every publishing command shares, and how its result is shown: one JSON document with
+// --json; otherwise short lines (or, on a terminal, a live ink view on stderr).
+import type { Command } from 'commander';
+import { CliError, EXIT } from './client/cliErrors.ts';
+import { resolveConnection } from './client/config.ts';
+import type { PublishResult } from './services/publish.ts';
+
+export type ClientFlags = { url?: string; apiKey?: string; json?: boolean };
+
+export const withClientOptions = (command: Command) =>
+  command
+    .option('--url <url>', 'server URL (default: $FLIPBOOK_URL or `flipbook login`)')
+    .option('--api-key <key>', 'API key (default: $FLIPBOOK_API_KEY or `flipbook login`)')
+    .option('--json', 'print one JSON document');
+
+export const connectionFrom = (flags: ClientFlags) => resolveConnection(flags);
+
+export const interactive = (flags: ClientFlags) =>
+  !flags.json && Boolean(process.stdout.isTTY && process.stderr.isTTY);
+
+export const parseTimeout = (text: string) => {
+  const seconds = Number(text);
+  if (!(seconds > 0))
+    throw new CliError(EXIT.usage, `--timeout must be a number of seconds, got "${text}"`);
+  return seconds * 1000;
+};
+
+/** Ctrl-C stops waiting cleanly: the signal aborts polling, and the command exits 130. */
+export const interruptible = () => {
+  const controller = new AbortController();
+  process.once('SIGINT', () => controller.abort());
+  return controller.signal;
+};
+
+export const reportPublished = (result: PublishResult, flags: ClientFlags) => {
+  if (flags.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+  else {
+    process.stdout.write(
+      `flipbook ${result.flipbook_id} version ${result.version_id}: ${result.status}` +
+        (result.pages ? `, ${result.pages} pages` : '') +
+        `\n${result.url}\n`,
+    );
+  }
+  if (result.status === 'error')
+    throw new CliError(EXIT.processingError, 'Processing ended in error');
+};

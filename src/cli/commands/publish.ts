@@ -1,0 +1,60 @@
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { Command } from 'commander';
+import {
+  type ClientFlags,
+  connectionFrom,
+  interactive,
+  interruptible,
+  parseTimeout,
+  reportPublished,
+  withClientOptions,
+} from '../clientOptions.ts';
+import { type Progress, publish } from '../services/publish.ts';
+import { runPublishView } from '../ui/runPublishView.ts';
+
+type Flags = ClientFlags & { title?: string; wait?: boolean; timeout: string };
+
+/** Runs an upload with the view that suits the output: ink on a terminal, lines otherwise. */
+export const withProgress = async <T>(
+  file: string,
+  flags: ClientFlags,
+  work: (progress: Progress) => Promise<T>,
+) => {
+  if (interactive(flags)) {
+    const size = (await stat(file).catch(() => null))?.size ?? 0;
+    return runPublishView(basename(file), size, work);
+  }
+  const plain = !flags.json;
+  let lastStatus = '';
+  return work({
+    onWait: (note) => process.stderr.write(`${note}\n`),
+    onStatus: (s) => {
+      if (plain && s.status !== lastStatus)
+        process.stderr.write(`status: ${s.status}${s.pages ? ` (${s.pages} pages)` : ''}\n`);
+      lastStatus = s.status;
+    },
+  });
+};
+
+export const registerPublish = (program: Command) => {
+  withClientOptions(
+    program
+      .command('publish <file>')
+      .description('upload a PDF as a new flipbook and print its reader URL')
+      .option('--title <title>', 'title (default: the file name)')
+      .option('--wait', 'wait until processing is done or failed')
+      .option('--timeout <seconds>', 'with --wait: give up after this long (exit 4)', '600'),
+  ).action(async (file: string, flags: Flags) => {
+    const connection = await connectionFrom(flags);
+    const timeoutMs = parseTimeout(flags.timeout);
+    const signal = interruptible();
+    const result = await withProgress(file, flags, (progress) =>
+      publish(
+        { connection, file, title: flags.title, wait: Boolean(flags.wait), timeoutMs, signal },
+        progress,
+      ),
+    );
+    reportPublished(result, flags);
+  });
+};

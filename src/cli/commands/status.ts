@@ -1,0 +1,51 @@
+import type { Command } from 'commander';
+import { apiClient, type VersionStatus } from '../client/apiClient.ts';
+import { CliError, EXIT } from '../client/cliErrors.ts';
+import { waitForVersion } from '../client/waitForVersion.ts';
+import {
+  type ClientFlags,
+  connectionFrom,
+  interruptible,
+  parseTimeout,
+  withClientOptions,
+} from '../clientOptions.ts';
+
+export const registerStatus = (program: Command) => {
+  withClientOptions(
+    program
+      .command('status <flipbookId> <versionId>')
+      .description("a version's processing status")
+      .option('--wait', 'wait until processing is done or failed')
+      .option('--timeout <seconds>', 'with --wait: give up after this long (exit 4)', '600'),
+  ).action(
+    async (
+      flipbookId: string,
+      versionId: string,
+      flags: ClientFlags & { wait?: boolean; timeout: string },
+    ) => {
+      const client = apiClient(await connectionFrom(flags), (note) =>
+        process.stderr.write(`${note}\n`),
+      );
+      let status: VersionStatus;
+      if (flags.wait) {
+        let last: VersionStatus | null = null;
+        const options = { timeoutMs: parseTimeout(flags.timeout), signal: interruptible() };
+        for await (const s of waitForVersion(client, flipbookId, versionId, options)) {
+          if (!flags.json && s.status !== last?.status)
+            process.stderr.write(`status: ${s.status}\n`);
+          last = s;
+        }
+        status = last as VersionStatus;
+      } else {
+        status = await client.status(flipbookId, versionId);
+      }
+      if (flags.json) process.stdout.write(`${JSON.stringify(status)}\n`);
+      else
+        process.stdout.write(
+          `${status.status}${status.pages ? ` (${status.pages} pages)` : ''}${status.is_active ? ', active' : ''}\n`,
+        );
+      if (status.status === 'error')
+        throw new CliError(EXIT.processingError, 'Processing ended in error');
+    },
+  );
+};

@@ -1,0 +1,85 @@
+// Publishing a PDF (a new flipbook, or a new version of one), optionally waiting for processing.
+// Options in, a result out; progress goes to the callbacks. No flags, no terminal, no React.
+import { apiClient, type VersionStatus } from '../client/apiClient.ts';
+import type { Connection } from '../client/config.ts';
+import { checkPdfFile } from '../client/pdfFile.ts';
+import { waitForVersion } from '../client/waitForVersion.ts';
+
+export type Progress = {
+  onUpload?: (sent: number, total: number) => void;
+  onStatus?: (status: VersionStatus) => void;
+  onWait?: (message: string) => void;
+};
+
+export type PublishResult = {
+  flipbook_id: string;
+  version_id: string;
+  status: VersionStatus['status'];
+  pages: number;
+  url: string;
+};
+
+export type PublishOptions = {
+  connection: Connection;
+  file: string;
+  /** a new flipbook, or a new version of this one */
+  flipbookId?: string;
+  title?: string;
+  activate?: boolean;
+  wait: boolean;
+  timeoutMs: number;
+  signal?: AbortSignal;
+};
+
+export const publish = async (
+  options: PublishOptions,
+  progress: Progress = {},
+): Promise<PublishResult> => {
+  const file = await checkPdfFile(options.file);
+  const client = apiClient(options.connection, progress.onWait);
+  const { flipbookId, versionId } = options.flipbookId
+    ? {
+        flipbookId: options.flipbookId,
+        versionId: (
+          await client.addVersion(
+            options.flipbookId,
+            file,
+            options.activate ?? true,
+            progress.onUpload,
+          )
+        ).version_id,
+      }
+    : await client.create(file, options.title, progress.onUpload).then((c) => ({
+        flipbookId: c.flipbook_id,
+        versionId: c.version_id,
+      }));
+  return finish(options, progress, flipbookId, versionId);
+};
+
+/** Status (optionally waiting) and the reader URL of a version. */
+export const finish = async (
+  options: Pick<PublishOptions, 'connection' | 'wait' | 'timeoutMs' | 'signal'>,
+  progress: Progress,
+  flipbookId: string,
+  versionId: string,
+): Promise<PublishResult> => {
+  const client = apiClient(options.connection, progress.onWait);
+  let last: VersionStatus | null = null;
+  if (options.wait) {
+    for await (const status of waitForVersion(client, flipbookId, versionId, options)) {
+      progress.onStatus?.(status);
+      last = status;
+    }
+  } else {
+    last = await client.status(flipbookId, versionId);
+    progress.onStatus?.(last);
+  }
+  const book = await client.show(flipbookId);
+  return {
+    flipbook_id: flipbookId,
+    version_id: versionId,
+    status: last?.status ?? 'pending',
+    pages: last?.pages ?? 0,
+    url: String(book.url),
+  };
+};
