@@ -5,11 +5,11 @@
 // package's EmbeddedPostgres class: that class installs process-wide exit hooks which call
 // process.exit() on SIGTERM and beforeExit, breaking graceful shutdown and exit codes.
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { chmod, chown, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { arch, platform, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { isAlive } from '../isAlive.ts';
@@ -31,13 +31,20 @@ const START_ATTEMPTS = 40;
 
 export const openEmbeddedStore = async (dataDir: string): Promise<EmbeddedStore> => {
   const dir = resolve(dataDir);
-  const clusterDir = join(dir, 'pg');
+  let clusterDir = join(dir, 'pg');
   // 0755: as root the server runs as `postgres`, which must reach the cluster directory.
   await mkdir(dir, { recursive: true, mode: 0o755 });
   if (process.getuid?.() === 0) {
     // An existing directory may be private (mkdtemp makes 0700); the server's user must enter it.
     const mode = (await stat(dir)).mode;
     if ((mode & 0o005) !== 0o005) await chmod(dir, (mode & 0o777) | 0o005);
+  }
+  if (process.getuid?.() === 0 && !(await reachableByServer(dir))) {
+    // Under a private home (/root is 0700) the `postgres` user cannot walk down to the data
+    // directory. The cluster then lives under /var/lib/flipbook, keyed by the data directory;
+    // everything else (credentials, blobs) stays where it was asked to be.
+    clusterDir = join(CLUSTERS, createHash('sha256').update(dir).digest('hex').slice(0, 16), 'pg');
+    await mkdir(dirname(clusterDir), { recursive: true, mode: 0o755 });
   }
   const credentials = await loadCredentials(dir);
 
@@ -193,6 +200,15 @@ const initialiseOnce = async (
     await rm(lock, { force: true });
   }
 };
+
+const CLUSTERS = '/var/lib/flipbook';
+
+/** Whether the `postgres` user (the server's, when we are root) can enter this directory. */
+const reachableByServer = (dir: string) =>
+  run('runuser', ['-u', 'postgres', '--', 'test', '-x', dir]).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => error.code === 'ENOENT', // no runuser: let initdb speak
+  );
 
 /** An exclusive lock file holding our pid; one left by a dead process is taken over. */
 const takeLock = async (lock: string) => {
