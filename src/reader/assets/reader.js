@@ -167,6 +167,8 @@ const prev = () => firstOf(visible(current)) > 1 && go(Math.max(1, prevStart()))
 const setZoom = (on) => {
   zoomed = on;
   book.classList.toggle('zoomed', on);
+  // Zoomed, the book scrolls: it must be reachable by keyboard to scroll it.
+  book.tabIndex = on ? 0 : -1;
   const button = document.querySelector('[data-action="zoom"]');
   button.setAttribute('aria-pressed', String(on));
   button.setAttribute('aria-label', on ? 'Zoom out' : 'Zoom in');

@@ -1,0 +1,424 @@
+// The reader, end to end: real PDFs uploaded through the API, rendered by the daemon's own
+// workers, and read in real headless Chromium (Debian's /usr/bin/chromium, driven by
+// playwright-core). One daemon and one browser for the file; every test opens its own context.
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import {
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  chromium,
+  type Page,
+} from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiFixture, startApi } from '../support/apiFixture.ts';
+import {
+  addVersion,
+  type Client,
+  client,
+  createFlipbook,
+  expectJson,
+  pdf,
+  SMALL_PDF,
+  sleep,
+} from '../support/apiHelpers.ts';
+import { ROOT } from '../support/cli.ts';
+
+const TRACEMONKEY = 'vec_tracemonkey.pdf'; // 14 pages, Letter
+const XSS_TITLE = '<script>alert(1)</script> Tracemonkey';
+const WIDE = { width: 1366, height: 800 };
+const PHONE: BrowserContextOptions = {
+  viewport: { width: 390, height: 844 },
+  deviceScaleFactor: 2,
+  isMobile: true,
+  hasTouch: true,
+};
+const SCREENSHOTS = join(ROOT, 'test-output', 'screenshots');
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+/** Polls a version until it is done (and active when asked), failing on error or timeout. */
+const waitDone = async (c: Client, flipbookId: string, versionId: string, active = false) => {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const reply = await c.status(flipbookId, versionId);
+    expectJson(reply, 200);
+    expect(reply.body.status).not.toBe('error');
+    if (reply.body.status === 'done' && (!active || reply.body.is_active)) return;
+    if (Date.now() > deadline) throw new Error(`version ${versionId}: ${reply.text}`);
+    await sleep(100);
+  }
+};
+
+/** The counter label of the spread that holds page n in a 14-page book (cover alone). */
+const spreadLabel = (n: number, total = 14) => {
+  if (n === 1) return `1 / ${total}`;
+  const left = n % 2 === 0 ? n : n - 1;
+  return left + 1 <= total ? `${left}–${left + 1} / ${total}` : `${left} / ${total}`;
+};
+
+describe('the reader in headless Chromium (embedded store, --workers 2)', () => {
+  let fx: ApiFixture;
+  let idle: ApiFixture; // no workers: its versions stay pending
+  let c: Client;
+  let browser: Browser;
+  let bookId = '';
+  let url = ''; // the tracemonkey flipbook's reader URL, as the API gives it
+  let origin = '';
+
+  // Every request any page makes, and every dialog any page opens.
+  const requests: string[] = [];
+  const dialogs: string[] = [];
+  let contexts: BrowserContext[] = [];
+
+  const open = async (options: BrowserContextOptions = { viewport: WIDE }) => {
+    const context = await browser.newContext(options);
+    contexts.push(context);
+    context.on('request', (request) => requests.push(request.url()));
+    const page = await context.newPage();
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    return page;
+  };
+
+  const counter = (page: Page) => page.locator('#counter').textContent();
+  const expectCounter = (page: Page, text: string) =>
+    expect.poll(() => counter(page), { timeout: 5_000 }).toBe(text);
+  const pageImagesLoaded = (page: Page) =>
+    page.waitForFunction(
+      `[...document.querySelectorAll('#stage img')].every((i) => i.complete && i.naturalWidth > 0)`,
+    );
+
+  beforeAll(async () => {
+    [fx, idle, browser] = await Promise.all([
+      startApi('embedded', ['--workers', '2', '--rate-limit', '0']),
+      startApi('embedded', ['--workers', '0', '--rate-limit', '0']),
+      chromium.launch({
+        executablePath: '/usr/bin/chromium',
+        args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+      }),
+    ]);
+    c = client(fx.api, fx.key);
+    origin = new URL(fx.daemon.url).origin;
+    const [tracemonkey, short] = await Promise.all([
+      createFlipbook(c, { title: XSS_TITLE }, pdf(TRACEMONKEY)),
+      createFlipbook(c, { title: 'Multicolumn' }, pdf(SMALL_PDF)),
+    ]);
+    await Promise.all([
+      waitDone(c, tracemonkey.flipbookId, tracemonkey.versionId, true),
+      waitDone(c, short.flipbookId, short.versionId, true),
+    ]);
+    bookId = tracemonkey.flipbookId;
+    const got = await c.flipbook(bookId);
+    expectJson(got, 200);
+    url = got.body.url;
+    expect(url).toBe(`${origin}/f/${bookId}`);
+    mkdirSync(SCREENSHOTS, { recursive: true });
+  });
+
+  afterEach(async () => {
+    await Promise.all(contexts.map((context) => context.close()));
+    contexts = [];
+    expect(dialogs).toEqual([]);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await Promise.all([fx?.stop(), idle?.stop()]);
+  });
+
+  it('wide screen: a spread with the cover alone; keys, edge buttons and the slider turn pages', async () => {
+    const page = await open();
+    await page.goto(url);
+    await expectCounter(page, '1 / 14');
+    expect(await page.locator('#stage.spread').count()).toBe(1);
+    expect(await page.locator('#stage .page.blank').count()).toBe(1); // the cover is alone
+    expect(await page.locator('#stage img').count()).toBe(1);
+    expect(page.url()).toBe(`${url}#page=1`);
+
+    await page.keyboard.press('ArrowRight');
+    await expectCounter(page, '2–3 / 14');
+    expect(new URL(page.url()).hash).toBe('#page=2');
+    expect(await page.locator('#stage img').count()).toBe(2);
+
+    await page.keyboard.press('PageDown');
+    await expectCounter(page, '4–5 / 14');
+    expect(new URL(page.url()).hash).toBe('#page=4');
+
+    await page.keyboard.press('End');
+    await expectCounter(page, '14 / 14');
+    expect(new URL(page.url()).hash).toBe('#page=14');
+    expect(await page.locator('.controls [data-action="next"]').isDisabled()).toBe(true);
+
+    await page.keyboard.press('Home');
+    await expectCounter(page, '1 / 14');
+    expect(await page.locator('.controls [data-action="prev"]').isDisabled()).toBe(true);
+
+    await page.locator('.edge.next').click();
+    await expectCounter(page, '2–3 / 14');
+    await page.locator('.edge.prev').click();
+    await expectCounter(page, '1 / 14');
+
+    await page.locator('#slider').fill('9');
+    await expectCounter(page, '8–9 / 14');
+    expect(new URL(page.url()).hash).toBe('#page=9');
+  });
+
+  it('a #page=5 deep link opens the spread that holds page 5', async () => {
+    const page = await open();
+    await page.goto(`${url}#page=5`);
+    await expectCounter(page, '4–5 / 14');
+    expect(await page.locator('#stage img').nth(1).getAttribute('alt')).toMatch(/^Page 5: /);
+  });
+
+  it('narrow screen: one page at a time, a swipe turns it; wide → narrow switches live', async () => {
+    const phone = await open(PHONE);
+    await phone.goto(url);
+    await expectCounter(phone, '1 / 14');
+    expect(await phone.locator('#stage.spread').count()).toBe(0);
+    expect(await phone.locator('#stage .page.single').count()).toBe(1);
+    // Nothing widens the layout viewport (a wider page would pan under the finger, not turn).
+    expect(await phone.evaluate('[innerWidth, document.documentElement.scrollWidth]')).toEqual([
+      390, 390,
+    ]);
+
+    const box = await phone.locator('#stage').boundingBox();
+    if (!box) throw new Error('no stage');
+    const y = Math.round(box.y + box.height / 2);
+    const cdp = await phone.context().newCDPSession(phone);
+    await cdp.send('Input.dispatchTouchEvent', {
+      type: 'touchStart',
+      touchPoints: [{ x: 300, y }],
+    });
+    for (const x of [240, 180, 120, 60]) {
+      await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [{ x, y }] });
+    }
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+    await expectCounter(phone, '2 / 14');
+    expect(new URL(phone.url()).hash).toBe('#page=2');
+
+    const page = await open();
+    await page.goto(`${url}#page=2`);
+    await expectCounter(page, '2–3 / 14');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expectCounter(page, '2 / 14');
+    expect(await page.locator('#stage.spread').count()).toBe(0);
+    await page.setViewportSize(WIDE);
+    await expectCounter(page, '2–3 / 14');
+  });
+
+  it('loads only the pages near the current one, and the big images only when zoomed', async () => {
+    const page = await open();
+    const pageFiles: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname.startsWith('/files/pages/')) {
+        pageFiles.push(request.url());
+      }
+    });
+    await page.goto(url);
+    await sleep(2_000);
+    const early = [...pageFiles];
+    if (process.env.FLIPBOOK_TEST_DEBUG) console.info('page files in 2 s:', early);
+    expect(early.length).toBeGreaterThan(0);
+    expect(early.length, early.join('\n')).toBeLessThanOrEqual(8);
+    expect(early.filter((u) => u.endsWith('/max.jpg'))).toEqual([]);
+    const positions = new Set(early.map((u) => Number(u.split('/').at(-2))));
+    expect(Math.max(...positions)).toBeLessThanOrEqual(5);
+
+    await page.getByRole('button', { name: 'Zoom in' }).click();
+    expect(await page.locator('.book.zoomed').count()).toBe(1);
+    expect(await page.locator('[data-action="zoom"]').getAttribute('aria-pressed')).toBe('true');
+    expect(await page.locator('#stage img').first().getAttribute('src')).toMatch(/\/max\.jpg$/);
+    await expect
+      .poll(() => pageFiles.filter((u) => u.endsWith('/1/max.jpg')).length)
+      .toBeGreaterThan(0);
+  });
+
+  it('search turns to the spread holding a word found only on a later page', async () => {
+    const html = await (await fetch(url)).text();
+    const articles = [
+      ...html.matchAll(/<article class="page-text" id="text-(\d+)">([\s\S]*?)<\/article>/g),
+    ].map((m) => ({ n: Number(m[1]), text: (m[2] ?? '').replace(/<[^>]+>/g, ' ').toLowerCase() }));
+    expect(articles.map((a) => a.n)).toEqual(Array.from({ length: 14 }, (_, i) => i + 1));
+    const unique = articles
+      .filter((a) => a.n >= 6)
+      .flatMap((a) => (a.text.match(/\b[a-z]{8,}\b/g) ?? []).map((word) => ({ word, n: a.n })))
+      .find(({ word }) => articles.filter((a) => a.text.includes(word)).length === 1);
+    if (!unique) throw new Error('no word found on one later page only');
+
+    const page = await open();
+    await page.goto(url);
+    await expectCounter(page, '1 / 14');
+    await page.getByRole('button', { name: 'Search the text' }).click();
+    expect(await page.locator('form.search').isVisible()).toBe(true);
+    await page.locator('#search-input').fill(unique.word);
+    await page.locator('#search-input').press('Enter');
+    await expectCounter(page, spreadLabel(unique.n));
+    expect(await page.locator('#search-result').textContent()).toBe(
+      `Page ${unique.n}: match 1 of 1.`,
+    );
+  });
+
+  it('shows a hostile title as text, under a strict CSP, with no request off 127.0.0.1', async () => {
+    const page = await open();
+    const html = await (await fetch(url)).text();
+    expect(html).not.toContain('<script>alert(1)');
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt; Tracemonkey');
+    const before = requests.length;
+    const response = await page.goto(url);
+    if (!response) throw new Error('no response');
+    expect(response.status()).toBe(200);
+    expect(response.headers()['content-security-policy']).toContain("script-src 'self'");
+    await expectCounter(page, '1 / 14');
+    await page.keyboard.press('ArrowRight');
+    await expectCounter(page, '2–3 / 14');
+
+    expect(await page.title()).toBe(XSS_TITLE);
+    expect(await page.locator('h1.title').textContent()).toBe(XSS_TITLE);
+    expect(await page.locator('h1.title script, main#book script').count()).toBe(0);
+    expect(await page.locator('meta[property="og:title"]').getAttribute('content')).toBe(XSS_TITLE);
+    const hosts = new Set(requests.slice(before).map((u) => new URL(u).hostname));
+    expect([...hosts]).toEqual(['127.0.0.1']);
+    expect(dialogs).toEqual([]);
+  });
+
+  it('answers 404 with an HTML page for an unknown flipbook and for a malformed id', async () => {
+    const page = await open();
+    for (const id of [randomUUID(), 'not-a-uuid']) {
+      const response = await page.goto(`${origin}/f/${id}`);
+      expect(response?.status(), id).toBe(404);
+      expect(response?.headers()['content-type']).toMatch(/^text\/html/);
+      expect(await page.locator('h1').textContent()).toBe('Flipbook not found');
+      expect(await page.title()).toBe('Flipbook not found');
+    }
+  });
+
+  it('says the flipbook is being prepared while its only version is pending', async () => {
+    const idleClient = client(idle.api, idle.key);
+    const { flipbookId } = await createFlipbook(idleClient, { title: 'Not yet' });
+    const got = await idleClient.flipbook(flipbookId);
+    const page = await open();
+    const response = await page.goto(got.body.url);
+    expect(response?.status()).toBe(200);
+    expect(await page.locator('h1').textContent()).toBe('Not yet');
+    expect(await page.locator('#not-ready').textContent()).toContain('being prepared');
+    expect(await page.locator('#book').count()).toBe(0);
+  });
+
+  it('has no serious or critical axe violations, and a full accessibility tree, at both sizes', async () => {
+    for (const [name, options] of [
+      ['desktop', { viewport: WIDE }],
+      ['phone', PHONE],
+    ] as const) {
+      // The CSP (rightly) keeps axe out: only this context bypasses it.
+      const page = await open({ ...options, bypassCSP: true });
+      await page.goto(url);
+      await expectCounter(page, '1 / 14');
+      await page.addScriptTag({ path: AXE });
+      const violations = (await page.evaluate(`axe
+        .run(document, { resultTypes: ['violations'] })
+        .then((r) => r.violations.map((v) => ({
+          id: v.id,
+          impact: v.impact,
+          help: v.help,
+          targets: v.nodes.slice(0, 5).map((n) => n.target.join(' ')),
+        })))`)) as { id: string; impact: string; help: string; targets: string[] }[];
+      console.info(`axe (${name}):`, violations.length ? JSON.stringify(violations) : 'none');
+      expect(
+        violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'),
+        name,
+      ).toEqual([]);
+    }
+
+    for (const options of [{ viewport: WIDE }, PHONE]) {
+      const page = await open(options); // with the CSP in force
+      await page.goto(url);
+      await expectCounter(page, '1 / 14');
+      await expect
+        .poll(() => page.locator('#live').textContent(), { timeout: 5_000 })
+        .toBe('Page 1 of 14');
+      const tree = await page.ariaSnapshot();
+      expect(tree).toMatch(/img "Page 1: Trace-based/);
+      expect(tree).toContain('button "Next page"');
+      expect(tree).toContain('button "Previous page"');
+      expect(tree).toContain('Page 1 of 14');
+      await page.keyboard.press('ArrowRight');
+      await expectCounter(page, options === PHONE ? '2 / 14' : '2–3 / 14');
+      const alts = await Promise.all(
+        (await page.locator('#stage img').all()).map((img) => img.getAttribute('alt')),
+      );
+      expect(alts.length).toBeGreaterThan(0);
+      for (const alt of alts) expect(alt).toMatch(/^Page \d+: \S/);
+    }
+  });
+
+  it('turns at once, without a flip, when the reader prefers reduced motion', async () => {
+    const page = await open({ viewport: WIDE, reducedMotion: 'reduce' });
+    await page.goto(url);
+    await expectCounter(page, '1 / 14');
+    await page.keyboard.press('ArrowRight');
+    expect(await page.locator('.leaf').count()).toBe(0);
+    expect(await counter(page)).toBe('2–3 / 14');
+
+    // The control: without the preference, the same key starts a flip.
+    const moving = await open({ viewport: WIDE, reducedMotion: 'no-preference' });
+    await moving.goto(url);
+    await expectCounter(moving, '1 / 14');
+    await moving.keyboard.press('ArrowRight');
+    expect(await moving.locator('.leaf').count()).toBe(1);
+    await expectCounter(moving, '2–3 / 14');
+  });
+
+  it('saves desktop, mid-turn and phone screenshots', async () => {
+    const saved: string[] = [];
+    const page = await open();
+    await page.goto(`${url}#page=2`);
+    await expectCounter(page, '2–3 / 14');
+    await pageImagesLoaded(page);
+    saved.push(join(SCREENSHOTS, 'reader-desktop.png'));
+    await page.screenshot({ path: saved.at(-1) });
+
+    // Mid-turn, ~250 ms into the 600 ms flip. Headless Chromium now and then runs a transition
+    // to its end within a frame or two (its animation clock jumps), so try up to three turns.
+    let turns = 0;
+    let caught = false;
+    while (!caught && turns < 3) {
+      await page.keyboard.press('ArrowRight');
+      turns += 1;
+      await sleep(250);
+      caught = (await page.locator('.leaf.turned').count()) === 1; // the flip is under way
+      if (caught) {
+        saved.push(join(SCREENSHOTS, 'reader-desktop-turning.png'));
+        await page.screenshot({ path: saved.at(-1) });
+      }
+      await expectCounter(page, spreadLabel(2 + 2 * turns));
+    }
+    expect(caught, 'no turn was still under way 250 ms after ArrowRight').toBe(true);
+
+    const phone = await open(PHONE);
+    await phone.goto(url);
+    await expectCounter(phone, '1 / 14');
+    await pageImagesLoaded(phone);
+    saved.push(join(SCREENSHOTS, 'reader-phone.png'));
+    await phone.screenshot({ path: saved.at(-1) });
+    console.info(`screenshots:\n${saved.join('\n')}`);
+  });
+
+  // Last: it changes what the tracemonkey flipbook's url shows.
+  it('shows the newly activated version at the same url', async () => {
+    const page = await open();
+    await page.goto(url);
+    await expectCounter(page, '1 / 14');
+    const v2 = await addVersion(c, bookId, { activate: 'true' }, pdf(SMALL_PDF));
+    await waitDone(c, bookId, v2, true);
+    expect((await c.flipbook(bookId)).body.url).toBe(url);
+    await page.goto(url);
+    await expectCounter(page, '1 / 3');
+    expect(await page.locator('#stage img').first().getAttribute('src')).toContain(
+      `/files/pages/${v2}/1/`,
+    );
+  });
+});
