@@ -1,8 +1,9 @@
 // The Client API over undici. 429s wait for Retry-After; network failures are retried with
-// backoff (uploads are not: a half-sent body cannot be replayed safely without re-reading the file,
-// so the upload is restarted from the file instead). The API key only ever goes into a header.
+// backoff, except an upload that may have reached the server (a retry could create a second
+// flipbook): an upload is retried only when the connection was never made. The API key only ever
+// goes into a header.
 import { request } from 'undici';
-import { ApiError } from './cliErrors.ts';
+import { ApiError, CliError, EXIT } from './cliErrors.ts';
 import type { Connection } from './config.ts';
 import { multipartBody } from './multipartBody.ts';
 import type { PdfFile } from './pdfFile.ts';
@@ -70,7 +71,18 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
           bodyTimeout: 0,
         });
       } catch (error) {
-        if (options.signal?.aborted || attempt >= RETRIES) {
+        // Ctrl-C aborts the request in flight: that is an interruption, not a network failure.
+        if (options.signal?.aborted) throw new CliError(EXIT.interrupted, 'Interrupted');
+        const code = (error as { code?: string }).code ?? '';
+        const neverSent = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(code);
+        if (upload && !neverSent) {
+          throw new ApiError(
+            0,
+            `The upload to ${connection.url} broke off (${(error as Error).message}); ` +
+              'check `flipbook list` before publishing again',
+          );
+        }
+        if (attempt >= RETRIES) {
           throw new ApiError(0, `Cannot reach ${connection.url}: ${(error as Error).message}`);
         }
         const wait = 2 ** attempt * 250;
@@ -108,20 +120,24 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
       file: PdfFile,
       title: string | undefined,
       progress?: (sent: number, total: number) => void,
+      signal?: AbortSignal,
     ) =>
       call<Created>('/flipbooks', {
         method: 'POST',
         body: uploadBody(file, title ? { title } : {}, progress),
+        signal,
       }),
     addVersion: (
       flipbookId: string,
       file: PdfFile,
       activate: boolean,
       progress?: (sent: number, total: number) => void,
+      signal?: AbortSignal,
     ) =>
       call<CreatedVersion>(`/flipbooks/${encodeURIComponent(flipbookId)}/versions`, {
         method: 'POST',
         body: uploadBody(file, { activate: String(activate) }, progress),
+        signal,
       }),
     activate: (flipbookId: string, versionId: string) =>
       call<{ success: boolean; active_version_id: string }>(

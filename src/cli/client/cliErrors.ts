@@ -1,5 +1,12 @@
 // How the publishing commands end, as exit codes scripts can rely on (docs/ci.md).
-export const EXIT = { ok: 0, failure: 1, usage: 2, processingError: 3, timeout: 4 } as const;
+export const EXIT = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  processingError: 3,
+  timeout: 4,
+  interrupted: 130,
+} as const;
 
 export class CliError extends Error {
   readonly exitCode: number;

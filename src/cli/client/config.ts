@@ -20,8 +20,9 @@ const readConfig = async (): Promise<Partial<Connection>> => {
 
 export const resolveConnection = async (flags: { url?: string; apiKey?: string }) => {
   const saved = await readConfig();
-  const url = flags.url ?? process.env.FLIPBOOK_URL ?? saved.url;
-  const apiKey = flags.apiKey ?? process.env.FLIPBOOK_API_KEY ?? saved.apiKey;
+  // An empty variable (a CI secret that is not set) counts as unset, not as an empty value.
+  const url = flags.url || process.env.FLIPBOOK_URL || saved.url;
+  const apiKey = flags.apiKey || process.env.FLIPBOOK_API_KEY || saved.apiKey;
   if (!url)
     throw new CliError(
       EXIT.usage,

@@ -15,14 +15,16 @@ export async function* waitForVersion(
     const status = await client.status(flipbookId, versionId, options.signal);
     yield status;
     if (status.status === 'done' || status.status === 'error') return;
-    if (options.signal?.aborted) throw new CliError(130, 'Interrupted');
+    if (options.signal?.aborted) throw new CliError(EXIT.interrupted, 'Interrupted');
     if (Date.now() + delay > deadline) {
       throw new CliError(
         EXIT.timeout,
-        `Timed out after ${options.timeoutMs / 1000} s: version is ${status.status}`,
+        `Timed out after ${options.timeoutMs / 1000} s: version ${versionId} of flipbook ` +
+          `${flipbookId} is ${status.status}`,
       );
     }
     await sleep(delay, options.signal);
+    if (options.signal?.aborted) throw new CliError(EXIT.interrupted, 'Interrupted');
     delay = Math.min(5000, Math.round(delay * 1.5));
   }
 }

@@ -46,10 +46,11 @@ export const publish = async (
             file,
             options.activate ?? true,
             progress.onUpload,
+            options.signal,
           )
         ).version_id,
       }
-    : await client.create(file, options.title, progress.onUpload).then((c) => ({
+    : await client.create(file, options.title, progress.onUpload, options.signal).then((c) => ({
         flipbookId: c.flipbook_id,
         versionId: c.version_id,
       }));

@@ -1,0 +1,497 @@
+// The publishing commands (`publish`, `version`, `status`, `list`, `show`, `login`) as a CI
+// pipeline or a person at a terminal uses them: the real binary against real daemons, judged only
+// by exit codes, stdout, stderr, files and /proc. One daemon processes uploads (embedded store,
+// 2 workers, no rate limit); a second one allows 3 requests a minute, for the 429 retry, whose
+// scenario starts in beforeAll and runs alongside the rest (its wait can be most of a minute).
+import { execFile, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiFixture, startApi } from '../support/apiFixture.ts';
+import { type CliResult, FLIPBOOK, flipbook, NODE, ROOT } from '../support/cli.ts';
+import { corpus } from '../support/corpus.ts';
+
+const SMALL = corpus('text_multicolumn.pdf'); // 3 pages
+const ENCRYPTED = corpus('enc_issue3371.pdf'); // needs a password: processing ends in error
+const LONG = corpus('text_why3-manual.pdf'); // 184 pages, ~13 s to render
+const ANSI = '\u001b';
+const UUID = '[0-9a-f-]{36}';
+const WRONG_KEY = `svc_${'0'.repeat(48)}`;
+
+type Published = {
+  flipbook_id: string;
+  version_id: string;
+  status: string;
+  pages: number;
+  url: string;
+};
+type Version = { id: string; version: number; status: string; is_active: boolean };
+type Book = { id: string; title: string; url: string; versions: Version[] };
+
+let fx: ApiFixture;
+let limited: ApiFixture;
+let rateLimited: Promise<{ published: CliResult; status: CliResult } | Error>;
+const tempDirs: string[] = [];
+
+const tempDir = async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'flipbook-cli-'));
+  tempDirs.push(dir);
+  return dir;
+};
+
+/** No saved login, no credentials in the environment: each test says where they come from. */
+let isolated: NodeJS.ProcessEnv;
+const withEnv = (api: ApiFixture, key = api.key): NodeJS.ProcessEnv => ({
+  ...isolated,
+  FLIPBOOK_URL: api.daemon.url,
+  FLIPBOOK_API_KEY: key,
+});
+const env = () => withEnv(fx);
+
+/** Like flipbook(), with a longer limit: a 429 may wait up to a minute for the next window. */
+const slowFlipbook = (args: string[], environment: NodeJS.ProcessEnv) =>
+  new Promise<CliResult>((done) => {
+    execFile(
+      NODE,
+      [FLIPBOOK, ...args],
+      { cwd: ROOT, env: { ...process.env, ...environment }, timeout: 100_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        done({ code, stdout, stderr });
+      },
+    );
+  });
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A port nothing listens on. */
+const closedPort = () =>
+  new Promise<number>((done) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => done(typeof address === 'object' && address ? address.port : 1));
+    });
+  });
+
+const ok = (result: CliResult) => {
+  if (result.code !== 0) throw new Error(`exit ${result.code}\n${result.stderr}${result.stdout}`);
+  return result;
+};
+const json = <T>(result: CliResult) => JSON.parse(ok(result).stdout) as T;
+
+/**
+ * 429 then retry: `publish` (no --wait) makes exactly 3 requests (create, status, show), so the
+ * `status` after it is the 4th in the window: refused with Retry-After, retried in the next
+ * window. All four must fall in one fixed one-minute window, so it starts early in one.
+ */
+const rateLimitScenario = async (api: ApiFixture) => {
+  const intoWindow = (Date.now() / 1000) % 60;
+  if (intoWindow > 50) await sleep((61 - intoWindow) * 1000);
+  const published = await slowFlipbook(['publish', SMALL, '--json'], withEnv(api));
+  const book = JSON.parse(ok(published).stdout) as Published;
+  const status = await slowFlipbook(
+    ['status', book.flipbook_id, book.version_id, '--json'],
+    withEnv(api),
+  );
+  return { published, status };
+};
+
+beforeAll(async () => {
+  isolated = {
+    XDG_CONFIG_HOME: await tempDir(),
+    FLIPBOOK_URL: undefined,
+    FLIPBOOK_API_KEY: undefined,
+  };
+  [fx, limited] = await Promise.all([
+    startApi('embedded', ['--workers', '2', '--rate-limit', '0']),
+    startApi('embedded', ['--rate-limit', '3']),
+  ]);
+  rateLimited = rateLimitScenario(limited).catch((error: Error) => error);
+});
+
+afterAll(async () => {
+  await rateLimited;
+  await Promise.all([fx?.stop(), limited?.stop()]);
+  await Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+describe('publishing from a pipeline (no terminal)', () => {
+  let first: Published;
+
+  it('publish --wait --json: one JSON document, done, 3 pages, the reader URL; exit 0', async () => {
+    const result = ok(await flipbook(['publish', SMALL, '--wait', '--json'], env()));
+    expect(result.stdout.trimEnd().split('\n')).toHaveLength(1);
+    first = JSON.parse(result.stdout) as Published;
+    expect(first).toEqual({
+      flipbook_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      version_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      status: 'done',
+      pages: 3,
+      url: `${fx.daemon.url}/f/${first.flipbook_id}`,
+    });
+    expect(first.url.startsWith(fx.daemon.url)).toBe(true);
+    expect(result.stderr).toBe('');
+  });
+
+  it('--url/--api-key flags win over the environment', async () => {
+    const flags = ['--url', fx.daemon.url, '--api-key', fx.key];
+    const wrongEnv = withEnv(fx, WRONG_KEY);
+    const book = json<Book>(
+      await flipbook(['show', first.flipbook_id, '--json', ...flags], wrongEnv),
+    );
+    expect(book.id).toBe(first.flipbook_id);
+    // ...and without the flags, that environment's key is the one used.
+    const refused = await flipbook(['show', first.flipbook_id, '--json'], wrongEnv);
+    expect(refused.code).toBe(1);
+  });
+
+  let titled: { flipbookId: string; versionId: string; title: string };
+
+  it('publish --title without --wait: plain short lines, no escape codes, the URL on stdout', async () => {
+    const title = `Spring catalogue ${randomUUID().slice(0, 8)}`;
+    const result = ok(await flipbook(['publish', SMALL, '--title', title], env()));
+    for (const text of [result.stdout, result.stderr]) {
+      expect(text).not.toContain(ANSI);
+      expect(text).not.toContain('\r');
+      for (const line of text.split('\n')) expect(line.length).toBeLessThanOrEqual(120);
+    }
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    const match = /^flipbook ([0-9a-f-]{36}) version ([0-9a-f-]{36}): (pending|processing)/.exec(
+      lines[0] ?? '',
+    );
+    expect(match, result.stdout).not.toBeNull();
+    const [, flipbookId = '', versionId = ''] = match ?? [];
+    expect(lines[1]).toBe(`${fx.daemon.url}/f/${flipbookId}`);
+    expect(result.stderr).toMatch(/^status: (pending|processing)/);
+    titled = { flipbookId, versionId, title };
+  });
+
+  it('status --wait follows it to done; status --json then reports it', async () => {
+    const waited = ok(
+      await flipbook(['status', titled.flipbookId, titled.versionId, '--wait'], env()),
+    );
+    expect(waited.stdout).toBe('done (3 pages), active\n');
+    expect(waited.stderr).toMatch(/status: done\n$/);
+    expect(waited.stderr).not.toContain(ANSI);
+
+    const status = json<Record<string, unknown>>(
+      await flipbook(['status', titled.flipbookId, titled.versionId, '--json'], env()),
+    );
+    expect(status).toMatchObject({
+      version_id: titled.versionId,
+      status: 'done',
+      pages: 3,
+      is_active: true,
+      version: 1,
+    });
+  });
+
+  it('status --wait --json on a finished version prints its status at once', async () => {
+    const result = ok(
+      await flipbook(['status', first.flipbook_id, first.version_id, '--wait', '--json'], env()),
+    );
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'done', pages: 3 });
+  });
+
+  it('list --search --per-page --json finds the titled flipbook', async () => {
+    const word = titled.title.split(' ').at(-1) ?? '';
+    const list = json<{ flipbooks: Book[]; page: number; per_page: number; total_pages: number }>(
+      await flipbook(['list', '--search', word, '--per-page', '1', '--json'], env()),
+    );
+    expect(list.flipbooks.map((b) => [b.id, b.title])).toEqual([[titled.flipbookId, titled.title]]);
+    expect(list).toMatchObject({ page: 1, per_page: 1, total_pages: 1 });
+
+    // Both flipbooks so far, one per page.
+    const paged = json<{ flipbooks: Book[]; page: number; total_pages: number }>(
+      await flipbook(['list', '--per-page', '1', '--page', '2', '--json'], env()),
+    );
+    expect(paged.flipbooks).toHaveLength(1);
+    expect(paged).toMatchObject({ page: 2, total_pages: 2 });
+
+    const plain = ok(await flipbook(['list', '--search', word], env()));
+    expect(plain.stdout).toContain(titled.flipbookId);
+    expect(plain.stdout).not.toContain(ANSI);
+  });
+
+  let second: Published;
+
+  it('version add --no-activate --wait --json: done but not active (show --json agrees)', async () => {
+    second = json<Published>(
+      await flipbook(
+        ['version', 'add', first.flipbook_id, SMALL, '--no-activate', '--wait', '--json'],
+        env(),
+      ),
+    );
+    expect(second).toMatchObject({ flipbook_id: first.flipbook_id, status: 'done', pages: 3 });
+    expect(second.version_id).not.toBe(first.version_id);
+    expect(second.url).toBe(first.url);
+
+    const book = json<Book>(await flipbook(['show', first.flipbook_id, '--json'], env()));
+    const active = Object.fromEntries(book.versions.map((v) => [v.id, v.is_active]));
+    expect(active).toEqual({ [first.version_id]: true, [second.version_id]: false });
+    const status = json<{ is_active: boolean; version: number }>(
+      await flipbook(['status', first.flipbook_id, second.version_id, '--json'], env()),
+    );
+    expect(status).toMatchObject({ is_active: false, version: 2 });
+  });
+
+  it('version activate makes it the active one', async () => {
+    const result = ok(
+      await flipbook(['version', 'activate', first.flipbook_id, second.version_id], env()),
+    );
+    expect(result.stdout).toBe(`active version: ${second.version_id}\n`);
+    const book = json<Book>(await flipbook(['show', first.flipbook_id, '--json'], env()));
+    expect(book.versions.find((v) => v.is_active)?.id).toBe(second.version_id);
+
+    const plain = ok(await flipbook(['show', first.flipbook_id], env()));
+    expect(plain.stdout.split('\n').slice(0, 2)).toEqual([book.title, first.url]);
+  });
+
+  it('version delete: the inactive version goes; the active one is refused with the 422 text', async () => {
+    const deleted = json<{ success: boolean }>(
+      await flipbook(['version', 'delete', first.flipbook_id, first.version_id, '--json'], env()),
+    );
+    expect(deleted.success).toBe(true);
+    const book = json<Book>(await flipbook(['show', first.flipbook_id, '--json'], env()));
+    expect(book.versions.map((v) => v.id)).toEqual([second.version_id]);
+
+    const refused = await flipbook(
+      ['version', 'delete', first.flipbook_id, second.version_id],
+      env(),
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toBe(
+      'flipbook: An active version cannot be deleted; activate another version first\n',
+    );
+  });
+
+  it('an encrypted PDF with --wait: exit 3, the JSON still printed with status error', async () => {
+    const result = await flipbook(['publish', ENCRYPTED, '--wait', '--json'], env());
+    expect(result.code, result.stderr).toBe(3);
+    const published = JSON.parse(result.stdout) as Published;
+    expect(published.status).toBe('error');
+    expect(published.url).toBe(`${fx.daemon.url}/f/${published.flipbook_id}`);
+    expect(result.stderr).toContain('Processing ended in error');
+
+    const status = await flipbook(
+      ['status', published.flipbook_id, published.version_id, '--json'],
+      env(),
+    );
+    expect(status.code).toBe(3);
+    expect(JSON.parse(status.stdout).status).toBe('error');
+  });
+});
+
+describe('credentials', () => {
+  it('login saves them (mode 0600); later commands need no environment', async () => {
+    const config = await tempDir();
+    const bare = { ...isolated, XDG_CONFIG_HOME: config };
+    const login = ok(
+      await flipbook(['login', '--url', `${fx.daemon.url}/`, '--api-key', fx.key], bare),
+    );
+    const file = join(config, 'flipbook', 'config.json');
+    expect(login.stdout).toBe(`saved to ${file}\n`);
+    expect(login.stdout).not.toContain(fx.key);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ url: fx.daemon.url, apiKey: fx.key });
+
+    const list = json<{ flipbooks: Book[] }>(await flipbook(['list', '--json'], bare));
+    expect(list.flipbooks.length).toBeGreaterThan(0);
+
+    // The environment still wins over the saved login; an empty variable counts as unset.
+    const overridden = await flipbook(['list', '--json'], { ...bare, FLIPBOOK_API_KEY: WRONG_KEY });
+    expect(overridden.code).toBe(1);
+    ok(await flipbook(['list', '--json'], { ...bare, FLIPBOOK_URL: '', FLIPBOOK_API_KEY: '' }));
+
+    // Logging in again over an existing file keeps it private.
+    await writeFile(file, '{}', { mode: 0o644 });
+    ok(await flipbook(['login', '--url', fx.daemon.url, '--api-key', fx.key], bare));
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('no credentials anywhere: exit 2 saying how to give them', async () => {
+    const result = await flipbook(['list'], isolated);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      'No server: pass --url, set FLIPBOOK_URL, or run flipbook login',
+    );
+  });
+
+  it('a wrong key: exit 1, Unauthorized on stderr', async () => {
+    const result = await flipbook(['publish', SMALL, '--json'], withEnv(fx, WRONG_KEY));
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe('flipbook: Unauthorized\n');
+  });
+});
+
+describe('refused before anything is sent', () => {
+  // The server is a closed port: any request would fail (after retries) with exit 1, so exit 2
+  // at once proves the file was refused without one.
+  let nowhere: NodeJS.ProcessEnv;
+  let dir: string;
+  beforeAll(async () => {
+    nowhere = {
+      ...isolated,
+      FLIPBOOK_URL: `http://127.0.0.1:${await closedPort()}`,
+      FLIPBOOK_API_KEY: fx.key,
+    };
+    dir = await tempDir();
+  });
+
+  it('a file that is not a PDF: exit 2', async () => {
+    const notPdf = join(dir, 'notes.pdf');
+    await writeFile(notPdf, 'just some text, no header\n');
+    for (const args of [
+      ['publish', notPdf, '--wait'],
+      ['version', 'add', randomUUID(), notPdf, '--json'],
+    ]) {
+      const started = Date.now();
+      const result = await flipbook(args, nowhere);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(`flipbook: ${notPdf} is not a PDF (no %PDF- header)\n`);
+      expect(Date.now() - started).toBeLessThan(3000); // no network retries happened
+    }
+  });
+
+  it('a missing file: exit 2', async () => {
+    const missing = join(dir, 'missing.pdf');
+    const result = await flipbook(['publish', missing, '--json'], nowhere);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(`flipbook: No such file: ${missing}\n`);
+  });
+
+  it('a file over 512 MB: exit 2', async () => {
+    const huge = join(dir, 'huge.pdf');
+    await writeFile(huge, '%PDF-1.4\n');
+    await truncate(huge, 512 * 1024 * 1024 + 1); // sparse: takes no disk space
+    const result = await flipbook(['publish', huge], nowhere);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('uploads are limited to 512 MB');
+  });
+
+  it('a bad --timeout: exit 2', async () => {
+    const result = await flipbook(['publish', SMALL, '--wait', '--timeout', 'soon'], nowhere);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--timeout must be a number of seconds');
+  });
+
+  it('an unreachable server (a valid file): exit 1 after retrying', async () => {
+    const result = await flipbook(['publish', SMALL, '--json'], nowhere);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('network error');
+    expect(result.stderr).toContain(`flipbook: Cannot reach ${nowhere.FLIPBOOK_URL}`);
+  });
+});
+
+describe('waiting on a long job', () => {
+  let slow: Published;
+
+  it('--timeout 0.5 --wait: exit 4', async () => {
+    const result = await flipbook(['publish', LONG, '--wait', '--timeout', '0.5', '--json'], env());
+    expect(result.code, result.stderr).toBe(4);
+    expect(result.stdout).toBe('');
+    // The message names the version, so a pipeline can wait for it again later.
+    const match = new RegExp(
+      `flipbook: Timed out after 0\\.5 s: version (${UUID}) of flipbook (${UUID}) is (pending|processing)\n$`,
+    ).exec(result.stderr);
+    expect(match, result.stderr).not.toBeNull();
+    slow = { flipbook_id: match?.[2] ?? '', version_id: match?.[1] ?? '' } as Published;
+  });
+
+  it('the API key given with --api-key is not in /proc/<pid>/cmdline; Ctrl-C exits 130', async () => {
+    const child = spawn(
+      NODE,
+      [FLIPBOOK, 'status', slow.flipbook_id, slow.version_id, '--wait', '--api-key', fx.key],
+      { cwd: ROOT, env: { ...process.env, ...isolated, FLIPBOOK_URL: fx.daemon.url } },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    try {
+      // Once it has polled, it is past start-up and waiting.
+      for (let i = 0; i < 100 && !stderr.includes('status: '); i++) await sleep(100);
+      expect(stderr).toMatch(/status: (pending|processing)/);
+      expect(child.exitCode).toBeNull();
+      const cmdline = readFileSync(`/proc/${child.pid}/cmdline`, 'latin1');
+      expect(cmdline).not.toContain(fx.key);
+      expect(cmdline).not.toContain('svc_');
+      expect(cmdline.replaceAll('\0', ' ').trim()).toBe('flipbook');
+
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(stderr).toContain('flipbook: Interrupted');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('on a terminal', () => {
+  it('draws the progress bar and the processing state, then prints the URL', async () => {
+    const log = join(await tempDir(), 'typescript.log');
+    const command = [
+      NODE,
+      FLIPBOOK,
+      'publish',
+      SMALL,
+      '--wait',
+      '--url',
+      fx.daemon.url,
+      '--api-key',
+      fx.key,
+    ]
+      .map((arg) => `'${arg}'`)
+      .join(' ');
+    const { CI: _ci, CONTINUOUS_INTEGRATION: _ci2, ...noCi } = process.env;
+    const result = await new Promise<CliResult>((done) => {
+      execFile(
+        'script',
+        ['-q', '-e', '-c', command, log],
+        { cwd: ROOT, env: { ...noCi, ...isolated, TERM: 'xterm-256color' }, timeout: 60_000 },
+        (error, stdout, stderr) =>
+          done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+    const raw = readFileSync(log, 'utf8');
+    expect(result.code, raw).toBe(0);
+    expect(raw).toContain(ANSI); // a live view redrawn in place, not plain lines
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: removing escape sequences
+    const text = raw.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
+    expect(text).toContain('█');
+    expect(text).toContain('100%');
+    expect(text).toContain('Uploaded text_multicolumn.pdf');
+    expect(text).toContain('Processing: done (3 pages)');
+    expect(text).toMatch(new RegExp(`${fx.daemon.url}/f/[0-9a-f-]{36}`));
+  });
+});
+
+describe('rate limited (3 requests a minute)', () => {
+  it('a 429 is waited out (Retry-After) and the command still succeeds', {
+    timeout: 100_000,
+  }, async () => {
+    const outcome = await rateLimited;
+    if (outcome instanceof Error) throw outcome;
+    const { published, status } = outcome;
+    expect(published.stderr).not.toContain('rate limited');
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stderr).toMatch(/^rate limited; retrying in \d+ s\n$/);
+    const book = JSON.parse(published.stdout) as Published;
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      version_id: book.version_id,
+      status: 'pending', // no workers on this daemon
+    });
+  });
+});
