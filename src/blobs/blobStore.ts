@@ -3,8 +3,8 @@
 // from hashes and ids we generate, never from anything a client sends.
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { mkdir, readdir, rename, rm, stat, symlink } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
 
 export type BlobStore = {
   root: string;
@@ -18,7 +18,16 @@ export type BlobStore = {
   originalPath: (sha256: string) => string;
   discard: (path: string) => Promise<void>;
   /** the directory a version's pages are rendered into and served from */
-  versionDir: (versionId: string) => string;
+  /**
+   * A private directory for one processing attempt. Attempts never share a directory: a worker
+   * that lost its lease (or was killed, leaving poppler running) cannot touch the new attempt's
+   * files. The version's `current` link points at the attempt that holds the lease.
+   */
+  attemptDir: (versionId: string, attempt: number) => string;
+  /** points the version's page URLs at this attempt's directory (atomically) */
+  makeCurrent: (versionId: string, attemptDir: string) => Promise<void>;
+  /** removes the version's other attempts, once this one has finished */
+  pruneAttempts: (versionId: string, keep: string) => Promise<void>;
   pagePath: (versionId: string, position: number, file: PageFile) => string;
   removePages: (versionId: string) => Promise<void>;
   removeOriginal: (sha256: string) => Promise<void>;
@@ -63,10 +72,26 @@ export const openBlobStore = async (dir: string): Promise<BlobStore> => {
     },
     originalPath,
     discard: (path) => rm(path, { force: true }),
-    versionDir,
+    attemptDir: (versionId, attempt) =>
+      join(versionDir(versionId), `attempt-${attempt}-${randomUUID().slice(0, 8)}`),
+    makeCurrent: async (versionId, attemptDir) => {
+      const link = join(versionDir(versionId), 'current');
+      const temporary = `${link}.${randomUUID().slice(0, 8)}`;
+      await mkdir(attemptDir, { recursive: true });
+      await symlink(basename(attemptDir), temporary);
+      await rename(temporary, link); // rename over the old link: readers never see none
+    },
+    pruneAttempts: async (versionId, keep) => {
+      const dir = versionDir(versionId);
+      for (const entry of await readdir(dir).catch(() => [])) {
+        if (entry.startsWith('attempt-') && entry !== basename(keep)) {
+          await rm(join(dir, entry), { recursive: true, force: true });
+        }
+      }
+    },
     pagePath: (versionId, position, file) => {
       if (!Number.isInteger(position) || position < 1) throw new Error(`not a page: ${position}`);
-      return join(versionDir(versionId), String(position), file);
+      return join(versionDir(versionId), 'current', String(position), file);
     },
     removePages: (versionId) => rm(versionDir(versionId), { recursive: true, force: true }),
     removeOriginal: (sha256) => rm(originalPath(sha256), { force: true }),

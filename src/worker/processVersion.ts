@@ -5,7 +5,8 @@
 // Never throws for a bad document: that outcome is an event. It throws only when the store or the
 // disk fails, and then the job's lease runs out and another attempt follows.
 import { randomUUID } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { runFlipbookCommand } from '../app/commands.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
 import type { PageSize } from '../domain/flipbook/flipbook.ts';
@@ -58,11 +59,13 @@ export const processVersion = async (
   );
 
   const started = performance.now();
+  const attemptDir = blobs.attemptDir(versionId, job.attempts);
   try {
-    const result = await renderPdf(blobs.originalPath(job.checksum), blobs.versionDir(versionId), {
+    const result = await renderPdf(blobs.originalPath(job.checksum), attemptDir, {
       ...deps.render,
       signal,
       onStart: async (geometry) => {
+        await blobs.makeCurrent(versionId, attemptDir);
         await command({
           type: 'StartProcessing',
           data: { versionId, attempt: job.attempts, pageCount: geometry.length, now: new Date() },
@@ -79,7 +82,7 @@ export const processVersion = async (
     await progress.finish();
     await Promise.all(
       result.pages.map((page) =>
-        writeFile(blobs.pagePath(versionId, page.position, 'text.txt'), page.text),
+        writeFile(join(attemptDir, String(page.position), 'text.txt'), page.text),
       ),
     );
     const first = result.pages[0];
@@ -103,6 +106,7 @@ export const processVersion = async (
       await blobs.removePages(versionId);
       return 'cancelled';
     }
+    await blobs.pruneAttempts(versionId, attemptDir);
     log.info(
       {
         versionId,
@@ -115,7 +119,11 @@ export const processVersion = async (
     return 'done';
   } catch (error) {
     await progress.finish().catch(() => {});
-    if (signal.aborted) return 'cancelled';
+    if (signal.aborted) {
+      // Lost the lease or stopping: only this attempt's files go; another may be under way.
+      await rm(attemptDir, { recursive: true, force: true });
+      return 'cancelled';
+    }
     if (error instanceof RenderFailure) {
       log.info({ versionId, reason: error.message }, 'version failed');
       await blobs.removePages(versionId); // partial output goes

@@ -44,8 +44,6 @@ export const startWorkers = (deps: ProcessDeps, options: WorkerOptions): WorkerP
       const outcome = await processVersion(deps, job, signal);
       if (outcome === 'cancelled' && stopping.signal.aborted)
         await releaseJob(deps.store.db, job, owner);
-      if (outcome === 'cancelled' && cancel.signal.aborted)
-        await deps.blobs.removePages(job.version_id);
     } finally {
       clearInterval(heartbeat);
     }

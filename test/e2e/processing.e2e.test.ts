@@ -456,8 +456,13 @@ describe('a worker killed with SIGKILL mid-render', () => {
     const events = await eventsOf(fx.storeArgs, flipbookId);
     expect(ofVersion(events, versionId, 'VersionProcessed')).toHaveLength(1);
     const starts = ofVersion(events, versionId, 'VersionProcessingStarted');
-    expect(starts.map((e) => e.data.attempt)).toEqual([1, 2]);
-    expect(starts.map((e) => e.data.pageCount)).toEqual([184, 184]);
+    // The killed worker's attempt, then the one that finished. On a loaded machine a slow attempt
+    // may lose its lease too; what must hold is one outcome, from increasing attempts.
+    const attempts = starts.map((e) => e.data.attempt as number);
+    expect(attempts[0]).toBe(1);
+    expect(attempts.length).toBeGreaterThanOrEqual(2);
+    expect(attempts).toEqual([...attempts].sort((a, b) => a - b));
+    expect(new Set(starts.map((e) => e.data.pageCount))).toEqual(new Set([184]));
     expect(ofVersion(events, versionId, 'VersionProcessingFailed')).toHaveLength(0);
     expect(second.logs()).toContain(versionId);
 
