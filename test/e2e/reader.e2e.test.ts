@@ -200,6 +200,35 @@ describe('the reader in headless Chromium (embedded store, --workers 2)', () => 
     await expectCounter(phone, '2 / 14');
     expect(new URL(phone.url()).hash).toBe('#page=2');
 
+    // A two-finger pinch out zooms (to img_max) and never turns the page; pinching in zooms out.
+    const pinch = async (from: number, to: number) => {
+      const cx = 195;
+      await cdp.send('Input.dispatchTouchEvent', {
+        type: 'touchStart',
+        touchPoints: [
+          { x: cx - from, y, id: 1 },
+          { x: cx + from, y, id: 2 },
+        ],
+      });
+      for (let step = 1; step <= 4; step++) {
+        const d = from + ((to - from) * step) / 4;
+        await cdp.send('Input.dispatchTouchEvent', {
+          type: 'touchMove',
+          touchPoints: [
+            { x: cx - d, y, id: 1 },
+            { x: cx + d, y, id: 2 },
+          ],
+        });
+      }
+      await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+    };
+    await pinch(40, 120);
+    await phone.waitForSelector('.book.zoomed');
+    expect(await phone.locator('#stage img').first().getAttribute('src')).toMatch(/max\.jpg$/);
+    await expectCounter(phone, '2 / 14');
+    await pinch(120, 40);
+    await phone.waitForSelector('.book:not(.zoomed)');
+
     const page = await open();
     await page.goto(`${url}#page=2`);
     await expectCounter(page, '2–3 / 14');

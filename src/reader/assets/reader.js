@@ -254,6 +254,29 @@ searchForm.addEventListener('submit', (event) => {
 });
 stage.addEventListener('dblclick', () => setZoom(!zoomed));
 
+// Pinch: two fingers apart zoom in (to img_max), together zoom out. The stage handles its own
+// pinch (touch-action in the CSS) so the gesture means the same everywhere on the book.
+let pinch = null;
+const spread2 = (touches) =>
+  Math.hypot(touches[0].clientX - touches[1].clientX, touches[0].clientY - touches[1].clientY);
+stage.addEventListener(
+  'touchstart',
+  (e) => {
+    pinch = e.touches.length === 2 ? spread2(e.touches) : null;
+  },
+  { passive: true },
+);
+stage.addEventListener(
+  'touchmove',
+  (e) => {
+    if (pinch === null || e.touches.length !== 2) return;
+    const ratio = spread2(e.touches) / pinch;
+    if (ratio > 1.25 && !zoomed) setZoom(true);
+    if (ratio < 0.8 && zoomed) setZoom(false);
+  },
+  { passive: true },
+);
+
 let touch = null;
 stage.addEventListener(
   'touchstart',
