@@ -10,13 +10,17 @@
 // limit for the document and a watchdog for each page; the rendered size is bounded by
 // -scale-to, never by DPI; and poppler's silent failures (exit 0 with a 1x1 image) are caught
 // by checking every output's dimensions.
-import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import sharp from 'sharp';
+import { inParallel, planRanges, type Range, semaphore } from './pageRanges.ts';
 import { type PageGeometry, parsePageSizes } from './pageSizes.ts';
+import { extractText } from './pageText.ts';
 import { limitedPoppler, type ProcessLimits } from './poppler.ts';
+import { explain, RenderFailure } from './renderFailure.ts';
+import { blankPage, deriveRenditions, type PageFiles, type RenditionSizes } from './renditions.ts';
 
-export type RenditionSizes = { max: number; mid: number; min: number };
+export type { RenditionSizes };
+export { RenderFailure };
 
 export type RenderOptions = {
   sizes: RenditionSizes;
@@ -38,18 +42,13 @@ export type RenderedPage = {
   /** upright size in PDF points */
   width: number;
   height: number;
-  files: { max: string; mid: string; min: string };
+  files: PageFiles;
   text: string;
 };
 
 export type Timings = { inspectMs: number; renderMs: number; deriveMs: number; textMs: number };
 
 export type RenderResult = { pages: RenderedPage[]; timings: Timings };
-
-/** A document that cannot be turned into pages, with a reason a person can read. */
-export class RenderFailure extends Error {
-  override name = 'RenderFailure';
-}
 
 export const DEFAULT_RENDER_OPTIONS: RenderOptions = {
   sizes: { max: 2000, mid: 1000, min: 300 },
@@ -59,10 +58,6 @@ export const DEFAULT_RENDER_OPTIONS: RenderOptions = {
   documentTimeoutMs: (pages) => Math.min(30 * 60_000, 60_000 + pages * 5_000),
   limits: { memoryMb: 1536, cpuSeconds: 600 },
 };
-
-/** Letter, for pages whose PDF gives no usable size (a 0x0 MediaBox). */
-const FALLBACK_PAGE = { width: 612, height: 792 };
-const JPEG = { quality: 82, optimiseCoding: false } as const;
 
 export const renderPdf = async (
   pdfPath: string,
@@ -274,215 +269,6 @@ const renderRanges = async (
       }
     },
   );
-};
-
-type Range = { first: number; last: number; sized: boolean };
-
-/**
- * Contiguous runs of pages with a size, split so there are at least `processes` ranges; each
- * page without a size (0x0 MediaBox) is a range of its own, rendered at a fixed small DPI.
- */
-export const planRanges = (geometry: PageGeometry[], processes: number): Range[] => {
-  const runs: Range[] = [];
-  for (const page of geometry) {
-    const sized = page.width > 0 && page.height > 0;
-    const previous = runs.at(-1);
-    if (sized && previous?.sized && previous.last === page.position - 1)
-      previous.last = page.position;
-    else runs.push({ first: page.position, last: page.position, sized });
-  }
-  const sizedPages = runs.filter((r) => r.sized).reduce((n, r) => n + r.last - r.first + 1, 0);
-  const target = Math.max(1, Math.ceil(sizedPages / Math.max(1, processes)));
-  return runs.flatMap((run) => {
-    if (!run.sized) return [run];
-    const pages = run.last - run.first + 1;
-    return splitRanges(pages, Math.ceil(pages / target)).map(([a, b]) => ({
-      first: run.first + a - 1,
-      last: run.first + b - 1,
-      sized: true,
-    }));
-  });
-};
-
-/**
- * Runs `work` over `items`, at most `limit` at a time. The first failure aborts the others (through
- * the signal each item gets) and is thrown once every item has stopped, so no renderer is left
- * writing into a directory the caller is about to remove.
- */
-const inParallel = async <T>(
-  items: T[],
-  limit: number,
-  work: (item: T, index: number, signal: AbortSignal) => Promise<void>,
-) => {
-  const stop = new AbortController();
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length && !stop.signal.aborted) {
-      const index = next++;
-      try {
-        await work(items[index] as T, index, stop.signal);
-      } catch (error) {
-        stop.abort();
-        throw error;
-      }
-    }
-  };
-  const lanes = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane);
-  const results = await Promise.allSettled(lanes);
-  const failed = results.find((r) => r.status === 'rejected');
-  if (failed) throw (failed as PromiseRejectedResult).reason;
-};
-
-export const splitRanges = (pages: number, processes: number): [number, number][] => {
-  const parts = Math.max(1, Math.min(processes, pages));
-  const ranges: [number, number][] = [];
-  let first = 1;
-  for (let i = 0; i < parts; i++) {
-    const size = Math.floor(pages / parts) + (i < pages % parts ? 1 : 0);
-    ranges.push([first, first + size - 1]);
-    first += size;
-  }
-  return ranges;
-};
-
-const deriveRenditions = async (
-  file: string,
-  outDir: string,
-  position: number,
-  geometry: PageGeometry | undefined,
-  sizes: RenditionSizes,
-): Promise<RenderedPage> => {
-  const dir = join(outDir, String(position));
-  await mkdir(dir, { recursive: true });
-  const files = { max: join(dir, 'max.jpg'), mid: join(dir, 'mid.jpg'), min: join(dir, 'min.jpg') };
-  // poppler's -scale-to can overshoot by a pixel (2001x2000 for some square pages).
-  const limitInputPixels = (sizes.max + 2) * (sizes.max + 2);
-  try {
-    return await derive(file, files, position, geometry, sizes, limitInputPixels);
-  } catch (error) {
-    if (error instanceof RenderFailure) throw error;
-    throw new RenderFailure(`Page ${position} could not be converted: ${(error as Error).message}`);
-  }
-};
-
-const derive = async (
-  file: string,
-  files: RenderedPage['files'],
-  position: number,
-  geometry: PageGeometry | undefined,
-  sizes: RenditionSizes,
-  limitInputPixels: number,
-): Promise<RenderedPage> => {
-  const meta = await sharp(file, { limitInputPixels }).metadata();
-  let size = { width: geometry?.width ?? 0, height: geometry?.height ?? 0 };
-
-  if (size.width <= 0 || size.height <= 0) size = FALLBACK_PAGE;
-  if ((meta.width ?? 0) <= 1 && (meta.height ?? 0) <= 1) {
-    // pdftoppm "succeeds" with a 1x1 image when it could not render. A page with no size at all
-    // (0x0 MediaBox) becomes a blank Letter page; a real page that failed is a failure.
-    if (geometry && geometry.width > 0 && geometry.height > 0) {
-      throw new RenderFailure(
-        `Page ${position} could not be rendered: the renderer hit its memory or size limit`,
-      );
-    }
-    await blankPage(file, sizes.max);
-  }
-
-  // min comes from mid, not from max: decoding a 1000 px JPEG costs a quarter of a 2000 px one.
-  await sharp(file, { limitInputPixels })
-    .resize(sizes.mid, sizes.mid, { fit: 'inside' })
-    .jpeg(JPEG)
-    .toFile(files.mid);
-  await sharp(files.mid)
-    .resize(sizes.min, sizes.min, { fit: 'inside' })
-    .jpeg(JPEG)
-    .toFile(files.min);
-  if (Math.max(meta.width ?? 0, meta.height ?? 0) > sizes.max) {
-    // pdftoppm's -scale-to overshoots by a pixel on some square pages (2001x2000).
-    await sharp(file, { limitInputPixels })
-      .resize(sizes.max, sizes.max, { fit: 'inside' })
-      .jpeg(JPEG)
-      .toFile(files.max);
-  } else {
-    await rename(file, files.max);
-  }
-  return { position, width: size.width, height: size.height, files, text: '' };
-};
-
-const blankPage = (file: string, longSide: number) =>
-  sharp({
-    create: {
-      width: Math.round((longSide * FALLBACK_PAGE.width) / FALLBACK_PAGE.height),
-      height: longSide,
-      channels: 3,
-      background: '#ffffff',
-    },
-  })
-    .jpeg(JPEG)
-    .toFile(file);
-
-/** Each page's text, from one pdftotext run (pages end with a form feed). Never fatal. */
-const extractText = async (
-  poppler: PopplerInstance,
-  pdfPath: string,
-  work: string,
-  signal: AbortSignal,
-) => {
-  try {
-    // To a file: node-poppler answers "No Error" instead of an empty stdout.
-    const file = join(work, 'text.txt');
-    await poppler.pdfToText(pdfPath, file, { outputEncoding: 'UTF-8' }, { signal });
-    const text = await readFile(file, 'utf8');
-    return text.split('\f').map((t) => t.replace(/[ \t]+\n/g, '\n').trim());
-  } catch {
-    return [];
-  }
-};
-
-/** Turns poppler's complaint into a reason a person can act on. */
-const explain = (error: unknown, doing: 'read' | 'render') => {
-  const message = String((error as Error)?.message ?? error);
-  if (/Incorrect password/i.test(message)) {
-    return new RenderFailure(
-      'The PDF is password-protected: it can only be opened with its password',
-    );
-  }
-  if (/SIGSEGV|SIGBUS|SIGABRT|signal/i.test(message) || (error as { signal?: string })?.signal) {
-    return new RenderFailure('The renderer crashed on this PDF; the file is probably damaged');
-  }
-  if (/SIGXCPU|CPU time/i.test(message)) {
-    return new RenderFailure('Rendering used more CPU time than allowed');
-  }
-  if (/memory|Bogus memory allocation|std::bad_alloc/i.test(message)) {
-    return new RenderFailure('Rendering needed more memory than allowed');
-  }
-  if ((error as Error)?.name === 'AbortError' || (error as Error)?.name === 'TimeoutError') {
-    return new RenderFailure(`Reading the PDF took too long`);
-  }
-  const lines = message.split('\n').filter((l) => /error/i.test(l));
-  const reason = (lines.at(-1) ?? message.split('\n')[0] ?? '')
-    .replace(/^.*?(Syntax|Command Line|Internal) Error( \(\d+\))?:\s*/i, '')
-    .trim()
-    .slice(0, 200);
-  return new RenderFailure(
-    `The PDF could not be ${doing === 'read' ? 'read' : 'rendered'}${reason ? `: ${reason}` : ''}`,
-  );
-};
-
-const semaphore = (size: number) => {
-  let free = size;
-  const waiting: (() => void)[] = [];
-  return async <T>(work: () => Promise<T>): Promise<T> => {
-    if (free > 0) free--;
-    else await new Promise<void>((r) => waiting.push(r));
-    try {
-      return await work();
-    } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else free++;
-    }
-  };
 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,8 +1,8 @@
 // Page geometry for the PDF adapter: pdfinfo's page sizes turned upright, and the page ranges
 // the pdftoppm processes split between them.
 import { describe, expect, it } from 'vitest';
+import { planRanges, splitRanges } from '../../src/pdf/pageRanges.ts';
 import { type PageGeometry, parsePageSizes } from '../../src/pdf/pageSizes.ts';
-import { planRanges, splitRanges } from '../../src/pdf/renderPdf.ts';
 
 /** Asserts ranges (as [first, last]) cover pages 1..pages once each, in order, without gaps. */
 const expectExactCover = (ranges: [number, number][], pages: number) => {

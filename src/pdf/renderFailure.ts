@@ -1,0 +1,36 @@
+// Why a document could not be turned into pages, in words a person can act on.
+
+/** A document that cannot be turned into pages, with a reason a person can read. */
+export class RenderFailure extends Error {
+  override name = 'RenderFailure';
+}
+
+/** Turns poppler's complaint into a reason a person can act on. */
+export const explain = (error: unknown, doing: 'read' | 'render') => {
+  const message = String((error as Error)?.message ?? error);
+  if (/Incorrect password/i.test(message)) {
+    return new RenderFailure(
+      'The PDF is password-protected: it can only be opened with its password',
+    );
+  }
+  if (/SIGSEGV|SIGBUS|SIGABRT|signal/i.test(message) || (error as { signal?: string })?.signal) {
+    return new RenderFailure('The renderer crashed on this PDF; the file is probably damaged');
+  }
+  if (/SIGXCPU|CPU time/i.test(message)) {
+    return new RenderFailure('Rendering used more CPU time than allowed');
+  }
+  if (/memory|Bogus memory allocation|std::bad_alloc/i.test(message)) {
+    return new RenderFailure('Rendering needed more memory than allowed');
+  }
+  if ((error as Error)?.name === 'AbortError' || (error as Error)?.name === 'TimeoutError') {
+    return new RenderFailure(`Reading the PDF took too long`);
+  }
+  const lines = message.split('\n').filter((l) => /error/i.test(l));
+  const reason = (lines.at(-1) ?? message.split('\n')[0] ?? '')
+    .replace(/^.*?(Syntax|Command Line|Internal) Error( \(\d+\))?:\s*/i, '')
+    .trim()
+    .slice(0, 200);
+  return new RenderFailure(
+    `The PDF could not be ${doing === 'read' ? 'read' : 'rendered'}${reason ? `: ${reason}` : ''}`,
+  );
+};

@@ -1,0 +1,92 @@
+// The three renditions of a rendered page: poppler's JPEG is max (re-encoded only if it
+// overshot the size), mid is derived from it with sharp, min from mid.
+import { mkdir, rename } from 'node:fs/promises';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import type { PageGeometry } from './pageSizes.ts';
+import { RenderFailure } from './renderFailure.ts';
+import type { RenderedPage } from './renderPdf.ts';
+
+export type RenditionSizes = { max: number; mid: number; min: number };
+
+export type PageFiles = { max: string; mid: string; min: string };
+
+/** Letter, for pages whose PDF gives no usable size (a 0x0 MediaBox). */
+const FALLBACK_PAGE = { width: 612, height: 792 };
+const JPEG = { quality: 82, optimiseCoding: false } as const;
+
+export const deriveRenditions = async (
+  file: string,
+  outDir: string,
+  position: number,
+  geometry: PageGeometry | undefined,
+  sizes: RenditionSizes,
+): Promise<RenderedPage> => {
+  const dir = join(outDir, String(position));
+  await mkdir(dir, { recursive: true });
+  const files = { max: join(dir, 'max.jpg'), mid: join(dir, 'mid.jpg'), min: join(dir, 'min.jpg') };
+  // poppler's -scale-to can overshoot by a pixel (2001x2000 for some square pages).
+  const limitInputPixels = (sizes.max + 2) * (sizes.max + 2);
+  try {
+    return await derive(file, files, position, geometry, sizes, limitInputPixels);
+  } catch (error) {
+    if (error instanceof RenderFailure) throw error;
+    throw new RenderFailure(`Page ${position} could not be converted: ${(error as Error).message}`);
+  }
+};
+
+const derive = async (
+  file: string,
+  files: PageFiles,
+  position: number,
+  geometry: PageGeometry | undefined,
+  sizes: RenditionSizes,
+  limitInputPixels: number,
+): Promise<RenderedPage> => {
+  const meta = await sharp(file, { limitInputPixels }).metadata();
+  let size = { width: geometry?.width ?? 0, height: geometry?.height ?? 0 };
+
+  if (size.width <= 0 || size.height <= 0) size = FALLBACK_PAGE;
+  if ((meta.width ?? 0) <= 1 && (meta.height ?? 0) <= 1) {
+    // pdftoppm "succeeds" with a 1x1 image when it could not render. A page with no size at all
+    // (0x0 MediaBox) becomes a blank Letter page; a real page that failed is a failure.
+    if (geometry && geometry.width > 0 && geometry.height > 0) {
+      throw new RenderFailure(
+        `Page ${position} could not be rendered: the renderer hit its memory or size limit`,
+      );
+    }
+    await blankPage(file, sizes.max);
+  }
+
+  // min comes from mid, not from max: decoding a 1000 px JPEG costs a quarter of a 2000 px one.
+  await sharp(file, { limitInputPixels })
+    .resize(sizes.mid, sizes.mid, { fit: 'inside' })
+    .jpeg(JPEG)
+    .toFile(files.mid);
+  await sharp(files.mid)
+    .resize(sizes.min, sizes.min, { fit: 'inside' })
+    .jpeg(JPEG)
+    .toFile(files.min);
+  if (Math.max(meta.width ?? 0, meta.height ?? 0) > sizes.max) {
+    // pdftoppm's -scale-to overshoots by a pixel on some square pages (2001x2000).
+    await sharp(file, { limitInputPixels })
+      .resize(sizes.max, sizes.max, { fit: 'inside' })
+      .jpeg(JPEG)
+      .toFile(files.max);
+  } else {
+    await rename(file, files.max);
+  }
+  return { position, width: size.width, height: size.height, files, text: '' };
+};
+
+export const blankPage = (file: string, longSide: number) =>
+  sharp({
+    create: {
+      width: Math.round((longSide * FALLBACK_PAGE.width) / FALLBACK_PAGE.height),
+      height: longSide,
+      channels: 3,
+      background: '#ffffff',
+    },
+  })
+    .jpeg(JPEG)
+    .toFile(file);
