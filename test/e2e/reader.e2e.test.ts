@@ -408,6 +408,12 @@ describe('the reader in headless Chromium (embedded store, --workers 2)', () => 
     expect(await moving.evaluate('window.sawLeaf')).toBe(true);
   });
 
+  it('may be embedded in an iframe on any site', async () => {
+    const res = await fetch(url);
+    expect(res.headers.get('content-security-policy')).toContain('frame-ancestors *');
+    expect(res.headers.get('x-frame-options')).toBeNull();
+  });
+
   it('saves desktop, mid-turn and phone screenshots', async () => {
     const saved: string[] = [];
     const page = await open();
