@@ -3,7 +3,9 @@
 // playwright-core). One daemon and one browser for the file; every test opens its own context.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import {
   type Browser,
@@ -408,10 +410,32 @@ describe('the reader in headless Chromium (embedded store, --workers 2)', () => 
     expect(await moving.evaluate('window.sawLeaf')).toBe(true);
   });
 
-  it('may be embedded in an iframe on any site', async () => {
+  it('works embedded in an iframe on another site', async () => {
     const res = await fetch(url);
     expect(res.headers.get('content-security-policy')).toContain('frame-ancestors *');
     expect(res.headers.get('x-frame-options')).toBeNull();
+    // Another origin (another port) serving a page that embeds the reader.
+    const site = createServer((_req, reply) => {
+      reply.writeHead(200, { 'content-type': 'text/html' });
+      reply.end(
+        `<!doctype html><title>Host</title><iframe src="${url}#page=4" width="900" height="600" title="Flipbook"></iframe>`,
+      );
+    });
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+    try {
+      const page = await open({ viewport: WIDE });
+      await page.goto(`http://127.0.0.1:${(site.address() as AddressInfo).port}/`);
+      const frame = page.frameLocator('iframe');
+      await expect
+        .poll(() => frame.locator('#counter').textContent(), { timeout: 15_000 })
+        .toBe('4–5 / 14');
+      await frame.locator('.edge.next').click();
+      await expect
+        .poll(() => frame.locator('#counter').textContent(), { timeout: 5_000 })
+        .toBe('6–7 / 14');
+    } finally {
+      site.close();
+    }
   });
 
   it('saves desktop, mid-turn and phone screenshots', async () => {
