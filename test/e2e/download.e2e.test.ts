@@ -1,9 +1,9 @@
 // `flipbook download ID off` removes the reader's Download button and closes the original's link.
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runFlipbookCommand } from '../../src/app/commands.ts';
 import { openStore } from '../../src/store/store.ts';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
+import { markDone } from '../support/apiHelpers.ts';
 import { flipbook } from '../support/cli.ts';
 import { corpus } from '../support/corpus.ts';
 
@@ -27,16 +27,7 @@ describe('downloads of the original', () => {
       version_id: string;
     };
     const store = await openStore({ dataDir: fx.storeArgs[1] });
-    await runFlipbookCommand(store, id, {
-      type: 'CompleteProcessing',
-      data: {
-        versionId,
-        width: 612,
-        height: 792,
-        pages: [{ pageId: crypto.randomUUID(), position: 1, width: 612, height: 792 }],
-        now: new Date(),
-      },
-    });
+    await markDone(store, id, versionId, 1);
     await store.close();
     const reader = `${fx.daemon.url}/f/${id}`;
     const original = `${fx.daemon.url}/files/originals/${versionId}`;

@@ -8,12 +8,12 @@ import { readFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runFlipbookCommand } from '../../src/app/commands.ts';
 import { mountApi } from '../../src/http/api.ts';
 import { openApiDocument } from '../../src/http/openapi.ts';
 import type { Routes } from '../../src/http/server.ts';
 import { openStore } from '../../src/store/store.ts';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
+import { markDone } from '../support/apiHelpers.ts';
 import { corpus } from '../support/corpus.ts';
 
 const PDF = corpus('vec_tracemonkey.pdf');
@@ -200,16 +200,7 @@ describe('the OpenAPI document', () => {
     const store = await openStore({ dataDir });
     try {
       for (const versionId of versionIds) {
-        await runFlipbookCommand(store, flipbookId, {
-          type: 'CompleteProcessing',
-          data: {
-            versionId,
-            width: 612,
-            height: 792,
-            pages: [{ pageId: randomUUID(), position: 1, width: 612, height: 792 }],
-            now: new Date(),
-          },
-        });
+        await markDone(store, flipbookId, versionId, 1);
       }
     } finally {
       await store.close();

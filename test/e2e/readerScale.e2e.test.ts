@@ -11,6 +11,7 @@ import { runFlipbookCommand } from '../../src/app/commands.ts';
 import { openBlobStore } from '../../src/blobs/blobStore.ts';
 import { openStore } from '../../src/store/store.ts';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
+import { markDone } from '../support/apiHelpers.ts';
 
 const makeBook = async (fx: ApiFixture, pages: number) => {
   const dataDir = fx.storeArgs[1] as string;
@@ -53,21 +54,7 @@ const makeBook = async (fx: ApiFixture, pages: number) => {
       for (const file of ['max.jpg', 'mid.jpg', 'min.jpg'])
         await copyFile(sample, join(attempt, String(n), file));
     }
-    await runFlipbookCommand(store, flipbookId, {
-      type: 'CompleteProcessing',
-      data: {
-        versionId,
-        width: 612,
-        height: 792,
-        pages: Array.from({ length: pages }, (_, i) => ({
-          pageId: randomUUID(),
-          position: i + 1,
-          width: 612,
-          height: 792,
-        })),
-        now: new Date(),
-      },
-    });
+    await markDone(store, flipbookId, versionId, pages);
   } finally {
     await store.close();
   }

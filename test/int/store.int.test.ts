@@ -11,6 +11,7 @@ import { Conflict, RuleBroken } from '../../src/domain/errors.ts';
 import type { UploadedFile } from '../../src/domain/flipbook/flipbook.ts';
 import { rebuildReadTables } from '../../src/store/replay.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
+import { markDone } from '../support/apiHelpers.ts';
 import { openTestStore, STORE_KINDS, storeOptions } from '../support/stores.ts';
 
 const file = (name = 'brochure.pdf'): UploadedFile => ({
@@ -20,8 +21,6 @@ const file = (name = 'brochure.pdf'): UploadedFile => ({
   size: 1234,
   checksum: 'ab'.repeat(32),
 });
-
-const page = (position: number) => ({ pageId: randomUUID(), position, width: 612, height: 792 });
 
 describe.each(STORE_KINDS)('event-sourced core on the %s store', (kind) => {
   let store: Store;
@@ -52,16 +51,7 @@ describe.each(STORE_KINDS)('event-sourced core on the %s store', (kind) => {
   };
 
   const processVersion = (flipbookId: string, versionId: string, pages = 2) =>
-    runFlipbookCommand(store, flipbookId, {
-      type: 'CompleteProcessing',
-      data: {
-        versionId,
-        width: 612,
-        height: 792,
-        pages: Array.from({ length: pages }, (_, i) => page(i + 1)),
-        now: new Date(),
-      },
-    });
+    markDone(store, flipbookId, versionId, pages);
 
   const upload = async (flipbookId: string, activateOnDone = false) => {
     const versionId = randomUUID();
