@@ -81,10 +81,15 @@ const service = async (pdf: string) => {
     }
     const ms = performance.now() - started;
     if (status !== 'done') throw new Error(`processing ended in ${status}`);
-    const line = daemon
-      .logs()
-      .split('\n')
-      .find((l) => l.includes('"version processed"'));
+    // pino writes asynchronously: the line may land a moment after the status says done.
+    let line: string | undefined;
+    for (let i = 0; i < 40 && !line; i++) {
+      line = daemon
+        .logs()
+        .split('\n')
+        .find((l) => l.includes('"version processed"'));
+      if (!line) await new Promise((r) => setTimeout(r, 50));
+    }
     const timings = (line ? JSON.parse(line).timings : {}) as Timings;
     return { ms, pages, timings, peakRssMb: Math.round(peakRssKb / 1024) };
   } finally {
