@@ -1,6 +1,5 @@
 // The daemon's composition root: store, blob store, HTTP API, signals. Resolves once shut down.
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { openBlobStore } from './blobs/blobStore.ts';
 import { isUploadRoute, mountApi } from './http/api.ts';
 import { discardBody } from './http/bodyLimit.ts';
@@ -10,7 +9,7 @@ import { createRateLimiter } from './http/rateLimit.ts';
 import { createHttpServer } from './http/server.ts';
 import { logger } from './log.ts';
 import { mountReader } from './reader/readerRoutes.ts';
-import { DEFAULT_DATA_DIR } from './store/location.ts';
+import { defaultBlobDir } from './store/location.ts';
 import { openStore } from './store/store.ts';
 import { renderOptionsFor } from './worker/renderSettings.ts';
 import { startWorkers, workerOptions } from './worker/workerPool.ts';
@@ -31,9 +30,7 @@ export type DaemonOptions = {
 export const runDaemon = async (options: DaemonOptions) => {
   const started = performance.now();
   const store = await openStore({ dataDir: options.dataDir, databaseUrl: options.databaseUrl });
-  const blobs = await openBlobStore(
-    options.blobDir ?? join(options.dataDir ?? DEFAULT_DATA_DIR, 'blobs'),
-  );
+  const blobs = await openBlobStore(options.blobDir ?? defaultBlobDir(options.dataDir));
   const limiter = createRateLimiter(store.db, {
     limit: options.rateLimit,
     trustProxy: options.trustProxy,

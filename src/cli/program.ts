@@ -12,7 +12,7 @@ import { registerList } from './commands/list.ts';
 import { registerLogin } from './commands/login.ts';
 import { registerPublish } from './commands/publish.ts';
 import { registerReplay } from './commands/replay.ts';
-import { registerServe, UsageError } from './commands/serve.ts';
+import { registerServe } from './commands/serve.ts';
 import { registerShow } from './commands/show.ts';
 import { registerStatus } from './commands/status.ts';
 import { registerVersion } from './commands/version.ts';
@@ -52,7 +52,7 @@ const main = async () => {
       process.stderr.write(`flipbook: ${error.message}\n`);
       return error.exitCode;
     }
-    if (error instanceof UsageError || error instanceof InvalidInput) {
+    if (error instanceof InvalidInput) {
       process.stderr.write(`flipbook: ${error.message}\n`);
       return 2;
     }

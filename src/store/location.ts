@@ -1,4 +1,5 @@
 // Where the store lives: an external PostgreSQL named by URL, or the embedded one in a data dir.
+import { join } from 'node:path';
 import { openEmbeddedStore } from './embeddedPostgres.ts';
 
 export type StoreOptions = { dataDir?: string; databaseUrl?: string };
@@ -11,6 +12,9 @@ export type Location = {
 };
 
 export const DEFAULT_DATA_DIR = './data';
+
+/** Where originals and page images go unless --blob-dir says otherwise: beside the store's data. */
+export const defaultBlobDir = (dataDir?: string) => join(dataDir ?? DEFAULT_DATA_DIR, 'blobs');
 
 export const locateStore = async (options: StoreOptions): Promise<Location> => {
   const databaseUrl = options.databaseUrl ?? process.env.DATABASE_URL;

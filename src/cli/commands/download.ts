@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { setDownload } from '../../app/downloads.ts';
+import { CliError, EXIT } from '../client/cliErrors.ts';
 import { printJson } from '../output.ts';
 import { type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
-import { UsageError } from './serve.ts';
 
 export const registerDownload = (program: Command) => {
   withStoreOptions(
@@ -11,7 +11,7 @@ export const registerDownload = (program: Command) => {
       .description("turn the reader's Download PDF button (and the original's link) on or off")
       .option('--json', 'print JSON'),
   ).action(async (flipbookId: string, onOrOff: string, flags: StoreFlags & { json?: boolean }) => {
-    if (onOrOff !== 'on' && onOrOff !== 'off') throw new UsageError('say "on" or "off"');
+    if (onOrOff !== 'on' && onOrOff !== 'off') throw new CliError(EXIT.usage, 'say "on" or "off"');
     const result = await withStore(flags, (store) =>
       setDownload(store, flipbookId, onOrOff === 'on'),
     );

@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { runDaemon } from '../../daemon.ts';
 import { defaultLanes } from '../../worker/renderSettings.ts';
+import { CliError, EXIT } from '../client/cliErrors.ts';
+import { flagInteger } from '../flagInteger.ts';
 import { type StoreFlags, withStoreOptions } from '../storeOptions.ts';
 
 export const registerServe = (program: Command) => {
@@ -27,11 +29,14 @@ export const registerServe = (program: Command) => {
         workers: string;
       },
     ) => {
-      const port = integer('--port', flags.port, 0, 65535);
-      const rateLimit = integer('--rate-limit', flags.rateLimit, 0, 1_000_000);
-      const workers = integer('--workers', flags.workers, 0, 64);
+      const port = flagInteger('--port', flags.port, 0, 65535);
+      const rateLimit = flagInteger('--rate-limit', flags.rateLimit, 0, 1_000_000);
+      const workers = flagInteger('--workers', flags.workers, 0, 64);
       if (flags.publicUrl && !/^https?:\/\/[^/]/.test(flags.publicUrl)) {
-        throw new UsageError(`--public-url must be an http(s) URL, got "${flags.publicUrl}"`);
+        throw new CliError(
+          EXIT.usage,
+          `--public-url must be an http(s) URL, got "${flags.publicUrl}"`,
+        );
       }
       await runDaemon({
         ...flags,
@@ -43,15 +48,3 @@ export const registerServe = (program: Command) => {
     },
   );
 };
-
-export const integer = (flag: string, text: string, min: number, max: number) => {
-  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!(value >= min && value <= max)) {
-    throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got "${text}"`);
-  }
-  return value;
-};
-
-export class UsageError extends Error {
-  override name = 'UsageError';
-}

@@ -1,13 +1,12 @@
-import { join } from 'node:path';
 import type { Command } from 'commander';
 import { openBlobStore } from '../../blobs/blobStore.ts';
 import { logger } from '../../log.ts';
-import { DEFAULT_DATA_DIR } from '../../store/location.ts';
+import { defaultBlobDir } from '../../store/location.ts';
 import { openStore } from '../../store/store.ts';
 import { defaultLanes, renderOptionsFor } from '../../worker/renderSettings.ts';
 import { startWorkers, workerOptions } from '../../worker/workerPool.ts';
+import { flagInteger } from '../flagInteger.ts';
 import { type StoreFlags, withStoreOptions } from '../storeOptions.ts';
-import { integer } from './serve.ts';
 
 export const registerWorker = (program: Command) => {
   withStoreOptions(
@@ -19,11 +18,9 @@ export const registerWorker = (program: Command) => {
       .option('--workers <n>', 'processing lanes', String(defaultLanes()))
       .option('--blob-dir <dir>', 'the blob directory the daemon uses (default: <data-dir>/blobs)'),
   ).action(async (flags: StoreFlags & { workers: string; blobDir?: string }) => {
-    const lanes = integer('--workers', flags.workers, 1, 64);
+    const lanes = flagInteger('--workers', flags.workers, 1, 64);
     const store = await openStore({ dataDir: flags.dataDir, databaseUrl: flags.databaseUrl });
-    const blobs = await openBlobStore(
-      flags.blobDir ?? join(flags.dataDir ?? DEFAULT_DATA_DIR, 'blobs'),
-    );
+    const blobs = await openBlobStore(flags.blobDir ?? defaultBlobDir(flags.dataDir));
     const pool = startWorkers(
       { store, blobs, log: logger, render: renderOptionsFor(lanes) },
       workerOptions(lanes),
