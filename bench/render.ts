@@ -26,13 +26,27 @@ const run = (command: string, args: string[]) =>
 
 const seconds = (ms: number) => (ms / 1000).toFixed(2);
 
+/**
+ * CPU time (user + system, ms) a process has used, with that of the children it has reaped:
+ * poppler's processes for the daemon, pdftoppm for this script. Wall-clock ratios move with
+ * whatever else the machine runs; CPU time barely does, so the benchmark prints both.
+ */
+const cpuMs = async (pid: number | 'self') => {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime, stime, cutime, cstime are fields 14-17 of stat(5), in clock ticks (100 a second)
+  return fields.slice(11, 15).reduce((sum, ticks) => sum + Number(ticks), 0) * 10;
+};
+
 const baseline = async (pdf: string) => {
   const out = await mkdtemp(join(tmpdir(), 'bench-pdftoppm-'));
+  const cpuBefore = await cpuMs('self');
   const started = performance.now();
   await run('pdftoppm', ['-jpeg', '-scale-to', String(MAX_SIDE), pdf, join(out, 'p')]);
   const ms = performance.now() - started;
+  const cpu = (await cpuMs('self')) - cpuBefore;
   await rm(out, { recursive: true, force: true });
-  return ms;
+  return { ms, cpu };
 };
 
 type Timings = { inspectMs: number; renderMs: number; deriveMs: number; textMs: number };
@@ -57,6 +71,8 @@ const service = async (pdf: string) => {
     const form = new FormData();
     form.set('file', new Blob([bytes], { type: 'application/pdf' }), basename(pdf));
     const headers = { authorization: `Bearer ${key}` };
+    const pid = daemon.process.pid as number;
+    const cpuBefore = await cpuMs(pid);
     const started = performance.now();
     const created = await fetch(`${daemon.url}/api/v1/flipbooks`, {
       method: 'POST',
@@ -80,6 +96,7 @@ const service = async (pdf: string) => {
       ({ status, pages } = (await res.json()) as { status: string; pages: number });
     }
     const ms = performance.now() - started;
+    const cpu = (await cpuMs(pid)) - cpuBefore;
     if (status !== 'done') throw new Error(`processing ended in ${status}`);
     // pino writes asynchronously: the line may land a moment after the status says done.
     let line: string | undefined;
@@ -91,7 +108,7 @@ const service = async (pdf: string) => {
       if (!line) await new Promise((r) => setTimeout(r, 50));
     }
     const timings = (line ? JSON.parse(line).timings : {}) as Timings;
-    return { ms, pages, timings, peakRssMb: Math.round(peakRssKb / 1024) };
+    return { ms, cpu, pages, timings, peakRssMb: Math.round(peakRssKb / 1024) };
   } finally {
     clearInterval(sampler);
     await daemon.stop();
@@ -101,7 +118,7 @@ const service = async (pdf: string) => {
 
 const files = process.argv.slice(2).length > 0 ? process.argv.slice(2) : DEFAULT_FILES;
 console.log(
-  'document                         pages  pdftoppm(a)  service(b)  (b)/(a)  pages/s   render  derive*  text  RSS',
+  'document                         pages  pdftoppm(a)  service(b)  (b)/(a)  pages/s   render  derive*  text  RSS      cpu(a)  cpu(b)  cpu(b)/cpu(a)',
 );
 for (const name of files) {
   const pdf = resolve(CORPUS, name);
@@ -112,14 +129,17 @@ for (const name of files) {
     [
       name.padEnd(32),
       String(b.pages).padStart(5),
-      `${seconds(a)} s`.padStart(11),
+      `${seconds(a.ms)} s`.padStart(11),
       `${seconds(b.ms)} s`.padStart(11),
-      (b.ms / a).toFixed(2).padStart(8),
+      (b.ms / a.ms).toFixed(2).padStart(8),
       (b.pages / (b.ms / 1000)).toFixed(1).padStart(8),
       `${seconds(t.renderMs)} s`.padStart(8),
       `${seconds(t.deriveMs)} s`.padStart(8),
       `${seconds(t.textMs)} s`.padStart(6),
       `${b.peakRssMb} MB`.padStart(7),
+      `${seconds(a.cpu)} s`.padStart(8),
+      `${seconds(b.cpu)} s`.padStart(8),
+      (b.cpu / a.cpu).toFixed(2).padStart(8),
     ].join(' '),
   );
 }
