@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { flipbook, startDaemon } from '../test/support/cli.ts';
 import { CORPUS } from '../test/support/corpus.ts';
+import { cpuMs } from './cpuTime.ts';
 
 const DEFAULT_FILES = ['text_why3-manual.pdf', 'vec_asymptote.pdf', 'img_GS9_Color_Management.pdf'];
 const MAX_SIDE = 2000;
@@ -26,18 +27,6 @@ const run = (command: string, args: string[]) =>
 
 const seconds = (ms: number) => (ms / 1000).toFixed(2);
 
-/**
- * CPU time (user + system, ms) a process has used, with that of the children it has reaped:
- * poppler's processes for the daemon, pdftoppm for this script. Wall-clock ratios move with
- * whatever else the machine runs; CPU time barely does, so the benchmark prints both.
- */
-const cpuMs = async (pid: number | 'self') => {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // utime, stime, cutime, cstime are fields 14-17 of stat(5), in clock ticks (100 a second)
-  return fields.slice(11, 15).reduce((sum, ticks) => sum + Number(ticks), 0) * 10;
-};
-
 const baseline = async (pdf: string) => {
   const out = await mkdtemp(join(tmpdir(), 'bench-pdftoppm-'));
   const cpuBefore = await cpuMs('self');
@@ -49,7 +38,13 @@ const baseline = async (pdf: string) => {
   return { ms, cpu };
 };
 
-type Timings = { inspectMs: number; renderMs: number; deriveMs: number; textMs: number };
+type Timings = {
+  inspectMs: number;
+  renderMs: number;
+  deriveMs: number;
+  textMs: number;
+  storeMs: number;
+};
 
 const service = async (pdf: string) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-data-'));
@@ -118,7 +113,7 @@ const service = async (pdf: string) => {
 
 const files = process.argv.slice(2).length > 0 ? process.argv.slice(2) : DEFAULT_FILES;
 console.log(
-  'document                         pages  pdftoppm(a)  service(b)  (b)/(a)  pages/s   render  derive*  text  RSS      cpu(a)  cpu(b)  cpu(b)/cpu(a)',
+  'document                         pages  pdftoppm(a)  service(b)  (b)/(a)  pages/s   render  derive*   text  store     RSS   cpu(a)   cpu(b)  cpu(b)/(a)',
 );
 for (const name of files) {
   const pdf = resolve(CORPUS, name);
@@ -136,6 +131,7 @@ for (const name of files) {
       `${seconds(t.renderMs)} s`.padStart(8),
       `${seconds(t.deriveMs)} s`.padStart(8),
       `${seconds(t.textMs)} s`.padStart(6),
+      `${seconds(t.storeMs)} s`.padStart(6),
       `${b.peakRssMb} MB`.padStart(7),
       `${seconds(a.cpu)} s`.padStart(8),
       `${seconds(b.cpu)} s`.padStart(8),
@@ -144,5 +140,11 @@ for (const name of files) {
   );
 }
 console.log(
-  '* derive: resize + encode of mid and min, summed over pages (runs alongside rendering)',
+  [
+    'render: the pdftoppm processes, start to end; text: pdftotext (alongside); store: appending',
+    'events; * derive: decode + resize + encode of mid and min, summed over pages (alongside',
+    'rendering; `npm run bench:derive` splits it per step). cpu: user + system time of pdftoppm',
+    '(a) and of the daemon with its poppler processes (b): on 2 cores, (b)/(a) <= 1.0 needs',
+    'cpu(b)/(a) <= 2.0 at the least.',
+  ].join('\n'),
 );
