@@ -34,3 +34,26 @@ export const explain = (error: unknown, doing: 'read' | 'render') => {
     `The PDF could not be ${doing === 'read' ? 'read' : 'rendered'}${reason ? `: ${reason}` : ''}`,
   );
 };
+
+/**
+ * What poppler says when the objects of a page themselves are broken, as opposed to the damage it
+ * routinely repairs (a cross-reference table it has to rebuild, a wrong stream length): an object
+ * cut off mid-way, a dictionary that is not one, a page tree node of the wrong type, a stream in
+ * a compression it cannot decode (often a wrong decryption key).
+ */
+const BROKEN_OBJECTS = [
+  /End of file inside (?:array|dictionary)/,
+  /Dictionary key must be a name object/,
+  /Kids object \(page \d+\) is wrong type/,
+  /Unknown compression method in flate stream/,
+];
+
+/**
+ * For a page poppler reports as 0x0: the reason the file is damaged, if poppler's complaints
+ * while trying it say its objects are broken; null if the page merely has no size, which we show
+ * as a blank page.
+ */
+export const brokenObjects = (popplerMessage: string): RenderFailure | null => {
+  const found = BROKEN_OBJECTS.map((pattern) => pattern.exec(popplerMessage)?.[0]).find(Boolean);
+  return found ? new RenderFailure(`The PDF is damaged: ${found.toLowerCase()}`) : null;
+};

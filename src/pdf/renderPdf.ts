@@ -16,7 +16,7 @@ import { inParallel, planRanges, type Range, semaphore } from './pageRanges.ts';
 import { type PageGeometry, parsePageSizes } from './pageSizes.ts';
 import { extractText } from './pageText.ts';
 import { limitedPoppler, type ProcessLimits } from './poppler.ts';
-import { explain, RenderFailure } from './renderFailure.ts';
+import { brokenObjects, explain, RenderFailure } from './renderFailure.ts';
 import { blankPage, deriveRenditions, type PageFiles, type RenditionSizes } from './renditions.ts';
 
 export type { RenditionSizes };
@@ -244,8 +244,12 @@ const renderRanges = async (
         );
       } catch (error) {
         // A page with no size (0x0 MediaBox) cannot be scaled: pdftoppm refuses it cleanly, and
-        // we show a blank page. A crash on such a page, though, is a damaged file.
-        if (!sized && /hDPI or vDPI values are invalid/.test(String((error as Error)?.message))) {
+        // we show a blank page, unless what poppler said on the way shows broken objects (a
+        // damaged file). A crash on such a page is a damaged file too.
+        const message = String((error as Error)?.message);
+        if (!sized && /hDPI or vDPI values are invalid/.test(message)) {
+          const damaged = brokenObjects(message);
+          if (damaged) throw damaged;
           await blankPage(join(work, `${prefix}-${first}.jpg`), options.sizes.max);
           await collect(true);
           return;

@@ -1,0 +1,47 @@
+// Turning poppler's complaints into reasons a person can read, and telling a page that merely has
+// no size from a damaged file.
+import { describe, expect, it } from 'vitest';
+import { brokenObjects, explain, RenderFailure } from '../../src/pdf/renderFailure.ts';
+
+// What pdftoppm printed for pages it reports as 0x0 (shortened from the corpus files).
+const NO_SIZE = 'Internal Error: JpegWriter::init: hDPI or vDPI values are invalid 0. 0.';
+const REPAIRED = [
+  'Internal Error: xref num 174 not found but needed, try to reconstruct<0a>',
+  'Syntax Error: Failed to parse XRef entry [267].',
+  "Syntax Error: Missing 'endstream' or incorrect stream length",
+  'Syntax Error: Top-level pages object is wrong type (null)',
+  NO_SIZE,
+].join('\n');
+
+describe('brokenObjects', () => {
+  it('leaves a page alone when poppler only had to repair the cross-reference table', () => {
+    expect(brokenObjects(REPAIRED)).toBeNull();
+    expect(brokenObjects(NO_SIZE)).toBeNull();
+  });
+
+  it.each([
+    ['Syntax Error: End of file inside dictionary', 'end of file inside dictionary'],
+    ['Syntax Error: End of file inside array', 'end of file inside array'],
+    ['Syntax Error (535): Dictionary key must be a name object', 'dictionary key must be'],
+    ['Syntax Error: Kids object (page 1) is wrong type (dictionary)', 'kids object (page 1)'],
+    ['Syntax Error (2): Unknown compression method in flate stream', 'unknown compression'],
+  ])('calls the file damaged when poppler says "%s"', (line, reason) => {
+    const failure = brokenObjects(`${REPAIRED}\n${line}\n${NO_SIZE}`);
+    expect(failure).toBeInstanceOf(RenderFailure);
+    expect(failure?.message).toMatch(/^The PDF is damaged: /);
+    expect(failure?.message).toContain(reason);
+  });
+});
+
+describe('explain', () => {
+  it('names a password-protected file', () => {
+    expect(explain(new Error('Command Line Error: Incorrect password'), 'read').message).toBe(
+      'The PDF is password-protected: it can only be opened with its password',
+    );
+  });
+
+  it("keeps poppler's last error line, without its prefix", () => {
+    const failure = explain(new Error('Syntax Warning: x\nSyntax Error (12): Bad thing'), 'render');
+    expect(failure.message).toBe('The PDF could not be rendered: Bad thing');
+  });
+});
