@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
 import {
   type Client,
+  CORPUS,
   client,
   corpus,
   createFlipbook,
@@ -348,6 +349,41 @@ describe('processing inside the daemon (embedded store, --workers 2)', () => {
     const good = await createFlipbook(c, {}, pdf(SMALL_PDF));
     const after = await waitForOutcome(c, good.flipbookId, good.versionId);
     expect(after.final).toMatchObject({ status: 'done', pages: 3, is_active: true });
+  });
+  it('ends every damaged or password-protected corpus file in a 422 or an error with a reason, and stays up', async () => {
+    const files = readdirSync(CORPUS).filter((f) => /^(bad|enc)_.*\.pdf$/.test(f));
+    files.splice(files.indexOf('enc_algo4.pdf'), 1); // owner password only: it renders
+    expect(files.length).toBeGreaterThanOrEqual(14);
+    const outcomes = await Promise.all(
+      files.map(async (file) => {
+        const reply = await c.create(pdf(file), {});
+        if (reply.status === 422) {
+          expect(reply.body.error, file).toMatch(/PDF/);
+          return `${file}: 422 ${reply.body.error}`;
+        }
+        expectJson(reply, 201);
+        const { flipbook_id: flipbookId, version_id: versionId } = reply.body as {
+          flipbook_id: string;
+          version_id: string;
+        };
+        const { final } = await waitForOutcome(c, flipbookId, versionId);
+        expect(final.status, file).toBe('error');
+        const events = await eventsOf(fx.storeArgs, flipbookId);
+        const [failed] = ofVersion(events, versionId, 'VersionProcessingFailed');
+        const reason = String(failed?.data.reason);
+        expect(reason, file).toMatch(
+          file.startsWith('enc_') ? /password-protected/ : /^The (PDF|renderer)/,
+        );
+        return `${file}: error ${reason}`;
+      }),
+    );
+    if (process.env.FLIPBOOK_TEST_DEBUG) console.info(outcomes.join('\n'));
+
+    const health = await fetch(`${fx.daemon.url}/healthz`);
+    expect(health.status).toBe(200);
+    const good = await createFlipbook(c, {}, pdf(SMALL_PDF));
+    const after = await waitForOutcome(c, good.flipbookId, good.versionId);
+    expect(after.final).toMatchObject({ status: 'done', pages: 3 });
   });
 });
 
