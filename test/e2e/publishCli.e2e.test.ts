@@ -353,12 +353,11 @@ describe('refused before anything is sent', () => {
       ['publish', notPdf, '--wait'],
       ['version', 'add', randomUUID(), notPdf, '--json'],
     ]) {
-      const started = Date.now();
       const result = await flipbook(args, nowhere);
+      // exit 2, not the exit 1 of an unreachable server: no request was tried
       expect(result.code, result.stderr).toBe(2);
       expect(result.stdout).toBe('');
       expect(result.stderr).toBe(`flipbook: ${notPdf} is not a PDF (no %PDF- header)\n`);
-      expect(Date.now() - started).toBeLessThan(3000); // no network retries happened
     }
   });
 
