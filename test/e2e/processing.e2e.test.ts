@@ -439,8 +439,9 @@ describe('two `flipbook worker` processes on one PostgreSQL database', () => {
       'img_jpx-lichtenstein.pdf',
     ];
     const uploads = await Promise.all(files.map((f) => createFlipbook(c, {}, pdf(f))));
+    // ~7 s alone; other suites render the corpus at the same time, so leave room.
     const outcomes = await Promise.all(
-      uploads.map((u) => waitForOutcome(c, u.flipbookId, u.versionId)),
+      uploads.map((u) => waitForOutcome(c, u.flipbookId, u.versionId, 110_000)),
     );
     for (const [i, { final }] of outcomes.entries()) {
       expect(final.status, files[i]).toBe('done');
@@ -470,7 +471,7 @@ describe('two `flipbook worker` processes on one PostgreSQL database', () => {
     );
     for (const [i, u] of uploads.entries()) expect(renderers[i], u.versionId).toHaveLength(1);
     if (process.env.FLIPBOOK_TEST_DEBUG) console.info('rendered by worker:', renderers.flat());
-  });
+  }, 120_000);
 });
 
 // ---- 5: a worker killed mid-render ----------------------------------------------------------
