@@ -34,6 +34,10 @@ export const jobs: ReadTable = {
       event.type === 'VersionDeleted'
     ) {
       await db.query('DELETE FROM jobs WHERE version_id = $1', [event.data.versionId]);
+      // A deleted version's render stops at once, not at its worker's next lease renewal.
+      if (event.type === 'VersionDeleted') {
+        await db.query("SELECT pg_notify('flipbook_jobs_deleted', $1)", [event.data.versionId]);
+      }
     }
   },
 };

@@ -33,8 +33,12 @@ export const startWorkers = (deps: ProcessDeps, options: WorkerOptions): WorkerP
   const stopping = new AbortController();
   const log: Logger = deps.log;
 
+  // The running jobs' cancel switches, for a deletion's NOTIFY.
+  const running = new Map<string, AbortController>();
+
   const runJob = async (job: Job) => {
     const cancel = new AbortController();
+    running.set(job.version_id, cancel);
     const heartbeat = setInterval(async () => {
       const held = await renewLease(deps.store.db, job, owner, options.leaseMs).catch(() => true);
       if (!held) cancel.abort(); // deleted, or finished elsewhere: stop rendering
@@ -42,17 +46,27 @@ export const startWorkers = (deps: ProcessDeps, options: WorkerOptions): WorkerP
     try {
       const signal = AbortSignal.any([cancel.signal, stopping.signal]);
       const outcome = await processVersion(deps, job, signal);
-      if (outcome === 'cancelled' && stopping.signal.aborted)
-        await releaseJob(deps.store.db, job, owner);
+      if (outcome === 'cancelled') {
+        log.info({ versionId: job.version_id }, 'processing stopped');
+        if (stopping.signal.aborted) await releaseJob(deps.store.db, job, owner);
+      }
     } finally {
       clearInterval(heartbeat);
+      running.delete(job.version_id);
     }
   };
 
   // Idle lanes sleep until a new job's NOTIFY (sent by the jobs projection at commit) or the poll
   // interval, whichever comes first: an upload starts processing at once.
   const wake = new EventTarget();
-  const listener = listenForJobs(deps.store.pool, () => wake.dispatchEvent(new Event('job')), log);
+  const listener = listenForJobs(
+    deps.store.pool,
+    {
+      queued: () => wake.dispatchEvent(new Event('job')),
+      deleted: (versionId) => running.get(versionId)?.abort(),
+    },
+    log,
+  );
 
   const lane = async () => {
     while (!stopping.signal.aborted) {
@@ -93,16 +107,27 @@ const sleep = (ms: number, signal: AbortSignal, wake?: EventTarget) =>
     wake?.addEventListener('job', done, { once: true });
   });
 
-/** LISTEN on a connection of its own; if it cannot, polling alone still finds every job. */
-const listenForJobs = async (pool: Pool, onJob: () => void, log: Logger) => {
+/**
+ * LISTEN on a connection of its own for queued jobs and deleted versions; if it cannot, polling
+ * still finds every job and lease renewal still notices every deletion, only later.
+ */
+const listenForJobs = async (
+  pool: Pool,
+  on: { queued: () => void; deleted: (versionId: string) => void },
+  log: Logger,
+) => {
   try {
     const client = await pool.connect();
-    client.on('notification', onJob);
+    client.on('notification', ({ channel, payload }) => {
+      if (channel === 'flipbook_jobs') on.queued();
+      else if (channel === 'flipbook_jobs_deleted' && payload) on.deleted(payload);
+    });
     client.on('error', () => {});
     await client.query('LISTEN flipbook_jobs');
+    await client.query('LISTEN flipbook_jobs_deleted');
     return { close: async () => client.release(true) };
   } catch (error) {
-    log.warn({ err: error }, 'cannot LISTEN for new jobs; polling only');
+    log.warn({ err: error }, 'cannot LISTEN for jobs; polling only');
     return { close: async () => {} };
   }
 };

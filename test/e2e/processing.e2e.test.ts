@@ -2,7 +2,7 @@
 // worker` processes, observed only from outside (HTTP, the `flipbook events` CLI, the blob dir).
 // Every process started here is stopped in afterAll, failures included.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -350,6 +350,51 @@ describe('processing inside the daemon (embedded store, --workers 2)', () => {
     const after = await waitForOutcome(c, good.flipbookId, good.versionId);
     expect(after.final).toMatchObject({ status: 'done', pages: 3, is_active: true });
   });
+  it('stops rendering a version at once when it is deleted mid-render, and keeps none of its files', async () => {
+    const long = await createFlipbook(c, {}, pdf(LONG));
+    await waitForStatus(c, long.flipbookId, long.versionId, 'processing');
+    // poppler's command lines name the version's attempt directory
+    const renderers = () =>
+      readdirSync('/proc')
+        .filter((pid) => /^\d+$/.test(pid))
+        .filter((pid) => {
+          try {
+            return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(long.versionId);
+          } catch {
+            return false; // ended meanwhile
+          }
+        });
+    for (let i = 0; i < 50 && renderers().length === 0; i++) await sleep(100);
+    expect(renderers().length, 'poppler is rendering the version').toBeGreaterThan(0);
+
+    expectJson(await c.remove(long.flipbookId, long.versionId), 200);
+    const deletedAt = Date.now();
+    // The lease is renewed every 20 s: stopping within 5 s is the deletion's own notice.
+    while (renderers().length > 0 && Date.now() - deletedAt < 5_000) await sleep(100);
+    expect(renderers(), 'renderers left 5 s after the deletion').toEqual([]);
+    await sleep(500); // the worker removes its attempt directory as it stops
+    expect(existsSync(join(blobDir, 'pages', long.versionId))).toBe(false);
+
+    // It stopped because it was told, not because its files vanished under it.
+    const said = fx.daemon
+      .logs()
+      .split('\n')
+      .filter((line) => line.includes(long.versionId))
+      .map((line) => JSON.parse(line).msg);
+    expect(said).toContain('processing stopped');
+    expect(said).not.toContain('processing failed; will retry');
+    expect(said).not.toContain('version failed');
+
+    const events = await eventsOf(fx.storeArgs, long.flipbookId);
+    expect(ofVersion(events, long.versionId, 'VersionDeleted')).toHaveLength(1);
+    expect(ofVersion(events, long.versionId, 'VersionProcessed')).toHaveLength(0);
+    expect(ofVersion(events, long.versionId, 'VersionProcessingFailed')).toHaveLength(0);
+
+    const next = await createFlipbook(c, {}, pdf(SMALL_PDF));
+    const { final } = await waitForOutcome(c, next.flipbookId, next.versionId);
+    expect(final.status).toBe('done');
+  });
+
   it('ends every damaged or password-protected corpus file in a 422 or an error with a reason, and stays up', async () => {
     const files = readdirSync(CORPUS).filter((f) => /^(bad|enc)_.*\.pdf$/.test(f));
     files.splice(files.indexOf('enc_algo4.pdf'), 1); // owner password only: it renders
