@@ -1,7 +1,7 @@
 // Flags every publishing command shares, and how its result is shown: one JSON document with
 // --json; otherwise short lines (or, on a terminal, a live ink view on stderr).
 import type { Command } from 'commander';
-import { CliError, EXIT } from './client/cliErrors.ts';
+import { CliError, EXIT, processingFailed } from './client/cliErrors.ts';
 import { resolveConnection } from './client/config.ts';
 import type { PublishResult } from './services/publish.ts';
 
@@ -41,6 +41,5 @@ export const reportPublished = (result: PublishResult, flags: ClientFlags) => {
         `\n${result.url}\n`,
     );
   }
-  if (result.status === 'error')
-    throw new CliError(EXIT.processingError, 'Processing ended in error');
+  if (result.status === 'error') throw processingFailed(result.error_reason);
 };

@@ -656,6 +656,11 @@ export const openApiDocument = {
           pages: integer('Number of pages; 0 while pending or before processing found them'),
           file_name: { type: 'string', description: 'Original file name' },
           file_size: integer('Size of the original file in bytes'),
+          error_reason: {
+            type: 'string',
+            description:
+              'Only when status is error (an addition to the spec): why processing failed, for a person',
+          },
         },
       },
       DeleteResponse: {

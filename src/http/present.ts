@@ -65,4 +65,6 @@ export const presentStatus = (v: VersionRow) => ({
   pages: v.status === 'pending' ? 0 : v.page_count,
   file_name: v.file_name,
   file_size: Number(v.file_size),
+  // Beyond the spec, and only for a failed version: why, in words a person can act on.
+  ...(v.status === 'error' ? { error_reason: v.error ?? 'Processing failed' } : {}),
 });

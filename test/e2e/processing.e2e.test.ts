@@ -338,6 +338,10 @@ describe('processing inside the daemon (embedded store, --workers 2)', () => {
     const bad = await createFlipbook(c, {}, pdf(ENCRYPTED));
     const { final } = await waitForOutcome(c, bad.flipbookId, bad.versionId);
     expect(final).toMatchObject({ status: 'error', is_active: false });
+    // beyond the spec: the reason, only for a failed version (docs/api.md)
+    expect(final.error_reason).toBe(
+      'The PDF is password-protected: it can only be opened with its password',
+    );
 
     const events = await eventsOf(fx.storeArgs, bad.flipbookId);
     const failed = ofVersion(events, bad.versionId, 'VersionProcessingFailed');
@@ -349,6 +353,7 @@ describe('processing inside the daemon (embedded store, --workers 2)', () => {
     const good = await createFlipbook(c, {}, pdf(SMALL_PDF));
     const after = await waitForOutcome(c, good.flipbookId, good.versionId);
     expect(after.final).toMatchObject({ status: 'done', pages: 3, is_active: true });
+    expect(after.final).not.toHaveProperty('error_reason');
   });
   it('stops rendering a version at once when it is deleted mid-render, and keeps none of its files', async () => {
     const long = await createFlipbook(c, {}, pdf(LONG));
@@ -416,6 +421,7 @@ describe('processing inside the daemon (embedded store, --workers 2)', () => {
         const events = await eventsOf(fx.storeArgs, flipbookId);
         const [failed] = ofVersion(events, versionId, 'VersionProcessingFailed');
         const reason = String(failed?.data.reason);
+        expect(final.error_reason, file).toBe(reason);
         expect(reason, file).toMatch(
           file.startsWith('enc_') ? /password-protected/ : /^The (PDF|renderer)/,
         );

@@ -28,6 +28,7 @@ type Published = {
   status: string;
   pages: number;
   url: string;
+  error_reason?: string;
 };
 type Version = { id: string; version: number; status: string; is_active: boolean };
 type Book = { id: string; title: string; url: string; versions: Version[] };
@@ -278,14 +279,21 @@ describe('publishing from a pipeline (no terminal)', () => {
     const published = JSON.parse(result.stdout) as Published;
     expect(published.status).toBe('error');
     expect(published.url).toBe(`${fx.daemon.url}/f/${published.flipbook_id}`);
-    expect(result.stderr).toContain('Processing ended in error');
+    expect(result.stderr).toContain(
+      'flipbook: Processing ended in error: The PDF is password-protected',
+    );
+    expect(published.error_reason).toMatch(/^The PDF is password-protected/);
 
     const status = await flipbook(
       ['status', published.flipbook_id, published.version_id, '--json'],
       env(),
     );
     expect(status.code).toBe(3);
-    expect(JSON.parse(status.stdout).status).toBe('error');
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      status: 'error',
+      error_reason: expect.stringMatching(/^The PDF is password-protected/),
+    });
+    expect(status.stderr).toContain('Processing ended in error: The PDF is password-protected');
   });
 });
 

@@ -35,6 +35,8 @@ export type VersionStatus = {
   pages: number;
   file_name: string;
   file_size: number;
+  /** only for status error: why (an addition to the spec by this server) */
+  error_reason?: string;
 };
 export type Flipbook = {
   id: string;

@@ -25,3 +25,7 @@ export class ApiError extends CliError {
     this.status = status;
   }
 }
+
+/** A version whose processing failed: exit 3, with the server's reason when it gave one. */
+export const processingFailed = (reason: string | undefined) =>
+  new CliError(EXIT.processingError, `Processing ended in error${reason ? `: ${reason}` : ''}`);

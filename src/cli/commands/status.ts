@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { apiClient, type VersionStatus } from '../client/apiClient.ts';
-import { CliError, EXIT } from '../client/cliErrors.ts';
+import { processingFailed } from '../client/cliErrors.ts';
 import { waitForVersion } from '../client/waitForVersion.ts';
 import {
   type ClientFlags,
@@ -44,8 +44,7 @@ export const registerStatus = (program: Command) => {
         process.stdout.write(
           `${status.status}${status.pages ? ` (${status.pages} pages)` : ''}${status.is_active ? ', active' : ''}\n`,
         );
-      if (status.status === 'error')
-        throw new CliError(EXIT.processingError, 'Processing ended in error');
+      if (status.status === 'error') throw processingFailed(status.error_reason);
     },
   );
 };

@@ -17,6 +17,8 @@ export type PublishResult = {
   status: VersionStatus['status'];
   pages: number;
   url: string;
+  /** only for status error: why */
+  error_reason?: string;
 };
 
 export type PublishOptions = {
@@ -82,5 +84,6 @@ export const finish = async (
     status: last?.status ?? 'pending',
     pages: last?.pages ?? 0,
     url: String(book.url),
+    ...(last?.error_reason ? { error_reason: last.error_reason } : {}),
   };
 };
