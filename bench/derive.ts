@@ -73,14 +73,34 @@ const measure = async (pdf: string) => {
         false,
       ],
       [
-        'mid: full decode + linear + encode (chosen)',
+        'mid: full decode + lanczos3 + encode (chosen)',
         await sharpPerPage(files, (f) =>
           sharp(f)
-            .resize(MID, MID, { ...fit, kernel: 'linear', fastShrinkOnLoad: false })
+            .resize(MID, MID, { ...fit, fastShrinkOnLoad: false })
             .jpeg(JPEG)
             .toFile(mid(f)),
         ),
         true,
+      ],
+      [
+        'mid: full decode + cubic + encode',
+        await sharpPerPage(files, (f) =>
+          sharp(f)
+            .resize(MID, MID, { ...fit, kernel: 'cubic', fastShrinkOnLoad: false })
+            .jpeg(JPEG)
+            .toFile(out),
+        ),
+        false,
+      ],
+      [
+        'mid: full decode + linear + encode (softer text)',
+        await sharpPerPage(files, (f) =>
+          sharp(f)
+            .resize(MID, MID, { ...fit, kernel: 'linear', fastShrinkOnLoad: false })
+            .jpeg(JPEG)
+            .toFile(out),
+        ),
+        false,
       ],
       [
         'min from mid (chosen)',

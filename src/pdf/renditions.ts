@@ -58,13 +58,13 @@ const derive = async (
     await blankPage(file, sizes.max);
   }
 
-  // mid: a full-size decode on purpose: libjpeg's SIMD path decodes all 3 MP faster than its
-  // scalar 1/2-scale path (fastShrinkOnLoad off), and a linear 2:1 reduce costs a third of
-  // lanczos3 with no visible difference at this size. min comes from mid, not from max: decoding
-  // a 1000 px JPEG costs a quarter of a 2000 px one. (Handing mid's pixels to JavaScript to encode
-  // both from one decode cost more in garbage collection than the second decode saves.)
+  // mid: a full-size decode (fastShrinkOnLoad off) rather than libjpeg's 1/2-scale decode, which
+  // costs as much or more (bench/derive.ts), then lanczos3: a linear reduce is a little cheaper
+  // but visibly greys and softens text. min comes from mid, not from max: decoding a 1000 px JPEG
+  // costs a quarter of a 2000 px one. (Handing mid's pixels to JavaScript to encode both from one
+  // decode cost more in garbage collection than the second decode saves.)
   await sharp(file, { limitInputPixels })
-    .resize(sizes.mid, sizes.mid, { fit: 'inside', kernel: 'linear', fastShrinkOnLoad: false })
+    .resize(sizes.mid, sizes.mid, { fit: 'inside', fastShrinkOnLoad: false })
     .jpeg(JPEG)
     .toFile(files.mid);
   await sharp(files.mid)
