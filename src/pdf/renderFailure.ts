@@ -39,7 +39,8 @@ export const explain = (error: unknown, doing: 'read' | 'render') => {
  * What poppler says when the objects of a page themselves are broken, as opposed to the damage it
  * routinely repairs (a cross-reference table it has to rebuild, a wrong stream length): an object
  * cut off mid-way, a dictionary that is not one, a page tree node of the wrong type, a stream in
- * a compression it cannot decode (often a wrong decryption key).
+ * a compression it cannot decode (often a wrong decryption key). The patterns are poppler 22.12's
+ * wording: the corpus test of the bad_segv and odd_zerosize files fails if an upgrade rewords them.
  */
 const BROKEN_OBJECTS = [
   /End of file inside (?:array|dictionary)/,
