@@ -20,6 +20,7 @@ import { parseActivateFlag } from '../domain/activateFlag.ts';
 import { InvalidInput, NotFound } from '../domain/errors.ts';
 import { checkFlipbookCount, checkVersionCount } from '../domain/plans.ts';
 import { slugify } from '../domain/slug.ts';
+import { storableText } from '../domain/storableText.ts';
 import type { Caller } from '../http/auth.ts';
 import { presentFlipbook, presentPage, presentStatus, type Urls } from '../http/present.ts';
 import type { ReceivedUpload } from '../http/upload.ts';
@@ -173,6 +174,7 @@ const requireVersion = async (
 const cleanTitle = (raw: string | undefined) => {
   const title = raw?.trim();
   if (!title) return null;
+  storableText('title', title);
   if (title.length > MAX_TITLE)
     throw new InvalidInput(`Invalid title: at most ${MAX_TITLE} characters`);
   return title;

@@ -3,7 +3,7 @@
 // from hashes and ids we generate, never from anything a client sends.
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat, symlink } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, symlink } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 
 export type BlobStore = {
@@ -63,11 +63,19 @@ export const openBlobStore = async (dir: string): Promise<BlobStore> => {
     },
     commitOriginal: async (temporaryPath, sha256) => {
       const target = originalPath(sha256);
-      await mkdir(join(target, '..'), { recursive: true });
+      const made = await mkdir(join(target, '..'), { recursive: true });
       const existing = await stat(target).catch(() => null);
-      if (existing)
+      if (existing) {
         await rm(temporaryPath, { force: true }); // same bytes already stored
-      else await rename(temporaryPath, target);
+        return target;
+      }
+      // The original is acknowledged data: its bytes reach the disk before its name does, and
+      // the name itself is made durable, so a power cut cannot leave an empty or missing file
+      // under an accepted checksum.
+      await syncPath(temporaryPath);
+      await rename(temporaryPath, target);
+      await syncPath(join(target, '..'));
+      if (made) await syncPath(join(root, 'originals')); // the new folder's own entry
       return target;
     },
     originalPath,
@@ -96,4 +104,14 @@ export const openBlobStore = async (dir: string): Promise<BlobStore> => {
     removePages: (versionId) => rm(versionDir(versionId), { recursive: true, force: true }),
     removeOriginal: (sha256) => rm(originalPath(sha256), { force: true }),
   };
+};
+
+/** fsync on a file or a directory (a directory is opened read-only, as fsync(2) allows). */
+const syncPath = async (path: string) => {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 };

@@ -43,3 +43,20 @@ export class InvalidInput extends AppError {
     super(400, message);
   }
 }
+
+/**
+ * The server's disk (or the daemon user's quota) is full. Not the client's fault and not
+ * permanent: 507, and the connection closes so a big upload is not read on into the void.
+ */
+export class InsufficientStorage extends AppError {
+  override name = 'InsufficientStorage';
+  constructor(message = 'The server is out of storage space; try again later') {
+    super(507, message, { Connection: 'close' });
+  }
+}
+
+/** ENOSPC (disk full) and EDQUOT (quota exceeded) are the same thing to a client. */
+export const isOutOfSpace = (error: unknown) => {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
+};

@@ -2,6 +2,7 @@
 // the parameter. Unknown parameters are ignored, as HTTP APIs customarily do.
 import { type ListQuery, SORT_FIELDS, type SortField } from '../../projections/flipbooks.ts';
 import { InvalidInput } from '../domain/errors.ts';
+import { storableText } from '../domain/storableText.ts';
 
 const MAX_SEARCH = 200;
 const MAX_PAGE = 1_000_000;
@@ -31,6 +32,7 @@ export const parseListQuery = (params: URLSearchParams): ListQuery => {
   };
 
   const search = one('search');
+  if (search !== undefined) storableText('search', search);
   if (search !== undefined && search.length > MAX_SEARCH) {
     throw new InvalidInput(`Invalid search: at most ${MAX_SEARCH} characters`);
   }

@@ -1,8 +1,16 @@
 // The daemon's HTTP side: a polka router on a node:http server we own (so we can close it), and
-// one error path that answers every failure as {"error": message}. Unknown routes are a JSON 404.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+// one error path that answers every failure as {"error": message}. Unknown routes are a JSON 404;
+// requests node:http refuses before routing (an over-long header, bad syntax) get JSON errors too.
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from 'node:http';
+import type { Duplex } from 'node:stream';
 import polka from 'polka';
-import { AppError } from '../domain/errors.ts';
+import { AppError, InsufficientStorage, isOutOfSpace } from '../domain/errors.ts';
 import type { Logger } from '../log.ts';
 import { sendError, sendJson } from './respond.ts';
 
@@ -28,7 +36,13 @@ export const createHttpServer = (
     server,
     onNoMatch: (_req, res) => sendError(res, 404, 'Not found'),
   });
-  const fail = (req: IncomingMessage, res: ServerResponse, error: unknown) => {
+  const fail = (req: IncomingMessage, res: ServerResponse, cause: unknown) => {
+    // Wherever the disk filled up on the way, the client hears the same 507; the operator hears
+    // of it in the log, since nothing else will tell them.
+    const error = isOutOfSpace(cause) ? new InsufficientStorage() : cause;
+    if (error instanceof InsufficientStorage) {
+      log.error({ err: cause, url: req.url }, 'out of storage space');
+    }
     if (error instanceof AppError) {
       if (res.headersSent) return res.destroy();
       for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
@@ -53,6 +67,7 @@ export const createHttpServer = (
   };
   routes.get('/healthz', (_req, res) => sendJson(res, 200, { status: 'ok' }));
   mount(routes);
+  server.on('clientError', answerClientError);
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     before(req, res).then(
       () => app.handler(req, res),
@@ -60,4 +75,40 @@ export const createHttpServer = (
     );
   });
   return server;
+};
+
+/** What node:http's own parse errors mean to a client; anything else is a plain 400. */
+const CLIENT_ERRORS: Record<string, [number, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request header fields too large'],
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'Chunk extensions too large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request timeout'],
+};
+
+/**
+ * Replaces node:http's default answer to a request it could not parse (a bare status line with no
+ * body) with our JSON error, then closes the connection: after a parse error the rest of the
+ * stream cannot be trusted. As node:http does, it answers only when nothing of another response
+ * has been written on the socket yet, so the peer never reads a corrupted stream.
+ */
+const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  if (error.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
+    const [status, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'Bad request'];
+    const body = JSON.stringify({ error: message });
+    socket.end(
+      [
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+        'Content-Type: application/json; charset=utf-8',
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        'Connection: close',
+        '',
+        body,
+      ].join('\r\n'),
+    );
+    socket.once('finish', () => socket.destroy());
+    // A peer that never reads would keep the half-closed socket: give it a few seconds.
+    setTimeout(() => socket.destroy(), 5_000).unref();
+    return;
+  }
+  socket.destroy();
 };

@@ -1,14 +1,15 @@
 // Receives a multipart upload: the `file` part is streamed into the blob store while it is hashed
 // (never held whole in memory), other parts are small text fields. Every limit is enforced while
-// the bytes arrive, and a refused or aborted upload leaves no file behind.
+// the bytes arrive, and a refused or aborted upload leaves no file behind. A full disk is answered
+// at once (507), without reading the rest of the body.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { basename } from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { finished, pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import type { BlobStore } from '../blobs/blobStore.ts';
-import { AppError, InvalidInput } from '../domain/errors.ts';
+import { AppError, InsufficientStorage, InvalidInput, isOutOfSpace } from '../domain/errors.ts';
 
 export const MAX_UPLOAD_BYTES = 512 * 1024 * 1024;
 const MAX_FIELD_BYTES = 64 * 1024;
@@ -80,7 +81,7 @@ export const receiveUpload = (req: IncomingMessage, blobs: BlobStore): Promise<R
     let file: Promise<ReceivedFile | null> = Promise.resolve(null);
     let failure: Error | null = null;
     const fail = (error: Error) => {
-      failure ??= error;
+      failure ??= isOutOfSpace(error) ? new InsufficientStorage() : error;
     };
 
     parser.on('field', (name, value, info) => {
@@ -93,9 +94,14 @@ export const receiveUpload = (req: IncomingMessage, blobs: BlobStore): Promise<R
         return;
       }
       // Listen at once: busboy may fail this stream (a body cut short) before we have a file to
-      // pipe it into, and an 'error' with no listener would crash the process.
+      // pipe it into, and an 'error' with no listener would crash the process. A full disk
+      // reaches this stream too (the pipeline below destroys it with the write's error).
       stream.on('error', (error) =>
-        fail(new InvalidInput(`Malformed multipart body: ${error.message}`)),
+        fail(
+          isOutOfSpace(error)
+            ? error
+            : new InvalidInput(`Malformed multipart body: ${error.message}`),
+        ),
       );
       file = blobs.temporary().then(async ({ path, stream: out }) => {
         temporaries.push(path);
@@ -115,7 +121,16 @@ export const receiveUpload = (req: IncomingMessage, blobs: BlobStore): Promise<R
           looksLikePdf: inspect.looksLikePdf(),
         };
       });
-      file.catch(fail);
+      file.catch((error: Error) => {
+        fail(error);
+        // The write stream failed and busboy's file stream was destroyed with it: busboy would
+        // wait forever for it to be read, and so would the client. Stop reading the body now;
+        // the 507 goes out with `Connection: close`, so the rest is never read.
+        if (isOutOfSpace(error)) {
+          req.unpipe(parser);
+          parser.destroy(failure ?? error);
+        }
+      });
     });
     parser.on('filesLimit', () => fail(new InvalidInput('Only one file may be uploaded')));
     parser.on('partsLimit', () => fail(new InvalidInput('Too many parts in the multipart body')));
@@ -126,9 +141,15 @@ export const receiveUpload = (req: IncomingMessage, blobs: BlobStore): Promise<R
     // parse is a malformed body.
     let clientGone = false;
     req.on('close', () => {
-      if (!req.complete) clientGone = true;
+      if (req.complete) return;
+      clientGone = true;
+      parser.destroy(new Error('the client closed the connection'));
     });
-    pipeline(req, parser)
+    req.on('error', (error) => parser.destroy(error));
+    // pipe, not pipeline: pipeline would destroy the request (and with it the socket) when we
+    // stop the parser early, and the client would get a reset instead of our 507.
+    req.pipe(parser);
+    finished(parser)
       .then(async () => {
         const received = await file.catch((error: Error) => {
           fail(error);
@@ -171,13 +192,18 @@ class Inspector extends Transform {
   }
 }
 
-/** The file's own name, without any directory part or control characters, at most 255 chars. */
+/**
+ * The file's own name, without any directory part or control characters (NUL among them: the
+ * store cannot hold it), at most 255 chars. An unpaired surrogate cannot come out of busboy's
+ * UTF-8 decoding, but would break the stored event; make sure.
+ */
 const cleanFileName = (raw: string | undefined) => {
-  const printable = [...(raw ?? '')]
+  const printable = [...(raw ?? '').toWellFormed()]
     .filter((c) => c.charCodeAt(0) >= 0x20 && c !== '\u007f')
     .join('');
   const name = basename(printable.replaceAll('\\', '/')).trim();
-  return (name || 'document.pdf').slice(0, 255);
+  // Cut by code points: cutting UTF-16 units could split a pair and leave a lone surrogate.
+  return [...(name || 'document.pdf')].slice(0, 255).join('');
 };
 
 /** Reads and discards a body we will not use, so the client sees our answer, not a reset. */
