@@ -104,6 +104,15 @@ export const originalInUse = async (db: Db, checksum: string) =>
   (await db.query('SELECT 1 FROM versions WHERE checksum = $1 LIMIT 1', [checksum])).rows.length >
   0;
 
+/** A live version's processing status by id alone (page files), or null once it is deleted. */
+export const versionStatusById = async (db: Db, versionId: string) =>
+  (
+    await db.query<{ status: VersionRow['status'] }>(
+      'SELECT status FROM versions WHERE version_id = $1',
+      [versionId],
+    )
+  ).rows[0]?.status ?? null;
+
 export type VersionRow = {
   version_id: string;
   flipbook_id: string;

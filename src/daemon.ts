@@ -7,6 +7,7 @@ import { mountFiles } from './http/files.ts';
 import { urlsFor } from './http/present.ts';
 import { createRateLimiter } from './http/rateLimit.ts';
 import { createHttpServer } from './http/server.ts';
+import { installLastResort } from './lastResort.ts';
 import { logger } from './log.ts';
 import { mountReader } from './reader/readerRoutes.ts';
 import { defaultBlobDir } from './store/location.ts';
@@ -27,22 +28,20 @@ export type DaemonOptions = {
   workers: number;
 };
 
+/** The daemon could not start (its port is taken, say): nothing is left running. */
+export class StartupError extends Error {
+  override name = 'StartupError';
+}
+
 export const runDaemon = async (options: DaemonOptions) => {
   const started = performance.now();
+  installLastResort(logger);
   const store = await openStore({ dataDir: options.dataDir, databaseUrl: options.databaseUrl });
   const blobs = await openBlobStore(options.blobDir ?? defaultBlobDir(options.dataDir));
   const limiter = createRateLimiter(store.db, {
     limit: options.rateLimit,
     trustProxy: options.trustProxy,
   });
-
-  const workers =
-    options.workers > 0
-      ? startWorkers(
-          { store, blobs, log: logger, render: renderOptionsFor(options.workers) },
-          workerOptions(options.workers),
-        )
-      : null;
 
   let publicUrl = options.publicUrl ?? '';
   const urls = urlsFor(() => publicUrl);
@@ -62,10 +61,33 @@ export const runDaemon = async (options: DaemonOptions) => {
   );
   // A 512 MB upload on a slow link takes longer than Node's default 300 s request timeout.
   server.requestTimeout = 60 * 60 * 1000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, resolve);
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, options.host, resolve);
+    });
+  } catch (error) {
+    // Nothing may go on without the HTTP side (no processing lanes taking jobs unseen): close
+    // the store and say why, and the command exits non-zero.
+    await store.close();
+    const e = error as NodeJS.ErrnoException;
+    const where = `${options.host}:${options.port}`;
+    throw new StartupError(
+      e.code === 'EADDRINUSE'
+        ? `cannot listen on ${where}: the address is already in use (is another flipbook running?)`
+        : e.code === 'EACCES'
+          ? `cannot listen on ${where}: permission denied`
+          : `cannot listen on ${where}: ${e.message}`,
+    );
+  }
+  // Processing starts once the daemon serves: a daemon that cannot start takes no jobs.
+  const workers =
+    options.workers > 0
+      ? startWorkers(
+          { store, blobs, log: logger, render: renderOptionsFor(options.workers) },
+          workerOptions(options.workers),
+        )
+      : null;
   const { port } = server.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   publicUrl ||= `http://${host}:${port}`;

@@ -1,10 +1,13 @@
 // Page images, page text and originals. URLs are built from ids and positions we validate, never
-// from a path a client sends, and they never change meaning (a version's pages are rendered once
-// and a new upload is a new version), so they are cached for a year as immutable.
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+// from a path a client sends. Every file here appears under its name only when complete (written
+// beside it, then renamed), and is sent from one open descriptor: exactly the size announced,
+// whatever happens to the name meanwhile. Files that can no longer change are cached for a year
+// as immutable: originals (named by their hash) and the pages of a finished version. A page of a
+// version still processing may yet be replaced by a new attempt, so it is revalidated instead.
+import { open } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Db } from '../../projections/readTable.ts';
+import { versionStatusById } from '../../projections/versions.ts';
 import type { BlobStore, PageFile } from '../blobs/blobStore.ts';
 import { NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
@@ -23,8 +26,15 @@ export const mountFiles = (routes: Routes, deps: { db: Db; blobs: BlobStore }) =
     if (!isUuid(versionId) || !/^[1-9]\d{0,5}$/.test(position) || !(file in TYPES)) {
       throw new NotFound('Not found');
     }
-    const path = deps.blobs.pagePath(versionId.toLowerCase(), Number(position), file as PageFile);
-    await sendFile(req, res, path, { 'Content-Type': TYPES[file as PageFile] });
+    const id = versionId.toLowerCase();
+    // A deleted version's files are gone for the web at once, even before (or if never) removed.
+    const status = await versionStatusById(deps.db, id);
+    if (status === null) throw new NotFound('Not found');
+    const path = deps.blobs.pagePath(id, Number(position), file as PageFile);
+    await sendFile(req, res, path, {
+      'Content-Type': TYPES[file as PageFile],
+      'Cache-Control': status === 'done' ? IMMUTABLE : REVALIDATE,
+    });
   });
 
   routes.get('/files/originals/:versionId', async (req, res) => {
@@ -41,9 +51,13 @@ export const mountFiles = (routes: Routes, deps: { db: Db; blobs: BlobStore }) =
     await sendFile(req, res, deps.blobs.originalPath(version.checksum), {
       'Content-Type': 'application/pdf',
       'Content-Disposition': contentDisposition(version.file_name),
+      'Cache-Control': IMMUTABLE,
     });
   });
 };
+
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+const REVALIDATE = 'public, no-cache';
 
 const sendFile = async (
   req: IncomingMessage,
@@ -51,27 +65,37 @@ const sendFile = async (
   path: string,
   headers: Record<string, string>,
 ) => {
-  const info = await stat(path).catch(() => null);
-  if (!info?.isFile()) throw new NotFound('Not found');
-  const etag = `"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
-  res.setHeader('ETag', etag);
-  res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  if (req.headers['if-none-match'] === etag) {
-    res.statusCode = 304;
-    res.end();
-    return;
+  const handle = await open(path, 'r').catch(() => null);
+  if (!handle) throw new NotFound('Not found');
+  try {
+    // Size and ETag from the open descriptor: the bytes we send are this file's, even if the name
+    // is renamed over or removed while they go out.
+    const info = await handle.stat();
+    if (!info.isFile()) throw new NotFound('Not found');
+    const etag = `"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
+    res.setHeader('ETag', etag);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    if (req.headers['if-none-match'] === etag) {
+      res.removeHeader('Content-Type');
+      res.removeHeader('Content-Disposition');
+      res.statusCode = 304;
+      res.end();
+      return;
+    }
+    res.setHeader('Content-Length', info.size);
+    res.statusCode = 200;
+    if (req.method === 'HEAD' || info.size === 0) return void res.end();
+    await new Promise<void>((resolve, reject) => {
+      // `end` bounds the read to the size announced; autoClose off: the handle is closed below.
+      const stream = handle.createReadStream({ start: 0, end: info.size - 1, autoClose: false });
+      stream.on('error', reject);
+      res.on('close', resolve);
+      stream.pipe(res);
+    });
+  } finally {
+    await handle.close().catch(() => {});
   }
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  res.setHeader('Content-Length', info.size);
-  res.statusCode = 200;
-  if (req.method === 'HEAD') return void res.end();
-  await new Promise<void>((resolve, reject) => {
-    const stream = createReadStream(path);
-    stream.on('error', reject);
-    res.on('close', resolve);
-    stream.pipe(res);
-  });
 };
 
 /** attachment; filename="ascii fallback"; filename*=UTF-8''percent-encoded (RFC 6266 / 5987) */

@@ -3,8 +3,12 @@
 // and `timeout` alone lets pdftoppm reach 2 GB before the kill. So we give node-poppler a
 // directory of tiny wrappers that set `ulimit -v` (address space) and `ulimit -t` (CPU seconds)
 // and then exec the real tool: every poppler process we start is capped by the kernel.
-import { createHash } from 'node:crypto';
-import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
+//
+// The wrappers are executed, so their directory must be ours alone: it is made fresh with
+// mkdtemp (mode 0700, an unpredictable name) by each process, never found by a name another local
+// user could create first and fill with their own `pdfinfo`; it is removed when the process exits.
+import { rmSync } from 'node:fs';
+import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Poppler } from 'node-poppler';
@@ -19,15 +23,24 @@ export const limitedPoppler = (limits: ProcessLimits): Promise<Poppler> => {
   let poppler = cache.get(key);
   if (!poppler) {
     poppler = makeWrappers(limits).then((dir) => new Poppler(dir));
+    // A failed attempt (a full /tmp) is not remembered: the next job tries again.
+    poppler.catch(() => cache.delete(key));
     cache.set(key, poppler);
   }
   return poppler;
 };
 
+/** The directory of the wrappers this process made, for tests and the exit clean-up. */
+export const wrapperDirs: string[] = [];
+
 const makeWrappers = async (limits: ProcessLimits) => {
-  const tag = createHash('sha256').update(JSON.stringify(limits)).digest('hex').slice(0, 12);
-  const dir = join(tmpdir(), `flipbook-poppler-${process.getuid?.() ?? 0}-${tag}`);
-  await mkdir(dir, { recursive: true });
+  const dir = await mkdtemp(join(tmpdir(), 'flipbook-poppler-'));
+  if (wrapperDirs.length === 0) {
+    process.once('exit', () => {
+      for (const made of wrapperDirs) rmSync(made, { recursive: true, force: true });
+    });
+  }
+  wrapperDirs.push(dir);
   for (const tool of TOOLS) {
     const script = [
       '#!/bin/sh',
@@ -37,9 +50,9 @@ const makeWrappers = async (limits: ProcessLimits) => {
       '',
     ].join('\n');
     const file = join(dir, tool);
-    await writeFile(`${file}.tmp`, script);
-    await chmod(`${file}.tmp`, 0o755);
-    await rename(`${file}.tmp`, file); // atomic: another process may be using the wrapper
+    // 'wx': in our own fresh directory nothing can be there already; if something is, stop.
+    await writeFile(file, script, { flag: 'wx', mode: 0o700 });
+    await chmod(file, 0o700);
   }
   return dir;
 };

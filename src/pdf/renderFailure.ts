@@ -58,3 +58,27 @@ export const brokenObjects = (popplerMessage: string): RenderFailure | null => {
   const found = BROKEN_OBJECTS.map((pattern) => pattern.exec(popplerMessage)?.[0]).find(Boolean);
   return found ? new RenderFailure(`The PDF is damaged: ${found.toLowerCase()}`) : null;
 };
+
+/**
+ * The disk (not the document) failed: full, over quota, read-only or broken. Such a render is
+ * tried again later; blaming the PDF would fail a good document for good.
+ */
+export class StorageFailure extends Error {
+  override name = 'StorageFailure';
+}
+
+const STORAGE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EIO']);
+/** poppler's and libvips' words for the same errors (they report no errno of their own) */
+const STORAGE_WORDS =
+  /No space left on device|out of disk space|Disk quota exceeded|Read-only file system/i;
+
+/** The StorageFailure this error really is, or null when it is about something else. */
+export const storageProblem = (error: unknown): StorageFailure | null => {
+  if (error instanceof StorageFailure) return error;
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  const message = String((error as Error | null)?.message ?? error);
+  if ((code && STORAGE_CODES.has(code)) || STORAGE_WORDS.test(message)) {
+    return new StorageFailure(`Writing the pages failed: ${message.split('\n')[0]?.slice(0, 200)}`);
+  }
+  return null;
+};

@@ -16,11 +16,17 @@ import { inParallel, planRanges, type Range, semaphore } from './pageRanges.ts';
 import { type PageGeometry, parsePageSizes } from './pageSizes.ts';
 import { extractText } from './pageText.ts';
 import { limitedPoppler, type ProcessLimits } from './poppler.ts';
-import { brokenObjects, explain, RenderFailure } from './renderFailure.ts';
+import {
+  brokenObjects,
+  explain,
+  RenderFailure,
+  StorageFailure,
+  storageProblem,
+} from './renderFailure.ts';
 import { blankPage, deriveRenditions, type PageFiles, type RenditionSizes } from './renditions.ts';
 
 export type { RenditionSizes };
-export { RenderFailure };
+export { RenderFailure, StorageFailure };
 
 export type RenderOptions = {
   sizes: RenditionSizes;
@@ -80,13 +86,31 @@ export const renderPdf = async (
   await rm(outDir, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
 
+  // Every promise started here is awaited on every path, failures included: a derivation that
+  // fails while pdftoppm still runs (its input deleted, a full disk) stops the render, and the
+  // render's own failure waits for the derivations under way. (A rejection nobody awaits ends
+  // the process.) The first failure is the one reported.
+  const failed = new AbortController();
+  let failure: { error: unknown } | null = null;
+  const fail = (error: unknown) => {
+    failure ??= { error };
+    failed.abort(error);
+  };
   const deadline = AbortSignal.timeout(options.documentTimeoutMs(pageCount));
-  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+  const signal = AbortSignal.any(
+    [options.signal, deadline, failed.signal].filter((s): s is AbortSignal => s !== undefined),
+  );
   started = performance.now();
-  const texts = extractText(poppler, pdfPath, work, signal).then((t) => {
-    timings.textMs = performance.now() - started;
-    return t;
-  });
+  const texts = extractText(poppler, pdfPath, work, signal).then(
+    (t) => {
+      timings.textMs = performance.now() - started;
+      return t;
+    },
+    (error: unknown) => {
+      fail(error);
+      return [] as string[];
+    },
+  );
 
   const pages = new Map<number, RenderedPage>();
   const derivations: Promise<void>[] = [];
@@ -95,6 +119,7 @@ export const renderPdf = async (
   const derive = (position: number, file: string) => {
     derivations.push(
       slots(async () => {
+        if (failed.signal.aborted) return;
         const t = performance.now();
         const page = await deriveRenditions(
           file,
@@ -106,7 +131,7 @@ export const renderPdf = async (
         timings.deriveMs += performance.now() - t;
         pages.set(position, page);
         options.onPage?.(page);
-      }),
+      }).catch(fail),
     );
   };
 
@@ -118,11 +143,12 @@ export const renderPdf = async (
     options,
     signal,
     derive,
-  );
+  ).catch(fail);
   timings.renderMs = performance.now() - started;
-  await Promise.all(derivations);
+  await Promise.all(derivations); // each one handles its own failure
   const text = await texts;
   await rm(work, { recursive: true, force: true });
+  if (failure) throw (failure as { error: unknown }).error;
 
   const ordered: RenderedPage[] = [];
   for (let position = 1; position <= pageCount; position++) {
@@ -197,6 +223,7 @@ const renderRanges = async (
       const abort = new AbortController();
       const done = new Set<number>();
       let lastProgress = Date.now();
+      let newest = -1;
       const collect = async (finished: boolean) => {
         const files = (await readdir(work)).filter(
           (f) => f.startsWith(`${prefix}-`) && f.endsWith('.jpg'),
@@ -212,7 +239,13 @@ const renderRanges = async (
           lastProgress = Date.now();
           derive(n, join(work, f));
         }
-        if (numbered.length > ready.length) lastProgress = Math.max(lastProgress, Date.now() - 0);
+        // The file held back shows its page was written: progress once, when it first appears
+        // (not on every look, or a page that never finishes would never trip the watchdog).
+        const held = numbered.at(-1)?.n ?? -1;
+        if (numbered.length > ready.length && held !== newest) {
+          newest = held;
+          lastProgress = Date.now();
+        }
       };
       let active = true;
       const watchdog = (async () => {
@@ -254,6 +287,8 @@ const renderRanges = async (
           await collect(true);
           return;
         }
+        const storage = storageProblem(error);
+        if (storage) throw storage;
         if (stalled !== null) {
           throw new RenderFailure(
             `Page ${stalled} took longer than ${options.pageTimeoutMs / 1000} s to render`,

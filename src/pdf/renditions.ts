@@ -1,10 +1,13 @@
 // The three renditions of a rendered page: poppler's JPEG is max (re-encoded only if it
 // overshot the size), mid is derived from it with sharp, min from mid.
+// Page files are served while the rest of the document renders, so each one appears under its
+// final name only when complete: it is written beside it and renamed (atomic on one file system).
 import { mkdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
+import { writeAtomically } from '../atomicFile.ts';
 import type { PageGeometry } from './pageSizes.ts';
-import { RenderFailure } from './renderFailure.ts';
+import { RenderFailure, storageProblem } from './renderFailure.ts';
 import type { RenderedPage } from './renderPdf.ts';
 
 export type RenditionSizes = { max: number; mid: number; min: number };
@@ -31,6 +34,9 @@ export const deriveRenditions = async (
     return await derive(file, files, position, geometry, sizes, limitInputPixels);
   } catch (error) {
     if (error instanceof RenderFailure) throw error;
+    // A full disk is not the document's fault: the caller tries again later.
+    const storage = storageProblem(error);
+    if (storage) throw storage;
     throw new RenderFailure(`Page ${position} could not be converted: ${(error as Error).message}`);
   }
 };
@@ -63,21 +69,25 @@ const derive = async (
   // but visibly greys and softens text. min comes from mid, not from max: decoding a 1000 px JPEG
   // costs a quarter of a 2000 px one. (Handing mid's pixels to JavaScript to encode both from one
   // decode cost more in garbage collection than the second decode saves.)
-  await sharp(file, { limitInputPixels })
-    .resize(sizes.mid, sizes.mid, { fit: 'inside', fastShrinkOnLoad: false })
-    .jpeg(JPEG)
-    .toFile(files.mid);
-  await sharp(files.mid)
-    .resize(sizes.min, sizes.min, { fit: 'inside' })
-    .jpeg(JPEG)
-    .toFile(files.min);
+  await writeAtomically(files.mid, (to) =>
+    sharp(file, { limitInputPixels })
+      .resize(sizes.mid, sizes.mid, { fit: 'inside', fastShrinkOnLoad: false })
+      .jpeg(JPEG)
+      .toFile(to),
+  );
+  await writeAtomically(files.min, (to) =>
+    sharp(files.mid).resize(sizes.min, sizes.min, { fit: 'inside' }).jpeg(JPEG).toFile(to),
+  );
   if (Math.max(meta.width ?? 0, meta.height ?? 0) > sizes.max) {
     // pdftoppm's -scale-to overshoots by a pixel on some square pages (2001x2000).
-    await sharp(file, { limitInputPixels })
-      .resize(sizes.max, sizes.max, { fit: 'inside' })
-      .jpeg(JPEG)
-      .toFile(files.max);
+    await writeAtomically(files.max, (to) =>
+      sharp(file, { limitInputPixels })
+        .resize(sizes.max, sizes.max, { fit: 'inside' })
+        .jpeg(JPEG)
+        .toFile(to),
+    );
   } else {
+    // poppler's finished file, on the same file system: the rename is the atomic step.
     await rename(file, files.max);
   }
   return { position, width: size.width, height: size.height, files, text: '' };

@@ -42,3 +42,16 @@ export const releaseJob = (db: Db, job: Job, owner: string) =>
      WHERE version_id = $1 AND lease_owner = $2`,
     [job.version_id, owner],
   );
+
+/**
+ * Hands a job back to be tried again after `delayMs`, without counting the attempt: the disk was
+ * full, which says nothing about the document.
+ */
+export const deferJob = (db: Db, job: Job, owner: string, delayMs: number) =>
+  db.query(
+    `UPDATE jobs SET lease_owner = NULL,
+       lease_until = now() + make_interval(secs => $3::float8 / 1000),
+       attempts = greatest(attempts - 1, 0)
+     WHERE version_id = $1 AND lease_owner = $2`,
+    [job.version_id, owner, delayMs],
+  );

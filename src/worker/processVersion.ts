@@ -2,15 +2,19 @@
 // Pages become available as they finish: the version renders straight into its final directory
 // and ready pages are recorded in batches (VersionPagesRendered), so a reader can show the start
 // of a long document while the rest renders.
-// Never throws for a bad document: that outcome is an event. It throws only when the store or the
-// disk fails, and then the job's lease runs out and another attempt follows.
+// Never throws for a bad document: that outcome is an event. A full disk is 'deferred': the
+// attempt's files go and the job is tried again later. It throws only when the store fails, and
+// then the job's lease runs out and another attempt follows.
 import { randomUUID } from 'node:crypto';
-import { rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { versionStatusById } from '../../projections/versions.ts';
 import { runFlipbookCommand } from '../app/commands.ts';
+import { writeFileAtomically } from '../atomicFile.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
 import type { PageSize } from '../domain/flipbook/flipbook.ts';
 import type { Logger } from '../log.ts';
+import { storageProblem } from '../pdf/renderFailure.ts';
 import { RenderFailure, type RenderOptions, renderPdf } from '../pdf/renderPdf.ts';
 import type { Store } from '../store/store.ts';
 import type { Job } from './jobQueue.ts';
@@ -21,7 +25,7 @@ const PROGRESS_EVERY_MS = 1000;
 
 export type ProcessDeps = { store: Store; blobs: BlobStore; log: Logger; render: RenderOptions };
 
-export type Outcome = 'done' | 'error' | 'cancelled';
+export type Outcome = 'done' | 'error' | 'cancelled' | 'deferred';
 
 export const processVersion = async (
   deps: ProcessDeps,
@@ -90,7 +94,7 @@ export const processVersion = async (
     await progress.finish();
     await Promise.all(
       result.pages.map((page) =>
-        writeFile(join(attemptDir, String(page.position), 'text.txt'), page.text),
+        writeFileAtomically(join(attemptDir, String(page.position), 'text.txt'), page.text),
       ),
     );
     const first = result.pages[0];
@@ -129,8 +133,19 @@ export const processVersion = async (
     await progress.finish().catch(() => {});
     if (signal.aborted) {
       // Lost the lease or stopping: only this attempt's files go; another may be under way.
+      // A deleted version's directory goes whole (a page finishing after the deletion made it
+      // again).
       await rm(attemptDir, { recursive: true, force: true });
+      if ((await versionStatusById(store.db, versionId).catch(() => '')) === null) {
+        await blobs.removePages(versionId);
+      }
       return 'cancelled';
+    }
+    const storage = storageProblem(error);
+    if (storage) {
+      log.warn({ versionId, reason: storage.message }, 'processing deferred: storage failed');
+      await rm(attemptDir, { recursive: true, force: true }).catch(() => {});
+      return 'deferred';
     }
     if (error instanceof RenderFailure) {
       log.info({ versionId, reason: error.message }, 'version failed');

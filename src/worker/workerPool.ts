@@ -1,27 +1,53 @@
 // N lanes that claim jobs and process them, renewing each job's lease while they work. Used inside
 // `flipbook serve` and by `flipbook worker` on other machines sharing the database.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { hostname } from 'node:os';
 import type { Pool } from 'pg';
 import type { Logger } from '../log.ts';
-import { claimJob, type Job, releaseJob, renewLease } from './jobQueue.ts';
+import { claimJob, deferJob, type Job, releaseJob, renewLease } from './jobQueue.ts';
 import { type ProcessDeps, processVersion } from './processVersion.ts';
 
-export type WorkerOptions = { lanes: number; leaseMs: number; pollMs: number };
+export type WorkerOptions = {
+  lanes: number;
+  leaseMs: number;
+  pollMs: number;
+  /** how long a job whose disk was full waits before it is tried again */
+  retryMs: number;
+};
 
 export const DEFAULT_WORKER_OPTIONS: Omit<WorkerOptions, 'lanes'> = {
   leaseMs: 60_000,
   pollMs: 2_000,
+  retryMs: 60_000,
+};
+
+/**
+ * The job a piece of code runs for, whatever it awaited on the way: the last-resort handlers
+ * (lastResort.ts) use it to stop the job an unexpected error came from, never the process.
+ */
+const currentJob = new AsyncLocalStorage<{ versionId: string; stop: (reason: unknown) => void }>();
+
+/** Stops the job whose code raised `error`, if any; returns its version id. */
+export const stopJobOf = (error: unknown): string | null => {
+  const job = currentJob.getStore();
+  job?.stop(error);
+  return job?.versionId ?? null;
 };
 
 /**
  * Options for `lanes` lanes. FLIPBOOK_LEASE_MS shortens the lease, so tests see a killed worker's
- * job taken over in seconds instead of a minute; unset or invalid means the default.
+ * job taken over in seconds instead of a minute, and FLIPBOOK_RETRY_MS the wait after a full
+ * disk; unset or invalid means the default.
  */
 export const workerOptions = (lanes: number): WorkerOptions => {
-  const lease = Number(process.env.FLIPBOOK_LEASE_MS);
+  const fromEnv = (name: string, fallback: number) => {
+    const value = Number(process.env[name]);
+    return Number.isFinite(value) && value >= 1000 ? value : fallback;
+  };
   return {
     ...DEFAULT_WORKER_OPTIONS,
-    leaseMs: Number.isFinite(lease) && lease >= 1000 ? lease : DEFAULT_WORKER_OPTIONS.leaseMs,
+    leaseMs: fromEnv('FLIPBOOK_LEASE_MS', DEFAULT_WORKER_OPTIONS.leaseMs),
+    retryMs: fromEnv('FLIPBOOK_RETRY_MS', DEFAULT_WORKER_OPTIONS.retryMs),
     lanes,
   };
 };
@@ -45,10 +71,16 @@ export const startWorkers = (deps: ProcessDeps, options: WorkerOptions): WorkerP
     }, options.leaseMs / 3);
     try {
       const signal = AbortSignal.any([cancel.signal, stopping.signal]);
-      const outcome = await processVersion(deps, job, signal);
+      const context = {
+        versionId: job.version_id,
+        stop: (reason: unknown) => cancel.abort(reason),
+      };
+      const outcome = await currentJob.run(context, () => processVersion(deps, job, signal));
       if (outcome === 'cancelled') {
         log.info({ versionId: job.version_id }, 'processing stopped');
         if (stopping.signal.aborted) await releaseJob(deps.store.db, job, owner);
+      } else if (outcome === 'deferred') {
+        await deferJob(deps.store.db, job, owner, options.retryMs);
       }
     } finally {
       clearInterval(heartbeat);

@@ -19,7 +19,11 @@ export type ApiFixture = {
   stop: () => Promise<void>;
 };
 
-export const startApi = async (kind: StoreKind, serveArgs: string[] = []): Promise<ApiFixture> => {
+export const startApi = async (
+  kind: StoreKind,
+  serveArgs: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<ApiFixture> => {
   const options = await storeOptions(kind);
   const storeArgs = options.dataDir
     ? ['--data-dir', options.dataDir]
@@ -29,7 +33,7 @@ export const startApi = async (kind: StoreKind, serveArgs: string[] = []): Promi
     options.dataDir || serveArgs.includes('--blob-dir') ? [] : ['--blob-dir', await tempDataDir()];
   // No processing unless a test asks for it, so versions stay where the test puts them.
   const workerArgs = serveArgs.includes('--workers') ? [] : ['--workers', '0'];
-  const daemon = await startDaemon([...storeArgs, ...blobArgs, ...workerArgs, ...serveArgs]);
+  const daemon = await startDaemon([...storeArgs, ...blobArgs, ...workerArgs, ...serveArgs], env);
   const newWorkspace = async (name: string, plan: 'team' | 'free' = 'team') => {
     const created = await flipbook([
       'workspace',

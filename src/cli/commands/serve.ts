@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { runDaemon } from '../../daemon.ts';
+import { runDaemon, StartupError } from '../../daemon.ts';
 import { defaultLanes } from '../../worker/renderSettings.ts';
 import { CliError, EXIT } from '../client/cliErrors.ts';
 import { flagInteger } from '../flagInteger.ts';
@@ -44,6 +44,9 @@ export const registerServe = (program: Command) => {
         rateLimit,
         workers,
         trustProxy: flags.trustProxy ?? false,
+      }).catch((error: unknown) => {
+        if (error instanceof StartupError) throw new CliError(EXIT.failure, error.message);
+        throw error;
       });
     },
   );

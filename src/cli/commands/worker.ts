@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { openBlobStore } from '../../blobs/blobStore.ts';
+import { installLastResort } from '../../lastResort.ts';
 import { logger } from '../../log.ts';
 import { defaultBlobDir } from '../../store/location.ts';
 import { openStore } from '../../store/store.ts';
@@ -19,6 +20,7 @@ export const registerWorker = (program: Command) => {
       .option('--blob-dir <dir>', 'the blob directory the daemon uses (default: <data-dir>/blobs)'),
   ).action(async (flags: StoreFlags & { workers: string; blobDir?: string }) => {
     const lanes = flagInteger('--workers', flags.workers, 1, 64);
+    installLastResort(logger);
     const store = await openStore({ dataDir: flags.dataDir, databaseUrl: flags.databaseUrl });
     const blobs = await openBlobStore(flags.blobDir ?? defaultBlobDir(flags.dataDir));
     const pool = startWorkers(
