@@ -1,7 +1,8 @@
-// Turns a received upload into a stored original, or refuses it with a reason a person can act on.
-// Order matters: a missing file is the spec's 400; then what the bytes are; then the plan's limits.
-// The caller removes the temporary file whatever happens (committing moves it out of the way).
-import type { BlobStore } from '../blobs/blobStore.ts';
+// Checks a received upload, or refuses it with a reason a person can act on. Order matters: a
+// missing file is the spec's 400; then what the bytes are; then the plan's limits. Nothing is
+// stored here: the caller commits the original under the workspace lock, right before appending
+// its version, so a refused upload (a quota, a bad file) never leaves an original behind. The
+// caller removes the temporary file whatever happens (committing moves it out of the way).
 import { InvalidInput, RuleBroken } from '../domain/errors.ts';
 import type { UploadedFile } from '../domain/flipbook/flipbook.ts';
 import { checkPageCount, checkUploadSize } from '../domain/plans.ts';
@@ -9,10 +10,14 @@ import type { Plan } from '../domain/workspace/workspace.ts';
 import type { ReceivedFile } from '../http/upload.ts';
 import { inspectPdf } from '../pdf/inspectPdf.ts';
 
-export type AcceptedPdf = { file: UploadedFile; pages: number | null };
+export type AcceptedPdf = {
+  file: UploadedFile;
+  pages: number | null;
+  /** the temporary file holding the bytes, for `commitOriginal` */
+  path: string;
+};
 
 export const acceptPdf = async (
-  blobs: BlobStore,
   plan: Plan,
   received: ReceivedFile | null,
 ): Promise<AcceptedPdf> => {
@@ -29,8 +34,8 @@ export const acceptPdf = async (
   // A password-protected PDF is accepted here; processing records why it cannot be rendered.
   const pages = inspection.kind === 'readable' ? inspection.pages : null;
   if (pages !== null) checkPageCount(plan, pages);
-  await blobs.commitOriginal(received.path, received.sha256);
   return {
+    path: received.path,
     file: {
       name: received.name,
       type: 'pdf',

@@ -61,23 +61,31 @@ export const getFlipbook = async ({ store, urls }: ApiDeps, caller: Caller, flip
 export const createFlipbook = async (deps: ApiDeps, caller: Caller, upload: ReceivedUpload) => {
   const { store } = deps;
   const title = cleanTitle(upload.fields.title);
+  // A quick refusal before the slow inspection; the count that decides is taken under the lock.
   checkFlipbookCount(caller.plan, await countWorkspaceFlipbooks(store.db, caller.workspaceId));
-  const { file, pages } = await acceptPdf(deps.blobs, caller.plan, upload.file);
+  const { file, pages, path } = await acceptPdf(caller.plan, upload.file);
   const flipbookId = randomUUID();
   const versionId = randomUUID();
-  const now = new Date();
   const finalTitle = title ?? file.name;
-  await runFlipbookCommand(store, flipbookId, {
-    type: 'CreateFlipbook',
-    data: {
-      flipbookId,
-      workspaceId: caller.workspaceId,
-      title: finalTitle,
-      slug: slugify(finalTitle),
-      versionId,
-      file,
-      now,
-    },
+  // Count, commit and append under the workspace's lock, so simultaneous creates (in this
+  // process or any other on the database) see each other's flipbooks: exactly the limit succeed.
+  const now = await store.locks.workspace(caller.workspaceId, async () => {
+    checkFlipbookCount(caller.plan, await countWorkspaceFlipbooks(store.db, caller.workspaceId));
+    await deps.blobs.commitOriginal(path, file.checksum);
+    const at = new Date();
+    await runFlipbookCommand(store, flipbookId, {
+      type: 'CreateFlipbook',
+      data: {
+        flipbookId,
+        workspaceId: caller.workspaceId,
+        title: finalTitle,
+        slug: slugify(finalTitle),
+        versionId,
+        file,
+        now: at,
+      },
+    });
+    return at;
   });
   return {
     flipbook_id: flipbookId,
@@ -101,13 +109,20 @@ export const addVersion = async (
     throw new NotFound('Flipbook not found');
   }
   const activateOnDone = parseActivateFlag(upload.fields.activate);
+  // A quick refusal before the slow inspection; the count that decides is taken under the lock.
   checkVersionCount(caller.plan, await countVersions(store.db, flipbookId));
-  const { file, pages } = await acceptPdf(deps.blobs, caller.plan, upload.file);
+  const { file, pages, path } = await acceptPdf(caller.plan, upload.file);
   const versionId = randomUUID();
-  const now = new Date();
-  await runFlipbookCommand(store, flipbookId, {
-    type: 'UploadVersion',
-    data: { versionId, file, activateOnDone, now },
+  // The workspace's lock (not the flipbook's): one lock guards every quota of the workspace.
+  const now = await store.locks.workspace(caller.workspaceId, async () => {
+    checkVersionCount(caller.plan, await countVersions(store.db, flipbookId));
+    await deps.blobs.commitOriginal(path, file.checksum);
+    const at = new Date();
+    await runFlipbookCommand(store, flipbookId, {
+      type: 'UploadVersion',
+      data: { versionId, file, activateOnDone, now: at },
+    });
+    return at;
   });
   return {
     version_id: versionId,

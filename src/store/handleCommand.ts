@@ -1,9 +1,13 @@
-// Runs a decision against a stream: read, decide, append with the version we read. A concurrent
-// writer makes the append fail with a version conflict; we read again and decide again, a bounded
-// number of times. Emmett's errors are matched by errorCode: across its packages `instanceof` fails.
+// Runs a decision against a stream: read, decide, append with the version we read. Writers of one
+// stream inside this process take turns (a keyed mutex), so they never conflict with each other;
+// a writer in another process (a second daemon, `flipbook worker`) still can, and then the append
+// fails with a version conflict and we read and decide again, with jittered backoff. A conflict
+// is never the client's problem: should we ever give up, the answer is 503 with Retry-After.
+// Emmett's errors are matched by errorCode: across its packages `instanceof` fails.
 import type { Event } from '@event-driven-io/emmett';
 import type { PostgresEventStore } from '@event-driven-io/emmett-postgresql';
-import { Conflict } from '../domain/errors.ts';
+import { AppError } from '../domain/errors.ts';
+import { createKeyedMutex } from './keyedMutex.ts';
 
 export type Decider<State, E extends Event> = {
   evolve: (state: State, event: E) => State;
@@ -12,37 +16,53 @@ export type Decider<State, E extends Event> = {
 
 export type Handled<State, E> = { events: E[]; state: State };
 
-const MAX_ATTEMPTS = 12;
+/** Still conflicting after every retry: the store is too busy right now; the client may retry. */
+export class StoreBusy extends AppError {
+  override name = 'StoreBusy';
+  constructor() {
+    super(503, 'The server is busy with concurrent changes to this resource; try again', {
+      'Retry-After': '1',
+    });
+  }
+}
 
-export const handleCommand = async <State, E extends Event>(
+// Only other processes conflict with us, each holding the stream for one append (milliseconds):
+// 20 attempts with backoff growing to 500 ms outlast any realistic burst (at most ~7 s in all).
+const MAX_ATTEMPTS = 20;
+const MAX_BACKOFF_MS = 500;
+
+// One per process: every store in it shares the stream names' queue.
+const streams = createKeyedMutex();
+
+export const handleCommand = <State, E extends Event>(
   store: PostgresEventStore,
   streamName: string,
   decider: Decider<State, E>,
   decide: (state: State) => E[],
-): Promise<Handled<State, E>> => {
-  for (let attempt = 1; ; attempt++) {
-    const { state, currentStreamVersion } = await store.aggregateStream<State, E>(streamName, {
-      evolve: decider.evolve,
-      initialState: decider.initialState,
-    });
-    const events = decide(state);
-    if (events.length === 0) return { events, state };
-    try {
-      // 0n for a new stream: Emmett 0.42 does not enforce STREAM_DOES_NOT_EXIST, but 0n works.
-      await store.appendToStream<E>(streamName, events, {
-        expectedStreamVersion: currentStreamVersion ?? 0n,
+): Promise<Handled<State, E>> =>
+  streams.run(streamName, async () => {
+    for (let attempt = 1; ; attempt++) {
+      const { state, currentStreamVersion } = await store.aggregateStream<State, E>(streamName, {
+        evolve: decider.evolve,
+        initialState: decider.initialState,
       });
-      return { events, state: events.reduce(decider.evolve, state) };
-    } catch (error) {
-      if (!isVersionConflict(error)) throw error;
-      if (attempt >= MAX_ATTEMPTS) {
-        throw new Conflict('Too many concurrent changes to this resource; try again');
+      const events = decide(state);
+      if (events.length === 0) return { events, state };
+      try {
+        // 0n for a new stream: Emmett 0.42 does not enforce STREAM_DOES_NOT_EXIST, but 0n works.
+        await store.appendToStream<E>(streamName, events, {
+          expectedStreamVersion: currentStreamVersion ?? 0n,
+        });
+        return { events, state: events.reduce(decider.evolve, state) };
+      } catch (error) {
+        if (!isVersionConflict(error)) throw error;
+        if (attempt >= MAX_ATTEMPTS) throw new StoreBusy();
+        // Full jitter on an exponential ceiling, so competing processes stop colliding in lockstep.
+        const ceiling = Math.min(MAX_BACKOFF_MS, 5 * 2 ** attempt);
+        await new Promise((r) => setTimeout(r, Math.random() * ceiling));
       }
-      // Jittered backoff so competing writers stop colliding in lockstep.
-      await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
     }
-  }
-};
+  });
 
 export const isVersionConflict = (error: unknown) => {
   const e = error as { errorCode?: number; name?: string } | null;

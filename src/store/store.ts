@@ -8,6 +8,7 @@ import {
 import pg from 'pg';
 import type { Db } from '../../projections/readTable.ts';
 import { locateStore, type StoreOptions } from './location.ts';
+import { createLocks, type Locks } from './locks.ts';
 import { inlineProjections } from './projections.ts';
 import { migrate } from './schema.ts';
 
@@ -15,6 +16,8 @@ export type Store = {
   events: PostgresEventStore;
   pool: pg.Pool;
   db: Db;
+  /** cross-process locks (quota checks, the blob sweep), on a pool of their own */
+  locks: Locks;
   describe: string;
   close: () => Promise<void>;
 };
@@ -39,15 +42,18 @@ export const openStore = async (options: StoreOptions & { poolSize?: number }): 
     await location.release();
     throw error;
   }
+  const locks = createLocks(location.connectionString);
   let closed = false;
   return {
     events,
     pool,
     db: pool as unknown as Db,
+    locks,
     describe: location.describe,
     close: async () => {
       if (closed) return;
       closed = true;
+      await locks.close().catch(() => {});
       await events.close().catch(() => {});
       await pool.end().catch(() => {});
       await location.release();

@@ -1,0 +1,81 @@
+// Locks that hold across every process on one database (daemons, `flipbook worker`s): PostgreSQL
+// session advisory locks, each taken on a connection of a small pool of its own.
+//
+// Why a separate pool: a lock waiter sits on its connection until the holder lets go, and the
+// holder needs connections for its reads and its append. Were waiters on the main pool, 10
+// simultaneous uploads to one workspace would hold all 10 connections waiting, and the holder
+// could never get one to finish: a deadlock. Here waiters only ever hold lock connections, and
+// in-process waiters queue in a keyed mutex first, so one process uses at most one lock
+// connection per workspace. A process killed with its lock held frees it when its connection
+// drops (PostgreSQL ends the session).
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { createKeyedMutex } from './keyedMutex.ts';
+
+export type Locks = {
+  /**
+   * Runs `fn` holding the workspace's lock: one holder at a time across every process. Quota
+   * checks and the appends they guard go inside. The section also holds the originals lock in
+   * shared mode, so an original committed in here is referenced by its version before the blob
+   * sweep can judge it unused.
+   */
+  workspace: <T>(workspaceId: string, fn: () => Promise<T>) => Promise<T>;
+  /** Runs `fn` holding the originals lock exclusively: no upload is between commit and append. */
+  originals: <T>(fn: () => Promise<T>) => Promise<T>;
+  close: () => Promise<void>;
+};
+
+const LOCK_CONNECTIONS = 4;
+
+/** A stable signed 64-bit key (PostgreSQL's bigint) for a name: the first 8 bytes of its SHA-256. */
+export const lockKey = (name: string) =>
+  createHash('sha256').update(`flipbook:${name}`).digest().readBigInt64BE(0).toString();
+
+const ORIGINALS = lockKey('originals');
+
+export const createLocks = (connectionString: string): Locks => {
+  const pool = new pg.Pool({ connectionString, max: LOCK_CONNECTIONS });
+  pool.on('error', () => {}); // an idle connection dropped: the next checkout reconnects
+  const local = createKeyedMutex();
+
+  // Takes the locks in the order given and releases them in reverse. The order matters: a
+  // workspace lock is always taken before the shared originals lock, so a sweep waiting for the
+  // exclusive one can never sit between two uploads in a cycle.
+  const holding = async <T>(
+    locks: [take: string, release: string, key: string][],
+    fn: () => Promise<T>,
+  ) => {
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    try {
+      for (const [take, , key] of locks) await client.query(`SELECT ${take}($1::bigint)`, [key]);
+      return await fn();
+    } finally {
+      // A failed unlock leaves the session in doubt: drop the connection, which frees its locks.
+      for (const [, release, key] of locks.toReversed()) {
+        await client.query(`SELECT ${release}($1::bigint)`, [key]).catch((error: Error) => {
+          broken ??= error;
+        });
+      }
+      client.release(broken);
+    }
+  };
+
+  return {
+    workspace: (workspaceId, fn) =>
+      local.run(`workspace:${workspaceId}`, () =>
+        holding(
+          [
+            ['pg_advisory_lock', 'pg_advisory_unlock', lockKey(`workspace:${workspaceId}`)],
+            ['pg_advisory_lock_shared', 'pg_advisory_unlock_shared', ORIGINALS],
+          ],
+          fn,
+        ),
+      ),
+    originals: (fn) =>
+      local.run('originals', () =>
+        holding([['pg_advisory_lock', 'pg_advisory_unlock', ORIGINALS]], fn),
+      ),
+    close: () => pool.end(),
+  };
+};
