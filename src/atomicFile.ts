@@ -18,5 +18,5 @@ export const writeAtomically = async (target: string, write: (to: string) => Pro
   }
 };
 
-export const writeFileAtomically = (target: string, data: string | Uint8Array) =>
-  writeAtomically(target, (to) => writeFile(to, data));
+export const writeFileAtomically = (target: string, data: string | Uint8Array, mode = 0o644) =>
+  writeAtomically(target, (to) => writeFile(to, data, { mode, flag: 'wx' }));

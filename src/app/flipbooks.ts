@@ -168,9 +168,11 @@ export const deleteVersion = async (
   });
   // The event first, then the files: a crash in between leaves files nobody can reach, never a
   // live version without its files. A running render notices its job is gone and stops.
-  await blobs.removePages(versionId);
+  // The deletion is recorded, so the answer is a success whatever the disk says now: files a
+  // render was still writing are removed by that render as it stops, or by the next start's sweep.
+  await blobs.removePages(versionId).catch(() => {});
   if (!(await originalInUse(store.db, version.checksum)))
-    await blobs.removeOriginal(version.checksum);
+    await blobs.removeOriginal(version.checksum).catch(() => {});
   return { success: true };
 };
 

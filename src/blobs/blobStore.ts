@@ -101,7 +101,10 @@ export const openBlobStore = async (dir: string): Promise<BlobStore> => {
       if (!Number.isInteger(position) || position < 1) throw new Error(`not a page: ${position}`);
       return join(versionDir(versionId), 'current', String(position), file);
     },
-    removePages: (versionId) => rm(versionDir(versionId), { recursive: true, force: true }),
+    // A render may still be writing into it (it stops when told, a moment later): a file made
+    // while rm walks the tree fails it with ENOTEMPTY, which a retry absorbs.
+    removePages: (versionId) =>
+      rm(versionDir(versionId), { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }),
     removeOriginal: (sha256) => rm(originalPath(sha256), { force: true }),
   };
 };

@@ -1,8 +1,9 @@
 // Where the server and key come from: --url/--api-key, then FLIPBOOK_URL/FLIPBOOK_API_KEY, then
 // the config file `flipbook login` writes (mode 0600).
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { writeFileAtomically } from '../../atomicFile.ts';
 import { CliError, EXIT } from './cliErrors.ts';
 
 export type Connection = { url: string; apiKey: string };
@@ -41,7 +42,8 @@ export const resolveConnection = async (flags: { url?: string; apiKey?: string }
 export const saveConnection = async (connection: Connection) => {
   const file = configPath();
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-  await writeFile(file, `${JSON.stringify(connection, null, 2)}\n`, { mode: 0o600 });
-  await chmod(file, 0o600); // an existing file keeps its mode on write
+  // A fresh file renamed over the old one: a crash mid-write never leaves a truncated login, and
+  // the new file has mode 0600 from the start.
+  await writeFileAtomically(file, `${JSON.stringify(connection, null, 2)}\n`, 0o600);
   return file;
 };
