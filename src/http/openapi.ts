@@ -26,6 +26,19 @@ const jsonResponse = (description: string, schemaName: string) => ({
 
 /** An error answer: always `{"error": "<description>"}`. */
 const errorResponse = (description: string) => jsonResponse(description, 'Error');
+/** src/store/handleCommand.ts's StoreBusy: conflicts with other processes outlasted the retries. */
+const storeBusy = {
+  ...errorResponse(
+    '`The server is busy with concurrent changes to this resource; try again`: other processes kept changing the flipbook at the same moment for several seconds (conflicts are retried inside the server first; it never answers 409)',
+  ),
+  headers: {
+    'Retry-After': {
+      description: 'Seconds to wait before sending the request again',
+      required: true,
+      schema: { type: 'integer', minimum: 0 },
+    },
+  },
+};
 
 /** Errors every authenticated endpoint can give, whatever it does. */
 const commonErrors = (tooLarge: 'UploadTooLarge' | 'BodyTooLarge') => ({
@@ -308,9 +321,7 @@ export const openApiDocument = {
             `\`Invalid flipbook ID\` (refused before the upload is read), \`file is required\`, \`Invalid activate: use true/false, 1/0, yes/no or on/off\`, ${malformedUpload}`,
           ),
           '404': errorResponse('`Flipbook not found` (also for a flipbook of another workspace)'),
-          '409': errorResponse(
-            '`Too many concurrent changes to this resource; try again`: other changes to the flipbook kept colliding with this one',
-          ),
+          '503': storeBusy,
           '422': errorResponse(
             `A business rule refused the upload: ${uploadBusinessErrors}, \`Version limit reached: …\` (free 20, team 1000 versions per flipbook)`,
           ),
@@ -332,9 +343,7 @@ export const openApiDocument = {
           '404': errorResponse(
             '`Version not found` (also for a deleted version, or one of another flipbook or workspace)',
           ),
-          '409': errorResponse(
-            '`Too many concurrent changes to this resource; try again`: other changes to the flipbook kept colliding with this one',
-          ),
+          '503': storeBusy,
           '422': errorResponse(
             'The version cannot be activated: `Only a processed version can be activated; this version is <status>…`',
           ),
@@ -372,9 +381,7 @@ export const openApiDocument = {
           '404': errorResponse(
             '`Version not found` (also for an already deleted version, or one of another flipbook or workspace)',
           ),
-          '409': errorResponse(
-            '`Too many concurrent changes to this resource; try again`: other changes to the flipbook kept colliding with this one',
-          ),
+          '503': storeBusy,
           '422': errorResponse(
             '`An active version cannot be deleted; activate another version first`',
           ),
