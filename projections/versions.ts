@@ -207,3 +207,25 @@ export const measuredSecondsPerPage = async (db: Db) => {
   );
   return rows[0]?.spp ?? null;
 };
+
+/** Of these checksums, the ones a live version still uses (the blob sweep keeps their originals). */
+export const checksumsInUse = async (db: Db, checksums: string[]) =>
+  new Set(
+    (
+      await db.query<{ checksum: string }>(
+        'SELECT DISTINCT checksum FROM versions WHERE checksum = ANY($1::text[])',
+        [checksums],
+      )
+    ).rows.map((row) => row.checksum),
+  );
+
+/** Of these version ids, the live ones (a deleted version's row is gone from this table). */
+export const liveVersionIds = async (db: Db, versionIds: string[]) =>
+  new Set(
+    (
+      await db.query<{ id: string }>(
+        'SELECT version_id::text AS id FROM versions WHERE version_id = ANY($1::uuid[])',
+        [versionIds],
+      )
+    ).rows.map((row) => row.id),
+  );

@@ -1,6 +1,7 @@
 // The daemon's composition root: store, blob store, HTTP API, signals. Resolves once shut down.
 import type { AddressInfo } from 'node:net';
 import { openBlobStore } from './blobs/blobStore.ts';
+import { startBlobSweep } from './blobs/sweep.ts';
 import { isUploadRoute, mountApi } from './http/api.ts';
 import { discardBody } from './http/bodyLimit.ts';
 import { mountFiles } from './http/files.ts';
@@ -38,6 +39,7 @@ export const runDaemon = async (options: DaemonOptions) => {
   installLastResort(logger);
   const store = await openStore({ dataDir: options.dataDir, databaseUrl: options.databaseUrl });
   const blobs = await openBlobStore(options.blobDir ?? defaultBlobDir(options.dataDir));
+  const sweep = startBlobSweep(store, blobs, logger); // in the background: readiness never waits
   const limiter = createRateLimiter(store.db, {
     limit: options.rateLimit,
     trustProxy: options.trustProxy,
@@ -69,6 +71,7 @@ export const runDaemon = async (options: DaemonOptions) => {
   } catch (error) {
     // Nothing may go on without the HTTP side (no processing lanes taking jobs unseen): close
     // the store and say why, and the command exits non-zero.
+    await sweep.stop();
     await store.close();
     const e = error as NodeJS.ErrnoException;
     const where = `${options.host}:${options.port}`;
@@ -118,6 +121,7 @@ export const runDaemon = async (options: DaemonOptions) => {
   });
   // In-flight renders are abandoned and their jobs handed back at once for the next start.
   await workers?.stop();
+  await sweep.stop();
   await store.close();
   logger.info('stopped');
 };

