@@ -171,8 +171,14 @@ export const deleteVersion = async (
   // The deletion is recorded, so the answer is a success whatever the disk says now: files a
   // render was still writing are removed by that render as it stops, or by the next start's sweep.
   await blobs.removePages(versionId).catch(() => {});
-  if (!(await originalInUse(store.db, version.checksum)))
-    await blobs.removeOriginal(version.checksum).catch(() => {});
+  // Under the originals lock: an upload of the same bytes, between committing the file (which it
+  // finds already there) and appending its version, would otherwise lose it to us.
+  await store.locks
+    .originals(async () => {
+      if (!(await originalInUse(store.db, version.checksum)))
+        await blobs.removeOriginal(version.checksum).catch(() => {});
+    })
+    .catch(() => {}); // a file left behind is the next start's sweep's
   return { success: true };
 };
 
