@@ -1,8 +1,20 @@
 // The HTTP edges a hostile or unlucky client reaches, against a real daemon: a blob directory on
 // a full disk (a small tmpfs), text PostgreSQL cannot store, and requests node:http refuses before
 // routing (an over-long header, bad syntax). Every answer is a JSON error, and the daemon lives on.
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// Last, bin/flipbook run directly with another Node first on PATH.
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +33,8 @@ import {
   SMALL_PDF,
   send,
 } from '../support/apiHelpers.ts';
+import { FLIPBOOK, NODE, ROOT } from '../support/cli.ts';
+import { freshDatabase } from '../support/databases.ts';
 
 const MB = 1024 * 1024;
 const OUT_OF_SPACE = /out of storage space/;
@@ -298,5 +312,110 @@ describe('input PostgreSQL cannot store, and requests refused before routing', (
   it('an unknown route is still a JSON 404', async () => {
     const reply: Reply = await send(`${fx.daemon.url}/no/such/route`);
     expectJson(reply, 404, 'Not found');
+  });
+});
+
+type Run = { code: number | null; stdout: string; stderr: string };
+
+/** Runs a program (not through a shell) and collects what it printed and its exit code. */
+const run = (file: string, args: string[], env: NodeJS.ProcessEnv) =>
+  new Promise<Run>((resolve) => {
+    execFile(file, args, { cwd: tmpdir(), env, timeout: 60_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+
+/** Every `node` on this machine's PATH older than 24, by its real path. */
+const olderNodes = () => {
+  const found = new Set<string>();
+  for (const dir of (process.env.PATH ?? '').split(':')) {
+    const candidate = join(dir, 'node');
+    if (!dir || !existsSync(candidate)) continue;
+    const version = execFileSync(candidate, ['-p', 'process.versions.node']).toString().trim();
+    if (Number(version.split('.')[0]) < 24) found.add(realpathSync(candidate));
+  }
+  return [...found];
+};
+
+describe('bin/flipbook run directly, whatever `node` comes first on PATH', () => {
+  const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string;
+  // A `node` that only says it was run: if bin/flipbook used PATH's node, this would answer.
+  const decoy = mkdtempSync(join(tmpdir(), 'flipbook-decoy-node-'));
+  writeFileSync(join(decoy, 'node'), '#!/bin/sh\necho "the decoy node ran" >&2\nexit 99\n', {
+    mode: 0o755,
+  });
+  symlinkSync(FLIPBOOK, join(decoy, 'flipbook')); // as node_modules/.bin/flipbook links it
+  const pathWith = (first: string) => ({
+    ...process.env,
+    DATABASE_URL: '',
+    PATH: `${first}:${process.env.PATH}`,
+  });
+  const older = olderNodes();
+  afterAll(() => rmSync(decoy, { recursive: true, force: true }));
+
+  it('answers --version and --help on the project Node, not the decoy first on PATH', async () => {
+    const shown = await run(FLIPBOOK, ['--version'], pathWith(decoy));
+    expect(shown, shown.stderr).toMatchObject({ code: 0, stdout: `${version}\n` });
+    const help = await run(FLIPBOOK, ['--help'], pathWith(decoy));
+    expect(help.code, help.stderr).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: flipbook /);
+  });
+
+  it('works through a symlink found on PATH, as npm links it', async () => {
+    const shown = await run('flipbook', ['--version'], pathWith(decoy));
+    expect(shown, shown.stderr).toMatchObject({ code: 0, stdout: `${version}\n` });
+  });
+
+  it.skipIf(older.length === 0)(
+    `works with this machine's older Node first on PATH (${older.join(', ') || 'none'})`,
+    async () => {
+      for (const node of older) {
+        const env = pathWith(join(node, '..'));
+        const help = await run(FLIPBOOK, ['--help'], env);
+        expect(help.code, help.stderr).toBe(0);
+        expect(help.stdout).toMatch(/^Usage: flipbook /);
+        // Handed to an old Node explicitly, it says what to do instead of a loader error.
+        const direct = await run(node, [FLIPBOOK, '--version'], env);
+        expect(direct.code).toBe(1);
+        expect(direct.stderr).toMatch(/flipbook needs Node 24.*run bin\/flipbook itself/);
+      }
+    },
+  );
+
+  it('the daemon is the exec-ed Node itself: its title hides the command line, SIGTERM stops it cleanly', {
+    timeout: 60_000,
+  }, async () => {
+    const blobs = mkdtempSync(join(tmpdir(), 'flipbook-direct-blobs-'));
+    const args = ['serve', '--port', '0', '--workers', '0', '--blob-dir', blobs];
+    const child = spawn(FLIPBOOK, [...args, '--database-url', await freshDatabase()], {
+      env: pathWith(decoy),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // The exit code, or the signal that ended it (a SIGTERM nobody handled).
+    const exited = new Promise<number | string | null>((resolve) =>
+      child.once('exit', (code, signal) => resolve(code ?? signal)),
+    );
+    let output = '';
+    try {
+      await new Promise<void>((ready, failed) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          if (output.includes('"flipbook ready on')) ready();
+        });
+        child.stderr.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+        });
+        child.once('exit', (code) => failed(new Error(`exited with ${code}:\n${output}`)));
+      });
+      // Same pid, project Node: exec, not a child process a signal would have to be passed to.
+      expect(readlinkSync(`/proc/${child.pid}/exe`)).toBe(realpathSync(NODE));
+      expect(readFileSync(`/proc/${child.pid}/cmdline`, 'utf8')).not.toContain('--database-url');
+      child.kill('SIGTERM');
+      expect(await exited, output).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(blobs, { recursive: true, force: true });
+    }
   });
 });
