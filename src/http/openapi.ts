@@ -108,6 +108,12 @@ const uploadBusinessErrors =
   '`File too large for the <plan> plan: …` (free 50 MB, team 512 MB), ' +
   '`Too many pages for the <plan> plan: …` (free 200, team 2000 pages per document)';
 
+/** The `activate` spellings src/domain/activateFlag.ts accepts (a unit test keeps them in step). */
+export const ACTIVATE_SPELLINGS = ['true', '1', 'yes', 'on', 'false', '0', 'no', 'off'];
+
+/** A NUL cannot be stored (PostgreSQL refuses it); the message names the field. */
+const nulRefused = (field: string) => `\`Invalid ${field}: it contains a NUL character\``;
+
 const malformedUpload =
   'a malformed multipart body, more than one file, more than 20 fields, a field over 64 KB, ' +
   'or `Workspace not found` (the key outlived its workspace)';
@@ -192,7 +198,7 @@ export const openApiDocument = {
             name: 'search',
             in: 'query',
             description:
-              'Case-insensitive substring of the title (trimmed; `%` and `_` match themselves). Blank means no filter',
+              'Case-insensitive substring of the title (trimmed; `%` and `_` match themselves). Blank means no filter; a NUL character is a 400',
             schema: { type: 'string', maxLength: 200 },
           },
           {
@@ -222,7 +228,7 @@ export const openApiDocument = {
         responses: {
           '200': jsonResponse('One page of flipbooks', 'FlipbookList'),
           '400': errorResponse(
-            'An invalid query parameter, named in the message (e.g. `Invalid per_page: must be an integer from 1 to 100`, `Invalid sort: give it once`), or `Workspace not found`',
+            `An invalid query parameter, named in the message (e.g. \`Invalid per_page: must be an integer from 1 to 100\`, \`Invalid sort: give it once\`, ${nulRefused('search')}), or \`Workspace not found\``,
           ),
           ...commonErrors('BodyTooLarge'),
         },
@@ -246,7 +252,7 @@ export const openApiDocument = {
                     type: 'string',
                     maxLength: 255,
                     description:
-                      'Title, trimmed, at most 255 characters; absent or blank means the file name',
+                      'Title, trimmed, at most 255 characters, no NUL character; absent or blank means the file name',
                   },
                 },
               },
@@ -260,11 +266,12 @@ export const openApiDocument = {
             'CreateFlipbookResponse',
           ),
           '400': errorResponse(
-            `\`file is required\` (no multipart body or no \`file\` part), \`Invalid title: at most 255 characters\`, ${malformedUpload}`,
+            `\`file is required\` (no multipart body or no \`file\` part), \`Invalid title: at most 255 characters\`, ${nulRefused('title')}, ${malformedUpload}`,
           ),
           '422': errorResponse(
             `A business rule refused the upload: ${uploadBusinessErrors}, \`Flipbook limit reached: …\` (free 10, team 10000 flipbooks)`,
           ),
+          '507': responseRef('InsufficientStorage'),
           ...commonErrors('UploadTooLarge'),
         },
       },
@@ -304,6 +311,7 @@ export const openApiDocument = {
                   file: multipartFile,
                   activate: {
                     type: 'string',
+                    enum: ACTIVATE_SPELLINGS,
                     default: 'true',
                     examples: ['true', 'false'],
                     description:
@@ -325,6 +333,7 @@ export const openApiDocument = {
           '422': errorResponse(
             `A business rule refused the upload: ${uploadBusinessErrors}, \`Version limit reached: …\` (free 20, team 1000 versions per flipbook)`,
           ),
+          '507': responseRef('InsufficientStorage'),
           ...commonErrors('UploadTooLarge'),
         },
       },
@@ -467,6 +476,9 @@ export const openApiDocument = {
         },
         content: { 'application/json': { schema: schemaRef('Error') } },
       },
+      InsufficientStorage: errorResponse(
+        '`The server is out of storage space; try again later`: the disk holding uploads is full. Nothing of the upload is kept, and the connection is closed without reading the rest of the body',
+      ),
       InternalError: errorResponse('`Internal server error`'),
     },
     schemas: {
