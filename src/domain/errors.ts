@@ -55,8 +55,11 @@ export class InsufficientStorage extends AppError {
   }
 }
 
-/** ENOSPC (disk full) and EDQUOT (quota exceeded) are the same thing to a client. */
+/**
+ * ENOSPC (disk full), EDQUOT (quota exceeded) and PostgreSQL's 53100 `disk_full` (the database's
+ * disk) are the same thing to a client.
+ */
 export const isOutOfSpace = (error: unknown) => {
   const code = (error as NodeJS.ErrnoException | null)?.code;
-  return code === 'ENOSPC' || code === 'EDQUOT';
+  return code === 'ENOSPC' || code === 'EDQUOT' || code === '53100';
 };

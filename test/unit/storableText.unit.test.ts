@@ -50,10 +50,12 @@ describe('storableText', () => {
 });
 
 describe('isOutOfSpace', () => {
-  it('is true for ENOSPC and EDQUOT only', () => {
+  it("is true for ENOSPC, EDQUOT and PostgreSQL's disk_full only", () => {
     const errno = (code: string) => Object.assign(new Error(code), { code });
     expect(isOutOfSpace(errno('ENOSPC'))).toBe(true);
     expect(isOutOfSpace(errno('EDQUOT'))).toBe(true);
+    expect(isOutOfSpace(errno('53100'))).toBe(true);
+    expect(isOutOfSpace(errno('53200'))).toBe(false); // out_of_memory: not a full disk
     expect(isOutOfSpace(errno('EACCES'))).toBe(false);
     expect(isOutOfSpace(new Error('plain'))).toBe(false);
     expect(isOutOfSpace(null)).toBe(false);
