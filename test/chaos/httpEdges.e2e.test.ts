@@ -411,6 +411,8 @@ describe('bin/flipbook run directly, whatever `node` comes first on PATH', () =>
       // Same pid, project Node: exec, not a child process a signal would have to be passed to.
       expect(readlinkSync(`/proc/${child.pid}/exe`)).toBe(realpathSync(NODE));
       expect(readFileSync(`/proc/${child.pid}/cmdline`, 'utf8')).not.toContain('--database-url');
+      const url = /"publicUrl":"([^"]+)"/.exec(output)?.[1];
+      expectJson(await send(`${url}/healthz`), 200);
       child.kill('SIGTERM');
       expect(await exited, output).toBe(0);
     } finally {
