@@ -5,6 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { AppError, InvalidInput } from '../domain/errors.ts';
 import { StoreError } from '../store/storeError.ts';
 import { CliError } from './client/cliErrors.ts';
+import { registerAudit } from './commands/audit.ts';
 import { registerDownload } from './commands/download.ts';
 import { registerEvents } from './commands/events.ts';
 import { registerKey } from './commands/key.ts';
@@ -38,6 +39,7 @@ registerEvents(program);
 registerReplay(program);
 registerWorker(program);
 registerDownload(program);
+registerAudit(program);
 
 const main = async () => {
   try {

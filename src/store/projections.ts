@@ -3,8 +3,10 @@
 // one always runs in the append's transaction.
 import { projections } from '@event-driven-io/emmett';
 import type { PostgreSQLProjectionDefinition } from '@event-driven-io/emmett-postgresql';
+import { chainAppended } from '../../projections/auditChain.ts';
 import { readTables } from '../../projections/index.ts';
 import type { Db, DomainEvent } from '../../projections/readTable.ts';
+import { EVENT_TYPES } from '../domain/eventTypes.ts';
 
 export const applyToReadTables = async (db: Db, event: DomainEvent) => {
   for (const table of readTables) {
@@ -12,9 +14,23 @@ export const applyToReadTables = async (db: Db, event: DomainEvent) => {
   }
 };
 
+/** Links the append's events into the audit chain: last, so it locks the chain head last. */
+const auditChain: PostgreSQLProjectionDefinition = {
+  canHandle: EVENT_TYPES,
+  handle: async (events, context) => {
+    const db = context.connection.client as unknown as Db;
+    const stream = String(events[0]?.metadata.streamName);
+    await chainAppended(
+      db,
+      stream,
+      events.map((e) => BigInt(e.metadata.streamPosition as bigint)),
+    );
+  },
+};
+
 export const inlineProjections = () =>
-  projections.inline(
-    readTables.map(
+  projections.inline([
+    ...readTables.map(
       (table): PostgreSQLProjectionDefinition => ({
         canHandle: table.handles,
         handle: async (events, context) => {
@@ -23,4 +39,5 @@ export const inlineProjections = () =>
         },
       }),
     ),
-  );
+    auditChain,
+  ]);

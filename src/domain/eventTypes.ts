@@ -1,0 +1,25 @@
+// Every event type the service records. A Record keyed by the union: adding an event type without
+// listing it here fails the type check, so the audit chain (which must see every event) cannot
+// silently miss one.
+import type { FlipbookEvent } from './flipbook/flipbook.ts';
+import type { WorkspaceEvent } from './workspace/workspace.ts';
+
+export type AnyEvent = FlipbookEvent | WorkspaceEvent;
+
+const ALL: Record<AnyEvent['type'], true> = {
+  WorkspaceCreated: true,
+  ApiKeyIssued: true,
+  ApiKeyRevoked: true,
+  WorkspacePlanChanged: true,
+  FlipbookCreated: true,
+  FlipbookDownloadChanged: true,
+  VersionUploaded: true,
+  VersionProcessingStarted: true,
+  VersionPagesRendered: true,
+  VersionProcessed: true,
+  VersionProcessingFailed: true,
+  VersionActivated: true,
+  VersionDeleted: true,
+};
+
+export const EVENT_TYPES = Object.keys(ALL) as AnyEvent['type'][];
