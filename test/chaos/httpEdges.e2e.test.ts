@@ -83,14 +83,25 @@ const rawRequest = (base: string, request: string | Uint8Array) =>
 const isRoot = process.getuid?.() === 0;
 
 // Mounting a tmpfs needs root (as in CI and on the development machine).
+/** The promise's value, or 'timeout' if it takes longer than `ms`. */
+const within = <T>(promise: Promise<T>, ms: number) =>
+  new Promise<T | 'timeout'>((resolve) => {
+    const timer = setTimeout(() => resolve('timeout'), ms);
+    promise.then((value) => {
+      clearTimeout(timer);
+      resolve(value);
+    });
+  });
+
 describe.skipIf(!isRoot)('a full disk under the blob directory (8 MB tmpfs)', () => {
-  const blobDir = mkdtempSync(join(tmpdir(), 'flipbook-full-disk-'));
+  let blobDir = '';
   let mounted = false;
   let fx: ApiFixture;
   let api: Client;
   let flipbookId = '';
 
   beforeAll(async () => {
+    blobDir = mkdtempSync(join(tmpdir(), 'flipbook-full-disk-'));
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m,mode=0755', 'tmpfs', blobDir]);
     mounted = true;
     fx = await startApi('postgres', ['--rate-limit', '0', '--blob-dir', blobDir]);
@@ -98,10 +109,16 @@ describe.skipIf(!isRoot)('a full disk under the blob directory (8 MB tmpfs)', ()
   });
   afterAll(async () => {
     try {
-      if (fx) expect(await fx.daemon.stop()).toBe(0);
+      if (fx) {
+        // A hanging upload (the bug this suite guards against) would hold a graceful stop
+        // forever: bound it, so the file system below is always unmounted.
+        const stopped = await within(fx.daemon.stop(), 20_000);
+        if (stopped === 'timeout') fx.daemon.process.kill('SIGKILL');
+        expect(stopped).toBe(0);
+      }
     } finally {
-      if (mounted) execFileSync('umount', [blobDir]);
-      rmSync(blobDir, { recursive: true, force: true });
+      if (mounted) execFileSync('umount', ['--lazy', blobDir]);
+      if (blobDir) rmSync(blobDir, { recursive: true, force: true });
     }
   });
 
@@ -341,18 +358,23 @@ const olderNodes = () => {
 describe('bin/flipbook run directly, whatever `node` comes first on PATH', () => {
   const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string;
   // A `node` that only says it was run: if bin/flipbook used PATH's node, this would answer.
-  const decoy = mkdtempSync(join(tmpdir(), 'flipbook-decoy-node-'));
-  writeFileSync(join(decoy, 'node'), '#!/bin/sh\necho "the decoy node ran" >&2\nexit 99\n', {
-    mode: 0o755,
+  let decoy = '';
+  beforeAll(() => {
+    decoy = mkdtempSync(join(tmpdir(), 'flipbook-decoy-node-'));
+    writeFileSync(join(decoy, 'node'), '#!/bin/sh\necho "the decoy node ran" >&2\nexit 99\n', {
+      mode: 0o755,
+    });
+    symlinkSync(FLIPBOOK, join(decoy, 'flipbook')); // as node_modules/.bin/flipbook links it
   });
-  symlinkSync(FLIPBOOK, join(decoy, 'flipbook')); // as node_modules/.bin/flipbook links it
   const pathWith = (first: string) => ({
     ...process.env,
     DATABASE_URL: '',
     PATH: `${first}:${process.env.PATH}`,
   });
   const older = olderNodes();
-  afterAll(() => rmSync(decoy, { recursive: true, force: true }));
+  afterAll(() => {
+    if (decoy) rmSync(decoy, { recursive: true, force: true });
+  });
 
   it('answers --version and --help on the project Node, not the decoy first on PATH', async () => {
     const shown = await run(FLIPBOOK, ['--version'], pathWith(decoy));
