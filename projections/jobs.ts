@@ -14,17 +14,30 @@ export const jobs: ReadTable = {
     attempts INT NOT NULL DEFAULT 0,
     lease_owner TEXT,
     lease_until TIMESTAMPTZ,
-    enqueued_at TIMESTAMPTZ NOT NULL
+    enqueued_at TIMESTAMPTZ NOT NULL,
+    -- the upload's story, carried into the processing events' metadata (docs/audit.md)
+    correlation_id TEXT,
+    causation_id TEXT
   );
   CREATE INDEX IF NOT EXISTS jobs_lease ON jobs (lease_until NULLS FIRST, enqueued_at)`,
   handles: ['VersionUploaded', 'VersionProcessed', 'VersionProcessingFailed', 'VersionDeleted'],
   apply: async (db, event) => {
     if (event.type === 'VersionUploaded') {
       const { versionId, flipbookId, workspaceId, file, occurredAt } = event.data;
+      const metadata = (event.metadata ?? {}) as { correlation_id?: string; messageId?: string };
       await db.query(
-        `INSERT INTO jobs (version_id, flipbook_id, workspace_id, checksum, enqueued_at)
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (version_id) DO NOTHING`,
-        [versionId, flipbookId, workspaceId, file.checksum, occurredAt],
+        `INSERT INTO jobs (version_id, flipbook_id, workspace_id, checksum, enqueued_at,
+           correlation_id, causation_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (version_id) DO NOTHING`,
+        [
+          versionId,
+          flipbookId,
+          workspaceId,
+          file.checksum,
+          occurredAt,
+          metadata.correlation_id ?? null,
+          metadata.messageId ?? null,
+        ],
       );
       // Wakes idle workers at commit (NOTIFY is delivered only if the transaction commits).
       await db.query("SELECT pg_notify('flipbook_jobs', $1)", [versionId]);

@@ -4,7 +4,8 @@
 import type { FlipbookEvent } from '../src/domain/flipbook/flipbook.ts';
 import type { WorkspaceEvent } from '../src/domain/workspace/workspace.ts';
 
-export type DomainEvent = WorkspaceEvent | FlipbookEvent;
+/** An event as a projection sees it: with its stored metadata (who, and Emmett's messageId). */
+export type DomainEvent = (WorkspaceEvent | FlipbookEvent) & { metadata?: Record<string, unknown> };
 
 /** The part of a pg client or pool the projections use: parameterised queries only. */
 export type Db = {

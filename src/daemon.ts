@@ -25,6 +25,8 @@ export type DaemonOptions = {
   publicUrl?: string;
   rateLimit: number;
   trustProxy: boolean;
+  /** record client IPs and user agents in events' metadata (personal data: --no-client-info) */
+  recordClientInfo: boolean;
   /** processing lanes inside the daemon; 0 leaves processing to `flipbook worker` */
   workers: number;
 };
@@ -37,6 +39,12 @@ export class StartupError extends Error {
 export const runDaemon = async (options: DaemonOptions) => {
   const started = performance.now();
   installLastResort(logger);
+  // Listened for from the first moment: a SIGTERM while starting stops the daemon cleanly once
+  // it has started, instead of killing it halfway (Node's default for an unhandled SIGTERM).
+  const stopRequested = new Promise<string>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
   const store = await openStore({ dataDir: options.dataDir, databaseUrl: options.databaseUrl });
   const blobs = await openBlobStore(options.blobDir ?? defaultBlobDir(options.dataDir));
   const sweep = startBlobSweep(store, blobs, logger); // in the background: readiness never waits
@@ -60,6 +68,7 @@ export const runDaemon = async (options: DaemonOptions) => {
       await limiter.check(req, res);
       if (!isUploadRoute(req.method, path)) await discardBody(req);
     },
+    { trustProxy: options.trustProxy, recordClientInfo: options.recordClientInfo },
   );
   // A 512 MB upload on a slow link takes longer than Node's default 300 s request timeout.
   server.requestTimeout = 60 * 60 * 1000;
@@ -108,16 +117,13 @@ export const runDaemon = async (options: DaemonOptions) => {
     `flipbook ready on ${publicUrl}`,
   );
 
+  const signal = await stopRequested;
+  logger.info({ signal }, 'shutting down: finishing in-flight requests');
   await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      logger.info({ signal }, 'shutting down: finishing in-flight requests');
-      server.close(() => resolve());
-      // Keep-alive connections become idle as their last response ends; close them as they do.
-      const idle = setInterval(() => server.closeIdleConnections(), 50);
-      server.once('close', () => clearInterval(idle));
-    };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+    server.close(() => resolve());
+    // Keep-alive connections become idle as their last response ends; close them as they do.
+    const idle = setInterval(() => server.closeIdleConnections(), 50);
+    server.once('close', () => clearInterval(idle));
   });
   // In-flight renders are abandoned and their jobs handed back at once for the next start.
   await workers?.stop();

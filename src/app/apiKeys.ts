@@ -6,6 +6,7 @@ import { InvalidInput, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
 import type { Store } from '../store/store.ts';
 import { runWorkspaceCommand } from './commands.ts';
+import type { EventMetadata } from './eventContext.ts';
 import { requireWorkspace } from './workspaces.ts';
 
 const MAX_LABEL = 200;
@@ -15,6 +16,7 @@ export type IssuedKey = { id: string; key: string; workspace: string; expires_at
 export const issueApiKey = async (
   store: Store,
   input: { workspace: string; expires?: string; label?: string },
+  metadata: EventMetadata,
 ): Promise<IssuedKey> => {
   const workspace = await requireWorkspace(store, input.workspace);
   const expiresAt = input.expires === undefined ? null : parseExpiry(input.expires);
@@ -24,10 +26,15 @@ export const issueApiKey = async (
   }
   const key = generateApiKey();
   const keyId = randomUUID();
-  await runWorkspaceCommand(store, workspace.id, {
-    type: 'IssueApiKey',
-    data: { keyId, keyHash: hashApiKey(key), label, expiresAt, now: new Date() },
-  });
+  await runWorkspaceCommand(
+    store,
+    workspace.id,
+    {
+      type: 'IssueApiKey',
+      data: { keyId, keyHash: hashApiKey(key), label, expiresAt, now: new Date() },
+    },
+    metadata,
+  );
   return {
     id: keyId,
     key,
@@ -41,13 +48,15 @@ export const listApiKeys = async (store: Store, workspaceName: string) => {
   return queryApiKeys(store.db, workspace.id);
 };
 
-export const revokeApiKey = async (store: Store, keyId: string) => {
+export const revokeApiKey = async (store: Store, keyId: string, metadata: EventMetadata) => {
   const key = isUuid(keyId) ? await findApiKey(store.db, keyId) : null;
   if (!key) throw new NotFound(`No API key with id ${keyId}`);
-  await runWorkspaceCommand(store, key.workspace_id, {
-    type: 'RevokeApiKey',
-    data: { keyId, now: new Date() },
-  });
+  await runWorkspaceCommand(
+    store,
+    key.workspace_id,
+    { type: 'RevokeApiKey', data: { keyId, now: new Date() } },
+    metadata,
+  );
   return { id: keyId, revoked: true };
 };
 

@@ -5,13 +5,32 @@ import { decide as decideWorkspace, type WorkspaceCommand } from '../domain/work
 import * as workspace from '../domain/workspace/workspace.ts';
 import { handleCommand } from '../store/handleCommand.ts';
 import type { Store } from '../store/store.ts';
+import type { EventMetadata } from './eventContext.ts';
 
-export const runWorkspaceCommand = (store: Store, workspaceId: string, command: WorkspaceCommand) =>
-  handleCommand(store.events, workspace.workspaceStream(workspaceId), workspace, (state) =>
-    decideWorkspace(command, state),
+export const runWorkspaceCommand = (
+  store: Store,
+  workspaceId: string,
+  command: WorkspaceCommand,
+  metadata: EventMetadata,
+) =>
+  handleCommand(
+    store.events,
+    workspace.workspaceStream(workspaceId),
+    workspace,
+    (state) => decideWorkspace(command, state),
+    metadata,
   );
 
-export const runFlipbookCommand = (store: Store, flipbookId: string, command: FlipbookCommand) =>
-  handleCommand(store.events, flipbook.flipbookStream(flipbookId), flipbook, (state) =>
-    decideFlipbook(command, state),
+export const runFlipbookCommand = (
+  store: Store,
+  flipbookId: string,
+  command: FlipbookCommand,
+  metadata: EventMetadata,
+) =>
+  handleCommand(
+    store.events,
+    flipbook.flipbookStream(flipbookId),
+    flipbook,
+    (state) => decideFlipbook(command, state),
+    metadata,
   );

@@ -73,18 +73,23 @@ export const createFlipbook = async (deps: ApiDeps, caller: Caller, upload: Rece
     checkFlipbookCount(caller.plan, await countWorkspaceFlipbooks(store.db, caller.workspaceId));
     await deps.blobs.commitOriginal(path, file.checksum);
     const at = new Date();
-    await runFlipbookCommand(store, flipbookId, {
-      type: 'CreateFlipbook',
-      data: {
-        flipbookId,
-        workspaceId: caller.workspaceId,
-        title: finalTitle,
-        slug: slugify(finalTitle),
-        versionId,
-        file,
-        now: at,
+    await runFlipbookCommand(
+      store,
+      flipbookId,
+      {
+        type: 'CreateFlipbook',
+        data: {
+          flipbookId,
+          workspaceId: caller.workspaceId,
+          title: finalTitle,
+          slug: slugify(finalTitle),
+          versionId,
+          file,
+          now: at,
+        },
       },
-    });
+      caller.metadata,
+    );
     return at;
   });
   return {
@@ -118,10 +123,15 @@ export const addVersion = async (
     checkVersionCount(caller.plan, await countVersions(store.db, flipbookId));
     await deps.blobs.commitOriginal(path, file.checksum);
     const at = new Date();
-    await runFlipbookCommand(store, flipbookId, {
-      type: 'UploadVersion',
-      data: { versionId, file, activateOnDone, now: at },
-    });
+    await runFlipbookCommand(
+      store,
+      flipbookId,
+      {
+        type: 'UploadVersion',
+        data: { versionId, file, activateOnDone, now: at },
+      },
+      caller.metadata,
+    );
     return at;
   });
   return {
@@ -141,10 +151,15 @@ export const activateVersion = async (
   versionId: string,
 ) => {
   await requireVersion(store, caller, flipbookId, versionId);
-  await runFlipbookCommand(store, flipbookId, {
-    type: 'ActivateVersion',
-    data: { versionId, now: new Date() },
-  });
+  await runFlipbookCommand(
+    store,
+    flipbookId,
+    {
+      type: 'ActivateVersion',
+      data: { versionId, now: new Date() },
+    },
+    caller.metadata,
+  );
   return { success: true, active_version_id: versionId };
 };
 
@@ -162,10 +177,15 @@ export const deleteVersion = async (
   versionId: string,
 ) => {
   const version = await requireVersion(store, caller, flipbookId, versionId);
-  await runFlipbookCommand(store, flipbookId, {
-    type: 'DeleteVersion',
-    data: { versionId, now: new Date() },
-  });
+  await runFlipbookCommand(
+    store,
+    flipbookId,
+    {
+      type: 'DeleteVersion',
+      data: { versionId, now: new Date() },
+    },
+    caller.metadata,
+  );
   // The event first, then the files: a crash in between leaves files nobody can reach, never a
   // live version without its files. A running render notices its job is gone and stops.
   // The deletion is recorded, so the answer is a success whatever the disk says now: files a

@@ -9,10 +9,15 @@ import { PLANS, type Plan } from '../domain/workspace/workspace.ts';
 import { isUniqueViolation } from '../store/handleCommand.ts';
 import type { Store } from '../store/store.ts';
 import { runWorkspaceCommand } from './commands.ts';
+import type { EventMetadata } from './eventContext.ts';
 
 const MAX_NAME = 100;
 
-export const createWorkspace = async (store: Store, input: { name: string; plan: string }) => {
+export const createWorkspace = async (
+  store: Store,
+  input: { name: string; plan: string },
+  metadata: EventMetadata,
+) => {
   const name = input.name.trim();
   if (name.length === 0 || name.length > MAX_NAME) {
     throw new InvalidInput(`Workspace name must be 1 to ${MAX_NAME} characters`);
@@ -23,10 +28,12 @@ export const createWorkspace = async (store: Store, input: { name: string; plan:
   }
   const workspaceId = randomUUID();
   try {
-    await runWorkspaceCommand(store, workspaceId, {
-      type: 'CreateWorkspace',
-      data: { workspaceId, name, plan, now: new Date() },
-    });
+    await runWorkspaceCommand(
+      store,
+      workspaceId,
+      { type: 'CreateWorkspace', data: { workspaceId, name, plan, now: new Date() } },
+      metadata,
+    );
   } catch (error) {
     // Two creators raced past the check above; the unique name in the read table refused one.
     if (isUniqueViolation(error)) throw new Conflict(`A workspace named "${name}" already exists`);
@@ -35,13 +42,19 @@ export const createWorkspace = async (store: Store, input: { name: string; plan:
   return { id: workspaceId, name, plan };
 };
 
-export const changePlan = async (store: Store, input: { name: string; plan: string }) => {
+export const changePlan = async (
+  store: Store,
+  input: { name: string; plan: string },
+  metadata: EventMetadata,
+) => {
   const workspace = await requireWorkspace(store, input.name);
   const plan = parsePlan(input.plan);
-  await runWorkspaceCommand(store, workspace.id, {
-    type: 'ChangePlan',
-    data: { plan, now: new Date() },
-  });
+  await runWorkspaceCommand(
+    store,
+    workspace.id,
+    { type: 'ChangePlan', data: { plan, now: new Date() } },
+    metadata,
+  );
   return { id: workspace.id, name: workspace.name, plan };
 };
 

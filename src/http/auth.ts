@@ -6,11 +6,14 @@ import type { IncomingMessage } from 'node:http';
 import { findApiKeyByHash } from '../../projections/apiKeys.ts';
 import type { Db } from '../../projections/readTable.ts';
 import { findWorkspaceById } from '../../projections/workspaces.ts';
+import type { EventMetadata } from '../app/eventContext.ts';
 import { hashApiKey, isWellFormedApiKey, sameHash } from '../domain/apiKey.ts';
 import { AppError } from '../domain/errors.ts';
 import type { Plan } from '../domain/workspace/workspace.ts';
+import { requestContext } from './requestContext.ts';
 
-export type Caller = { workspaceId: string; plan: Plan; keyId: string };
+/** The authenticated caller, and the metadata its requests' events carry. */
+export type Caller = { workspaceId: string; plan: Plan; keyId: string; metadata: EventMetadata };
 
 export class Unauthorized extends AppError {
   override name = 'Unauthorized';
@@ -51,5 +54,14 @@ export const authenticate = async (
     throw new Unauthorized();
   const workspace = await findWorkspaceById(db, row.workspace_id);
   if (!workspace) throw new WorkspaceMissing();
-  return { workspaceId: workspace.id, plan: workspace.plan, keyId: row.id };
+  const { requestId, clientIp, userAgent } = requestContext(req);
+  const metadata: EventMetadata = {
+    actor: { type: 'api_key', id: row.id, name: row.label },
+    request_id: requestId,
+    ...(clientIp === null ? {} : { client_ip: clientIp }),
+    ...(userAgent === null ? {} : { user_agent: userAgent }),
+    // A request starts its own story; processing carries it on (correlation_id).
+    correlation_id: requestId,
+  };
+  return { workspaceId: workspace.id, plan: workspace.plan, keyId: row.id, metadata };
 };

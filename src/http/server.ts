@@ -12,6 +12,7 @@ import type { Duplex } from 'node:stream';
 import polka from 'polka';
 import { AppError, InsufficientStorage, isOutOfSpace } from '../domain/errors.ts';
 import type { Logger } from '../log.ts';
+import { beginRequest, type ContextOptions } from './requestContext.ts';
 import { sendError, sendJson } from './respond.ts';
 
 export type Request = IncomingMessage & { params: Record<string, string> };
@@ -30,6 +31,7 @@ export const createHttpServer = (
   log: Logger,
   mount: (routes: Routes) => void,
   before: Before = async () => {},
+  context: ContextOptions = { trustProxy: false, recordClientInfo: true },
 ): Server => {
   const server = createServer();
   const app = polka({
@@ -69,6 +71,7 @@ export const createHttpServer = (
   mount(routes);
   server.on('clientError', answerClientError);
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    beginRequest(req, res, context);
     before(req, res).then(
       () => app.handler(req, res),
       (error) => fail(req, res, error),

@@ -39,6 +39,8 @@ export const handleCommand = <State, E extends Event>(
   streamName: string,
   decider: Decider<State, E>,
   decide: (state: State) => E[],
+  /** who, from where, in which story: stored in each event's metadata (docs/audit.md) */
+  metadata: Record<string, unknown>,
 ): Promise<Handled<State, E>> =>
   streams.run(streamName, async () => {
     for (let attempt = 1; ; attempt++) {
@@ -50,7 +52,8 @@ export const handleCommand = <State, E extends Event>(
       if (events.length === 0) return { events, state };
       try {
         // 0n for a new stream: Emmett 0.42 does not enforce STREAM_DOES_NOT_EXIST, but 0n works.
-        await store.appendToStream<E>(streamName, events, {
+        const withMetadata = events.map((event) => ({ ...event, metadata }));
+        await store.appendToStream<E>(streamName, withMetadata, {
           expectedStreamVersion: currentStreamVersion ?? 0n,
         });
         return { events, state: events.reduce(decider.evolve, state) };

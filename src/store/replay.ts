@@ -24,14 +24,27 @@ export const rebuildReadTables = async (client: pg.PoolClient): Promise<ReplayRe
     let applied = 0;
     let after = -1n;
     for (;;) {
-      const { rows } = await client.query<{ position: string; type: string; data: unknown }>(
-        `SELECT global_position AS position, message_type AS type, message_data AS data
+      const { rows } = await client.query<{
+        position: string;
+        type: string;
+        data: unknown;
+        metadata: Record<string, unknown>;
+        id: string;
+      }>(
+        `SELECT global_position AS position, message_type AS type, message_data AS data,
+           message_metadata AS metadata, message_id AS id
          FROM emt_messages WHERE message_kind = 'E' AND NOT is_archived AND global_position > $1
          ORDER BY global_position LIMIT ${BATCH}`,
         [after.toString()],
       );
       for (const row of rows) {
-        await applyToReadTables(client, { type: row.type, data: row.data } as DomainEvent);
+        // with the metadata the inline projections saw when it was appended
+        const metadata = { ...row.metadata, messageId: row.id };
+        await applyToReadTables(client, {
+          type: row.type,
+          data: row.data,
+          metadata,
+        } as DomainEvent);
         applied++;
       }
       if (rows.length < BATCH) break;

@@ -10,6 +10,9 @@ export type Job = {
   workspace_id: string;
   checksum: string;
   attempts: number;
+  /** the upload's story (docs/audit.md); null for jobs queued before the audit trail */
+  correlation_id: string | null;
+  causation_id: string | null;
 };
 
 export const claimJob = async (db: Db, owner: string, leaseMs: number): Promise<Job | null> => {
@@ -19,7 +22,8 @@ export const claimJob = async (db: Db, owner: string, leaseMs: number): Promise<
      WHERE version_id = (
        SELECT version_id FROM jobs WHERE lease_until IS NULL OR lease_until < now()
        ORDER BY enqueued_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-     RETURNING version_id, flipbook_id, workspace_id, checksum, attempts`,
+     RETURNING version_id, flipbook_id, workspace_id, checksum, attempts, correlation_id,
+       causation_id`,
     [owner, leaseMs],
   );
   return rows[0] ?? null;

@@ -10,6 +10,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { versionStatusById } from '../../projections/versions.ts';
 import { runFlipbookCommand } from '../app/commands.ts';
+import type { EventMetadata } from '../app/eventContext.ts';
 import { writeFileAtomically } from '../atomicFile.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
 import type { PageSize } from '../domain/flipbook/flipbook.ts';
@@ -31,15 +32,24 @@ export const processVersion = async (
   deps: ProcessDeps,
   job: Job,
   signal: AbortSignal,
+  /** who is processing, for the events' actor: host:pid */
+  workerId: string,
 ): Promise<Outcome> => {
   const { store, blobs, log } = deps;
   const versionId = job.version_id;
+  // Processing events carry the upload's story on: its request (correlation) and its event
+  // (causation), so `flipbook audit log` can follow a version from upload to pages.
+  const metadata: EventMetadata = {
+    actor: { type: 'worker', id: workerId },
+    ...(job.correlation_id ? { correlation_id: job.correlation_id } : {}),
+    ...(job.causation_id ? { causation_id: job.causation_id } : {}),
+  };
   // Time spent appending events (start, progress batches, outcome), for the benchmark's breakdown.
   let storeMs = 0;
   const command = async (c: Parameters<typeof runFlipbookCommand>[2]) => {
     const started = performance.now();
     try {
-      return await runFlipbookCommand(store, job.flipbook_id, c);
+      return await runFlipbookCommand(store, job.flipbook_id, c, metadata);
     } finally {
       storeMs += performance.now() - started;
     }

@@ -75,7 +75,7 @@ export const startWorkers = (deps: ProcessDeps, options: WorkerOptions): WorkerP
         versionId: job.version_id,
         stop: (reason: unknown) => cancel.abort(reason),
       };
-      const outcome = await currentJob.run(context, () => processVersion(deps, job, signal));
+      const outcome = await currentJob.run(context, () => processVersion(deps, job, signal, owner));
       if (outcome === 'cancelled') {
         log.info({ versionId: job.version_id }, 'processing stopped');
         if (stopping.signal.aborted) await releaseJob(deps.store.db, job, owner);

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { runFlipbookCommand } from '../../src/app/commands.ts';
 import { openStore } from '../../src/store/store.ts';
 import { flipbook, startDaemon } from '../support/cli.ts';
+import { TEST_METADATA } from '../support/metadata.ts';
 import { STORE_KINDS, storeOptions } from '../support/stores.ts';
 
 const storeArgs = (options: { dataDir?: string; databaseUrl?: string }) =>
@@ -113,24 +114,29 @@ describe.each(STORE_KINDS)('admin CLI on the %s store', (kind) => {
     const flipbookId = randomUUID();
     const direct = await openStore(options);
     try {
-      await runFlipbookCommand(direct, flipbookId, {
-        type: 'CreateFlipbook',
-        data: {
-          flipbookId,
-          workspaceId: workspace.id,
-          title: 'Manual',
-          slug: 'manual',
-          versionId: randomUUID(),
-          file: {
-            name: 'm.pdf',
-            type: 'pdf',
-            mimeType: 'application/pdf',
-            size: 10,
-            checksum: '00'.repeat(32),
+      await runFlipbookCommand(
+        direct,
+        flipbookId,
+        {
+          type: 'CreateFlipbook',
+          data: {
+            flipbookId,
+            workspaceId: workspace.id,
+            title: 'Manual',
+            slug: 'manual',
+            versionId: randomUUID(),
+            file: {
+              name: 'm.pdf',
+              type: 'pdf',
+              mimeType: 'application/pdf',
+              size: 10,
+              checksum: '00'.repeat(32),
+            },
+            now: new Date(),
           },
-          now: new Date(),
         },
-      });
+        TEST_METADATA,
+      );
     } finally {
       await direct.close();
     }

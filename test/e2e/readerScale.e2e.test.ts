@@ -12,6 +12,7 @@ import { openBlobStore } from '../../src/blobs/blobStore.ts';
 import { openStore } from '../../src/store/store.ts';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
 import { markDone } from '../support/apiHelpers.ts';
+import { TEST_METADATA } from '../support/metadata.ts';
 
 const makeBook = async (fx: ApiFixture, pages: number) => {
   const dataDir = fx.storeArgs[1] as string;
@@ -20,28 +21,38 @@ const makeBook = async (fx: ApiFixture, pages: number) => {
   const flipbookId = randomUUID();
   const versionId = randomUUID();
   try {
-    await runFlipbookCommand(store, flipbookId, {
-      type: 'CreateFlipbook',
-      data: {
-        flipbookId,
-        workspaceId: fx.workspaceId,
-        title: `${pages} pages`,
-        slug: 'book',
-        versionId,
-        file: {
-          name: 'b.pdf',
-          type: 'pdf',
-          mimeType: 'application/pdf',
-          size: 1,
-          checksum: 'ab'.repeat(32),
+    await runFlipbookCommand(
+      store,
+      flipbookId,
+      {
+        type: 'CreateFlipbook',
+        data: {
+          flipbookId,
+          workspaceId: fx.workspaceId,
+          title: `${pages} pages`,
+          slug: 'book',
+          versionId,
+          file: {
+            name: 'b.pdf',
+            type: 'pdf',
+            mimeType: 'application/pdf',
+            size: 1,
+            checksum: 'ab'.repeat(32),
+          },
+          now: new Date(),
         },
-        now: new Date(),
       },
-    });
-    await runFlipbookCommand(store, flipbookId, {
-      type: 'StartProcessing',
-      data: { versionId, attempt: 1, pageCount: pages, now: new Date() },
-    });
+      TEST_METADATA,
+    );
+    await runFlipbookCommand(
+      store,
+      flipbookId,
+      {
+        type: 'StartProcessing',
+        data: { versionId, attempt: 1, pageCount: pages, now: new Date() },
+      },
+      TEST_METADATA,
+    );
     // One small image per rendition, copied for every page.
     const attempt = blobs.attemptDir(versionId, 1);
     await blobs.makeCurrent(versionId, attempt);

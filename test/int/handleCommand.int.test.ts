@@ -6,6 +6,7 @@ import type { Event } from '@event-driven-io/emmett';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handleCommand, StoreBusy } from '../../src/store/handleCommand.ts';
 import type { Store } from '../../src/store/store.ts';
+import { TEST_METADATA } from '../support/metadata.ts';
 import { openTestStore } from '../support/stores.ts';
 
 // A counter stream: no read table handles its events, so nothing but the stream is involved.
@@ -56,7 +57,9 @@ describe('handleCommand on the postgres store', () => {
   it('40 simultaneous writers of one stream all land, in one unbroken sequence', async () => {
     const stream = `counter-${randomUUID()}`;
     await Promise.all(
-      Array.from({ length: 40 }, () => handleCommand(store.events, stream, counter, tick)),
+      Array.from({ length: 40 }, () =>
+        handleCommand(store.events, stream, counter, tick, TEST_METADATA),
+      ),
     );
     const { state, currentStreamVersion } = await store.events.aggregateStream(stream, counter);
     expect(state).toBe(40);
@@ -66,7 +69,7 @@ describe('handleCommand on the postgres store', () => {
   it('decides again when another process wrote first, until its append lands', async () => {
     const stream = `counter-${randomUUID()}`;
     const overtaken = overtakenStore(3);
-    const result = await handleCommand(overtaken.events, stream, counter, tick);
+    const result = await handleCommand(overtaken.events, stream, counter, tick, TEST_METADATA);
     // Three stale decisions refused, the fourth decided on the three foreign writes.
     expect(overtaken.reads()).toBe(4);
     expect(result.state).toBe(4);
@@ -78,7 +81,7 @@ describe('handleCommand on the postgres store', () => {
   }, async () => {
     const stream = `counter-${randomUUID()}`;
     const overtaken = overtakenStore(Number.POSITIVE_INFINITY);
-    const busy = await handleCommand(overtaken.events, stream, counter, tick).catch(
+    const busy = await handleCommand(overtaken.events, stream, counter, tick, TEST_METADATA).catch(
       (error: unknown) => error,
     );
     expect(busy).toBeInstanceOf(StoreBusy);

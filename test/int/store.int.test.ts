@@ -12,6 +12,7 @@ import type { UploadedFile } from '../../src/domain/flipbook/flipbook.ts';
 import { rebuildReadTables } from '../../src/store/replay.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { markDone } from '../support/apiHelpers.ts';
+import { TEST_METADATA } from '../support/metadata.ts';
 import { openTestStore, STORE_KINDS, storeOptions } from '../support/stores.ts';
 
 const file = (name = 'brochure.pdf'): UploadedFile => ({
@@ -28,25 +29,30 @@ describe.each(STORE_KINDS)('event-sourced core on the %s store', (kind) => {
 
   beforeAll(async () => {
     store = await openTestStore(kind);
-    workspaceId = (await createWorkspace(store, { name: 'acme', plan: 'team' })).id;
+    workspaceId = (await createWorkspace(store, { name: 'acme', plan: 'team' }, TEST_METADATA)).id;
   });
   afterAll(() => store?.close());
 
   const newFlipbook = async () => {
     const flipbookId = randomUUID();
     const versionId = randomUUID();
-    await runFlipbookCommand(store, flipbookId, {
-      type: 'CreateFlipbook',
-      data: {
-        flipbookId,
-        workspaceId,
-        title: 'Spring catalogue',
-        slug: 'spring',
-        versionId,
-        file: file(),
-        now: new Date(),
+    await runFlipbookCommand(
+      store,
+      flipbookId,
+      {
+        type: 'CreateFlipbook',
+        data: {
+          flipbookId,
+          workspaceId,
+          title: 'Spring catalogue',
+          slug: 'spring',
+          versionId,
+          file: file(),
+          now: new Date(),
+        },
       },
-    });
+      TEST_METADATA,
+    );
     return { flipbookId, versionId };
   };
 
@@ -55,26 +61,35 @@ describe.each(STORE_KINDS)('event-sourced core on the %s store', (kind) => {
 
   const upload = async (flipbookId: string, activateOnDone = false) => {
     const versionId = randomUUID();
-    await runFlipbookCommand(store, flipbookId, {
-      type: 'UploadVersion',
-      data: { versionId, file: file('v.pdf'), activateOnDone, now: new Date() },
-    });
+    await runFlipbookCommand(
+      store,
+      flipbookId,
+      {
+        type: 'UploadVersion',
+        data: { versionId, file: file('v.pdf'), activateOnDone, now: new Date() },
+      },
+      TEST_METADATA,
+    );
     return versionId;
   };
 
   it('refuses a second workspace with the same name', async () => {
-    await expect(createWorkspace(store, { name: 'acme', plan: 'free' })).rejects.toBeInstanceOf(
-      Conflict,
-    );
+    await expect(
+      createWorkspace(store, { name: 'acme', plan: 'free' }, TEST_METADATA),
+    ).rejects.toBeInstanceOf(Conflict);
     expect((await listWorkspaces(store)).map((w) => w.name)).toEqual(['acme']);
   });
 
   it('issues keys on the team plan, keeps only their hash, lists and revokes them', async () => {
-    const issued = await issueApiKey(store, {
-      workspace: 'acme',
-      label: 'ci',
-      expires: '2099-01-01',
-    });
+    const issued = await issueApiKey(
+      store,
+      {
+        workspace: 'acme',
+        label: 'ci',
+        expires: '2099-01-01',
+      },
+      TEST_METADATA,
+    );
     expect(issued.key).toMatch(/^svc_[0-9a-f]{48}$/);
     const { rows } = await store.pool.query('SELECT key_hash FROM api_keys WHERE key_id = $1', [
       issued.id,
@@ -93,14 +108,16 @@ describe.each(STORE_KINDS)('event-sourced core on the %s store', (kind) => {
       expires_at: '2099-01-01T00:00:00Z',
       revoked_at: null,
     });
-    await revokeApiKey(store, issued.id);
+    await revokeApiKey(store, issued.id, TEST_METADATA);
     const after = await listApiKeys(store, 'acme');
     expect(after.find((k) => k.id === issued.id)?.revoked_at).not.toBeNull();
   });
 
   it('refuses keys for a workspace on the free plan', async () => {
-    await createWorkspace(store, { name: 'hobby', plan: 'free' });
-    await expect(issueApiKey(store, { workspace: 'hobby' })).rejects.toThrow(/Team plan/);
+    await createWorkspace(store, { name: 'hobby', plan: 'free' }, TEST_METADATA);
+    await expect(issueApiKey(store, { workspace: 'hobby' }, TEST_METADATA)).rejects.toThrow(
+      /Team plan/,
+    );
   });
 
   it('shows a write in the read tables at once (inline projections)', async () => {
@@ -152,10 +169,15 @@ describe.each(STORE_KINDS)('event-sourced core on the %s store', (kind) => {
     for (const id of others) await processVersion(flipbookId, id);
     await Promise.all(
       others.map((id) =>
-        runFlipbookCommand(store, flipbookId, {
-          type: 'ActivateVersion',
-          data: { versionId: id, now: new Date() },
-        }),
+        runFlipbookCommand(
+          store,
+          flipbookId,
+          {
+            type: 'ActivateVersion',
+            data: { versionId: id, now: new Date() },
+          },
+          TEST_METADATA,
+        ),
       ),
     );
     const { rows } = await store.pool.query(
@@ -174,17 +196,27 @@ describe.each(STORE_KINDS)('event-sourced core on the %s store', (kind) => {
     const { flipbookId, versionId } = await newFlipbook();
     await processVersion(flipbookId, versionId);
     await expect(
-      runFlipbookCommand(store, flipbookId, {
-        type: 'DeleteVersion',
-        data: { versionId, now: new Date() },
-      }),
+      runFlipbookCommand(
+        store,
+        flipbookId,
+        {
+          type: 'DeleteVersion',
+          data: { versionId, now: new Date() },
+        },
+        TEST_METADATA,
+      ),
     ).rejects.toBeInstanceOf(RuleBroken);
     const second = await upload(flipbookId);
     await processVersion(flipbookId, second);
-    await runFlipbookCommand(store, flipbookId, {
-      type: 'DeleteVersion',
-      data: { versionId: second, now: new Date() },
-    });
+    await runFlipbookCommand(
+      store,
+      flipbookId,
+      {
+        type: 'DeleteVersion',
+        data: { versionId: second, now: new Date() },
+      },
+      TEST_METADATA,
+    );
     const left = await store.pool.query('SELECT version_id FROM versions WHERE flipbook_id = $1', [
       flipbookId,
     ]);
@@ -224,7 +256,7 @@ describe.each(STORE_KINDS)('schema on the %s store', (kind) => {
   it('is created safely by several processes starting at once, and kept on restart', async () => {
     const options = await storeOptions(kind);
     const stores = await Promise.all([openStore(options), openStore(options), openStore(options)]);
-    await createWorkspace(stores[0] as Store, { name: 'first', plan: 'team' });
+    await createWorkspace(stores[0] as Store, { name: 'first', plan: 'team' }, TEST_METADATA);
     for (const s of stores) expect((await listWorkspaces(s)).map((w) => w.name)).toEqual(['first']);
     await Promise.all(stores.map((s) => s.close()));
     const again = await openStore(options);
@@ -235,7 +267,7 @@ describe.each(STORE_KINDS)('schema on the %s store', (kind) => {
   it('rebuilds the read tables on start when their version changed', async () => {
     const options = await storeOptions(kind);
     const first = await openStore(options);
-    await createWorkspace(first, { name: 'kept', plan: 'free' });
+    await createWorkspace(first, { name: 'kept', plan: 'free' }, TEST_METADATA);
     await first.pool.query("UPDATE flipbook_meta SET value = '0' WHERE key = 'read_model_version'");
     await first.pool.query('DELETE FROM workspaces');
     await first.close();

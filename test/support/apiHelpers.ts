@@ -8,6 +8,7 @@ import { runFlipbookCommand } from '../../src/app/commands.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 
 import { CORPUS } from './corpus.ts';
+import { TEST_METADATA } from './metadata.ts';
 
 export { CORPUS };
 
@@ -170,21 +171,26 @@ export const openStoreOf = (storeArgs: string[]): Promise<Store> =>
 
 /** Finishes processing of a version, as the (future) worker would: status `done`, N pages. */
 export const markDone = (store: Store, flipbookId: string, versionId: string, pages = 3) =>
-  runFlipbookCommand(store, flipbookId, {
-    type: 'CompleteProcessing',
-    data: {
-      versionId,
-      width: 612,
-      height: 792,
-      pages: Array.from({ length: pages }, (_, i) => ({
-        pageId: randomUUID(),
-        position: i + 1,
+  runFlipbookCommand(
+    store,
+    flipbookId,
+    {
+      type: 'CompleteProcessing',
+      data: {
+        versionId,
         width: 612,
         height: 792,
-      })),
-      now: new Date(),
+        pages: Array.from({ length: pages }, (_, i) => ({
+          pageId: randomUUID(),
+          position: i + 1,
+          width: 612,
+          height: 792,
+        })),
+        now: new Date(),
+      },
     },
-  });
+    TEST_METADATA,
+  );
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { setDownload } from '../../app/downloads.ts';
 import { CliError, EXIT } from '../client/cliErrors.ts';
 import { printJson } from '../output.ts';
-import { type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
+import { adminOf, type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
 
 export const registerDownload = (program: Command) => {
   withStoreOptions(
@@ -13,7 +13,7 @@ export const registerDownload = (program: Command) => {
   ).action(async (flipbookId: string, onOrOff: string, flags: StoreFlags & { json?: boolean }) => {
     if (onOrOff !== 'on' && onOrOff !== 'off') throw new CliError(EXIT.usage, 'say "on" or "off"');
     const result = await withStore(flags, (store) =>
-      setDownload(store, flipbookId, onOrOff === 'on'),
+      setDownload(store, flipbookId, onOrOff === 'on', adminOf(flags)),
     );
     if (flags.json) printJson(result);
     else process.stdout.write(`downloads ${onOrOff} for flipbook ${result.id}\n`);

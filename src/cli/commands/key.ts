@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { issueApiKey, listApiKeys, revokeApiKey } from '../../app/apiKeys.ts';
 import { printJson, printTable } from '../output.ts';
-import { type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
+import { adminOf, type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
 
 export const registerKey = (program: Command) => {
   const key = program.command('key').description('manage API keys (Team plan)');
@@ -19,11 +19,15 @@ export const registerKey = (program: Command) => {
       flags: StoreFlags & { workspace: string; expires?: string; name?: string; json?: boolean },
     ) => {
       const issued = await withStore(flags, (store) =>
-        issueApiKey(store, {
-          workspace: flags.workspace,
-          expires: flags.expires,
-          label: flags.name,
-        }),
+        issueApiKey(
+          store,
+          {
+            workspace: flags.workspace,
+            expires: flags.expires,
+            label: flags.name,
+          },
+          adminOf(flags),
+        ),
       );
       if (flags.json) {
         printJson(issued);
@@ -52,7 +56,7 @@ export const registerKey = (program: Command) => {
 
   withStoreOptions(key.command('revoke <id>').description('revoke an API key by its id')).action(
     async (id: string, flags: StoreFlags) => {
-      await withStore(flags, (store) => revokeApiKey(store, id));
+      await withStore(flags, (store) => revokeApiKey(store, id, adminOf(flags)));
       process.stdout.write(`revoked key ${id}\n`);
     },
   );

@@ -16,6 +16,10 @@ export const registerServe = (program: Command) => {
       .option('--blob-dir <dir>', 'where originals and page images go (default: <data-dir>/blobs)')
       .option('--rate-limit <n>', 'API requests per minute per client IP; 0 turns it off', '120')
       .option('--trust-proxy', 'take the client IP from X-Forwarded-For (behind a reverse proxy)')
+      .option(
+        '--no-client-info',
+        "do not record clients' IP addresses and user agents in the audit trail (personal data)",
+      )
       .option('--workers <n>', 'processing lanes in this daemon (0: none)', String(defaultLanes())),
   ).action(
     async (
@@ -26,6 +30,7 @@ export const registerServe = (program: Command) => {
         blobDir?: string;
         rateLimit: string;
         trustProxy?: boolean;
+        clientInfo: boolean;
         workers: string;
       },
     ) => {
@@ -44,6 +49,7 @@ export const registerServe = (program: Command) => {
         rateLimit,
         workers,
         trustProxy: flags.trustProxy ?? false,
+        recordClientInfo: flags.clientInfo,
       }).catch((error: unknown) => {
         if (error instanceof StartupError) throw new CliError(EXIT.failure, error.message);
         throw error;

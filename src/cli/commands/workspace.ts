@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { changePlan, createWorkspace, listWorkspaces } from '../../app/workspaces.ts';
 import { printJson, printTable } from '../output.ts';
-import { type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
+import { adminOf, type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
 
 export const registerWorkspace = (program: Command) => {
   const workspace = program.command('workspace').description('manage workspaces');
@@ -14,7 +14,7 @@ export const registerWorkspace = (program: Command) => {
       .option('--json', 'print JSON'),
   ).action(async (name: string, flags: StoreFlags & { plan: string; json?: boolean }) => {
     const created = await withStore(flags, (store) =>
-      createWorkspace(store, { name, plan: flags.plan }),
+      createWorkspace(store, { name, plan: flags.plan }, adminOf(flags)),
     );
     if (flags.json) printJson(created);
     else
@@ -37,7 +37,9 @@ export const registerWorkspace = (program: Command) => {
       .description('move a workspace to another plan (team or free); issued keys keep working')
       .option('--json', 'print JSON'),
   ).action(async (name: string, plan: string, flags: StoreFlags & { json?: boolean }) => {
-    const changed = await withStore(flags, (store) => changePlan(store, { name, plan }));
+    const changed = await withStore(flags, (store) =>
+      changePlan(store, { name, plan }, adminOf(flags)),
+    );
     if (flags.json) printJson(changed);
     else process.stdout.write(`workspace ${changed.name} is on the ${changed.plan} plan\n`);
   });
