@@ -9,6 +9,7 @@ import {
   listFlipbooks as queryFlipbooks,
 } from '../../projections/flipbooks.ts';
 import { listPages } from '../../projections/pages.ts';
+import type { Db } from '../../projections/readTable.ts';
 import {
   countVersions,
   findVersion,
@@ -46,12 +47,16 @@ export const listFlipbooks = async ({ store, urls }: ApiDeps, caller: Caller, qu
   };
 };
 
-export const getFlipbook = async ({ store, urls }: ApiDeps, caller: Caller, flipbookId: string) => {
-  const flipbook = await findFlipbook(store.db, caller.workspaceId, flipbookId);
+export const getFlipbook = ({ store, urls }: ApiDeps, caller: Caller, flipbookId: string) =>
+  showFlipbook(store.db, urls, caller.workspaceId, flipbookId);
+
+/** A flipbook with its versions and its active version's pages, from these tables (live or past). */
+export const showFlipbook = async (db: Db, urls: Urls, workspaceId: string, flipbookId: string) => {
+  const flipbook = await findFlipbook(db, workspaceId, flipbookId);
   if (!flipbook) throw new NotFound('Flipbook not found');
-  const versions = await listVersions(store.db, flipbookId);
+  const versions = await listVersions(db, flipbookId);
   const active = flipbook.active_version_id;
-  const pages = active ? await listPages(store.db, active) : [];
+  const pages = active ? await listPages(db, active) : [];
   return {
     ...presentFlipbook(urls, flipbook, versions),
     pages: pages.map((p) => presentPage(urls, active as string, p)),

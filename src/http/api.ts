@@ -2,6 +2,7 @@
 // use case, send the result. Rate limiting and the body limit run before routing (in server.ts);
 // authentication runs first in every route.
 import type { ServerResponse } from 'node:http';
+import { flipbookTrail } from '../app/eventLog.ts';
 import {
   type ApiDeps,
   activateVersion,
@@ -12,11 +13,12 @@ import {
   listFlipbooks,
   versionStatus,
 } from '../app/flipbooks.ts';
+import { getFlipbookAsOf } from '../app/history.ts';
 import { AppError, InvalidInput } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
 import type { Logger } from '../log.ts';
 import { authenticate, type Caller } from './auth.ts';
-import { parseListQuery } from './listQuery.ts';
+import { parseAt, parseListQuery, parsePaging } from './listQuery.ts';
 import { openApiDocument } from './openapi.ts';
 import { sendJson } from './respond.ts';
 import type { Request, Routes } from './server.ts';
@@ -65,7 +67,23 @@ export const mountApi = (routes: Routes, deps: ApiDeps & { log: Logger }) => {
   routes.get(
     '/api/v1/flipbooks/:id',
     authed(async (req, res, caller) => {
-      sendJson(res, 200, await getFlipbook(deps, caller, flipbookId(req)));
+      const id = flipbookId(req);
+      // ?at=<RFC 3339>: the flipbook as it was then (beyond the spec; docs/api.md)
+      const at = parseAt(new URL(req.url ?? '/', 'http://x').searchParams);
+      sendJson(
+        res,
+        200,
+        at ? await getFlipbookAsOf(deps, caller, id, at) : await getFlipbook(deps, caller, id),
+      );
+    }),
+  );
+
+  routes.get(
+    '/api/v1/flipbooks/:id/events',
+    authed(async (req, res, caller) => {
+      const id = flipbookId(req);
+      const { page, perPage } = parsePaging(new URL(req.url ?? '/', 'http://x').searchParams);
+      sendJson(res, 200, await flipbookTrail(deps.store, caller.workspaceId, id, page, perPage));
     }),
   );
 

@@ -45,3 +45,28 @@ export const parseListQuery = (params: URLSearchParams): ListQuery => {
     dir: choice('dir', ['asc', 'desc'] as const, 'desc') as 'asc' | 'desc',
   };
 };
+
+/** page and per_page of a plain paged list (the event trail): 1..1,000,000 and 1..100, 50. */
+export const parsePaging = (params: URLSearchParams) => {
+  const { page, perPage } = parseListQuery(
+    new URLSearchParams({
+      page: params.get('page') ?? '1',
+      per_page: params.get('per_page') ?? '50',
+    }),
+  );
+  return { page, perPage };
+};
+
+const RFC_3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** ?at=: an RFC 3339 date-time with its offset, or null when absent. */
+export const parseAt = (params: URLSearchParams): Date | null => {
+  const values = params.getAll('at');
+  if (values.length === 0) return null;
+  const raw = values[0] ?? '';
+  const at = new Date(raw);
+  if (values.length > 1 || !RFC_3339.test(raw) || Number.isNaN(at.getTime())) {
+    throw new InvalidInput('Invalid at: give one RFC 3339 date-time, e.g. 2026-11-23T12:00:00Z');
+  }
+  return at;
+};

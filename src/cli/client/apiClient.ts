@@ -156,7 +156,11 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
         `/flipbooks/${encodeURIComponent(flipbookId)}/versions/${encodeURIComponent(versionId)}/status`,
         { signal },
       ),
-    show: (flipbookId: string) => call<Flipbook>(`/flipbooks/${encodeURIComponent(flipbookId)}`),
+    /** the flipbook now, or as it was at `at` (an RFC 3339 date-time) */
+    show: (flipbookId: string, at?: string) =>
+      call<Flipbook>(
+        `/flipbooks/${encodeURIComponent(flipbookId)}${at ? `?at=${encodeURIComponent(at)}` : ''}`,
+      ),
     list: (query: URLSearchParams) =>
       call<{ flipbooks: Flipbook[]; page: number; per_page: number; total_pages: number }>(
         `/flipbooks${query.size > 0 ? `?${query}` : ''}`,

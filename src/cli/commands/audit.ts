@@ -2,6 +2,8 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { type Checkpoint, cutCheckpoint, parseCheckpoint, verifyChain } from '../../app/audit.ts';
+import { exportLog, workspaceTrail } from '../../app/eventLog.ts';
+import { requireWorkspace } from '../../app/workspaces.ts';
 import { CliError, EXIT } from '../client/cliErrors.ts';
 import { printJson } from '../output.ts';
 import { type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
@@ -52,9 +54,86 @@ export const registerAudit = (program: Command) => {
 
   withStoreOptions(
     audit
+      .command('log')
+      .description("a workspace's trail across its flipbooks and keys, oldest first")
+      .requiredOption('--workspace <name>', 'workspace name')
+      .option('--since <time>', 'from this ISO 8601 time')
+      .option('--until <time>', 'up to this ISO 8601 time')
+      .option(
+        '--actor <id>',
+        "only this actor's events (a key id, an admin name, a worker host:pid)",
+      )
+      .option('--json', 'print JSON Lines, one event a line'),
+  ).action(
+    async (
+      flags: StoreFlags & {
+        workspace: string;
+        since?: string;
+        until?: string;
+        actor?: string;
+        json?: boolean;
+      },
+    ) => {
+      const since = flags.since === undefined ? null : time('--since', flags.since);
+      const until = flags.until === undefined ? null : time('--until', flags.until);
+      await withStore(flags, async (store) => {
+        const workspace = await requireWorkspace(store, flags.workspace);
+        const trail = workspaceTrail(store, {
+          workspaceId: workspace.id,
+          since,
+          until,
+          actor: flags.actor ?? null,
+        });
+        for await (const event of trail) {
+          if (flags.json) {
+            process.stdout.write(`${JSON.stringify(event)}\n`);
+            continue;
+          }
+          const { actor, request_id, correlation_id } = event.metadata;
+          const who = 'id' in actor ? `${actor.type}:${actor.id}` : actor.type;
+          const what = event.stream.replace(/^(flipbook|workspace)-/, '$1 ');
+          process.stdout.write(
+            `${event.at}\t${what}#${event.position}\t${event.type}\t${who}\t${story(request_id, correlation_id)}\n`,
+          );
+        }
+      });
+    },
+  );
+
+  withStoreOptions(
+    audit
+      .command('export')
+      .description(
+        'every event as stored, in chain order with its hash, as JSON Lines (docs/audit.md)',
+      ),
+  ).action(async (flags: StoreFlags) => {
+    await withStore(flags, async (store) => {
+      for await (const line of exportLog(store)) {
+        // Respect a slow reader (a pipe to a file on a slow disk): wait for the drain.
+        if (!process.stdout.write(`${JSON.stringify(line)}\n`)) {
+          await new Promise((resolve) => process.stdout.once('drain', resolve));
+        }
+      }
+    });
+  });
+
+  withStoreOptions(
+    audit
       .command('checkpoint')
       .description('print the chain head as a small JSON document to keep outside the database'),
   ).action(async (flags: StoreFlags) => {
     printJson(await withStore(flags, (store) => cutCheckpoint(store)));
   });
 };
+
+const time = (flag: string, text: string) => {
+  const value = new Date(text);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(value.getTime())) {
+    throw new CliError(EXIT.usage, `${flag} must be an ISO 8601 date or date-time, got "${text}"`);
+  }
+  return value;
+};
+
+/** The request behind an event, or (in parentheses) the one whose story it continues. */
+const story = (requestId: string | null, correlationId: string | null) =>
+  requestId ?? (correlationId ? `(${correlationId})` : '-');

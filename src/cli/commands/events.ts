@@ -17,8 +17,10 @@ export const registerEvents = (program: Command) => {
     }
     for (const event of events) {
       const { flipbookId: _f, workspaceId: _w, occurredAt: _o, ...details } = event.data;
+      const { actor } = event.metadata;
+      const who = 'id' in actor ? `${actor.type}:${actor.id}` : actor.type;
       process.stdout.write(
-        `${event.position}\t${event.at}\t${event.type}\t${JSON.stringify(details)}\n`,
+        `${event.position}\t${event.at}\t${event.type}\t${who}\t${JSON.stringify(details)}\n`,
       );
     }
   });

@@ -5,9 +5,12 @@ import { printTable } from '../output.ts';
 
 export const registerShow = (program: Command) => {
   withClientOptions(
-    program.command('show <flipbookId>').description('a flipbook with its versions'),
-  ).action(async (flipbookId: string, flags: ClientFlags) => {
-    const book = await apiClient(await connectionFrom(flags)).show(flipbookId);
+    program
+      .command('show <flipbookId>')
+      .description('a flipbook with its versions')
+      .option('--at <time>', 'as it was at this RFC 3339 date-time (e.g. 2026-11-23T12:00:00Z)'),
+  ).action(async (flipbookId: string, flags: ClientFlags & { at?: string }) => {
+    const book = await apiClient(await connectionFrom(flags)).show(flipbookId, flags.at);
     if (flags.json) {
       process.stdout.write(`${JSON.stringify(book)}\n`);
       return;
