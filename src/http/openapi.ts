@@ -9,8 +9,9 @@ const responseRef = (name: string) => ({ $ref: `#/components/responses/${name}` 
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 const parameterRef = (name: string) => ({ $ref: `#/components/parameters/${name}` });
 
-/** Sent on every /api/v1 answer while rate limiting is on (the default). */
+/** Sent on every /api/v1 answer: the request id always, the rate-limit headers while it is on (the default). */
 const rateLimitHeaders = {
+  'X-Request-Id': headerRef('X-Request-Id'),
   RateLimit: headerRef('RateLimit'),
   'RateLimit-Policy': headerRef('RateLimit-Policy'),
   'RateLimit-Limit': headerRef('RateLimit-Limit'),
@@ -32,6 +33,7 @@ const storeBusy = {
     '`The server is busy with concurrent changes to this resource; try again`: other processes kept changing the flipbook at the same moment for several seconds (conflicts are retried inside the server first; it never answers 409)',
   ),
   headers: {
+    'X-Request-Id': headerRef('X-Request-Id'),
     'Retry-After': {
       description: 'Seconds to wait before sending the request again',
       required: true,
@@ -141,6 +143,12 @@ export const openApiDocument = {
       'included), in fixed one-minute windows, answered with the IETF RateLimit headers; over the',
       'limit is a 429 with `Retry-After`. Upload bodies are limited to 512 MB (and to the plan’s',
       'upload limit), every other request body to 10 MB.',
+      '',
+      'Every answer carries `X-Request-Id`. A well-formed id sent by the client (1 to 128 of',
+      '`A-Z a-z 0-9 . _ : / + = @ -`) is kept, anything else is replaced by a fresh UUID; the id is',
+      'recorded in the metadata of the events the request caused (see `GET /flipbooks/{id}/events`).',
+      '',
+      'Beyond the spec (the audit trail): `GET /flipbooks/{id}/events` and `GET /flipbooks/{id}?at=`.',
     ].join('\n'),
   },
   servers: [{ url: '/api/v1', description: 'Client API v1, relative to the service address' }],
@@ -148,6 +156,10 @@ export const openApiDocument = {
   tags: [
     { name: 'flipbooks', description: 'Flipbooks of the key’s workspace' },
     { name: 'versions', description: 'File versions of a flipbook' },
+    {
+      name: 'audit',
+      description: 'Who did what, and what a flipbook was at a past moment (beyond the spec)',
+    },
     { name: 'meta', description: 'This description' },
   ],
   paths: {
@@ -283,10 +295,55 @@ export const openApiDocument = {
         tags: ['flipbooks'],
         summary: 'Get a flipbook',
         description:
-          'The flipbook with all its versions (newest first) and the pages of its active version (none before one is active).',
+          'The flipbook with all its versions (newest first) and the pages of its active version (none before one is active). With `at`, the flipbook as it was at that moment (beyond the spec).',
+        parameters: [
+          {
+            name: 'at',
+            in: 'query',
+            description:
+              'Beyond the spec: answer the flipbook as it was at this moment, RFC 3339 with its offset (e.g. `2026-11-23T12:00:00Z`): its title, the versions it had then with their status, and which one was active. The pages are those of the version active then; a version whose files were deleted since still lists its pages, but their image URLs are no longer served (404). `created_at`/`updated_at` are as they were; `url` is today’s reader URL, which shows the flipbook as it is now',
+            schema: { type: 'string', format: 'date-time', examples: ['2026-11-23T12:00:00Z'] },
+          },
+        ],
         responses: {
-          '200': jsonResponse('The flipbook', 'Flipbook'),
-          '400': errorResponse('`Invalid flipbook ID`, or `Workspace not found`'),
+          '200': jsonResponse('The flipbook (as it was at `at`, when given)', 'Flipbook'),
+          '400': errorResponse(
+            '`Invalid flipbook ID`, `Invalid at: give one RFC 3339 date-time, e.g. 2026-11-23T12:00:00Z`, or `Workspace not found`',
+          ),
+          '404': errorResponse(
+            '`Flipbook not found` (also for a flipbook of another workspace, and with `at` before the flipbook was created)',
+          ),
+          ...commonErrors('BodyTooLarge'),
+        },
+      },
+    },
+    '/flipbooks/{id}/events': {
+      parameters: [parameterRef('FlipbookId')],
+      get: {
+        operationId: 'listFlipbookEvents',
+        tags: ['audit'],
+        summary: 'The flipbook’s audit trail (beyond the spec)',
+        description:
+          'Every event of the flipbook in the order it happened, a page at a time: what happened (`type`, `data`), when (`at`) and who did it, from where, in which request (`metadata`). Events of a deleted version stay. Internal details (hashes of API keys, file paths) never appear.',
+        parameters: [
+          {
+            name: 'page',
+            in: 'query',
+            description: 'Page number, from 1; a page past the end is empty',
+            schema: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1 },
+          },
+          {
+            name: 'per_page',
+            in: 'query',
+            description: 'Events per page',
+            schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
+          },
+        ],
+        responses: {
+          '200': jsonResponse('One page of the flipbook’s events, oldest first', 'EventList'),
+          '400': errorResponse(
+            '`Invalid flipbook ID`, an invalid `page` or `per_page` (e.g. `Invalid per_page: must be an integer from 1 to 100`), or `Workspace not found`',
+          ),
           '404': errorResponse('`Flipbook not found` (also for a flipbook of another workspace)'),
           ...commonErrors('BodyTooLarge'),
         },
@@ -431,6 +488,13 @@ export const openApiDocument = {
       },
     },
     headers: {
+      'X-Request-Id': {
+        description:
+          'The request’s id: the one the client sent when well-formed (1 to 128 of `A-Z a-z 0-9 . _ : / + = @ -`), otherwise a fresh UUID. Recorded as `request_id` in the metadata of the events the request caused',
+        required: true,
+        schema: { type: 'string', pattern: '^[A-Za-z0-9._:/+=@-]{1,128}$' },
+        example: '5f0c6d3e-8f0a-4b2e-9a41-1f6f3f1b2c7d',
+      },
       RateLimit: {
         description: 'Remaining requests and seconds until the window resets',
         schema: { type: 'string' },
@@ -687,6 +751,134 @@ export const openApiDocument = {
         required: ['success'],
         additionalProperties: false,
         properties: { success: { const: true } },
+      },
+      EventList: {
+        type: 'object',
+        required: ['events', 'page', 'per_page', 'total_pages'],
+        additionalProperties: false,
+        properties: {
+          events: { type: 'array', maxItems: 100, items: schemaRef('Event') },
+          page: integer('The page returned', 1),
+          per_page: { type: 'integer', minimum: 1, maximum: 100, description: 'Events per page' },
+          total_pages: integer('Number of pages of events'),
+        },
+      },
+      Event: {
+        type: 'object',
+        description: 'One event of the log, as recorded',
+        required: ['id', 'stream', 'position', 'at', 'type', 'data', 'metadata'],
+        additionalProperties: false,
+        properties: {
+          id: uuid('The event’s id: what a later event’s `causation_id` names'),
+          stream: {
+            type: 'string',
+            pattern: '^(flipbook|workspace)-[0-9a-f-]{36}$',
+            description: 'The stream it belongs to: `flipbook-<flipbook id>`',
+          },
+          position: integer('Its position in the stream, from 1, without gaps', 1),
+          at: {
+            type: 'string',
+            format: 'date-time',
+            description: 'When it happened: RFC 3339 in UTC with milliseconds',
+          },
+          type: {
+            type: 'string',
+            examples: [
+              'FlipbookCreated',
+              'FlipbookDownloadChanged',
+              'VersionUploaded',
+              'VersionProcessingStarted',
+              'VersionPagesRendered',
+              'VersionProcessed',
+              'VersionProcessingFailed',
+              'VersionActivated',
+              'VersionDeleted',
+            ],
+            description: 'What happened (past tense); new types may appear',
+          },
+          data: {
+            type: 'object',
+            description:
+              'The event’s fields, as recorded (camelCase, e.g. `versionId`, `occurredAt`); they depend on `type`. Hashes of API keys are never shown',
+          },
+          metadata: schemaRef('EventMetadata'),
+        },
+      },
+      EventMetadata: {
+        type: 'object',
+        description:
+          'Who did it, from where, in which story. Events recorded before the audit trail existed show `actor` `{"type": "unknown"}` and null fields',
+        required: [
+          'actor',
+          'request_id',
+          'client_ip',
+          'user_agent',
+          'correlation_id',
+          'causation_id',
+        ],
+        additionalProperties: false,
+        properties: {
+          actor: schemaRef('Actor'),
+          request_id: {
+            type: ['string', 'null'],
+            description: 'The `X-Request-Id` of the HTTP request that caused it; null otherwise',
+          },
+          client_ip: {
+            type: ['string', 'null'],
+            description:
+              'The client’s IP address (the rate limit’s proxy rules); null when not recorded (the operator can turn it off)',
+          },
+          user_agent: {
+            type: ['string', 'null'],
+            maxLength: 256,
+            description: 'The client’s User-Agent, truncated; null when not recorded',
+          },
+          correlation_id: {
+            type: ['string', 'null'],
+            description:
+              'The story it belongs to: the request id that started it (processing events carry the upload’s)',
+          },
+          causation_id: {
+            type: ['string', 'null'],
+            description:
+              'The id of the event that caused it (processing events: the version’s `VersionUploaded`)',
+          },
+        },
+      },
+      Actor: {
+        description: 'Who did it',
+        oneOf: [
+          {
+            type: 'object',
+            description: 'An API request, by the key’s id and label',
+            required: ['type', 'id', 'name'],
+            additionalProperties: false,
+            properties: {
+              type: { const: 'api_key' },
+              id: uuid('The API key’s id'),
+              name: { type: ['string', 'null'], description: 'The key’s label, if it has one' },
+            },
+          },
+          {
+            type: 'object',
+            description:
+              'An admin command: `--as NAME`, or the operating-system user who ran it; processing: the worker as host:pid',
+            required: ['type', 'id'],
+            additionalProperties: false,
+            properties: {
+              type: { enum: ['admin', 'worker'] },
+              id: { type: 'string', minLength: 1 },
+            },
+          },
+          {
+            type: 'object',
+            description:
+              '`system`: the service itself; `unknown`: recorded before the audit trail existed',
+            required: ['type'],
+            additionalProperties: false,
+            properties: { type: { enum: ['system', 'unknown'] } },
+          },
+        ],
       },
     },
   },

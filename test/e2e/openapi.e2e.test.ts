@@ -156,6 +156,9 @@ describe('the OpenAPI document', () => {
       expect(res.headers.has(name), `${method} ${path} ${res.status} sends ${name}`).toBe(true);
       const schema = deref(header).schema;
       if (schema?.type === 'integer') expect(res.headers.get(name)).toMatch(/^\d+$/);
+      if (typeof schema?.pattern === 'string') {
+        expect(res.headers.get(name)).toMatch(new RegExp(schema.pattern));
+      }
     }
     const body: unknown = JSON.parse(text);
     expectValid(schemaName, body);
@@ -331,6 +334,50 @@ describe('the OpenAPI document', () => {
       params: { id, vid: v1 },
     });
     expect(deleted).toEqual({ success: true });
+
+    // Beyond the spec: the audit trail, a page at a time, and the flipbook as it was.
+    type Trail = {
+      events: { type: string; at: string; metadata: { actor: { type: string } } }[];
+      total_pages: number;
+    };
+    const trail = await call<Trail>('get', '/flipbooks/{id}/events', 200, 'EventList', {
+      params: { id },
+    });
+    expect(trail.events.map((e) => e.type)).toEqual([
+      'FlipbookCreated',
+      'VersionUploaded',
+      'VersionUploaded',
+      'VersionProcessed',
+      'VersionActivated',
+      'VersionProcessed',
+      'VersionActivated',
+      'VersionDeleted',
+    ]);
+    // Every actor shape the log holds today: a key, and the admin that finished processing.
+    expect(new Set(trail.events.map((e) => e.metadata.actor.type))).toEqual(
+      new Set(['api_key', 'admin']),
+    );
+    const paged = await call<Trail>('get', '/flipbooks/{id}/events', 200, 'EventList', {
+      params: { id },
+      query: 'page=2&per_page=3',
+    });
+    expect(paged).toMatchObject({ page: 2, per_page: 3, total_pages: 3 });
+    expect(paged.events).toEqual(trail.events.slice(3, 6));
+    await call('get', '/flipbooks/{id}/events', 200, 'EventList', {
+      params: { id },
+      query: 'page=99',
+    });
+
+    // Just after version 1 became active, before version 2 was: only version 1 was active.
+    const firstActivation = trail.events[4]?.at ?? '';
+    const then = await call<{ versions: Json[] }>('get', '/flipbooks/{id}', 200, 'Flipbook', {
+      params: { id },
+      query: `at=${encodeURIComponent(firstActivation)}`,
+    });
+    expect(then.versions.map((v) => [v.id, v.is_active])).toEqual([
+      [v2, false],
+      [v1, true],
+    ]);
   });
 
   it('describes the error answers', async () => {
@@ -395,12 +442,41 @@ describe('the OpenAPI document', () => {
       expect(await error(method, path, 400, { params: { id, vid: 'x' } })).toBe('Invalid IDs');
     }
 
+    // The audit additions: a bad id, bad paging, a bad or too early `at`.
+    expect(await error('get', '/flipbooks/{id}/events', 400, { params: { id: 'nope' } })).toBe(
+      'Invalid flipbook ID',
+    );
+    await error('get', '/flipbooks/{id}/events', 400, { params: { id }, query: 'per_page=101' });
+    await error('get', '/flipbooks/{id}/events', 400, { params: { id }, query: 'page=0' });
+    expect(
+      await error('get', '/flipbooks/{id}', 400, { params: { id }, query: 'at=yesterday' }),
+    ).toMatch(/^Invalid at/);
+    expect(
+      await error('get', '/flipbooks/{id}', 404, {
+        params: { id },
+        query: 'at=2000-01-01T00:00:00Z',
+      }),
+    ).toBe('Flipbook not found');
+    await error('get', '/flipbooks/{id}/events', 404, { params: { id: unknown } });
+    await error('get', '/flipbooks/{id}/events', 401, { params: { id }, headers: {} });
+
     // 404: unknown flipbook or version, and another workspace's flipbook.
     expect(await error('get', '/flipbooks/{id}', 404, { params: { id: unknown } })).toBe(
       'Flipbook not found',
     );
     const other = await fixture.newWorkspace('other');
     await error('get', '/flipbooks/{id}', 404, {
+      params: { id },
+      headers: { authorization: `Bearer ${other.key}` },
+    });
+    for (const query of [undefined, 'at=2100-01-01T00:00:00Z']) {
+      await error('get', '/flipbooks/{id}', 404, {
+        params: { id },
+        query,
+        headers: { authorization: `Bearer ${other.key}` },
+      });
+    }
+    await error('get', '/flipbooks/{id}/events', 404, {
       params: { id },
       headers: { authorization: `Bearer ${other.key}` },
     });
