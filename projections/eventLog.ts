@@ -30,6 +30,28 @@ export const streamEvents = async (db: Db, stream: string, first: number, limit:
     )
   ).rows;
 
+/**
+ * A stream's events as a decision needs them: page lists left out (in the database, `- 'pages'`),
+ * since no decider looks at them and they are most of a long-lived flipbook's bytes. The version
+ * is the last position read, for the append's optimistic check.
+ */
+export const decisionEvents = async (db: Db, stream: string) => {
+  const { rows } = await db.query<{
+    type: string;
+    data: Record<string, unknown>;
+    position: string;
+  }>(
+    `SELECT message_type AS type, message_data - 'pages' AS data, stream_position::text AS position
+     FROM emt_messages WHERE stream_id = $1 AND message_kind = 'E' AND NOT is_archived
+     ORDER BY stream_position`,
+    [stream],
+  );
+  return {
+    events: rows.map(({ type, data }) => ({ type, data })),
+    version: BigInt(rows.at(-1)?.position ?? 0),
+  };
+};
+
 /** How many events the stream holds (0: no such stream). */
 export const streamLength = async (db: Db, stream: string) =>
   Number(

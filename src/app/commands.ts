@@ -1,4 +1,6 @@
 // The one way commands reach a stream: the aggregate's decider, run by handleCommand.
+
+import { decisionEvents } from '../../projections/eventLog.ts';
 import { decide as decideFlipbook, type FlipbookCommand } from '../domain/flipbook/decide.ts';
 import * as flipbook from '../domain/flipbook/flipbook.ts';
 import { decide as decideWorkspace, type WorkspaceCommand } from '../domain/workspace/decide.ts';
@@ -33,4 +35,9 @@ export const runFlipbookCommand = (
     flipbook,
     (state) => decideFlipbook(command, state),
     metadata,
+    // A flipbook's stream grows with every version's page lists; its decisions never read them.
+    async (stream) => {
+      const { events, version } = await decisionEvents(store.db, stream);
+      return { events: events as unknown as flipbook.FlipbookEvent[], version };
+    },
   );

@@ -16,6 +16,9 @@ export type Decider<State, E extends Event> = {
 
 export type Handled<State, E> = { events: E[]; state: State };
 
+/** Reads what a decision needs of a stream: its events (possibly trimmed) and its version. */
+export type StreamReader<E> = (streamName: string) => Promise<{ events: E[]; version: bigint }>;
+
 /** Still conflicting after every retry: the store is too busy right now; the client may retry. */
 export class StoreBusy extends AppError {
   override name = 'StoreBusy';
@@ -41,13 +44,20 @@ export const handleCommand = <State, E extends Event>(
   decide: (state: State) => E[],
   /** who, from where, in which story: stored in each event's metadata (docs/audit.md) */
   metadata: Record<string, unknown>,
+  /** instead of Emmett's full read: e.g. without the page lists no decision looks at */
+  read?: StreamReader<E>,
 ): Promise<Handled<State, E>> =>
   streams.run(streamName, async () => {
     for (let attempt = 1; ; attempt++) {
-      const { state, currentStreamVersion } = await store.aggregateStream<State, E>(streamName, {
-        evolve: decider.evolve,
-        initialState: decider.initialState,
-      });
+      const { state, currentStreamVersion } = read
+        ? await read(streamName).then(({ events, version }) => ({
+            state: events.reduce(decider.evolve, decider.initialState()),
+            currentStreamVersion: version,
+          }))
+        : await store.aggregateStream<State, E>(streamName, {
+            evolve: decider.evolve,
+            initialState: decider.initialState,
+          });
       const events = decide(state);
       if (events.length === 0) return { events, state };
       try {
