@@ -29,7 +29,17 @@ export const migrate = async (pool: pg.Pool, events: PostgresEventStore) => {
     await client.query(OPERATIONAL_DDL);
     // The audit chain, started over the events already there the first time (docs/audit.md).
     await client.query(AUDIT_DDL);
-    if (!(await chainStarted(client))) await chainExisting(client);
+    if (!(await chainStarted(client))) {
+      // All or nothing: a start that dies halfway leaves no partial chain for the next to trip on.
+      await client.query('BEGIN');
+      try {
+        await chainExisting(client);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw error;
+      }
+    }
     const stored = await client.query<{ value: string }>(
       "SELECT value FROM flipbook_meta WHERE key = 'read_model_version'",
     );
