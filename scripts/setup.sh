@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Installs what this project needs and is missing, on Debian or Ubuntu:
 #   scripts/setup.sh          to run the service (poppler-utils, npm dependencies with Node 24)
-#   scripts/setup.sh --test   to run the tests as well (adds PostgreSQL and Chromium)
+#   scripts/setup.sh --test   to run the tests as well (adds PostgreSQL, Chromium and Python 3)
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(poppler-utils)
 if [[ "${1:-}" == "--test" ]]; then
-  # a real PostgreSQL for the external-store tests, real Chromium for the reader's tests
-  packages+=(postgresql chromium)
+  # a real PostgreSQL for the external-store tests, real Chromium for the reader's tests,
+  # Python 3 for the third-party verification script of docs/audit.md
+  packages+=(postgresql chromium python3)
 fi
 
 missing=()

@@ -1,0 +1,651 @@
+// The audit trail end to end, on both stores: who did what (API keys, admins, the worker), request
+// ids from answer to event, the HTTP trail and ?at=, and the hash chain: verify on an intact log,
+// after an edited, a reordered and a deleted stream (re-chained by someone holding the database,
+// which only a checkpoint catches), `audit log`, `audit export` checked here with node:crypto and
+// by docs/audit.md's Python script, and `replay` leaving the read tables and the chain as they were.
+// Tests run in order and build on each other's flipbooks; the destructive ones come last.
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { hostname, userInfo } from 'node:os';
+import { join } from 'node:path';
+import canonicalize from 'canonicalize';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chainExisting } from '../../projections/auditChain.ts';
+import { readTables } from '../../projections/index.ts';
+import type { Store } from '../../src/store/store.ts';
+import { type ApiFixture, startApi } from '../support/apiFixture.ts';
+import {
+  type Client,
+  client,
+  createFlipbook,
+  expectJson,
+  form,
+  type Json,
+  openStoreOf,
+  pdf,
+  SMALL_PDF,
+  send,
+  UUID_RE,
+} from '../support/apiHelpers.ts';
+import { type CliResult, type Daemon, flipbook, ROOT, startDaemon } from '../support/cli.ts';
+import { tempDataDir } from '../support/databases.ts';
+import { STORE_KINDS } from '../support/stores.ts';
+
+const GENESIS = '0'.repeat(64);
+const PROCESSING = ['VersionProcessingStarted', 'VersionProcessed', 'VersionActivated'];
+
+/** Polls until `check` returns a value (not undefined), or fails after `ms`. */
+const waitFor = async <T>(what: string, check: () => Promise<T | undefined>, ms = 60_000) => {
+  const deadline = Date.now() + ms;
+  for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, delay));
+  }
+};
+
+const run = (command: string, args: string[], input?: string): Promise<CliResult> =>
+  new Promise((done) => {
+    const child = execFile(command, args, { cwd: ROOT, timeout: 30_000 }, (error, stdout, stderr) =>
+      done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    );
+    child.stdin?.end(input ?? '');
+  });
+
+type Exported = {
+  seq: number;
+  stream: string;
+  position: number;
+  id: string;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  recorded: string;
+  hash: string;
+};
+
+const jsonLines = <T = Json>(text: string): T[] =>
+  text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as T);
+
+/** docs/audit.md's algorithm, recomputed here with node:crypto and RFC 8785 JSON. */
+const recomputeChain = (lines: Exported[]) => {
+  let previous = GENESIS;
+  lines.forEach((line, index) => {
+    expect(line.seq).toBe(index + 1);
+    const { stream, position, id, type, data, metadata } = line;
+    const entry = canonicalize({ stream, position, id, type, data, metadata });
+    previous = createHash('sha256').update(`${previous}\n${entry}`).digest('hex');
+    expect(line.hash, `link ${line.seq}`).toBe(previous);
+  });
+  return previous;
+};
+
+describe.each(STORE_KINDS)('the audit trail on the %s store', (kind) => {
+  let fx: ApiFixture;
+  let store: Store;
+  let ci: { id: string; key: string };
+  let api: Client;
+  const admin = (args: string[]) => flipbook([...args, ...fx.storeArgs]);
+  const adminOk = async (args: string[]) => {
+    const result = await admin(args);
+    expect(result.code, result.stderr).toBe(0);
+    return result.stdout;
+  };
+
+  beforeAll(async () => {
+    // Polling status is well past the default rate limit; one lane processes the uploads.
+    fx = await startApi(kind, ['--workers', '1', '--rate-limit', '0']);
+    store = await openStoreOf(fx.storeArgs);
+    ci = JSON.parse(
+      await adminOk(['key', 'create', '--workspace', 'acme', '--name', 'ci-bot', '--json']),
+    );
+    api = client(fx.api, ci.key);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await fx?.stop();
+  });
+
+  const trail = async (flipbookId: string, c: Client = api) => {
+    const reply = await c.get(`/flipbooks/${flipbookId}/events?per_page=100`);
+    expectJson(reply, 200);
+    return reply.body.events as Json[];
+  };
+  const waitDone = (flipbookId: string, versionId: string) =>
+    waitFor(`version ${versionId} done`, async () => {
+      const reply = await api.status(flipbookId, versionId);
+      expect(reply.body.status).not.toBe('error');
+      return reply.body.status === 'done' ? reply.body : undefined;
+    });
+  const verify = async (...args: string[]) => {
+    const result = await admin(['audit', 'verify', ...args]);
+    return {
+      ...result,
+      report: result.stdout.trim().startsWith('{') ? JSON.parse(result.stdout) : null,
+    };
+  };
+  const eventCount = async () =>
+    Number((await store.pool.query('SELECT count(*) AS n FROM emt_messages')).rows[0].n);
+
+  let book: { flipbookId: string; versionId: string };
+  let uploadRequest: string;
+
+  it('records the API key, the request and the client on API events, the worker on processing', async () => {
+    uploadRequest = `upload-${Date.now()}`;
+    const created = await send(`${fx.api}/flipbooks`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${ci.key}`,
+        'x-request-id': uploadRequest,
+        'user-agent': `audit-test/1.0\t${'x'.repeat(300)}`,
+      },
+      body: form({ title: 'Annual report' }, pdf(SMALL_PDF, 'report.pdf')),
+    });
+    expectJson(created, 201);
+    expect(created.headers.get('x-request-id')).toBe(uploadRequest);
+    book = { flipbookId: created.body.flipbook_id, versionId: created.body.version_id };
+    await waitDone(book.flipbookId, book.versionId);
+    const events = await waitFor('the activation', async () => {
+      const all = await trail(book.flipbookId);
+      return all.some((e) => e.type === 'VersionActivated') ? all : undefined;
+    });
+    expect(events.map((e) => e.type)).toEqual([
+      'FlipbookCreated',
+      'VersionUploaded',
+      ...PROCESSING,
+    ]);
+
+    const byKey = {
+      actor: { type: 'api_key', id: ci.id, name: 'ci-bot' },
+      request_id: uploadRequest,
+      client_ip: expect.stringMatching(/^(::ffff:)?127\.0\.0\.1$/),
+      // control characters never reach the log, and it is cut at 256 characters
+      user_agent: `audit-test/1.0${'x'.repeat(242)}`,
+      correlation_id: uploadRequest,
+      causation_id: null,
+    };
+    expect(events[0].metadata).toEqual(byKey);
+    expect(events[1].metadata).toEqual(byKey);
+    const uploaded = events[1];
+    expect(uploaded.id).toMatch(UUID_RE);
+
+    // Processing carries the upload's story on: its request, and the event that caused it.
+    const workers = new Set<string>();
+    for (const event of events.slice(2)) {
+      expect(event.metadata, event.type).toEqual({
+        actor: { type: 'worker', id: expect.stringMatching(new RegExp(`^${hostname()}:\\d+$`)) },
+        request_id: null,
+        client_ip: null,
+        user_agent: null,
+        correlation_id: uploadRequest,
+        causation_id: uploaded.id,
+      });
+      workers.add(event.metadata.actor.id);
+    }
+    expect(workers.size).toBe(1);
+
+    // The same, read by the admin CLI.
+    const cli = JSON.parse(await adminOk(['events', book.flipbookId, '--json']));
+    expect(cli.map((e: Json) => e.metadata)).toEqual(events.map((e) => e.metadata));
+    expect(await adminOk(['events', book.flipbookId])).toContain(`api_key:${ci.id}`);
+  });
+
+  it('records admins: --as NAME, or the operating-system user', async () => {
+    await adminOk(['workspace', 'create', 'globex', '--plan', 'team', '--as', 'auditor-bob']);
+    const issued = JSON.parse(await adminOk(['key', 'create', '--workspace', 'globex', '--json']));
+    await adminOk(['download', book.flipbookId, 'off', '--as', 'auditor-bob']);
+
+    const log = jsonLines(await adminOk(['audit', 'log', '--workspace', 'globex', '--json']));
+    expect(log.map((e) => [e.type, e.metadata.actor])).toEqual([
+      ['WorkspaceCreated', { type: 'admin', id: 'auditor-bob' }],
+      ['ApiKeyIssued', { type: 'admin', id: userInfo().username }],
+    ]);
+    expect(log[1].data.keyId).toBe(issued.id);
+    for (const event of log) {
+      expect(event.metadata).toMatchObject({ request_id: null, client_ip: null, user_agent: null });
+    }
+    // An admin's change to a flipbook shows in its HTTP trail too.
+    const last = (await trail(book.flipbookId)).at(-1);
+    expect(last.type).toBe('FlipbookDownloadChanged');
+    expect(last.metadata.actor).toEqual({ type: 'admin', id: 'auditor-bob' });
+  });
+
+  it('sends X-Request-Id on every answer, keeping a well-formed one and replacing any other', async () => {
+    const unauthenticated = client(fx.api, null);
+    const sent = async (path: string, id?: string, c: Client = api) =>
+      (await c.get(path, id === undefined ? {} : { headers: { 'x-request-id': id } })).headers.get(
+        'x-request-id',
+      );
+    expect(await sent('/flipbooks', 'trace.7:abc/DEF+=@_-')).toBe('trace.7:abc/DEF+=@_-');
+    const longest = 'r'.repeat(128);
+    expect(await sent('/flipbooks', longest)).toBe(longest);
+    for (const malformed of ['has spaces', 'x'.repeat(200), 'r'.repeat(129), 'semi;colon']) {
+      const answered = await sent('/flipbooks', malformed);
+      expect(answered).not.toBe(malformed);
+      expect(answered).toMatch(UUID_RE);
+    }
+    // Two answers never share a fresh id.
+    const a = await sent('/flipbooks');
+    expect(a).toMatch(UUID_RE);
+    expect(await sent('/flipbooks')).not.toBe(a);
+
+    // Errors, the reader, page files and the health check carry one too.
+    expect(await sent('/flipbooks', 'on-401', unauthenticated)).toBe('on-401');
+    expect(await sent('/nowhere', 'on-404')).toBe('on-404');
+    expect(await sent(`/flipbooks/${book.flipbookId}?at=bad`, 'on-400')).toBe('on-400');
+    const shown = await api.flipbook(book.flipbookId);
+    const image = shown.body.pages[0].img_min as string;
+    for (const url of [image, shown.body.url, `${fx.daemon.url}/healthz`]) {
+      const res = await fetch(url, { headers: { 'x-request-id': 'outside-api' } });
+      await res.arrayBuffer();
+      expect(res.status, url).toBe(200);
+      expect(res.headers.get('x-request-id'), url).toBe('outside-api');
+    }
+
+    // A replaced id is the one the events record: the answer tells which story to look for.
+    const version = await api.addVersion(book.flipbookId, undefined, { activate: 'no' });
+    expectJson(version, 201);
+    const fresh = version.headers.get('x-request-id');
+    expect(fresh).toMatch(UUID_RE);
+    const events = await trail(book.flipbookId);
+    const upload = events.find((e) => e.data.versionId === version.body.version_id);
+    expect(upload.metadata.request_id).toBe(fresh);
+    await waitDone(book.flipbookId, version.body.version_id);
+  });
+
+  it('records no client IP or user agent under serve --no-client-info', async () => {
+    let quiet: Daemon | undefined;
+    // The same blob directory as the first daemon, whose worker processes what this one accepts.
+    const args = fx.daemon.process.spawnargs;
+    const blobs = args.includes('--blob-dir')
+      ? ['--blob-dir', args[args.indexOf('--blob-dir') + 1] ?? '']
+      : [];
+    try {
+      quiet = await startDaemon([...fx.storeArgs, ...blobs, '--workers', '0', '--no-client-info']);
+      const c = client(`${quiet.url}/api/v1`, ci.key);
+      const made = await c.create(undefined, {});
+      expectJson(made, 201);
+      await waitDone(made.body.flipbook_id, made.body.version_id);
+      const events = (await trail(made.body.flipbook_id, c)).slice(0, 2);
+      expect(events.map((e) => e.type)).toEqual(['FlipbookCreated', 'VersionUploaded']);
+      for (const event of events) {
+        expect(event.metadata).toEqual({
+          actor: { type: 'api_key', id: ci.id, name: 'ci-bot' },
+          request_id: made.headers.get('x-request-id'),
+          client_ip: null,
+          user_agent: null,
+          correlation_id: made.headers.get('x-request-id'),
+          causation_id: null,
+        });
+      }
+      const stored = await store.pool.query(
+        'SELECT message_metadata AS m FROM emt_messages WHERE stream_id = $1',
+        [`flipbook-${made.body.flipbook_id}`],
+      );
+      for (const row of stored.rows) {
+        expect(Object.keys(row.m)).not.toContain('client_ip');
+        expect(Object.keys(row.m)).not.toContain('user_agent');
+      }
+    } finally {
+      await quiet?.stop();
+    }
+  });
+
+  it('serves the trail a page at a time, to its own workspace only, without key hashes or paths', async () => {
+    const all = await trail(book.flipbookId);
+    expect(all.length).toBeGreaterThanOrEqual(9);
+    expect(all.map((e) => e.position)).toEqual(all.map((_, i) => i + 1));
+    const pages: Json[] = [];
+    for (let page = 1; ; page++) {
+      const reply = await api.get(`/flipbooks/${book.flipbookId}/events?page=${page}&per_page=4`);
+      expectJson(reply, 200);
+      expect(reply.body).toMatchObject({
+        page,
+        per_page: 4,
+        total_pages: Math.ceil(all.length / 4),
+      });
+      if (reply.body.events.length === 0) break;
+      pages.push(...reply.body.events);
+    }
+    expect(pages).toEqual(all);
+
+    // Another workspace's flipbook, an unknown one and a bad id: like every other endpoint.
+    const other = await fx.newWorkspace('initech');
+    const outsider = client(fx.api, other.key);
+    const refused = await outsider.get(`/flipbooks/${book.flipbookId}/events`);
+    expectJson(refused, 404, 'Flipbook not found');
+    const refusedAt = await outsider.get(`/flipbooks/${book.flipbookId}?at=2100-01-01T00:00:00Z`);
+    expectJson(refusedAt, 404, 'Flipbook not found');
+    expectJson(await api.get(`/flipbooks/${crypto.randomUUID()}/events`), 404);
+    expectJson(await api.get('/flipbooks/nope/events'), 400, 'Invalid flipbook ID');
+    expectJson(await api.get(`/flipbooks/${book.flipbookId}/events?per_page=101`), 400);
+
+    // Key hashes and file paths stay inside, over HTTP and in the workspace's trail.
+    const workspaceLog = await adminOk(['audit', 'log', '--workspace', 'acme', '--json']);
+    expect(workspaceLog).toContain('ApiKeyIssued');
+    for (const text of [JSON.stringify(all), workspaceLog]) {
+      expect(text).not.toMatch(/keyHash|key_hash/);
+      expect(text).not.toContain('/tmp/flipbook-data-');
+      expect(text).not.toContain('/blobs/');
+    }
+  });
+
+  it('shows a flipbook as it was: ?at= and show --at', async () => {
+    const made = await createFlipbook(api, { title: 'Catalogue' });
+    await waitDone(made.flipbookId, made.versionId);
+    const firstDone = await waitFor('version 1 active', async () => {
+      const events = await trail(made.flipbookId);
+      return events.find((e) => e.type === 'VersionActivated')?.at as string | undefined;
+    });
+    const between = new Date(Date.parse(firstDone) + 1).toISOString();
+    const before = await api.flipbook(made.flipbookId);
+    const v2 = (await api.addVersion(made.flipbookId)).body.version_id as string;
+    await waitDone(made.flipbookId, v2);
+    await waitFor('version 2 active', async () =>
+      (await api.flipbook(made.flipbookId)).body.versions[0].is_active ? true : undefined,
+    );
+    // Version 1 is gone now: its files too.
+    expectJson(await api.remove(made.flipbookId, made.versionId), 200);
+
+    const then = await api.get(`/flipbooks/${made.flipbookId}?at=${encodeURIComponent(between)}`);
+    expectJson(then, 200);
+    expect(then.body.title).toBe('Catalogue');
+    expect(then.body.versions.map((v: Json) => [v.id, v.version, v.status, v.is_active])).toEqual([
+      [made.versionId, 1, 'done', true],
+    ]);
+    // As the reader's API showed it then, to the field, pages included...
+    expect(then.body).toEqual(before.body);
+    // ...but the deleted version's images are no longer served.
+    const image = await fetch(then.body.pages[0].img_min);
+    await image.arrayBuffer();
+    expect(image.status).toBe(404);
+
+    const now = await api.get(`/flipbooks/${made.flipbookId}?at=${new Date().toISOString()}`);
+    expectJson(now, 200);
+    expect(now.body.versions.map((v: Json) => [v.id, v.is_active])).toEqual([[v2, true]]);
+    expect(now.body).toEqual((await api.flipbook(made.flipbookId)).body);
+
+    // Any offset, the same moment.
+    const offset = between.replace('Z', '+00:00');
+    const same = await api.get(`/flipbooks/${made.flipbookId}?at=${encodeURIComponent(offset)}`);
+    expect(same.body).toEqual(then.body);
+
+    const created = Date.parse(
+      (await trail(made.flipbookId)).find((e) => e.type === 'FlipbookCreated').at,
+    );
+    const tooEarly = new Date(created - 1000).toISOString();
+    expectJson(
+      await api.get(`/flipbooks/${made.flipbookId}?at=${tooEarly}`),
+      404,
+      'Flipbook not found',
+    );
+    for (const bad of ['yesterday', '2026-13-01T00:00:00Z', '2026-01-01', '2026-01-01T00:00:00']) {
+      const reply = await api.get(`/flipbooks/${made.flipbookId}?at=${encodeURIComponent(bad)}`);
+      expectJson(reply, 400);
+      expect(reply.body.error, bad).toMatch(/^Invalid at/);
+    }
+    expectJson(await api.get(`/flipbooks/${made.flipbookId}?at=${between}&at=${between}`), 400);
+
+    const connection = ['--url', fx.daemon.url, '--api-key', ci.key];
+    const shown = await flipbook([
+      'show',
+      made.flipbookId,
+      '--at',
+      between,
+      '--json',
+      ...connection,
+    ]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(JSON.parse(shown.stdout)).toEqual(then.body);
+    const text = await flipbook(['show', made.flipbookId, '--at', between, ...connection]);
+    expect(text.stdout).toContain(made.versionId);
+    expect(text.stdout).not.toContain(v2);
+    const refused = await flipbook(['show', made.flipbookId, '--at', 'soon', ...connection]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/Invalid at/);
+  });
+
+  it('filters the workspace log by actor and time', async () => {
+    const all = jsonLines(await adminOk(['audit', 'log', '--workspace', 'acme', '--json']));
+    expect(all.length).toBeGreaterThan(15);
+    // Log order, across the workspace's streams.
+    expect(new Set(all.map((e) => e.stream)).size).toBeGreaterThanOrEqual(4);
+
+    const mine = jsonLines(
+      await adminOk(['audit', 'log', '--workspace', 'acme', '--actor', ci.id, '--json']),
+    );
+    expect(mine.length).toBeGreaterThan(4);
+    expect(mine).toEqual(all.filter((e) => e.metadata.actor.id === ci.id));
+    expect(mine.every((e) => e.metadata.actor.type === 'api_key')).toBe(true);
+
+    const middle = all[Math.floor(all.length / 2)];
+    const since = jsonLines(
+      await adminOk(['audit', 'log', '--workspace', 'acme', '--since', middle.at, '--json']),
+    );
+    expect(since).toEqual(all.filter((e) => Date.parse(e.at) >= Date.parse(middle.at)));
+    expect(since.length).toBeLessThan(all.length);
+    const until = jsonLines(
+      await adminOk(['audit', 'log', '--workspace', 'acme', '--until', middle.at, '--json']),
+    );
+    expect(until.length + since.length).toBe(
+      all.length + all.filter((e) => e.at === middle.at).length,
+    );
+    // Other workspaces' events never show.
+    expect(all.every((e) => e.data.workspaceId === fx.workspaceId)).toBe(true);
+
+    const text = await adminOk(['audit', 'log', '--workspace', 'acme', '--actor', ci.id]);
+    expect(text.trim().split('\n')).toHaveLength(mine.length);
+    expect(text).toContain(`api_key:${ci.id}`);
+    expect((await admin(['audit', 'log', '--workspace', 'acme', '--since', 'later'])).code).toBe(2);
+    expect((await admin(['audit', 'log', '--workspace', 'nobody'])).code).toBe(1);
+  });
+
+  it('exports the log in chain order with hashes anyone can recompute (node:crypto, and the Python script of docs/audit.md)', async () => {
+    const exported = await adminOk(['audit', 'export']);
+    const lines = jsonLines<Exported>(exported);
+    expect(lines).toHaveLength(await eventCount());
+    const head = recomputeChain(lines);
+    const checkpoint = JSON.parse(await adminOk(['audit', 'checkpoint']));
+    expect(checkpoint).toMatchObject({ version: 1, seq: lines.length, hash: head });
+    expect(Object.keys(lines[0] ?? {})).toEqual([
+      'seq',
+      'stream',
+      'position',
+      'id',
+      'type',
+      'data',
+      'metadata',
+      'recorded',
+      'hash',
+    ]);
+    // The Python script relies on this: every number the log holds is an integer.
+    const numbers: number[] = [];
+    const walk = (value: unknown) => {
+      if (typeof value === 'number') numbers.push(value);
+      else if (value && typeof value === 'object') Object.values(value).forEach(walk);
+    };
+    for (const line of lines) walk([line.data, line.metadata]);
+    expect(numbers.length).toBeGreaterThan(0);
+    expect(numbers.every(Number.isSafeInteger)).toBe(true);
+
+    // The script in docs/audit.md is scripts/verify-export.py, character for character.
+    const doc = readFileSync(join(ROOT, 'docs/audit.md'), 'utf8');
+    const script = readFileSync(join(ROOT, 'scripts/verify-export.py'), 'utf8');
+    expect(doc).toContain(`\`\`\`python\n${script}\`\`\``);
+
+    const python = (input: string, ...args: string[]) =>
+      run('python3', [join(ROOT, 'scripts/verify-export.py'), ...args], input);
+    const intact = await python(exported);
+    expect(intact.stdout.trim(), intact.stderr).toBe(
+      `intact: ${lines.length} events, head ${head}`,
+    );
+    expect(intact.code).toBe(0);
+    const checkpointFile = join(await tempDataDir(), 'checkpoint.json');
+    await writeFile(checkpointFile, JSON.stringify(checkpoint));
+    expect((await python(exported, checkpointFile)).code).toBe(0);
+
+    // Tampered exports: a changed title, two events swapped, the last event dropped.
+    const edited = lines.map((line) =>
+      line.type === 'FlipbookCreated' ? { ...line, data: { ...line.data, title: 'Forged' } } : line,
+    );
+    const firstEdited = edited.find((line) => line.type === 'FlipbookCreated');
+    const changed = await python(edited.map((l) => JSON.stringify(l)).join('\n'));
+    expect(changed.code).toBe(1);
+    expect(changed.stdout).toContain(
+      `TAMPERED: link ${firstEdited?.seq}: ${firstEdited?.stream} position ${firstEdited?.position}`,
+    );
+    const swapped = [...lines];
+    [swapped[3], swapped[4]] = [swapped[4] as Exported, swapped[3] as Exported];
+    expect((await python(swapped.map((l) => JSON.stringify(l)).join('\n'))).code).toBe(1);
+    const dropped = lines
+      .slice(0, -1)
+      .map((l) => JSON.stringify(l))
+      .join('\n');
+    expect((await python(dropped)).code).toBe(0); // a shorter log is a consistent prefix...
+    const short = await python(dropped, checkpointFile);
+    expect(short.code).toBe(1); // ...which only the checkpoint catches
+    expect(short.stdout).toContain('TAMPERED');
+  });
+
+  it('replay rebuilds the read tables exactly and leaves the chain intact', async () => {
+    const snapshot = async () => {
+      const tables: Record<string, string[]> = {};
+      for (const table of readTables) {
+        const { rows } = await store.pool.query(
+          `SELECT to_jsonb(t)::text AS row FROM ${table.table} t`,
+        );
+        tables[table.table] = rows.map((r) => r.row as string).sort();
+      }
+      return tables;
+    };
+    const events = await eventCount();
+    const before = await snapshot();
+    expect(before.pages?.length).toBeGreaterThan(0);
+    const replayed = JSON.parse(await adminOk(['replay', '--json']));
+    expect(replayed.events).toBe(events);
+    expect(await snapshot()).toEqual(before);
+    expect(await eventCount()).toBe(events);
+    const verified = await verify('--json');
+    expect(verified.code).toBe(0);
+    expect(verified.report).toMatchObject({ intact: true, events });
+  });
+
+  it('verify: exit 0 on an intact log, 1 naming the first edited or reordered event', async () => {
+    const intact = await verify();
+    expect(intact.code, intact.stderr).toBe(0);
+    expect(intact.stdout).toMatch(/^intact: \d+ events, head [0-9a-f]{64}\n$/);
+
+    const stream = `flipbook-${book.flipbookId}`;
+    const at = (position: number) =>
+      store.pool.query(
+        'SELECT message_type, message_data FROM emt_messages WHERE stream_id = $1 AND stream_position = $2',
+        [stream, position],
+      );
+    const put = (position: number, type: string, data: unknown) =>
+      store.pool.query(
+        `UPDATE emt_messages SET message_type = $3, message_data = $4
+         WHERE stream_id = $1 AND stream_position = $2`,
+        [stream, position, type, JSON.stringify(data)],
+      );
+    const [first, second] = [(await at(1)).rows[0], (await at(2)).rows[0]];
+
+    // An edited event: the title, in place.
+    await put(1, first.message_type, { ...first.message_data, title: 'Nothing to see' });
+    const edited = await verify();
+    expect(edited.code).toBe(1);
+    expect(edited.stdout).toMatch(
+      new RegExp(`^TAMPERED: ${stream} position 1 \\(chain link \\d+\\)`),
+    );
+    const json = await verify('--json');
+    expect(json.code).toBe(1);
+    expect(json.report).toMatchObject({
+      intact: false,
+      first: { stream, id: book.flipbookId, position: 1 },
+    });
+    // Put back exactly as it was, the log verifies again: the hash is over the content only.
+    await put(1, first.message_type, first.message_data);
+    expect((await verify()).code).toBe(0);
+
+    // Two events swapped (their types and data): caught at the first of them.
+    await put(1, second.message_type, second.message_data);
+    await put(2, first.message_type, first.message_data);
+    const swapped = await verify('--json');
+    expect(swapped.code).toBe(1);
+    expect(swapped.report.first).toMatchObject({ stream, position: 1 });
+    await put(1, first.message_type, first.message_data);
+    await put(2, second.message_type, second.message_data);
+    expect((await verify()).code).toBe(0);
+
+    // Metadata is covered too: who did it cannot be rewritten.
+    await store.pool.query(
+      `UPDATE emt_messages SET message_metadata = jsonb_set(message_metadata, '{actor,id}', '"someone-else"')
+       WHERE stream_id = $1 AND stream_position = 2`,
+      [stream],
+    );
+    expect((await verify('--json')).report.first).toMatchObject({ stream, position: 2 });
+    await store.pool.query(
+      `UPDATE emt_messages SET message_metadata = jsonb_set(message_metadata, '{actor,id}', to_jsonb($2::text))
+       WHERE stream_id = $1 AND stream_position = 2`,
+      [stream, ci.id],
+    );
+    expect((await verify()).code).toBe(0);
+  });
+
+  // Last: it deletes a stream for good.
+  it('verify --checkpoint catches a deleted stream, even re-chained by someone holding the database', async () => {
+    const victim = await createFlipbook(api, { title: 'To be erased' });
+    await waitDone(victim.flipbookId, victim.versionId);
+    const checkpoint = await adminOk(['audit', 'checkpoint']);
+    const file = join(await tempDataDir(), 'checkpoint.json');
+    await writeFile(file, checkpoint);
+    // Events after the checkpoint are fine: it covers what came before. (Processing is over
+    // before the tampering starts: nothing appends while the chain is rebuilt below.)
+    const later = await createFlipbook(api, { title: 'Later' });
+    await waitDone(later.flipbookId, later.versionId);
+    const holds = await verify('--checkpoint', file);
+    expect(holds.code, holds.stdout).toBe(0);
+    expect(holds.stdout).toContain('the checkpoint holds');
+
+    const stream = `flipbook-${victim.flipbookId}`;
+    await store.pool.query('DELETE FROM emt_messages WHERE stream_id = $1', [stream]);
+    await store.pool.query('DELETE FROM emt_streams WHERE stream_id = $1', [stream]);
+    // Rows gone, links left: verify alone names the first deleted event.
+    const gone = await verify('--json');
+    expect(gone.code).toBe(1);
+    expect(gone.report.first).toMatchObject({
+      stream,
+      position: 1,
+      problem: 'the event was deleted',
+    });
+
+    // Someone with the database rebuilds the whole chain without the stream: it verifies...
+    const client = await store.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('DELETE FROM audit_chain');
+      await client.query('DELETE FROM audit_head');
+      await chainExisting(client);
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    expect((await verify()).code).toBe(0);
+    // ...but not against the checkpoint kept outside.
+    const caught = await verify('--checkpoint', file, '--json');
+    expect(caught.code).toBe(1);
+    expect(caught.report.intact).toBe(false);
+    const text = await verify('--checkpoint', file);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toMatch(/^TAMPERED: .*checkpoint/);
+
+    // A checkpoint that is not one is a usage error.
+    await writeFile(file, '{"seq": 1}');
+    expect((await verify('--checkpoint', file)).code).toBe(2);
+  });
+});
