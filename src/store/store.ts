@@ -26,7 +26,9 @@ export const openStore = async (options: StoreOptions & { poolSize?: number }): 
   const location = await locateStore(options);
   const pool = new pg.Pool({
     connectionString: location.connectionString,
-    max: options.poolSize ?? 10,
+    // At least 2: migrate() holds one connection under its advisory lock while Emmett's own
+    // schema migration takes another from this pool (with 1 it would wait forever).
+    max: Math.max(2, options.poolSize ?? 10),
   });
   // A dropped connection (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
