@@ -48,7 +48,7 @@ try {
           flipbookId,
           workspaceId,
           title: 'Bench',
-          slug: 'bench',
+          slug: 'bench', description: '',
           versionId,
           file: file(n),
           now,

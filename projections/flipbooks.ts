@@ -26,9 +26,14 @@ export const flipbooks: ReadTable = {
     created_at TIMESTAMPTZ NOT NULL,
     updated_at TIMESTAMPTZ NOT NULL
   );
-  CREATE INDEX IF NOT EXISTS flipbooks_workspace_created ON flipbooks (workspace_id, created_at)`,
+  CREATE INDEX IF NOT EXISTS flipbooks_workspace_created ON flipbooks (workspace_id, created_at);
+  CREATE INDEX IF NOT EXISTS flipbooks_workspace_slug ON flipbooks (workspace_id, slug)`,
   handles: [
     'FlipbookCreated',
+    'FlipbookEdited',
+    'FlipbookArchived',
+    'FlipbookRestored',
+    'FlipbookDeleted',
     'FlipbookDownloadChanged',
     'VersionUploaded',
     'VersionProcessed',
@@ -44,6 +49,32 @@ export const flipbooks: ReadTable = {
          VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (flipbook_id) DO NOTHING`,
         [flipbookId, workspaceId, title, slug, description, occurredAt],
       );
+      return;
+    }
+    if (event.type === 'FlipbookEdited') {
+      const { flipbookId, title, slug, description, occurredAt } = event.data;
+      // Only the fields the event names change (null: keep).
+      await db.query(
+        `UPDATE flipbooks SET title = coalesce($2, title), slug = coalesce($3, slug),
+           description = coalesce($4, description), updated_at = GREATEST(updated_at, $5)
+         WHERE flipbook_id = $1`,
+        [flipbookId, title ?? null, slug ?? null, description ?? null, occurredAt],
+      );
+      return;
+    }
+    if (event.type === 'FlipbookArchived' || event.type === 'FlipbookRestored') {
+      await db.query(
+        'UPDATE flipbooks SET status = $2, updated_at = GREATEST(updated_at, $3) WHERE flipbook_id = $1',
+        [
+          event.data.flipbookId,
+          event.type === 'FlipbookArchived' ? 'archived' : 'published',
+          event.data.occurredAt,
+        ],
+      );
+      return;
+    }
+    if (event.type === 'FlipbookDeleted') {
+      await db.query('DELETE FROM flipbooks WHERE flipbook_id = $1', [event.data.flipbookId]);
       return;
     }
     if (event.type === 'FlipbookDownloadChanged') {
@@ -160,3 +191,35 @@ export const findFlipbook = async (db: Db, workspaceId: string, flipbookId: stri
       [flipbookId, workspaceId],
     )
   ).rows[0] ?? null;
+
+/** The flipbook with this slug in the workspace (the oldest, for slugs given before they were unique). */
+export const findFlipbookBySlug = async (db: Db, workspaceId: string, slug: string) =>
+  (
+    await db.query<FlipbookRow>(
+      `SELECT ${flipbookColumns} FROM flipbooks f WHERE f.workspace_id = $1 AND f.slug = $2
+       ORDER BY f.created_at, f.flipbook_id LIMIT 1`,
+      [workspaceId, slug],
+    )
+  ).rows[0] ?? null;
+
+/** Whether another flipbook of the workspace has this slug. */
+export const slugTaken = async (db: Db, workspaceId: string, slug: string, except?: string) =>
+  (
+    await db.query(
+      `SELECT 1 FROM flipbooks WHERE workspace_id = $1 AND slug = $2
+         AND ($3::uuid IS NULL OR flipbook_id <> $3::uuid) LIMIT 1`,
+      [workspaceId, slug, except ?? null],
+    )
+  ).rows.length > 0;
+
+/** The workspace's slugs that are `base` or `base-<anything>`: what a new slug must avoid. */
+export const slugsLike = async (db: Db, workspaceId: string, base: string) =>
+  new Set(
+    (
+      await db.query<{ slug: string }>(
+        `SELECT slug FROM flipbooks WHERE workspace_id = $1
+           AND (slug = $2 OR starts_with(slug, $2 || '-'))`,
+        [workspaceId, base],
+      )
+    ).rows.map((r) => r.slug),
+  );

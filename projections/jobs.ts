@@ -20,8 +20,25 @@ export const jobs: ReadTable = {
     causation_id TEXT
   );
   CREATE INDEX IF NOT EXISTS jobs_lease ON jobs (lease_until NULLS FIRST, enqueued_at)`,
-  handles: ['VersionUploaded', 'VersionProcessed', 'VersionProcessingFailed', 'VersionDeleted'],
+  handles: [
+    'VersionUploaded',
+    'VersionProcessed',
+    'VersionProcessingFailed',
+    'VersionDeleted',
+    'FlipbookDeleted',
+  ],
   apply: async (db, event) => {
+    if (event.type === 'FlipbookDeleted') {
+      // Every version's job goes, and a render under way for any of them stops at once.
+      const { rows } = await db.query<{ version_id: string }>(
+        'DELETE FROM jobs WHERE flipbook_id = $1 RETURNING version_id::text',
+        [event.data.flipbookId],
+      );
+      for (const { version_id } of rows) {
+        await db.query("SELECT pg_notify('flipbook_jobs_deleted', $1)", [version_id]);
+      }
+      return;
+    }
     if (event.type === 'VersionUploaded') {
       const { versionId, flipbookId, workspaceId, file, occurredAt } = event.data;
       const metadata = (event.metadata ?? {}) as { correlation_id?: string; messageId?: string };

@@ -13,7 +13,7 @@ export const pages: ReadTable = {
     height INT NOT NULL,
     UNIQUE (version_id, position)
   )`,
-  handles: ['VersionPagesRendered', 'VersionProcessed', 'VersionDeleted'],
+  handles: ['VersionPagesRendered', 'VersionProcessed', 'VersionDeleted', 'FlipbookDeleted'],
   apply: async (db, event) => {
     if (event.type === 'VersionPagesRendered' || event.type === 'VersionProcessed') {
       const { versionId, flipbookId, workspaceId, pages: list } = event.data;
@@ -37,6 +37,8 @@ export const pages: ReadTable = {
           ),
         ],
       );
+    } else if (event.type === 'FlipbookDeleted') {
+      await db.query('DELETE FROM pages WHERE flipbook_id = $1', [event.data.flipbookId]);
     } else if (event.type === 'VersionDeleted') {
       await db.query('DELETE FROM pages WHERE version_id = $1', [event.data.versionId]);
     }

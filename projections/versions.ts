@@ -34,9 +34,13 @@ export const versions: ReadTable = {
     'VersionProcessingFailed',
     'VersionActivated',
     'VersionDeleted',
+    'FlipbookDeleted',
   ],
   apply: async (db, event) => {
     switch (event.type) {
+      case 'FlipbookDeleted':
+        await db.query('DELETE FROM versions WHERE flipbook_id = $1', [event.data.flipbookId]);
+        return;
       case 'VersionUploaded': {
         const { versionId, flipbookId, workspaceId, number, file, activateOnDone, occurredAt } =
           event.data;

@@ -2,7 +2,7 @@
 import type { AddressInfo } from 'node:net';
 import { openBlobStore } from './blobs/blobStore.ts';
 import { startBlobSweep } from './blobs/sweep.ts';
-import { isUploadRoute, mountApi } from './http/api.ts';
+import { mountApi, readsBody } from './http/api.ts';
 import { discardBody } from './http/bodyLimit.ts';
 import { mountFiles } from './http/files.ts';
 import { urlsFor } from './http/present.ts';
@@ -66,7 +66,7 @@ export const runDaemon = async (options: DaemonOptions) => {
       const path = (req.url ?? '/').split('?')[0] ?? '/';
       if (!path.startsWith('/api/v1/') && path !== '/api/v1') return;
       await limiter.check(req, res);
-      if (!isUploadRoute(req.method, path)) await discardBody(req);
+      if (!readsBody(req.method, path)) await discardBody(req);
     },
     { trustProxy: options.trustProxy, recordClientInfo: options.recordClientInfo },
   );

@@ -7,18 +7,16 @@ import {
   findFlipbook,
   type ListQuery,
   listFlipbooks as queryFlipbooks,
+  slugsLike,
+  slugTaken,
 } from '../../projections/flipbooks.ts';
 import { listPages } from '../../projections/pages.ts';
 import type { Db } from '../../projections/readTable.ts';
-import {
-  countVersions,
-  findVersion,
-  listVersions,
-  originalInUse,
-} from '../../projections/versions.ts';
+import { countVersions, findVersion, listVersions } from '../../projections/versions.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
 import { parseActivateFlag } from '../domain/activateFlag.ts';
-import { InvalidInput, NotFound } from '../domain/errors.ts';
+import { InvalidInput, NotFound, RuleBroken } from '../domain/errors.ts';
+import * as fields from '../domain/flipbookFields.ts';
 import { checkFlipbookCount, checkVersionCount } from '../domain/plans.ts';
 import { slugify } from '../domain/slug.ts';
 import { storableText } from '../domain/storableText.ts';
@@ -29,6 +27,7 @@ import type { Store } from '../store/store.ts';
 import { acceptPdf } from './acceptUpload.ts';
 import { runFlipbookCommand } from './commands.ts';
 import { estimateSeconds } from './estimate.ts';
+import { removeVersionFiles } from './versionFiles.ts';
 
 export type ApiDeps = { store: Store; blobs: BlobStore; urls: Urls };
 
@@ -66,16 +65,27 @@ export const showFlipbook = async (db: Db, urls: Urls, workspaceId: string, flip
 export const createFlipbook = async (deps: ApiDeps, caller: Caller, upload: ReceivedUpload) => {
   const { store } = deps;
   const title = cleanTitle(upload.fields.title);
+  const description =
+    upload.fields.description === undefined ? '' : fields.description(upload.fields.description);
+  const askedSlug = upload.fields.slug === undefined ? null : fields.slug(upload.fields.slug);
   // A quick refusal before the slow inspection; the count that decides is taken under the lock.
   checkFlipbookCount(caller.plan, await countWorkspaceFlipbooks(store.db, caller.workspaceId));
   const { file, pages, path } = await acceptPdf(caller.plan, upload.file);
   const flipbookId = randomUUID();
   const versionId = randomUUID();
-  const finalTitle = title ?? file.name;
+  const finalTitle = title ?? fields.title(file.name);
+  let slug = '';
   // Count, commit and append under the workspace's lock, so simultaneous creates (in this
   // process or any other on the database) see each other's flipbooks: exactly the limit succeed.
   const now = await store.locks.workspace(caller.workspaceId, async () => {
     checkFlipbookCount(caller.plan, await countWorkspaceFlipbooks(store.db, caller.workspaceId));
+    // Slugs are unique in a workspace: one asked for must be free; one made from the title
+    // takes the first free of title, title-2, title-3...
+    if (askedSlug && (await slugTaken(store.db, caller.workspaceId, askedSlug))) {
+      throw slugInUse(askedSlug);
+    }
+    const base = slugify(finalTitle);
+    slug = askedSlug ?? fields.freeSlug(base, await slugsLike(store.db, caller.workspaceId, base));
     await deps.blobs.commitOriginal(path, file.checksum);
     const at = new Date();
     await runFlipbookCommand(
@@ -87,7 +97,8 @@ export const createFlipbook = async (deps: ApiDeps, caller: Caller, upload: Rece
           flipbookId,
           workspaceId: caller.workspaceId,
           title: finalTitle,
-          slug: slugify(finalTitle),
+          slug,
+          description,
           versionId,
           file,
           now: at,
@@ -192,18 +203,8 @@ export const deleteVersion = async (
     caller.metadata,
   );
   // The event first, then the files: a crash in between leaves files nobody can reach, never a
-  // live version without its files. A running render notices its job is gone and stops.
-  // The deletion is recorded, so the answer is a success whatever the disk says now: files a
-  // render was still writing are removed by that render as it stops, or by the next start's sweep.
-  await blobs.removePages(versionId).catch(() => {});
-  // Under the originals lock: an upload of the same bytes, between committing the file (which it
-  // finds already there) and appending its version, would otherwise lose it to us.
-  await store.locks
-    .originals(async () => {
-      if (!(await originalInUse(store.db, version.checksum)))
-        await blobs.removeOriginal(version.checksum).catch(() => {});
-    })
-    .catch(() => {}); // a file left behind is the next start's sweep's
+  // live version without its files. A running render is told to stop at the event's commit.
+  await removeVersionFiles(store, blobs, versionId, version.checksum);
   return { success: true };
 };
 
@@ -217,6 +218,9 @@ const requireVersion = async (
   if (!version) throw new NotFound('Version not found');
   return version;
 };
+
+export const slugInUse = (slug: string) =>
+  new RuleBroken(`Slug "${slug}" is already used by another flipbook in this workspace`);
 
 /** The title field, trimmed; absent or blank means "use the file name". */
 const cleanTitle = (raw: string | undefined) => {

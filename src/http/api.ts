@@ -14,10 +14,12 @@ import {
   versionStatus,
 } from '../app/flipbooks.ts';
 import { getFlipbookAsOf } from '../app/history.ts';
+import { deleteFlipbook, editFlipbook } from '../app/manageFlipbooks.ts';
 import { AppError, InvalidInput } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
 import type { Logger } from '../log.ts';
 import { authenticate, type Caller } from './auth.ts';
+import { readEdits } from './editBody.ts';
 import { parseAt, parseListQuery, parsePaging } from './listQuery.ts';
 import { openApiDocument } from './openapi.ts';
 import { sendJson } from './respond.ts';
@@ -75,6 +77,22 @@ export const mountApi = (routes: Routes, deps: ApiDeps & { log: Logger }) => {
         200,
         at ? await getFlipbookAsOf(deps, caller, id, at) : await getFlipbook(deps, caller, id),
       );
+    }),
+  );
+
+  // Beyond the spec (docs/api.md): edit and delete a flipbook.
+  routes.patch(
+    '/api/v1/flipbooks/:id',
+    authed(async (req, res, caller) => {
+      const id = flipbookId(req);
+      sendJson(res, 200, await editFlipbook(deps, caller, id, await readEdits(req)));
+    }),
+  );
+
+  routes.delete(
+    '/api/v1/flipbooks/:id',
+    authed(async (req, res, caller) => {
+      sendJson(res, 200, await deleteFlipbook(deps, caller, flipbookId(req)));
     }),
   );
 
@@ -145,3 +163,8 @@ const ids = (req: Request): [string, string] => {
 /** Upload routes take big multipart bodies; every other route is held to 10 MB. */
 export const isUploadRoute = (method: string | undefined, path: string) =>
   method === 'POST' && /^\/api\/v1\/flipbooks(\/[^/]+\/versions)?\/?$/.test(path);
+
+/** Routes that read their own body (uploads, an edit's JSON); the rest have theirs discarded. */
+export const readsBody = (method: string | undefined, path: string) =>
+  isUploadRoute(method, path) ||
+  (method === 'PATCH' && /^\/api\/v1\/flipbooks\/[^/]+\/?$/.test(path));

@@ -22,6 +22,7 @@ export type Routes = {
   get: (path: string, handler: Handler) => void;
   post: (path: string, handler: Handler) => void;
   delete: (path: string, handler: Handler) => void;
+  patch: (path: string, handler: Handler) => void;
 };
 
 /** Runs before routing, for every request; throwing an AppError answers the request with it. */
@@ -66,6 +67,7 @@ export const createHttpServer = (
     get: (path, handler) => void app.get(path, guard(handler)),
     post: (path, handler) => void app.post(path, guard(handler)),
     delete: (path, handler) => void app.delete(path, guard(handler)),
+    patch: (path, handler) => void app.patch(path, guard(handler)),
   };
   routes.get('/healthz', (_req, res) => sendJson(res, 200, { status: 'ok' }));
   mount(routes);

@@ -13,6 +13,7 @@ declare module 'polka' {
     get(path: string, ...handlers: Handler[]): Polka;
     post(path: string, ...handlers: Handler[]): Polka;
     delete(path: string, ...handlers: Handler[]): Polka;
+    patch(path: string, ...handlers: Handler[]): Polka;
     use(...handlers: Handler[]): Polka;
     handler: (req: IncomingMessage, res: ServerResponse) => void;
   };

@@ -124,6 +124,7 @@ describe.each(STORE_KINDS)('admin CLI on the %s store', (kind) => {
             workspaceId: workspace.id,
             title: 'Manual',
             slug: 'manual',
+            description: '',
             versionId: randomUUID(),
             file: {
               name: 'm.pdf',

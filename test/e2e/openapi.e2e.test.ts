@@ -37,7 +37,7 @@ type Document = {
     securitySchemes: Record<string, Json>;
   };
 };
-type Method = 'get' | 'post' | 'delete';
+type Method = 'get' | 'post' | 'delete' | 'patch';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/i;
@@ -50,7 +50,12 @@ const mountedOperations = () => {
     if (!path.startsWith('/api/v1/')) return;
     found.push(`${method} ${path.slice('/api/v1'.length).replace(/:(\w+)/g, '{$1}')}`);
   };
-  const routes: Routes = { get: record('get'), post: record('post'), delete: record('delete') };
+  const routes: Routes = {
+    get: record('get'),
+    post: record('post'),
+    delete: record('delete'),
+    patch: record('patch'),
+  };
   mountApi(routes, {} as Parameters<typeof mountApi>[1]); // handlers only close over deps; nothing runs at mount time
   return found.sort();
 };

@@ -31,6 +31,7 @@ const makeBook = async (fx: ApiFixture, pages: number) => {
           workspaceId: fx.workspaceId,
           title: `${pages} pages`,
           slug: 'book',
+          description: '',
           versionId,
           file: {
             name: 'b.pdf',

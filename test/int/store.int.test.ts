@@ -46,6 +46,7 @@ describe.each(STORE_KINDS)('event-sourced core on the %s store', (kind) => {
           workspaceId,
           title: 'Spring catalogue',
           slug: 'spring',
+          description: '',
           versionId,
           file: file(),
           now: new Date(),

@@ -97,6 +97,7 @@ const create = (): FlipbookCommand => ({
     ...book,
     title: 'Spring catalogue',
     slug: 'spring-catalogue',
+    description: '',
     versionId: V1,
     file: FILE,
     now: NOW,

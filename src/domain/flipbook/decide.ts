@@ -14,11 +14,28 @@ export type CreateFlipbook = {
     workspaceId: string;
     title: string;
     slug: string;
+    description: string;
     versionId: string;
     file: UploadedFile;
     now: Date;
   };
 };
+/**
+ * Any of these; the ones given are set, all in one append, and recorded only if they change.
+ * (The slug's uniqueness in the workspace is checked by the caller, under the workspace's lock.)
+ */
+export type EditFlipbook = {
+  type: 'EditFlipbook';
+  data: {
+    title?: string;
+    slug?: string;
+    description?: string;
+    archived?: boolean;
+    downloadAllowed?: boolean;
+    now: Date;
+  };
+};
+export type DeleteFlipbook = { type: 'DeleteFlipbook'; data: { now: Date } };
 export type SetDownload = { type: 'SetDownload'; data: { allowed: boolean; now: Date } };
 export type UploadVersion = {
   type: 'UploadVersion';
@@ -45,6 +62,8 @@ export type DeleteVersion = { type: 'DeleteVersion'; data: { versionId: string; 
 
 export type FlipbookCommand =
   | CreateFlipbook
+  | EditFlipbook
+  | DeleteFlipbook
   | SetDownload
   | UploadVersion
   | StartProcessing
@@ -61,13 +80,43 @@ export const createFlipbook = ({ data }: CreateFlipbook, state: Flipbook): Flipb
   return [
     {
       type: 'FlipbookCreated',
-      data: { ...base, title: data.title, slug: data.slug, description: '' },
+      data: { ...base, title: data.title, slug: data.slug, description: data.description },
     },
     {
       type: 'VersionUploaded',
       data: { ...base, versionId, number: 1, file, activateOnDone: true },
     },
   ];
+};
+
+export const editFlipbook = ({ data }: EditFlipbook, state: Flipbook): FlipbookEvent[] => {
+  const book = existing(state);
+  const changes: { title?: string; slug?: string; description?: string } = {};
+  if (data.title !== undefined && data.title !== book.title) changes.title = data.title;
+  if (data.slug !== undefined && data.slug !== book.slug) changes.slug = data.slug;
+  if (data.description !== undefined && data.description !== book.description)
+    changes.description = data.description;
+  const base = ofBook(book, data.now);
+  const events: FlipbookEvent[] = [];
+  if (Object.keys(changes).length > 0)
+    events.push({ type: 'FlipbookEdited', data: { ...base, ...changes } });
+  if (data.downloadAllowed !== undefined && data.downloadAllowed !== book.downloadAllowed) {
+    events.push({
+      type: 'FlipbookDownloadChanged',
+      data: { ...base, allowed: data.downloadAllowed },
+    });
+  }
+  if (data.archived === true && !book.archived)
+    events.push({ type: 'FlipbookArchived', data: base });
+  if (data.archived === false && book.archived)
+    events.push({ type: 'FlipbookRestored', data: base });
+  return events;
+};
+
+/** Deleting is final: a second deletion, like any command after it, finds no flipbook. */
+export const deleteFlipbook = ({ data }: DeleteFlipbook, state: Flipbook): FlipbookEvent[] => {
+  const book = existing(state);
+  return [{ type: 'FlipbookDeleted', data: ofBook(book, data.now) }];
 };
 
 export const setDownload = ({ data }: SetDownload, state: Flipbook): FlipbookEvent[] => {
@@ -104,10 +153,10 @@ export const uploadVersion = ({ data }: UploadVersion, state: Flipbook): Flipboo
 };
 
 export const startProcessing = ({ data }: StartProcessing, state: Flipbook): FlipbookEvent[] => {
-  const book = existing(state);
+  const book = forWorker(state);
   const version = known(book, data.versionId);
   // A finished or deleted version has nothing left to process: a stale job is satisfied.
-  if (version.deleted || version.status === 'done' || version.status === 'error') return [];
+  if (gone(book, version) || version.status === 'done' || version.status === 'error') return [];
   return [
     {
       type: 'VersionProcessingStarted',
@@ -124,9 +173,9 @@ export const completeProcessing = (
   { data }: CompleteProcessing,
   state: Flipbook,
 ): FlipbookEvent[] => {
-  const book = existing(state);
+  const book = forWorker(state);
   const version = known(book, data.versionId);
-  if (version.deleted || version.status === 'done' || version.status === 'error') return [];
+  if (gone(book, version) || version.status === 'done' || version.status === 'error') return [];
   if (data.pages.length === 0)
     throw new InvalidInput('A processed version needs at least one page');
   const base = ofVersion(book, data.versionId, data.now);
@@ -152,9 +201,9 @@ export const recordRenderedPages = (
   { data }: RecordRenderedPages,
   state: Flipbook,
 ): FlipbookEvent[] => {
-  const book = existing(state);
+  const book = forWorker(state);
   const version = known(book, data.versionId);
-  if (version.deleted || version.status !== 'processing' || data.pages.length === 0) return [];
+  if (gone(book, version) || version.status !== 'processing' || data.pages.length === 0) return [];
   return [
     {
       type: 'VersionPagesRendered',
@@ -164,9 +213,9 @@ export const recordRenderedPages = (
 };
 
 export const failProcessing = ({ data }: FailProcessing, state: Flipbook): FlipbookEvent[] => {
-  const book = existing(state);
+  const book = forWorker(state);
   const version = known(book, data.versionId);
-  if (version.deleted || version.status === 'done' || version.status === 'error') return [];
+  if (gone(book, version) || version.status === 'done' || version.status === 'error') return [];
   return [
     {
       type: 'VersionProcessingFailed',
@@ -214,6 +263,10 @@ export const decide = (command: FlipbookCommand, state: Flipbook): FlipbookEvent
   switch (command.type) {
     case 'CreateFlipbook':
       return createFlipbook(command, state);
+    case 'EditFlipbook':
+      return editFlipbook(command, state);
+    case 'DeleteFlipbook':
+      return deleteFlipbook(command, state);
     case 'SetDownload':
       return setDownload(command, state);
     case 'UploadVersion':
@@ -234,9 +287,23 @@ export const decide = (command: FlipbookCommand, state: Flipbook): FlipbookEvent
 };
 
 const existing = (state: Flipbook): Created => {
+  if (state.status !== 'created' || state.deleted) throw new NotFound('Flipbook not found');
+  return state;
+};
+
+/** A worker's command may come after the flipbook was deleted: that job is simply satisfied. */
+const forWorker = (state: Flipbook): Created => {
   if (state.status !== 'created') throw new NotFound('Flipbook not found');
   return state;
 };
+
+const gone = (book: Created, version: VersionState) => book.deleted || version.deleted;
+
+const ofBook = (book: Created, now: Date) => ({
+  flipbookId: book.flipbookId,
+  workspaceId: book.workspaceId,
+  occurredAt: iso(now),
+});
 
 const known = (book: Created, versionId: string): VersionState => {
   const version = book.versions[versionId];

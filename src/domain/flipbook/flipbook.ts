@@ -22,6 +22,17 @@ export type FlipbookCreated = Event<
   'FlipbookCreated',
   Base & { title: string; slug: string; description: string }
 >;
+/** Title, slug or description changed: only the fields that changed are present. */
+export type FlipbookEdited = Event<
+  'FlipbookEdited',
+  Base & { title?: string; slug?: string; description?: string }
+>;
+/** Taken off the web (its reader says it is not available); listed under status=archived. */
+export type FlipbookArchived = Event<'FlipbookArchived', Base>;
+/** Back on the web at the same address. */
+export type FlipbookRestored = Event<'FlipbookRestored', Base>;
+/** Gone for good: its files are removed and every URL of it is a 404; its events stay. */
+export type FlipbookDeleted = Event<'FlipbookDeleted', Base>;
 /** Whether readers may download the original PDF (the reader's Download button). */
 export type FlipbookDownloadChanged = Event<'FlipbookDownloadChanged', Base & { allowed: boolean }>;
 export type VersionUploaded = Event<
@@ -51,6 +62,10 @@ export type VersionDeleted = Event<'VersionDeleted', OfVersion>;
 
 export type FlipbookEvent =
   | FlipbookCreated
+  | FlipbookEdited
+  | FlipbookArchived
+  | FlipbookRestored
+  | FlipbookDeleted
   | FlipbookDownloadChanged
   | VersionUploaded
   | VersionProcessingStarted
@@ -62,6 +77,10 @@ export type FlipbookEvent =
 
 export const FLIPBOOK_EVENT_TYPES: FlipbookEvent['type'][] = [
   'FlipbookCreated',
+  'FlipbookEdited',
+  'FlipbookArchived',
+  'FlipbookRestored',
+  'FlipbookDeleted',
   'FlipbookDownloadChanged',
   'VersionUploaded',
   'VersionProcessingStarted',
@@ -85,6 +104,12 @@ export type Flipbook =
       status: 'created';
       flipbookId: string;
       workspaceId: string;
+      title: string;
+      slug: string;
+      description: string;
+      archived: boolean;
+      /** deleted for good: every command but a worker's stale one is a 404 */
+      deleted: boolean;
       activeVersionId: string | null;
       downloadAllowed: boolean;
       /** highest number ever given, deleted versions included, so numbers never repeat */
@@ -96,11 +121,16 @@ export const initialState = (): Flipbook => ({ status: 'none' });
 
 export const evolve = (state: Flipbook, event: FlipbookEvent): Flipbook => {
   if (event.type === 'FlipbookCreated') {
-    const { flipbookId, workspaceId } = event.data;
+    const { flipbookId, workspaceId, title, slug, description } = event.data;
     return {
       status: 'created',
       flipbookId,
       workspaceId,
+      title,
+      slug,
+      description,
+      archived: false,
+      deleted: false,
       activeVersionId: null,
       downloadAllowed: true,
       lastNumber: 0,
@@ -110,6 +140,18 @@ export const evolve = (state: Flipbook, event: FlipbookEvent): Flipbook => {
   if (state.status !== 'created') return state;
   if (event.type === 'FlipbookDownloadChanged')
     return { ...state, downloadAllowed: event.data.allowed };
+  if (event.type === 'FlipbookEdited') {
+    const { title, slug, description } = event.data;
+    return {
+      ...state,
+      title: title ?? state.title,
+      slug: slug ?? state.slug,
+      description: description ?? state.description,
+    };
+  }
+  if (event.type === 'FlipbookArchived') return { ...state, archived: true };
+  if (event.type === 'FlipbookRestored') return { ...state, archived: false };
+  if (event.type === 'FlipbookDeleted') return { ...state, deleted: true };
   const { versionId } = event.data;
   const version = state.versions[versionId];
   const withVersion = (patch: Partial<VersionState>): Flipbook =>

@@ -1,0 +1,81 @@
+// Managing a flipbook after its creation (beyond the spec; docs/api.md): edit its title, slug,
+// description, status and downloads in one change, and delete it for good. Every change is an
+// event with its actor; workspace isolation as everywhere (another workspace's id is not found).
+import { findFlipbook, slugTaken } from '../../projections/flipbooks.ts';
+import { listVersions } from '../../projections/versions.ts';
+import { NotFound } from '../domain/errors.ts';
+import type { Caller } from '../http/auth.ts';
+import { runFlipbookCommand } from './commands.ts';
+import { type ApiDeps, showFlipbook, slugInUse } from './flipbooks.ts';
+import { removeVersionFiles } from './versionFiles.ts';
+
+/** The changes a client asked for, each already valid on its own (see flipbookFields.ts). */
+export type FlipbookEdits = {
+  title?: string;
+  slug?: string;
+  description?: string;
+  status?: 'published' | 'archived';
+  allow_download?: boolean;
+};
+
+export const editFlipbook = async (
+  deps: ApiDeps,
+  caller: Caller,
+  flipbookId: string,
+  edits: FlipbookEdits,
+) => {
+  const { store } = deps;
+  if (!(await findFlipbook(store.db, caller.workspaceId, flipbookId))) {
+    throw new NotFound('Flipbook not found');
+  }
+  const change = async () => {
+    await runFlipbookCommand(
+      store,
+      flipbookId,
+      {
+        type: 'EditFlipbook',
+        data: {
+          title: edits.title,
+          slug: edits.slug,
+          description: edits.description,
+          archived: edits.status === undefined ? undefined : edits.status === 'archived',
+          downloadAllowed: edits.allow_download,
+          now: new Date(),
+        },
+      },
+      caller.metadata,
+    );
+  };
+  if (edits.slug === undefined) await change();
+  else {
+    // Unique in the workspace: checked and taken under the workspace's lock, like quotas.
+    const slug = edits.slug;
+    await store.locks.workspace(caller.workspaceId, async () => {
+      if (await slugTaken(store.db, caller.workspaceId, slug, flipbookId)) throw slugInUse(slug);
+      await change();
+    });
+  }
+  return showFlipbook(store.db, deps.urls, caller.workspaceId, flipbookId);
+};
+
+export const deleteFlipbook = async (deps: ApiDeps, caller: Caller, flipbookId: string) => {
+  const { store, blobs } = deps;
+  if (!(await findFlipbook(store.db, caller.workspaceId, flipbookId))) {
+    throw new NotFound('Flipbook not found');
+  }
+  const versions = await listVersions(store.db, flipbookId);
+  // The event first (its projections drop the rows and stop running renders at commit), then
+  // the files; under the workspace's lock, so a quota count never sees it half gone.
+  await store.locks.workspace(caller.workspaceId, () =>
+    runFlipbookCommand(
+      store,
+      flipbookId,
+      { type: 'DeleteFlipbook', data: { now: new Date() } },
+      caller.metadata,
+    ),
+  );
+  for (const version of versions) {
+    await removeVersionFiles(store, blobs, version.version_id, version.checksum);
+  }
+  return { success: true };
+};
