@@ -2,6 +2,7 @@
 // backoff, except an upload that may have reached the server (a retry could create a second
 // flipbook): an upload is retried only when the connection was never made. The API key only ever
 // goes into a header.
+import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { ApiError, CliError, EXIT } from './cliErrors.ts';
 import type { Connection } from './config.ts';
@@ -46,8 +47,17 @@ export type Flipbook = {
   versions: unknown[];
 } & Record<string, unknown>;
 
+/** The fields PATCH /flipbooks/:id takes (docs/api.md). */
+export type FlipbookEdits = {
+  title?: string;
+  slug?: string;
+  description?: string;
+  status?: 'published' | 'archived';
+  allow_download?: boolean;
+};
+
 type Options = {
-  method?: 'GET' | 'POST' | 'DELETE';
+  method?: 'GET' | 'POST' | 'DELETE' | 'PATCH';
   body?: () => { body: NodeJS.ReadableStream; contentType: string; length: number };
   signal?: AbortSignal;
 };
@@ -77,7 +87,8 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
         if (options.signal?.aborted) throw new CliError(EXIT.interrupted, 'Interrupted');
         const code = (error as { code?: string }).code ?? '';
         const neverSent = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(code);
-        if (upload && !neverSent) {
+        // (a PATCH is idempotent: sent twice, it changes the same fields to the same values)
+        if (upload && options.method === 'POST' && !neverSent) {
           throw new ApiError(
             0,
             `The upload to ${connection.url} broke off (${(error as Error).message}); ` +
@@ -161,6 +172,15 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
       call<Flipbook>(
         `/flipbooks/${encodeURIComponent(flipbookId)}${at ? `?at=${encodeURIComponent(at)}` : ''}`,
       ),
+    edit: (flipbookId: string, edits: FlipbookEdits) =>
+      call<Flipbook>(`/flipbooks/${encodeURIComponent(flipbookId)}`, {
+        method: 'PATCH',
+        body: jsonBody(edits),
+      }),
+    deleteFlipbook: (flipbookId: string) =>
+      call<{ success: boolean }>(`/flipbooks/${encodeURIComponent(flipbookId)}`, {
+        method: 'DELETE',
+      }),
     list: (query: URLSearchParams) =>
       call<{ flipbooks: Flipbook[]; page: number; per_page: number; total_pages: number }>(
         `/flipbooks${query.size > 0 ? `?${query}` : ''}`,
@@ -169,6 +189,16 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
 };
 
 export type ApiClient = ReturnType<typeof apiClient>;
+
+/** A small JSON request body (an edit), sent like an upload's: a stream with its length. */
+const jsonBody = (value: unknown) => () => {
+  const bytes = Buffer.from(JSON.stringify(value));
+  return {
+    body: Readable.from([bytes]),
+    contentType: 'application/json',
+    length: bytes.length,
+  };
+};
 
 const safeJson = (text: string) => {
   try {

@@ -17,6 +17,10 @@ export type PublishResult = {
   status: VersionStatus['status'];
   pages: number;
   url: string;
+  /** whether this version is the one readers see now */
+  is_active: boolean;
+  /** whether it becomes the active one when its processing is done */
+  activate_on_done: boolean;
   /** only for status error: why */
   error_reason?: string;
 };
@@ -78,12 +82,17 @@ export const finish = async (
     progress.onStatus?.(last);
   }
   const book = await client.show(flipbookId);
+  const version = (book.versions as { id: string; activate_on_done?: boolean }[]).find(
+    (v) => v.id === versionId,
+  );
   return {
     flipbook_id: flipbookId,
     version_id: versionId,
     status: last?.status ?? 'pending',
     pages: last?.pages ?? 0,
     url: String(book.url),
+    is_active: last?.is_active ?? false,
+    activate_on_done: version?.activate_on_done ?? false,
     ...(last?.error_reason ? { error_reason: last.error_reason } : {}),
   };
 };
