@@ -8,14 +8,17 @@
 // mkdtemp (mode 0700, an unpredictable name) by each process, never found by a name another local
 // user could create first and fill with their own `pdfinfo`; it is removed when the process exits.
 import { rmSync } from 'node:fs';
-import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Poppler } from 'node-poppler';
+import { isAlive } from '../isAlive.ts';
 
 export type ProcessLimits = { memoryMb: number; cpuSeconds: number };
 
 const TOOLS = ['pdfinfo', 'pdftoppm', 'pdftotext', 'pdftocairo'];
+/** What the daemon keeps of a poppler process's complaints: plenty to explain a failure. */
+const STDERR_BYTES = 64 * 1024;
 const cache = new Map<string, Promise<Poppler>>();
 
 export const limitedPoppler = (limits: ProcessLimits): Promise<Poppler> => {
@@ -34,7 +37,9 @@ export const limitedPoppler = (limits: ProcessLimits): Promise<Poppler> => {
 export const wrapperDirs: string[] = [];
 
 const makeWrappers = async (limits: ProcessLimits) => {
-  const dir = await mkdtemp(join(tmpdir(), 'flipbook-poppler-'));
+  // The pid in the name lets a later start remove the folder of a process that was killed
+  // (sweepWrapperDirs); the random suffix is what makes it unguessable.
+  const dir = await mkdtemp(join(tmpdir(), `flipbook-poppler-${process.pid}-`));
   if (wrapperDirs.length === 0) {
     process.once('exit', () => {
       for (const made of wrapperDirs) rmSync(made, { recursive: true, force: true });
@@ -43,10 +48,14 @@ const makeWrappers = async (limits: ProcessLimits) => {
   wrapperDirs.push(dir);
   for (const tool of TOOLS) {
     const script = [
-      '#!/bin/sh',
+      '#!/bin/bash',
       `ulimit -v ${Math.round(limits.memoryMb * 1024)} 2>/dev/null`,
       `ulimit -t ${Math.round(limits.cpuSeconds)} 2>/dev/null`,
-      `exec /usr/bin/${tool} "$@"`,
+      // node-poppler keeps all of stderr in one string, and a hostile file can make poppler
+      // write gigabytes of complaints (the corpus's smask bomb: 2 GB in a minute): only the first
+      // STDERR_BYTES reach us, the rest is read and dropped (closing the pipe would kill a tool
+      // that merely complains). exec keeps the tool's own exit status and signal.
+      `exec /usr/bin/${tool} "$@" 2> >(head -c ${STDERR_BYTES} >&2; cat >/dev/null)`,
       '',
     ].join('\n');
     const file = join(dir, tool);
@@ -55,4 +64,19 @@ const makeWrappers = async (limits: ProcessLimits) => {
     await chmod(file, 0o700);
   }
   return dir;
+};
+
+/**
+ * Removes the wrapper folders of processes that died without cleaning up (kill -9): ours by
+ * owner, with a pid that no longer runs. Best effort: a folder we cannot judge stays.
+ */
+export const sweepWrapperDirs = async () => {
+  const uid = process.getuid?.();
+  for (const name of await readdir(tmpdir()).catch(() => [] as string[])) {
+    const pid = Number(/^flipbook-poppler-(\d+)-[A-Za-z0-9]{6}$/.exec(name)?.[1]);
+    if (!pid || pid === process.pid || isAlive(pid)) continue;
+    const path = join(tmpdir(), name);
+    const info = await lstat(path).catch(() => null);
+    if (info?.isDirectory() && info.uid === uid) await rm(path, { recursive: true, force: true });
+  }
 };

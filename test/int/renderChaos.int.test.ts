@@ -29,7 +29,10 @@ describe('renderPdf with its output removed mid-render', () => {
       ...DEFAULT_RENDER_OPTIONS,
       onPage: () => {
         // as a deletion does: the whole directory goes while pages are being derived
-        if (++pages === 3) removal = rm(out, { recursive: true, force: true });
+        // (retried: the render is still writing files into it while rm walks the tree)
+        if (++pages === 3) {
+          removal = rm(out, { recursive: true, force: true, maxRetries: 10, retryDelay: 20 });
+        }
       },
     }).then(
       () => 'resolved',
