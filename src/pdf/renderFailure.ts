@@ -31,7 +31,7 @@ export const explain = (error: unknown, doing: 'read' | 'render') => {
     .trim()
     .slice(0, 200);
   return new RenderFailure(
-    `The PDF could not be ${doing === 'read' ? 'read' : 'rendered'}${reason ? `: ${reason}` : ''}`,
+    `The PDF could not be ${doing === 'read' ? 'read' : 'rendered'}${reason ? `: ${withoutPaths(reason)}` : ''}`,
   );
 };
 
@@ -67,18 +67,26 @@ export class StorageFailure extends Error {
   override name = 'StorageFailure';
 }
 
-const STORAGE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EIO']);
-/** poppler's and libvips' words for the same errors (they report no errno of their own) */
+/**
+ * poppler's and libvips' words for a file system that failed us (they report no errno of their
+ * own): full, over quota, read-only, a file or folder gone from under the render, out of handles.
+ */
 const STORAGE_WORDS =
-  /No space left on device|out of disk space|Disk quota exceeded|Read-only file system/i;
+  /No space left on device|out of disk space|Disk quota exceeded|Read-only file system|Input file is missing|No such file or directory|Too many open files|Permission denied/i;
 
 /** The StorageFailure this error really is, or null when it is about something else. */
 export const storageProblem = (error: unknown): StorageFailure | null => {
   if (error instanceof StorageFailure) return error;
   const code = (error as NodeJS.ErrnoException | null)?.code;
   const message = String((error as Error | null)?.message ?? error);
-  if ((code && STORAGE_CODES.has(code)) || STORAGE_WORDS.test(message)) {
-    return new StorageFailure(`Writing the pages failed: ${message.split('\n')[0]?.slice(0, 200)}`);
+  // Any errno (ENOSPC, EIO, ENOENT, EACCES, EMFILE...) comes from our own file operations on
+  // the render's output: the document cannot cause one, so it must not be blamed for it.
+  if ((code && /^E[A-Z]+$/.test(code)) || STORAGE_WORDS.test(message)) {
+    return new StorageFailure(`Writing the pages failed: ${message.split('\n')[0]?.slice(0, 300)}`);
   }
   return null;
 };
+
+/** A message without the server's file paths: reasons are shown to API clients. */
+export const withoutPaths = (message: string) =>
+  message.replace(/(?:\/[^\s'"/]+){2,}\/?/g, '<file>');

@@ -10,7 +10,7 @@
 // limit for the document and a watchdog for each page; the rendered size is bounded by
 // -scale-to, never by DPI; and poppler's silent failures (exit 0 with a 1x1 image) are caught
 // by checking every output's dimensions.
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inParallel, planRanges, type Range, semaphore } from './pageRanges.ts';
 import { type PageGeometry, parsePageSizes } from './pageSizes.ts';
@@ -147,8 +147,20 @@ export const renderPdf = async (
   timings.renderMs = performance.now() - started;
   await Promise.all(derivations); // each one handles its own failure
   const text = await texts;
+  const workLeft = await stat(work).then(
+    () => true,
+    () => false,
+  );
   await rm(work, { recursive: true, force: true });
-  if (failure) throw (failure as { error: unknown }).error;
+  if (failure) {
+    const { error } = failure as { error: unknown };
+    // Whatever poppler or sharp made of it, a render whose folder vanished under it (or whose
+    // disk failed) says nothing about the document: the caller tries again later.
+    throw (
+      storageProblem(error) ??
+      (workLeft ? error : new StorageFailure('The folder the pages were written to disappeared'))
+    );
+  }
 
   const ordered: RenderedPage[] = [];
   for (let position = 1; position <= pageCount; position++) {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { writeAtomically } from '../atomicFile.ts';
 import type { PageGeometry } from './pageSizes.ts';
-import { RenderFailure, storageProblem } from './renderFailure.ts';
+import { RenderFailure, storageProblem, withoutPaths } from './renderFailure.ts';
 import type { RenderedPage } from './renderPdf.ts';
 
 export type RenditionSizes = { max: number; mid: number; min: number };
@@ -17,6 +17,10 @@ export type PageFiles = { max: string; mid: string; min: string };
 /** Letter, for pages whose PDF gives no usable size (a 0x0 MediaBox). */
 const FALLBACK_PAGE = { width: 612, height: 792 };
 const JPEG = { quality: 82, optimiseCoding: false } as const;
+
+// libvips caches open input files by name: a render's deleted pages would keep their disk space
+// (seen on a full disk). Every file here is read once, so the file cache buys nothing.
+sharp.cache({ files: 0 });
 
 export const deriveRenditions = async (
   file: string,
@@ -37,7 +41,9 @@ export const deriveRenditions = async (
     // A full disk is not the document's fault: the caller tries again later.
     const storage = storageProblem(error);
     if (storage) throw storage;
-    throw new RenderFailure(`Page ${position} could not be converted: ${(error as Error).message}`);
+    throw new RenderFailure(
+      `Page ${position} could not be converted: ${withoutPaths((error as Error).message)}`,
+    );
   }
 };
 

@@ -153,8 +153,14 @@ export const processVersion = async (
     }
     const storage = storageProblem(error);
     if (storage) {
-      log.warn({ versionId, reason: storage.message }, 'processing deferred: storage failed');
       await rm(attemptDir, { recursive: true, force: true }).catch(() => {});
+      // Its files vanished because the version was deleted (and we were not told in time):
+      // nothing to try again.
+      if ((await versionStatusById(store.db, versionId).catch(() => '')) === null) {
+        await blobs.removePages(versionId);
+        return 'cancelled';
+      }
+      log.warn({ versionId, reason: storage.message }, 'processing deferred: storage failed');
       return 'deferred';
     }
     if (error instanceof RenderFailure) {
