@@ -4,14 +4,17 @@
 // whatever happens to the name meanwhile. Files that can no longer change are cached for a year
 // as immutable: originals (named by their hash) and the pages of a finished version. A page of a
 // version still processing may yet be replaced by a new attempt, so it is revalidated instead.
+// Range, If-Range, ETag/Last-Modified revalidation and HEAD are answered by ./conditional.ts.
+// A deleted version's files, and every file of an archived flipbook, are a 404 at once.
 import { open } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { servableOriginal, servablePagesStatus } from '../../projections/files.ts';
 import type { Db } from '../../projections/readTable.ts';
-import { versionStatusById } from '../../projections/versions.ts';
 import type { BlobStore, PageFile } from '../blobs/blobStore.ts';
-import { NotFound } from '../domain/errors.ts';
+import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
-import type { Routes } from './server.ts';
+import { answerFor } from './conditional.ts';
+import { isHead, type Routes } from './server.ts';
 
 const TYPES: Record<PageFile, string> = {
   'max.jpg': 'image/jpeg',
@@ -27,11 +30,10 @@ export const mountFiles = (routes: Routes, deps: { db: Db; blobs: BlobStore }) =
       throw new NotFound('Not found');
     }
     const id = versionId.toLowerCase();
-    // A deleted version's files are gone for the web at once, even before (or if never) removed.
-    const status = await versionStatusById(deps.db, id);
+    // Checked before the file is opened: gone for the web at once, even before (or if never) removed.
+    const status = await servablePagesStatus(deps.db, id);
     if (status === null) throw new NotFound('Not found');
-    const path = deps.blobs.pagePath(id, Number(position), file as PageFile);
-    await sendFile(req, res, path, {
+    await sendFile(req, res, deps.blobs.pagePath(id, Number(position), file as PageFile), {
       'Content-Type': TYPES[file as PageFile],
       'Cache-Control': status === 'done' ? IMMUTABLE : REVALIDATE,
     });
@@ -41,12 +43,7 @@ export const mountFiles = (routes: Routes, deps: { db: Db; blobs: BlobStore }) =
     const versionId = req.params.versionId ?? '';
     if (!isUuid(versionId)) throw new NotFound('Not found');
     // Only while the flipbook allows downloads: turning them off closes the link too.
-    const { rows } = await deps.db.query<{ checksum: string; file_name: string }>(
-      `SELECT v.checksum, v.file_name FROM versions v JOIN flipbooks f USING (flipbook_id)
-       WHERE v.version_id = $1 AND f.download_allowed`,
-      [versionId],
-    );
-    const version = rows[0];
+    const version = await servableOriginal(deps.db, versionId.toLowerCase());
     if (!version) throw new NotFound('Not found');
     await sendFile(req, res, deps.blobs.originalPath(version.checksum), {
       'Content-Type': 'application/pdf',
@@ -68,27 +65,36 @@ const sendFile = async (
   const handle = await open(path, 'r').catch(() => null);
   if (!handle) throw new NotFound('Not found');
   try {
-    // Size and ETag from the open descriptor: the bytes we send are this file's, even if the name
-    // is renamed over or removed while they go out.
+    // Size and validators from the open descriptor: the bytes we send are this file's, even if the
+    // name is renamed over or removed while they go out.
     const info = await handle.stat();
     if (!info.isFile()) throw new NotFound('Not found');
     const etag = `"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
+    const lastModified = info.mtime.toUTCString();
+    const answer = answerFor(req.headers, info.size, { etag, lastModified });
+    if (answer.status === 412) throw new AppError(412, 'Precondition failed');
+    if (answer.status === 416) {
+      throw new AppError(416, 'Range not satisfiable', { 'Content-Range': `bytes */${info.size}` });
+    }
     res.setHeader('ETag', etag);
+    res.setHeader('Last-Modified', lastModified);
+    res.setHeader('Cache-Control', headers['Cache-Control'] ?? REVALIDATE);
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    if (req.headers['if-none-match'] === etag) {
-      res.removeHeader('Content-Type');
-      res.removeHeader('Content-Disposition');
+    if (answer.status === 304) {
       res.statusCode = 304;
       res.end();
       return;
     }
-    res.setHeader('Content-Length', info.size);
-    res.statusCode = 200;
-    if (req.method === 'HEAD' || info.size === 0) return void res.end();
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    res.setHeader('Accept-Ranges', 'bytes');
+    const { start, end } = answer;
+    if (answer.status === 206) res.setHeader('Content-Range', `bytes ${start}-${end}/${info.size}`);
+    res.setHeader('Content-Length', end - start + 1);
+    res.statusCode = answer.status;
+    if (isHead(req) || end < start) return void res.end();
     await new Promise<void>((resolve, reject) => {
-      // `end` bounds the read to the size announced; autoClose off: the handle is closed below.
-      const stream = handle.createReadStream({ start: 0, end: info.size - 1, autoClose: false });
+      // `end` bounds the read to the length announced; autoClose off: the handle is closed below.
+      const stream = handle.createReadStream({ start, end, autoClose: false });
       stream.on('error', reject);
       res.on('close', resolve);
       stream.pipe(res);

@@ -1,0 +1,25 @@
+// Queries behind the public file URLs (/files/...): which version's files may be served, and how.
+// Not a read table of its own: it reads `versions` joined with `flipbooks`. A deleted version has
+// no row, and an archived flipbook's files are withheld like its reader page, so both are null.
+import type { Db } from './readTable.ts';
+import type { VersionRow } from './versions.ts';
+
+/** The processing status of a version whose page files may be served, or null. */
+export const servablePagesStatus = async (db: Db, versionId: string) =>
+  (
+    await db.query<{ status: VersionRow['status'] }>(
+      `SELECT v.status FROM versions v JOIN flipbooks f USING (flipbook_id)
+       WHERE v.version_id = $1 AND f.status <> 'archived'`,
+      [versionId],
+    )
+  ).rows[0]?.status ?? null;
+
+/** The original of a version, only while its flipbook is published and allows downloads. */
+export const servableOriginal = async (db: Db, versionId: string) =>
+  (
+    await db.query<{ checksum: string; file_name: string }>(
+      `SELECT v.checksum, v.file_name FROM versions v JOIN flipbooks f USING (flipbook_id)
+       WHERE v.version_id = $1 AND f.download_allowed AND f.status <> 'archived'`,
+      [versionId],
+    )
+  ).rows[0] ?? null;
