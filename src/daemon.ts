@@ -58,6 +58,16 @@ export const runDaemon = async (options: DaemonOptions) => {
   const server = createHttpServer(
     logger,
     (routes) => {
+      // Healthy means able to serve: the database answers (a load balancer takes a daemon whose
+      // database is gone out of rotation).
+      routes.get('/healthz', async (_req, res) => {
+        const ok = await withTimeout(store.db.query('SELECT 1'), 2000).then(
+          () => true,
+          () => false,
+        );
+        if (ok) sendJson(res, 200, { status: 'ok' });
+        else sendError(res, 503, 'The database is unavailable');
+      });
       mountApi(routes, { store, blobs, urls, log: logger });
       mountFiles(routes, { db: store.db, blobs });
       mountReader(routes, { db: store.db, blobs, urls });
@@ -131,3 +141,11 @@ export const runDaemon = async (options: DaemonOptions) => {
   await store.close();
   logger.info('stopped');
 };
+
+const withTimeout = <T>(promise: Promise<T>, ms: number) =>
+  Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      setTimeout(() => reject(new Error('timed out')), ms).unref();
+    }),
+  ]);

@@ -14,6 +14,7 @@ import { AppError, InsufficientStorage, isOutOfSpace } from '../domain/errors.ts
 import type { Logger } from '../log.ts';
 import { beginRequest, type ContextOptions } from './requestContext.ts';
 import { sendError, sendJson } from './respond.ts';
+import { asUnavailable } from './unavailable.ts';
 
 export type Request = IncomingMessage & { params: Record<string, string> };
 export type Handler = (req: Request, res: ServerResponse) => Promise<void> | void;
@@ -34,7 +35,9 @@ export const createHttpServer = (
   before: Before = async () => {},
   context: ContextOptions = { trustProxy: false, recordClientInfo: true },
 ): Server => {
-  const server = createServer();
+  // No Host header required: nothing here routes by it (absolute URLs come from --public-url),
+  // and node:http's own refusal would be a bare 400 without our JSON body.
+  const server = createServer({ requireHostHeader: false });
   const app = polka({
     server,
     onNoMatch: (_req, res) => sendError(res, 404, 'Not found'),
@@ -42,9 +45,17 @@ export const createHttpServer = (
   const fail = (req: IncomingMessage, res: ServerResponse, cause: unknown) => {
     // Wherever the disk filled up on the way, the client hears the same 507; the operator hears
     // of it in the log, since nothing else will tell them.
-    const error = isOutOfSpace(cause) ? new InsufficientStorage() : cause;
+    // A client that went away mid-request is no failure of ours: nobody is left to answer.
+    if (clientGone(req, res, cause)) {
+      log.info({ url: req.url, reason: (cause as Error)?.message }, 'client went away');
+      res.destroy();
+      return;
+    }
+    const error = isOutOfSpace(cause) ? new InsufficientStorage() : (asUnavailable(cause) ?? cause);
     if (error instanceof InsufficientStorage) {
       log.error({ err: cause, url: req.url }, 'out of storage space');
+    } else if (error !== cause) {
+      log.error({ err: cause, url: req.url }, 'service unavailable');
     }
     if (error instanceof AppError) {
       if (res.headersSent) return res.destroy();
@@ -69,17 +80,44 @@ export const createHttpServer = (
     delete: (path, handler) => void app.delete(path, guard(handler)),
     patch: (path, handler) => void app.patch(path, guard(handler)),
   };
-  routes.get('/healthz', (_req, res) => sendJson(res, 200, { status: 'ok' }));
   mount(routes);
   server.on('clientError', answerClientError);
+  // An Expect header other than 100-continue: node:http would answer a bare 417.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    beginRequest(req, res, context);
+    sendError(res, 417, 'Expectation failed: only "Expect: 100-continue" is supported');
+  });
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     beginRequest(req, res, context);
+    // HEAD is GET without the body: node:http already leaves the body out of a HEAD answer
+    // (decided when the response was made), so the GET route answers it.
+    if (req.method === 'HEAD') {
+      heads.add(req);
+      req.method = 'GET';
+    }
     before(req, res).then(
       () => app.handler(req, res),
       (error) => fail(req, res, error),
     );
   });
   return server;
+};
+
+const heads = new WeakSet<IncomingMessage>();
+
+/** Whether the client asked with HEAD (routed as GET): a handler can skip reading the body. */
+export const isHead = (req: IncomingMessage) => heads.has(req);
+
+const clientGone = (req: IncomingMessage, res: ServerResponse, cause: unknown) => {
+  const code = (cause as { code?: string } | null)?.code;
+  const message = String((cause as Error | null)?.message ?? '');
+  return (
+    (req.destroyed || res.destroyed || res.writableEnded) &&
+    (code === 'ECONNRESET' ||
+      code === 'ERR_STREAM_PREMATURE_CLOSE' ||
+      code === 'EPIPE' ||
+      message === 'aborted')
+  );
 };
 
 /** What node:http's own parse errors mean to a client; anything else is a plain 400. */
