@@ -68,7 +68,7 @@ export const versions: ReadTable = {
       case 'VersionProcessingStarted':
         await db.query(
           `UPDATE versions SET status = 'processing', updated_at = $2, page_count = $3,
-             started_at = COALESCE(started_at, $2) WHERE version_id = $1`,
+             started_at = $2 WHERE version_id = $1`,
           [event.data.versionId, event.data.occurredAt, event.data.pageCount],
         );
         return;
@@ -204,7 +204,9 @@ export const countVersions = async (db: Db, flipbookId: string) =>
  */
 export const measuredSecondsPerPage = async (db: Db) => {
   const { rows } = await db.query<{ spp: number | null }>(
-    `SELECT avg(extract(epoch FROM finished_at - started_at) / page_count)::float8 AS spp
+    // Weighted by pages, from the attempt that finished (started_at is each attempt's start): a
+    // one-page version that waited out a full disk must not make every estimate an hour.
+    `SELECT (sum(extract(epoch FROM finished_at - started_at)) / sum(page_count))::float8 AS spp
      FROM (SELECT finished_at, started_at, page_count FROM versions
            WHERE status = 'done' AND page_count > 0 AND started_at IS NOT NULL
            ORDER BY finished_at DESC LIMIT 50) recent`,

@@ -10,6 +10,7 @@ import { createRateLimiter } from './http/rateLimit.ts';
 import { createHttpServer } from './http/server.ts';
 import { installLastResort } from './lastResort.ts';
 import { logger } from './log.ts';
+import { sweepWrapperDirs } from './pdf/poppler.ts';
 import { mountReader } from './reader/readerRoutes.ts';
 import { defaultBlobDir } from './store/location.ts';
 import { openStore } from './store/store.ts';
@@ -27,6 +28,8 @@ export type DaemonOptions = {
   trustProxy: boolean;
   /** record client IPs and user agents in events' metadata (personal data: --no-client-info) */
   recordClientInfo: boolean;
+  /** how long a stop waits for requests in flight before cutting them */
+  graceMs: number;
   /** processing lanes inside the daemon; 0 leaves processing to `flipbook worker` */
   workers: number;
 };
@@ -39,11 +42,19 @@ export class StartupError extends Error {
 export const runDaemon = async (options: DaemonOptions) => {
   const started = performance.now();
   installLastResort(logger);
+  // poppler wrapper folders of processes killed before they could remove them (best effort)
+  void sweepWrapperDirs().catch(() => {});
   // Listened for from the first moment: a SIGTERM while starting stops the daemon cleanly once
   // it has started, instead of killing it halfway (Node's default for an unhandled SIGTERM).
+  // A second signal while shutting down cuts the remaining connections at once (still a clean
+  // stop: renders handed back, the store closed), as does the end of the grace period.
+  const signals = new EventTarget();
+  const onSignal = (name: string) => () => signals.dispatchEvent(new Event(name));
+  process.on('SIGTERM', onSignal('SIGTERM'));
+  process.on('SIGINT', onSignal('SIGINT'));
   const stopRequested = new Promise<string>((resolve) => {
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-    process.once('SIGINT', () => resolve('SIGINT'));
+    signals.addEventListener('SIGTERM', () => resolve('SIGTERM'), { once: true });
+    signals.addEventListener('SIGINT', () => resolve('SIGINT'), { once: true });
   });
   const store = await openStore({ dataDir: options.dataDir, databaseUrl: options.databaseUrl });
   const blobs = await openBlobStore(options.blobDir ?? defaultBlobDir(options.dataDir));
@@ -102,6 +113,7 @@ export const runDaemon = async (options: DaemonOptions) => {
           : `cannot listen on ${where}: ${e.message}`,
     );
   }
+  const keeper = keepDatabaseAlive(store);
   // Processing starts once the daemon serves: a daemon that cannot start takes no jobs.
   const workers =
     options.workers > 0
@@ -128,13 +140,31 @@ export const runDaemon = async (options: DaemonOptions) => {
   );
 
   const signal = await stopRequested;
-  logger.info({ signal }, 'shutting down: finishing in-flight requests');
+  logger.info(
+    { signal, graceSeconds: options.graceMs / 1000 },
+    'shutting down: finishing in-flight requests',
+  );
   await new Promise<void>((resolve) => {
     server.close(() => resolve());
     // Keep-alive connections become idle as their last response ends; close them as they do.
     const idle = setInterval(() => server.closeIdleConnections(), 50);
-    server.once('close', () => clearInterval(idle));
+    // A slow upload may take up to an hour: a stop must not (systemd kills after 90 s).
+    const cut = (why: string) => () => {
+      logger.warn({ why }, 'shutting down: cutting the connections still open');
+      server.closeAllConnections();
+    };
+    const grace = setTimeout(cut('grace period over'), options.graceMs);
+    const again = cut('second signal');
+    signals.addEventListener('SIGTERM', again);
+    signals.addEventListener('SIGINT', again);
+    server.once('close', () => {
+      clearInterval(idle);
+      clearTimeout(grace);
+      signals.removeEventListener('SIGTERM', again);
+      signals.removeEventListener('SIGINT', again);
+    });
   });
+  clearInterval(keeper);
   // In-flight renders are abandoned and their jobs handed back at once for the next start.
   await workers?.stop();
   await sweep.stop();
@@ -149,3 +179,29 @@ const withTimeout = <T>(promise: Promise<T>, ms: number) =>
       setTimeout(() => reject(new Error('timed out')), ms).unref();
     }),
   ]);
+
+/**
+ * The embedded PostgreSQL is this daemon's to look after: should it die (killed, crashed), it is
+ * started again on its port within seconds, and requests meanwhile get 503s, not a dead daemon
+ * that answers 500 until someone restarts it. (An external database is its operator's.)
+ */
+const keepDatabaseAlive = (store: Awaited<ReturnType<typeof openStore>>) => {
+  let busy = false;
+  const timer = setInterval(async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      const up = await withTimeout(store.db.query('SELECT 1'), 2000).then(
+        () => true,
+        () => false,
+      );
+      if (!up && (await store.revive().catch(() => false))) {
+        logger.warn('the embedded PostgreSQL had stopped: started it again');
+      }
+    } finally {
+      busy = false;
+    }
+  }, 5000);
+  timer.unref();
+  return timer;
+};

@@ -67,6 +67,8 @@ export const openBlobStore = async (dir: string): Promise<BlobStore> => {
   return {
     root,
     temporary: async () => {
+      // Made again if someone removed it: one stray `rm -rf` must not fail every upload after.
+      await mkdir(join(root, 'tmp'), { recursive: true });
       const path = join(root, 'tmp', temporaryName());
       return { path, stream: createWriteStream(path, { flags: 'wx' }) };
     },

@@ -22,6 +22,8 @@ export type EmbeddedStore = {
   connectionString: string;
   /** stops the server if this process started or adopted it and nobody else is connected */
   stop: () => Promise<void>;
+  /** starts the server again if it died (on the same port); true when it answers */
+  revive: () => Promise<boolean>;
 };
 
 type Credentials = { user: string; password: string };
@@ -59,7 +61,11 @@ export const openEmbeddedStore = async (dataDir: string): Promise<EmbeddedStore>
       // connection open for a while, and a short admin command leaving then would stop the
       // server under it. The owner is only ever a dead process's successor.
       if (!(await owner.isLive())) await owner.claim();
-      return { connectionString: running, stop: stopper(running, clusterDir, owner) };
+      return {
+        connectionString: running,
+        stop: stopper(running, clusterDir, owner),
+        revive: reviver(dir, clusterDir, credentials, running),
+      };
     }
     const started = await tryStart(dir, clusterDir, credentials);
     if (started) return started;
@@ -117,13 +123,14 @@ const otherClients = async (url: string): Promise<number | null> => {
   }
 };
 
-const tryStart = async (dir: string, clusterDir: string, c: Credentials) => {
+/** `port`: start on this one (reviving a server whose URL the pools already hold). */
+const tryStart = async (dir: string, clusterDir: string, c: Credentials, fixedPort?: number) => {
   const bin = await binaries();
   const runAs = await serverUser();
   if (!(await exists(join(clusterDir, 'PG_VERSION')))) {
     if (!(await initialiseOnce(dir, clusterDir, c, bin, runAs))) return null;
   }
-  const port = await freePort();
+  const port = fixedPort ?? (await freePort());
   const options = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`;
   try {
     await run(
@@ -148,7 +155,11 @@ const tryStart = async (dir: string, clusterDir: string, c: Credentials) => {
   const url = urlFor(c, port);
   const owner = ownerFile(dir);
   await owner.claim();
-  return { connectionString: url, stop: stopper(url, clusterDir, owner) } satisfies EmbeddedStore;
+  return {
+    connectionString: url,
+    stop: stopper(url, clusterDir, owner),
+    revive: reviver(dir, clusterDir, c, url),
+  } satisfies EmbeddedStore;
 };
 
 /**
@@ -179,6 +190,16 @@ const ownerFile = (dir: string) => {
       await rename(temporary, file);
     },
   };
+};
+
+/**
+ * Starts the server again, on the port every pool already points at, when it has died under us
+ * (killed, crashed): true when it answers again. A server that answers is left alone.
+ */
+const reviver = (dir: string, clusterDir: string, c: Credentials, url: string) => async () => {
+  if ((await otherClients(url)) !== null) return true;
+  const port = Number(new URL(url).port);
+  return (await tryStart(dir, clusterDir, c, port)) !== null;
 };
 
 const stopper =

@@ -9,6 +9,8 @@ export type Location = {
   describe: string;
   /** stops the embedded server if this process started it; a no-op otherwise */
   release: () => Promise<void>;
+  /** the embedded server restarted if it died; an external one is its operator's (false) */
+  revive: () => Promise<boolean>;
 };
 
 export const DEFAULT_DATA_DIR = './data';
@@ -23,6 +25,7 @@ export const locateStore = async (options: StoreOptions): Promise<Location> => {
       connectionString: databaseUrl,
       describe: redact(databaseUrl),
       release: async () => {},
+      revive: async () => false,
     };
   }
   const dataDir = options.dataDir ?? DEFAULT_DATA_DIR;
@@ -31,6 +34,7 @@ export const locateStore = async (options: StoreOptions): Promise<Location> => {
     connectionString: embedded.connectionString,
     describe: `embedded PostgreSQL in ${dataDir}`,
     release: embedded.stop,
+    revive: embedded.revive,
   };
 };
 

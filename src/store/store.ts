@@ -19,6 +19,8 @@ export type Store = {
   /** cross-process locks (quota checks, the blob sweep), on a pool of their own */
   locks: Locks;
   describe: string;
+  /** restarts the embedded server if it died (see location.ts); false for an external one */
+  revive: () => Promise<boolean>;
   close: () => Promise<void>;
 };
 
@@ -52,6 +54,7 @@ export const openStore = async (options: StoreOptions & { poolSize?: number }): 
     db: pool as unknown as Db,
     locks,
     describe: location.describe,
+    revive: location.revive,
     close: async () => {
       if (closed) return;
       closed = true;

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { runDaemon, StartupError } from '../../daemon.ts';
+import { DEFAULT_RATE_LIMIT } from '../../http/rateLimit.ts';
 import { defaultLanes } from '../../worker/renderSettings.ts';
 import { CliError, EXIT } from '../client/cliErrors.ts';
 import { flagInteger } from '../flagInteger.ts';
@@ -14,12 +15,17 @@ export const registerServe = (program: Command) => {
       .option('--host <host>', 'address to listen on', '127.0.0.1')
       .option('--public-url <url>', 'base of every absolute URL the API returns')
       .option('--blob-dir <dir>', 'where originals and page images go (default: <data-dir>/blobs)')
-      .option('--rate-limit <n>', 'API requests per minute per client IP; 0 turns it off', '120')
+      .option(
+        '--rate-limit <n>',
+        'API requests per minute per client IP; 0 turns it off',
+        String(DEFAULT_RATE_LIMIT),
+      )
       .option('--trust-proxy', 'take the client IP from X-Forwarded-For (behind a reverse proxy)')
       .option(
         '--no-client-info',
         "do not record clients' IP addresses and user agents in the audit trail (personal data)",
       )
+      .option('--grace <seconds>', 'on SIGTERM, how long requests in flight may finish', '30')
       .option('--workers <n>', 'processing lanes in this daemon (0: none)', String(defaultLanes())),
   ).action(
     async (
@@ -32,11 +38,13 @@ export const registerServe = (program: Command) => {
         trustProxy?: boolean;
         clientInfo: boolean;
         workers: string;
+        grace: string;
       },
     ) => {
       const port = flagInteger('--port', flags.port, 0, 65535);
       const rateLimit = flagInteger('--rate-limit', flags.rateLimit, 0, 1_000_000);
       const workers = flagInteger('--workers', flags.workers, 0, 64);
+      const graceMs = flagInteger('--grace', flags.grace, 0, 86_400) * 1000;
       if (flags.publicUrl && !/^https?:\/\/[^/]/.test(flags.publicUrl)) {
         throw new CliError(
           EXIT.usage,
@@ -50,6 +58,7 @@ export const registerServe = (program: Command) => {
         workers,
         trustProxy: flags.trustProxy ?? false,
         recordClientInfo: flags.clientInfo,
+        graceMs,
       }).catch((error: unknown) => {
         if (error instanceof StartupError) throw new CliError(EXIT.failure, error.message);
         throw error;

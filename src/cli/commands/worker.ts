@@ -3,6 +3,7 @@ import { openBlobStore } from '../../blobs/blobStore.ts';
 import { startBlobSweep } from '../../blobs/sweep.ts';
 import { installLastResort } from '../../lastResort.ts';
 import { logger } from '../../log.ts';
+import { sweepWrapperDirs } from '../../pdf/poppler.ts';
 import { defaultBlobDir } from '../../store/location.ts';
 import { openStore } from '../../store/store.ts';
 import { defaultLanes, renderOptionsFor } from '../../worker/renderSettings.ts';
@@ -22,6 +23,7 @@ export const registerWorker = (program: Command) => {
   ).action(async (flags: StoreFlags & { workers: string; blobDir?: string }) => {
     const lanes = flagInteger('--workers', flags.workers, 1, 64);
     installLastResort(logger);
+    void sweepWrapperDirs().catch(() => {});
     const store = await openStore({ dataDir: flags.dataDir, databaseUrl: flags.databaseUrl });
     const blobs = await openBlobStore(flags.blobDir ?? defaultBlobDir(flags.dataDir));
     const sweep = startBlobSweep(store, blobs, logger);
