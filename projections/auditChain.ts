@@ -36,16 +36,34 @@ export type StoredEvent = {
 const EVENT_COLUMNS = `m.stream_id, m.stream_position::text AS stream_position, m.message_id,
   m.message_type, m.message_data, m.message_metadata, m.created`;
 
-/** Whether the chain has been started on this database. */
+/**
+ * Whether the chain was ever started on this database: its marker in flipbook_meta, or (for
+ * databases chained before the marker) a head or a link. Emptied audit tables are not a new
+ * start: re-chaining the log as it is now would bless whatever was edited in it.
+ */
 export const chainStarted = async (db: Db) =>
-  (await db.query('SELECT 1 FROM audit_head')).rows.length > 0;
+  (
+    await db.query(
+      `SELECT 1 FROM flipbook_meta WHERE key = 'audit_chain_started'
+       UNION ALL SELECT 1 FROM audit_head UNION ALL (SELECT 1 FROM audit_chain LIMIT 1)`,
+    )
+  ).rows.length > 0;
 
 const links = async (db: Db, entries: ChainEntry[]) => {
-  const head = (
-    await db.query<{ seq: string; hash: string }>(
-      'SELECT seq::text AS seq, hash FROM audit_head FOR UPDATE',
-    )
-  ).rows[0];
+  // The head row is locked for the rest of the transaction. Should it be missing (removed by
+  // hand), the chain's last link stands in for it and the row is written again below: the chain
+  // goes on from where it is, and nothing is lost that verify would not still check.
+  const head =
+    (
+      await db.query<{ seq: string; hash: string }>(
+        'SELECT seq::text AS seq, hash FROM audit_head FOR UPDATE',
+      )
+    ).rows[0] ??
+    (
+      await db.query<{ seq: string; hash: string }>(
+        'SELECT seq::text AS seq, hash FROM audit_chain ORDER BY seq DESC LIMIT 1',
+      )
+    ).rows[0];
   let seq = BigInt(head?.seq ?? 0);
   let hash = head?.hash ?? GENESIS;
   for (const entry of entries) {
@@ -85,6 +103,10 @@ export const chainAppended = async (db: Db, stream: string, positions: bigint[])
  * Run once, under the migration lock, when audit_head is still empty.
  */
 export const chainExisting = async (db: Db) => {
+  await db.query(
+    `INSERT INTO flipbook_meta (key, value) VALUES ('audit_chain_started', now()::text)
+     ON CONFLICT (key) DO NOTHING`,
+  );
   let after = '-1';
   for (;;) {
     const { rows } = await db.query<StoredEvent & { global_position: string }>(
@@ -104,8 +126,11 @@ export type ChainRow = StoredEvent & {
   link_stream: string;
   link_position: string;
   hash: string;
-  /** null when the event the link names is gone */
+  /** false when the event the link names is gone */
   found: boolean;
+  /** the service only writes events ('E'), never archived: anything else was changed by hand */
+  message_kind: string | null;
+  is_archived: boolean | null;
 };
 
 /** A batch of links in chain order with the events they name (left join: a gone event shows). */
@@ -114,21 +139,24 @@ export const chainBatch = async (db: Db, afterSeq: bigint, limit: number) =>
     await db.query<ChainRow>(
       `SELECT c.seq::text AS seq, c.stream_id AS link_stream,
          c.stream_position::text AS link_position, c.hash, m.stream_id IS NOT NULL AS found,
-         ${EVENT_COLUMNS}
+         m.message_kind, m.is_archived, ${EVENT_COLUMNS}
        FROM audit_chain c
        LEFT JOIN emt_messages m ON m.stream_id = c.stream_id
-         AND m.stream_position = c.stream_position AND NOT m.is_archived
+         AND m.stream_position = c.stream_position
        WHERE c.seq > $1 ORDER BY c.seq LIMIT $2`,
       [afterSeq.toString(), limit],
     )
   ).rows;
 
-/** Events the chain does not cover (written around the service), first in log order. */
+/**
+ * Rows of the log the chain does not cover (written around the service), first in log order:
+ * of any kind, archived or not, since Emmett's own reads do not all skip them.
+ */
 export const unchainedEvent = async (db: Db) =>
   (
     await db.query<{ stream_id: string; stream_position: string }>(
       `SELECT m.stream_id, m.stream_position::text AS stream_position FROM emt_messages m
-       WHERE m.message_kind = 'E' AND NOT m.is_archived AND NOT EXISTS (
+       WHERE NOT EXISTS (
          SELECT 1 FROM audit_chain c
          WHERE c.stream_id = m.stream_id AND c.stream_position = m.stream_position)
        ORDER BY m.global_position LIMIT 1`,
@@ -138,3 +166,13 @@ export const unchainedEvent = async (db: Db) =>
 export const chainHead = async (db: Db) =>
   (await db.query<{ seq: string; hash: string }>('SELECT seq::text AS seq, hash FROM audit_head'))
     .rows[0] ?? null;
+
+/** Whether the audit tables exist (verify reads a database it must not change). */
+export const chainTablesExist = async (db: Db) =>
+  (
+    await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_tables
+       WHERE tablename IN ('audit_chain', 'audit_head', 'emt_messages')
+         AND schemaname = ANY(current_schemas(false))`,
+    )
+  ).rows[0]?.n === 3;

@@ -7,8 +7,10 @@ import {
   type ChainRow,
   chainBatch,
   chainHead,
+  chainTablesExist,
   unchainedEvent,
 } from '../../projections/auditChain.ts';
+import type { Db } from '../../projections/readTable.ts';
 import { chainHash, entryOf, GENESIS } from '../audit/chainHash.ts';
 import type { Store } from '../store/store.ts';
 
@@ -71,7 +73,26 @@ export const parseCheckpoint = (text: string): Checkpoint => {
   return { version: 1, seq: c.seq as number, hash: c.hash, at: String(c.at ?? '') };
 };
 
+/**
+ * Reads the whole log and chain in one REPEATABLE READ snapshot, so appends committed by a
+ * running daemon meanwhile are simply not seen (not mistaken for a broken head), and changes
+ * nothing in the database.
+ */
 export const verifyChain = async (store: Store, checkpoint?: Checkpoint): Promise<Verification> => {
+  const client = await store.pool.connect();
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    if (!(await chainTablesExist(client))) {
+      return fail(0, bad(null, '', 0, 'there is no audit chain in this database'));
+    }
+    return await verifyIn(client, checkpoint);
+  } finally {
+    await client.query('ROLLBACK').catch(() => {});
+    client.release();
+  }
+};
+
+const verifyIn = async (db: Db, checkpoint?: Checkpoint): Promise<Verification> => {
   let previous = GENESIS;
   let expectedSeq = 1n;
   let checkpointMet = checkpoint === undefined || checkpoint.seq === 0;
@@ -79,7 +100,7 @@ export const verifyChain = async (store: Store, checkpoint?: Checkpoint): Promis
     return fail(0, bad(0, '', 0, 'the checkpoint does not start from the beginning of the chain'));
   }
   for (;;) {
-    const rows: ChainRow[] = await chainBatch(store.db, expectedSeq - 1n, BATCH);
+    const rows: ChainRow[] = await chainBatch(db, expectedSeq - 1n, BATCH);
     for (const row of rows) {
       const seq = Number(row.seq);
       const position = Number(row.link_position);
@@ -91,6 +112,12 @@ export const verifyChain = async (store: Store, checkpoint?: Checkpoint): Promis
       }
       if (!row.found) {
         return fail(seq - 1, bad(seq, row.link_stream, position, 'the event was deleted'));
+      }
+      if (row.message_kind !== 'E' || row.is_archived) {
+        return fail(
+          seq - 1,
+          bad(seq, row.link_stream, position, 'the event was turned into another kind or archived'),
+        );
       }
       const hash = chainHash(previous, entryOf(row));
       if (hash !== row.hash) {
@@ -126,15 +153,15 @@ export const verifyChain = async (store: Store, checkpoint?: Checkpoint): Promis
         null,
         '',
         0,
-        `the chain has ${events} events, fewer than the ${checkpoint?.seq} the checkpoint covered: events were removed`,
+        `the chain has ${events} events, fewer than the ${checkpoint?.seq} the checkpoint covered: events were removed (or the checkpoint is from another database)`,
       ),
     );
   }
-  const head = await chainHead(store.db);
+  const head = await chainHead(db);
   if (!head || Number(head.seq) !== events || head.hash !== previous) {
     return fail(events, bad(null, '', 0, 'the chain head does not match its last link'));
   }
-  const stray = await unchainedEvent(store.db);
+  const stray = await unchainedEvent(db);
   if (stray) {
     return fail(
       events,

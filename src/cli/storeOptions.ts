@@ -16,11 +16,17 @@ export const withStoreOptions = (command: Command) =>
 /** The metadata of the events an admin command records: --as, or the OS user. */
 export const adminOf = (flags: StoreFlags) => adminMetadata(flags.as);
 
-export const withStore = async <T>(flags: StoreFlags, work: (store: Store) => Promise<T>) => {
+export const withStore = async <T>(
+  flags: StoreFlags,
+  work: (store: Store) => Promise<T>,
+  options: { readOnly?: boolean } = {},
+) => {
   const store = await openStore({
     dataDir: flags.dataDir,
     databaseUrl: flags.databaseUrl,
     poolSize: 4,
+    // an audit reads the database as it finds it: no migration, no chain started behind its back
+    migrate: !options.readOnly,
   });
   try {
     return await work(store);

@@ -14,28 +14,34 @@ export const rebuildReadTables = async (client: pg.PoolClient): Promise<ReplayRe
   await client.query('BEGIN');
   try {
     // Writers wait while we rebuild (appends insert into emt_messages first, so they block before
-    // touching a read table); readers of the event log are not blocked.
+    // touching a read table or the chain); readers of the event log are not blocked.
     await client.query('LOCK TABLE emt_messages IN EXCLUSIVE MODE');
     for (const table of [...readTables].reverse()) {
       await client.query(`DROP TABLE IF EXISTS ${table.table}`);
     }
     for (const table of readTables) await client.query(table.ddl);
 
+    // In the audit chain's order (the order the appends committed), over exactly the events
+    // the chain covers: emt_messages' global_position is not covered by any hash, so an edit of
+    // it must not reorder what a replay builds, and a row written around the service is not
+    // part of the log at all (`flipbook audit verify` names it).
     let applied = 0;
-    let after = -1n;
+    let after = '0';
     for (;;) {
       const { rows } = await client.query<{
-        position: string;
+        seq: string;
         type: string;
         data: unknown;
         metadata: Record<string, unknown>;
         id: string;
       }>(
-        `SELECT global_position AS position, message_type AS type, message_data AS data,
-           message_metadata AS metadata, message_id AS id
-         FROM emt_messages WHERE message_kind = 'E' AND NOT is_archived AND global_position > $1
-         ORDER BY global_position LIMIT ${BATCH}`,
-        [after.toString()],
+        `SELECT c.seq::text AS seq, m.message_type AS type, m.message_data AS data,
+           m.message_metadata AS metadata, m.message_id AS id
+         FROM audit_chain c JOIN emt_messages m
+           ON m.stream_id = c.stream_id AND m.stream_position = c.stream_position
+         WHERE m.message_kind = 'E' AND NOT m.is_archived AND c.seq > $1::bigint
+         ORDER BY c.seq LIMIT ${BATCH}`,
+        [after],
       );
       for (const row of rows) {
         // with the metadata the inline projections saw when it was appended
@@ -48,7 +54,7 @@ export const rebuildReadTables = async (client: pg.PoolClient): Promise<ReplayRe
         applied++;
       }
       if (rows.length < BATCH) break;
-      after = BigInt(rows[rows.length - 1]?.position ?? after);
+      after = rows[rows.length - 1]?.seq ?? after;
     }
     await client.query(
       `INSERT INTO flipbook_meta (key, value) VALUES ('read_model_version', $1)

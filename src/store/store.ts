@@ -24,7 +24,13 @@ export type Store = {
   close: () => Promise<void>;
 };
 
-export const openStore = async (options: StoreOptions & { poolSize?: number }): Promise<Store> => {
+export const openStore = async (
+  options: StoreOptions & {
+    poolSize?: number;
+    /** false: use the database as it is (an auditor's read must not create or change anything) */
+    migrate?: boolean;
+  },
+): Promise<Store> => {
   const location = await locateStore(options);
   const pool = new pg.Pool({
     connectionString: location.connectionString,
@@ -40,7 +46,7 @@ export const openStore = async (options: StoreOptions & { poolSize?: number }): 
     connectionOptions: { pooled: true, pool },
   });
   try {
-    await migrate(pool, events);
+    if (options.migrate !== false) await migrate(pool, events);
   } catch (error) {
     await pool.end().catch(() => {});
     await location.release();

@@ -36,7 +36,9 @@ export const registerAudit = (program: Command) => {
         throw new CliError(EXIT.usage, `${flags.checkpoint}: ${(error as Error).message}`);
       }
     }
-    const result = await withStore(flags, (store) => verifyChain(store, checkpoint));
+    const result = await withStore(flags, (store) => verifyChain(store, checkpoint), {
+      readOnly: true,
+    });
     if (flags.json) printJson(result);
     else if (result.intact) {
       process.stdout.write(
@@ -76,27 +78,31 @@ export const registerAudit = (program: Command) => {
     ) => {
       const since = flags.since === undefined ? null : time('--since', flags.since);
       const until = flags.until === undefined ? null : time('--until', flags.until);
-      await withStore(flags, async (store) => {
-        const workspace = await requireWorkspace(store, flags.workspace);
-        const trail = workspaceTrail(store, {
-          workspaceId: workspace.id,
-          since,
-          until,
-          actor: flags.actor ?? null,
-        });
-        for await (const event of trail) {
-          if (flags.json) {
-            process.stdout.write(`${JSON.stringify(event)}\n`);
-            continue;
+      await withStore(
+        flags,
+        async (store) => {
+          const workspace = await requireWorkspace(store, flags.workspace);
+          const trail = workspaceTrail(store, {
+            workspaceId: workspace.id,
+            since,
+            until,
+            actor: flags.actor ?? null,
+          });
+          for await (const event of trail) {
+            if (flags.json) {
+              process.stdout.write(`${JSON.stringify(event)}\n`);
+              continue;
+            }
+            const { actor, request_id, correlation_id } = event.metadata;
+            const who = 'id' in actor ? `${actor.type}:${actor.id}` : actor.type;
+            const what = event.stream.replace(/^(flipbook|workspace)-/, '$1 ');
+            process.stdout.write(
+              `${event.at}\t${what}#${event.position}\t${event.type}\t${who}\t${story(request_id, correlation_id)}\n`,
+            );
           }
-          const { actor, request_id, correlation_id } = event.metadata;
-          const who = 'id' in actor ? `${actor.type}:${actor.id}` : actor.type;
-          const what = event.stream.replace(/^(flipbook|workspace)-/, '$1 ');
-          process.stdout.write(
-            `${event.at}\t${what}#${event.position}\t${event.type}\t${who}\t${story(request_id, correlation_id)}\n`,
-          );
-        }
-      });
+        },
+        { readOnly: true },
+      );
     },
   );
 
@@ -107,14 +113,18 @@ export const registerAudit = (program: Command) => {
         'every event as stored, in chain order with its hash, as JSON Lines (docs/audit.md)',
       ),
   ).action(async (flags: StoreFlags) => {
-    await withStore(flags, async (store) => {
-      for await (const line of exportLog(store)) {
-        // Respect a slow reader (a pipe to a file on a slow disk): wait for the drain.
-        if (!process.stdout.write(`${JSON.stringify(line)}\n`)) {
-          await new Promise((resolve) => process.stdout.once('drain', resolve));
+    await withStore(
+      flags,
+      async (store) => {
+        for await (const line of exportLog(store)) {
+          // Respect a slow reader (a pipe to a file on a slow disk): wait for the drain.
+          if (!process.stdout.write(`${JSON.stringify(line)}\n`)) {
+            await new Promise((resolve) => process.stdout.once('drain', resolve));
+          }
         }
-      }
-    });
+      },
+      { readOnly: true },
+    );
   });
 
   withStoreOptions(
@@ -122,7 +132,7 @@ export const registerAudit = (program: Command) => {
       .command('checkpoint')
       .description('print the chain head as a small JSON document to keep outside the database'),
   ).action(async (flags: StoreFlags) => {
-    printJson(await withStore(flags, (store) => cutCheckpoint(store)));
+    printJson(await withStore(flags, (store) => cutCheckpoint(store), { readOnly: true }));
   });
 };
 
