@@ -2,6 +2,7 @@
 // Kept in the event's metadata, never in its data: data is what happened to the flipbook, and
 // deciders never see who asked. Names are snake_case, as the API shows them.
 import { userInfo } from 'node:os';
+import { InvalidInput } from '../domain/errors.ts';
 
 export type Actor =
   | { type: 'api_key'; id: string; name: string | null }
@@ -52,6 +53,11 @@ export const showMetadata = (stored: unknown): ShownMetadata => {
 /** An admin command's metadata: --as NAME, or the operating-system user running it. */
 export const adminMetadata = (as?: string): EventMetadata => {
   let id = as?.trim();
+  // A name an auditor reads in logs and terminals: no control characters (a newline or an
+  // escape sequence could forge a line of the trail).
+  if (id && /[\p{Cc}]/u.test(id)) {
+    throw new InvalidInput('--as must not contain control characters');
+  }
   if (!id) {
     try {
       id = userInfo().username;

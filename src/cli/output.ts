@@ -1,5 +1,12 @@
 // Results go to stdout: one JSON document with --json, otherwise aligned plain columns.
 
+/**
+ * Text from the server or the log, made safe for a terminal: control characters (an escape
+ * sequence in a title could rewrite the screen, a newline forge a line) shown as \u{..}.
+ */
+export const safe = (value: unknown) =>
+  String(value).replace(/\p{Cc}/gu, (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`);
+
 export const printJson = (value: unknown) => {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 };
@@ -9,7 +16,7 @@ export const printTable = (rows: Record<string, unknown>[], columns: string[]) =
     process.stdout.write('(none)\n');
     return;
   }
-  const cell = (value: unknown) => (value === null || value === undefined ? '-' : String(value));
+  const cell = (value: unknown) => (value === null || value === undefined ? '-' : safe(value));
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
   const line = (values: string[]) =>
     `${values

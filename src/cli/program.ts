@@ -43,6 +43,11 @@ registerWorker(program);
 registerDownload(program);
 registerAudit(program);
 
+// `flipbook list | head`: the reader went away; that is the end of the output, not a crash.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+});
+
 const main = async () => {
   try {
     await program.parseAsync(process.argv);

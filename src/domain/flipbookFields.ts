@@ -10,9 +10,26 @@ export const MAX_SLUG = 100;
 /** lowercase letters and digits in words joined by single hyphens */
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
-/** A title: trimmed, not blank, at most MAX_TITLE characters. */
+/**
+ * Control characters (C0, DEL, C1) have no place in a title and would reach terminals and logs
+ * that print it (an escape sequence can rewrite what an admin sees); a description may keep its
+ * line breaks and tabs.
+ */
+const noControls = (field: string, value: string, allowed = '') => {
+  for (const c of value) {
+    const code = c.codePointAt(0) ?? 0;
+    if ((code < 0x20 || (code >= 0x7f && code <= 0x9f)) && !allowed.includes(c)) {
+      throw new InvalidInput(
+        `Invalid ${field}: it contains a control character (U+${code.toString(16).padStart(4, '0').toUpperCase()})`,
+      );
+    }
+  }
+  return value;
+};
+
+/** A title: trimmed, not blank, no control characters, at most MAX_TITLE characters. */
 export const title = (raw: string) => {
-  const value = storableText('title', raw).trim();
+  const value = noControls('title', storableText('title', raw)).trim();
   if (!value) throw new InvalidInput('Invalid title: it must not be blank');
   if ([...value].length > MAX_TITLE)
     throw new InvalidInput(`Invalid title: at most ${MAX_TITLE} characters`);
@@ -21,7 +38,7 @@ export const title = (raw: string) => {
 
 /** A description: trimmed, may be empty, at most MAX_DESCRIPTION characters. */
 export const description = (raw: string) => {
-  const value = storableText('description', raw).trim();
+  const value = noControls('description', storableText('description', raw), '\n\r\t').trim();
   if ([...value].length > MAX_DESCRIPTION)
     throw new InvalidInput(`Invalid description: at most ${MAX_DESCRIPTION} characters`);
   return value;

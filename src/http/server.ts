@@ -1,6 +1,8 @@
 // The daemon's HTTP side: a polka router on a node:http server we own (so we can close it), and
 // one error path that answers every failure as {"error": message}. Unknown routes are a JSON 404;
 // requests node:http refuses before routing (an over-long header, bad syntax) get JSON errors too.
+
+import { randomUUID } from 'node:crypto';
 import {
   createServer,
   type IncomingMessage,
@@ -143,6 +145,8 @@ const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
         `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
         'Content-Type: application/json; charset=utf-8',
         `Content-Length: ${Buffer.byteLength(body)}`,
+        // every answer carries one, even those to requests that never became requests
+        `X-Request-Id: ${randomUUID()}`,
         'Connection: close',
         '',
         body,

@@ -5,7 +5,7 @@ import { type Checkpoint, cutCheckpoint, parseCheckpoint, verifyChain } from '..
 import { exportLog, workspaceTrail } from '../../app/eventLog.ts';
 import { requireWorkspace } from '../../app/workspaces.ts';
 import { CliError, EXIT } from '../client/cliErrors.ts';
-import { printJson } from '../output.ts';
+import { printJson, safe } from '../output.ts';
 import { type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
 
 export const registerAudit = (program: Command) => {
@@ -97,7 +97,7 @@ export const registerAudit = (program: Command) => {
             const who = 'id' in actor ? `${actor.type}:${actor.id}` : actor.type;
             const what = event.stream.replace(/^(flipbook|workspace)-/, '$1 ');
             process.stdout.write(
-              `${event.at}\t${what}#${event.position}\t${event.type}\t${who}\t${story(request_id, correlation_id)}\n`,
+              `${event.at}\t${what}#${event.position}\t${event.type}\t${safe(who)}\t${safe(story(request_id, correlation_id))}\n`,
             );
           }
         },

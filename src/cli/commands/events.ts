@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { flipbookEvents } from '../../app/eventLog.ts';
-import { printJson } from '../output.ts';
+import { printJson, safe } from '../output.ts';
 import { type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
 
 export const registerEvents = (program: Command) => {
@@ -20,7 +20,7 @@ export const registerEvents = (program: Command) => {
       const { actor } = event.metadata;
       const who = 'id' in actor ? `${actor.type}:${actor.id}` : actor.type;
       process.stdout.write(
-        `${event.position}\t${event.at}\t${event.type}\t${who}\t${JSON.stringify(details)}\n`,
+        `${event.position}\t${event.at}\t${event.type}\t${safe(who)}\t${JSON.stringify(details)}\n`,
       );
     }
   });

@@ -5,12 +5,13 @@ import type { Command } from 'commander';
 import { apiClient, type Flipbook, type FlipbookEdits } from '../client/apiClient.ts';
 import { CliError, EXIT } from '../client/cliErrors.ts';
 import { type ClientFlags, connectionFrom, withClientOptions } from '../clientOptions.ts';
+import { safe } from '../output.ts';
 
 const printBook = (book: Flipbook, flags: ClientFlags) => {
   if (flags.json) process.stdout.write(`${JSON.stringify(book)}\n`);
   else
     process.stdout.write(
-      `${book.title} (${book.status}, slug ${String(book.slug)})\n${book.url}\n`,
+      `${safe(book.title)} (${book.status}, slug ${safe(book.slug)})\n${book.url}\n`,
     );
 };
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { apiClient } from '../client/apiClient.ts';
 import { type ClientFlags, connectionFrom, withClientOptions } from '../clientOptions.ts';
-import { printTable } from '../output.ts';
+import { printTable, safe } from '../output.ts';
 
 export const registerShow = (program: Command) => {
   withClientOptions(
@@ -15,7 +15,7 @@ export const registerShow = (program: Command) => {
       process.stdout.write(`${JSON.stringify(book)}\n`);
       return;
     }
-    process.stdout.write(`${book.title}\n${book.url}\n`);
+    process.stdout.write(`${safe(book.title)}\n${book.url}\n`);
     printTable(book.versions as Record<string, unknown>[], [
       'id',
       'version',
