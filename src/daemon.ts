@@ -1,12 +1,13 @@
 // The daemon's composition root: store, blob store, HTTP API, signals. Resolves once shut down.
 import type { AddressInfo } from 'node:net';
+import { urlsFor } from './app/urls.ts';
 import { openBlobStore } from './blobs/blobStore.ts';
 import { startBlobSweep } from './blobs/sweep.ts';
 import { mountApi, readsBody } from './http/api.ts';
 import { discardBody } from './http/bodyLimit.ts';
 import { mountFiles } from './http/files.ts';
-import { urlsFor } from './http/present.ts';
 import { createRateLimiter } from './http/rateLimit.ts';
+import { sendError, sendJson } from './http/respond.ts';
 import { createHttpServer } from './http/server.ts';
 import { installLastResort } from './lastResort.ts';
 import { logger } from './log.ts';

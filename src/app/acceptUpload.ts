@@ -7,8 +7,8 @@ import { InvalidInput, RuleBroken } from '../domain/errors.ts';
 import type { UploadedFile } from '../domain/flipbook/flipbook.ts';
 import { checkPageCount, checkUploadSize } from '../domain/plans.ts';
 import type { Plan } from '../domain/workspace/workspace.ts';
-import type { ReceivedFile } from '../http/upload.ts';
 import { inspectPdf } from '../pdf/inspectPdf.ts';
+import type { ReceivedFile } from './received.ts';
 
 export type AcceptedPdf = {
   file: UploadedFile;

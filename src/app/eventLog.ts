@@ -10,6 +10,7 @@ import {
   type TrailFilter,
   workspaceEvents,
 } from '../../projections/eventLog.ts';
+import type { EventList } from '../contract/events.ts';
 import { NotFound } from '../domain/errors.ts';
 import { flipbookStream } from '../domain/flipbook/flipbook.ts';
 import { isUuid } from '../domain/uuid.ts';
@@ -60,7 +61,7 @@ export const flipbookTrail = async (
   flipbookId: string,
   page: number,
   perPage: number,
-) => {
+): Promise<EventList> => {
   const stream = flipbookStream(flipbookId);
   const [first] = await streamEvents(store.db, stream, 1, 1);
   if (!first || first.data.workspaceId !== workspaceId) throw new NotFound('Flipbook not found');

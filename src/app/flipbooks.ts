@@ -14,26 +14,34 @@ import { listPages } from '../../projections/pages.ts';
 import type { Db } from '../../projections/readTable.ts';
 import { countVersions, findVersion, listVersions } from '../../projections/versions.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
+import type { DeleteResponse } from '../contract/common.ts';
+import type { Created, Flipbook, FlipbookList } from '../contract/flipbooks.ts';
+import type { Activated, CreatedVersion, VersionStatus } from '../contract/versions.ts';
 import { parseActivateFlag } from '../domain/activateFlag.ts';
 import { InvalidInput, NotFound, RuleBroken } from '../domain/errors.ts';
 import * as fields from '../domain/flipbookFields.ts';
 import { checkFlipbookCount, checkVersionCount } from '../domain/plans.ts';
 import { slugify } from '../domain/slug.ts';
 import { storableText } from '../domain/storableText.ts';
-import type { Caller } from '../http/auth.ts';
-import { presentFlipbook, presentPage, presentStatus, type Urls } from '../http/present.ts';
-import type { ReceivedUpload } from '../http/upload.ts';
 import type { Store } from '../store/store.ts';
 import { acceptPdf } from './acceptUpload.ts';
+import type { Caller } from './caller.ts';
 import { runFlipbookCommand } from './commands.ts';
 import { estimateSeconds } from './estimate.ts';
+import { presentFlipbook, presentPage, presentStatus } from './present.ts';
+import type { ReceivedUpload } from './received.ts';
+import type { Urls } from './urls.ts';
 import { removeVersionFiles } from './versionFiles.ts';
 
 export type ApiDeps = { store: Store; blobs: BlobStore; urls: Urls };
 
 const MAX_TITLE = 255;
 
-export const listFlipbooks = async ({ store, urls }: ApiDeps, caller: Caller, query: ListQuery) => {
+export const listFlipbooks = async (
+  { store, urls }: ApiDeps,
+  caller: Caller,
+  query: ListQuery,
+): Promise<FlipbookList> => {
   const { rows, total } = await queryFlipbooks(store.db, caller.workspaceId, query);
   return {
     flipbooks: rows.map((row) => {
@@ -50,7 +58,12 @@ export const getFlipbook = ({ store, urls }: ApiDeps, caller: Caller, flipbookId
   showFlipbook(store.db, urls, caller.workspaceId, flipbookId);
 
 /** A flipbook with its versions and its active version's pages, from these tables (live or past). */
-export const showFlipbook = async (db: Db, urls: Urls, workspaceId: string, flipbookId: string) => {
+export const showFlipbook = async (
+  db: Db,
+  urls: Urls,
+  workspaceId: string,
+  flipbookId: string,
+): Promise<Flipbook> => {
   const flipbook = await findFlipbook(db, workspaceId, flipbookId);
   if (!flipbook) throw new NotFound('Flipbook not found');
   const versions = await listVersions(db, flipbookId);
@@ -62,7 +75,11 @@ export const showFlipbook = async (db: Db, urls: Urls, workspaceId: string, flip
   };
 };
 
-export const createFlipbook = async (deps: ApiDeps, caller: Caller, upload: ReceivedUpload) => {
+export const createFlipbook = async (
+  deps: ApiDeps,
+  caller: Caller,
+  upload: ReceivedUpload,
+): Promise<Created> => {
   const { store } = deps;
   const title = cleanTitle(upload.fields.title);
   const description =
@@ -112,7 +129,7 @@ export const createFlipbook = async (deps: ApiDeps, caller: Caller, upload: Rece
     flipbook_id: flipbookId,
     version_id: versionId,
     title: finalTitle,
-    status: 'pending' as const,
+    status: 'pending',
     file_size: file.size,
     estimated_seconds: await estimateSeconds(store.db, pages),
     created_at_unix: Math.floor(now.getTime() / 1000),
@@ -124,7 +141,7 @@ export const addVersion = async (
   caller: Caller,
   flipbookId: string,
   upload: ReceivedUpload,
-) => {
+): Promise<CreatedVersion> => {
   const { store } = deps;
   if (!(await findFlipbook(store.db, caller.workspaceId, flipbookId))) {
     throw new NotFound('Flipbook not found');
@@ -152,7 +169,7 @@ export const addVersion = async (
   });
   return {
     version_id: versionId,
-    version_status: 'pending' as const,
+    version_status: 'pending',
     activate_on_done: activateOnDone,
     file_size: file.size,
     estimated_seconds: await estimateSeconds(store.db, pages),
@@ -165,7 +182,7 @@ export const activateVersion = async (
   caller: Caller,
   flipbookId: string,
   versionId: string,
-) => {
+): Promise<Activated> => {
   await requireVersion(store, caller, flipbookId, versionId);
   await runFlipbookCommand(
     store,
@@ -184,14 +201,15 @@ export const versionStatus = async (
   caller: Caller,
   flipbookId: string,
   versionId: string,
-) => presentStatus(await requireVersion(store, caller, flipbookId, versionId));
+): Promise<VersionStatus> =>
+  presentStatus(await requireVersion(store, caller, flipbookId, versionId));
 
 export const deleteVersion = async (
   { store, blobs }: ApiDeps,
   caller: Caller,
   flipbookId: string,
   versionId: string,
-) => {
+): Promise<DeleteResponse> => {
   const version = await requireVersion(store, caller, flipbookId, versionId);
   await runFlipbookCommand(
     store,

@@ -3,27 +3,21 @@
 // event with its actor; workspace isolation as everywhere (another workspace's id is not found).
 import { findFlipbook, slugTaken } from '../../projections/flipbooks.ts';
 import { listVersions } from '../../projections/versions.ts';
+import type { DeleteResponse } from '../contract/common.ts';
+import type { Flipbook, FlipbookEdits } from '../contract/flipbooks.ts';
 import { NotFound } from '../domain/errors.ts';
-import type { Caller } from '../http/auth.ts';
+import type { Caller } from './caller.ts';
 import { runFlipbookCommand } from './commands.ts';
 import { type ApiDeps, showFlipbook, slugInUse } from './flipbooks.ts';
 import { removeVersionFiles } from './versionFiles.ts';
-
-/** The changes a client asked for, each already valid on its own (see flipbookFields.ts). */
-export type FlipbookEdits = {
-  title?: string;
-  slug?: string;
-  description?: string;
-  status?: 'published' | 'archived';
-  allow_download?: boolean;
-};
 
 export const editFlipbook = async (
   deps: ApiDeps,
   caller: Caller,
   flipbookId: string,
+  /** the contract's PATCH body, each field already valid on its own (see flipbookFields.ts) */
   edits: FlipbookEdits,
-) => {
+): Promise<Flipbook> => {
   const { store } = deps;
   if (!(await findFlipbook(store.db, caller.workspaceId, flipbookId))) {
     throw new NotFound('Flipbook not found');
@@ -58,7 +52,11 @@ export const editFlipbook = async (
   return showFlipbook(store.db, deps.urls, caller.workspaceId, flipbookId);
 };
 
-export const deleteFlipbook = async (deps: ApiDeps, caller: Caller, flipbookId: string) => {
+export const deleteFlipbook = async (
+  deps: ApiDeps,
+  caller: Caller,
+  flipbookId: string,
+): Promise<DeleteResponse> => {
   const { store, blobs } = deps;
   if (!(await findFlipbook(store.db, caller.workspaceId, flipbookId))) {
     throw new NotFound('Flipbook not found');

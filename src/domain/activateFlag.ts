@@ -2,6 +2,8 @@ import { InvalidInput } from './errors.ts';
 
 const TRUE = ['true', '1', 'yes', 'on'];
 const FALSE = ['false', '0', 'no', 'off'];
+/** Every accepted spelling (the OpenAPI document lists them as the field's enum). */
+export const ACTIVATE_SPELLINGS = [...TRUE, ...FALSE] as const;
 
 /** The `activate` form field: true/false/1/0/yes/no/on/off in any case; absent means true. */
 export const parseActivateFlag = (value: string | undefined): boolean => {

@@ -2,6 +2,7 @@
 // use case, send the result. Rate limiting and the body limit run before routing (in server.ts);
 // authentication runs first in every route.
 import type { ServerResponse } from 'node:http';
+import type { Caller } from '../app/caller.ts';
 import { flipbookTrail } from '../app/eventLog.ts';
 import {
   type ApiDeps,
@@ -18,7 +19,7 @@ import { deleteFlipbook, editFlipbook } from '../app/manageFlipbooks.ts';
 import { AppError, InvalidInput } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
 import type { Logger } from '../log.ts';
-import { authenticate, type Caller } from './auth.ts';
+import { authenticate } from './auth.ts';
 import { readEdits } from './editBody.ts';
 import { parseAt, parseListQuery, parsePaging } from './listQuery.ts';
 import { openApiDocument } from './openapi.ts';

@@ -6,14 +6,11 @@ import type { IncomingMessage } from 'node:http';
 import { findApiKeyByHash } from '../../projections/apiKeys.ts';
 import type { Db } from '../../projections/readTable.ts';
 import { findWorkspaceById } from '../../projections/workspaces.ts';
+import type { Caller } from '../app/caller.ts';
 import type { EventMetadata } from '../app/eventContext.ts';
 import { hashApiKey, isWellFormedApiKey, sameHash } from '../domain/apiKey.ts';
 import { AppError } from '../domain/errors.ts';
-import type { Plan } from '../domain/workspace/workspace.ts';
 import { requestContext } from './requestContext.ts';
-
-/** The authenticated caller, and the metadata its requests' events carry. */
-export type Caller = { workspaceId: string; plan: Plan; keyId: string; metadata: EventMetadata };
 
 export class Unauthorized extends AppError {
   override name = 'Unauthorized';

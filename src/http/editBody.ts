@@ -1,13 +1,26 @@
-// The body of PATCH /api/v1/flipbooks/:id: a JSON object with any of the editable fields. Every
-// refusal is a 400 naming the field (or a 413 for a body past 64 KB, which no edit needs).
+// The body of PATCH /api/v1/flipbooks/:id: a JSON object with any of the editable fields, checked
+// against the contract's schema (src/contract/flipbooks.ts), then each field by the domain's own
+// rules (flipbookFields.ts). Every refusal is a 400 naming the field, in the words below (or a 413
+// for a body past 64 KB, which no edit needs).
 import type { IncomingMessage } from 'node:http';
-import type { FlipbookEdits } from '../app/manageFlipbooks.ts';
+import { FlipbookEdits } from '../contract/flipbooks.ts';
+import { type Failure, validator } from '../contract/validate.ts';
 import { InvalidInput } from '../domain/errors.ts';
 import * as fields from '../domain/flipbookFields.ts';
 import { PayloadTooLarge } from './upload.ts';
 
-const MAX_BYTES = 64 * 1024;
-export const EDITABLE = ['title', 'slug', 'description', 'status', 'allow_download'] as const;
+export const MAX_EDIT_BYTES = 64 * 1024;
+export const EDITABLE = Object.keys(FlipbookEdits.properties) as (keyof FlipbookEdits)[];
+const check = validator(FlipbookEdits);
+
+/** What a field's wrong type (or value outside its enum) is called; lengths and patterns are the domain's. */
+const WRONG: Record<keyof FlipbookEdits, string> = {
+  title: 'Invalid title: must be a string',
+  slug: 'Invalid slug: must be a string',
+  description: 'Invalid description: must be a string',
+  status: 'Invalid status: must be "published" or "archived"',
+  allow_download: 'Invalid allow_download: must be true or false',
+};
 
 export const readEdits = async (req: IncomingMessage): Promise<FlipbookEdits> => {
   const type = req.headers['content-type'] ?? '';
@@ -21,48 +34,55 @@ export const readEdits = async (req: IncomingMessage): Promise<FlipbookEdits> =>
     if (error instanceof PayloadTooLarge) throw error;
     throw new InvalidInput('Malformed JSON body');
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  return editsFrom(value);
+};
+
+/** The edits in a parsed body, or the first refusal: the body's shape, then field by field. */
+export const editsFrom = (value: unknown): FlipbookEdits => {
+  const failures = check(value);
+  if (failures.some((f) => f.instancePath === '' && f.keyword === 'type')) {
     throw new InvalidInput(`The body must be a JSON object with any of ${EDITABLE.join(', ')}`);
   }
-  const body = value as Record<string, unknown>;
-  for (const key of Object.keys(body)) {
-    if (!(EDITABLE as readonly string[]).includes(key)) {
-      throw new InvalidInput(`Unknown field "${key}": give any of ${EDITABLE.join(', ')}`);
-    }
+  const unknown = failures.find((f) => f.keyword === 'additionalProperties');
+  if (unknown) {
+    const key = (unknown.params as { additionalProperty: string }).additionalProperty;
+    throw new InvalidInput(`Unknown field "${key}": give any of ${EDITABLE.join(', ')}`);
   }
-  const text = (name: string) => {
+  const body = value as FlipbookEdits;
+  // Field by field, each checked and then cleaned, so the first bad field is the one named.
+  const field = <K extends keyof FlipbookEdits>(name: K): FlipbookEdits[K] => {
     const raw = body[name];
-    if (raw === undefined) return undefined;
-    if (typeof raw !== 'string') throw new InvalidInput(`Invalid ${name}: must be a string`);
-    return raw;
+    if (raw === undefined || !wrongType(failures, name)) return raw;
+    // a status that is no string at all is told so, like the other text fields
+    throw new InvalidInput(
+      name === 'status' && typeof raw !== 'string'
+        ? 'Invalid status: must be a string'
+        : WRONG[name],
+    );
   };
   const edits: FlipbookEdits = {};
-  const title = text('title');
+  const title = field('title');
   if (title !== undefined) edits.title = fields.title(title);
-  const slug = text('slug');
+  const slug = field('slug');
   if (slug !== undefined) edits.slug = fields.slug(slug);
-  const description = text('description');
+  const description = field('description');
   if (description !== undefined) edits.description = fields.description(description);
-  const status = text('status');
-  if (status !== undefined) {
-    if (status !== 'published' && status !== 'archived') {
-      throw new InvalidInput('Invalid status: must be "published" or "archived"');
-    }
-    edits.status = status;
-  }
-  if (body.allow_download !== undefined) {
-    if (typeof body.allow_download !== 'boolean') {
-      throw new InvalidInput('Invalid allow_download: must be true or false');
-    }
-    edits.allow_download = body.allow_download;
-  }
+  const status = field('status');
+  if (status !== undefined) edits.status = status;
+  const allowDownload = field('allow_download');
+  if (allowDownload !== undefined) edits.allow_download = allowDownload;
   return edits;
 };
+
+const wrongType = (failures: Failure[], name: string) =>
+  failures.some(
+    (f) => f.instancePath === `/${name}` && (f.keyword === 'type' || f.keyword === 'enum'),
+  );
 
 const readText = (req: IncomingMessage) =>
   new Promise<string>((resolve, reject) => {
     const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > MAX_BYTES) {
+    if (Number.isFinite(declared) && declared > MAX_EDIT_BYTES) {
       req.resume();
       return reject(tooLarge());
     }
@@ -70,7 +90,7 @@ const readText = (req: IncomingMessage) =>
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BYTES) {
+      if (size > MAX_EDIT_BYTES) {
         req.removeAllListeners('data');
         req.resume();
         reject(tooLarge());
@@ -80,4 +100,5 @@ const readText = (req: IncomingMessage) =>
     req.on('error', reject);
   });
 
-const tooLarge = () => new PayloadTooLarge(`Request body too large: an edit is at most 64 KB`);
+const tooLarge = () =>
+  new PayloadTooLarge(`Request body too large: an edit is at most ${MAX_EDIT_BYTES / 1024} KB`);

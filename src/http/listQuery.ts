@@ -1,11 +1,22 @@
 // Parses the list endpoint's query string. Every value is checked; a bad one is a 400 that names
-// the parameter. Unknown parameters are ignored, as HTTP APIs customarily do.
-import { type ListQuery, SORT_FIELDS, type SortField } from '../../projections/flipbooks.ts';
+// the parameter, in the words docs/api.md gives. Bounds, defaults and choices are the contract's
+// (src/contract/), the same the OpenAPI document shows. Unknown parameters are ignored, as HTTP
+// APIs customarily do.
+import type { ListQuery, SortField } from '../../projections/flipbooks.ts';
+import { EventsQuery } from '../contract/events.ts';
+import {
+  FLIPBOOK_STATUSES,
+  LIST_DIRS,
+  LIST_SORTS,
+  ListFlipbooksQuery,
+} from '../contract/flipbooks.ts';
 import { InvalidInput } from '../domain/errors.ts';
 import { storableText } from '../domain/storableText.ts';
 
-const MAX_SEARCH = 200;
-const MAX_PAGE = 1_000_000;
+const Q = ListFlipbooksQuery.properties;
+const MAX_SEARCH = Q.search.maxLength as number;
+const bounds = (schema: { minimum?: number; maximum?: number; default?: unknown }) =>
+  [schema.default as number, schema.minimum as number, schema.maximum as number] as const;
 
 export const parseListQuery = (params: URLSearchParams): ListQuery => {
   const one = (name: string) => {
@@ -37,27 +48,37 @@ export const parseListQuery = (params: URLSearchParams): ListQuery => {
     throw new InvalidInput(`Invalid search: at most ${MAX_SEARCH} characters`);
   }
   return {
-    page: integer('page', 1, 1, MAX_PAGE),
-    perPage: integer('per_page', 20, 1, 100),
+    page: integer('page', ...bounds(Q.page)),
+    perPage: integer('per_page', ...bounds(Q.per_page)),
     search: search === undefined || search.trim() === '' ? null : search.trim(),
-    status: choice('status', ['published', 'archived'] as const, null),
-    sort: choice<SortField>('sort', SORT_FIELDS, 'created_at') as SortField,
-    dir: choice('dir', ['asc', 'desc'] as const, 'desc') as 'asc' | 'desc',
+    status: choice('status', FLIPBOOK_STATUSES, null),
+    // (a sort the contract offers that the read table cannot do fails tsc here)
+    sort: choice<SortField>('sort', LIST_SORTS, Q.sort.default) as SortField,
+    dir: choice('dir', LIST_DIRS, Q.dir.default) as 'asc' | 'desc',
   };
 };
 
-/** page and per_page of a plain paged list (the event trail): 1..1,000,000 and 1..100, 50. */
+/** page and per_page of a plain paged list (the event trail), with the contract's defaults. */
 export const parsePaging = (params: URLSearchParams) => {
   const { page, perPage } = parseListQuery(
     new URLSearchParams({
-      page: params.get('page') ?? '1',
-      per_page: params.get('per_page') ?? '50',
+      page: params.get('page') ?? String(EventsQuery.properties.page.default),
+      per_page: params.get('per_page') ?? String(EventsQuery.properties.per_page.default),
     }),
   );
   return { page, perPage };
 };
 
-const RFC_3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+const RFC_3339 =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ]([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,9})?([Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
+
+/** A calendar date that exists: 2026-11-31 would otherwise become 1 December. */
+const realDate = (year: number, month: number, day: number) => {
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return (
+    date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
+  );
+};
 
 /** ?at=: an RFC 3339 date-time with its offset, or null when absent. */
 export const parseAt = (params: URLSearchParams): Date | null => {
@@ -65,7 +86,13 @@ export const parseAt = (params: URLSearchParams): Date | null => {
   if (values.length === 0) return null;
   const raw = values[0] ?? '';
   const at = new Date(raw);
-  if (values.length > 1 || !RFC_3339.test(raw) || Number.isNaN(at.getTime())) {
+  const parts = RFC_3339.exec(raw);
+  if (
+    values.length > 1 ||
+    !parts ||
+    !realDate(Number(parts[1]), Number(parts[2]), Number(parts[3])) ||
+    Number.isNaN(at.getTime())
+  ) {
     throw new InvalidInput('Invalid at: give one RFC 3339 date-time, e.g. 2026-11-23T12:00:00Z');
   }
   return at;

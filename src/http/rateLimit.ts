@@ -7,6 +7,8 @@ import type { Db } from '../../projections/readTable.ts';
 import { AppError } from '../domain/errors.ts';
 
 export const WINDOW_SECONDS = 60;
+/** Requests per window per client IP unless `serve --rate-limit` says otherwise. */
+export const DEFAULT_RATE_LIMIT = 120;
 
 export class TooManyRequests extends AppError {
   override name = 'TooManyRequests';

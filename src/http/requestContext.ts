@@ -16,11 +16,11 @@ export type RequestContext = {
 export type ContextOptions = { trustProxy: boolean; recordClientInfo: boolean };
 
 /** Printable ASCII without spaces, at most 128 characters (what proxies and tracers send). */
-const WELL_FORMED = /^[A-Za-z0-9._:/+=@-]{1,128}$/;
+export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:/+=@-]{1,128}$/;
 const MAX_USER_AGENT = 256;
 
-const printable = (text: string) =>
-  [...text].filter((c) => c.charCodeAt(0) >= 0x20 && c !== '\u007f').join('');
+/** Without control characters: C0, DEL and C1 (U+0080 to U+009F, which terminals obey too). */
+const printable = (text: string) => text.replace(/\p{Cc}/gu, '');
 
 const contexts = new WeakMap<IncomingMessage, RequestContext>();
 
@@ -30,7 +30,7 @@ export const beginRequest = (
   options: ContextOptions,
 ): RequestContext => {
   const sent = req.headers['x-request-id'];
-  const requestId = typeof sent === 'string' && WELL_FORMED.test(sent) ? sent : randomUUID();
+  const requestId = typeof sent === 'string' && REQUEST_ID_PATTERN.test(sent) ? sent : randomUUID();
   res.setHeader('X-Request-Id', requestId);
   const agent = req.headers['user-agent'];
   const context: RequestContext = {

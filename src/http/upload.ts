@@ -8,6 +8,7 @@ import { basename } from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
+import type { ReceivedFile, ReceivedUpload } from '../app/received.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
 import { AppError, InsufficientStorage, InvalidInput, isOutOfSpace } from '../domain/errors.ts';
 
@@ -16,18 +17,6 @@ const MAX_FIELD_BYTES = 64 * 1024;
 const MULTIPART_OVERHEAD = 1024 * 1024;
 /** A PDF header may follow some junk; readers accept it within the first 1024 bytes. */
 const HEADER_WINDOW = 1024;
-
-export type ReceivedFile = {
-  path: string;
-  name: string;
-  mimeType: string;
-  size: number;
-  sha256: string;
-  /** false when the first bytes hold no `%PDF-` header */
-  looksLikePdf: boolean;
-};
-
-export type ReceivedUpload = { fields: Record<string, string>; file: ReceivedFile | null };
 
 export class PayloadTooLarge extends AppError {
   override name = 'PayloadTooLarge';

@@ -2,10 +2,15 @@
 // success schema and the main errors, each answer's status looked up in the document and its body
 // validated (Ajv, JSON Schema 2020-12) against the schema the document gives for that status.
 // Every response schema is closed and lists its fields as required, so a field added, removed or
-// renamed in src/http/present.ts or src/app/flipbooks.ts fails here.
+// renamed in src/app/present.ts or src/app/flipbooks.ts fails here. The document is generated
+// from the contract (src/contract/) and linted with Spectral's OpenAPI rules (.spectral.yaml).
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mountApi } from '../../src/http/api.ts';
@@ -557,6 +562,119 @@ describe('the OpenAPI document', () => {
       413,
       'Error',
     );
+  });
+
+  it('describes editing and deleting a flipbook, and their errors', async () => {
+    const json = { authorization: `Bearer ${fixture.key}`, 'content-type': 'application/json' };
+    const { flipbook_id: id } = await call<{ flipbook_id: string }>(
+      'post',
+      '/flipbooks',
+      201,
+      'CreateFlipbookResponse',
+      { body: upload({ title: 'Spring catalogue', description: 'Shoes', slug: 'spring' }) },
+    );
+    const { flipbook_id: other } = await call<{ flipbook_id: string }>(
+      'post',
+      '/flipbooks',
+      201,
+      'CreateFlipbookResponse',
+      { body: upload({ title: 'Summer catalogue' }) },
+    );
+    const edited = await call('patch', '/flipbooks/{id}', 200, 'Flipbook', {
+      params: { id },
+      headers: json,
+      body: JSON.stringify({
+        title: 'Spring catalogue 2027',
+        slug: 'spring-2027',
+        description: '',
+        status: 'archived',
+        allow_download: false,
+      }),
+    });
+    expect(edited).toMatchObject({
+      id,
+      title: 'Spring catalogue 2027',
+      slug: 'spring-2027',
+      description: '',
+      status: 'archived',
+    });
+    await call('patch', '/flipbooks/{id}', 200, 'Flipbook', {
+      params: { id },
+      headers: json,
+      body: JSON.stringify({ status: 'published' }),
+    });
+
+    const error = async (method: Method, path: string, status: number, init: Call) =>
+      (await call<{ error: string }>(method, path, status, 'Error', init)).error;
+    const patch = (status: number, body: string, params: Record<string, string> = { id }) =>
+      error('patch', '/flipbooks/{id}', status, { params, headers: json, body });
+    expect(await patch(400, '{}', { id: 'nope' })).toBe('Invalid flipbook ID');
+    expect(await patch(400, '{"title": 3}')).toBe('Invalid title: must be a string');
+    expect(await patch(400, '{"colour": "red"}')).toMatch(/^Unknown field "colour"/);
+    expect(await patch(400, '{"status": "gone"}')).toBe(
+      'Invalid status: must be "published" or "archived"',
+    );
+    expect(await patch(400, '{"slug": "Not A Slug"}')).toMatch(/^Invalid slug/);
+    expect(await patch(400, '[1]')).toMatch(/^The body must be a JSON object/);
+    expect(await patch(400, '{"title"')).toBe('Malformed JSON body');
+    expect(await patch(404, '{}', { id: randomUUID() })).toBe('Flipbook not found');
+    expect(await patch(422, JSON.stringify({ slug: 'spring-2027' }), { id: other })).toMatch(
+      /^Slug "spring-2027" is already used/,
+    );
+    expect(await patch(413, JSON.stringify({ description: 'x'.repeat(70_000) }))).toMatch(
+      /^Request body too large/,
+    );
+    await error('patch', '/flipbooks/{id}', 401, { params: { id }, headers: {}, body: '{}' });
+
+    expect(
+      await call('delete', '/flipbooks/{id}', 200, 'DeleteResponse', { params: { id } }),
+    ).toEqual({
+      success: true,
+    });
+    expect(await error('delete', '/flipbooks/{id}', 404, { params: { id } })).toBe(
+      'Flipbook not found',
+    );
+    expect(await error('delete', '/flipbooks/{id}', 400, { params: { id: 'nope' } })).toBe(
+      'Invalid flipbook ID',
+    );
+    await error('get', '/flipbooks/{id}', 404, { params: { id } });
+  });
+
+  it('passes Spectral’s OpenAPI rules without an error', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'openapi-'));
+    try {
+      const file = join(dir, 'openapi.json');
+      await writeFile(file, JSON.stringify(doc, null, 2));
+      const spectral = join(import.meta.dirname, '../../node_modules/.bin/spectral');
+      const ruleset = join(import.meta.dirname, '../../.spectral.yaml');
+      const report = join(dir, 'spectral.json');
+      // Exit code 1 means problems at the failing severity; the report says which.
+      await promisify(execFile)(spectral, [
+        'lint',
+        file,
+        '--ruleset',
+        ruleset,
+        '--format',
+        'json',
+        '--output',
+        report,
+        '--fail-severity',
+        'error',
+        '--quiet',
+      ]).catch(() => {});
+      const results = JSON.parse(await readFile(report, 'utf8')) as {
+        code: string;
+        severity: number;
+        message: string;
+        path: string[];
+      }[];
+      const errors = results.filter((r) => r.severity === 0);
+      expect(errors.map((r) => `${r.code} at ${r.path.join('.')}: ${r.message}`)).toEqual([]);
+      // Warnings are allowed by the rules but none is expected either.
+      expect(results.map((r) => r.code)).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   // Last: it uses up the minute's requests.

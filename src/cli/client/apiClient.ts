@@ -4,6 +4,9 @@
 // goes into a header.
 import { Readable } from 'node:stream';
 import { request } from 'undici';
+import type { DeleteResponse } from '../../contract/common.ts';
+import type { Created, Flipbook, FlipbookEdits, FlipbookList } from '../../contract/flipbooks.ts';
+import type { Activated, CreatedVersion, VersionStatus } from '../../contract/versions.ts';
 import { ApiError, CliError, EXIT } from './cliErrors.ts';
 import type { Connection } from './config.ts';
 import { multipartBody } from './multipartBody.ts';
@@ -11,50 +14,10 @@ import type { PdfFile } from './pdfFile.ts';
 
 const RETRIES = 4;
 
-export type Created = {
-  flipbook_id: string;
-  version_id: string;
-  title: string;
-  status: string;
-  file_size: number;
-  estimated_seconds: number;
-  created_at_unix: number;
-};
-export type CreatedVersion = {
-  version_id: string;
-  version_status: string;
-  activate_on_done: boolean;
-  file_size: number;
-  estimated_seconds: number;
-  created_at_unix: number;
-};
-export type VersionStatus = {
-  version_id: string;
-  status: 'pending' | 'processing' | 'done' | 'error';
-  is_active: boolean;
-  version: number;
-  pages: number;
-  file_name: string;
-  file_size: number;
-  /** only for status error: why (an addition to the spec by this server) */
-  error_reason?: string;
-};
-export type Flipbook = {
-  id: string;
-  title: string;
-  url: string;
-  status: string;
-  versions: unknown[];
-} & Record<string, unknown>;
-
-/** The fields PATCH /flipbooks/:id takes (docs/api.md). */
-export type FlipbookEdits = {
-  title?: string;
-  slug?: string;
-  description?: string;
-  status?: 'published' | 'archived';
-  allow_download?: boolean;
-};
+// The shapes come from the contract the server answers with (src/contract/, types only).
+export type { DeleteResponse } from '../../contract/common.ts';
+export type { Created, Flipbook, FlipbookEdits, FlipbookList } from '../../contract/flipbooks.ts';
+export type { Activated, CreatedVersion, VersionStatus } from '../../contract/versions.ts';
 
 type Options = {
   method?: 'GET' | 'POST' | 'DELETE' | 'PATCH';
@@ -153,12 +116,12 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
         signal,
       }),
     activate: (flipbookId: string, versionId: string) =>
-      call<{ success: boolean; active_version_id: string }>(
+      call<Activated>(
         `/flipbooks/${encodeURIComponent(flipbookId)}/versions/${encodeURIComponent(versionId)}/activate`,
         { method: 'POST' },
       ),
     remove: (flipbookId: string, versionId: string) =>
-      call<{ success: boolean }>(
+      call<DeleteResponse>(
         `/flipbooks/${encodeURIComponent(flipbookId)}/versions/${encodeURIComponent(versionId)}`,
         { method: 'DELETE' },
       ),
@@ -178,13 +141,11 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
         body: jsonBody(edits),
       }),
     deleteFlipbook: (flipbookId: string) =>
-      call<{ success: boolean }>(`/flipbooks/${encodeURIComponent(flipbookId)}`, {
+      call<DeleteResponse>(`/flipbooks/${encodeURIComponent(flipbookId)}`, {
         method: 'DELETE',
       }),
     list: (query: URLSearchParams) =>
-      call<{ flipbooks: Flipbook[]; page: number; per_page: number; total_pages: number }>(
-        `/flipbooks${query.size > 0 ? `?${query}` : ''}`,
-      ),
+      call<FlipbookList>(`/flipbooks${query.size > 0 ? `?${query}` : ''}`),
   };
 };
 

@@ -1,0 +1,6 @@
+// Who is asking: the workspace a use case is scoped to, its plan, and the metadata the events of
+// the request carry. The HTTP side (src/http/auth.ts) makes one from an API key.
+import type { Plan } from '../domain/workspace/workspace.ts';
+import type { EventMetadata } from './eventContext.ts';
+
+export type Caller = { workspaceId: string; plan: Plan; keyId: string; metadata: EventMetadata };

@@ -1,0 +1,62 @@
+// The API's JSON shapes, exactly as the spec names them, built from read-table rows. Each returns
+// its type in the contract (src/contract/), so a field the contract does not know fails tsc here.
+import type { FlipbookRow } from '../../projections/flipbooks.ts';
+import type { PageRow } from '../../projections/pages.ts';
+import type { VersionRow } from '../../projections/versions.ts';
+import type { Flipbook } from '../contract/flipbooks.ts';
+import type { Page, Version, VersionStatus } from '../contract/versions.ts';
+import type { Urls } from './urls.ts';
+
+export const presentVersion = (v: VersionRow): Version => ({
+  id: v.version_id,
+  version: v.number,
+  status: v.status,
+  is_active: v.is_active,
+  activate_on_done: v.activate_on_done,
+  file_name: v.file_name,
+  file_type: v.file_type,
+  mime_type: v.mime_type,
+  file_size: Number(v.file_size),
+  width: v.width,
+  height: v.height,
+  created_at: v.created_at,
+});
+
+export const presentPage = (urls: Urls, versionId: string, p: PageRow): Page => ({
+  id: p.page_id,
+  position: p.position,
+  width: p.width,
+  height: p.height,
+  img_max: urls.page(versionId, p.position, 'max'),
+  img_mid: urls.page(versionId, p.position, 'mid'),
+  img_min: urls.page(versionId, p.position, 'min'),
+});
+
+/** A flipbook without its pages: as listed (active version only) or before its pages are added. */
+export const presentFlipbook = (
+  urls: Urls,
+  f: FlipbookRow,
+  versions: VersionRow[],
+): Omit<Flipbook, 'pages'> => ({
+  id: f.flipbook_id,
+  title: f.title,
+  slug: f.slug,
+  description: f.description,
+  status: f.status,
+  url: urls.reader(f.flipbook_id),
+  created_at: f.created_at,
+  updated_at: f.updated_at,
+  versions: versions.map(presentVersion),
+});
+
+export const presentStatus = (v: VersionRow): VersionStatus => ({
+  version_id: v.version_id,
+  status: v.status,
+  is_active: v.is_active,
+  version: v.number,
+  pages: v.status === 'pending' ? 0 : v.page_count,
+  file_name: v.file_name,
+  file_size: Number(v.file_size),
+  // Beyond the spec, and only for a failed version: why, in words a person can act on.
+  ...(v.status === 'error' ? { error_reason: v.error ?? 'Processing failed' } : {}),
+});

@@ -1,0 +1,14 @@
+// An upload as the use cases receive it: its text fields and the file already on disk (streamed
+// there and hashed by the HTTP side, src/http/upload.ts).
+
+export type ReceivedFile = {
+  path: string;
+  name: string;
+  mimeType: string;
+  size: number;
+  sha256: string;
+  /** false when the first bytes hold no `%PDF-` header */
+  looksLikePdf: boolean;
+};
+
+export type ReceivedUpload = { fields: Record<string, string>; file: ReceivedFile | null };

@@ -1,0 +1,18 @@
+// The public addresses the API's answers carry: the reader, page images, originals.
+
+export type Urls = {
+  reader: (flipbookId: string) => string;
+  page: (versionId: string, position: number, size: 'max' | 'mid' | 'min') => string;
+  original: (versionId: string) => string;
+};
+
+/** `publicUrl` is read on each use: with --port 0 it is known only once the server listens. */
+export const urlsFor = (publicUrl: () => string): Urls => {
+  const base = () => publicUrl().replace(/\/+$/, '');
+  return {
+    reader: (flipbookId) => `${base()}/f/${flipbookId}`,
+    page: (versionId, position, size) =>
+      `${base()}/files/pages/${versionId}/${position}/${size}.jpg`,
+    original: (versionId) => `${base()}/files/originals/${versionId}`,
+  };
+};

@@ -1,0 +1,45 @@
+// Building blocks of the API contract: TypeBox schemas are plain JSON Schema 2020-12 objects, so
+// the same object types the code (`Static<typeof X>`), validates requests (Ajv) and is embedded
+// in the OpenAPI 3.1 document as is (src/http/openapi.ts).
+import { type SchemaOptions, type Static, type TProperties, Type } from '@sinclair/typebox';
+
+/**
+ * A named schema: its `title` is its name in the OpenAPI document's components, where the
+ * generator turns every use of it inside another schema into a `$ref`.
+ */
+export const Named = <T extends TProperties>(
+  title: string,
+  properties: T,
+  options: SchemaOptions = {},
+) => Type.Object(properties, { title, additionalProperties: false, ...options });
+
+/** A closed object without a name of its own (a request body, a query). */
+export const Closed = <T extends TProperties>(properties: T, options: SchemaOptions = {}) =>
+  Type.Object(properties, { additionalProperties: false, ...options });
+
+/** One of a few strings, written as JSON Schema's `enum` (TypeBox's union of literals is an anyOf). */
+export const StringEnum = <const T extends readonly string[]>(
+  values: T,
+  options: SchemaOptions = {},
+) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+
+export const Uuid = (description: string) => Type.String({ format: 'uuid', description });
+
+export const DateTime = (description: string) =>
+  Type.String({
+    format: 'date-time',
+    description: `${description}; RFC 3339 in UTC with seconds precision, e.g. 2025-01-31T09:30:00Z`,
+  });
+
+export const Count = (description: string, minimum = 0) => Type.Integer({ minimum, description });
+
+/** Every error answer. */
+export const ErrorBody = Named(
+  'Error',
+  { error: Type.String({ description: 'What went wrong' }) },
+  { description: 'Every error answer' },
+);
+
+/** `{"success": true}`: a deletion done. */
+export const DeleteResponse = Named('DeleteResponse', { success: Type.Literal(true) });
+export type DeleteResponse = Static<typeof DeleteResponse>;

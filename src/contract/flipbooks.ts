@@ -1,0 +1,154 @@
+// Flipbooks: the spec's Flipbook (one, and as listed), the list and its query, what creating one
+// answers, and the edits PATCH /flipbooks/:id takes (beyond the spec).
+import { type Static, Type } from '@sinclair/typebox';
+import { MAX_DESCRIPTION, MAX_SLUG, MAX_TITLE, SLUG_PATTERN } from '../domain/flipbookFields.ts';
+import { Closed, DateTime, Named, StringEnum, Uuid } from './common.ts';
+import { createdAtUnix, estimatedSeconds, Page, uploadedSize, Version } from './versions.ts';
+
+export const FLIPBOOK_STATUSES = ['published', 'archived'] as const;
+
+const title = (description: string) => Type.String({ maxLength: MAX_TITLE, description });
+const slug = (description: string) =>
+  Type.String({ maxLength: MAX_SLUG, pattern: SLUG_PATTERN.source, description });
+const description = (text: string) =>
+  Type.String({ maxLength: MAX_DESCRIPTION, description: text });
+const status = (text: string) => StringEnum(FLIPBOOK_STATUSES, { description: text });
+
+/** The fields of a flipbook, shared by the list item and the full flipbook. */
+const flipbookFields = {
+  id: Uuid('Flipbook id'),
+  title: title('Title; the uploaded file name when none was given at creation'),
+  slug: Type.String({
+    description:
+      'Readable name, unique in the workspace: lowercase words joined by hyphens, made from the title unless given',
+  }),
+  description: Type.String({ description: 'Description; empty unless set' }),
+  status: status(
+    '`archived` flipbooks are listed under status=archived; their reader is not available',
+  ),
+  url: Type.String({ format: 'uri', description: 'Absolute URL of the reader view' }),
+  created_at: DateTime('When the flipbook was created'),
+  updated_at: DateTime('When the flipbook or one of its versions last changed'),
+};
+
+export const FlipbookListItem = Named(
+  'FlipbookListItem',
+  {
+    ...flipbookFields,
+    versions: Type.Array(Version, {
+      maxItems: 1,
+      description: 'The active version, or nothing before a version is active',
+    }),
+  },
+  { description: 'A flipbook as listed: its active version only, no pages' },
+);
+export type FlipbookListItem = Static<typeof FlipbookListItem>;
+
+export const Flipbook = Named(
+  'Flipbook',
+  {
+    ...flipbookFields,
+    versions: Type.Array(Version, { description: 'All versions, newest first' }),
+    pages: Type.Array(Page, {
+      description: 'Pages of the active version, by position; empty before a version is active',
+    }),
+  },
+  { description: 'A flipbook with all its versions and the pages of its active version' },
+);
+export type Flipbook = Static<typeof Flipbook>;
+
+/** GET /flipbooks: bounds, defaults and choices the parser (src/http/listQuery.ts) enforces. */
+export const LIST_SORTS = ['created_at', 'updated_at', 'title'] as const;
+export const LIST_DIRS = ['asc', 'desc'] as const;
+export const ListFlipbooksQuery = Closed({
+  page: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 1_000_000,
+      default: 1,
+      description: 'Page number, from 1; a page past the end is empty',
+    }),
+  ),
+  per_page: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Items per page' }),
+  ),
+  search: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description:
+        'Case-insensitive substring of the title (trimmed; `%` and `_` match themselves). Blank means no filter; a NUL character is a 400',
+    }),
+  ),
+  status: Type.Optional(
+    status('Only flipbooks with this status (case-insensitive). Empty means no filter'),
+  ),
+  sort: Type.Optional(
+    StringEnum(LIST_SORTS, {
+      default: 'created_at',
+      description: 'Sort field (case-insensitive); `title` sorts case-insensitively',
+    }),
+  ),
+  dir: Type.Optional(
+    StringEnum(LIST_DIRS, {
+      default: 'desc',
+      description: 'Sort direction (case-insensitive)',
+    }),
+  ),
+});
+
+export const FlipbookList = Named('FlipbookList', {
+  flipbooks: Type.Array(FlipbookListItem, { maxItems: 100 }),
+  page: Type.Integer({ minimum: 1, description: 'The page returned' }),
+  per_page: Type.Integer({ minimum: 1, maximum: 100, description: 'Items per page' }),
+  total_pages: Type.Integer({
+    minimum: 0,
+    description: 'Number of pages for this filter; 0 when nothing matches',
+  }),
+});
+export type FlipbookList = Static<typeof FlipbookList>;
+
+export const Created = Named('CreateFlipbookResponse', {
+  flipbook_id: Uuid('The new flipbook'),
+  version_id: Uuid('Its version 1'),
+  title: title('The title given, or the file name'),
+  status: Type.Literal('pending', { description: 'Status of version 1' }),
+  file_size: uploadedSize(),
+  estimated_seconds: estimatedSeconds,
+  created_at_unix: createdAtUnix,
+});
+export type Created = Static<typeof Created>;
+
+/** The text fields of a flipbook upload, besides its `file` part. */
+export const CreateFlipbookFields = Closed({
+  title: Type.Optional(
+    title(
+      'Title, trimmed, at most 255 characters, no NUL character; absent or blank means the file name',
+    ),
+  ),
+  description: Type.Optional(description('Description, trimmed; empty when absent')),
+  slug: Type.Optional(
+    slug(
+      'Slug, unique in the workspace (a 422 when taken); absent means one made from the title (the first free of title, title-2, …)',
+    ),
+  ),
+});
+
+/** PATCH /flipbooks/:id: any of these, each checked on its own; what is absent stays as it is. */
+export const FlipbookEdits = Named(
+  'FlipbookEdits',
+  {
+    title: Type.Optional(title('The new title, trimmed; not blank')),
+    slug: Type.Optional(slug('The new slug, unique in the workspace (a 422 when taken)')),
+    description: Type.Optional(description('The new description, trimmed; `""` clears it')),
+    status: Type.Optional(
+      status(
+        '`archived` takes the flipbook off the web (its reader says so); `published` brings it back',
+      ),
+    ),
+    allow_download: Type.Optional(
+      Type.Boolean({ description: 'Whether the reader offers the original PDF for download' }),
+    ),
+  },
+  { description: 'Any of the editable fields; a field absent stays as it is' },
+);
+export type FlipbookEdits = Static<typeof FlipbookEdits>;

@@ -1,0 +1,284 @@
+// The route table the OpenAPI document is generated from (src/http/openapi.ts): for each route
+// src/http/api.ts mounts, its summary, parameters, body and answers. Shapes are the contract's
+// schemas (src/contract/); the words here are only what the schemas cannot say: which errors a
+// route gives and why. Every route also gets the answers all routes share (401, 413, 429, 500).
+import type { TObject, TSchema } from '@sinclair/typebox';
+import { DeleteResponse, ErrorBody } from '../contract/common.ts';
+import { AtQuery, EventList, EventsQuery } from '../contract/events.ts';
+import {
+  Created,
+  CreateFlipbookFields,
+  Flipbook,
+  FlipbookEdits,
+  FlipbookList,
+  ListFlipbooksQuery,
+} from '../contract/flipbooks.ts';
+import {
+  Activated,
+  CreatedVersion,
+  CreateVersionFields,
+  VersionStatus,
+} from '../contract/versions.ts';
+import { PLAN_LIMITS } from '../domain/plans.ts';
+import { MAX_EDIT_BYTES } from './editBody.ts';
+
+export type Method = 'get' | 'post' | 'patch' | 'delete';
+
+/** One answer: a success with its schema, or an error (always the Error body) and why. */
+export type Answer =
+  | { description: string; schema: TSchema }
+  | { description: string; error: true; retryAfter?: true }
+  | { ref: SharedAnswer };
+
+/** Answers described once, in the document's components. */
+export type SharedAnswer =
+  | 'Unauthorized'
+  | 'BodyTooLarge'
+  | 'UploadTooLarge'
+  | 'TooManyRequests'
+  | 'InsufficientStorage'
+  | 'InternalError';
+
+export type Route = {
+  method: Method;
+  /** relative to /api/v1, with OpenAPI's {placeholders} (id: a flipbook, vid: a version) */
+  path: string;
+  operationId: string;
+  tag: 'flipbooks' | 'versions' | 'audit' | 'meta';
+  summary: string;
+  description?: string;
+  query?: TObject;
+  /** a JSON body (its schema), or a multipart upload (its text fields besides `file`) */
+  body?: { json: TObject } | { upload: TObject };
+  /** no API key needed */
+  public?: true;
+  responses: Record<number, Answer>;
+};
+
+const ok = (description: string, schema: TSchema): Answer => ({ description, schema });
+const error = (description: string): Answer => ({ description, error: true });
+/** src/store/handleCommand.ts's StoreBusy: conflicts with other processes outlasted the retries. */
+const busy: Answer = {
+  description:
+    '`The server is busy with concurrent changes to this resource; try again`: other processes kept changing the flipbook at the same moment for several seconds (conflicts are retried inside the server first; it never answers 409)',
+  error: true,
+  retryAfter: true,
+};
+const full: Answer = { ref: 'InsufficientStorage' };
+
+const plans = (pick: (limits: (typeof PLAN_LIMITS)['free']) => number, unit = '') =>
+  Object.entries(PLAN_LIMITS)
+    .map(([plan, limits]) => `${plan} ${pick(limits)}${unit}`)
+    .join(', ');
+const MB = 1024 * 1024;
+
+const nul = (field: string) => `\`Invalid ${field}: it contains a NUL character\``;
+const malformedUpload =
+  'a malformed multipart body, more than one file, more than 20 fields, a field over 64 KB, ' +
+  'or `Workspace not found` (the key outlived its workspace)';
+const uploadRefused =
+  '`The file is empty`, `File is not a PDF: it has no %PDF- header`, `File is not a readable PDF: <reason>`, ' +
+  `\`File too large for the <plan> plan: …\` (${plans((l) => l.maxUploadBytes / MB, ' MB')}), ` +
+  `\`Too many pages for the <plan> plan: …\` (${plans((l) => l.maxPagesPerVersion)} pages per document)`;
+const slugTaken = '`Slug "<slug>" is already used by another flipbook in this workspace`';
+const flipbookNotFound = error('`Flipbook not found` (also for a flipbook of another workspace)');
+const versionNotFound = error(
+  '`Version not found` (also for a deleted version, or one of another flipbook or workspace)',
+);
+const badIds = error('`Invalid IDs`, or `Workspace not found`');
+
+export const ROUTES: Route[] = [
+  {
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'getOpenApiDocument',
+    tag: 'meta',
+    summary: 'This OpenAPI document',
+    description: 'Public: no API key is needed. Still counted by the rate limit.',
+    public: true,
+    responses: {},
+  },
+  {
+    method: 'get',
+    path: '/flipbooks',
+    operationId: 'listFlipbooks',
+    tag: 'flipbooks',
+    summary: 'List flipbooks',
+    description:
+      'The flipbooks of the key’s workspace, a page at a time. Each carries only its active version (none before one is active) and no pages. Every parameter may be given once; unknown parameters are ignored.',
+    query: ListFlipbooksQuery,
+    responses: {
+      200: ok('One page of flipbooks', FlipbookList),
+      400: error(
+        `An invalid query parameter, named in the message (e.g. \`Invalid per_page: must be an integer from 1 to 100\`, \`Invalid sort: give it once\`, ${nul('search')}), or \`Workspace not found\``,
+      ),
+      500: error('`Failed to list flipbooks`'),
+    },
+  },
+  {
+    method: 'post',
+    path: '/flipbooks',
+    operationId: 'createFlipbook',
+    tag: 'flipbooks',
+    summary: 'Create a flipbook by uploading a PDF',
+    description:
+      'Creates the flipbook and its version 1 (status `pending`, activated automatically once processed). Returns at once; poll the version status.',
+    body: { upload: CreateFlipbookFields },
+    responses: {
+      201: ok('Flipbook created; its version 1 is pending', Created),
+      400: error(
+        `\`file is required\` (no multipart body or no \`file\` part), \`Invalid title: at most 255 characters\`, ${nul('title')}, \`Invalid slug: …\`, \`Invalid description: …\`, ${malformedUpload}`,
+      ),
+      422: error(
+        `A business rule refused the upload: ${uploadRefused}, \`Flipbook limit reached: …\` (${plans((l) => l.maxFlipbooks)} flipbooks), ${slugTaken}`,
+      ),
+      507: full,
+    },
+  },
+  {
+    method: 'get',
+    path: '/flipbooks/{id}',
+    operationId: 'getFlipbook',
+    tag: 'flipbooks',
+    summary: 'Get a flipbook',
+    description:
+      'The flipbook with all its versions (newest first) and the pages of its active version (none before one is active). With `at`, the flipbook as it was at that moment (beyond the spec).',
+    query: AtQuery,
+    responses: {
+      200: ok('The flipbook (as it was at `at`, when given)', Flipbook),
+      400: error(
+        '`Invalid flipbook ID`, `Invalid at: give one RFC 3339 date-time, e.g. 2026-11-23T12:00:00Z`, or `Workspace not found`',
+      ),
+      404: error(
+        '`Flipbook not found` (also for a flipbook of another workspace, and with `at` before the flipbook was created)',
+      ),
+    },
+  },
+  {
+    method: 'patch',
+    path: '/flipbooks/{id}',
+    operationId: 'editFlipbook',
+    tag: 'flipbooks',
+    summary: 'Edit a flipbook (beyond the spec)',
+    description:
+      'Changes any of its title, slug, description, status and downloads in one change; fields not sent stay as they are. Archiving takes the reader off the web (its URL says the flipbook is not available) and keeps the flipbook listed under `status=archived`; publishing it again brings the same URL back.',
+    body: { json: FlipbookEdits },
+    responses: {
+      200: ok('The flipbook as edited', Flipbook),
+      400: error(
+        '`Invalid flipbook ID`; a body that is not a JSON object (`The body must be JSON (Content-Type: application/json)`, `Malformed JSON body`); `Unknown field "<name>": …`; a bad field, named (e.g. `Invalid title: it must not be blank`, `Invalid slug: …`, `Invalid status: must be "published" or "archived"`, `Invalid allow_download: must be true or false`); or `Workspace not found`',
+      ),
+      404: flipbookNotFound,
+      413: error(`\`Request body too large: an edit is at most ${MAX_EDIT_BYTES / 1024} KB\``),
+      422: error(`The slug is taken in the workspace: ${slugTaken}`),
+      503: busy,
+    },
+  },
+  {
+    method: 'delete',
+    path: '/flipbooks/{id}',
+    operationId: 'deleteFlipbook',
+    tag: 'flipbooks',
+    summary: 'Delete a flipbook (beyond the spec)',
+    description:
+      'Deletes the flipbook for good: its versions, pages and originals (unless another flipbook shares them) are removed, processing stops, and its quota is freed. Afterwards every endpoint and file URL of it is a 404. Its events stay: the audit trail ends with the deletion and who asked for it.',
+    responses: {
+      200: ok('The flipbook is deleted', DeleteResponse),
+      400: error('`Invalid flipbook ID`, or `Workspace not found`'),
+      404: error(
+        '`Flipbook not found` (also for an already deleted flipbook, or one of another workspace)',
+      ),
+      503: busy,
+    },
+  },
+  {
+    method: 'get',
+    path: '/flipbooks/{id}/events',
+    operationId: 'listFlipbookEvents',
+    tag: 'audit',
+    summary: 'The flipbook’s audit trail (beyond the spec)',
+    description:
+      'Every event of the flipbook in the order it happened, a page at a time: what happened (`type`, `data`), when (`at`) and who did it, from where, in which request (`metadata`). Events of a deleted version stay. Internal details (hashes of API keys, file paths) never appear.',
+    query: EventsQuery,
+    responses: {
+      200: ok('One page of the flipbook’s events, oldest first', EventList),
+      400: error(
+        '`Invalid flipbook ID`, an invalid `page` or `per_page` (e.g. `Invalid per_page: must be an integer from 1 to 100`), or `Workspace not found`',
+      ),
+      404: flipbookNotFound,
+    },
+  },
+  {
+    method: 'post',
+    path: '/flipbooks/{id}/versions',
+    operationId: 'createVersion',
+    tag: 'versions',
+    summary: 'Upload a new version of a flipbook',
+    description:
+      'Adds a version with the next number (status `pending`). With `activate` true (the default) it becomes the active version once processed. Returns at once; poll the version status.',
+    body: { upload: CreateVersionFields },
+    responses: {
+      201: ok('Version created, pending', CreatedVersion),
+      400: error(
+        `\`Invalid flipbook ID\` (refused before the upload is read), \`file is required\`, \`Invalid activate: use true/false, 1/0, yes/no or on/off\`, ${malformedUpload}`,
+      ),
+      404: flipbookNotFound,
+      422: error(
+        `A business rule refused the upload: ${uploadRefused}, \`Version limit reached: …\` (${plans((l) => l.maxVersionsPerFlipbook)} versions per flipbook)`,
+      ),
+      503: busy,
+      507: full,
+    },
+  },
+  {
+    method: 'post',
+    path: '/flipbooks/{id}/versions/{vid}/activate',
+    operationId: 'activateVersion',
+    tag: 'versions',
+    summary: 'Activate a version',
+    description:
+      'Makes the version the active one; the previously active version is deactivated. Only a `done` version can be activated; activating the active version again succeeds and changes nothing. No request body.',
+    responses: {
+      200: ok('The version is active', Activated),
+      400: badIds,
+      404: versionNotFound,
+      422: error(
+        'The version cannot be activated: `Only a processed version can be activated; this version is <status>…`',
+      ),
+      503: busy,
+    },
+  },
+  {
+    method: 'get',
+    path: '/flipbooks/{id}/versions/{vid}/status',
+    operationId: 'getVersionStatus',
+    tag: 'versions',
+    summary: 'Processing status of a version',
+    description:
+      'Poll this until `status` is `done` (or `error`, with `error_reason` saying why). `pages` is 0 while the version is `pending`.',
+    responses: {
+      200: ok('The version’s status', VersionStatus),
+      400: badIds,
+      404: versionNotFound,
+    },
+  },
+  {
+    method: 'delete',
+    path: '/flipbooks/{id}/versions/{vid}',
+    operationId: 'deleteVersion',
+    tag: 'versions',
+    summary: 'Delete an inactive version',
+    description:
+      'Removes the version with its pages. The active version cannot be deleted: activate another one first.',
+    responses: {
+      200: ok('The version is deleted', DeleteResponse),
+      400: badIds,
+      404: versionNotFound,
+      422: error('`An active version cannot be deleted; activate another version first`'),
+      503: busy,
+    },
+  },
+];
+
+/** Every schema the document names, besides those the routes reach. */
+export const EXTRA_SCHEMAS: TSchema[] = [ErrorBody];

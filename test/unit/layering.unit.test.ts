@@ -1,0 +1,69 @@
+// The layers import downward only: a use case (src/app) knows nothing of HTTP, the domain knows
+// nothing of use cases, HTTP or the store, and the contract (src/contract) is vocabulary the
+// server and the CLI share, so it depends on the domain alone. Read from the files' own import
+// lines, so a new file is checked the day it is added.
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+const sourceFiles = async (dir: string): Promise<string[]> => {
+  const entries = await readdir(join(ROOT, dir), { withFileTypes: true, recursive: true });
+  return entries
+    .filter((e) => e.isFile() && /\.tsx?$/.test(e.name))
+    .map((e) => relative(ROOT, join(e.parentPath, e.name)));
+};
+
+/** Every module a file imports or re-exports (static, side-effect and dynamic), from the root. */
+const importsOf = async (file: string) => {
+  const text = await readFile(join(ROOT, file), 'utf8');
+  const specifiers = [
+    ...text.matchAll(/^\s*(?:import|export)\b[^;]*?\bfrom\s*['"]([^'"]+)['"]/gms),
+    ...text.matchAll(/^\s*import\s*['"]([^'"]+)['"]/gm),
+    ...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g),
+  ].map((m) => m[1] as string);
+  return specifiers
+    .filter((s) => s.startsWith('.'))
+    .map((s) => relative(ROOT, resolve(ROOT, dirname(file), s)));
+};
+
+const violations = async (dir: string, forbidden: string[]) => {
+  const found: string[] = [];
+  for (const file of await sourceFiles(dir)) {
+    for (const target of await importsOf(file)) {
+      if (forbidden.some((layer) => target === layer || target.startsWith(`${layer}/`))) {
+        found.push(`${file} imports ${target}`);
+      }
+    }
+  }
+  return found;
+};
+
+describe('layering', () => {
+  it('reads import lines the way TypeScript writes them', async () => {
+    expect(await importsOf('test/unit/layering.unit.test.ts')).toEqual([]);
+    expect(await importsOf('src/http/api.ts')).toContain('src/app/flipbooks.ts');
+    expect(await importsOf('src/app/flipbooks.ts')).toContain('projections/flipbooks.ts');
+  });
+
+  it('src/app never imports src/http', async () => {
+    expect(await violations('src/app', ['src/http'])).toEqual([]);
+  });
+
+  it('src/domain imports neither src/app, src/http nor src/store', async () => {
+    expect(await violations('src/domain', ['src/app', 'src/http', 'src/store'])).toEqual([]);
+  });
+
+  it('src/contract depends on the domain alone', async () => {
+    expect(
+      await violations('src/contract', [
+        'src/app',
+        'src/http',
+        'src/store',
+        'projections',
+        'src/cli',
+      ]),
+    ).toEqual([]);
+  });
+});
