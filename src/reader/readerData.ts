@@ -1,6 +1,8 @@
 // What the reader shows for a flipbook: its active version's pages, or, before anything is active,
 // the newest version's pages ready so far. Public: the flipbook id in the URL is the share link.
 import { readFile } from 'node:fs/promises';
+import { listPages } from '../../projections/pages.ts';
+import { findReaderFlipbook, readerVersion } from '../../projections/reader.ts';
 import type { Db } from '../../projections/readTable.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
 import type { Urls } from '../http/present.ts';
@@ -27,41 +29,22 @@ export type ReaderBook = {
   download: string | null;
 };
 
+/**
+ * The flipbook the reader shows; `archived` when its owner has withdrawn it (the page says so and
+ * shows nothing of it); null when there is no such flipbook (never created, or deleted).
+ */
 export const loadReaderBook = async (
   db: Db,
   blobs: BlobStore,
   urls: Urls,
   flipbookId: string,
-): Promise<ReaderBook | null> => {
-  const { rows } = await db.query<{
-    title: string;
-    description: string;
-    status: string;
-    active_version_id: string | null;
-    download_allowed: boolean;
-  }>(
-    `SELECT title, description, status, active_version_id, download_allowed
-     FROM flipbooks WHERE flipbook_id = $1`,
-    [flipbookId],
-  );
-  const book = rows[0];
-  if (!book || book.status === 'archived') return null;
+): Promise<ReaderBook | 'archived' | null> => {
+  const book = await findReaderFlipbook(db, flipbookId);
+  if (!book) return null;
+  if (book.status === 'archived') return 'archived';
 
-  const version = (
-    await db.query<{ version_id: string; status: ReaderBook['status']; page_count: number }>(
-      `SELECT version_id, status, page_count FROM versions WHERE flipbook_id = $1
-       ORDER BY (version_id = $2) DESC, number DESC LIMIT 1`,
-      [flipbookId, book.active_version_id],
-    )
-  ).rows[0];
-  const pages = version
-    ? (
-        await db.query<{ position: number; width: number; height: number }>(
-          'SELECT position, width, height FROM pages WHERE version_id = $1 ORDER BY position',
-          [version.version_id],
-        )
-      ).rows
-    : [];
+  const version = await readerVersion(db, flipbookId, book.active_version_id);
+  const pages = version ? await listPages(db, version.version_id) : [];
   const texts = await Promise.all(
     pages.map((p) =>
       readFile(blobs.pagePath(version?.version_id ?? '', p.position, 'text.txt'), 'utf8').catch(

@@ -66,6 +66,16 @@ export const notFoundPage = () =>
 </main>`,
   );
 
+/** An archived flipbook: withdrawn by its owner, perhaps for a while. Nothing of it is shown. */
+export const unavailablePage = () =>
+  shell(
+    '<title>Flipbook not available</title>\n<meta name="robots" content="noindex">',
+    `<main class="message" id="unavailable">
+<h1>This flipbook is not available</h1>
+<p>Its owner has withdrawn it. If it is published again, this link will work again.</p>
+</main>`,
+  );
+
 export const readerPage = (book: ReaderBook) => {
   const title = escapeHtml(book.title);
   const cover = book.pages[0];

@@ -1,14 +1,17 @@
-// The public reader: GET /f/:id (the share link) and its two static assets.
+// The public reader: GET /f/:id (the share link), GET /w/:workspace/:slug (a readable address
+// that redirects to it) and the reader's two static assets.
 import { readFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { findFlipbookBySlug } from '../../projections/flipbooks.ts';
 import type { Db } from '../../projections/readTable.ts';
+import { findWorkspaceByName } from '../../projections/workspaces.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
 import { isUuid } from '../domain/uuid.ts';
 import type { Urls } from '../http/present.ts';
 import type { Routes } from '../http/server.ts';
 import { loadReaderBook } from './readerData.ts';
-import { notFoundPage, READER_HEADERS, readerPage } from './readerPage.ts';
+import { notFoundPage, READER_HEADERS, readerPage, unavailablePage } from './readerPage.ts';
 
 const ASSETS = join(import.meta.dirname, 'assets');
 const TYPES: Record<string, string> = {
@@ -21,7 +24,25 @@ export const mountReader = (routes: Routes, deps: { db: Db; blobs: BlobStore; ur
     const id = (req.params.id ?? '').toLowerCase();
     const book = isUuid(id) ? await loadReaderBook(deps.db, deps.blobs, deps.urls, id) : null;
     if (!book) return sendHtml(res, 404, notFoundPage());
+    // Gone for now, not unknown: 410 tells crawlers to drop it; the link works again on restore.
+    if (book === 'archived') return sendHtml(res, 410, unavailablePage());
     sendHtml(res, 200, readerPage(book));
+  });
+
+  // The readable address of a flipbook: its workspace's name and its slug. It follows the slug
+  // (which may change) to the share link (which never does), so it is a 302 and never cached.
+  routes.get('/w/:workspace/:slug', async (req, res) => {
+    const name = decodeParam(req.params.workspace);
+    const slug = decodeParam(req.params.slug);
+    const workspace = name ? await findWorkspaceByName(deps.db, name) : null;
+    const book = workspace && slug ? await findFlipbookBySlug(deps.db, workspace.id, slug) : null;
+    if (!book) return sendHtml(res, 404, notFoundPage());
+    res.writeHead(302, {
+      Location: deps.urls.reader(book.flipbook_id),
+      'Cache-Control': 'no-cache',
+      'Content-Length': 0,
+    });
+    res.end();
   });
 
   // No icon of our own; answering stops browsers from logging a 404 on every visit.
@@ -45,6 +66,19 @@ export const mountReader = (routes: Routes, deps: { db: Db; blobs: BlobStore; ur
     });
     res.end(await body);
   });
+};
+
+/**
+ * A path segment as the client meant it; null when it is not valid percent-encoding or holds a
+ * NUL, which no name or slug can (and PostgreSQL would refuse as text).
+ */
+const decodeParam = (raw = '') => {
+  try {
+    const value = decodeURIComponent(raw);
+    return value.includes('\u0000') ? null : value;
+  } catch {
+    return null;
+  }
 };
 
 const sendHtml = (res: ServerResponse, status: number, html: string) => {

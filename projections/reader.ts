@@ -1,0 +1,32 @@
+// Queries behind the public reader (/f/:id): a flipbook by id alone (the id is the share link),
+// and the version it shows. Not a read table of its own: it reads `flipbooks` and `versions`.
+import type { Db } from './readTable.ts';
+import type { VersionRow } from './versions.ts';
+
+export type ReaderFlipbookRow = {
+  title: string;
+  description: string;
+  status: 'published' | 'archived';
+  active_version_id: string | null;
+  download_allowed: boolean;
+};
+
+/** A live flipbook by id, archived or not; null once deleted (or never created). */
+export const findReaderFlipbook = async (db: Db, flipbookId: string) =>
+  (
+    await db.query<ReaderFlipbookRow>(
+      `SELECT title, description, status, active_version_id, download_allowed
+       FROM flipbooks WHERE flipbook_id = $1`,
+      [flipbookId],
+    )
+  ).rows[0] ?? null;
+
+/** The version the reader shows: the active one, or before any is active the newest. */
+export const readerVersion = async (db: Db, flipbookId: string, activeVersionId: string | null) =>
+  (
+    await db.query<Pick<VersionRow, 'version_id' | 'status' | 'page_count'>>(
+      `SELECT version_id, status, page_count FROM versions WHERE flipbook_id = $1
+       ORDER BY (version_id = $2) DESC, number DESC LIMIT 1`,
+      [flipbookId, activeVersionId],
+    )
+  ).rows[0] ?? null;

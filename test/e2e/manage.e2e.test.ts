@@ -1,0 +1,576 @@
+// Managing flipbooks after publishing, on both stores: PATCH (every field, every refusal), slugs
+// and the readable address, archive (410 reader page, files 404) and restore, DELETE (everything of
+// it gone but its events, a running render stopped, the quota freed), workspace isolation, Range
+// requests on file URLs, and the CLI's edit/archive/unarchive/delete with their exit codes. Real
+// daemon (one worker, no rate limit), real PostgreSQL, real poppler, real HTTP.
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiFixture, startApi } from '../support/apiFixture.ts';
+import {
+  type Client,
+  client,
+  corpus,
+  createFlipbook,
+  expectError,
+  expectJson,
+  type Json,
+  pdf,
+  type Reply,
+  SMALL_PDF,
+  send,
+} from '../support/apiHelpers.ts';
+import { flipbook } from '../support/cli.ts';
+import { STORE_KINDS } from '../support/stores.ts';
+
+const LONG_PDF = 'text_why3-manual.pdf'; // 184 pages: still rendering when deleted
+const OWN_PDF = 'vec_vector.pdf'; // used by no other flipbook here: its original goes with it
+const SHARED_PDF = 'odd_wide-issue19207.pdf'; // uploaded to two flipbooks: one original
+
+/** Polls until `check` returns a value other than undefined/false; fails after `ms`. */
+const waitFor = async <T>(what: string, check: () => Promise<T>, ms = 60_000): Promise<T> => {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+};
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
+  let fx: ApiFixture;
+  let c: Client;
+  let blobDir: string;
+  let cliHome: string;
+
+  const patch = (id: string, body: unknown, headers: Record<string, string> = {}) =>
+    send(`${fx.api}/flipbooks/${id}`, {
+      method: 'PATCH',
+      headers: {
+        authorization: `Bearer ${fx.key}`,
+        'content-type': 'application/json',
+        ...headers,
+      },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+  const web = (path: string, init: RequestInit = {}) =>
+    fetch(`${fx.daemon.url}${path}`, { redirect: 'manual', ...init });
+  const waitDone = (flipbookId: string, versionId: string) =>
+    waitFor(`version ${versionId} done`, async () => {
+      const reply = await c.status(flipbookId, versionId);
+      expect(reply.body.status).not.toBe('error');
+      return reply.body.status === 'done';
+    });
+  /** A processed flipbook: its ids, one page image URL and the original's URL. */
+  const processed = async (fields: Record<string, string> = {}, file = SMALL_PDF) => {
+    const ids = await createFlipbook(c, fields, pdf(file));
+    await waitDone(ids.flipbookId, ids.versionId);
+    return {
+      ...ids,
+      page: `/files/pages/${ids.versionId}/1/max.jpg`,
+      text: `/files/pages/${ids.versionId}/1/text.txt`,
+      original: `/files/originals/${ids.versionId}`,
+    };
+  };
+  const cli = (args: string[], key = fx.key) =>
+    flipbook(args, {
+      XDG_CONFIG_HOME: cliHome,
+      FLIPBOOK_URL: fx.daemon.url,
+      FLIPBOOK_API_KEY: key,
+    });
+
+  beforeAll(async () => {
+    blobDir = await mkdtemp(join(tmpdir(), 'flipbook-manage-blobs-'));
+    cliHome = await mkdtemp(join(tmpdir(), 'flipbook-manage-cli-'));
+    fx = await startApi(kind, ['--workers', '1', '--rate-limit', '0', '--blob-dir', blobDir]);
+    c = client(fx.api, fx.key);
+  });
+  afterAll(async () => {
+    await fx?.stop();
+    await rm(blobDir, { recursive: true, force: true });
+    await rm(cliHome, { recursive: true, force: true });
+  });
+
+  it('changes each field with PATCH, alone or together, and answers the flipbook', async () => {
+    const { flipbookId } = await createFlipbook(c, { title: 'Before' });
+    let reply = await patch(flipbookId, { title: '  After  ' });
+    expectJson(reply, 200);
+    expect(reply.body).toMatchObject({ id: flipbookId, title: 'After', slug: 'before' });
+
+    reply = await patch(flipbookId, { slug: 'after-2026', description: 'Spring <b>range</b>' });
+    expectJson(reply, 200);
+    expect(reply.body).toMatchObject({ slug: 'after-2026', description: 'Spring <b>range</b>' });
+
+    reply = await patch(flipbookId, { description: '' });
+    expect(reply.body.description).toBe('');
+
+    reply = await patch(flipbookId, { status: 'archived' });
+    expect(reply.body.status).toBe('archived');
+    reply = await patch(flipbookId, { status: 'published', allow_download: false });
+    expect(reply.body.status).toBe('published');
+
+    // an empty edit changes nothing and is no error
+    reply = await patch(flipbookId, {});
+    expectJson(reply, 200);
+    const shown = (await c.flipbook(flipbookId)).body;
+    expect(shown).toMatchObject({
+      title: 'After',
+      slug: 'after-2026',
+      description: '',
+      status: 'published',
+    });
+  });
+
+  it('refuses every malformed edit with a 400 naming the field (413 past 64 KB), changing nothing', async () => {
+    const { flipbookId } = await createFlipbook(c, { title: 'Untouched' });
+    const before = (await c.flipbook(flipbookId)).body;
+    const refused: [unknown, RegExp][] = [
+      [{ title: 5 }, /^Invalid title: must be a string$/],
+      [{ title: null }, /^Invalid title/],
+      [{ title: '   ' }, /^Invalid title: it must not be blank$/],
+      [{ title: 'x'.repeat(256) }, /^Invalid title: at most 255 characters$/],
+      [{ title: 'a\u0000b' }, /^Invalid title: .*NUL/],
+      [{ description: 'a\u0000b' }, /^Invalid description: .*NUL/],
+      [{ description: 7 }, /^Invalid description: must be a string$/],
+      [{ description: 'd'.repeat(5001) }, /^Invalid description: at most 5000 characters$/],
+      [{ slug: 'Bad Slug' }, /^Invalid slug: .*"bad-slug"/],
+      [{ slug: 'double--hyphen' }, /^Invalid slug/],
+      [{ slug: '-edge' }, /^Invalid slug/],
+      [{ slug: '' }, /^Invalid slug/],
+      [{ slug: 's'.repeat(101) }, /^Invalid slug/],
+      [{ slug: 12 }, /^Invalid slug: must be a string$/],
+      [{ status: 'deleted' }, /^Invalid status: must be "published" or "archived"$/],
+      [{ status: true }, /^Invalid status/],
+      [{ allow_download: 'yes' }, /^Invalid allow_download: must be true or false$/],
+      [{ color: 'red' }, /^Unknown field "color"/],
+      [{ title: 'Fine', id: 'x' }, /^Unknown field "id"/],
+      [[], /must be a JSON object/],
+      [['title'], /must be a JSON object/],
+      ['"just a string"', /must be a JSON object/],
+      ['null', /must be a JSON object/],
+      ['42', /must be a JSON object/],
+      ['{"title": ', /^Malformed JSON body$/],
+      ['', /^Malformed JSON body$/],
+    ];
+    for (const [body, message] of refused) {
+      const reply = await patch(flipbookId, body);
+      expectError(reply, 400, message);
+    }
+    // not JSON at all
+    expectError(
+      await patch(flipbookId, 'title=x', { 'content-type': 'application/x-www-form-urlencoded' }),
+      400,
+      /JSON/,
+    );
+    // past 64 KB, even when the JSON would be fine
+    expectError(await patch(flipbookId, { description: 'x'.repeat(70 * 1024) }), 413, /64 KB/);
+    // a field right at its limit is fine
+    expectJson(await patch(flipbookId, { slug: 's'.repeat(100) }), 200);
+    const after = (await c.flipbook(flipbookId)).body;
+    expect({ ...after, slug: before.slug, updated_at: before.updated_at }).toEqual(before);
+
+    // unknown and malformed ids
+    expectError(await patch('3df4228e-437a-4f1c-b162-a57a57a87f40', { title: 'x' }), 404);
+    expectError(await patch('not-a-uuid', { title: 'x' }), 400);
+  });
+
+  it('keeps slugs unique in a workspace: same titles get -2, a taken slug is a 422', async () => {
+    const first = await createFlipbook(c, { title: 'Annual Report' });
+    const second = await createFlipbook(c, { title: 'Annual Report' });
+    expect((await c.flipbook(first.flipbookId)).body.slug).toBe('annual-report');
+    expect((await c.flipbook(second.flipbookId)).body.slug).toBe('annual-report-2');
+
+    expectError(
+      await patch(second.flipbookId, { slug: 'annual-report' }),
+      422,
+      /^Slug "annual-report" is already used by another flipbook in this workspace$/,
+    );
+    // its own slug is not "taken"
+    expectJson(await patch(first.flipbookId, { slug: 'annual-report' }), 200);
+    // once freed, another may take it
+    expectJson(await patch(first.flipbookId, { slug: 'annual-report-2025' }), 200);
+    expectJson(await patch(second.flipbookId, { slug: 'annual-report' }), 200);
+
+    // create with a description and a slug; the same slug again is a 422, a bad one a 400
+    const created = await c.create(pdf(SMALL_PDF), {
+      title: 'Catalogue',
+      slug: 'spring-2026',
+      description: 'Everything we sell',
+    });
+    expectJson(created, 201);
+    const shown = (await c.flipbook(created.body.flipbook_id)).body;
+    expect(shown).toMatchObject({ slug: 'spring-2026', description: 'Everything we sell' });
+    expectError(
+      await c.create(pdf(SMALL_PDF), { slug: 'spring-2026' }),
+      422,
+      /^Slug "spring-2026" is already used/,
+    );
+    expectError(await c.create(pdf(SMALL_PDF), { slug: 'Spring 2026' }), 400, /^Invalid slug/);
+    expectError(
+      await c.create(pdf(SMALL_PDF), { description: 'd'.repeat(5001) }),
+      400,
+      /^Invalid description/,
+    );
+    // another workspace may use the same slug
+    const other = await fx.newWorkspace(`slugs-${kind}`);
+    expectJson(
+      await client(fx.api, other.key).create(pdf(SMALL_PDF), { slug: 'spring-2026' }),
+      201,
+    );
+  });
+
+  it('redirects /w/<workspace>/<slug> to the flipbook url, following slug changes', async () => {
+    const { flipbookId } = await createFlipbook(c, { title: 'Readable', slug: 'readable-one' });
+    const url = (await c.flipbook(flipbookId)).body.url as string;
+    let res = await web('/w/acme/readable-one');
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe(url);
+    expect(res.headers.get('cache-control')).toBe('no-cache');
+
+    await patch(flipbookId, { slug: 'readable-two' });
+    expect((await web('/w/acme/readable-one')).status).toBe(404);
+    res = await web('/w/acme/readable-two');
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe(url);
+    // the 404s are the reader's HTML page, for a workspace or slug unknown or malformed
+    for (const path of [
+      '/w/nobody/readable-two',
+      '/w/acme/nothing',
+      '/w/acme/%E0%A4%A',
+      '/w/acme%00/readable-two',
+    ]) {
+      const missing = await web(path);
+      expect(missing.status, path).toBe(404);
+      expect(missing.headers.get('content-type'), path).toMatch(/^text\/html/);
+    }
+
+    // a workspace name that needs percent-encoding
+    const spaced = await fx.newWorkspace(`Acme Corp ${kind}`);
+    const theirs = await createFlipbook(client(fx.api, spaced.key), { slug: 'readable-two' });
+    res = await web(`/w/${encodeURIComponent(`Acme Corp ${kind}`)}/readable-two`);
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe(`${fx.daemon.url}/f/${theirs.flipbookId}`);
+  });
+
+  it('archives: listed as archived, the reader a 410 page with nothing of it, its files 404; restoring brings all back', async () => {
+    const book = await processed({
+      title: 'Secret <plans>',
+      slug: 'secret-plans',
+      description: 'Hidden words',
+    });
+    const url = (await c.flipbook(book.flipbookId)).body.url as string;
+    for (const path of [book.page, book.text, book.original]) {
+      expect((await web(path)).status, path).toBe(200);
+    }
+    expect((await fetch(url)).status).toBe(200);
+
+    const archived = await patch(book.flipbookId, { status: 'archived' });
+    expectJson(archived, 200);
+    expect(archived.body.status).toBe('archived');
+    const listed = (status: string) =>
+      c
+        .list(`status=${status}&per_page=100`)
+        .then((r: Reply) => r.body.flipbooks.map((f: Json) => f.id));
+    expect(await listed('archived')).toContain(book.flipbookId);
+    expect(await listed('published')).not.toContain(book.flipbookId);
+    // still the owner's to see over the API
+    expectJson(await c.flipbook(book.flipbookId), 200);
+
+    const gone = await fetch(url);
+    expect(gone.status).toBe(410);
+    expect(gone.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(gone.headers.get('cache-control')).toBe('no-cache');
+    expect(gone.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const html = await gone.text();
+    expect(html).toContain('This flipbook is not available');
+    expect(html).toContain('noindex');
+    for (const leak of ['Secret', 'plans', 'Hidden', '/files/', book.versionId]) {
+      expect(html).not.toContain(leak);
+    }
+    for (const path of [book.page, book.text, book.original]) {
+      const res = await web(path);
+      expect(res.status, path).toBe(404);
+      expect(res.headers.get('cache-control') ?? '', path).not.toContain('immutable');
+    }
+    // the readable address still leads to the url, which says it is not available
+    const redirect = await web('/w/acme/secret-plans');
+    expect(redirect.status).toBe(302);
+    expect((await fetch(redirect.headers.get('location') ?? '')).status).toBe(410);
+
+    const restored = await patch(book.flipbookId, { status: 'published' });
+    expect(restored.body.status).toBe('published');
+    expect(restored.body.url).toBe(url);
+    const back = await fetch(url);
+    expect(back.status).toBe(200);
+    expect(await back.text()).toContain('Secret &lt;plans&gt;');
+    for (const path of [book.page, book.text, book.original]) {
+      expect((await web(path)).status, path).toBe(200);
+    }
+  });
+
+  it('serves byte ranges of an original and of a page file', async () => {
+    const book = await processed({ title: 'Ranges' }, SHARED_PDF);
+    const bytes = corpus(SHARED_PDF);
+    const size = bytes.length;
+
+    let res = await web(book.original, { headers: { range: 'bytes=0-99' } });
+    expect(res.status).toBe(206);
+    expect(res.headers.get('content-range')).toBe(`bytes 0-99/${size}`);
+    expect(res.headers.get('content-length')).toBe('100');
+    expect(res.headers.get('content-type')).toBe('application/pdf');
+    expect(res.headers.get('cache-control')).toContain('immutable');
+    const etag = res.headers.get('etag') ?? '';
+    expect(etag).toMatch(/^"/);
+    expect(new Uint8Array(await res.arrayBuffer())).toEqual(bytes.slice(0, 100));
+
+    res = await web(book.original, { headers: { range: 'bytes=-100' } });
+    expect(res.status).toBe(206);
+    expect(res.headers.get('content-range')).toBe(`bytes ${size - 100}-${size - 1}/${size}`);
+    expect(new Uint8Array(await res.arrayBuffer())).toEqual(bytes.slice(size - 100));
+
+    res = await web(book.original, { headers: { range: `bytes=${size - 10}-` } });
+    expect(res.status).toBe(206);
+    expect(new Uint8Array(await res.arrayBuffer())).toEqual(bytes.slice(size - 10));
+
+    // a suffix longer than the file is the whole file
+    res = await web(book.original, { headers: { range: `bytes=-${size * 2}` } });
+    expect(res.status).toBe(206);
+    expect(res.headers.get('content-range')).toBe(`bytes 0-${size - 1}/${size}`);
+    expect((await res.arrayBuffer()).byteLength).toBe(size);
+
+    for (const range of [`bytes=${size}-`, `bytes=${size + 5}-${size + 10}`, 'bytes=-0']) {
+      res = await web(book.original, { headers: { range } });
+      expect(res.status, range).toBe(416);
+      expect(res.headers.get('content-range'), range).toBe(`bytes */${size}`);
+      expect(((await res.json()) as Json).error).toBe('Range not satisfiable');
+    }
+
+    // If-Range: the range only while the file is the one named
+    res = await web(book.original, { headers: { range: 'bytes=0-9', 'if-range': etag } });
+    expect(res.status).toBe(206);
+    expect((await res.arrayBuffer()).byteLength).toBe(10);
+    res = await web(book.original, { headers: { range: 'bytes=0-9', 'if-range': '"stale"' } });
+    expect(res.status).toBe(200);
+    expect(new Uint8Array(await res.arrayBuffer())).toEqual(bytes);
+
+    // revalidation and HEAD
+    res = await web(book.original, { headers: { 'if-none-match': etag } });
+    expect(res.status).toBe(304);
+    res = await web(book.original, { method: 'HEAD' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-length')).toBe(String(size));
+    expect(res.headers.get('accept-ranges')).toBe('bytes');
+    expect((await res.arrayBuffer()).byteLength).toBe(0);
+
+    // a page image: the same rules
+    const whole = new Uint8Array(await (await web(book.page)).arrayBuffer());
+    expect(whole.length).toBeGreaterThan(100);
+    res = await web(book.page, { headers: { range: 'bytes=10-19' } });
+    expect(res.status).toBe(206);
+    expect(res.headers.get('content-type')).toBe('image/jpeg');
+    expect(res.headers.get('content-range')).toBe(`bytes 10-19/${whole.length}`);
+    expect(new Uint8Array(await res.arrayBuffer())).toEqual(whole.slice(10, 20));
+    res = await web(book.page, { headers: { range: `bytes=${whole.length}-` } });
+    expect(res.status).toBe(416);
+    expect(res.headers.get('content-range')).toBe(`bytes */${whole.length}`);
+  });
+
+  it('keeps workspaces apart: another workspace cannot edit or delete a flipbook', async () => {
+    const { flipbookId } = await createFlipbook(c, { title: 'Ours' });
+    const other = await fx.newWorkspace(`others-${kind}`);
+    const theirs = client(fx.api, other.key);
+    expectError(
+      await send(`${fx.api}/flipbooks/${flipbookId}`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${other.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'Theirs' }),
+      }),
+      404,
+      /^Flipbook not found$/,
+    );
+    expectError(await theirs.del(`/flipbooks/${flipbookId}`), 404, /^Flipbook not found$/);
+    const shown = await c.flipbook(flipbookId);
+    expectJson(shown, 200);
+    expect(shown.body.title).toBe('Ours');
+  });
+
+  it('deletes a flipbook: 200, then every request about it and its files 404, its blobs gone, its events kept', async () => {
+    const book = await processed({ title: 'Doomed', slug: 'doomed' }, OWN_PDF);
+    const pagesDir = join(blobDir, 'pages', book.versionId);
+    const sum = sha256(corpus(OWN_PDF));
+    const originalFile = join(blobDir, 'originals', sum.slice(0, 2), `${sum}.pdf`);
+    expect(existsSync(pagesDir)).toBe(true);
+    expect(existsSync(originalFile)).toBe(true);
+    const url = (await c.flipbook(book.flipbookId)).body.url as string;
+
+    const deleted = await c.del(`/flipbooks/${book.flipbookId}`);
+    expectJson(deleted, 200);
+    expect(deleted.body).toEqual({ success: true });
+
+    const id = book.flipbookId;
+    const notFound = /^Flipbook not found$/;
+    expectError(await c.flipbook(id), 404, notFound);
+    expectError(await patch(id, { title: 'Back?' }), 404, notFound);
+    expectError(await c.del(`/flipbooks/${id}`), 404, notFound);
+    expectError(await c.addVersion(id), 404, notFound);
+    expectError(await c.status(id, book.versionId), 404);
+    expectError(await c.activate(id, book.versionId), 404);
+    expectError(await c.remove(id, book.versionId), 404);
+    // its audit trail stays readable to its own workspace (src/app/eventLog.ts), to no other
+    const trailOverApi = await c.get(`/flipbooks/${id}/events?per_page=100`);
+    expectJson(trailOverApi, 200);
+    expect(trailOverApi.body.events.at(-1).type).toBe('FlipbookDeleted');
+    const stranger = client(fx.api, (await fx.newWorkspace(`stranger-${kind}`)).key);
+    expectError(await stranger.get(`/flipbooks/${id}/events`), 404, notFound);
+    expect((await c.list('per_page=100')).body.flipbooks.map((f: Json) => f.id)).not.toContain(id);
+    expect((await fetch(url)).status).toBe(404);
+    expect((await web('/w/acme/doomed')).status).toBe(404);
+    for (const path of [book.page, book.text, book.original]) {
+      expect((await web(path)).status, path).toBe(404);
+    }
+    expect(existsSync(pagesDir)).toBe(false);
+    expect(existsSync(originalFile)).toBe(false);
+    // the slug is free again
+    expectJson(await c.create(pdf(SMALL_PDF), { slug: 'doomed' }), 201);
+
+    const events = await flipbook(['events', id, '--json', ...fx.storeArgs]);
+    expect(events.code, events.stderr).toBe(0);
+    const trail = JSON.parse(events.stdout) as Json[];
+    expect(trail[0].type).toBe('FlipbookCreated');
+    expect(trail.map((e) => e.type)).toContain('VersionProcessed');
+    const last = trail.at(-1);
+    expect(last.type).toBe('FlipbookDeleted');
+    expect(last.metadata.actor.type).toBe('api_key');
+  });
+
+  it('keeps an original another flipbook still uses, until that one goes too', async () => {
+    const one = await processed({ title: 'Shared one' }, SHARED_PDF);
+    const two = await processed({ title: 'Shared two' }, SHARED_PDF);
+    const sum = sha256(corpus(SHARED_PDF));
+    const originalFile = join(blobDir, 'originals', sum.slice(0, 2), `${sum}.pdf`);
+    expectJson(await c.del(`/flipbooks/${one.flipbookId}`), 200);
+    expect(existsSync(join(blobDir, 'pages', one.versionId))).toBe(false);
+    expect(existsSync(join(blobDir, 'pages', two.versionId))).toBe(true);
+    expect((await web(one.original)).status).toBe(404);
+    const kept = await web(two.original);
+    expect(kept.status).toBe(200);
+    expect(new Uint8Array(await kept.arrayBuffer())).toEqual(corpus(SHARED_PDF));
+    expect(existsSync(originalFile)).toBe(true);
+    // (the range test's flipbook uses these bytes too; delete every user of them)
+    const users = (await c.list('per_page=100')).body.flipbooks.filter((f: Json) =>
+      ['Shared two', 'Ranges'].includes(f.title),
+    );
+    for (const f of users) expectJson(await c.del(`/flipbooks/${f.id}`), 200);
+    expect(existsSync(originalFile)).toBe(false);
+  });
+
+  it('frees a place in the plan: a free workspace at its 10-flipbook limit can create again after a delete', async () => {
+    const free = await fx.newWorkspace(`free-${kind}`, 'free');
+    const theirs = client(fx.api, free.key);
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++)
+      ids.push((await createFlipbook(theirs, { title: `F${i}` })).flipbookId);
+    expectError(
+      await theirs.create(pdf(SMALL_PDF)),
+      422,
+      /^Flipbook limit reached: the free plan allows 10 flipbooks$/,
+    );
+    expectJson(await theirs.del(`/flipbooks/${ids[3]}`), 200);
+    expectJson(await theirs.create(pdf(SMALL_PDF), { title: 'Again' }), 201);
+    expectError(await theirs.create(pdf(SMALL_PDF)), 422, /^Flipbook limit reached/);
+  }, 120_000);
+
+  it('runs edit, archive, unarchive and delete from the CLI, with their exit codes', async () => {
+    const book = await processed({ title: 'By the CLI' });
+    const id = book.flipbookId;
+
+    let run = await cli(['edit', id, '--title', 'Renamed', '--slug', 'renamed-cli', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ id, title: 'Renamed', slug: 'renamed-cli' });
+
+    run = await cli(['edit', id, '--description', 'From the terminal']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('Renamed');
+    expect((await c.flipbook(id)).body.description).toBe('From the terminal');
+
+    run = await cli(['edit', id, '--download', 'off']);
+    expect(run.code, run.stderr).toBe(0);
+    expect((await web(book.original)).status).toBe(404);
+    run = await cli(['edit', id, '--download', 'on']);
+    expect(run.code, run.stderr).toBe(0);
+    expect((await web(book.original)).status).toBe(200);
+
+    // usage errors: exit 2, nothing sent
+    run = await cli(['edit', id]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/nothing to change/);
+    run = await cli(['edit', id, '--download', 'maybe']);
+    expect(run.code).toBe(2);
+    // the server's refusal: exit 1 with its message
+    run = await cli(['edit', id, '--slug', 'Not A Slug']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/Invalid slug/);
+    expect((await c.flipbook(id)).body.slug).toBe('renamed-cli');
+
+    run = await cli(['archive', id]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('archived');
+    expect((await web(`/f/${id}`)).status).toBe(410);
+    run = await cli(['unarchive', id, '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout).status).toBe('published');
+    expect((await web(`/f/${id}`)).status).toBe(200);
+
+    // not on a terminal and no --yes: refused, nothing deleted
+    run = await cli(['delete', id]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--yes/);
+    expectJson(await c.flipbook(id), 200);
+
+    run = await cli(['delete', id, '--yes']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(id);
+    expectError(await c.flipbook(id), 404);
+    run = await cli(['delete', id, '--yes']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/not found/i);
+    // another workspace's key cannot reach it either
+    run = await cli(
+      ['archive', (await createFlipbook(c)).flipbookId],
+      (await fx.newWorkspace(`cli-${kind}`)).key,
+    );
+    expect(run.code).toBe(1);
+  });
+
+  it('stops a running render when its flipbook is deleted; the daemon stays up and goes on', async () => {
+    const { flipbookId, versionId } = await createFlipbook(c, { title: 'Long' }, pdf(LONG_PDF));
+    const pagesDir = join(blobDir, 'pages', versionId);
+    // some pages written, most still to come (184 pages)
+    await waitFor('the render to be under way', async () => {
+      const files = await readdir(pagesDir).catch(() => []);
+      return files.length > 0;
+    });
+    expect((await c.status(flipbookId, versionId)).body.status).toBe('processing');
+    expectJson(await c.del(`/flipbooks/${flipbookId}`), 200);
+
+    // the worker is free again: the next upload is processed to the end
+    const next = await createFlipbook(c, { title: 'Next' });
+    await waitDone(next.flipbookId, next.versionId);
+    expect((await fetch(`${fx.daemon.url}/healthz`)).status).toBe(200);
+    expect(fx.daemon.process.exitCode).toBeNull();
+    // nothing of the stopped render was left behind or recorded after the deletion
+    await waitFor('the stopped render to leave no files', async () => !existsSync(pagesDir));
+    const trail = JSON.parse(
+      (await flipbook(['events', flipbookId, '--json', ...fx.storeArgs])).stdout,
+    ) as Json[];
+    expect(trail.at(-1).type).toBe('FlipbookDeleted');
+    expect(trail.map((e) => e.type)).not.toContain('VersionProcessed');
+    expect(fx.daemon.logs()).not.toMatch(/unhandled rejection|uncaught/);
+  }, 180_000);
+});
