@@ -173,7 +173,15 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
     // a field right at its limit is fine
     expectJson(await patch(flipbookId, { slug: 's'.repeat(100) }), 200);
     const after = (await c.flipbook(flipbookId)).body;
-    expect({ ...after, slug: before.slug, updated_at: before.updated_at }).toEqual(before);
+    // (its version may have been processed meanwhile: only the flipbook's own fields are compared)
+    const own = ({ title, description, status, url }: Json) => ({
+      title,
+      description,
+      status,
+      url,
+    });
+    expect(own(after)).toEqual(own(before));
+    expect(after.slug).toBe('s'.repeat(100));
 
     // unknown and malformed ids
     expectError(await patch('3df4228e-437a-4f1c-b162-a57a57a87f40', { title: 'x' }), 404);
