@@ -10,6 +10,7 @@ import {
   type TrailFilter,
   workspaceEvents,
 } from '../../projections/eventLog.ts';
+import { findFlipbook } from '../../projections/flipbooks.ts';
 import type { EventList } from '../contract/events.ts';
 import { NotFound } from '../domain/errors.ts';
 import { flipbookStream } from '../domain/flipbook/flipbook.ts';
@@ -64,7 +65,12 @@ export const flipbookTrail = async (
 ): Promise<EventList> => {
   const stream = flipbookStream(flipbookId);
   const [first] = await streamEvents(store.db, stream, 1, 1);
+  // Another workspace's flipbook is not found, and neither is a deleted one: after a deletion
+  // every URL of it is a 404 (its events stay, for `flipbook events` and `flipbook audit log`).
   if (!first || first.data.workspaceId !== workspaceId) throw new NotFound('Flipbook not found');
+  if (!(await findFlipbook(store.db, workspaceId, flipbookId))) {
+    throw new NotFound('Flipbook not found');
+  }
   const length = await streamLength(store.db, stream);
   const rows = await streamEvents(store.db, stream, (page - 1) * perPage + 1, perPage);
   return {

@@ -18,11 +18,10 @@ import type { DeleteResponse } from '../contract/common.ts';
 import type { Created, Flipbook, FlipbookList } from '../contract/flipbooks.ts';
 import type { Activated, CreatedVersion, VersionStatus } from '../contract/versions.ts';
 import { parseActivateFlag } from '../domain/activateFlag.ts';
-import { InvalidInput, NotFound, RuleBroken } from '../domain/errors.ts';
+import { NotFound, RuleBroken } from '../domain/errors.ts';
 import * as fields from '../domain/flipbookFields.ts';
 import { checkFlipbookCount, checkVersionCount } from '../domain/plans.ts';
 import { slugify } from '../domain/slug.ts';
-import { storableText } from '../domain/storableText.ts';
 import type { Store } from '../store/store.ts';
 import { acceptPdf } from './acceptUpload.ts';
 import type { Caller } from './caller.ts';
@@ -34,8 +33,6 @@ import type { Urls } from './urls.ts';
 import { removeVersionFiles } from './versionFiles.ts';
 
 export type ApiDeps = { store: Store; blobs: BlobStore; urls: Urls };
-
-const MAX_TITLE = 255;
 
 export const listFlipbooks = async (
   { store, urls }: ApiDeps,
@@ -242,10 +239,6 @@ export const slugInUse = (slug: string) =>
 
 /** The title field, trimmed; absent or blank means "use the file name". */
 const cleanTitle = (raw: string | undefined) => {
-  const title = raw?.trim();
-  if (!title) return null;
-  storableText('title', title);
-  if (title.length > MAX_TITLE)
-    throw new InvalidInput(`Invalid title: at most ${MAX_TITLE} characters`);
-  return title;
+  if (!raw?.trim()) return null;
+  return fields.title(raw);
 };

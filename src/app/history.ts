@@ -2,6 +2,7 @@
 // audit question "what did the public link show that day, and who put it there?". Its events up
 // to that moment, applied by the live projections to temporary tables (projections/history.ts).
 import { streamEvents, streamLength } from '../../projections/eventLog.ts';
+import { findFlipbook } from '../../projections/flipbooks.ts';
 import { withTablesAsOf } from '../../projections/history.ts';
 import type { DomainEvent } from '../../projections/readTable.ts';
 import { NotFound } from '../domain/errors.ts';
@@ -19,6 +20,10 @@ export const getFlipbookAsOf = async (
   const rows = await streamEvents(store.db, stream, 1, await streamLength(store.db, stream));
   // Whose it is comes from its first event: the same 404 as anywhere for another workspace's.
   if (rows[0]?.data.workspaceId !== caller.workspaceId) throw new NotFound('Flipbook not found');
+  // a deleted flipbook is gone from the API, its past included (the admin CLI still reads it)
+  if (!(await findFlipbook(store.db, caller.workspaceId, flipbookId))) {
+    throw new NotFound('Flipbook not found');
+  }
   const then = rows.filter((row) => Date.parse(String(row.data.occurredAt)) <= at.getTime());
   if (then.length === 0) throw new NotFound('Flipbook not found');
   const events = then.map(

@@ -15,7 +15,7 @@ import polka from 'polka';
 import { AppError, InsufficientStorage, isOutOfSpace } from '../domain/errors.ts';
 import type { Logger } from '../log.ts';
 import { beginRequest, type ContextOptions } from './requestContext.ts';
-import { sendError, sendJson } from './respond.ts';
+import { sendError } from './respond.ts';
 import { asUnavailable } from './unavailable.ts';
 
 export type Request = IncomingMessage & { params: Record<string, string> };

@@ -134,6 +134,9 @@ describe('publishing from a pipeline (no terminal)', () => {
       status: 'done',
       pages: 3,
       url: `${fx.daemon.url}/f/${first.flipbook_id}`,
+      // the first version of a new flipbook becomes active when done
+      is_active: true,
+      activate_on_done: true,
     });
     expect(first.url.startsWith(fx.daemon.url)).toBe(true);
     expect(result.stderr).toBe('');
@@ -229,7 +232,13 @@ describe('publishing from a pipeline (no terminal)', () => {
         env(),
       ),
     );
-    expect(second).toMatchObject({ flipbook_id: first.flipbook_id, status: 'done', pages: 3 });
+    expect(second).toMatchObject({
+      flipbook_id: first.flipbook_id,
+      status: 'done',
+      pages: 3,
+      is_active: false,
+      activate_on_done: false,
+    });
     expect(second.version_id).not.toBe(first.version_id);
     expect(second.url).toBe(first.url);
 
