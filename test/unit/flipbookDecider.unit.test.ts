@@ -581,3 +581,62 @@ describe('flipbook decider', () => {
     });
   });
 });
+
+describe('managing a flipbook', () => {
+  const edit = (data: Omit<Extract<FlipbookCommand, { type: 'EditFlipbook' }>['data'], 'now'>) =>
+    ({ type: 'EditFlipbook', data: { ...data, now: NOW } }) as FlipbookCommand;
+  const deleteBook: FlipbookCommand = { type: 'DeleteFlipbook', data: { now: NOW } };
+  const deletedBook: FlipbookEvent = { type: 'FlipbookDeleted', data: past };
+
+  it('records only the fields that change, all in one decision', () => {
+    given([flipbookCreated()])
+      .when(
+        edit({
+          title: 'Summer catalogue',
+          slug: 'spring-catalogue',
+          description: 'Our summer range',
+          archived: true,
+          downloadAllowed: false,
+        }),
+      )
+      .then([
+        {
+          type: 'FlipbookEdited',
+          data: { ...now, title: 'Summer catalogue', description: 'Our summer range' },
+        },
+        { type: 'FlipbookDownloadChanged', data: { ...now, allowed: false } },
+        { type: 'FlipbookArchived', data: now },
+      ]);
+  });
+
+  it('records nothing for an edit that changes nothing', () => {
+    given([flipbookCreated()])
+      .when(edit({ title: 'Spring catalogue', archived: false, downloadAllowed: true }))
+      .thenNothingHappened();
+  });
+
+  it('restores an archived flipbook, once', () => {
+    const archived: FlipbookEvent = { type: 'FlipbookArchived', data: past };
+    given([flipbookCreated(), archived])
+      .when(edit({ archived: false }))
+      .then([{ type: 'FlipbookRestored', data: now }]);
+    given([flipbookCreated(), archived, { type: 'FlipbookRestored', data: past }])
+      .when(edit({ archived: false }))
+      .thenNothingHappened();
+  });
+
+  it('deletes a flipbook; after that it is not found, but a stale worker job is satisfied', () => {
+    given([flipbookCreated(), uploaded(V1, 1)])
+      .when(deleteBook)
+      .then([{ type: 'FlipbookDeleted', data: now }]);
+    const gone = [flipbookCreated(), uploaded(V1, 1), started(V1), deletedBook];
+    for (const command of [deleteBook, edit({ title: 'Back?' }), upload(V2), activate(V1)]) {
+      given(gone)
+        .when(command)
+        .thenThrows((error) => error instanceof NotFound);
+    }
+    for (const command of [complete(V1), fail(V1), start(V1, 2)]) {
+      given(gone).when(command).thenNothingHappened();
+    }
+  });
+});
