@@ -185,7 +185,8 @@ const ownerFile = (dir: string) => {
     },
     claim: async () => {
       // Written beside and renamed: a reader sees the old pid or ours, never an empty file.
-      const temporary = `${file}.${process.pid}`;
+      // (unique per claim: several stores opened at once in one process claim at once)
+      const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
       await writeFile(temporary, String(process.pid));
       await rename(temporary, file);
     },
