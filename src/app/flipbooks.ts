@@ -30,7 +30,7 @@ import { estimateSeconds } from './estimate.ts';
 import { presentFlipbook, presentPage, presentStatus } from './present.ts';
 import type { ReceivedUpload } from './received.ts';
 import type { Urls } from './urls.ts';
-import { removeVersionFiles } from './versionFiles.ts';
+import { removeVersionFiles, withStoredOriginal } from './versionFiles.ts';
 
 export type ApiDeps = { store: Store; blobs: BlobStore; urls: Urls };
 
@@ -91,37 +91,41 @@ export const createFlipbook = async (
   let slug = '';
   // Count, commit and append under the workspace's lock, so simultaneous creates (in this
   // process or any other on the database) see each other's flipbooks: exactly the limit succeed.
-  const now = await store.locks.workspace(caller.workspaceId, async () => {
-    checkFlipbookCount(caller.plan, await countWorkspaceFlipbooks(store.db, caller.workspaceId));
-    // Slugs are unique in a workspace: one asked for must be free; one made from the title
-    // takes the first free of title, title-2, title-3...
-    if (askedSlug && (await slugTaken(store.db, caller.workspaceId, askedSlug))) {
-      throw slugInUse(askedSlug);
-    }
-    const base = slugify(finalTitle);
-    slug = askedSlug ?? fields.freeSlug(base, await slugsLike(store.db, caller.workspaceId, base));
-    await deps.blobs.commitOriginal(path, file.checksum);
-    const at = new Date();
-    await runFlipbookCommand(
-      store,
-      flipbookId,
-      {
-        type: 'CreateFlipbook',
-        data: {
-          flipbookId,
-          workspaceId: caller.workspaceId,
-          title: finalTitle,
-          slug,
-          description,
-          versionId,
-          file,
-          now: at,
+  const now = await withStoredOriginal(store, deps.blobs, file.checksum, (stored) =>
+    store.locks.workspace(caller.workspaceId, async () => {
+      checkFlipbookCount(caller.plan, await countWorkspaceFlipbooks(store.db, caller.workspaceId));
+      // Slugs are unique in a workspace: one asked for must be free; one made from the title
+      // takes the first free of title, title-2, title-3...
+      if (askedSlug && (await slugTaken(store.db, caller.workspaceId, askedSlug))) {
+        throw slugInUse(askedSlug);
+      }
+      const base = slugify(finalTitle);
+      slug =
+        askedSlug ?? fields.freeSlug(base, await slugsLike(store.db, caller.workspaceId, base));
+      await deps.blobs.commitOriginal(path, file.checksum);
+      stored();
+      const at = new Date();
+      await runFlipbookCommand(
+        store,
+        flipbookId,
+        {
+          type: 'CreateFlipbook',
+          data: {
+            flipbookId,
+            workspaceId: caller.workspaceId,
+            title: finalTitle,
+            slug,
+            description,
+            versionId,
+            file,
+            now: at,
+          },
         },
-      },
-      caller.metadata,
-    );
-    return at;
-  });
+        caller.metadata,
+      );
+      return at;
+    }),
+  );
   return {
     flipbook_id: flipbookId,
     version_id: versionId,
@@ -149,21 +153,24 @@ export const addVersion = async (
   const { file, pages, path } = await acceptPdf(caller.plan, upload.file);
   const versionId = randomUUID();
   // The workspace's lock (not the flipbook's): one lock guards every quota of the workspace.
-  const now = await store.locks.workspace(caller.workspaceId, async () => {
-    checkVersionCount(caller.plan, await countVersions(store.db, flipbookId));
-    await deps.blobs.commitOriginal(path, file.checksum);
-    const at = new Date();
-    await runFlipbookCommand(
-      store,
-      flipbookId,
-      {
-        type: 'UploadVersion',
-        data: { versionId, file, activateOnDone, now: at },
-      },
-      caller.metadata,
-    );
-    return at;
-  });
+  const now = await withStoredOriginal(store, deps.blobs, file.checksum, (stored) =>
+    store.locks.workspace(caller.workspaceId, async () => {
+      checkVersionCount(caller.plan, await countVersions(store.db, flipbookId));
+      await deps.blobs.commitOriginal(path, file.checksum);
+      stored();
+      const at = new Date();
+      await runFlipbookCommand(
+        store,
+        flipbookId,
+        {
+          type: 'UploadVersion',
+          data: { versionId, file, activateOnDone, now: at },
+        },
+        caller.metadata,
+      );
+      return at;
+    }),
+  );
   return {
     version_id: versionId,
     version_status: 'pending',

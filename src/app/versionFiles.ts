@@ -1,4 +1,5 @@
-// Removing a deleted version's files, for a version's deletion and a flipbook's.
+// Removing files no version uses: a deleted version's (a version's deletion and a flipbook's), and
+// the original of an upload that was refused after it was stored.
 import { originalInUse } from '../../projections/versions.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
 import type { Store } from '../store/store.ts';
@@ -15,12 +16,40 @@ export const removeVersionFiles = async (
   checksum: string,
 ) => {
   await blobs.removePages(versionId).catch(() => {});
-  // Under the originals lock: an upload of the same bytes, between committing the file (which it
-  // finds already there) and appending its version, would otherwise lose it to us.
-  await store.locks
+  await dropUnusedOriginal(store, blobs, checksum);
+};
+
+/**
+ * Removes an original unless a version still uses it. Under the originals lock: an upload of the
+ * same bytes, between committing the file (which it finds already there) and appending its
+ * version, would otherwise lose it to us. Best effort: what stays is the start-up sweep's.
+ */
+export const dropUnusedOriginal = (store: Store, blobs: BlobStore, checksum: string) =>
+  store.locks
     .originals(async () => {
       if (!(await originalInUse(store.db, checksum)))
         await blobs.removeOriginal(checksum).catch(() => {});
     })
     .catch(() => {});
+
+/**
+ * Runs `work` (which stores the original, then records the version); if it fails after the
+ * original was stored (the flipbook was deleted meanwhile, say), the refused upload leaves no file.
+ */
+export const withStoredOriginal = async <T>(
+  store: Store,
+  blobs: BlobStore,
+  checksum: string,
+  work: (stored: () => void) => Promise<T>,
+): Promise<T> => {
+  let committed = false;
+  try {
+    return await work(() => {
+      committed = true;
+    });
+  } catch (error) {
+    // (after work's locks are released: the originals lock is taken exclusively here)
+    if (committed) await dropUnusedOriginal(store, blobs, checksum);
+    throw error;
+  }
 };

@@ -27,10 +27,22 @@ const noControls = (field: string, value: string, allowed = '') => {
   return value;
 };
 
-/** A title: trimmed, not blank, no control characters, at most MAX_TITLE characters. */
+/** Bidirectional embeddings, overrides and isolates: they reorder how a title (and what follows
+ * it in a log line) reads, a known way to spoof names. Titles in any script need none of them. */
+const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/u;
+/** Nothing a reader could see: format characters, combining marks alone, spaces. */
+const INVISIBLE = /^[\p{Cf}\p{M}\p{Z}\s]*$/u;
+
+/** A title: trimmed, visible, no control characters, at most MAX_TITLE characters. */
 export const title = (raw: string) => {
   const value = noControls('title', storableText('title', raw)).trim();
-  if (!value) throw new InvalidInput('Invalid title: it must not be blank');
+  if (INVISIBLE.test(value)) throw new InvalidInput('Invalid title: it must not be blank');
+  const bidi = BIDI_CONTROLS.exec(value)?.[0];
+  if (bidi) {
+    throw new InvalidInput(
+      `Invalid title: it contains a text direction control (U+${(bidi.codePointAt(0) ?? 0).toString(16).toUpperCase()})`,
+    );
+  }
   if ([...value].length > MAX_TITLE)
     throw new InvalidInput(`Invalid title: at most ${MAX_TITLE} characters`);
   return value;

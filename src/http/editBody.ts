@@ -5,8 +5,9 @@
 import type { IncomingMessage } from 'node:http';
 import { FlipbookEdits } from '../contract/flipbooks.ts';
 import { type Failure, validator } from '../contract/validate.ts';
-import { InvalidInput } from '../domain/errors.ts';
+import { AppError, InvalidInput } from '../domain/errors.ts';
 import * as fields from '../domain/flipbookFields.ts';
+import { bodyDeadline } from './bodyLimit.ts';
 import { PayloadTooLarge } from './upload.ts';
 
 export const MAX_EDIT_BYTES = 64 * 1024;
@@ -31,7 +32,7 @@ export const readEdits = async (req: IncomingMessage): Promise<FlipbookEdits> =>
   try {
     value = JSON.parse(await readText(req));
   } catch (error) {
-    if (error instanceof PayloadTooLarge) throw error;
+    if (error instanceof AppError) throw error; // too large, too slow
     throw new InvalidInput('Malformed JSON body');
   }
   return editsFrom(value);
@@ -86,6 +87,7 @@ const readText = (req: IncomingMessage) =>
       req.resume();
       return reject(tooLarge());
     }
+    const arrived = bodyDeadline(req, reject);
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
@@ -96,8 +98,14 @@ const readText = (req: IncomingMessage) =>
         reject(tooLarge());
       } else chunks.push(chunk);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
+    req.on('end', () => {
+      arrived();
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+    req.on('error', (error) => {
+      arrived();
+      reject(error);
+    });
   });
 
 const tooLarge = () =>

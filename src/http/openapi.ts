@@ -128,6 +128,7 @@ const operation = (route: Route) => {
     413: { ref: route.body && 'upload' in route.body ? 'UploadTooLarge' : 'BodyTooLarge' },
     429: { ref: 'TooManyRequests' },
     500: { ref: 'InternalError' },
+    503: { ref: 'Unavailable' },
   };
   if (!route.public) shared[401] = { ref: 'Unauthorized' };
   const responses = { ...shared, ...route.responses };
@@ -226,6 +227,10 @@ const build = () => {
           '`The server is out of storage space; try again later`: the disk holding uploads is full. Nothing of the upload is kept, and the connection is closed without reading the rest of the body',
         ),
         InternalError: errorAnswer('`Internal server error`'),
+        Unavailable: errorAnswer(
+          '`The database is unavailable right now; try again shortly` (or `The server cannot store files right now; ...`): what the service stands on is down or restarting; nothing is wrong with the request',
+          { 'Retry-After': ref('headers', 'Retry-After'), ...answerHeaders },
+        ),
       },
       schemas: Object.fromEntries([...named].map(([name, schema]) => [name, json(schema)])),
     },

@@ -1,7 +1,7 @@
 // The route table the OpenAPI document is generated from (src/http/openapi.ts): for each route
 // src/http/api.ts mounts, its summary, parameters, body and answers. Shapes are the contract's
 // schemas (src/contract/); the words here are only what the schemas cannot say: which errors a
-// route gives and why. Every route also gets the answers all routes share (401, 413, 429, 500).
+// route gives and why. Every route also gets the answers all routes share (401, 413, 429, 500, 503).
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { DeleteResponse, ErrorBody } from '../contract/common.ts';
 import { AtQuery, EventList, EventsQuery } from '../contract/events.ts';
@@ -37,7 +37,8 @@ export type SharedAnswer =
   | 'UploadTooLarge'
   | 'TooManyRequests'
   | 'InsufficientStorage'
-  | 'InternalError';
+  | 'InternalError'
+  | 'Unavailable';
 
 export type Route = {
   method: Method;
@@ -60,7 +61,7 @@ const error = (description: string): Answer => ({ description, error: true });
 /** src/store/handleCommand.ts's StoreBusy: conflicts with other processes outlasted the retries. */
 const busy: Answer = {
   description:
-    '`The server is busy with concurrent changes to this resource; try again`: other processes kept changing the flipbook at the same moment for several seconds (conflicts are retried inside the server first; it never answers 409)',
+    '`The server is busy with concurrent changes to this resource; try again`: other processes kept changing the flipbook at the same moment for several seconds (conflicts are retried inside the server first; it never answers 409). Also, as on every route, `The database is unavailable right now; try again shortly` while the database is down or restarting',
   error: true,
   retryAfter: true,
 };

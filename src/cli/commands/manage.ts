@@ -89,9 +89,17 @@ export const registerManage = (program: Command) => {
         throw new CliError(EXIT.usage, 'refusing to delete without --yes when not on a terminal');
       }
       const prompt = createInterface({ input: process.stdin, output: process.stderr });
-      const answer = await prompt
-        .question(`Delete flipbook ${flipbookId} and all its versions for good? [y/N] `)
-        .finally(() => prompt.close());
+      // Ctrl-C at the prompt is an interruption (exit 130), Ctrl-D a "no"; neither deletes.
+      const interrupted = new CliError(EXIT.interrupted, 'Interrupted');
+      const answer = await new Promise<string>((resolve, reject) => {
+        prompt.once('SIGINT', () => reject(interrupted));
+        prompt.once('close', () => resolve(''));
+        prompt
+          .question(`Delete flipbook ${flipbookId} and all its versions for good? [y/N] `)
+          .then(resolve, (error: Error) =>
+            reject(error.name === 'AbortError' ? interrupted : error),
+          );
+      }).finally(() => prompt.close());
       if (!/^y(es)?$/i.test(answer.trim())) {
         throw new CliError(EXIT.failure, 'not deleted');
       }
