@@ -3,6 +3,8 @@
 export type Urls = {
   reader: (flipbookId: string) => string;
   page: (versionId: string, position: number, size: 'max' | 'mid' | 'min') => string;
+  /** Where a version's page files live: `<pages>1/mid.jpg`, `<pages>text.json`. */
+  pages: (versionId: string) => string;
   original: (versionId: string) => string;
 };
 
@@ -13,6 +15,7 @@ export const urlsFor = (publicUrl: () => string): Urls => {
     reader: (flipbookId) => `${base()}/f/${flipbookId}`,
     page: (versionId, position, size) =>
       `${base()}/files/pages/${versionId}/${position}/${size}.jpg`,
+    pages: (versionId) => `${base()}/files/pages/${versionId}/`,
     original: (versionId) => `${base()}/files/originals/${versionId}`,
   };
 };

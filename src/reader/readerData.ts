@@ -1,21 +1,16 @@
 // What the reader shows for a flipbook: its active version's pages, or, before anything is active,
 // the newest version's pages ready so far. Public: the flipbook id in the URL is the share link.
+// The page text is not part of it (the HTML would grow with the book): only the first pages'
+// alternative text is; the whole text is read by `loadPageTexts`, for text.json and /text.
 import { readFile } from 'node:fs/promises';
-import { listPages } from '../../projections/pages.ts';
+import { listPages, type PageRow } from '../../projections/pages.ts';
 import { findReaderFlipbook, readerVersion } from '../../projections/reader.ts';
 import type { Db } from '../../projections/readTable.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
 import type { Urls } from '../http/present.ts';
 
-export type ReaderPage = {
-  position: number;
-  width: number;
-  height: number;
-  min: string;
-  mid: string;
-  max: string;
-  text: string;
-};
+/** Consecutive pages of one size: [first position, how many, width, height]. */
+export type PageRun = [number, number, number, number];
 
 export type ReaderBook = {
   id: string;
@@ -25,19 +20,30 @@ export type ReaderBook = {
   versionId: string | null;
   status: 'pending' | 'processing' | 'done' | 'error' | null;
   pageCount: number;
-  pages: ReaderPage[];
+  /** Pages ready, and their sizes as runs: a 500-page book of one size is one run. */
+  ready: number;
+  runs: PageRun[];
+  /** `<pageBase><position>/mid.jpg`; null before any page is ready. */
+  pageBase: string | null;
+  /** The text of the first pages (index 0 is page 1), for their images' alternative text. */
+  leadTexts: string[];
   download: string | null;
 };
+
+/** How many pages' alternative text the HTML carries: the rest comes with text.json. */
+export const LEAD_PAGES = 40;
 
 /**
  * The flipbook the reader shows; `archived` when its owner has withdrawn it (the page says so and
  * shows nothing of it); null when there is no such flipbook (never created, or deleted).
+ * `leadTexts` only when asked for (the status JSON has no use for them).
  */
 export const loadReaderBook = async (
   db: Db,
   blobs: BlobStore,
   urls: Urls,
   flipbookId: string,
+  withLeadTexts = true,
 ): Promise<ReaderBook | 'archived' | null> => {
   const book = await findReaderFlipbook(db, flipbookId);
   if (!book) return null;
@@ -45,13 +51,9 @@ export const loadReaderBook = async (
 
   const version = await readerVersion(db, flipbookId, book.active_version_id);
   const pages = version ? await listPages(db, version.version_id) : [];
-  const texts = await Promise.all(
-    pages.map((p) =>
-      readFile(blobs.pagePath(version?.version_id ?? '', p.position, 'text.txt'), 'utf8').catch(
-        () => '',
-      ),
-    ),
-  );
+  const lead = pages.filter((p) => p.position <= LEAD_PAGES);
+  const texts =
+    version && withLeadTexts ? await readTexts(blobs, version.version_id, lead) : new Map();
   return {
     id: flipbookId,
     title: book.title,
@@ -60,18 +62,61 @@ export const loadReaderBook = async (
     versionId: version?.version_id ?? null,
     status: version?.status ?? null,
     pageCount: version?.page_count ?? 0,
-    pages: pages.map((p, i) => ({
-      position: p.position,
-      width: p.width,
-      height: p.height,
-      min: urls.page(version?.version_id ?? '', p.position, 'min'),
-      mid: urls.page(version?.version_id ?? '', p.position, 'mid'),
-      max: urls.page(version?.version_id ?? '', p.position, 'max'),
-      text: texts[i] ?? '',
-    })),
+    ready: pages.length,
+    runs: pageRuns(pages),
+    pageBase: version && pages.length > 0 ? urls.pages(version.version_id) : null,
+    leadTexts: lead.length
+      ? Array.from({ length: Math.max(...lead.map((p) => p.position)) }, (_, i) =>
+          String(texts.get(i + 1) ?? ''),
+        )
+      : [],
     download:
       book.download_allowed && version && pages.length > 0
         ? urls.original(version.version_id)
         : null,
   };
 };
+
+/** Every ready page's extracted text, in order. */
+export const loadPageTexts = async (db: Db, blobs: BlobStore, versionId: string) => {
+  const pages = await listPages(db, versionId);
+  const texts = await readTexts(blobs, versionId, pages);
+  return pages.map((p) => ({ n: p.position, text: texts.get(p.position) ?? '' }));
+};
+
+const readTexts = async (blobs: BlobStore, versionId: string, pages: PageRow[]) =>
+  new Map(
+    await Promise.all(
+      pages.map(
+        async (p) =>
+          [
+            p.position,
+            await readFile(blobs.pagePath(versionId, p.position, 'text.txt'), 'utf8').catch(
+              () => '',
+            ),
+          ] as const,
+      ),
+    ),
+  );
+
+export const pageRuns = (pages: Pick<PageRow, 'position' | 'width' | 'height'>[]) => {
+  const runs: PageRun[] = [];
+  for (const p of pages) {
+    const last = runs.at(-1);
+    if (last && last[0] + last[1] === p.position && last[2] === p.width && last[3] === p.height) {
+      last[1] += 1;
+    } else {
+      runs.push([p.position, 1, p.width, p.height]);
+    }
+  }
+  return runs;
+};
+
+/** What the reader polls while a version is processing: small, whatever the book's length. */
+export const readerStatus = (book: ReaderBook) => ({
+  versionId: book.versionId,
+  status: book.status,
+  pageCount: book.pageCount,
+  ready: book.ready,
+  runs: book.runs,
+});

@@ -1,32 +1,64 @@
-// The public reader: GET /f/:id (the share link), GET /w/:workspace/:slug (a readable address
-// that redirects to it) and the reader's two static assets.
-import { readFile } from 'node:fs/promises';
-import type { ServerResponse } from 'node:http';
-import { join } from 'node:path';
+// The public reader: GET /f/:id (the share link), its status JSON (polled while processing) and
+// its text page; a version's page text as JSON (fetched by the reader when search first needs it);
+// GET /w/:workspace/:slug (a readable address that redirects to it); and the reader's two static
+// assets. Every body here goes through sendBody: an ETag (304s), compressed as negotiated.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { servablePagesStatus } from '../../projections/files.ts';
 import { findFlipbookBySlug } from '../../projections/flipbooks.ts';
 import type { Db } from '../../projections/readTable.ts';
 import { findWorkspaceByName } from '../../projections/workspaces.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
+import { NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
 import type { Urls } from '../http/present.ts';
+import { sendBody } from '../http/sendBody.ts';
 import type { Routes } from '../http/server.ts';
-import { loadReaderBook } from './readerData.ts';
+import { findAsset } from './assets.ts';
+import { loadPageTexts, loadReaderBook, readerStatus } from './readerData.ts';
 import { notFoundPage, READER_HEADERS, readerPage, unavailablePage } from './readerPage.ts';
+import { textPage } from './textPage.ts';
 
-const ASSETS = join(import.meta.dirname, 'assets');
-const TYPES: Record<string, string> = {
-  'reader.js': 'text/javascript; charset=utf-8',
-  'reader.css': 'text/css; charset=utf-8',
-};
+const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 export const mountReader = (routes: Routes, deps: { db: Db; blobs: BlobStore; urls: Urls }) => {
+  const book = (id = '', withLeadTexts = true) =>
+    isUuid(id)
+      ? loadReaderBook(deps.db, deps.blobs, deps.urls, id.toLowerCase(), withLeadTexts)
+      : Promise.resolve(null);
+
   routes.get('/f/:id', async (req, res) => {
-    const id = (req.params.id ?? '').toLowerCase();
-    const book = isUuid(id) ? await loadReaderBook(deps.db, deps.blobs, deps.urls, id) : null;
-    if (!book) return sendHtml(res, 404, notFoundPage());
+    const found = await book(req.params.id);
+    if (!found) return sendHtml(req, res, 404, notFoundPage());
     // Gone for now, not unknown: 410 tells crawlers to drop it; the link works again on restore.
-    if (book === 'archived') return sendHtml(res, 410, unavailablePage());
-    sendHtml(res, 200, readerPage(book));
+    if (found === 'archived') return sendHtml(req, res, 410, unavailablePage());
+    await sendHtml(req, res, 200, readerPage(found));
+  });
+
+  // The text of every page, as a document: for search engines, screen readers, no JavaScript.
+  routes.get('/f/:id/text', async (req, res) => {
+    const found = await book(req.params.id, false);
+    if (!found) return sendHtml(req, res, 404, notFoundPage());
+    if (found === 'archived') return sendHtml(req, res, 410, unavailablePage());
+    const texts = found.versionId ? await loadPageTexts(deps.db, deps.blobs, found.versionId) : [];
+    await sendHtml(req, res, 200, textPage(found, texts));
+  });
+
+  // Polled by the reader while its version is processing: a few hundred bytes, and a 304 when
+  // nothing changed, instead of the whole page again.
+  routes.get('/f/:id/status.json', async (req, res) => {
+    const found = await book(req.params.id, false);
+    if (!found || found === 'archived') throw new NotFound('Not found');
+    await sendJson(req, res, readerStatus(found), 'no-cache');
+  });
+
+  // A version's page text, built from each page's text.txt. Like the page files: a 404 once the
+  // version is deleted or its flipbook archived; immutable once the version is done.
+  routes.get('/files/pages/:versionId/text.json', async (req, res) => {
+    const id = (req.params.versionId ?? '').toLowerCase();
+    const status = isUuid(id) ? await servablePagesStatus(deps.db, id) : null;
+    if (status === null) throw new NotFound('Not found');
+    const pages = await loadPageTexts(deps.db, deps.blobs, id);
+    await sendJson(req, res, { versionId: id, pages }, status === 'done' ? IMMUTABLE : 'no-cache');
   });
 
   // The readable address of a flipbook: its workspace's name and its slug. It follows the slug
@@ -35,10 +67,10 @@ export const mountReader = (routes: Routes, deps: { db: Db; blobs: BlobStore; ur
     const name = decodeParam(req.params.workspace);
     const slug = decodeParam(req.params.slug);
     const workspace = name ? await findWorkspaceByName(deps.db, name) : null;
-    const book = workspace && slug ? await findFlipbookBySlug(deps.db, workspace.id, slug) : null;
-    if (!book) return sendHtml(res, 404, notFoundPage());
+    const found = workspace && slug ? await findFlipbookBySlug(deps.db, workspace.id, slug) : null;
+    if (!found) return sendHtml(req, res, 404, notFoundPage());
     res.writeHead(302, {
-      Location: deps.urls.reader(book.flipbook_id),
+      Location: deps.urls.reader(found.flipbook_id),
       'Cache-Control': 'no-cache',
       'Content-Length': 0,
     });
@@ -51,20 +83,21 @@ export const mountReader = (routes: Routes, deps: { db: Db; blobs: BlobStore; ur
     res.end();
   });
 
-  // Read once: the assets are part of the release, not data.
-  const cache = new Map<string, Promise<Buffer>>();
+  // reader.<hash>.js and .css are immutable; the plain names answer too, revalidated.
   routes.get('/reader/:file', async (req, res) => {
-    const file = req.params.file ?? '';
-    const type = TYPES[file];
-    if (!type) return sendHtml(res, 404, notFoundPage());
-    const body = cache.get(file) ?? readFile(join(ASSETS, file));
-    cache.set(file, body);
-    res.writeHead(200, {
-      'Content-Type': type,
-      'Cache-Control': 'public, max-age=3600',
-      'X-Content-Type-Options': 'nosniff',
-    });
-    res.end(await body);
+    const found = findAsset(req.params.file ?? '');
+    if (!found) return sendHtml(req, res, 404, notFoundPage());
+    await sendBody(
+      req,
+      res,
+      200,
+      {
+        'Content-Type': found.asset.type,
+        'Cache-Control': found.immutable ? IMMUTABLE : 'public, no-cache',
+        'X-Content-Type-Options': 'nosniff',
+      },
+      found.asset.body,
+    );
   });
 };
 
@@ -81,12 +114,29 @@ const decodeParam = (raw = '') => {
   }
 };
 
-const sendHtml = (res: ServerResponse, status: number, html: string) => {
-  res.writeHead(status, {
-    ...READER_HEADERS,
-    'Content-Type': 'text/html; charset=utf-8',
-    // Shows the active version: must be fetched again when another version is activated.
-    'Cache-Control': 'no-cache',
-  });
-  res.end(html);
-};
+const sendHtml = (req: IncomingMessage, res: ServerResponse, status: number, html: string) =>
+  sendBody(
+    req,
+    res,
+    status,
+    {
+      ...READER_HEADERS,
+      'Content-Type': 'text/html; charset=utf-8',
+      // Shows the active version: must be revalidated (its ETag) when another version is activated.
+      'Cache-Control': 'no-cache',
+    },
+    html,
+  );
+
+const sendJson = (req: IncomingMessage, res: ServerResponse, body: unknown, cache: string) =>
+  sendBody(
+    req,
+    res,
+    200,
+    {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Cache-Control': cache,
+      'X-Content-Type-Options': 'nosniff',
+    },
+    JSON.stringify(body),
+  );

@@ -268,12 +268,25 @@ describe('the reader in headless Chromium (embedded store, --workers 2)', () => 
       .toBeGreaterThan(0);
   });
 
-  it('search turns to the spread holding a word found only on a later page', async () => {
+  it('search fetches the page text only when first used, and turns to the spread holding a word found only on a later page', async () => {
     const html = await (await fetch(url)).text();
-    const articles = [
-      ...html.matchAll(/<article class="page-text" id="text-(\d+)">([\s\S]*?)<\/article>/g),
-    ].map((m) => ({ n: Number(m[1]), text: (m[2] ?? '').replace(/<[^>]+>/g, ' ').toLowerCase() }));
+    const data = JSON.parse(
+      /<script type="application\/json" id="flipbook-data">([\s\S]*?)<\/script>/.exec(html)?.[1] ??
+        '{}',
+    );
+    const text = await fetch(data.text);
+    expect(text.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(text.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    const body = (await text.json()) as { pages: { n: number; text: string }[] };
+    const articles = body.pages.map((p) => ({
+      n: p.n,
+      text: p.text.toLowerCase(),
+    }));
     expect(articles.map((a) => a.n)).toEqual(Array.from({ length: 14 }, (_, i) => i + 1));
+    // The page text is not in the HTML (only the alternative text: each page's first words).
+    const longest = articles.reduce((a, b) => (b.text.length > a.text.length ? b : a));
+    expect(longest.text.length).toBeGreaterThan(1000);
+    expect(html.toLowerCase()).not.toContain(longest.text.slice(500, 540));
     const unique = articles
       .filter((a) => a.n >= 6)
       .flatMap((a) => (a.text.match(/\b[a-z]{8,}\b/g) ?? []).map((word) => ({ word, n: a.n })))
@@ -281,8 +294,15 @@ describe('the reader in headless Chromium (embedded store, --workers 2)', () => 
     if (!unique) throw new Error('no word found on one later page only');
 
     const page = await open();
+    const fetched: string[] = [];
+    page.on('request', (request) => fetched.push(request.url()));
     await page.goto(url);
     await expectCounter(page, '1 / 14');
+    await pageImagesLoaded(page);
+    await page.keyboard.press('ArrowRight'); // turning needs no text: the alt texts are in the page
+    await expectCounter(page, '2–3 / 14');
+    await sleep(500);
+    expect(fetched.filter((u) => u.endsWith('/text.json'))).toEqual([]);
     await page.getByRole('button', { name: 'Search the text' }).click();
     expect(await page.locator('form.search').isVisible()).toBe(true);
     await page.locator('#search-input').fill(unique.word);
@@ -291,6 +311,7 @@ describe('the reader in headless Chromium (embedded store, --workers 2)', () => 
     expect(await page.locator('#search-result').textContent()).toBe(
       `Page ${unique.n}: match 1 of 1.`,
     );
+    expect(fetched.filter((u) => u.endsWith('/text.json'))).toEqual([data.text]);
   });
 
   it('shows a hostile title as text, under a strict CSP, with no request off 127.0.0.1', async () => {

@@ -1,10 +1,59 @@
 // The flipbook reader. No dependencies and no third-party requests: one module, served by the
 // daemon. It shows one page (narrow screens) or a two-page spread with the cover alone (wide
 // screens), loads only the pages near the current one (srcset picks min/mid/max for the screen),
-// and turns pages with a 3D flip unless the reader prefers reduced motion.
+// and turns pages with a 3D flip unless the reader prefers reduced motion. The cover comes first:
+// its image is fetched at high priority, the pages one turn away only once it has loaded. The
+// page text (for search, and the alternative text of pages past the first few) is fetched the
+// first time it is needed; while the version is processing, a small status JSON is polled.
 const data = JSON.parse(document.getElementById('flipbook-data').textContent);
-const total = data.pageCount;
-const byNumber = new Map(data.pages.map((p) => [p.n, p]));
+let total = data.pageCount;
+
+/** Ready pages by number: { n, w, h, min, mid, max }; sizes come as runs of equal pages. */
+const byNumber = new Map();
+const addRuns = (runs) => {
+  for (const [first, count, w, h] of runs) {
+    for (let n = first; n < first + count; n++) {
+      const base = `${data.pageBase}${n}/`;
+      byNumber.set(n, {
+        n,
+        w,
+        h,
+        min: `${base}min.jpg`,
+        mid: `${base}mid.jpg`,
+        max: `${base}max.jpg`,
+      });
+    }
+  }
+};
+addRuns(data.runs);
+
+/** Alternative text: the first pages' come with the page, the others with the text JSON. */
+const alts = new Map(data.alts.map((alt, i) => [i + 1, alt]));
+const altText = (n, text) => {
+  const words = text.replace(/\s+/g, ' ').trim();
+  const excerpt = words.length > 180 ? `${words.slice(0, 180).replace(/\s+\S*$/, '')}…` : words;
+  return excerpt ? `Page ${n}: ${excerpt}` : `Page ${n}`;
+};
+
+/** Every ready page's text, fetched once, when search or an alternative text first needs it. */
+let texts = null;
+const loadText = () => {
+  texts ??= fetch(data.text)
+    .then((r) => (r.ok ? r.json() : Promise.reject(new Error(String(r.status)))))
+    .then((body) => {
+      const map = new Map(body.pages.map((p) => [p.n, p.text]));
+      for (const n of byNumber.keys()) alts.set(n, altText(n, map.get(n) ?? ''));
+      for (const img of stage.querySelectorAll('img[data-n]')) {
+        img.alt = alts.get(Number(img.dataset.n)) ?? img.alt;
+      }
+      return map;
+    })
+    .catch(() => {
+      texts = null; // try again next time
+      return new Map();
+    });
+  return texts;
+};
 
 const book = document.getElementById('book');
 const stage = document.getElementById('stage');
@@ -47,7 +96,7 @@ const slotSize = (pages) => {
   return width / height > ratio ? { w: height * ratio, h: height } : { w: width, h: width / ratio };
 };
 
-const pageElement = (n, side, size) => {
+const pageElement = (n, side, size, priority = 'auto') => {
   const figure = document.createElement('figure');
   figure.className = `page ${side}`;
   figure.style.width = `${size.w}px`;
@@ -64,7 +113,11 @@ const pageElement = (n, side, size) => {
     return figure;
   }
   const img = document.createElement('img');
-  img.alt = page.alt;
+  img.dataset.n = String(n);
+  img.alt = alts.get(n) ?? `Page ${n}`;
+  if (!alts.has(n)) loadText();
+  // Before its source: the request goes out as soon as the source is set.
+  img.setAttribute('fetchpriority', priority);
   img.decoding = 'async';
   img.width = Math.round(size.w);
   img.height = Math.round(size.h);
@@ -85,17 +138,36 @@ const preload = () => {
     const page = n && byNumber.get(n);
     if (!page) continue;
     const img = new Image();
+    img.setAttribute('fetchpriority', 'low');
     img.sizes = `${Math.ceil(slotSize(visible(current)).w)}px`;
     img.srcset = `${page.min} 300w, ${page.mid} 1000w, ${page.max} 2000w`;
   }
 };
 
+/** Whether an image has loaded (or failed: nothing to wait for then). */
+const settled = (img) =>
+  img.complete
+    ? Promise.resolve()
+    : new Promise((resolve) => {
+        img.addEventListener('load', resolve, { once: true });
+        img.addEventListener('error', resolve, { once: true });
+      });
+
+let renders = 0;
 const render = () => {
   const pages = visible(current);
   const size = slotSize(pages);
   const spread = pages.length === 2;
+  const lead = firstOf(pages);
   stage.replaceChildren(
-    ...pages.map((n, i) => pageElement(n, spread ? (i === 0 ? 'left' : 'right') : 'single', size)),
+    ...pages.map((n, i) =>
+      pageElement(
+        n,
+        spread ? (i === 0 ? 'left' : 'right') : 'single',
+        size,
+        n === lead ? 'high' : 'auto',
+      ),
+    ),
   );
   stage.classList.toggle('spread', spread);
   const shown = pages.filter((p) => p !== null);
@@ -112,7 +184,12 @@ const render = () => {
   for (const button of document.querySelectorAll('[data-action="next"], [data-action="last"]')) {
     button.disabled = lastOf(pages) >= total;
   }
-  preload();
+  slider.max = String(total);
+  // The pages one turn away only once these are shown: they never compete with the cover.
+  const shownNow = ++renders;
+  Promise.all([...stage.querySelectorAll('img')].map(settled)).then(
+    () => shownNow === renders && preload(),
+  );
 };
 
 const nextStart = () => lastOf(visible(current)) + 1;
@@ -145,7 +222,12 @@ const go = (n) => {
   leaf.append(front, back);
   // The pages beneath the turning leaf are the destination's.
   const under = to.map((p, i) =>
-    pageElement(p, to.length === 2 ? (i === 0 ? 'left' : 'right') : 'single', size),
+    pageElement(
+      p,
+      to.length === 2 ? (i === 0 ? 'left' : 'right') : 'single',
+      size,
+      p === firstOf(to) ? 'high' : 'auto',
+    ),
   );
   stage.replaceChildren(...under, leaf);
   stage.classList.toggle('spread', to.length === 2);
@@ -181,12 +263,15 @@ const toggleFullscreen = () => {
 };
 
 let hits = [];
-const search = (query) => {
+const search = async (query) => {
   const words = query.trim().toLowerCase();
   if (!words) return;
-  hits = [...document.querySelectorAll('.page-text')]
-    .filter((article) => article.textContent.toLowerCase().includes(words))
-    .map((article) => Number(article.id.replace('text-', '')));
+  searchResult.textContent = 'Searching…';
+  const pageTexts = await loadText();
+  hits = [...pageTexts]
+    .filter(([, text]) => text.toLowerCase().includes(words))
+    .map(([n]) => n)
+    .sort((a, b) => a - b);
   if (hits.length === 0) {
     searchResult.textContent = `No page contains “${query.trim()}”.`;
     return;
@@ -299,23 +384,37 @@ new ResizeObserver(() => {
   if (!turning) render();
 }).observe(stage);
 
-// While the version is still processing, pick up newly ready pages now and then.
+// While the version is still processing, pick up newly ready pages now and then from the status
+// JSON (a 304 when nothing changed). The stage is redrawn only when a page it shows became ready,
+// and the notice floats over the book: when processing ends, nothing on screen moves.
 if (data.processing) {
-  const refresh = async () => {
-    const html = await fetch(location.pathname, { cache: 'no-store' })
-      .then((r) => r.text())
-      .catch(() => '');
-    const match = /<script type="application\/json" id="flipbook-data">([\s\S]*?)<\/script>/.exec(
-      html,
-    );
-    if (!match) return;
-    const fresh = JSON.parse(match[1]);
-    for (const page of fresh.pages) byNumber.set(page.n, page);
-    if (!turning) render();
-    if (fresh.processing) setTimeout(refresh, 5000);
-    else document.querySelector('.notice')?.remove();
+  const poll = async () => {
+    const status = await fetch(data.status, { cache: 'no-cache' })
+      .then((r) => (r.ok ? r.json() : null))
+      .catch(() => null);
+    if (status && status.versionId !== data.versionId) {
+      location.reload(); // another version is shown now: the page holds another book
+      return;
+    }
+    if (status) {
+      const shown = visible(current);
+      const missing = shown.filter((n) => n !== null && !byNumber.has(n));
+      const before = byNumber.size;
+      addRuns(status.runs);
+      if (byNumber.size !== before) texts = null; // the text JSON has more pages now
+      const grown = Math.max(status.pageCount, status.ready) !== total;
+      total = Math.max(status.pageCount, status.ready, total);
+      if (!turning && (grown || missing.some((n) => byNumber.has(n)))) render();
+      if (status.status === 'done') document.querySelector('.notice')?.remove();
+      if (status.status === 'error') {
+        const notice = document.querySelector('.notice');
+        if (notice) notice.textContent = 'The rest of this version could not be prepared.';
+      }
+      if (status.status === 'done' || status.status === 'error') return;
+    }
+    setTimeout(poll, 5000);
   };
-  setTimeout(refresh, 5000);
+  setTimeout(poll, 5000);
 }
 
 current = clamp(fromHash());

@@ -1,0 +1,38 @@
+// The text of every page of a flipbook, as a plain document at /f/:id/text: what search engines
+// index and what a screen reader or a reader without JavaScript reads. The reader links to it
+// (its skip link, and a <noscript> note) instead of carrying the text itself, which would make
+// its HTML grow with the book. Each page's heading links back to that page in the reader.
+import type { ReaderBook } from './readerData.ts';
+import { escapeHtml, shell } from './readerPage.ts';
+
+export const textPage = (book: ReaderBook, pages: { n: number; text: string }[]) => {
+  const title = escapeHtml(book.title);
+  const reader = escapeHtml(book.url);
+  const articles = pages
+    .map(
+      ({ n, text }) =>
+        `<article id="page-${n}"><h2><a href="${reader}#page=${n}">Page ${n}</a></h2>${
+          text
+            .split(/\n{2,}/)
+            .map((para) => para.trim())
+            .filter(Boolean)
+            .map((para) => `<p>${escapeHtml(para)}</p>`)
+            .join('') || '<p>(no text on this page)</p>'
+        }</article>`,
+    )
+    .join('\n');
+  return shell(
+    [
+      `<title>${title}: text</title>`,
+      book.description ? `<meta name="description" content="${escapeHtml(book.description)}">` : '',
+    ]
+      .filter(Boolean)
+      .join('\n'),
+    `<main class="page-texts" id="page-texts">
+<h1>${title}</h1>
+<p><a href="${reader}">Open the flipbook</a></p>
+${book.status === 'done' ? '' : '<p>This version is still being prepared: the text of the pages not ready yet is missing.</p>'}
+${articles}
+</main>`,
+  );
+};
