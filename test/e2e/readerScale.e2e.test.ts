@@ -1,77 +1,11 @@
 // A 500-page flipbook opens like a 5-page one, and flipping through it does not grow the page:
-// only the pages near the current one are ever in the DOM or fetched. The books are made
-// directly in the store (events, then page files), so the test does not wait for rendering.
-import { randomUUID } from 'node:crypto';
-import { copyFile, mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+// its HTML stays small, and only the pages near the current one are ever in the DOM or fetched.
+// The books are made directly in the store (test/support/readerBooks.ts): no rendering to wait for.
+import { request } from 'node:http';
 import { type Browser, chromium } from 'playwright-core';
-import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runFlipbookCommand } from '../../src/app/commands.ts';
-import { openBlobStore } from '../../src/blobs/blobStore.ts';
-import { openStore } from '../../src/store/store.ts';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
-import { markDone } from '../support/apiHelpers.ts';
-import { TEST_METADATA } from '../support/metadata.ts';
-
-const makeBook = async (fx: ApiFixture, pages: number) => {
-  const dataDir = fx.storeArgs[1] as string;
-  const store = await openStore({ dataDir });
-  const blobs = await openBlobStore(join(dataDir, 'blobs'));
-  const flipbookId = randomUUID();
-  const versionId = randomUUID();
-  try {
-    await runFlipbookCommand(
-      store,
-      flipbookId,
-      {
-        type: 'CreateFlipbook',
-        data: {
-          flipbookId,
-          workspaceId: fx.workspaceId,
-          title: `${pages} pages`,
-          slug: 'book',
-          description: '',
-          versionId,
-          file: {
-            name: 'b.pdf',
-            type: 'pdf',
-            mimeType: 'application/pdf',
-            size: 1,
-            checksum: 'ab'.repeat(32),
-          },
-          now: new Date(),
-        },
-      },
-      TEST_METADATA,
-    );
-    await runFlipbookCommand(
-      store,
-      flipbookId,
-      {
-        type: 'StartProcessing',
-        data: { versionId, attempt: 1, pageCount: pages, now: new Date() },
-      },
-      TEST_METADATA,
-    );
-    // One small image per rendition, copied for every page.
-    const attempt = blobs.attemptDir(versionId, 1);
-    await blobs.makeCurrent(versionId, attempt);
-    const sample = join(attempt, 'sample.jpg');
-    await sharp({ create: { width: 1000, height: 1294, channels: 3, background: '#fafafa' } })
-      .jpeg()
-      .toFile(sample);
-    for (let n = 1; n <= pages; n++) {
-      await mkdir(join(attempt, String(n)), { recursive: true });
-      for (const file of ['max.jpg', 'mid.jpg', 'min.jpg'])
-        await copyFile(sample, join(attempt, String(n), file));
-    }
-    await markDone(store, flipbookId, versionId, pages);
-  } finally {
-    await store.close();
-  }
-  return `${fx.daemon.url}/f/${flipbookId}`;
-};
+import { makeBook } from '../support/readerBooks.ts';
 
 describe('the reader on a big flipbook', () => {
   let fx: ApiFixture;
@@ -87,8 +21,8 @@ describe('the reader on a big flipbook', () => {
         args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
       }),
     ]);
-    small = await makeBook(fx, 5);
-    big = await makeBook(fx, 500);
+    small = (await makeBook(fx, 5)).url;
+    big = (await makeBook(fx, 500, { withText: true })).url;
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -109,6 +43,30 @@ describe('the reader on a big flipbook', () => {
     );
     return { page, images };
   };
+
+  it('sends an HTML page under 30 KB compressed for 500 pages of text', async () => {
+    const sizes: Record<string, number> = {};
+    for (const encoding of ['gzip', 'br', 'identity']) {
+      sizes[encoding] = await new Promise<number>((resolve, reject) => {
+        request(big, { headers: { 'accept-encoding': encoding } }, (res) => {
+          expect(res.statusCode).toBe(200);
+          expect(res.headers['content-encoding'] ?? 'identity').toBe(encoding);
+          let length = 0;
+          res.on('data', (chunk: Buffer) => {
+            length += chunk.length;
+          });
+          res.on('end', () => resolve(length));
+        })
+          .on('error', reject)
+          .end();
+      });
+    }
+    console.info(`500-page reader HTML: ${JSON.stringify(sizes)} bytes`);
+    expect(sizes.gzip).toBeLessThanOrEqual(30 * 1024);
+    expect(sizes.br).toBeLessThanOrEqual(30 * 1024);
+    // The text of the pages is not in it (about 1,500 characters a page: 750 KB).
+    expect(sizes.identity).toBeLessThan(60 * 1024);
+  });
 
   it('fetches the same few images to open 500 pages as to open 5', async () => {
     const a = await open(small);

@@ -1,0 +1,274 @@
+// The reader's first load, over real HTTP and in real headless Chromium: what is sent (compressed,
+// with validators, HEAD alike), what is fetched when (the cover first, the page text only for
+// search, a small status JSON while processing), and that a 400-page book shows its first image
+// about as soon as an 8-page one. Books are made directly in the store (readerBooks.ts).
+import { request } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiFixture, startApi } from '../support/apiFixture.ts';
+import { sleep } from '../support/apiHelpers.ts';
+import { type MadeBook, makeBook, uniqueWord } from '../support/readerBooks.ts';
+
+type Raw = { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer };
+
+/** One request as sent, the body as received (node:http decompresses nothing). */
+const raw = (url: string, headers: Record<string, string> = {}, method = 'GET') =>
+  new Promise<Raw>((resolve, reject) => {
+    request(url, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+      );
+    })
+      .on('error', reject)
+      .end();
+  });
+
+const decoded = (r: Raw) =>
+  r.headers['content-encoding'] === 'br'
+    ? brotliDecompressSync(r.body)
+    : r.headers['content-encoding'] === 'gzip'
+      ? gunzipSync(r.body)
+      : r.body;
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+};
+
+describe('the reader’s first load', () => {
+  let fx: ApiFixture;
+  let browser: Browser;
+  let book: MadeBook; // 500 pages of text
+  let small: MadeBook; // 8 pages
+  let large: MadeBook; // 400 pages
+  let routes: Record<string, string>; // one URL of each kind
+
+  beforeAll(async () => {
+    [fx, browser] = await Promise.all([
+      startApi('embedded', ['--rate-limit', '0']),
+      chromium.launch({
+        executablePath: '/usr/bin/chromium',
+        args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+      }),
+    ]);
+    book = await makeBook(fx, 500, { withText: true });
+    small = await makeBook(fx, 8, { withText: true });
+    large = await makeBook(fx, 400, { withText: true });
+    const html = (await (await fetch(book.url)).text()) as string;
+    const asset = (ext: string) =>
+      new RegExp(`"(/reader/reader\\.[0-9a-f]{12}\\.${ext})"`).exec(html)?.[1] ?? '';
+    const origin = new URL(book.url).origin;
+    routes = {
+      html: book.url,
+      textPage: `${book.url}/text`,
+      status: `${book.url}/status.json`,
+      text: `${origin}/files/pages/${book.versionId}/text.json`,
+      js: `${origin}${asset('js')}`,
+      css: `${origin}${asset('css')}`,
+      jpeg: `${origin}/files/pages/${book.versionId}/1/mid.jpg`,
+    };
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+    await fx?.stop();
+  });
+
+  it('compresses HTML, JSON, JS and CSS as negotiated, with Vary; never a JPEG', async () => {
+    for (const [kind, url] of Object.entries(routes)) {
+      const plain = await raw(url);
+      expect(plain.status, kind).toBe(200);
+      for (const encoding of ['gzip', 'br']) {
+        const r = await raw(url, { 'accept-encoding': `${encoding}, identity;q=0.5` });
+        expect(r.status, kind).toBe(200);
+        if (kind === 'jpeg') {
+          expect(r.headers['content-encoding'], kind).toBeUndefined();
+          expect(r.body.equals(plain.body), kind).toBe(true);
+          continue;
+        }
+        expect(r.headers.vary, kind).toBe('Accept-Encoding');
+        // The status JSON is a few hundred bytes: not worth compressing, but still varies.
+        if (kind === 'status') continue;
+        expect(r.headers['content-encoding'], kind).toBe(encoding);
+        expect(Number(r.headers['content-length']), kind).toBe(r.body.length);
+        expect(r.body.length, kind).toBeLessThan(plain.body.length);
+        expect(decoded(r).equals(plain.body), kind).toBe(true);
+      }
+      // Refused outright: sent as is.
+      const refused = await raw(url, { 'accept-encoding': 'gzip;q=0, br;q=0' });
+      expect(refused.headers['content-encoding'], kind).toBeUndefined();
+    }
+    const sizes = await raw(routes.text ?? '', { 'accept-encoding': 'br' });
+    console.info(
+      `text.json of 500 pages: ${decoded(sizes).length} bytes, ${sizes.body.length} with brotli`,
+    );
+  });
+
+  it('answers If-None-Match with a 304 on HTML and JSON; hashed assets are immutable', async () => {
+    for (const kind of ['html', 'textPage', 'status', 'text', 'js', 'css']) {
+      const url = routes[kind] ?? '';
+      const first = await raw(url, { 'accept-encoding': 'gzip' });
+      const etag = String(first.headers.etag ?? '');
+      expect(etag, kind).toMatch(/^W\/".+"$/);
+      const again = await raw(url, { 'accept-encoding': 'br', 'if-none-match': etag });
+      expect(again.status, kind).toBe(304);
+      expect(again.body.length, kind).toBe(0);
+      expect(again.headers.etag, kind).toBe(etag);
+      // fetch() adds no-cache to a conditional request: still a 304 from the origin.
+      const noCache = await raw(url, { 'if-none-match': etag, 'cache-control': 'no-cache' });
+      expect(noCache.status, kind).toBe(304);
+    }
+    for (const kind of ['js', 'css']) {
+      const r = await raw(routes[kind] ?? '');
+      expect(r.headers['cache-control'], kind).toBe('public, max-age=31536000, immutable');
+      // The plain name still works, revalidated.
+      const plain = await raw(`${new URL(book.url).origin}/reader/reader.${kind}`);
+      expect(plain.status, kind).toBe(200);
+      expect(plain.headers['cache-control'], kind).toBe('public, no-cache');
+    }
+    expect((await raw(routes.html ?? '')).headers['cache-control']).toBe('no-cache');
+    expect((await raw(routes.text ?? '')).headers['cache-control']).toBe(
+      'public, max-age=31536000, immutable',
+    );
+  });
+
+  it('answers HEAD on every kind of route with the GET’s headers and no body', async () => {
+    for (const [kind, url] of Object.entries(routes)) {
+      const headers = { 'accept-encoding': 'gzip' };
+      const get = await raw(url, headers);
+      const head = await raw(url, headers, 'HEAD');
+      expect(head.status, kind).toBe(200);
+      expect(head.body.length, kind).toBe(0);
+      for (const name of ['content-type', 'content-length', 'content-encoding', 'etag', 'vary']) {
+        expect(head.headers[name], `${kind} ${name}`).toEqual(get.headers[name]);
+      }
+    }
+  });
+
+  /** Opens a reader in a fresh context (an empty cache), recording each request's URL. */
+  const open = async (url: string) => {
+    const context = await browser.newContext({
+      viewport: { width: 1366, height: 800 },
+      reducedMotion: 'reduce',
+    });
+    const page = await context.newPage();
+    const requested: string[] = [];
+    const events: string[] = [];
+    page.on('request', (r) => {
+      requested.push(r.url());
+      events.push(`request ${r.url()}`);
+    });
+    page.on('requestfinished', (r) => events.push(`finished ${r.url()}`));
+    await page.goto(url);
+    await coverShown(page);
+    return { page, requested, events, close: () => context.close() };
+  };
+  const coverShown = (page: Page) =>
+    page.waitForFunction(
+      "(() => { const img = document.querySelector('#stage img'); return Boolean(img && img.complete && img.naturalWidth > 0); })()",
+    );
+
+  it('requests the cover first, at high priority, its neighbours only once it has loaded', async () => {
+    const { page, events, close } = await open(book.url);
+    await page.waitForTimeout(1000);
+    expect(await page.locator('#stage img').first().getAttribute('fetchpriority')).toBe('high');
+    const images = events.filter((e) => e.includes('/files/pages/') && e.endsWith('.jpg'));
+    const coverDone = images.findIndex((e) => e.startsWith('finished') && e.includes('/1/'));
+    expect(images[0], images.join('\n')).toMatch(/^request .*\/1\/(min|mid|max)\.jpg$/);
+    const neighbours = images.filter((e) => e.startsWith('request') && !/\/1\/\w+\.jpg$/.test(e));
+    expect(neighbours.length).toBeGreaterThan(0);
+    for (const n of neighbours)
+      expect(images.indexOf(n), images.join('\n')).toBeGreaterThan(coverDone);
+    await close();
+  });
+
+  it('fetches the page text only when search is first used, and finds a word on page 437', async () => {
+    const { page, requested, close } = await open(book.url);
+    await page.keyboard.press('ArrowRight');
+    await page.waitForTimeout(500);
+    expect(requested.filter((u) => u.endsWith('/text.json'))).toEqual([]);
+    await page.getByRole('button', { name: 'Search the text' }).click();
+    await page.locator('#search-input').fill(uniqueWord(437));
+    await page.locator('#search-input').press('Enter');
+    await expect
+      .poll(() => page.locator('#counter').textContent(), { timeout: 5_000 })
+      .toBe('436–437 / 500');
+    expect(await page.locator('#search-result').textContent()).toBe('Page 437: match 1 of 1.');
+    expect(requested.filter((u) => u.endsWith('/text.json'))).toEqual([routes.text]);
+    // Pages past the first 40 take their alternative text from it.
+    expect(await page.locator('#stage img').nth(1).getAttribute('alt')).toMatch(/^Page 437: \S/);
+    await close();
+  });
+
+  it('shows the first image of a 400-page book within 1.25× the time of an 8-page one', async () => {
+    // From navigation start to the end of the first page image's response, and the HTML's.
+    const timing = async (url: string) => {
+      const { page, close } = await open(url);
+      const t = (await page.evaluate(`(() => {
+        const nav = performance.getEntriesByType('navigation')[0];
+        const image = performance.getEntriesByType('resource')
+          .filter((e) => e.name.includes('/files/pages/')).sort((a, b) => a.startTime - b.startTime)[0];
+        const all = performance.getEntriesByType('resource').map((e) => [e.name.split('/').slice(-2).join('/'), Math.round(e.startTime), Math.round(e.responseStart), Math.round(e.responseEnd)]);
+        return { image: image.responseEnd, html: nav.responseEnd, start: image.startTime, all, dcl: nav.domContentLoadedEventEnd };
+      })()`)) as { image: number; html: number; start: number; all: unknown; dcl: number };
+      if (process.env.FLIPBOOK_TEST_DEBUG)
+        console.info(url.slice(-8), Math.round(t.dcl), JSON.stringify(t.all));
+      await close();
+      return t;
+    };
+    await timing(small.url); // warm the daemon's and the browser's first-use costs
+    await timing(large.url);
+    const runs: { small: number[]; large: number[]; smallHtml: number[]; largeHtml: number[] } = {
+      small: [],
+      large: [],
+      smallHtml: [],
+      largeHtml: [],
+    };
+    // Interleaved, each first in turn: the machine's load (2 cores, shared) hits both alike.
+    for (let i = 0; i < 11; i++) {
+      const first = await timing(i % 2 === 0 ? small.url : large.url);
+      const second = await timing(i % 2 === 0 ? large.url : small.url);
+      const [a, b] = i % 2 === 0 ? [first, second] : [second, first];
+      runs.small.push(a.image);
+      runs.large.push(b.image);
+      runs.smallHtml.push(a.html);
+      runs.largeHtml.push(b.html);
+    }
+    const ratio = median(runs.large) / median(runs.small);
+    console.info(
+      `first image: 8 pages ${median(runs.small).toFixed(1)} ms, 400 pages ${median(runs.large).toFixed(1)} ms (×${ratio.toFixed(2)}); HTML ${median(runs.smallHtml).toFixed(1)} vs ${median(runs.largeHtml).toFixed(1)} ms; all: ${JSON.stringify(runs)}`,
+    );
+    expect(ratio).toBeLessThanOrEqual(1.25);
+  });
+
+  it('while processing polls the status JSON, not the page, and nothing moves when it is done', async () => {
+    const processing = await makeBook(fx, 30, { withText: true, ready: 10 });
+    const { page, requested, close } = await open(processing.url);
+    expect(await page.locator('.notice').count()).toBe(1);
+    expect(await page.locator('#counter').textContent()).toBe('1 / 30');
+    await page.evaluate(`window.cover = document.querySelector('#stage img')`);
+    const box = await page.locator('#stage img').boundingBox();
+    const polls = () => requested.filter((u) => u.endsWith('/status.json')).length;
+    await expect.poll(polls, { timeout: 12_000 }).toBeGreaterThan(0);
+
+    await processing.finish();
+    await page.waitForSelector('.notice', { state: 'detached', timeout: 15_000 });
+    expect(polls()).toBeGreaterThanOrEqual(2);
+    // The HTML was fetched once: by the navigation.
+    expect(
+      requested.filter((u) => new URL(u).pathname === new URL(processing.url).pathname),
+    ).toHaveLength(1);
+    // The same image element, where it was.
+    expect(await page.evaluate(`window.cover === document.querySelector('#stage img')`)).toBe(true);
+    expect(await page.locator('#stage img').boundingBox()).toEqual(box);
+    // The pages made meanwhile are there, and polling stopped.
+    await page.locator('#slider').fill('20');
+    await expect.poll(() => page.locator('#stage img').count()).toBe(2);
+    const after = polls();
+    await sleep(6_000);
+    expect(polls()).toBe(after);
+    await close();
+  });
+});
