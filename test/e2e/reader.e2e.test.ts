@@ -312,6 +312,17 @@ describe('the reader in headless Chromium (embedded store, --workers 2)', () => 
       `Page ${unique.n}: match 1 of 1.`,
     );
     expect(fetched.filter((u) => u.endsWith('/text.json'))).toEqual([data.text]);
+
+    // The same text as a document, for search engines, screen readers and no JavaScript.
+    await page.goto(`${url}/text`);
+    expect(await page.locator('article').count()).toBe(14);
+    expect((await page.locator(`#page-${unique.n}`).textContent())?.toLowerCase()).toContain(
+      unique.word,
+    );
+    await page.screenshot({ path: join(SCREENSHOTS, 'reader-text.png') });
+    expect(await page.locator(`#page-${unique.n} h2 a`).getAttribute('href')).toBe(
+      `${url}#page=${unique.n}`,
+    );
   });
 
   it('shows a hostile title as text, under a strict CSP, with no request off 127.0.0.1', async () => {

@@ -2,12 +2,15 @@
 // with validators, HEAD alike), what is fetched when (the cover first, the page text only for
 // search, a small status JSON while processing), and that a 400-page book shows its first image
 // about as soon as an 8-page one. Books are made directly in the store (readerBooks.ts).
+import { mkdirSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
 import { sleep } from '../support/apiHelpers.ts';
+import { ROOT } from '../support/cli.ts';
 import { type MadeBook, makeBook, uniqueWord } from '../support/readerBooks.ts';
 
 type Raw = { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer };
@@ -250,6 +253,9 @@ describe('the reader’s first load', () => {
     expect(await page.locator('#counter').textContent()).toBe('1 / 30');
     await page.evaluate(`window.cover = document.querySelector('#stage img')`);
     const box = await page.locator('#stage img').boundingBox();
+    const screenshots = join(ROOT, 'test-output', 'screenshots');
+    mkdirSync(screenshots, { recursive: true });
+    await page.screenshot({ path: join(screenshots, 'reader-processing.png') });
     const polls = () => requested.filter((u) => u.endsWith('/status.json')).length;
     await expect.poll(polls, { timeout: 12_000 }).toBeGreaterThan(0);
 
