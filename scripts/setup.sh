@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what this project needs and is missing, on Debian or Ubuntu:
-#   scripts/setup.sh          to run the service (poppler-utils, npm dependencies with Node 24)
+#   scripts/setup.sh          to run the service (poppler-utils, qpdf, npm dependencies with Node 24)
 #   scripts/setup.sh --test   to run the tests as well (adds PostgreSQL, Chromium and Python 3)
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(poppler-utils)
+# poppler-utils renders; qpdf reads each document's structure (outline, page labels, links,
+# viewer preferences: docs/processing.md, "Document structure")
+packages=(poppler-utils qpdf)
 if [[ "${1:-}" == "--test" ]]; then
   # a real PostgreSQL for the external-store tests, real Chromium for the reader's tests,
   # Python 3 for the third-party verification script of docs/audit.md

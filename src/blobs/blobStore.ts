@@ -34,6 +34,8 @@ export type BlobStore = {
   /** removes the version's other attempts, once this one has finished */
   pruneAttempts: (versionId: string, keep: string) => Promise<void>;
   pagePath: (versionId: string, position: number, file: PageFile) => string;
+  /** the version's document.json (title, direction, outline, page labels, links) */
+  documentPath: (versionId: string) => string;
   removePages: (versionId: string) => Promise<void>;
   removeOriginal: (sha256: string) => Promise<void>;
   /** what the sweep looks at (see sweep.ts): temporaries, originals, page folders */
@@ -112,6 +114,7 @@ export const openBlobStore = async (dir: string): Promise<BlobStore> => {
       if (!Number.isInteger(position) || position < 1) throw new Error(`not a page: ${position}`);
       return join(versionDir(versionId), 'current', String(position), file);
     },
+    documentPath: (versionId) => join(versionDir(versionId), 'current', 'document.json'),
     // A render may still be writing into it (it stops when told, a moment later): a file made
     // while rm walks the tree fails it with ENOTEMPTY, which a retry absorbs.
     removePages: (versionId) =>

@@ -2,10 +2,12 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Poppler } from 'node-poppler';
+import { logicalOrder } from './bidiText.ts';
 import { storageProblem } from './renderFailure.ts';
 
 /**
- * Each page's text, from one pdftotext run (pages end with a form feed). Never fatal for the
+ * Each page's text, from one pdftotext run (pages end with a form feed), right-to-left runs in
+ * logical order (pdftotext writes them reversed: see bidiText.ts). Never fatal for the
  * document's sake; a full disk is thrown, so the render is tried again rather than kept textless.
  */
 export const extractText = async (
@@ -19,7 +21,9 @@ export const extractText = async (
     const file = join(work, 'text.txt');
     await poppler.pdfToText(pdfPath, file, { outputEncoding: 'UTF-8' }, { signal });
     const text = await readFile(file, 'utf8');
-    return text.split('\f').map((t) => t.replace(/[ \t]+\n/g, '\n').trim());
+    return logicalOrder(text)
+      .split('\f')
+      .map((t) => t.replace(/[ \t]+\n/g, '\n').trim());
   } catch (error) {
     const storage = storageProblem(error);
     if (storage) throw storage;

@@ -7,6 +7,7 @@
 // The wrappers are executed, so their directory must be ours alone: it is made fresh with
 // mkdtemp (mode 0700, an unpredictable name) by each process, never found by a name another local
 // user could create first and fill with their own `pdfinfo`; it is removed when the process exits.
+import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { chmod, lstat, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,21 +17,76 @@ import { isAlive } from '../isAlive.ts';
 
 export type ProcessLimits = { memoryMb: number; cpuSeconds: number };
 
-const TOOLS = ['pdfinfo', 'pdftoppm', 'pdftotext', 'pdftocairo'];
+// qpdf (Debian's `qpdf` package) reads the document's structure (see documentStructure.ts); it
+// runs under the same wrappers, so the same limits hold for it.
+const TOOLS = ['pdfinfo', 'pdftoppm', 'pdftotext', 'pdftocairo', 'qpdf'];
 /** What the daemon keeps of a poppler process's complaints: plenty to explain a failure. */
 const STDERR_BYTES = 64 * 1024;
 const cache = new Map<string, Promise<Poppler>>();
+const dirs = new Map<string, Promise<string>>();
+
+/** The directory of wrappers for these limits, made once per process. */
+const limitedDir = (limits: ProcessLimits): Promise<string> => {
+  const key = `${limits.memoryMb}:${limits.cpuSeconds}`;
+  let dir = dirs.get(key);
+  if (!dir) {
+    dir = makeWrappers(limits);
+    // A failed attempt (a full /tmp) is not remembered: the next job tries again.
+    dir.catch(() => dirs.delete(key));
+    dirs.set(key, dir);
+  }
+  return dir;
+};
 
 export const limitedPoppler = (limits: ProcessLimits): Promise<Poppler> => {
   const key = `${limits.memoryMb}:${limits.cpuSeconds}`;
   let poppler = cache.get(key);
   if (!poppler) {
-    poppler = makeWrappers(limits).then((dir) => new Poppler(dir));
-    // A failed attempt (a full /tmp) is not remembered: the next job tries again.
+    poppler = limitedDir(limits).then((dir) => new Poppler(dir));
     poppler.catch(() => cache.delete(key));
     cache.set(key, poppler);
   }
   return poppler;
+};
+
+export type ToolRun = { code: number; stdout: string; stderr: string };
+
+/**
+ * Runs one of the wrapped tools (`pdfinfo`, `pdftotext`, `qpdf`, ...) under the limits, with the
+ * wall-clock limit of `signal`, keeping at most `maxBytes` of its output: a tool that writes more
+ * is killed and that is a failure (a hostile file cannot fill the daemon's memory through
+ * stdout). Resolves with the exit code, whatever it is; rejects only when the tool could not run
+ * to its end (killed, aborted, too much output, missing).
+ */
+export const runLimited = async (
+  limits: ProcessLimits,
+  tool: (typeof TOOLS)[number],
+  args: string[],
+  options: { signal: AbortSignal; maxBytes: number },
+): Promise<ToolRun> => {
+  const dir = await limitedDir(limits);
+  return new Promise((resolve, reject) => {
+    execFile(
+      join(dir, tool),
+      args,
+      {
+        signal: options.signal,
+        maxBuffer: options.maxBytes,
+        encoding: 'utf8',
+        killSignal: 'SIGKILL',
+      },
+      (error, stdout, stderr) => {
+        if (!error) return resolve({ code: 0, stdout, stderr });
+        const code = (error as { code?: unknown }).code;
+        // A number is the tool's own exit status; anything else (a signal, ENOENT, an abort,
+        // ERR_CHILD_PROCESS_STDIO_MAXBUFFER) means it did not finish its work.
+        if (typeof code === 'number' && !(error as { killed?: boolean }).killed) {
+          return resolve({ code, stdout, stderr });
+        }
+        reject(error);
+      },
+    );
+  });
 };
 
 /** The directory of the wrappers this process made, for tests and the exit clean-up. */

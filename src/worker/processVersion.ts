@@ -15,6 +15,7 @@ import { writeFileAtomically } from '../atomicFile.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
 import type { PageSize } from '../domain/flipbook/flipbook.ts';
 import type { Logger } from '../log.ts';
+import { readDocumentStructure } from '../pdf/documentStructure.ts';
 import { storageProblem } from '../pdf/renderFailure.ts';
 import { RenderFailure, type RenderOptions, renderPdf } from '../pdf/renderPdf.ts';
 import type { Store } from '../store/store.ts';
@@ -107,6 +108,18 @@ export const processVersion = async (
         writeFileAtomically(join(attemptDir, String(page.position), 'text.txt'), page.text),
       ),
     );
+    // The document's structure for the reader (title, direction, contents, page labels, links),
+    // beside the page folders. Extraction never fails the version: what cannot be read is empty.
+    const structureStarted = performance.now();
+    const structure = await readDocumentStructure(blobs.originalPath(job.checksum), {
+      limits: deps.render.limits,
+      signal,
+      pageCount: result.pages.length,
+      pageTexts: result.pages.map((page) => page.text),
+    });
+    signal.throwIfAborted(); // an extraction cut short is not this version's structure
+    await writeFileAtomically(join(attemptDir, 'document.json'), JSON.stringify(structure));
+    const structureMs = performance.now() - structureStarted;
     const first = result.pages[0];
     const { events } = await command({
       type: 'CompleteProcessing',
@@ -134,7 +147,7 @@ export const processVersion = async (
         versionId,
         pages: result.pages.length,
         ms: Math.round(performance.now() - started),
-        timings: { ...result.timings, storeMs },
+        timings: { ...result.timings, storeMs, structureMs },
       },
       'version processed',
     );

@@ -1,0 +1,262 @@
+// A document's structure for the reader: its own title, reading direction, bookmarks, page
+// labels and each page's links. Read once while processing (see docs/processing.md, "Document
+// structure") with the tools of Debian's packages, under the same limits as rendering:
+// - `qpdf --json` gives every object, resolved (page order, /PageLabels, /Outlines,
+//   /ViewerPreferences, each page's link annotations, named destinations);
+// - `pdfinfo` gives the title; `pdftotext -bbox` the words under each link.
+// Never fails: whatever a tool cannot read (a damaged, hostile or password-protected file, a
+// missing qpdf, a timeout) leaves that part empty, and every list has a ceiling.
+import { resolve as absolute } from 'node:path';
+import { logicalOrder } from './bidiText.ts';
+import { type OutlineEntry, type PdfIndex, readOutline } from './outline.ts';
+import { labelRanges, pageLabels } from './pageLabels.ts';
+import {
+  nameLinks,
+  type PageGeometry,
+  type PageLink,
+  parseWordBoxes,
+  readPageLinks,
+  uprightSize,
+} from './pageLinks.ts';
+import { type ProcessLimits, runLimited } from './poppler.ts';
+import {
+  arrayAt,
+  cleanText,
+  type Dict,
+  dictAt,
+  isDict,
+  isReference,
+  type Json,
+  nameOf,
+  type Objects,
+  objectsOf,
+} from './qpdfJson.ts';
+
+export type { OutlineEntry, PageLink };
+
+export type DocumentStructure = {
+  /** the PDF's own Title (its Info dictionary), or null */
+  title: string | null;
+  direction: 'ltr' | 'rtl';
+  outline: OutlineEntry[];
+  /** one label per page, or null when the PDF has no /PageLabels */
+  labels: string[] | null;
+  /**
+   * links[i]: the links of page i + 1 (one list per page when the page count is given; [] for a
+   * page whose links could not be read)
+   */
+  links: PageLink[][];
+};
+
+export const MAX_TITLE_LENGTH = 255;
+/** More JSON than this from qpdf (a file of millions of objects) and the structure stays empty. */
+const MAX_JSON_BYTES = 48 * 1024 * 1024;
+const MAX_WORDS_BYTES = 32 * 1024 * 1024;
+const MAX_INFO_BYTES = 1024 * 1024;
+/** pages of text looked at for the script when the caller gives none */
+const SAMPLE_PAGES = 30;
+/** characters of text looked at for the script */
+const SAMPLE_CHARS = 200_000;
+
+export const emptyStructure = (): DocumentStructure => ({
+  title: null,
+  direction: 'ltr',
+  outline: [],
+  labels: null,
+  links: [],
+});
+
+export type StructureOptions = {
+  limits: ProcessLimits;
+  signal?: AbortSignal;
+  /** wall-clock limit for the whole extraction (default: 20 s + 20 ms a page, at most 2 min) */
+  timeoutMs?: number;
+  /** the page count rendering found: nothing points past it */
+  pageCount?: number;
+  /** the pages' text, when already extracted (for the script); else the first pages are read */
+  pageTexts?: string[];
+};
+
+export const readDocumentStructure = async (
+  pdfPath: string,
+  options: StructureOptions,
+): Promise<DocumentStructure> => {
+  const structure = await extract(pdfPath, options);
+  // One list of links per rendered page, whatever qpdf made of the page tree.
+  const pages = options.pageCount;
+  if (pages !== undefined && structure.links.length !== pages) {
+    structure.links = Array.from({ length: pages }, (_, i) => structure.links[i] ?? []);
+  }
+  return structure;
+};
+
+const extract = async (pdfPath: string, options: StructureOptions): Promise<DocumentStructure> => {
+  const timeoutMs = options.timeoutMs ?? Math.min(120_000, 20_000 + 20 * (options.pageCount ?? 0));
+  const signal = AbortSignal.any(
+    [options.signal, AbortSignal.timeout(timeoutMs)].filter(
+      (s): s is AbortSignal => s !== undefined,
+    ),
+  );
+  const path = absolute(pdfPath); // never taken for an option, whatever its name
+  const run = (tool: 'pdfinfo' | 'pdftotext' | 'qpdf', args: string[], maxBytes: number) =>
+    runLimited(options.limits, tool, args, { signal, maxBytes });
+  const structure = emptyStructure();
+  try {
+    const [title, json, texts] = await Promise.all([
+      run('pdfinfo', ['-enc', 'UTF-8', path], MAX_INFO_BYTES).then(
+        (r) => (r.code === 0 ? parseTitle(r.stdout) : null),
+        () => null,
+      ),
+      run(
+        'qpdf',
+        // Only the objects: qpdf's own `pages` key walks the outline for each page, and an
+        // outline whose entries loop made it allocate until killed (1.5 GB in 4 s here).
+        ['--json=2', '--json-key=qpdf', path],
+        MAX_JSON_BYTES,
+      ).then(
+        // 3: qpdf repaired something and says so; its output is whole.
+        (r) => (r.code === 0 || r.code === 3 ? (JSON.parse(r.stdout) as Json) : null),
+        () => null,
+      ),
+      options.pageTexts ??
+        run(
+          'pdftotext',
+          ['-enc', 'UTF-8', '-l', String(SAMPLE_PAGES), path, '-'],
+          4 * 1024 * 1024,
+        ).then(
+          (r) => (r.code === 0 ? logicalOrder(r.stdout).split('\f') : []),
+          () => [],
+        ),
+    ]);
+    structure.title = title;
+    structure.direction = scriptDirection(texts);
+    const data = isDict(json) ? json : null;
+    const index = data ? indexOf(data, options.pageCount) : null;
+    if (!data || !index || signal.aborted) return structure;
+
+    const viewer = dictAt(index.objects, index.catalog['/ViewerPreferences']);
+    const declared = viewer && nameOf(index.objects, viewer['/Direction']);
+    if (declared === 'R2L') structure.direction = 'rtl';
+    else if (declared === 'L2R') structure.direction = 'ltr';
+    structure.labels = pageLabels(
+      labelRanges(index.objects, index.catalog),
+      options.pageCount ?? index.pageCount,
+    );
+    structure.outline = readOutline(index);
+
+    const read = index.pages.map((page, i) => readPageLinks(index, page, i + 1));
+    structure.links = read.map((p) => nameLinks(p.links, []));
+    const withLinks = read.flatMap((p, i) => (p.links.length > 0 ? [i + 1] : []));
+    if (withLinks.length === 0 || signal.aborted) return structure;
+    const first = withLinks[0] as number;
+    const last = withLinks.at(-1) as number;
+    const words = await run(
+      'pdftotext',
+      ['-bbox', '-cropbox', '-enc', 'UTF-8', '-f', String(first), '-l', String(last), path, '-'],
+      MAX_WORDS_BYTES,
+    ).then(
+      (r) => (r.code === 0 ? r.stdout : ''),
+      () => '',
+    );
+    const boxes = parseWordBoxes(
+      words,
+      (position) => {
+        const geometry = read[position - 1]?.geometry;
+        return geometry && uprightSize(geometry as PageGeometry);
+      },
+      first,
+    );
+    structure.links = read.map((p, i) => nameLinks(p.links, boxes.get(i + 1) ?? []));
+    return structure;
+  } catch {
+    // Nothing above should throw; if something does, the document is still served, without
+    // its structure.
+    return { ...emptyStructure(), title: structure.title, direction: structure.direction };
+  }
+};
+
+/** The Title line of pdfinfo (a title with line breaks runs on to the next known field). */
+export const parseTitle = (info: string): string | null => {
+  const match =
+    /^Title:[ \t]*([\s\S]*?)\n(?=(?:Subject|Keywords|Author|Creator|Producer|CreationDate|ModDate|Custom Metadata|Metadata Stream|Tagged|UserProperties|Suspects|Form|JavaScript|Pages|Encrypted|Page size|Page rot|File size|Optimized|PDF version):)/m.exec(
+      info,
+    );
+  const title = cleanText(logicalOrder(match?.[1] ?? ''), MAX_TITLE_LENGTH);
+  return title === '' || PLACEHOLDER_TITLE.test(title) ? null : title;
+};
+
+/** What some writers put in Title when the author gave none: no title at all for the reader. */
+const PLACEHOLDER_TITLE = /^(?:untitled(?: document)?|no title|title|\(?anonymous\)?)$/i;
+
+// Letters of the scripts written right to left.
+const RTL_LETTER =
+  /[\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Syriac}\p{Script=Thaana}\p{Script=Nko}\p{Script=Samaritan}\p{Script=Mandaic}\p{Script=Adlam}\p{Script=Hanifi_Rohingya}]/u;
+
+/** 'rtl' when most letters of the text are of a right-to-left script. */
+export const scriptDirection = (texts: string[]): 'ltr' | 'rtl' => {
+  let rtl = 0;
+  let letters = 0;
+  let seen = 0;
+  for (const text of texts) {
+    for (const [letter] of text.matchAll(/\p{L}/gu)) {
+      letters++;
+      if (RTL_LETTER.test(letter)) rtl++;
+    }
+    seen += text.length;
+    if (seen > SAMPLE_CHARS) break;
+  }
+  return rtl > 0 && rtl * 2 > letters ? 'rtl' : 'ltr';
+};
+
+/** The objects, the catalog and the pages in order, from qpdf's output. */
+const indexOf = (json: { [key: string]: Json }, pageCount?: number) => {
+  const objects = objectsOf(json.qpdf ?? null);
+  const trailer = objects.trailer;
+  const root = isDict(trailer) && isDict(trailer.value) ? trailer.value['/Root'] : undefined;
+  const catalog = dictAt(objects, root);
+  if (!catalog) return null;
+  const pages = pageTree(objects, catalog, Math.min(pageCount ?? MAX_PAGES, MAX_PAGES));
+  const positions = new Map<string, number>();
+  pages.forEach(({ reference }, i) => {
+    if (reference && !positions.has(reference)) positions.set(reference, i + 1);
+  });
+  const index: PdfIndex & { pages: Dict[] } = {
+    objects,
+    catalog,
+    pageCount: pages.length,
+    positions,
+    pages: pages.map((p) => p.page),
+  };
+  return index;
+};
+
+/** ceiling on the pages walked when the caller gives no count */
+const MAX_PAGES = 100_000;
+const MAX_PAGE_TREE_DEPTH = 64;
+
+/**
+ * The pages in order, from the catalog's /Pages tree: a node with /Kids is walked (each node
+ * once: a loop ends), anything else is a page. Inherited attributes stay with the parents
+ * (pageLinks.ts follows /Parent).
+ */
+const pageTree = (objects: Objects, catalog: Dict, max: number) => {
+  const pages: { reference?: string; page: Dict }[] = [];
+  const seen = new Set<string>();
+  const walk = (node: Json | undefined, depth: number) => {
+    if (pages.length >= max || depth > MAX_PAGE_TREE_DEPTH) return;
+    if (isReference(node)) {
+      if (seen.has(node)) return;
+      seen.add(node);
+    }
+    const dict = dictAt(objects, node);
+    if (!dict) return;
+    const kids = arrayAt(objects, dict['/Kids']);
+    if (kids && nameOf(objects, dict['/Type']) !== 'Page') {
+      for (const kid of kids) walk(kid, depth + 1);
+    } else {
+      pages.push({ reference: isReference(node) ? node : undefined, page: dict });
+    }
+  };
+  walk(catalog['/Pages'], 0);
+  return pages;
+};

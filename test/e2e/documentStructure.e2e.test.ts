@@ -1,0 +1,77 @@
+// The worker writes each version's structure as document.json beside its page folders: the real
+// daemon processes a PDF written by hand (test/support/structuredPdf.ts) and one whose structure
+// cannot be read beyond its pages, and both are `done`.
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openBlobStore } from '../../src/blobs/blobStore.ts';
+import { type ApiFixture, startApi } from '../support/apiFixture.ts';
+import { client, createFlipbook, expectJson, pdf, sleep } from '../support/apiHelpers.ts';
+import { pdfBytes } from '../support/pdfWriter.ts';
+import { structuredPdf } from '../support/structuredPdf.ts';
+
+let fx: ApiFixture;
+let blobDir = '';
+
+beforeAll(async () => {
+  blobDir = await mkdtemp(join(tmpdir(), 'flipbook-structure-blobs-'));
+  fx = await startApi('postgres', ['--workers', '1', '--blob-dir', blobDir, '--rate-limit', '0']);
+});
+afterAll(async () => {
+  await fx?.stop();
+  await rm(blobDir, { recursive: true, force: true });
+});
+
+const processed = async (file: { bytes: Uint8Array; name: string; type?: string }) => {
+  const c = client(fx.api, fx.key);
+  const { flipbookId, versionId } = await createFlipbook(c, {}, file);
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const reply = await c.status(flipbookId, versionId);
+    expectJson(reply, 200);
+    if (reply.body.status === 'done' || reply.body.status === 'error') {
+      expect(reply.body.status).toBe('done');
+      break;
+    }
+    if (Date.now() > deadline) throw new Error('the version was not processed in time');
+    await sleep(100);
+  }
+  const blobs = await openBlobStore(blobDir);
+  return JSON.parse(readFileSync(blobs.documentPath(versionId), 'utf8'));
+};
+
+describe('document.json', () => {
+  it("holds the version's title, direction, outline, labels and links", async () => {
+    const structure = await processed({
+      bytes: new Uint8Array(pdfBytes(structuredPdf())),
+      name: 'structured.pdf',
+      type: 'application/pdf',
+    });
+    expect(structure.title).toBe('Structured Book test');
+    expect(structure.direction).toBe('rtl');
+    expect(structure.labels).toEqual(['i', 'ii', '1', '2', 'A-1']);
+    expect(structure.outline.map((e: { title: string }) => e.title)).toEqual([
+      'Front matter',
+      'Chapter One',
+      'Grouping — heading',
+      'Loop',
+    ]);
+    expect(structure.links).toHaveLength(5);
+    expect(structure.links[1].map((l: { page?: number; uri?: string }) => l.page ?? l.uri)).toEqual(
+      [3, 4, 4, 'https://example.org/a?b=1', 'mailto:team@example.org', 3],
+    );
+  }, 120_000);
+
+  it('is written, empty but well-formed, for a PDF with no structure to read', async () => {
+    const structure = await processed(pdf('text_multicolumn.pdf'));
+    expect(structure).toEqual({
+      title: null,
+      direction: 'ltr',
+      outline: [],
+      labels: null,
+      links: [[], [], []],
+    });
+  }, 120_000);
+});
