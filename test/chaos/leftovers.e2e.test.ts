@@ -22,24 +22,10 @@ import {
 } from '../support/apiHelpers.ts';
 import { type Daemon, flipbook, NODE, startDaemon } from '../support/cli.ts';
 import { tempDataDir } from '../support/databases.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 const HOUR = 60 * 60 * 1000;
 const MB = 1024 * 1024;
-
-/** Polls `check` until it returns a value (not undefined), or fails after `timeoutMs`. */
-const waitFor = async <T>(
-  what: string,
-  check: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 30_000,
-) => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-};
 
 /** The report the daemon logged when its start-up sweep finished. */
 const sweepReport = (daemon: Daemon) =>

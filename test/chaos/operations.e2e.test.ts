@@ -14,24 +14,10 @@ import {
   expectError,
   pdf,
   SMALL_PDF,
-  sleep,
 } from '../support/apiHelpers.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 const NO_RATE_LIMIT = ['--rate-limit', '0'];
-
-const waitFor = async <T>(
-  what: string,
-  check: () => Promise<T | undefined>,
-  timeoutMs = 60_000,
-) => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-};
 
 const outcome = (c: Client, flipbookId: string, versionId: string, timeoutMs = 120_000) =>
   waitFor(

@@ -15,28 +15,13 @@ import {
   expectJson,
   pdf,
   SMALL_PDF,
-  sleep,
 } from '../support/apiHelpers.ts';
 import { FLIPBOOK, flipbook, NODE, ROOT, startDaemon } from '../support/cli.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 const LONG = 'text_why3-manual.pdf'; // 184 pages, ~13 s to render on 2 cores
 const MEDIUM = 'vec_tracemonkey.pdf'; // 14 pages, 1 MB
 const NO_RATE_LIMIT = ['--rate-limit', '0'];
-
-/** Polls `check` until it returns a value (not undefined), or fails after `timeoutMs`. */
-const waitFor = async <T>(
-  what: string,
-  check: () => Promise<T | undefined>,
-  timeoutMs = 60_000,
-) => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-};
 
 const statusOf = async (c: Client, flipbookId: string, versionId: string) => {
   const reply = await c.status(flipbookId, versionId);

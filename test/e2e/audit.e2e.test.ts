@@ -32,20 +32,10 @@ import {
 import { type CliResult, type Daemon, flipbook, ROOT, startDaemon } from '../support/cli.ts';
 import { tempDataDir } from '../support/databases.ts';
 import { STORE_KINDS } from '../support/stores.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 const GENESIS = '0'.repeat(64);
 const PROCESSING = ['VersionProcessingStarted', 'VersionProcessed', 'VersionActivated'];
-
-/** Polls until `check` returns a value (not undefined), or fails after `ms`. */
-const waitFor = async <T>(what: string, check: () => Promise<T | undefined>, ms = 60_000) => {
-  const deadline = Date.now() + ms;
-  for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, delay));
-  }
-};
 
 const run = (command: string, args: string[], input?: string): Promise<CliResult> =>
   new Promise((done) => {
