@@ -6,7 +6,7 @@
 // version still processing may yet be replaced by a new attempt, so it is revalidated instead.
 // Range, If-Range, ETag/Last-Modified revalidation and HEAD are answered by ./conditional.ts.
 // A deleted version's files, and every file of an archived flipbook, are a 404 at once.
-import { open } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { servableOriginal, servablePagesStatus } from '../../projections/files.ts';
 import type { Db } from '../../projections/readTable.ts';
@@ -14,6 +14,7 @@ import type { BlobStore, PageFile } from '../blobs/blobStore.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
 import { answerFor } from './conditional.ts';
+import { sendBody } from './sendBody.ts';
 import { isHead, type Routes } from './server.ts';
 
 const TYPES: Record<PageFile, string> = {
@@ -37,6 +38,29 @@ export const mountFiles = (routes: Routes, deps: { db: Db; blobs: BlobStore }) =
       'Content-Type': TYPES[file as PageFile],
       'Cache-Control': status === 'done' ? IMMUTABLE : REVALIDATE,
     });
+  });
+
+  // A processed version's structure (docs/processing.md, "Document structure"): title,
+  // direction, outline, page labels and links, for the reader. Written once the version is done
+  // (versions processed before it have none: 404), so it is immutable, and compressed (it is
+  // mostly JSON text).
+  routes.get('/files/pages/:versionId/document.json', async (req, res) => {
+    const id = (req.params.versionId ?? '').toLowerCase();
+    const status = isUuid(id) ? await servablePagesStatus(deps.db, id) : null;
+    if (status !== 'done') throw new NotFound('Not found');
+    const content = await readFile(deps.blobs.documentPath(id)).catch(() => null);
+    if (!content) throw new NotFound('Not found');
+    await sendBody(
+      req,
+      res,
+      200,
+      {
+        'Content-Type': 'application/json; charset=utf-8',
+        'Cache-Control': IMMUTABLE,
+        'X-Content-Type-Options': 'nosniff',
+      },
+      content,
+    );
   });
 
   routes.get('/files/originals/:versionId', async (req, res) => {

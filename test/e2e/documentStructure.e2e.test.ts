@@ -39,7 +39,16 @@ const processed = async (file: { bytes: Uint8Array; name: string; type?: string 
     await sleep(100);
   }
   const blobs = await openBlobStore(blobDir);
-  return JSON.parse(readFileSync(blobs.documentPath(versionId), 'utf8'));
+  const stored = JSON.parse(readFileSync(blobs.documentPath(versionId), 'utf8'));
+  // served to the reader as it is stored: immutable once done, compressed when asked
+  const served = await fetch(`${fx.daemon.url}/files/pages/${versionId}/document.json`, {
+    headers: { 'accept-encoding': 'gzip' },
+  });
+  expect(served.status).toBe(200);
+  expect(served.headers.get('cache-control')).toMatch(/immutable/);
+  expect(served.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(await served.json()).toEqual(stored);
+  return stored;
 };
 
 describe('document.json', () => {
@@ -63,6 +72,14 @@ describe('document.json', () => {
       [3, 4, 4, 'https://example.org/a?b=1', 'mailto:team@example.org', 3],
     );
   }, 120_000);
+
+  it('is a 404 for an unknown version, and before the structure is written', async () => {
+    const unknown = await fetch(
+      `${fx.daemon.url}/files/pages/00000000-0000-4000-8000-000000000000/document.json`,
+    );
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ error: 'Not found' });
+  });
 
   it('is written, empty but well-formed, for a PDF with no structure to read', async () => {
     const structure = await processed(pdf('text_multicolumn.pdf'));
