@@ -2,6 +2,7 @@
 // tests as `pgUrl` (read it with `inject('pgUrl')`, or use freshDatabase() from databases.ts).
 import type { TestProject } from 'vitest/node';
 import { startPostgresServer } from './postgresServer.ts';
+import { stopStrayServers } from './strayServers.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -15,5 +16,9 @@ export default async function setup(project: TestProject) {
   const ms = Math.round(performance.now() - startedAt);
   if (process.env.FLIPBOOK_TEST_DEBUG) console.info(`test PostgreSQL on ${server.url} (${ms} ms)`);
   project.provide('pgUrl', server.url);
-  return () => server.stop();
+  const runStartedMs = Date.now() - 1000;
+  return async () => {
+    await stopStrayServers(runStartedMs);
+    await server.stop();
+  };
 }

@@ -1,0 +1,36 @@
+// After the whole run: embedded PostgreSQL servers still running in this run's data directories
+// (/tmp/flipbook-data-*, made by tempDataDir) are stopped, and the directories removed. A test
+// that kills a daemon with SIGKILL on purpose leaves its server for a next daemon to adopt, and a
+// failing test may never stop its daemon; without this, every run would leave servers behind on
+// the machine. Each one found is reported, so a leaking test does not go unnoticed. Directories
+// made before this run started are left alone: another run on the machine may be using them.
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { isAlive } from '../../src/isAlive.ts';
+
+const postmasterPid = (dir: string) => {
+  try {
+    return Number(readFileSync(join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } catch {
+    return 0;
+  }
+};
+
+export const stopStrayServers = async (runStartedMs: number) => {
+  let stopped = 0;
+  for (const name of readdirSync('/tmp')) {
+    if (!name.startsWith('flipbook-data-')) continue;
+    const dir = join('/tmp', name);
+    const made = statSync(dir, { throwIfNoEntry: false })?.birthtimeMs ?? 0;
+    if (made < runStartedMs) continue;
+    const pid = postmasterPid(dir);
+    if (isAlive(pid)) {
+      stopped++;
+      process.kill(pid, 'SIGINT'); // PostgreSQL's fast shutdown
+      for (let i = 0; i < 100 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+  if (stopped > 0)
+    console.warn(`stopped ${stopped} embedded PostgreSQL server(s) tests left running`);
+};
