@@ -73,7 +73,8 @@ export const runDaemon = async (options: DaemonOptions) => {
       // Healthy means able to serve: the database answers (a load balancer takes a daemon whose
       // database is gone out of rotation).
       routes.get('/healthz', async (_req, res) => {
-        const ok = await withTimeout(store.db.query('SELECT 1'), 2000).then(
+        // 10 s: a database slow under load is still there (a 2 s limit failed a busy CI run).
+        const ok = await withTimeout(store.db.query('SELECT 1'), 10_000).then(
           () => true,
           () => false,
         );
