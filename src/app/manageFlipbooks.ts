@@ -61,17 +61,20 @@ export const deleteFlipbook = async (
   if (!(await findFlipbook(store.db, caller.workspaceId, flipbookId))) {
     throw new NotFound('Flipbook not found');
   }
-  const versions = await listVersions(store.db, flipbookId);
   // The event first (its projections drop the rows and stop running renders at commit), then
-  // the files; under the workspace's lock, so a quota count never sees it half gone.
-  await store.locks.workspace(caller.workspaceId, () =>
-    runFlipbookCommand(
+  // the files; under the workspace's lock, so a quota count never sees it half gone. The versions
+  // are listed under the lock too: an upload appends its version under the same lock, so none
+  // can slip in between the list and the deletion and keep its original.
+  const versions = await store.locks.workspace(caller.workspaceId, async () => {
+    const listed = await listVersions(store.db, flipbookId);
+    await runFlipbookCommand(
       store,
       flipbookId,
       { type: 'DeleteFlipbook', data: { now: new Date() } },
       caller.metadata,
-    ),
-  );
+    );
+    return listed;
+  });
   for (const version of versions) {
     await removeVersionFiles(store, blobs, version.version_id, version.checksum);
   }
