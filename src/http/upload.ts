@@ -14,6 +14,8 @@ import { AppError, InsufficientStorage, InvalidInput, isOutOfSpace } from '../do
 
 export const MAX_UPLOAD_BYTES = 512 * 1024 * 1024;
 const MAX_FIELD_BYTES = 64 * 1024;
+/** A refused body up to this size is read to its end so the client gets the answer. */
+const DRAIN_LIMIT = 16 * 1024 * 1024;
 const MULTIPART_OVERHEAD = 1024 * 1024;
 /** A PDF header may follow some junk; readers accept it within the first 1024 bytes. */
 const HEADER_WINDOW = 1024;
@@ -153,10 +155,15 @@ export const receiveUpload = (req: IncomingMessage, blobs: BlobStore): Promise<R
       .catch(async (error: Error) => {
         await file.catch(() => null);
         await cleanUp();
-        reject(
+        const refusal =
           failure ??
-            (clientGone ? error : new InvalidInput(`Malformed multipart body: ${error.message}`)),
-        );
+          (clientGone ? error : new InvalidInput(`Malformed multipart body: ${error.message}`));
+        // A small malformed body is read to its end before we answer: closing the connection
+        // while the client still sends resets it, and the client may never read our 400.
+        if (!clientGone && refusal instanceof InvalidInput && declared <= DRAIN_LIMIT) {
+          await drain(req);
+        }
+        reject(refusal);
       });
   });
 };
