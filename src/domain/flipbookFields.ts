@@ -48,6 +48,41 @@ export const title = (raw: string) => {
   return value;
 };
 
+/**
+ * The title a flipbook gets when its upload names none: the uploaded file's name, under the
+ * title's own rules (a name no title may hold is refused like a title).
+ */
+export const defaultTitle = (fileName: string) => title(fileName);
+
+/**
+ * What `defaultTitle` makes of a file name, or null for a name no title may hold: how a flipbook
+ * created before `FlipbookCreated` said whether its title was the file name's is read (its
+ * title is the file name's when it equals this for version 1's file).
+ */
+export const defaultTitleOf = (fileName: string): string | null => {
+  try {
+    return defaultTitle(fileName);
+  } catch {
+    return null;
+  }
+};
+
+/** How the reader turns pages; `auto` is what the PDF says (its viewer preferences, else its script). */
+export const DIRECTIONS = ['ltr', 'rtl', 'auto'] as const;
+export type DirectionChoice = (typeof DIRECTIONS)[number];
+/** A direction chosen for the flipbook; none (`null`) is `auto`. */
+export type Direction = Exclude<DirectionChoice, 'auto'>;
+
+export const INVALID_DIRECTION = 'Invalid direction: must be "ltr", "rtl" or "auto"';
+
+/** The `direction` form field: `ltr`, `rtl` or `auto`, in any letter case, spaces around ignored. */
+export const direction = (raw: string): DirectionChoice => {
+  const value = raw.trim().toLowerCase();
+  const known = DIRECTIONS.find((d) => d === value);
+  if (!known) throw new InvalidInput(INVALID_DIRECTION);
+  return known;
+};
+
 /** A description: trimmed, may be empty, at most MAX_DESCRIPTION characters. */
 export const description = (raw: string) => {
   const value = noControls('description', storableText('description', raw), '\n\r\t').trim();

@@ -164,7 +164,13 @@ describe('flipbook decider', () => {
         .then([
           {
             type: 'FlipbookCreated',
-            data: { ...now, title: 'Spring catalogue', slug: 'spring-catalogue', description: '' },
+            data: {
+              ...now,
+              title: 'Spring catalogue',
+              slug: 'spring-catalogue',
+              description: '',
+              titleFromFile: false,
+            },
           },
           {
             type: 'VersionUploaded',

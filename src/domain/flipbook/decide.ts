@@ -2,6 +2,7 @@
 // one active version at a time, an active version can't be deleted, numbers grow without gaps,
 // and only a `done` version can be activated (a version with no pages would show an empty reader).
 import { Conflict, InvalidInput, NotFound, RuleBroken } from '../errors.ts';
+import type { DirectionChoice } from '../flipbookFields.ts';
 import { iso } from '../iso.ts';
 import type { Flipbook, FlipbookEvent, PageSize, UploadedFile, VersionState } from './flipbook.ts';
 
@@ -13,8 +14,12 @@ export type CreateFlipbook = {
     flipbookId: string;
     workspaceId: string;
     title: string;
+    /** the upload named no title: `title` is the file name's (absent: a title was given) */
+    titleFromFile?: boolean;
     slug: string;
     description: string;
+    /** absent: auto */
+    direction?: DirectionChoice;
     versionId: string;
     file: UploadedFile;
     now: Date;
@@ -30,6 +35,7 @@ export type EditFlipbook = {
     title?: string;
     slug?: string;
     description?: string;
+    direction?: DirectionChoice;
     archived?: boolean;
     downloadAllowed?: boolean;
     now: Date;
@@ -80,7 +86,16 @@ export const createFlipbook = ({ data }: CreateFlipbook, state: Flipbook): Flipb
   return [
     {
       type: 'FlipbookCreated',
-      data: { ...base, title: data.title, slug: data.slug, description: data.description },
+      data: {
+        ...base,
+        title: data.title,
+        slug: data.slug,
+        description: data.description,
+        // auto is the absence of a choice, as in every event from before directions
+        ...(data.direction && data.direction !== 'auto' ? { direction: data.direction } : {}),
+        // always said, false included: only events from before it existed are left to guess
+        titleFromFile: data.titleFromFile ?? false,
+      },
     },
     {
       type: 'VersionUploaded',
@@ -91,11 +106,20 @@ export const createFlipbook = ({ data }: CreateFlipbook, state: Flipbook): Flipb
 
 export const editFlipbook = ({ data }: EditFlipbook, state: Flipbook): FlipbookEvent[] => {
   const book = existing(state);
-  const changes: { title?: string; slug?: string; description?: string } = {};
-  if (data.title !== undefined && data.title !== book.title) changes.title = data.title;
+  const changes: {
+    title?: string;
+    slug?: string;
+    description?: string;
+    direction?: DirectionChoice;
+  } = {};
+  // Setting the title the file name gave it is a change too: from now on it is a chosen title.
+  if (data.title !== undefined && (data.title !== book.title || book.titleFromFile === true))
+    changes.title = data.title;
   if (data.slug !== undefined && data.slug !== book.slug) changes.slug = data.slug;
   if (data.description !== undefined && data.description !== book.description)
     changes.description = data.description;
+  if (data.direction !== undefined && data.direction !== (book.direction ?? 'auto'))
+    changes.direction = data.direction;
   const base = ofBook(book, data.now);
   const events: FlipbookEvent[] = [];
   if (Object.keys(changes).length > 0)

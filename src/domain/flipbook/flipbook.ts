@@ -1,5 +1,6 @@
 // The flipbook aggregate: a titled document with numbered versions, at most one of them active.
 import type { Event } from '@event-driven-io/emmett';
+import { type Direction, type DirectionChoice, defaultTitleOf } from '../flipbookFields.ts';
 
 export type VersionStatus = 'pending' | 'processing' | 'done' | 'error';
 
@@ -20,12 +21,27 @@ type OfVersion = Base & { versionId: string };
 
 export type FlipbookCreated = Event<
   'FlipbookCreated',
-  Base & { title: string; slug: string; description: string }
+  Base & {
+    title: string;
+    slug: string;
+    description: string;
+    /** absent: auto (the PDF's own direction); always absent before directions existed */
+    direction?: Direction;
+    /**
+     * true: the upload named no title, so `title` is the file name's (the reader shows the PDF's
+     * own title instead). Absent in events from before it existed: then the title is the file
+     * name's when it equals what `defaultTitle` makes of version 1's file name.
+     */
+    titleFromFile?: boolean;
+  }
 >;
-/** Title, slug or description changed: only the fields that changed are present. */
+/**
+ * Title, slug, description or direction changed: only the fields that changed are present. A
+ * title present is one chosen, even if it is the file name's (it ends `titleFromFile`).
+ */
 export type FlipbookEdited = Event<
   'FlipbookEdited',
-  Base & { title?: string; slug?: string; description?: string }
+  Base & { title?: string; slug?: string; description?: string; direction?: DirectionChoice }
 >;
 /** Taken off the web (its reader says it is not available); listed under status=archived. */
 export type FlipbookArchived = Event<'FlipbookArchived', Base>;
@@ -105,8 +121,12 @@ export type Flipbook =
       flipbookId: string;
       workspaceId: string;
       title: string;
+      /** the title is still the file name's; null: an old flipbook, until its version 1 says */
+      titleFromFile: boolean | null;
       slug: string;
       description: string;
+      /** null: auto */
+      direction: Direction | null;
       archived: boolean;
       /** deleted for good: every command but a worker's stale one is a 404 */
       deleted: boolean;
@@ -121,14 +141,17 @@ export const initialState = (): Flipbook => ({ status: 'none' });
 
 export const evolve = (state: Flipbook, event: FlipbookEvent): Flipbook => {
   if (event.type === 'FlipbookCreated') {
-    const { flipbookId, workspaceId, title, slug, description } = event.data;
+    const { flipbookId, workspaceId, title, slug, description, direction, titleFromFile } =
+      event.data;
     return {
       status: 'created',
       flipbookId,
       workspaceId,
       title,
+      titleFromFile: titleFromFile ?? null,
       slug,
       description,
+      direction: direction ?? null,
       archived: false,
       deleted: false,
       activeVersionId: null,
@@ -141,12 +164,15 @@ export const evolve = (state: Flipbook, event: FlipbookEvent): Flipbook => {
   if (event.type === 'FlipbookDownloadChanged')
     return { ...state, downloadAllowed: event.data.allowed };
   if (event.type === 'FlipbookEdited') {
-    const { title, slug, description } = event.data;
+    const { title, slug, description, direction } = event.data;
     return {
       ...state,
       title: title ?? state.title,
+      titleFromFile: title === undefined ? state.titleFromFile : false,
       slug: slug ?? state.slug,
       description: description ?? state.description,
+      direction:
+        direction === undefined ? state.direction : direction === 'auto' ? null : direction,
     };
   }
   if (event.type === 'FlipbookArchived') return { ...state, archived: true };
@@ -163,6 +189,11 @@ export const evolve = (state: Flipbook, event: FlipbookEvent): Flipbook => {
     case 'VersionUploaded':
       return {
         ...state,
+        // Upcast of a FlipbookCreated from before `titleFromFile`: version 1 is appended with it.
+        titleFromFile:
+          state.titleFromFile === null && event.data.number === 1
+            ? defaultTitleOf(event.data.file.name) === state.title
+            : state.titleFromFile,
         lastNumber: Math.max(state.lastNumber, event.data.number),
         versions: {
           ...state.versions,
