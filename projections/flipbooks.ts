@@ -1,4 +1,5 @@
 // Read table `flipbooks`: one row per flipbook, with its active version for list queries.
+import { defaultTitleOf } from '../src/domain/flipbookFields.ts';
 import type { Db, ReadTable } from './readTable.ts';
 import { utc } from './sql.ts';
 import { type VersionRow, versionColumns } from './versions.ts';
@@ -18,8 +19,13 @@ export const flipbooks: ReadTable = {
     flipbook_id UUID PRIMARY KEY,
     workspace_id UUID NOT NULL,
     title TEXT NOT NULL,
+    -- the title is still the file name's (the reader shows the PDF's own); NULL only between an
+    -- old FlipbookCreated (without titleFromFile) and its version 1, appended together
+    title_from_file BOOLEAN,
     slug TEXT NOT NULL,
     description TEXT NOT NULL DEFAULT '',
+    -- 'ltr' or 'rtl'; NULL: auto (the PDF's own)
+    direction TEXT,
     status TEXT NOT NULL DEFAULT 'published',
     active_version_id UUID,
     download_allowed BOOLEAN NOT NULL DEFAULT TRUE,
@@ -45,22 +51,52 @@ export const flipbooks: ReadTable = {
     if (event.type === 'FlipbookCreated') {
       const { flipbookId, workspaceId, title, slug, description, occurredAt } = event.data;
       await db.query(
-        `INSERT INTO flipbooks (flipbook_id, workspace_id, title, slug, description, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (flipbook_id) DO NOTHING`,
-        [flipbookId, workspaceId, title, slug, description, occurredAt],
+        `INSERT INTO flipbooks (flipbook_id, workspace_id, title, title_from_file, slug,
+           description, direction, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) ON CONFLICT (flipbook_id) DO NOTHING`,
+        [
+          flipbookId,
+          workspaceId,
+          title,
+          event.data.titleFromFile ?? null,
+          slug,
+          description,
+          event.data.direction ?? null,
+          occurredAt,
+        ],
       );
       return;
     }
     if (event.type === 'FlipbookEdited') {
-      const { flipbookId, title, slug, description, occurredAt } = event.data;
-      // Only the fields the event names change (null: keep).
+      const { flipbookId, title, slug, description, direction, occurredAt } = event.data;
+      // Only the fields the event names change (null: keep); a title given is a chosen one.
       await db.query(
-        `UPDATE flipbooks SET title = coalesce($2, title), slug = coalesce($3, slug),
-           description = coalesce($4, description), updated_at = GREATEST(updated_at, $5)
+        `UPDATE flipbooks SET title = coalesce($2, title),
+           title_from_file = CASE WHEN $2::text IS NULL THEN title_from_file ELSE FALSE END,
+           slug = coalesce($3, slug), description = coalesce($4, description),
+           direction = CASE WHEN NOT $5 THEN direction ELSE $6 END,
+           updated_at = GREATEST(updated_at, $7)
          WHERE flipbook_id = $1`,
-        [flipbookId, title ?? null, slug ?? null, description ?? null, occurredAt],
+        [
+          flipbookId,
+          title ?? null,
+          slug ?? null,
+          description ?? null,
+          direction !== undefined,
+          direction === undefined || direction === 'auto' ? null : direction,
+          occurredAt,
+        ],
       );
       return;
+    }
+    if (event.type === 'VersionUploaded' && event.data.number === 1) {
+      // Upcast of a FlipbookCreated from before `titleFromFile` (appended with this event): its
+      // title was the file name's if it is what the file name makes of it today.
+      await db.query(
+        `UPDATE flipbooks SET title_from_file = coalesce(title = $2::text, FALSE)
+         WHERE flipbook_id = $1 AND title_from_file IS NULL`,
+        [event.data.flipbookId, defaultTitleOf(event.data.file.name)],
+      );
     }
     if (event.type === 'FlipbookArchived' || event.type === 'FlipbookRestored') {
       await db.query(
@@ -106,14 +142,16 @@ export type FlipbookRow = {
   title: string;
   slug: string;
   description: string;
+  /** null: auto */
+  direction: 'ltr' | 'rtl' | null;
   status: 'published' | 'archived';
   active_version_id: string | null;
   created_at: string;
   updated_at: string;
 };
 
-const flipbookColumns = `f.flipbook_id, f.workspace_id, f.title, f.slug, f.description, f.status,
-  f.active_version_id, ${utc('f.created_at', 'created_at')}, ${utc('f.updated_at', 'updated_at')}`;
+const flipbookColumns = `f.flipbook_id, f.workspace_id, f.title, f.slug, f.description, f.direction,
+  f.status, f.active_version_id, ${utc('f.created_at', 'created_at')}, ${utc('f.updated_at', 'updated_at')}`;
 
 export const SORT_FIELDS = ['created_at', 'updated_at', 'title'] as const;
 export type SortField = (typeof SORT_FIELDS)[number];

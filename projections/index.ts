@@ -13,4 +13,4 @@ export const readTables: ReadTable[] = [workspaces, apiKeys, flipbooks, versions
  * Bump when any table's DDL or apply changes: on start, a store whose read tables were built by
  * another version is rebuilt by replay.
  */
-export const READ_MODEL_VERSION = 4;
+export const READ_MODEL_VERSION = 5;

@@ -5,6 +5,10 @@ import type { VersionRow } from './versions.ts';
 
 export type ReaderFlipbookRow = {
   title: string;
+  /** the title is still the upload's file name: the reader shows the PDF's own title instead */
+  title_from_file: boolean;
+  /** the reading direction chosen for the flipbook; null: auto (the version's document.json) */
+  direction: 'ltr' | 'rtl' | null;
   description: string;
   status: 'published' | 'archived';
   active_version_id: string | null;
@@ -15,7 +19,8 @@ export type ReaderFlipbookRow = {
 export const findReaderFlipbook = async (db: Db, flipbookId: string) =>
   (
     await db.query<ReaderFlipbookRow>(
-      `SELECT title, description, status, active_version_id, download_allowed
+      `SELECT title, coalesce(title_from_file, FALSE) AS title_from_file, direction, description,
+         status, active_version_id, download_allowed
        FROM flipbooks WHERE flipbook_id = $1`,
       [flipbookId],
     )

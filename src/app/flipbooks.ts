@@ -82,12 +82,14 @@ export const createFlipbook = async (
   const description =
     upload.fields.description === undefined ? '' : fields.description(upload.fields.description);
   const askedSlug = upload.fields.slug === undefined ? null : fields.slug(upload.fields.slug);
+  const direction =
+    upload.fields.direction === undefined ? 'auto' : fields.direction(upload.fields.direction);
   // A quick refusal before the slow inspection; the count that decides is taken under the lock.
   checkFlipbookCount(caller.plan, await countWorkspaceFlipbooks(store.db, caller.workspaceId));
   const { file, pages, path } = await acceptPdf(caller.plan, upload.file);
   const flipbookId = randomUUID();
   const versionId = randomUUID();
-  const finalTitle = title ?? fields.title(file.name);
+  const finalTitle = title ?? fields.defaultTitle(file.name);
   let slug = '';
   // Count, commit and append under the workspace's lock, so simultaneous creates (in this
   // process or any other on the database) see each other's flipbooks: exactly the limit succeed.
@@ -114,8 +116,10 @@ export const createFlipbook = async (
             flipbookId,
             workspaceId: caller.workspaceId,
             title: finalTitle,
+            titleFromFile: title === null,
             slug,
             description,
+            direction,
             versionId,
             file,
             now: at,

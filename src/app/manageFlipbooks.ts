@@ -1,6 +1,7 @@
 // Managing a flipbook after its creation (beyond the spec; docs/api.md): edit its title, slug,
-// description, status and downloads in one change, and delete it for good. Every change is an
-// event with its actor; workspace isolation as everywhere (another workspace's id is not found).
+// description, reading direction, status and downloads in one change, and delete it for good.
+// Every change is an event with its actor; workspace isolation as everywhere (another
+// workspace's id is not found).
 import { findFlipbook, slugTaken } from '../../projections/flipbooks.ts';
 import { listVersions } from '../../projections/versions.ts';
 import type { DeleteResponse } from '../contract/common.ts';
@@ -32,6 +33,7 @@ export const editFlipbook = async (
           title: edits.title,
           slug: edits.slug,
           description: edits.description,
+          direction: edits.direction,
           archived: edits.status === undefined ? undefined : edits.status === 'archived',
           downloadAllowed: edits.allow_download,
           now: new Date(),

@@ -42,6 +42,7 @@ export const presentFlipbook = (
   title: f.title,
   slug: f.slug,
   description: f.description,
+  direction: f.direction ?? 'auto',
   status: f.status,
   url: urls.reader(f.flipbook_id),
   created_at: f.created_at,

@@ -1,7 +1,13 @@
 // Flipbooks: the spec's Flipbook (one, and as listed), the list and its query, what creating one
 // answers, and the edits PATCH /flipbooks/:id takes (beyond the spec).
 import { type Static, Type } from '@sinclair/typebox';
-import { MAX_DESCRIPTION, MAX_SLUG, MAX_TITLE, SLUG_PATTERN } from '../domain/flipbookFields.ts';
+import {
+  DIRECTIONS,
+  MAX_DESCRIPTION,
+  MAX_SLUG,
+  MAX_TITLE,
+  SLUG_PATTERN,
+} from '../domain/flipbookFields.ts';
 import { Closed, DateTime, Named, StringEnum, Uuid } from './common.ts';
 import { createdAtUnix, estimatedSeconds, Page, uploadedSize, Version } from './versions.ts';
 
@@ -13,16 +19,22 @@ const slug = (description: string) =>
 const description = (text: string) =>
   Type.String({ maxLength: MAX_DESCRIPTION, description: text });
 const status = (text: string) => StringEnum(FLIPBOOK_STATUSES, { description: text });
+const direction = (text: string) => StringEnum(DIRECTIONS, { description: text });
 
 /** The fields of a flipbook, shared by the list item and the full flipbook. */
 const flipbookFields = {
   id: Uuid('Flipbook id'),
-  title: title('Title; the uploaded file name when none was given at creation'),
+  title: title(
+    'Title; the uploaded file name when none was given at creation (until one is set, the reader shows the PDF’s own title when it has one)',
+  ),
   slug: Type.String({
     description:
       'Readable name, unique in the workspace: lowercase words joined by hyphens, made from the title unless given',
   }),
   description: Type.String({ description: 'Description; empty unless set' }),
+  direction: direction(
+    'Beyond the spec: how the reader turns pages, `ltr` or `rtl` as chosen, or `auto` (the PDF’s own: its viewer preferences, else the script of its text)',
+  ),
   status: status(
     '`archived` flipbooks are listed under status=archived; their reader is not available',
   ),
@@ -131,6 +143,11 @@ export const CreateFlipbookFields = Closed({
       'Slug, unique in the workspace (a 422 when taken); absent means one made from the title (the first free of title, title-2, …)',
     ),
   ),
+  direction: Type.Optional(
+    direction(
+      'Beyond the spec: how the reader turns pages: `ltr`, `rtl`, or `auto` (the PDF’s own). In any letter case, spaces around ignored; absent means `auto`; anything else is a 400',
+    ),
+  ),
 });
 
 /** PATCH /flipbooks/:id: any of these, each checked on its own; what is absent stays as it is. */
@@ -147,6 +164,9 @@ export const FlipbookEdits = Named(
     ),
     allow_download: Type.Optional(
       Type.Boolean({ description: 'Whether the reader offers the original PDF for download' }),
+    ),
+    direction: Type.Optional(
+      direction('How the reader turns pages: `ltr`, `rtl`, or `auto` (the PDF’s own)'),
     ),
   },
   { description: 'Any of the editable fields; a field absent stays as it is' },

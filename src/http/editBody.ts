@@ -21,6 +21,7 @@ const WRONG: Record<keyof FlipbookEdits, string> = {
   description: 'Invalid description: must be a string',
   status: 'Invalid status: must be "published" or "archived"',
   allow_download: 'Invalid allow_download: must be true or false',
+  direction: fields.INVALID_DIRECTION,
 };
 
 export const readEdits = async (req: IncomingMessage): Promise<FlipbookEdits> => {
@@ -54,10 +55,10 @@ export const editsFrom = (value: unknown): FlipbookEdits => {
   const field = <K extends keyof FlipbookEdits>(name: K): FlipbookEdits[K] => {
     const raw = body[name];
     if (raw === undefined || !wrongType(failures, name)) return raw;
-    // a status that is no string at all is told so, like the other text fields
+    // a status or direction that is no string at all is told so, like the other text fields
     throw new InvalidInput(
-      name === 'status' && typeof raw !== 'string'
-        ? 'Invalid status: must be a string'
+      (name === 'status' || name === 'direction') && typeof raw !== 'string'
+        ? `Invalid ${name}: must be a string`
         : WRONG[name],
     );
   };
@@ -72,6 +73,8 @@ export const editsFrom = (value: unknown): FlipbookEdits => {
   if (status !== undefined) edits.status = status;
   const allowDownload = field('allow_download');
   if (allowDownload !== undefined) edits.allow_download = allowDownload;
+  const direction = field('direction');
+  if (direction !== undefined) edits.direction = direction;
   return edits;
 };
 

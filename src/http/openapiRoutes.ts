@@ -128,7 +128,7 @@ export const ROUTES: Route[] = [
     responses: {
       201: ok('Flipbook created; its version 1 is pending', Created),
       400: error(
-        `\`file is required\` (no multipart body or no \`file\` part), \`Invalid title: at most 255 characters\`, ${nul('title')}, \`Invalid slug: …\`, \`Invalid description: …\`, ${malformedUpload}`,
+        `\`file is required\` (no multipart body or no \`file\` part), \`Invalid title: at most 255 characters\`, ${nul('title')}, \`Invalid slug: …\`, \`Invalid description: …\`, \`Invalid direction: must be "ltr", "rtl" or "auto"\`, ${malformedUpload}`,
       ),
       422: error(
         `A business rule refused the upload: ${uploadRefused}, \`Flipbook limit reached: …\` (${plans((l) => l.maxFlipbooks)} flipbooks), ${slugTaken}`,
@@ -162,12 +162,12 @@ export const ROUTES: Route[] = [
     tag: 'flipbooks',
     summary: 'Edit a flipbook (beyond the spec)',
     description:
-      'Changes any of its title, slug, description, status and downloads in one change; fields not sent stay as they are. Archiving takes the reader off the web (its URL says the flipbook is not available) and keeps the flipbook listed under `status=archived`; publishing it again brings the same URL back.',
+      'Changes any of its title, slug, description, reading direction, status and downloads in one change; fields not sent stay as they are. Archiving takes the reader off the web (its URL says the flipbook is not available) and keeps the flipbook listed under `status=archived`; publishing it again brings the same URL back.',
     body: { json: FlipbookEdits },
     responses: {
       200: ok('The flipbook as edited', Flipbook),
       400: error(
-        '`Invalid flipbook ID`; a body that is not a JSON object (`The body must be JSON (Content-Type: application/json)`, `Malformed JSON body`); `Unknown field "<name>": …`; a bad field, named (e.g. `Invalid title: it must not be blank`, `Invalid slug: …`, `Invalid status: must be "published" or "archived"`, `Invalid allow_download: must be true or false`); or `Workspace not found`',
+        '`Invalid flipbook ID`; a body that is not a JSON object (`The body must be JSON (Content-Type: application/json)`, `Malformed JSON body`); `Unknown field "<name>": …`; a bad field, named (e.g. `Invalid title: it must not be blank`, `Invalid slug: …`, `Invalid status: must be "published" or "archived"`, `Invalid allow_download: must be true or false`, `Invalid direction: must be "ltr", "rtl" or "auto"`); or `Workspace not found`',
       ),
       404: flipbookNotFound,
       413: error(`\`Request body too large: an edit is at most ${MAX_EDIT_BYTES / 1024} KB\``),

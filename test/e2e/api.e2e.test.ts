@@ -29,9 +29,11 @@ import { flipbook } from '../support/cli.ts';
 import { tempDataDir } from '../support/databases.ts';
 import { STORE_KINDS } from '../support/stores.ts';
 
+// The spec's keys, plus exactly one addition: `direction` (docs/api.md, "Beyond the spec").
 const FLIPBOOK_KEYS = [
   'created_at',
   'description',
+  'direction',
   'id',
   'slug',
   'status',

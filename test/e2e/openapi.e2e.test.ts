@@ -589,6 +589,7 @@ describe('the OpenAPI document', () => {
         description: '',
         status: 'archived',
         allow_download: false,
+        direction: 'rtl',
       }),
     });
     expect(edited).toMatchObject({
@@ -597,6 +598,7 @@ describe('the OpenAPI document', () => {
       slug: 'spring-2027',
       description: '',
       status: 'archived',
+      direction: 'rtl',
     });
     await call('patch', '/flipbooks/{id}', 200, 'Flipbook', {
       params: { id },
@@ -615,6 +617,9 @@ describe('the OpenAPI document', () => {
       'Invalid status: must be "published" or "archived"',
     );
     expect(await patch(400, '{"slug": "Not A Slug"}')).toMatch(/^Invalid slug/);
+    expect(await patch(400, '{"direction": "up"}')).toBe(
+      'Invalid direction: must be "ltr", "rtl" or "auto"',
+    );
     expect(await patch(400, '[1]')).toMatch(/^The body must be a JSON object/);
     expect(await patch(400, '{"title"')).toBe('Malformed JSON body');
     expect(await patch(404, '{}', { id: randomUUID() })).toBe('Flipbook not found');
