@@ -94,13 +94,18 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
   return {
     create: (
       file: PdfFile,
-      title: string | undefined,
+      /** the upload's text fields; absent ones are the server's defaults */
+      fields: { title?: string; direction?: string },
       progress?: (sent: number, total: number) => void,
       signal?: AbortSignal,
     ) =>
       call<Created>('/flipbooks', {
         method: 'POST',
-        body: uploadBody(file, title ? { title } : {}, progress),
+        body: uploadBody(
+          file,
+          Object.fromEntries(Object.entries(fields).filter(([, value]) => value)),
+          progress,
+        ),
         signal,
       }),
     addVersion: (

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { apiClient, type Flipbook, type FlipbookEdits } from '../client/apiClient.ts';
 import { CliError, EXIT } from '../client/cliErrors.ts';
 import { type ClientFlags, connectionFrom, withClientOptions } from '../clientOptions.ts';
+import { flagDirection } from '../flagDirection.ts';
 import { safe } from '../output.ts';
 
 const printBook = (book: Flipbook, flags: ClientFlags) => {
@@ -22,11 +23,12 @@ export const registerManage = (program: Command) => {
   withClientOptions(
     program
       .command('edit <flipbookId>')
-      .description("change a flipbook's title, slug, description or downloads")
+      .description("change a flipbook's title, slug, description, reading direction or downloads")
       .option('--title <title>', 'the new title')
       .option('--slug <slug>', 'the new slug (lowercase words joined by hyphens)')
       .option('--description <text>', 'the new description ("" clears it)')
-      .option('--download <onOrOff>', 'let readers download the PDF: on or off'),
+      .option('--download <onOrOff>', 'let readers download the PDF: on or off')
+      .option('--direction <direction>', 'reading direction: ltr, rtl or auto (as the PDF says)'),
   ).action(
     async (
       flipbookId: string,
@@ -35,6 +37,7 @@ export const registerManage = (program: Command) => {
         slug?: string;
         description?: string;
         download?: string;
+        direction?: string;
       },
     ) => {
       const edits: FlipbookEdits = {};
@@ -50,10 +53,11 @@ export const registerManage = (program: Command) => {
         }
         edits.allow_download = flags.download === 'on';
       }
+      if (flags.direction !== undefined) edits.direction = flagDirection(flags.direction);
       if (Object.keys(edits).length === 0) {
         throw new CliError(
           EXIT.usage,
-          'nothing to change: give --title, --slug, --description or --download',
+          'nothing to change: give --title, --slug, --description, --direction or --download',
         );
       }
       await edit(flipbookId, edits, flags);

@@ -10,10 +10,16 @@ import {
   reportPublished,
   withClientOptions,
 } from '../clientOptions.ts';
+import { flagDirection } from '../flagDirection.ts';
 import { type Progress, publish } from '../services/publish.ts';
 import { runPublishView } from '../ui/runPublishView.ts';
 
-type Flags = ClientFlags & { title?: string; wait?: boolean; timeout: string };
+type Flags = ClientFlags & {
+  title?: string;
+  direction?: string;
+  wait?: boolean;
+  timeout: string;
+};
 
 /** Runs an upload with the view that suits the output: ink on a terminal, lines otherwise. */
 export const withProgress = async <T>(
@@ -43,15 +49,28 @@ export const registerPublish = (program: Command) => {
       .command('publish <file>')
       .description('upload a PDF as a new flipbook and print its reader URL')
       .option('--title <title>', 'title (default: the file name)')
+      .option(
+        '--direction <direction>',
+        'reading direction: ltr, rtl or auto (default: auto, as the PDF says)',
+      )
       .option('--wait', 'wait until processing is done or failed')
       .option('--timeout <seconds>', 'with --wait: give up after this long (exit 4)', '600'),
   ).action(async (file: string, flags: Flags) => {
+    const direction = flags.direction === undefined ? undefined : flagDirection(flags.direction);
     const connection = await connectionFrom(flags);
     const timeoutMs = parseTimeout(flags.timeout);
     const signal = interruptible();
     const result = await withProgress(file, flags, (progress) =>
       publish(
-        { connection, file, title: flags.title, wait: Boolean(flags.wait), timeoutMs, signal },
+        {
+          connection,
+          file,
+          title: flags.title,
+          direction,
+          wait: Boolean(flags.wait),
+          timeoutMs,
+          signal,
+        },
         progress,
       ),
     );

@@ -31,6 +31,8 @@ export type PublishOptions = {
   /** a new flipbook, or a new version of this one */
   flipbookId?: string;
   title?: string;
+  /** a new flipbook's reading direction: ltr, rtl or auto (the server's default) */
+  direction?: string;
   activate?: boolean;
   wait: boolean;
   timeoutMs: number;
@@ -56,10 +58,14 @@ export const publish = async (
           )
         ).version_id,
       }
-    : await client.create(file, options.title, progress.onUpload, options.signal).then((c) => ({
-        flipbookId: c.flipbook_id,
-        versionId: c.version_id,
-      }));
+    : await client
+        .create(
+          file,
+          { title: options.title, direction: options.direction },
+          progress.onUpload,
+          options.signal,
+        )
+        .then((c) => ({ flipbookId: c.flipbook_id, versionId: c.version_id }));
   return finish(options, progress, flipbookId, versionId);
 };
 
