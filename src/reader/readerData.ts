@@ -8,6 +8,7 @@ import { findReaderFlipbook, readerVersion } from '../../projections/reader.ts';
 import type { Db } from '../../projections/readTable.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
 import type { Urls } from '../http/present.ts';
+import { readDocumentSummary, scriptLanguage } from './documentSummary.ts';
 
 /** Consecutive pages of one size: [first position, how many, width, height]. */
 export type PageRun = [number, number, number, number];
@@ -28,7 +29,18 @@ export type ReaderBook = {
   /** The text of the first pages (index 0 is page 1), for their images' alternative text. */
   leadTexts: string[];
   download: string | null;
+  /** the flipbook's own direction, else the one found in its PDF */
+  direction: 'ltr' | 'rtl';
+  /** the language of the book's text when its script tells it (Arabic, Hebrew...), else null */
+  lang: string | null;
+  /** the PDF's page labels, compactly (see labelRuns); [] when it has none */
+  labelRuns: LabelRun[];
+  /** page n's label, or its number */
+  labelOf: (n: number) => string;
 };
+
+/** [first, count, prefix, start]: pages numbered prefix+start...; [first, 1, label]: one page. */
+export type LabelRun = [number, number, string, number] | [number, 1, string];
 
 /** How many pages' alternative text the HTML carries: the rest comes with text.json. */
 export const LEAD_PAGES = 40;
@@ -54,9 +66,23 @@ export const loadReaderBook = async (
   const lead = pages.filter((p) => p.position <= LEAD_PAGES);
   const texts =
     version && withLeadTexts ? await readTexts(blobs, version.version_id, lead) : new Map();
+  // Written once the version is done: before that, the flipbook's own title and direction.
+  const summary =
+    version?.status === 'done' ? await readDocumentSummary(blobs, version.version_id) : null;
+  const labels = summary?.labels ?? null;
+  const direction = book.direction ?? summary?.direction ?? 'ltr';
   return {
     id: flipbookId,
-    title: book.title,
+    // The spec makes the file name the title when the upload gave none: the reader shows the
+    // PDF's own title then, when it has one.
+    title: (book.title_from_file && summary?.title) || book.title,
+    direction,
+    lang:
+      direction === 'rtl'
+        ? scriptLanguage([summary?.title ?? '', ...texts.values()].join(' ').slice(0, 50_000))
+        : null,
+    labelRuns: labels ? labelRuns(labels) : [],
+    labelOf: (n) => labels?.[n - 1] ?? String(n),
     description: book.description,
     url: urls.reader(flipbookId),
     versionId: version?.version_id ?? null,
@@ -120,3 +146,36 @@ export const readerStatus = (book: ReaderBook) => ({
   ready: book.ready,
   runs: book.runs,
 });
+
+/**
+ * Page labels as runs, so a 500-page book's labels cost a few runs in the HTML: consecutive
+ * pages numbered prefix+k, prefix+k+1, ... are one run; any other label is a run of one.
+ * Labels equal to the page number make no run at all (the reader shows the number anyway).
+ */
+export const labelRuns = (labels: string[]): LabelRun[] => {
+  const runs: LabelRun[] = [];
+  labels.forEach((label, i) => {
+    const n = i + 1;
+    if (label === String(n)) return;
+    const match = /^(.*?)(\d{1,9})$/.exec(label);
+    const last = runs.at(-1);
+    if (match && !match[2]?.startsWith('0')) {
+      const prefix = match[1] ?? '';
+      const number = Number(match[2]);
+      if (
+        last &&
+        last.length === 4 &&
+        last[0] + last[1] === n &&
+        last[2] === prefix &&
+        last[3] + last[1] === number
+      ) {
+        last[1] += 1;
+        return;
+      }
+      runs.push([n, 1, prefix, number]);
+      return;
+    }
+    runs.push([n, 1, label]);
+  });
+  return runs;
+};

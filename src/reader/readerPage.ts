@@ -22,8 +22,8 @@ export const jsonForScript = (value: unknown) =>
     .replace(/\u2028/g, '\\u2028')
     .replace(/\u2029/g, '\\u2029');
 
-/** Alternative text for a page image: its own words, shortened. */
-export const altText = (position: number, text: string) => {
+/** Alternative text for a page image: its own words, shortened (as src/reader/client/altText.js). */
+export const altText = (position: number | string, text: string) => {
   const words = text.replace(/\s+/g, ' ').trim();
   const excerpt = words.length > 180 ? `${words.slice(0, 180).replace(/\s+\S*$/, '')}…` : words;
   return excerpt ? `Page ${position}: ${excerpt}` : `Page ${position}`;
@@ -79,6 +79,61 @@ export const unavailablePage = () =>
 </main>`,
   );
 
+/** Small line icons (24×24, stroked with the text colour); every button also names itself. */
+const ICONS = {
+  contents:
+    '<path d="M4 6h16M4 12h10M4 18h13"/><circle cx="20" cy="12" r="0.6"/><circle cx="20" cy="18" r="0.6"/>',
+  thumbnails:
+    '<rect x="4" y="4" width="6.5" height="6.5" rx="1"/><rect x="13.5" y="4" width="6.5" height="6.5" rx="1"/><rect x="4" y="13.5" width="6.5" height="6.5" rx="1"/><rect x="13.5" y="13.5" width="6.5" height="6.5" rx="1"/>',
+  search: '<circle cx="10.5" cy="10.5" r="6"/><path d="M15 15l5 5"/>',
+  share:
+    '<circle cx="6" cy="12" r="2.5"/><circle cx="18" cy="6" r="2.5"/><circle cx="18" cy="18" r="2.5"/><path d="M8.2 10.8l7.6-3.6M8.2 13.2l7.6 3.6"/>',
+  fullscreen: '<path d="M4 9V4h5M20 9V4h-5M4 15v5h5M20 15v5h-5"/>',
+  download: '<path d="M12 4v11M7 10.5l5 5 5-5M5 20h14"/>',
+  zoomIn: '<circle cx="10.5" cy="10.5" r="6"/><path d="M15 15l5 5M8 10.5h5M10.5 8v5"/>',
+  zoomOut: '<circle cx="10.5" cy="10.5" r="6"/><path d="M15 15l5 5M8 10.5h5"/>',
+  reset: '<path d="M5 12a7 7 0 1 0 2.1-5M5 4v4h4"/>',
+  first: '<path d="M17 6l-6 6 6 6M7 6v12"/>',
+  prev: '<path d="M15 6l-6 6 6 6"/>',
+  next: '<path d="M9 6l6 6-6 6"/>',
+  last: '<path d="M7 6l6 6-6 6M17 6v12"/>',
+  close: '<path d="M6 6l12 12M18 6L6 18"/>',
+} as const;
+
+const icon = (name: keyof typeof ICONS, mirrored = false) =>
+  `<svg class="icon${mirrored ? ' mirror' : ''}" viewBox="0 0 24 24" aria-hidden="true" focusable="false">${ICONS[name]}</svg>`;
+
+/** A toolbar button: an icon and its name, both shown (the name is hidden on small screens). */
+const toolButton = (attrs: string, iconName: keyof typeof ICONS, label: string) =>
+  `<button type="button" ${attrs}>${icon(iconName)}<span class="label">${label}</span></button>`;
+
+const panel = (
+  name: string,
+  title: string,
+  body = '',
+) => `<section class="panel" id="panel-${name}" role="dialog" aria-labelledby="panel-${name}-title" hidden>
+<div class="panel-head"><h2 id="panel-${name}-title">${title}</h2><button type="button" class="panel-close" aria-label="Close ${title.toLowerCase()}">${icon('close')}</button></div>
+<div class="panel-body">${body}</div>
+</section>`;
+
+/**
+ * Every page as a plain image, for a browser without JavaScript: the book still reads, top to
+ * bottom. Inside <noscript>, so a browser running the script never fetches these.
+ */
+const imageList = (book: ReaderBook) => {
+  const items: string[] = [];
+  for (const [first, count, w, h] of book.runs) {
+    const width = 1000 * Math.min(1, w / h);
+    const height = 1000 * Math.min(1, h / w);
+    for (let n = first; n < first + count; n++) {
+      items.push(
+        `<li><img src="${book.pageBase}${n}/mid.jpg" width="${Math.round(width)}" height="${Math.round(height)}" loading="lazy" alt="Page ${n}"></li>`,
+      );
+    }
+  }
+  return `<ol class="noscript-pages">${items.join('')}</ol>`;
+};
+
 export const readerPage = (book: ReaderBook) => {
   const title = escapeHtml(book.title);
   const first = book.runs[0]?.[0];
@@ -113,16 +168,28 @@ export const readerPage = (book: ReaderBook) => {
   }
 
   const textPage = `${book.url}/text`;
+  const rtl = book.direction === 'rtl';
+  const pageCount = Math.max(book.pageCount, book.ready);
   const data = {
-    pageCount: Math.max(book.pageCount, book.ready),
+    pageCount,
     processing: book.status !== 'done',
     versionId: book.versionId,
+    url: book.url,
+    dir: book.direction,
     pageBase: book.pageBase,
     runs: book.runs,
-    alts: book.leadTexts.map((text, i) => altText(i + 1, text)),
+    labels: book.labelRuns,
+    alts: book.leadTexts.map((text, i) => altText(book.labelOf(i + 1), text)),
     text: `${book.pageBase}text.json`,
+    document: book.status === 'done' ? `${book.pageBase}document.json` : null,
     status: `${book.url}/status.json`,
   };
+  const bookLang = book.lang ? ` lang="${escapeHtml(book.lang)}"` : '';
+  // Previous is on the right in a right-to-left book: the edges and arrows swap sides.
+  const [leftEdge, rightEdge]: ['prev' | 'next', 'prev' | 'next'] = rtl
+    ? ['next', 'prev']
+    : ['prev', 'next'];
+  const edgeLabel = { prev: 'Previous page', next: 'Next page' };
 
   return shell(
     `${head}\n<script type="module" src="${assetUrl(SCRIPT)}"></script>`,
@@ -130,32 +197,50 @@ export const readerPage = (book: ReaderBook) => {
 <header class="bar">
 <h1 class="title">${title}</h1>
 <div class="tools" role="toolbar" aria-label="Reader tools">
-<button type="button" data-action="search" aria-label="Search the text" aria-expanded="false">Search</button>
-<button type="button" data-action="zoom" aria-label="Zoom in" aria-pressed="false">Zoom</button>
-<button type="button" data-action="fullscreen" aria-label="Full screen">Full screen</button>
-${book.download ? `<a class="button" data-action="download" href="${escapeHtml(book.download)}" download>Download PDF</a>` : ''}
+${toolButton('data-panel="contents" aria-expanded="false" aria-controls="panel-contents"', 'contents', 'Contents')}
+${toolButton('data-panel="thumbnails" aria-expanded="false" aria-controls="panel-thumbnails"', 'thumbnails', 'Pages')}
+${toolButton('data-panel="search" aria-expanded="false" aria-controls="panel-search"', 'search', 'Search')}
+${toolButton('data-panel="share" aria-expanded="false" aria-controls="panel-share"', 'share', 'Share')}
+${toolButton('data-action="fullscreen" class="wide-only"', 'fullscreen', 'Full screen')}
+${book.download ? `<a class="button" data-action="download" href="${escapeHtml(book.download)}" download>${icon('download')}<span class="label">Download</span></a>` : ''}
 </div>
 </header>
-<form class="search" role="search" hidden>
+<div class="middle">
+${panel('contents', 'Contents')}
+${panel('thumbnails', 'Pages')}
+${panel(
+  'search',
+  'Search',
+  `<form id="search-form" class="search" role="search">
 <label for="search-input">Search the text</label>
-<input id="search-input" type="search" autocomplete="off">
-<button type="submit">Find</button>
-<output id="search-result" aria-live="polite"></output>
+<div class="search-row"><input id="search-input" type="search" autocomplete="off" enterkeyhint="search"><button type="submit">Find</button></div>
 </form>
-<main id="book" class="book" aria-label="${title}" aria-roledescription="flipbook" tabindex="-1">
+<p id="search-summary" class="message-line" role="status"></p>
+<ol id="search-results" class="results" aria-label="Search results"></ol>`,
+)}
+${panel('share', 'Share')}
+${panel('goto', 'Go to page')}
+<main id="book" class="book" aria-label="${title}" aria-roledescription="flipbook" tabindex="-1" dir="${book.direction}"${bookLang}>
+<div class="view" id="view"><div class="stage" id="stage"></div></div>
+<button type="button" class="edge left ${leftEdge}" data-action="${leftEdge}" aria-label="${edgeLabel[leftEdge]}"></button>
+<button type="button" class="edge right ${rightEdge}" data-action="${rightEdge}" aria-label="${edgeLabel[rightEdge]}"></button>
+<div class="zoom-tools" role="group" aria-label="Zoom">
+<button type="button" data-action="zoom-reset" aria-label="Reset zoom" hidden>${icon('reset')}</button>
+<button type="button" data-action="zoom-out" aria-label="Zoom out" disabled>${icon('zoomOut')}</button>
+<button type="button" data-action="zoom-in" aria-label="Zoom in">${icon('zoomIn')}</button>
+</div>
 ${book.status !== 'done' ? '<p class="notice" role="status">This version is still being prepared: more pages appear as they are ready.</p>' : ''}
-<noscript><p class="noscript">Turning pages needs JavaScript. <a href="${escapeHtml(textPage)}">Read the text of every page</a>${cover ? ` or <a href="${escapeHtml(cover)}">see the cover</a>` : ''}.</p></noscript>
-<div class="stage" id="stage"></div>
-<button type="button" class="edge prev" data-action="prev" aria-label="Previous page"></button>
-<button type="button" class="edge next" data-action="next" aria-label="Next page"></button>
+<noscript><p class="noscript">Turning pages needs JavaScript: here is every page, one after the other. <a href="${escapeHtml(textPage)}">Read the text of every page</a>.</p>${imageList(book)}</noscript>
 </main>
-<nav class="controls" aria-label="Pages">
-<button type="button" class="far" data-action="first" aria-label="First page">«</button>
-<button type="button" data-action="prev" aria-label="Previous page">◀</button>
-<input type="range" id="slider" min="1" max="${data.pageCount}" value="1" aria-label="Page">
-<span id="counter" class="counter">1 / ${data.pageCount}</span>
-<button type="button" data-action="next" aria-label="Next page">▶</button>
-<button type="button" class="far" data-action="last" aria-label="Last page">»</button>
+</div>
+<nav class="controls" aria-label="Pages" dir="${book.direction}">
+<button type="button" class="far" data-action="first" aria-label="First page">${icon('first', rtl)}</button>
+<button type="button" data-action="prev" aria-label="Previous page">${icon('prev', rtl)}</button>
+<input type="range" id="slider" min="1" max="${pageCount}" value="1" aria-label="Page">
+<button type="button" id="counter" class="counter" data-panel="goto" aria-expanded="false" aria-controls="panel-goto" aria-describedby="counter-hint">1 / ${pageCount}</button>
+<span id="counter-hint" class="visually-hidden">Go to a page</span>
+<button type="button" data-action="next" aria-label="Next page">${icon('next', rtl)}</button>
+<button type="button" class="far" data-action="last" aria-label="Last page">${icon('last', rtl)}</button>
 </nav>
 <div id="live" class="visually-hidden" aria-live="polite" aria-atomic="true"></div>
 <script type="application/json" id="flipbook-data">${jsonForScript(data)}</script>`,

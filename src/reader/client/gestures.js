@@ -1,0 +1,139 @@
+// Pointer, wheel and touch input on the book. Pointer events cover mouse, pen and touch alike;
+// the book has `touch-action: none`, so the browser neither scrolls nor zooms the page under a
+// gesture and every gesture means the same everywhere on the book:
+// - one finger: a swipe turns the page (mirrored in a right-to-left book); zoomed, it pans;
+// - two fingers: pinch zooms about their midpoint, and moving them pans;
+// - a double tap (or a double click) zooms in to that point, or back out;
+// - the wheel turns pages (one turn per gesture, so a trackpad's long scroll is one turn);
+//   with Ctrl (a trackpad pinch arrives so) it zooms at the pointer; zoomed, it pans.
+export const attachGestures = ({ area, zoom, turn, isTurning }) => {
+  const pointers = new Map();
+  let pinch = null;
+  let swipe = null;
+  let moved = false;
+  let lastTap = null;
+
+  const point = (e) => {
+    const box = area.getBoundingClientRect();
+    return { x: e.clientX - box.left, y: e.clientY - box.top };
+  };
+  const distance = (a, b) => Math.hypot(a.x - b.x, a.y - b.y);
+  const middle = (a, b) => ({ x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 });
+
+  area.addEventListener('pointerdown', (e) => {
+    if (e.pointerType === 'mouse' && e.button !== 0) return;
+    pointers.set(e.pointerId, point(e));
+    moved = false;
+    if (pointers.size === 2) {
+      const [a, b] = [...pointers.values()];
+      pinch = { distance: distance(a, b), scale: zoom.scale, mid: middle(a, b) };
+      swipe = null;
+    } else if (pointers.size === 1) {
+      swipe = { ...point(e), time: e.timeStamp, type: e.pointerType };
+    }
+  });
+
+  area.addEventListener('pointermove', (e) => {
+    const before = pointers.get(e.pointerId);
+    if (!before) return;
+    const now = point(e);
+    pointers.set(e.pointerId, now);
+    if (Math.abs(now.x - (swipe?.x ?? now.x)) + Math.abs(now.y - (swipe?.y ?? now.y)) > 6) {
+      moved = true;
+    }
+    if (pinch && pointers.size === 2) {
+      const [a, b] = [...pointers.values()];
+      const mid = middle(a, b);
+      zoom.panBy(mid.x - pinch.mid.x, mid.y - pinch.mid.y);
+      zoom.zoomAt((pinch.scale * distance(a, b)) / pinch.distance, mid.x, mid.y);
+      pinch.mid = mid;
+      moved = true;
+    } else if (zoom.zoomed && pointers.size === 1 && moved) {
+      // Panning: the drag moves the page under the finger (or the mouse).
+      zoom.panBy(now.x - before.x, now.y - before.y);
+      area.classList.add('panning');
+    }
+  });
+
+  const end = (e) => {
+    if (!pointers.has(e.pointerId)) return;
+    const at = point(e);
+    pointers.delete(e.pointerId);
+    area.classList.remove('panning');
+    if (pointers.size < 2) pinch = null;
+    if (e.type === 'pointercancel' || !swipe || pointers.size > 0) return;
+    const dx = at.x - swipe.x;
+    const dy = at.y - swipe.y;
+    const type = swipe.type;
+    swipe = null;
+    if (!zoom.zoomed && Math.abs(dx) > 40 && Math.abs(dx) > Math.abs(dy) * 1.5) {
+      // Finger to the left: the next page (in a left-to-right book; the turn mirrors it).
+      turn(dx < 0 ? 'left' : 'right');
+      return;
+    }
+    if (type === 'touch' && !moved) {
+      if (lastTap && e.timeStamp - lastTap.time < 320 && distance(lastTap, at) < 30) {
+        zoom.toggleAt(at.x, at.y);
+        lastTap = null;
+      } else {
+        lastTap = { ...at, time: e.timeStamp };
+      }
+    }
+  };
+  area.addEventListener('pointerup', end);
+  area.addEventListener('pointercancel', end);
+
+  // A click that ends a drag is not a click on the link under it.
+  area.addEventListener(
+    'click',
+    (e) => {
+      if (moved) {
+        e.preventDefault();
+        e.stopPropagation();
+        moved = false;
+      }
+    },
+    true,
+  );
+
+  area.addEventListener('dblclick', (e) => {
+    if (e.target.closest('a, button')) return;
+    const at = point(e);
+    zoom.toggleAt(at.x, at.y);
+  });
+
+  let wheelTotal = 0;
+  let wheelQuietAt = 0;
+  let wheelTimer = 0;
+  area.addEventListener(
+    'wheel',
+    (e) => {
+      e.preventDefault(); // the stage never scrolls as a document
+      const unit = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? area.clientHeight : 1;
+      const dx = e.deltaX * unit;
+      const dy = e.deltaY * unit;
+      if (e.ctrlKey || e.metaKey) {
+        const at = point(e);
+        zoom.zoomAt(zoom.scale * Math.exp(-dy * 0.01), at.x, at.y);
+        return;
+      }
+      if (zoom.zoomed) {
+        zoom.panBy(-dx, -dy);
+        return;
+      }
+      // One turn per gesture: the gesture ends after 250 ms without a wheel event.
+      clearTimeout(wheelTimer);
+      wheelTimer = setTimeout(() => {
+        wheelTotal = 0;
+        wheelQuietAt = 0;
+      }, 250);
+      if (wheelQuietAt || isTurning()) return;
+      wheelTotal += Math.abs(dy) >= Math.abs(dx) ? dy : dx;
+      if (Math.abs(wheelTotal) >= 40) {
+        wheelQuietAt = e.timeStamp;
+        turn(wheelTotal > 0 ? 'forward' : 'backward');
+      }
+    },
+    { passive: false },
+  );
+};

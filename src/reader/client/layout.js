@@ -1,0 +1,76 @@
+// Which pages the stage shows and how big: pure functions of the book and the stage's size, so
+// they are unit-tested without a browser (test/unit/readerLayout.unit.test.ts).
+
+/** Spreads on wide screens only: a page pair on a phone would be a pair of stamps. */
+export const isSpread = (width, height) => width >= 720 && width > height * 1.05;
+
+/**
+ * The pages shown together with page n, in reading order: [n] alone, or a pair with the cover
+ * alone (null marks the empty side) and a last even page alone.
+ */
+export const spreadOf = (n, total, spread) => {
+  if (!spread) return [n];
+  if (n === 1) return [null, 1];
+  const first = n % 2 === 0 ? n : n - 1;
+  return [first, first + 1 <= total ? first + 1 : null];
+};
+
+/** Left to right on screen: a right-to-left book shows its reading order mirrored. */
+export const onScreen = (pages, rtl) => (rtl ? [...pages].reverse() : pages);
+
+export const firstOf = (pages) => pages.find((p) => p !== null) ?? 1;
+export const lastOf = (pages) => pages.findLast((p) => p !== null) ?? 1;
+
+/**
+ * Each slot's size in CSS pixels, every page at its own aspect ratio (width / height): the pages
+ * of a spread share one height, as in a bound book, and together fit the stage. An empty side
+ * takes its neighbour's shape, so the spine stays where it will be once the book is open; it is
+ * drawn as nothing.
+ */
+export const slotSizes = (pages, aspect, width, height) => {
+  const ratios = pages.map((n) => (n === null ? null : aspect(n)));
+  const known = ratios.find((r) => r !== null) ?? 0.75;
+  const filled = ratios.map((r) => r ?? known);
+  const sum = filled.reduce((a, b) => a + b, 0);
+  const h = Math.max(1, Math.min(height, width / sum));
+  return filled.map((r) => ({ w: h * r, h }));
+};
+
+/**
+ * The widths (in image pixels) of a page's three renditions: each is rendered with its long edge
+ * at 300, 1000 and 2000 px, so a portrait page's width is less than that.
+ */
+export const renditionWidths = (w, h) => {
+  const ratio = w > 0 && h > 0 ? w / h : 0.75;
+  return [300, 1000, 2000].map((long) =>
+    ratio >= 1 ? long : Math.max(1, Math.round(long * ratio)),
+  );
+};
+
+/** A page's label as the book prints it ("iv", "A-3"), or its number when it has none. */
+export const labelOf = (labels, n) => labels.get(n) ?? String(n);
+
+/**
+ * Expands the label runs the page carries: [first, count, prefix, start] numbers pages
+ * prefix+start, prefix+start+1, ...; [first, 1, label] names one page.
+ */
+export const expandLabels = (runs) => {
+  const labels = new Map();
+  for (const run of runs ?? []) {
+    const [first, count, prefix, start] = run;
+    for (let i = 0; i < count; i++) {
+      labels.set(first + i, start === undefined ? prefix : `${prefix}${start + i}`);
+    }
+  }
+  return labels;
+};
+
+/** The page a typed label or number names: a label first ("iv", "12" as printed), else a number. */
+export const pageForInput = (input, labels, total) => {
+  const wanted = input.trim();
+  if (!wanted) return null;
+  const lower = wanted.toLowerCase();
+  for (const [n, label] of labels) if (label.toLowerCase() === lower) return n;
+  const n = Number(wanted);
+  return Number.isInteger(n) && n >= 1 && n <= total ? n : null;
+};

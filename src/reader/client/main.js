@@ -1,0 +1,380 @@
+// The flipbook reader. No third-party code and no third-party requests: bundled by the daemon
+// (src/reader/assets.ts) into one script. It shows one page (narrow screens) or a two-page
+// spread with the cover alone (wide screens), each page at its own shape; loads only the pages
+// near the current one (srcset picks min/mid/max for the screen and the zoom); turns pages with
+// a curl unless the reader prefers reduced motion; mirrors everything for a right-to-left book.
+// The stage never scrolls: the wheel turns pages, Ctrl+wheel and pinches zoom.
+import { createBook } from './book.js';
+import { attachGestures } from './gestures.js';
+import {
+  firstOf,
+  isSpread,
+  lastOf,
+  onScreen,
+  pageForInput,
+  slotSizes,
+  spreadOf,
+} from './layout.js';
+import { createPanels } from './panels.js';
+import { createSearch } from './searchPanel.js';
+import { drawLinks, pageFigure, settled } from './stage.js';
+import { createZoom } from './zoom.js';
+
+const data = JSON.parse(document.getElementById('flipbook-data').textContent);
+const book = createBook(data);
+
+const area = document.getElementById('book');
+const view = document.getElementById('view');
+const stage = document.getElementById('stage');
+const slider = document.getElementById('slider');
+const counter = document.getElementById('counter');
+const live = document.getElementById('live');
+const reducedMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
+
+let current = 1;
+let turning = false;
+let renders = 0;
+const turnListeners = [];
+
+const clamp = (n) => Math.min(Math.max(1, Math.round(n) || 1), book.total);
+const spread = () => isSpread(stage.clientWidth, stage.clientHeight);
+const visible = (n) => spreadOf(n, book.total, spread());
+const sides = (count) => (count === 2 ? ['left', 'right'] : ['single']);
+
+const zoom = createZoom({
+  area,
+  view,
+  onSettle: () => {
+    // srcset picks img_max once the page is shown big enough to need it.
+    for (const img of stage.querySelectorAll('img[data-n]')) {
+      const width = img.parentElement.getBoundingClientRect().width;
+      img.sizes = `${Math.ceil(width)}px`;
+    }
+  },
+  onZoom: (scale) => {
+    const zoomed = scale > 1.001;
+    document.querySelector('[data-action="zoom-out"]').disabled = !zoomed;
+    document.querySelector('[data-action="zoom-reset"]').hidden = !zoomed;
+    document.querySelector('[data-action="zoom-in"]').disabled = scale >= 3.999;
+    area.tabIndex = zoomed ? 0 : -1;
+  },
+});
+
+/** The label of the pages shown, as the book prints them, and as numbers. */
+const rangeLabel = (shown, label) =>
+  shown.length === 2 ? `${label(shown[0])}–${label(shown[1])}` : `${label(shown[0])}`;
+
+const updateChrome = (pages) => {
+  const shown = pages.filter((p) => p !== null);
+  const numbers = rangeLabel(shown, String);
+  const printed = rangeLabel(shown, book.label);
+  const total = book.total;
+  counter.textContent =
+    printed === numbers ? `${numbers} / ${total}` : `${printed} (${numbers} / ${total})`;
+  const spoken =
+    printed === numbers
+      ? `Page ${numbers} of ${total}`
+      : `Page ${printed} (${numbers} of ${total})`;
+  slider.max = String(total);
+  slider.value = String(current);
+  slider.setAttribute('aria-valuetext', spoken);
+  live.textContent = spoken;
+  const hash = `#page=${current}`;
+  if (location.hash !== hash) history.replaceState(null, '', hash);
+  for (const button of document.querySelectorAll('[data-action="prev"], [data-action="first"]')) {
+    button.disabled = firstOf(pages) <= 1;
+  }
+  for (const button of document.querySelectorAll('[data-action="next"], [data-action="last"]')) {
+    button.disabled = lastOf(pages) >= total;
+  }
+  panels.follow(shown);
+  for (const listener of turnListeners) listener();
+};
+
+/** Draws the pages shown with page `current`, then their links and hits, then preloads. */
+const render = () => {
+  const pages = visible(current);
+  const screen = onScreen(pages, book.rtl);
+  const sizes = slotSizes(screen, book.aspect, stage.clientWidth, stage.clientHeight);
+  const lead = firstOf(pages);
+  const side = sides(screen.length);
+  const figures = screen.map((n, i) =>
+    pageFigure(book, n, side[i], sizes[i], {
+      priority: n === lead ? 'high' : 'auto',
+      scale: zoom.scale,
+    }),
+  );
+  stage.replaceChildren(...figures);
+  stage.classList.toggle('spread', screen.length === 2);
+  updateChrome(pages);
+  const shownNow = ++renders;
+  // Links, highlights and the pages one turn away only once these images are in: nothing
+  // competes with the cover.
+  Promise.all([...stage.querySelectorAll('img')].map(settled)).then(() => {
+    if (shownNow !== renders) return;
+    preload();
+    book.structure().then((structure) => {
+      if (shownNow !== renders) return;
+      for (const figure of figures) {
+        const n = Number(figure.dataset.n);
+        if (n) drawLinks(figure, structure.links?.[n - 1], book);
+      }
+    });
+    search.highlight();
+  });
+};
+
+const nextStart = () => lastOf(visible(current)) + 1;
+const prevStart = () => firstOf(visible(current)) - 1;
+
+/** Warms the browser cache for the pages one turn away, at the size they will be shown. */
+const preload = () => {
+  const box = stage.querySelector('figure[data-n]')?.getBoundingClientRect();
+  const size = { w: box?.width || 300, h: box?.height || 400 };
+  const shown = visible(current);
+  for (const n of [...visible(clamp(nextStart())), ...visible(clamp(prevStart()))]) {
+    // An image that is not in the document still loads: the browser keeps it for the turn.
+    if (n && !shown.includes(n) && book.pages.has(n)) {
+      pageFigure(book, n, 'single', size, { priority: 'low', interactive: false });
+    }
+  }
+};
+
+/** Turns to page n: the leaf between here and there curls over, or the pages change at once. */
+const go = (n) => {
+  const target = clamp(n);
+  const from = visible(current);
+  const to = visible(target);
+  if (firstOf(to) === firstOf(from) || turning) {
+    current = target;
+    render();
+    return;
+  }
+  const forward = firstOf(to) > firstOf(from);
+  current = target;
+  if (reducedMotion.matches || zoom.zoomed || !stage.firstElementChild || document.hidden) {
+    zoom.reset(false);
+    render();
+    return;
+  }
+  turning = true;
+  updateChrome(to); // the counter says where the turn goes as it starts
+  const fromRight = forward !== book.rtl; // the leaf lifts from the right-hand side
+  const single = to.length === 1;
+  const screenTo = onScreen(to, book.rtl);
+  const sizes = slotSizes(screenTo, book.aspect, stage.clientWidth, stage.clientHeight);
+  const side = sides(screenTo.length);
+  let under;
+  let leaf;
+  if (single) {
+    // One page: the old one folds away about its spine edge (forward), or the new one folds in.
+    under = [pageFigure(book, forward ? target : firstOf(from), 'single', sizes[0])];
+    leaf = makeLeaf(sizes[0], forward ? 'fold-out' : 'fold-in', fromRight);
+    leaf.append(
+      pageFigure(book, forward ? firstOf(from) : target, 'front', sizes[0], {
+        interactive: false,
+      }),
+    );
+  } else {
+    // A spread: beneath, the old page on the side the leaf lands and the new one where it
+    // lifts; the leaf carries the old page on its front and the new one on its back.
+    const fromScreen = onScreen(from, book.rtl);
+    const liftIndex = fromRight ? 1 : 0;
+    const landIndex = 1 - liftIndex;
+    under = screenTo.map((n, i) =>
+      pageFigure(book, i === landIndex ? fromScreen[i] : n, side[i], sizes[i]),
+    );
+    leaf = makeLeaf(sizes[liftIndex], 'turn', fromRight);
+    leaf.append(
+      pageFigure(book, fromScreen[liftIndex], 'front', sizes[liftIndex], { interactive: false }),
+      pageFigure(book, screenTo[landIndex], 'back', sizes[liftIndex], { interactive: false }),
+    );
+  }
+  stage.replaceChildren(...under, leaf);
+  stage.classList.toggle('spread', !single);
+  placeLeaf(leaf, under, single, fromRight);
+  requestAnimationFrame(() => requestAnimationFrame(() => leaf.classList.add('go')));
+  let finished = false;
+  const done = () => {
+    if (finished) return;
+    finished = true;
+    turning = false;
+    render();
+  };
+  leaf.addEventListener('animationend', done, { once: true });
+  setTimeout(done, 1000);
+};
+
+const makeLeaf = (size, kind, fromRight) => {
+  const leaf = document.createElement('div');
+  leaf.className = `leaf ${kind} ${fromRight ? 'from-right' : 'from-left'}`;
+  leaf.style.width = `${size.w}px`;
+  leaf.style.height = `${size.h}px`;
+  leaf.setAttribute('aria-hidden', 'true');
+  return leaf;
+};
+
+/** Puts the leaf exactly over the page it lifts from (the stage centres its pages). */
+const placeLeaf = (leaf, under, single, fromRight) => {
+  const box = stage.getBoundingClientRect();
+  const target = single ? under[0] : under[fromRight ? 1 : 0];
+  const at = target.getBoundingClientRect();
+  leaf.style.left = `${at.left - box.left}px`;
+  leaf.style.top = `${at.top - box.top}px`;
+};
+
+const next = () => lastOf(visible(current)) < book.total && go(nextStart());
+const prev = () => firstOf(visible(current)) > 1 && go(Math.max(1, prevStart()));
+/** Screen directions: in a right-to-left book the next page is to the left. */
+const toLeft = () => (book.rtl ? next() : prev());
+const toRight = () => (book.rtl ? prev() : next());
+
+const reader = {
+  book,
+  go,
+  current: () => current,
+  shown: () => visible(current).filter((p) => p !== null),
+  pageFor: (input) => pageForInput(input, book.labels, book.total),
+  onTurn: (listener) => turnListeners.push(listener),
+  relayout: () => {
+    if (!turning) render();
+  },
+};
+const panels = createPanels({ reader });
+reader.panels = panels;
+const search = createSearch({ reader });
+
+const toggleFullscreen = () => {
+  if (document.fullscreenElement) document.exitFullscreen();
+  else document.documentElement.requestFullscreen?.();
+};
+
+const actions = {
+  next,
+  prev,
+  first: () => go(1),
+  last: () => go(book.total),
+  'zoom-in': () => zoom.zoomIn(),
+  'zoom-out': () => zoom.zoomOut(),
+  'zoom-reset': () => zoom.reset(),
+  fullscreen: toggleFullscreen,
+};
+
+document.addEventListener('click', (event) => {
+  const link = event.target.closest('a[data-page]');
+  if (link) {
+    // An internal link (in the page, the contents or the search results): turn to its page.
+    event.preventDefault();
+    if (panels.open && window.matchMedia('(max-width: 719px)').matches) panels.close(false);
+    go(Number(link.dataset.page));
+    return;
+  }
+  const target = event.target.closest('[data-action]');
+  const action = target && actions[target.dataset.action];
+  if (!action) return;
+  if (zoom.zoomed && target.classList.contains('edge')) return; // zoomed: the edges never flip
+  event.preventDefault();
+  action();
+});
+
+document.addEventListener('keydown', (event) => {
+  if (event.target.closest?.('input, textarea, select, .panel') || event.altKey) return;
+  if (event.ctrlKey || event.metaKey) return; // the browser's own shortcuts
+  const pan = (dx, dy) => () => zoom.panBy(dx, dy);
+  const keys = zoom.zoomed
+    ? {
+        ArrowRight: pan(-80, 0),
+        ArrowLeft: pan(80, 0),
+        ArrowDown: pan(0, -80),
+        ArrowUp: pan(0, 80),
+        Escape: zoom.reset,
+      }
+    : { ArrowRight: toRight, ArrowLeft: toLeft, ArrowDown: next, ArrowUp: prev };
+  Object.assign(keys, {
+    PageDown: next,
+    PageUp: prev,
+    Home: actions.first,
+    End: actions.last,
+    '+': actions['zoom-in'],
+    '=': actions['zoom-in'],
+    '-': actions['zoom-out'],
+    0: actions['zoom-reset'],
+  });
+  const action = keys[event.key];
+  if (!action) return;
+  event.preventDefault();
+  action();
+});
+
+slider.addEventListener('input', () => go(Number(slider.value)));
+
+attachGestures({
+  area,
+  zoom,
+  isTurning: () => turning,
+  turn: (direction) =>
+    ({ left: toRight, right: toLeft, forward: next, backward: prev })[direction]?.(),
+});
+
+/** #page=N opens page N; #label=iv the page the book numbers "iv". */
+const fromHash = () => {
+  const page = /[#&]page=(\d+)/.exec(location.hash)?.[1];
+  if (page) return Number(page);
+  const label = /[#&]label=([^&]+)/.exec(location.hash)?.[1];
+  if (label) {
+    try {
+      return pageForInput(decodeURIComponent(label), book.labels, book.total) ?? 1;
+    } catch {
+      return 1;
+    }
+  }
+  return 1;
+};
+window.addEventListener('hashchange', () => go(fromHash()));
+
+let lastSize = '';
+new ResizeObserver(() => {
+  const size = `${stage.clientWidth}x${stage.clientHeight}`;
+  if (size === lastSize) return;
+  lastSize = size;
+  zoom.refit();
+  if (!turning) render();
+}).observe(stage);
+
+// While the version is still processing, pick up newly ready pages now and then from the status
+// JSON (a 304 when nothing changed). The stage is redrawn only when a page it shows became ready,
+// and the notice floats over the book: when processing ends, nothing on screen moves.
+if (data.processing) {
+  const poll = async () => {
+    const status = await fetch(data.status, { cache: 'no-cache' })
+      .then((r) => (r.ok ? r.json() : null))
+      .catch(() => null);
+    if (status && status.versionId !== data.versionId) {
+      location.reload(); // another version is shown now: the page holds another book
+      return;
+    }
+    if (status) {
+      const missing = visible(current).filter((n) => n !== null && !book.pages.has(n));
+      const before = book.pages.size;
+      book.addRuns(status.runs);
+      if (book.pages.size !== before) book.forgetTexts(); // the text JSON has more pages now
+      const total = Math.max(status.pageCount, status.ready, book.total);
+      const grown = total !== book.total;
+      book.total = total;
+      if (!turning && (grown || missing.some((n) => book.pages.has(n)))) render();
+      if (status.status === 'done') document.querySelector('.notice')?.remove();
+      if (status.status === 'error') {
+        const notice = document.querySelector('.notice');
+        if (notice) notice.textContent = 'The rest of this version could not be prepared.';
+      }
+      if (status.status === 'done' || status.status === 'error') return;
+    }
+    setTimeout(poll, 5000);
+  };
+  setTimeout(poll, 5000);
+}
+
+current = clamp(fromHash());
+document.documentElement.classList.add('js');
+lastSize = `${stage.clientWidth}x${stage.clientHeight}`;
+render();

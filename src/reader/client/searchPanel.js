@@ -1,0 +1,106 @@
+// Search: every hit counted, listed with a snippet and its page label, and lit on the page image
+// (from the page's word boxes, fetched for the pages on screen). Enter in the field, or "Next",
+// goes to the next hit after the pages shown.
+import { coveredWords, findHits } from './searchText.js';
+import { drawHits } from './stage.js';
+
+export const createSearch = ({ reader }) => {
+  const form = document.getElementById('search-form');
+  const input = document.getElementById('search-input');
+  const summary = document.getElementById('search-summary');
+  const results = document.getElementById('search-results');
+  let query = '';
+  let hits = [];
+  let asked = 0;
+
+  const run = async () => {
+    const wanted = input.value.trim();
+    if (!wanted) return;
+    const ticket = ++asked;
+    summary.textContent = 'Searching…';
+    const texts = await reader.book.texts();
+    if (ticket !== asked) return;
+    const found = findHits(texts, wanted);
+    const isNew = wanted !== query;
+    query = wanted;
+    hits = found.hits;
+    results.replaceChildren();
+    if (found.count === 0) {
+      summary.textContent = `No page contains “${wanted}”.`;
+      highlight();
+      return;
+    }
+    summary.textContent = `${found.count} ${found.count === 1 ? 'hit' : 'hits'} on ${found.pages} ${
+      found.pages === 1 ? 'page' : 'pages'
+    }${found.hits.length < found.count ? ` (the first ${found.hits.length} listed)` : ''}.`;
+    for (const hit of hits) {
+      const li = document.createElement('li');
+      const a = document.createElement('a');
+      a.href = `#page=${hit.n}`;
+      a.dataset.page = String(hit.n);
+      const label = document.createElement('span');
+      label.className = 'page-label';
+      label.textContent = `Page ${reader.book.label(hit.n)}`;
+      const snippet = document.createElement('span');
+      snippet.className = 'snippet';
+      const mark = document.createElement('mark');
+      mark.textContent = hit.match;
+      snippet.append(hit.before, mark, hit.after);
+      a.append(label, snippet);
+      li.append(a);
+      results.append(li);
+    }
+    // A new query starts from the pages on screen; asking again goes on to the next hit.
+    const shown = reader.shown();
+    const next = isNew
+      ? hits.find((h) => h.n >= Math.min(...shown))
+      : hits.find((h) => h.n > Math.max(...shown));
+    reader.go((next ?? hits[0]).n);
+    highlight();
+  };
+
+  /** Lights the query's words on the pages on screen. */
+  const highlight = () => {
+    for (const figure of document.querySelectorAll('#stage figure[data-n]')) {
+      const n = Number(figure.dataset.n);
+      if (!query || !hits.some((h) => h.n === n)) {
+        drawHits(figure, []);
+        continue;
+      }
+      const wanted = query;
+      reader.book.words(n).then((words) => {
+        if (wanted !== query || !figure.isConnected) return;
+        const covered = coveredWords(
+          words.map((w) => w.t),
+          wanted,
+        );
+        drawHits(
+          figure,
+          covered.map((i) => words[i]),
+        );
+      });
+    }
+  };
+
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    run();
+  });
+  input.addEventListener('input', () => {
+    if (!input.value.trim()) {
+      query = '';
+      hits = [];
+      results.replaceChildren();
+      summary.textContent = '';
+      highlight();
+    }
+  });
+  results.addEventListener('click', (e) => {
+    const a = e.target.closest('[data-page]');
+    if (!a) return;
+    e.preventDefault();
+    reader.go(Number(a.dataset.page));
+  });
+
+  return { highlight };
+};

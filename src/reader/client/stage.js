@@ -1,0 +1,109 @@
+// The pages on the stage: each at its own shape, its image with srcset describing the real pixel
+// widths of the three renditions, its links as real <a> elements over the image, and the search
+// hits lit on it. Only the pages on screen are in the DOM.
+import { renditionWidths } from './layout.js';
+
+/**
+ * A page's figure at the given CSS size. `side` is left/right (in a spread) or single; null
+ * n is the empty side beside the cover: drawn as nothing, it only holds the spine in place.
+ */
+export const pageFigure = (book, n, side, size, options = {}) => {
+  const figure = document.createElement('figure');
+  figure.className = `page ${side}`;
+  figure.style.width = `${size.w}px`;
+  figure.style.height = `${size.h}px`;
+  if (n === null) {
+    figure.classList.add('blank');
+    figure.setAttribute('aria-hidden', 'true');
+    return figure;
+  }
+  figure.dataset.n = String(n);
+  const page = book.pages.get(n);
+  if (!page) {
+    figure.classList.add('pending');
+    figure.textContent = `Page ${book.label(n)} is being prepared`;
+    return figure;
+  }
+  const img = document.createElement('img');
+  img.dataset.n = String(n);
+  img.alt = book.alts.get(n) ?? `Page ${book.label(n)}`;
+  if (!book.alts.has(n)) book.texts().then(() => (img.alt = book.alts.get(n) ?? img.alt));
+  // Before the source: the request goes out as soon as it is set.
+  img.setAttribute('fetchpriority', options.priority ?? 'auto');
+  img.decoding = 'async';
+  const [min, mid, max] = renditionWidths(page.w, page.h);
+  // The intrinsic size of the image the browser starts from (mid): the real pixels, never the
+  // long edge given as the width.
+  img.width = mid;
+  img.height = Math.round((mid * page.h) / page.w) || mid;
+  img.srcset = `${book.url(n, 'min.jpg')} ${min}w, ${book.url(n, 'mid.jpg')} ${mid}w, ${book.url(n, 'max.jpg')} ${max}w`;
+  img.sizes = `${Math.ceil(size.w * (options.scale ?? 1))}px`;
+  img.src = book.url(n, 'mid.jpg');
+  img.draggable = false;
+  figure.append(img);
+  if (options.interactive !== false) {
+    const layer = document.createElement('div');
+    layer.className = 'overlay';
+    figure.append(layer);
+  }
+  return figure;
+};
+
+/** The links of page n as anchors over its image, positioned in fractions of the page. */
+export const drawLinks = (figure, links, book) => {
+  const layer = figure.querySelector('.overlay');
+  if (!layer || !links?.length) return;
+  for (const link of links) {
+    const a = document.createElement('a');
+    a.className = 'link';
+    const [x, y, w, h] = link.rect;
+    Object.assign(a.style, {
+      left: `${x * 100}%`,
+      top: `${y * 100}%`,
+      width: `${w * 100}%`,
+      height: `${h * 100}%`,
+    });
+    if (link.kind === 'page') {
+      a.href = `#page=${link.page}`;
+      a.dataset.page = String(link.page);
+      const label = `page ${book.label(link.page)}`;
+      a.setAttribute('aria-label', link.text ? `${link.text} (${label})` : `Go to ${label}`);
+    } else if (link.kind === 'uri' && /^(https?|mailto):/i.test(link.uri)) {
+      a.href = link.uri;
+      a.target = '_blank';
+      a.rel = 'noopener noreferrer';
+      a.setAttribute('aria-label', link.text || link.uri);
+    } else {
+      continue;
+    }
+    a.title = a.getAttribute('aria-label');
+    layer.append(a);
+  }
+};
+
+/** Lights the given word boxes ([{ x, y, w, h }] in fractions of the page) on a page figure. */
+export const drawHits = (figure, boxes) => {
+  const layer = figure.querySelector('.overlay');
+  if (!layer) return;
+  for (const old of layer.querySelectorAll('.hit')) old.remove();
+  for (const box of boxes) {
+    const mark = document.createElement('span');
+    mark.className = 'hit';
+    Object.assign(mark.style, {
+      left: `${box.x * 100}%`,
+      top: `${box.y * 100}%`,
+      width: `${box.w * 100}%`,
+      height: `${box.h * 100}%`,
+    });
+    layer.append(mark);
+  }
+};
+
+/** Whether an image has loaded (or failed: nothing to wait for then). */
+export const settled = (img) =>
+  img.complete
+    ? Promise.resolve()
+    : new Promise((resolve) => {
+        img.addEventListener('load', resolve, { once: true });
+        img.addEventListener('error', resolve, { once: true });
+      });

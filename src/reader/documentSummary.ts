@@ -1,0 +1,59 @@
+// What the reader's HTML needs of a version's document.json (docs/processing.md, "Document
+// structure"): the PDF's own title, its reading direction and its page labels. The file can be large (10,000 bookmarks, a list of links for every page), so it
+// is read once per version and kept small: a finished version's document.json never changes.
+import { readFile } from 'node:fs/promises';
+import type { BlobStore } from '../blobs/blobStore.ts';
+
+export type DocumentSummary = {
+  title: string | null;
+  direction: 'ltr' | 'rtl';
+  labels: string[] | null;
+};
+
+const CACHE_SIZE = 200;
+const cache = new Map<string, DocumentSummary | null>();
+
+/** null when the version has no document.json (processed before it existed) or it is unreadable. */
+export const readDocumentSummary = async (
+  blobs: BlobStore,
+  versionId: string,
+): Promise<DocumentSummary | null> => {
+  if (cache.has(versionId)) return cache.get(versionId) ?? null;
+  const summary = await readFile(blobs.documentPath(versionId), 'utf8').then(
+    (text) => summarize(JSON.parse(text)),
+    () => null,
+  );
+  // A missing file is not kept: it may be there on the next request (written just after).
+  if (summary) {
+    if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+    cache.set(versionId, summary);
+  }
+  return summary;
+};
+
+const summarize = (doc: unknown): DocumentSummary | null => {
+  if (!doc || typeof doc !== 'object') return null;
+  const d = doc as Record<string, unknown>;
+  const labels = Array.isArray(d.labels) ? d.labels.map((l) => String(l)) : null;
+  return {
+    title: typeof d.title === 'string' && d.title.trim() ? d.title : null,
+    direction: d.direction === 'rtl' ? 'rtl' : 'ltr',
+    labels,
+  };
+};
+
+/**
+ * The language a right-to-left script names when it is the only one of its family: Hebrew
+ * letters mean Hebrew; Arabic letters most often Arabic (Persian and Urdu share them, and are
+ * told by their own letters).
+ */
+export const scriptLanguage = (text: string): string | null => {
+  const count = (re: RegExp) => (text.match(re) ?? []).length;
+  const hebrew = count(/[\u0590-\u05ff]/g);
+  const arabic = count(/[\u0600-\u06ff\u0750-\u077f\ufb50-\ufdff\ufe70-\ufeff]/g);
+  if (hebrew === 0 && arabic === 0) return null;
+  if (hebrew > arabic) return 'he';
+  if (count(/[\u0679\u0688\u0691\u06ba\u06be\u06c1\u06d2]/g) > 0) return 'ur';
+  if (count(/[\u067e\u0686\u0698\u06af\u06cc\u06a9]/g) > 0) return 'fa';
+  return 'ar';
+};
