@@ -237,7 +237,7 @@ describe('the reader in headless Chromium (embedded store, --workers 2)', () => 
         phone
           .locator('#stage img')
           .first()
-          .evaluate((img: HTMLImageElement) => img.currentSrc),
+          .evaluate((img) => (img as unknown as { currentSrc: string }).currentSrc),
       )
       .toMatch(/max\.jpg$/);
     await expectCounter(phone, '2 / 14');
@@ -281,7 +281,7 @@ describe('the reader in headless Chromium (embedded store, --workers 2)', () => 
         page
           .locator('#stage img')
           .first()
-          .evaluate((img: HTMLImageElement) => img.currentSrc),
+          .evaluate((img) => (img as unknown as { currentSrc: string }).currentSrc),
       )
       .toMatch(/\/max\.jpg$/);
     await expect
