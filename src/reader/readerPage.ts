@@ -116,22 +116,37 @@ const panel = (
 <div class="panel-body">${body}</div>
 </section>`;
 
-/**
- * Every page as a plain image, for a browser without JavaScript: the book still reads, top to
- * bottom. Inside <noscript>, so a browser running the script never fetches these.
- */
-const imageList = (book: ReaderBook) => {
+/** How many pages the reader's no-JavaScript list shows; the text page has every page. */
+export const NOSCRIPT_PAGES = 40;
+
+/** `<img>`s of pages [from, to] at img_mid, lazily loaded, at their real shape (no layout shift). */
+export const pageImages = (book: ReaderBook, from: number, to: number) => {
   const items: string[] = [];
   for (const [first, count, w, h] of book.runs) {
-    const width = 1000 * Math.min(1, w / h);
-    const height = 1000 * Math.min(1, h / w);
-    for (let n = first; n < first + count; n++) {
+    const width = Math.round(1000 * Math.min(1, w / h));
+    const height = Math.round(1000 * Math.min(1, h / w));
+    for (let n = Math.max(first, from); n < first + count && n <= to; n++) {
       items.push(
-        `<li><img src="${book.pageBase}${n}/mid.jpg" width="${Math.round(width)}" height="${Math.round(height)}" loading="lazy" alt="Page ${n}"></li>`,
+        `<img src="${escapeHtml(`${book.pageBase}${n}/mid.jpg`)}" width="${width}" height="${height}" loading="lazy" alt="Page ${escapeHtml(book.labelOf(n))}">`,
       );
     }
   }
-  return `<ol class="noscript-pages">${items.join('')}</ol>`;
+  return items;
+};
+
+/**
+ * The first pages as plain images, for a browser without JavaScript: the book still reads, top
+ * to bottom, and the text page (every page's image and text) goes on from there. Inside
+ * <noscript>, so a browser running the script never fetches these; capped, so the HTML stays
+ * small whatever the book's length.
+ */
+const noscriptPages = (book: ReaderBook, textPage: string, pageCount: number) => {
+  const items = pageImages(book, 1, NOSCRIPT_PAGES).map((img) => `<li>${img}</li>`);
+  const more =
+    pageCount > NOSCRIPT_PAGES
+      ? `<p class="noscript"><a href="${escapeHtml(textPage)}#page-${NOSCRIPT_PAGES + 1}">Pages ${NOSCRIPT_PAGES + 1} to ${pageCount}</a></p>`
+      : '';
+  return `<ol class="noscript-pages">${items.join('')}</ol>${more}`;
 };
 
 export const readerPage = (book: ReaderBook) => {
@@ -230,7 +245,7 @@ ${panel('goto', 'Go to page')}
 <button type="button" data-action="zoom-in" aria-label="Zoom in">${icon('zoomIn')}</button>
 </div>
 ${book.status !== 'done' ? '<p class="notice" role="status">This version is still being prepared: more pages appear as they are ready.</p>' : ''}
-<noscript><p class="noscript">Turning pages needs JavaScript: here is every page, one after the other. <a href="${escapeHtml(textPage)}">Read the text of every page</a>.</p>${imageList(book)}</noscript>
+<noscript><p class="noscript">Turning pages needs JavaScript: here are the pages, one after the other. <a href="${escapeHtml(textPage)}">Read the text of every page</a>.</p>${noscriptPages(book, textPage, pageCount)}</noscript>
 </main>
 </div>
 <nav class="controls" aria-label="Pages" dir="${book.direction}">

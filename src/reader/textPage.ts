@@ -3,15 +3,19 @@
 // (its skip link, and a <noscript> note) instead of carrying the text itself, which would make
 // its HTML grow with the book. Each page's heading links back to that page in the reader.
 import type { ReaderBook } from './readerData.ts';
-import { escapeHtml, shell } from './readerPage.ts';
+import { escapeHtml, pageImages, shell } from './readerPage.ts';
 
 export const textPage = (book: ReaderBook, pages: { n: number; text: string }[]) => {
   const title = escapeHtml(book.title);
   const reader = escapeHtml(book.url);
+  // Each page's image too (lazily loaded): without JavaScript this is the book, page by page.
+  const images = new Map(
+    pages.map(({ n }) => [n, book.pageBase ? (pageImages(book, n, n)[0] ?? '') : '']),
+  );
   const articles = pages
     .map(
       ({ n, text }) =>
-        `<article id="page-${n}"><h2><a href="${reader}#page=${n}">Page ${n}</a></h2>${
+        `<article id="page-${n}"><h2><a href="${reader}#page=${n}">Page ${escapeHtml(book.labelOf(n))}</a></h2>${images.get(n)}${
           text
             .split(/\n{2,}/)
             .map((para) => para.trim())
@@ -28,7 +32,7 @@ export const textPage = (book: ReaderBook, pages: { n: number; text: string }[])
     ]
       .filter(Boolean)
       .join('\n'),
-    `<main class="page-texts" id="page-texts">
+    `<main class="page-texts" id="page-texts" dir="${book.direction}"${book.lang ? ` lang="${escapeHtml(book.lang)}"` : ''}>
 <h1>${title}</h1>
 <p><a href="${reader}">Open the flipbook</a></p>
 ${book.status === 'done' ? '' : '<p>This version is still being prepared: the text of the pages not ready yet is missing.</p>'}

@@ -187,13 +187,14 @@ describe('the reader’s first load', () => {
     await page.keyboard.press('ArrowRight');
     await page.waitForTimeout(500);
     expect(requested.filter((u) => u.endsWith('/text.json'))).toEqual([]);
-    await page.getByRole('button', { name: 'Search the text' }).click();
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
     await page.locator('#search-input').fill(uniqueWord(437));
     await page.locator('#search-input').press('Enter');
     await expect
       .poll(() => page.locator('#counter').textContent(), { timeout: 5_000 })
       .toBe('436–437 / 500');
-    expect(await page.locator('#search-result').textContent()).toBe('Page 437: match 1 of 1.');
+    expect(await page.locator('#search-summary').textContent()).toBe('1 hit on 1 page.');
+    expect(await page.locator('#search-results li').textContent()).toMatch(/^Page 437/);
     expect(requested.filter((u) => u.endsWith('/text.json'))).toEqual([routes.text]);
     // Pages past the first 40 take their alternative text from it.
     expect(await page.locator('#stage img').nth(1).getAttribute('alt')).toMatch(/^Page 437: \S/);
