@@ -23,3 +23,17 @@ export const servableOriginal = async (db: Db, versionId: string) =>
       [versionId],
     )
   ).rows[0] ?? null;
+
+/**
+ * What the reader's search highlights need of a finished version whose pages may be served: its
+ * original (named by checksum) and page count. Downloads being off does not matter: the words
+ * are read on the server, the original is never sent.
+ */
+export const wordSource = async (db: Db, versionId: string) =>
+  (
+    await db.query<{ checksum: string; page_count: number }>(
+      `SELECT v.checksum, v.page_count FROM versions v JOIN flipbooks f USING (flipbook_id)
+       WHERE v.version_id = $1 AND v.status = 'done' AND f.status <> 'archived'`,
+      [versionId],
+    )
+  ).rows[0] ?? null;

@@ -12,6 +12,7 @@ import { createHttpServer } from './http/server.ts';
 import { installLastResort } from './lastResort.ts';
 import { logger } from './log.ts';
 import { sweepWrapperDirs } from './pdf/poppler.ts';
+import { DEFAULT_RENDER_OPTIONS } from './pdf/renderPdf.ts';
 import { mountReader } from './reader/readerRoutes.ts';
 import { defaultBlobDir } from './store/location.ts';
 import { openStore } from './store/store.ts';
@@ -82,7 +83,7 @@ export const runDaemon = async (options: DaemonOptions) => {
         else sendError(res, 503, 'The database is unavailable');
       });
       mountApi(routes, { store, blobs, urls, log: logger });
-      mountFiles(routes, { db: store.db, blobs });
+      mountFiles(routes, { db: store.db, blobs, limits: DEFAULT_RENDER_OPTIONS.limits });
       mountReader(routes, { db: store.db, blobs, urls });
     },
     async (req, res) => {

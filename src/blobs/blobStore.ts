@@ -44,7 +44,7 @@ export type BlobStore = {
   listPageFolders: () => ReturnType<typeof listPageFolders>;
 };
 
-export type PageFile = 'max.jpg' | 'mid.jpg' | 'min.jpg' | 'text.txt';
+export type PageFile = 'max.jpg' | 'mid.jpg' | 'min.jpg' | 'text.txt' | 'words.json';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

@@ -10,23 +10,44 @@ import { open, readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { servableOriginal, servablePagesStatus } from '../../projections/files.ts';
 import type { Db } from '../../projections/readTable.ts';
+import { pageWordsJson } from '../app/pageWords.ts';
 import type { BlobStore, PageFile } from '../blobs/blobStore.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
+import type { ProcessLimits } from '../pdf/poppler.ts';
 import { answerFor } from './conditional.ts';
 import { sendBody } from './sendBody.ts';
 import { isHead, type Routes } from './server.ts';
 
-const TYPES: Record<PageFile, string> = {
+// words.json is answered on its own (made on first request): see below.
+const TYPES: Record<Exclude<PageFile, 'words.json'>, string> = {
   'max.jpg': 'image/jpeg',
   'mid.jpg': 'image/jpeg',
   'min.jpg': 'image/jpeg',
   'text.txt': 'text/plain; charset=utf-8',
 };
 
-export const mountFiles = (routes: Routes, deps: { db: Db; blobs: BlobStore }) => {
+export const mountFiles = (
+  routes: Routes,
+  deps: { db: Db; blobs: BlobStore; limits: ProcessLimits },
+) => {
   routes.get('/files/pages/:versionId/:position/:file', async (req, res) => {
     const { versionId = '', position = '', file = '' } = req.params;
+    if (file === 'words.json' && isUuid(versionId) && /^[1-9]\d{0,5}$/.test(position)) {
+      // A finished page's words and their boxes, for the reader's search highlights.
+      const json = await pageWordsJson(deps, versionId.toLowerCase(), Number(position));
+      return sendBody(
+        req,
+        res,
+        200,
+        {
+          'Content-Type': 'application/json; charset=utf-8',
+          'Cache-Control': IMMUTABLE,
+          'X-Content-Type-Options': 'nosniff',
+        },
+        json,
+      );
+    }
     if (!isUuid(versionId) || !/^[1-9]\d{0,5}$/.test(position) || !(file in TYPES)) {
       throw new NotFound('Not found');
     }
@@ -34,8 +55,9 @@ export const mountFiles = (routes: Routes, deps: { db: Db; blobs: BlobStore }) =
     // Checked before the file is opened: gone for the web at once, even before (or if never) removed.
     const status = await servablePagesStatus(deps.db, id);
     if (status === null) throw new NotFound('Not found');
-    await sendFile(req, res, deps.blobs.pagePath(id, Number(position), file as PageFile), {
-      'Content-Type': TYPES[file as PageFile],
+    const kind = file as keyof typeof TYPES;
+    await sendFile(req, res, deps.blobs.pagePath(id, Number(position), kind), {
+      'Content-Type': TYPES[kind],
       'Cache-Control': status === 'done' ? IMMUTABLE : REVALIDATE,
     });
   });

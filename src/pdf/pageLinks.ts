@@ -199,7 +199,8 @@ export const parseWordBoxes = (
   return pages;
 };
 
-const unescapeXml = (text: string) =>
+/** The text of an XHTML element as pdftotext escapes it. */
+export const unescapeXml = (text: string) =>
   text.replace(/&(amp|lt|gt|quot|apos|#\d+|#x[0-9a-f]+);/gi, (entity, name: string) => {
     const lower = name.toLowerCase();
     if (lower === 'amp') return '&';

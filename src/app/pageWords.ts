@@ -1,0 +1,58 @@
+// A page's words with their boxes (for the reader's search highlights), read from the original
+// the first time a reader asks and kept beside the page's images as words.json: each page costs
+// one short pdftotext run at most, and only pages someone searched. Public (like the page
+// images), so it is bounded: a few runs at a time per daemon; beyond that the reader is told to
+// come back (503), and shows its results without highlights meanwhile.
+import { readFile } from 'node:fs/promises';
+import { wordSource } from '../../projections/files.ts';
+import type { Db } from '../../projections/readTable.ts';
+import { writeFileAtomically } from '../atomicFile.ts';
+import type { BlobStore } from '../blobs/blobStore.ts';
+import { AppError, NotFound } from '../domain/errors.ts';
+import { readPageWords } from '../pdf/pageWords.ts';
+import type { ProcessLimits } from '../pdf/poppler.ts';
+
+const AT_ONCE = 2;
+let running = 0;
+const inFlight = new Map<string, Promise<string>>();
+
+export class WordsBusy extends AppError {
+  override name = 'WordsBusy';
+  constructor() {
+    super(503, 'Busy reading other pages; try again shortly', { 'Retry-After': '2' });
+  }
+}
+
+/** words.json of a finished version's page, as JSON text: `{ "words": [{ x, y, w, h, t }] }`. */
+export const pageWordsJson = async (
+  deps: { db: Db; blobs: BlobStore; limits: ProcessLimits },
+  versionId: string,
+  position: number,
+): Promise<string> => {
+  const source = await wordSource(deps.db, versionId);
+  if (!source || position > source.page_count) throw new NotFound('Not found');
+  const path = deps.blobs.pagePath(versionId, position, 'words.json');
+  const kept = await readFile(path, 'utf8').catch(() => null);
+  if (kept) return kept;
+
+  const key = `${versionId}/${position}`;
+  const pending = inFlight.get(key);
+  if (pending) return pending;
+  if (running >= AT_ONCE) throw new WordsBusy();
+  running += 1;
+  const work = (async () => {
+    const words = await readPageWords(deps.blobs.originalPath(source.checksum), position, {
+      limits: deps.limits,
+    }).catch(() => []);
+    const json = JSON.stringify({ words });
+    // Kept for the next reader; if it cannot be (the version was deleted meanwhile, a full
+    // disk), this answer is still good.
+    await writeFileAtomically(path, json).catch(() => undefined);
+    return json;
+  })().finally(() => {
+    running -= 1;
+    inFlight.delete(key);
+  });
+  inFlight.set(key, work);
+  return work;
+};

@@ -1,0 +1,61 @@
+// The words of one page with their boxes, for the reader's search highlights: `pdftotext -bbox`
+// on that page alone, under the same limits as rendering. Boxes are fractions of the page as the
+// reader shows it (the crop box, as pdftotext turns it upright), from its top-left corner.
+import { resolve as absolute } from 'node:path';
+import { logicalOrder } from './bidiText.ts';
+import { unescapeXml } from './pageLinks.ts';
+import { type ProcessLimits, runLimited } from './poppler.ts';
+
+export type PageWord = { x: number; y: number; w: number; h: number; t: string };
+
+/** A page of more words than this is a table of numbers: the first ones are plenty to light. */
+export const MAX_WORDS = 20_000;
+const MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
+const TIMEOUT_MS = 20_000;
+
+export const readPageWords = async (
+  pdfPath: string,
+  position: number,
+  options: { limits: ProcessLimits; signal?: AbortSignal },
+): Promise<PageWord[]> => {
+  const signal = AbortSignal.any(
+    [options.signal, AbortSignal.timeout(TIMEOUT_MS)].filter(
+      (s): s is AbortSignal => s !== undefined,
+    ),
+  );
+  const page = String(position);
+  const run = await runLimited(
+    options.limits,
+    'pdftotext',
+    ['-bbox', '-cropbox', '-enc', 'UTF-8', '-f', page, '-l', page, absolute(pdfPath), '-'],
+    { signal, maxBytes: MAX_OUTPUT_BYTES },
+  );
+  return run.code === 0 ? parsePageWords(run.stdout) : [];
+};
+
+const round = (n: number) => Math.round(n * 100_000) / 100_000;
+
+/** The words of the first <page> of `pdftotext -bbox` output, as fractions of its size. */
+export const parsePageWords = (xhtml: string): PageWord[] => {
+  const size = /<page width="([\d.]+)" height="([\d.]+)">/.exec(xhtml);
+  const width = Number(size?.[1]);
+  const height = Number(size?.[2]);
+  if (!(width > 0 && height > 0)) return [];
+  const words: PageWord[] = [];
+  for (const m of xhtml.matchAll(
+    /<word xMin="([\d.-]+)" yMin="([\d.-]+)" xMax="([\d.-]+)" yMax="([\d.-]+)">([^<]*)<\/word>/g,
+  )) {
+    if (words.length >= MAX_WORDS) break;
+    const [xMin, yMin, xMax, yMax] = [m[1], m[2], m[3], m[4]].map(Number) as number[];
+    const text = logicalOrder(unescapeXml(m[5] ?? '')).trim();
+    if (!text || ![xMin, yMin, xMax, yMax].every(Number.isFinite)) continue;
+    words.push({
+      x: round((xMin as number) / width),
+      y: round((yMin as number) / height),
+      w: round(((xMax as number) - (xMin as number)) / width),
+      h: round(((yMax as number) - (yMin as number)) / height),
+      t: text,
+    });
+  }
+  return words;
+};

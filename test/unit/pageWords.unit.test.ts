@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { parsePageWords } from '../../src/pdf/pageWords.ts';
+
+describe('parsePageWords', () => {
+  it('gives each word its box as fractions of the page, entities and right-to-left runs undone', () => {
+    const xhtml = `<doc><page width="200.000000" height="100.000000">
+<word xMin="20.000000" yMin="10.000000" xMax="60.000000" yMax="20.000000">A&amp;B</word>
+<word xMin="100.0" yMin="50.0" xMax="150.0" yMax="60.0">\u202bيبيبَح\u202c</word>
+<word xMin="1" yMin="1" xMax="2" yMax="2">   </word>
+</page></doc>`;
+    expect(parsePageWords(xhtml)).toEqual([
+      { x: 0.1, y: 0.1, w: 0.2, h: 0.1, t: 'A&B' },
+      { x: 0.5, y: 0.5, w: 0.25, h: 0.1, t: 'حَبيبي' },
+    ]);
+  });
+
+  it('gives nothing for output without a page size', () => {
+    expect(parsePageWords('<doc></doc>')).toEqual([]);
+    expect(
+      parsePageWords(
+        '<page width="0" height="0"><word xMin="1" yMin="1" xMax="2" yMax="2">a</word></page>',
+      ),
+    ).toEqual([]);
+  });
+});

@@ -1,0 +1,100 @@
+// The reader's pure logic (src/reader/client/layout.js and searchText.js): which pages a spread
+// shows, their sizes at their own shapes, label runs, search hits and the words they light.
+import { describe, expect, it } from 'vitest';
+import {
+  expandLabels,
+  isSpread,
+  onScreen,
+  pageForInput,
+  renditionWidths,
+  slotSizes,
+  spreadOf,
+} from '../../src/reader/client/layout.js';
+import { coveredWords, findHits, fold } from '../../src/reader/client/searchText.js';
+import { labelRuns } from '../../src/reader/readerData.ts';
+
+describe('reader layout', () => {
+  it('shows the cover alone, then pairs, and a last even page alone', () => {
+    expect(spreadOf(1, 8, true)).toEqual([null, 1]);
+    expect(spreadOf(3, 8, true)).toEqual([2, 3]);
+    expect(spreadOf(8, 8, true)).toEqual([8, null]);
+    expect(spreadOf(5, 8, false)).toEqual([5]);
+    expect(isSpread(1440, 800)).toBe(true);
+    expect(isSpread(390, 700)).toBe(false);
+  });
+
+  it('mirrors the order on screen for a right-to-left book', () => {
+    expect(onScreen([null, 1], true)).toEqual([1, null]);
+    expect(onScreen([2, 3], true)).toEqual([3, 2]);
+    expect(onScreen([2, 3], false)).toEqual([2, 3]);
+  });
+
+  it('gives each page of a spread its own shape at one shared height', () => {
+    const aspect = (n: number) => (n === 2 ? 0.75 : 1.5); // portrait beside landscape
+    const [left, right] = slotSizes([2, 3], aspect, 1200, 600);
+    expect(left?.h).toBe(right?.h);
+    expect((left?.w ?? 0) / (left?.h ?? 1)).toBeCloseTo(0.75);
+    expect((right?.w ?? 0) / (right?.h ?? 1)).toBeCloseTo(1.5);
+    expect((left?.w ?? 0) + (right?.w ?? 0)).toBeLessThanOrEqual(1200);
+    // The empty side beside the cover takes the cover's shape, not page 1's neighbour's.
+    const [blank, cover] = slotSizes([null, 1], () => 0.5, 1200, 600);
+    expect(blank).toEqual(cover);
+  });
+
+  it('describes renditions by their real pixel widths (the long edge is 300/1000/2000)', () => {
+    expect(renditionWidths(612, 792)).toEqual([232, 773, 1545]);
+    expect(renditionWidths(792, 612)).toEqual([300, 1000, 2000]);
+  });
+
+  it('expands label runs and finds a page by label or number', () => {
+    const runs = labelRuns(['i', 'ii', '1', '2', '3', 'A-1', 'A-2', '8']);
+    expect(runs).toEqual([
+      [1, 1, 'i'],
+      [2, 1, 'ii'],
+      [3, 3, '', 1],
+      [6, 2, 'A-', 1],
+    ]);
+    const labels = expandLabels(runs);
+    expect([...labels.entries()]).toEqual([
+      [1, 'i'],
+      [2, 'ii'],
+      [3, '1'],
+      [4, '2'],
+      [5, '3'],
+      [6, 'A-1'],
+      [7, 'A-2'],
+    ]);
+    expect(pageForInput('II', labels, 8)).toBe(2);
+    expect(pageForInput('2', labels, 8)).toBe(4); // the printed "2"
+    expect(pageForInput('8', labels, 8)).toBe(8);
+    expect(pageForInput('9', labels, 8)).toBeNull();
+  });
+});
+
+describe('reader search', () => {
+  const pages = new Map([
+    [1, 'The Quick brown fox.\nA quick  study.'],
+    [2, 'Nothing here'],
+    [3, 'Café QUICK'],
+  ]);
+
+  it('counts every hit, case- and accent-insensitively, with snippets in the page’s own case', () => {
+    const found = findHits(pages, 'quick');
+    expect(found.count).toBe(3);
+    expect(found.pages).toBe(2);
+    expect(found.hits.map((h) => [h.n, h.match])).toEqual([
+      [1, 'Quick'],
+      [1, 'quick'],
+      [3, 'QUICK'],
+    ]);
+    expect(findHits(pages, 'cafe').count).toBe(1);
+    expect(findHits(pages, 'fox. a').count).toBe(1); // a line break is a space
+    expect(fold('Ä  b')).toBe('a b');
+  });
+
+  it('lights every word a query covers, across words', () => {
+    expect(coveredWords(['The', 'quick', 'brown', 'fox'], 'quick bro')).toEqual([1, 2]);
+    expect(coveredWords(['حَبيبي', 'x'], 'حبيبي')).toEqual([0]);
+    expect(coveredWords(['a'], '')).toEqual([]);
+  });
+});
