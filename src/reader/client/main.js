@@ -169,7 +169,8 @@ const go = (n) => {
   if (single) {
     // One page: the old one folds away about its spine edge (forward), or the new one folds in.
     under = [pageFigure(book, forward ? target : firstOf(from), 'single', sizes[0])];
-    leaf = makeLeaf(sizes[0], forward ? 'fold-out' : 'fold-in', fromRight);
+    // The spine of a single page is its left edge (its right one in a right-to-left book).
+    leaf = makeLeaf(sizes[0], forward ? 'fold-out' : 'fold-in', !book.rtl);
     leaf.append(
       pageFigure(book, forward ? firstOf(from) : target, 'front', sizes[0], {
         interactive: false,
