@@ -4,10 +4,20 @@ import { flipbooks } from './flipbooks.ts';
 import { jobs } from './jobs.ts';
 import { pages } from './pages.ts';
 import type { ReadTable } from './readTable.ts';
+import { invitations, users } from './users.ts';
 import { versions } from './versions.ts';
 import { workspaces } from './workspaces.ts';
 
-export const readTables: ReadTable[] = [workspaces, apiKeys, flipbooks, versions, pages, jobs];
+export const readTables: ReadTable[] = [
+  workspaces,
+  apiKeys,
+  flipbooks,
+  versions,
+  pages,
+  jobs,
+  users,
+  invitations,
+];
 
 /**
  * Bump when any table's DDL or apply changes: on start, a store whose read tables were built by

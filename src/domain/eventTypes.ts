@@ -2,9 +2,10 @@
 // listing it here fails the type check, so the audit chain (which must see every event) cannot
 // silently miss one.
 import type { FlipbookEvent } from './flipbook/flipbook.ts';
+import type { UserEvent } from './user/user.ts';
 import type { WorkspaceEvent } from './workspace/workspace.ts';
 
-export type AnyEvent = FlipbookEvent | WorkspaceEvent;
+export type AnyEvent = FlipbookEvent | WorkspaceEvent | UserEvent;
 
 const ALL: Record<AnyEvent['type'], true> = {
   WorkspaceCreated: true,
@@ -24,6 +25,16 @@ const ALL: Record<AnyEvent['type'], true> = {
   VersionProcessingFailed: true,
   VersionActivated: true,
   VersionDeleted: true,
+  UserInvited: true,
+  InvitationRevoked: true,
+  InvitationAccepted: true,
+  MemberRoleChanged: true,
+  MemberRemoved: true,
+  UserPasswordSet: true,
+  UserSignedIn: true,
+  UserSignInFailed: true,
+  UserSignedOut: true,
+  UserSessionRevoked: true,
 };
 
 export const EVENT_TYPES = Object.keys(ALL) as AnyEvent['type'][];

@@ -3,6 +3,7 @@
 // idempotent, so the last one in finds nothing left to do.
 import type { PostgresEventStore } from '@event-driven-io/emmett-postgresql';
 import type pg from 'pg';
+import { ACCOUNTS_DDL } from '../../projections/accounts.ts';
 import { AUDIT_DDL, chainExisting, chainStarted } from '../../projections/auditChain.ts';
 import { READ_MODEL_VERSION, readTables } from '../../projections/index.ts';
 import { rebuildReadTables } from './replay.ts';
@@ -27,6 +28,7 @@ export const migrate = async (pool: pg.Pool, events: PostgresEventStore) => {
     );
     // Not projections: state that is not derived from events and survives replays.
     await client.query(OPERATIONAL_DDL);
+    await client.query(ACCOUNTS_DDL);
     // The audit chain, started over the events already there the first time (docs/audit.md).
     await client.query(AUDIT_DDL);
     if (!(await chainStarted(client))) {

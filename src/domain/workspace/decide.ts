@@ -1,6 +1,7 @@
 // Commands on a workspace and the pure decisions about them. Time and ids come in with the command.
 import { Conflict, NotFound, RuleBroken } from '../errors.ts';
 import { iso } from '../iso.ts';
+import { decideMembers, type MemberCommand } from './members.ts';
 import type { Plan, Workspace, WorkspaceEvent } from './workspace.ts';
 
 export type CreateWorkspace = {
@@ -21,7 +22,12 @@ export type RevokeApiKey = { type: 'RevokeApiKey'; data: { keyId: string; now: D
 
 export type ChangePlan = { type: 'ChangePlan'; data: { plan: Plan; now: Date } };
 
-export type WorkspaceCommand = CreateWorkspace | IssueApiKey | RevokeApiKey | ChangePlan;
+export type WorkspaceCommand =
+  | CreateWorkspace
+  | IssueApiKey
+  | RevokeApiKey
+  | ChangePlan
+  | MemberCommand;
 
 export const createWorkspace = ({ data }: CreateWorkspace, state: Workspace): WorkspaceEvent[] => {
   if (state.status === 'created') {
@@ -98,5 +104,7 @@ export const decide = (command: WorkspaceCommand, state: Workspace): WorkspaceEv
       return revokeApiKey(command, state);
     case 'ChangePlan':
       return changePlan(command, state);
+    default:
+      return decideMembers(command, state);
   }
 };

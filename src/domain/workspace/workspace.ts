@@ -18,7 +18,17 @@ export type ApiKeyIssued = Event<
     label: string | null;
     expiresAt: string | null;
     occurredAt: string;
+    /** the key this one replaced (`ApiKeyRolled`); absent for a key issued on its own */
+    rolledFrom?: string;
   }
+>;
+/**
+ * A key was replaced by `newKeyId` (issued in the same append); it keeps working until
+ * `validUntil`, the grace its holder was given to switch, and never after.
+ */
+export type ApiKeyRolled = Event<
+  'ApiKeyRolled',
+  { workspaceId: string; keyId: string; newKeyId: string; validUntil: string; occurredAt: string }
 >;
 export type ApiKeyRevoked = Event<
   'ApiKeyRevoked',
@@ -30,7 +40,73 @@ export type WorkspacePlanChanged = Event<
   { workspaceId: string; plan: Plan; previousPlan: Plan; occurredAt: string }
 >;
 
-export type WorkspaceEvent = WorkspaceCreated | ApiKeyIssued | ApiKeyRevoked | WorkspacePlanChanged;
+export const ROLES = ['owner', 'member'] as const;
+export type Role = (typeof ROLES)[number];
+
+/**
+ * A person is invited to the workspace: the link holds a token, only its SHA-256 is kept. With
+ * `userId`, the invitation is for someone already a member (a new password: a reset).
+ */
+export type UserInvited = Event<
+  'UserInvited',
+  {
+    workspaceId: string;
+    invitationId: string;
+    email: string;
+    role: Role;
+    tokenHash: string;
+    expiresAt: string;
+    userId?: string;
+    occurredAt: string;
+  }
+>;
+export type InvitationRevoked = Event<
+  'InvitationRevoked',
+  { workspaceId: string; invitationId: string; occurredAt: string }
+>;
+/** The link was used: the person is a member (or, for a reset, stays one) with this user id. */
+export type InvitationAccepted = Event<
+  'InvitationAccepted',
+  {
+    workspaceId: string;
+    invitationId: string;
+    userId: string;
+    email: string;
+    role: Role;
+    occurredAt: string;
+  }
+>;
+export type MemberRoleChanged = Event<
+  'MemberRoleChanged',
+  { workspaceId: string; userId: string; role: Role; previousRole: Role; occurredAt: string }
+>;
+export type MemberRemoved = Event<
+  'MemberRemoved',
+  { workspaceId: string; userId: string; occurredAt: string }
+>;
+
+export type MemberEvent =
+  | UserInvited
+  | InvitationRevoked
+  | InvitationAccepted
+  | MemberRoleChanged
+  | MemberRemoved;
+
+export type WorkspaceEvent =
+  | WorkspaceCreated
+  | ApiKeyIssued
+  | ApiKeyRevoked
+  | WorkspacePlanChanged
+  | MemberEvent;
+
+export type Invitation = {
+  email: string;
+  role: Role;
+  tokenHash: string;
+  expiresAt: string;
+  userId: string | null;
+  status: 'pending' | 'accepted' | 'revoked';
+};
 
 export type Workspace =
   | { status: 'none' }
@@ -39,7 +115,9 @@ export type Workspace =
       workspaceId: string;
       name: string;
       plan: Plan;
-      keys: Record<string, { revoked: boolean }>;
+      keys: Record<string, KeyState>;
+      invitations: Record<string, Invitation>;
+      members: Record<string, { email: string; role: Role }>;
     };
 
 export const initialState = (): Workspace => ({ status: 'none' });
@@ -47,16 +125,95 @@ export const initialState = (): Workspace => ({ status: 'none' });
 export const evolve = (state: Workspace, event: WorkspaceEvent): Workspace => {
   switch (event.type) {
     case 'WorkspaceCreated':
-      return { status: 'created', ...pick(event.data), keys: {} };
-    case 'ApiKeyIssued':
+      return { status: 'created', ...pick(event.data), keys: {}, invitations: {}, members: {} };
+    case 'ApiKeyIssued': {
       if (state.status !== 'created') return state;
-      return { ...state, keys: { ...state.keys, [event.data.keyId]: { revoked: false } } };
+      const { keyId, label, expiresAt, occurredAt, rolledFrom } = event.data;
+      const key: KeyState = {
+        label,
+        issuedAt: occurredAt,
+        expiresAt,
+        revoked: false,
+        rolledTo: null,
+        validUntil: null,
+        rolledFrom: rolledFrom ?? null,
+      };
+      return { ...state, keys: { ...state.keys, [keyId]: key } };
+    }
+    case 'ApiKeyRolled':
+      if (state.status !== 'created') return state;
+      return withKey(state, event.data.keyId, {
+        rolledTo: event.data.newKeyId,
+        validUntil: event.data.validUntil,
+      });
     case 'WorkspacePlanChanged':
       if (state.status !== 'created') return state;
       return { ...state, plan: event.data.plan };
     case 'ApiKeyRevoked':
       if (state.status !== 'created') return state;
       return { ...state, keys: { ...state.keys, [event.data.keyId]: { revoked: true } } };
+    default:
+      return state.status === 'created' ? evolveMembers(state, event) : state;
+  }
+};
+
+type Created = Extract<Workspace, { status: 'created' }>;
+
+const evolveMembers = (state: Created, event: MemberEvent): Created => {
+  // Workspaces from before members existed have neither map.
+  const invitations = state.invitations ?? {};
+  const members = state.members ?? {};
+  switch (event.type) {
+    case 'UserInvited': {
+      const { invitationId, email, role, tokenHash, expiresAt, userId } = event.data;
+      return {
+        ...state,
+        invitations: {
+          ...invitations,
+          [invitationId]: {
+            email,
+            role,
+            tokenHash,
+            expiresAt,
+            userId: userId ?? null,
+            status: 'pending',
+          },
+        },
+      };
+    }
+    case 'InvitationRevoked':
+    case 'InvitationAccepted': {
+      const invitation = invitations[event.data.invitationId];
+      const next = { ...state, invitations, members };
+      if (invitation) {
+        next.invitations = {
+          ...invitations,
+          [event.data.invitationId]: {
+            ...invitation,
+            status: event.type === 'InvitationAccepted' ? 'accepted' : 'revoked',
+          },
+        };
+      }
+      if (event.type === 'InvitationAccepted' && !members[event.data.userId]) {
+        next.members = {
+          ...members,
+          [event.data.userId]: { email: event.data.email, role: event.data.role },
+        };
+      }
+      return next;
+    }
+    case 'MemberRoleChanged': {
+      const member = members[event.data.userId];
+      if (!member) return state;
+      return {
+        ...state,
+        members: { ...members, [event.data.userId]: { ...member, role: event.data.role } },
+      };
+    }
+    case 'MemberRemoved': {
+      const { [event.data.userId]: _gone, ...rest } = members;
+      return { ...state, members: rest };
+    }
   }
 };
 

@@ -1,0 +1,170 @@
+// Who belongs to a workspace and with which role, decided on the workspace's own stream so its
+// rules hold under concurrency: an invitation is used once and only before it expires; a
+// workspace always keeps an owner. Time and ids come in with the command.
+import { Conflict, NotFound, RuleBroken } from '../errors.ts';
+import { iso } from '../iso.ts';
+import type { Role, Workspace, WorkspaceEvent } from './workspace.ts';
+
+export type InviteUser = {
+  type: 'InviteUser';
+  data: {
+    invitationId: string;
+    email: string;
+    role: Role;
+    tokenHash: string;
+    expiresAt: Date;
+    now: Date;
+  };
+};
+export type RevokeInvitation = {
+  type: 'RevokeInvitation';
+  data: { invitationId: string; now: Date };
+};
+export type AcceptInvitation = {
+  type: 'AcceptInvitation';
+  data: { invitationId: string; tokenHash: string; newUserId: string; now: Date };
+};
+export type ChangeMemberRole = {
+  type: 'ChangeMemberRole';
+  data: { userId: string; role: Role; now: Date };
+};
+export type RemoveMember = { type: 'RemoveMember'; data: { userId: string; now: Date } };
+
+export type MemberCommand =
+  | InviteUser
+  | RevokeInvitation
+  | AcceptInvitation
+  | ChangeMemberRole
+  | RemoveMember;
+
+type Created = Extract<Workspace, { status: 'created' }>;
+
+const created = (state: Workspace): Created => {
+  if (state.status !== 'created') throw new NotFound('Workspace not found');
+  return state;
+};
+const membersOf = (state: Created) => state.members ?? {};
+const owners = (state: Created) =>
+  Object.values(membersOf(state)).filter((m) => m.role === 'owner').length;
+
+export const inviteUser = ({ data }: InviteUser, state: Workspace): WorkspaceEvent[] => {
+  const ws = created(state);
+  if ((ws.invitations ?? {})[data.invitationId]) return [];
+  // Someone already a member: the link sets a new password, and they keep their role.
+  const member = Object.entries(membersOf(ws)).find(([, m]) => m.email === data.email);
+  return [
+    {
+      type: 'UserInvited',
+      data: {
+        workspaceId: ws.workspaceId,
+        invitationId: data.invitationId,
+        email: data.email,
+        role: member ? member[1].role : data.role,
+        tokenHash: data.tokenHash,
+        expiresAt: iso(data.expiresAt),
+        ...(member ? { userId: member[0] } : {}),
+        occurredAt: iso(data.now),
+      },
+    },
+  ];
+};
+
+export const revokeInvitation = ({ data }: RevokeInvitation, state: Workspace) => {
+  const ws = created(state);
+  const invitation = (ws.invitations ?? {})[data.invitationId];
+  if (!invitation) throw new NotFound('Invitation not found');
+  if (invitation.status === 'revoked') return [];
+  if (invitation.status === 'accepted') throw new Conflict('This invitation was already used');
+  return [
+    {
+      type: 'InvitationRevoked',
+      data: {
+        workspaceId: ws.workspaceId,
+        invitationId: data.invitationId,
+        occurredAt: iso(data.now),
+      },
+    },
+  ] satisfies WorkspaceEvent[];
+};
+
+/** The one message for every unusable link: it tells nothing about why. */
+export const UNUSABLE_LINK = 'This invitation link is not valid any more: ask for a new one';
+
+export const acceptInvitation = ({ data }: AcceptInvitation, state: Workspace) => {
+  const ws = created(state);
+  const invitation = (ws.invitations ?? {})[data.invitationId];
+  if (
+    !invitation ||
+    invitation.tokenHash !== data.tokenHash ||
+    invitation.status !== 'pending' ||
+    new Date(invitation.expiresAt).getTime() <= data.now.getTime()
+  ) {
+    throw new RuleBroken(UNUSABLE_LINK);
+  }
+  // A reset for someone removed since: they are not a member any more.
+  if (invitation.userId && !membersOf(ws)[invitation.userId]) throw new RuleBroken(UNUSABLE_LINK);
+  const userId = invitation.userId ?? data.newUserId;
+  return [
+    {
+      type: 'InvitationAccepted',
+      data: {
+        workspaceId: ws.workspaceId,
+        invitationId: data.invitationId,
+        userId,
+        email: invitation.email,
+        role: membersOf(ws)[userId]?.role ?? invitation.role,
+        occurredAt: iso(data.now),
+      },
+    },
+  ] satisfies WorkspaceEvent[];
+};
+
+export const LAST_OWNER = 'A workspace keeps at least one owner: make someone else owner first';
+
+export const changeMemberRole = ({ data }: ChangeMemberRole, state: Workspace) => {
+  const ws = created(state);
+  const member = membersOf(ws)[data.userId];
+  if (!member) throw new NotFound('Member not found');
+  if (member.role === data.role) return [];
+  if (member.role === 'owner' && owners(ws) <= 1) throw new RuleBroken(LAST_OWNER);
+  return [
+    {
+      type: 'MemberRoleChanged',
+      data: {
+        workspaceId: ws.workspaceId,
+        userId: data.userId,
+        role: data.role,
+        previousRole: member.role,
+        occurredAt: iso(data.now),
+      },
+    },
+  ] satisfies WorkspaceEvent[];
+};
+
+export const removeMember = ({ data }: RemoveMember, state: Workspace) => {
+  const ws = created(state);
+  const member = membersOf(ws)[data.userId];
+  if (!member) throw new NotFound('Member not found');
+  if (member.role === 'owner' && owners(ws) <= 1) throw new RuleBroken(LAST_OWNER);
+  return [
+    {
+      type: 'MemberRemoved',
+      data: { workspaceId: ws.workspaceId, userId: data.userId, occurredAt: iso(data.now) },
+    },
+  ] satisfies WorkspaceEvent[];
+};
+
+export const decideMembers = (command: MemberCommand, state: Workspace): WorkspaceEvent[] => {
+  switch (command.type) {
+    case 'InviteUser':
+      return inviteUser(command, state);
+    case 'RevokeInvitation':
+      return revokeInvitation(command, state);
+    case 'AcceptInvitation':
+      return acceptInvitation(command, state);
+    case 'ChangeMemberRole':
+      return changeMemberRole(command, state);
+    case 'RemoveMember':
+      return removeMember(command, state);
+  }
+};
