@@ -10,6 +10,7 @@ export type AnyEvent = FlipbookEvent | WorkspaceEvent | UserEvent;
 const ALL: Record<AnyEvent['type'], true> = {
   WorkspaceCreated: true,
   ApiKeyIssued: true,
+  ApiKeyRolled: true,
   ApiKeyRevoked: true,
   WorkspacePlanChanged: true,
   FlipbookCreated: true,

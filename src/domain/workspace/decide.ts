@@ -1,5 +1,5 @@
 // Commands on a workspace and the pure decisions about them. Time and ids come in with the command.
-import { Conflict, NotFound, RuleBroken } from '../errors.ts';
+import { Conflict, InvalidInput, NotFound, RuleBroken } from '../errors.ts';
 import { iso } from '../iso.ts';
 import { decideMembers, type MemberCommand } from './members.ts';
 import type { Plan, Workspace, WorkspaceEvent } from './workspace.ts';
@@ -18,6 +18,14 @@ export type IssueApiKey = {
     now: Date;
   };
 };
+/**
+ * Replaces a key by a new one with the same name and the same lifetime (counted from now); the
+ * old key keeps working for `graceMs` (0: refused at once).
+ */
+export type RollApiKey = {
+  type: 'RollApiKey';
+  data: { keyId: string; newKeyId: string; newKeyHash: string; graceMs: number; now: Date };
+};
 export type RevokeApiKey = { type: 'RevokeApiKey'; data: { keyId: string; now: Date } };
 
 export type ChangePlan = { type: 'ChangePlan'; data: { plan: Plan; now: Date } };
@@ -25,9 +33,26 @@ export type ChangePlan = { type: 'ChangePlan'; data: { plan: Plan; now: Date } }
 export type WorkspaceCommand =
   | CreateWorkspace
   | IssueApiKey
+  | RollApiKey
   | RevokeApiKey
   | ChangePlan
   | MemberCommand;
+
+type Created = Extract<Workspace, { status: 'created' }>;
+
+const requireWorkspace = (state: Workspace): Created => {
+  if (state.status !== 'created') throw new NotFound('Workspace not found');
+  return state;
+};
+
+/** New keys (issued or rolled) need the Team plan; revoking and using existing ones do not. */
+const requireTeamPlan = (state: Created) => {
+  if (state.plan !== 'team') {
+    throw new RuleBroken(
+      `API keys are available on the Team plan only; workspace "${state.name}" is on the ${state.plan} plan`,
+    );
+  }
+};
 
 export const createWorkspace = ({ data }: CreateWorkspace, state: Workspace): WorkspaceEvent[] => {
   if (state.status === 'created') {
@@ -38,13 +63,9 @@ export const createWorkspace = ({ data }: CreateWorkspace, state: Workspace): Wo
   return [{ type: 'WorkspaceCreated', data: { workspaceId, name, plan, occurredAt: iso(now) } }];
 };
 
-export const issueApiKey = ({ data }: IssueApiKey, state: Workspace): WorkspaceEvent[] => {
-  if (state.status !== 'created') throw new NotFound('Workspace not found');
-  if (state.plan !== 'team') {
-    throw new RuleBroken(
-      `API keys are available on the Team plan only; workspace "${state.name}" is on the ${state.plan} plan`,
-    );
-  }
+export const issueApiKey = ({ data }: IssueApiKey, workspace: Workspace): WorkspaceEvent[] => {
+  const state = requireWorkspace(workspace);
+  requireTeamPlan(state);
   if (state.keys[data.keyId]) return [];
   if (data.expiresAt && data.expiresAt.getTime() <= data.now.getTime()) {
     throw new RuleBroken('The key would already be expired: its expiry must be in the future');
@@ -59,6 +80,55 @@ export const issueApiKey = ({ data }: IssueApiKey, state: Workspace): WorkspaceE
         label: data.label,
         expiresAt: data.expiresAt ? iso(data.expiresAt) : null,
         occurredAt: iso(data.now),
+      },
+    },
+  ];
+};
+
+export const rollApiKey = ({ data }: RollApiKey, workspace: Workspace): WorkspaceEvent[] => {
+  const state = requireWorkspace(workspace);
+  const { keyId, newKeyId, now } = data;
+  // The same roll again (a retried request): the new key exists and names this one.
+  if (state.keys[newKeyId]?.rolledFrom === keyId) return [];
+  requireTeamPlan(state);
+  const key = state.keys[keyId];
+  if (!key) throw new NotFound(`API key ${keyId} not found`);
+  if (state.keys[newKeyId]) throw new Conflict(`API key ${newKeyId} already exists`);
+  if (key.revoked) throw new RuleBroken(`API key ${keyId} is revoked: it cannot be rolled`);
+  if (key.rolledTo) {
+    throw new RuleBroken(`API key ${keyId} was already rolled (to ${key.rolledTo}): roll that one`);
+  }
+  if (key.expiresAt && Date.parse(key.expiresAt) <= now.getTime()) {
+    throw new RuleBroken(`API key ${keyId} has expired: create a new key instead`);
+  }
+  if (!Number.isFinite(data.graceMs) || data.graceMs < 0) {
+    throw new InvalidInput('The grace period must be zero or more');
+  }
+  // The same lifetime as the key it replaces: a 90-day key rolls into a fresh 90-day key.
+  const expiresAt = key.expiresAt
+    ? new Date(now.getTime() + Date.parse(key.expiresAt) - Date.parse(key.issuedAt))
+    : null;
+  return [
+    {
+      type: 'ApiKeyIssued',
+      data: {
+        workspaceId: state.workspaceId,
+        keyId: newKeyId,
+        keyHash: data.newKeyHash,
+        label: key.label,
+        expiresAt: expiresAt ? iso(expiresAt) : null,
+        occurredAt: iso(now),
+        rolledFrom: keyId,
+      },
+    },
+    {
+      type: 'ApiKeyRolled',
+      data: {
+        workspaceId: state.workspaceId,
+        keyId,
+        newKeyId,
+        validUntil: iso(new Date(now.getTime() + data.graceMs)),
+        occurredAt: iso(now),
       },
     },
   ];
@@ -100,6 +170,8 @@ export const decide = (command: WorkspaceCommand, state: Workspace): WorkspaceEv
       return createWorkspace(command, state);
     case 'IssueApiKey':
       return issueApiKey(command, state);
+    case 'RollApiKey':
+      return rollApiKey(command, state);
     case 'RevokeApiKey':
       return revokeApiKey(command, state);
     case 'ChangePlan':

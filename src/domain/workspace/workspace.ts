@@ -95,9 +95,22 @@ export type MemberEvent =
 export type WorkspaceEvent =
   | WorkspaceCreated
   | ApiKeyIssued
+  | ApiKeyRolled
   | ApiKeyRevoked
   | WorkspacePlanChanged
   | MemberEvent;
+
+/** What decisions need of a key: its name and lifetime, and whether it was revoked or rolled. */
+export type KeyState = {
+  label: string | null;
+  issuedAt: string;
+  expiresAt: string | null;
+  revoked: boolean;
+  /** set once rolled: the key that replaced it, and when this one stops working */
+  rolledTo: string | null;
+  validUntil: string | null;
+  rolledFrom: string | null;
+};
 
 export type Invitation = {
   email: string;
@@ -151,13 +164,19 @@ export const evolve = (state: Workspace, event: WorkspaceEvent): Workspace => {
       return { ...state, plan: event.data.plan };
     case 'ApiKeyRevoked':
       if (state.status !== 'created') return state;
-      return { ...state, keys: { ...state.keys, [event.data.keyId]: { revoked: true } } };
+      return withKey(state, event.data.keyId, { revoked: true });
     default:
       return state.status === 'created' ? evolveMembers(state, event) : state;
   }
 };
 
 type Created = Extract<Workspace, { status: 'created' }>;
+
+/** A key changed; an event about a key this stream never issued changes nothing. */
+const withKey = (state: Created, keyId: string, change: Partial<KeyState>): Workspace => {
+  const key = state.keys[keyId];
+  return key ? { ...state, keys: { ...state.keys, [keyId]: { ...key, ...change } } } : state;
+};
 
 const evolveMembers = (state: Created, event: MemberEvent): Created => {
   // Workspaces from before members existed have neither map.
