@@ -1,11 +1,12 @@
 // The workspace decider, rule by rule: given past events, when a command, then the new events.
 import { DeciderSpecification } from '@event-driven-io/emmett';
 import { describe, expect, it } from 'vitest';
-import { Conflict, NotFound, RuleBroken } from '../../src/domain/errors.ts';
+import { Conflict, InvalidInput, NotFound, RuleBroken } from '../../src/domain/errors.ts';
 import { decide, type WorkspaceCommand } from '../../src/domain/workspace/decide.ts';
 import {
   type ApiKeyIssued,
   type ApiKeyRevoked,
+  type ApiKeyRolled,
   evolve,
   initialState,
   type Plan,
@@ -236,6 +237,205 @@ describe('workspace decider', () => {
       given([])
         .when(revoke())
         .thenThrows((e) => e instanceof NotFound && /Workspace/.test(e.message));
+    });
+  });
+
+  describe('RollApiKey', () => {
+    const NEW_KEY_ID = 'd9a3c4e5-f607-4182-93d4-e5f607182930';
+    const NEW_HASH = '2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae';
+    const HOUR = 3_600_000;
+    const roll = (graceMs = HOUR, keyId = KEY_ID, newKeyId = NEW_KEY_ID): WorkspaceCommand => ({
+      type: 'RollApiKey',
+      data: { keyId, newKeyId, newKeyHash: NEW_HASH, graceMs, now: NOW },
+    });
+    const rolled = (): ApiKeyRolled => ({
+      type: 'ApiKeyRolled',
+      data: {
+        workspaceId: WORKSPACE_ID,
+        keyId: KEY_ID,
+        newKeyId: NEW_KEY_ID,
+        validUntil: NOW_ISO,
+        occurredAt: NOW_ISO,
+      },
+    });
+    const newKey = (expiresAt: string | null = null): ApiKeyIssued => ({
+      type: 'ApiKeyIssued',
+      data: {
+        workspaceId: WORKSPACE_ID,
+        keyId: NEW_KEY_ID,
+        keyHash: NEW_HASH,
+        label: 'CI uploads',
+        expiresAt,
+        occurredAt: NOW_ISO,
+        rolledFrom: KEY_ID,
+      },
+    });
+
+    it('issues a new key with the same name and ends the old one after the grace, together', () => {
+      given([created('team'), issued()])
+        .when(roll(HOUR))
+        .then([
+          newKey(null),
+          {
+            type: 'ApiKeyRolled',
+            data: {
+              workspaceId: WORKSPACE_ID,
+              keyId: KEY_ID,
+              newKeyId: NEW_KEY_ID,
+              validUntil: '2025-01-15T11:30:00.000Z',
+              occurredAt: NOW_ISO,
+            },
+          },
+        ]);
+    });
+
+    it('with no grace, ends the old key at the moment of the roll', () => {
+      given([created('team'), issued()])
+        .when(roll(0))
+        .then([newKey(null), rolled()]);
+    });
+
+    it('gives the new key the old one’s lifetime, counted from the roll', () => {
+      const expiring: ApiKeyIssued = {
+        ...issued(),
+        data: { ...issued().data, expiresAt: '2025-04-10T08:00:00.000Z' }, // 90 days
+      };
+      given([created('team'), expiring])
+        .when(roll(0))
+        .then([newKey('2025-04-15T10:30:00.000Z'), rolled()]);
+    });
+
+    it('refuses outside the Team plan, with the message issuing gives', () => {
+      const TEAM_ONLY =
+        'API keys are available on the Team plan only; workspace "Acme Publishing" is on the free plan';
+      const movedToFree: WorkspaceEvent = {
+        type: 'WorkspacePlanChanged',
+        data: {
+          workspaceId: WORKSPACE_ID,
+          plan: 'free',
+          previousPlan: 'team',
+          occurredAt: NOW_ISO,
+        },
+      };
+      given([created('team'), issued(), movedToFree])
+        .when(issue({ keyId: OTHER_KEY_ID }))
+        .thenThrows((e) => e instanceof RuleBroken && e.message === TEAM_ONLY);
+      given([created('team'), issued(), movedToFree])
+        .when(roll())
+        .thenThrows((e) => e instanceof RuleBroken && e.message === TEAM_ONLY);
+    });
+
+    it('does nothing when the same roll comes again (a retried request)', () => {
+      given([created('team'), issued(), newKey(), rolled()])
+        .when(roll())
+        .thenNothingHappened();
+    });
+
+    it('refuses a key the workspace never issued', () => {
+      given([created('team'), issued()])
+        .when(roll(HOUR, OTHER_KEY_ID))
+        .thenThrows((e) => e instanceof NotFound && e.message.includes(OTHER_KEY_ID));
+    });
+
+    it('refuses a revoked key', () => {
+      given([created('team'), issued(), revoked()])
+        .when(roll())
+        .thenThrows((e) => e instanceof RuleBroken && /revoked/.test(e.message));
+    });
+
+    it('refuses a key rolled already: the new one is the one to roll', () => {
+      given([created('team'), issued(), newKey(), rolled()])
+        .when(roll(HOUR, KEY_ID, OTHER_KEY_ID))
+        .thenThrows((e) => e instanceof RuleBroken && e.message.includes(NEW_KEY_ID));
+    });
+
+    it('refuses an expired key', () => {
+      const expired: ApiKeyIssued = {
+        ...issued(),
+        data: { ...issued().data, expiresAt: '2025-01-12T00:00:00.000Z' },
+      };
+      given([created('team'), expired])
+        .when(roll())
+        .thenThrows((e) => e instanceof RuleBroken && /expired/.test(e.message));
+    });
+
+    it('refuses a negative grace', () => {
+      given([created('team'), issued()])
+        .when(roll(-1))
+        .thenThrows((e) => e instanceof InvalidInput);
+    });
+
+    it('lets a key in its grace be revoked, and the new key too', () => {
+      given([created('team'), issued(), newKey(), rolled()])
+        .when(revoke(KEY_ID))
+        .then([
+          {
+            type: 'ApiKeyRevoked',
+            data: { workspaceId: WORKSPACE_ID, keyId: KEY_ID, occurredAt: NOW_ISO },
+          },
+        ]);
+      given([created('team'), issued(), newKey(), rolled()])
+        .when(revoke(NEW_KEY_ID))
+        .then([
+          {
+            type: 'ApiKeyRevoked',
+            data: { workspaceId: WORKSPACE_ID, keyId: NEW_KEY_ID, occurredAt: NOW_ISO },
+          },
+        ]);
+    });
+
+    it('the new key can be rolled in turn', () => {
+      given([created('team'), issued(), newKey(), rolled()])
+        .when(roll(0, NEW_KEY_ID, OTHER_KEY_ID))
+        .then([
+          {
+            type: 'ApiKeyIssued',
+            data: {
+              workspaceId: WORKSPACE_ID,
+              keyId: OTHER_KEY_ID,
+              keyHash: NEW_HASH,
+              label: 'CI uploads',
+              expiresAt: null,
+              occurredAt: NOW_ISO,
+              rolledFrom: NEW_KEY_ID,
+            },
+          },
+          {
+            type: 'ApiKeyRolled',
+            data: {
+              workspaceId: WORKSPACE_ID,
+              keyId: NEW_KEY_ID,
+              newKeyId: OTHER_KEY_ID,
+              validUntil: NOW_ISO,
+              occurredAt: NOW_ISO,
+            },
+          },
+        ]);
+    });
+  });
+
+  describe('RevokeApiKey on a free workspace', () => {
+    it('still revokes: only new keys need the Team plan', () => {
+      given([
+        created('team'),
+        issued(),
+        {
+          type: 'WorkspacePlanChanged',
+          data: {
+            workspaceId: WORKSPACE_ID,
+            plan: 'free',
+            previousPlan: 'team',
+            occurredAt: NOW_ISO,
+          },
+        },
+      ])
+        .when(revoke())
+        .then([
+          {
+            type: 'ApiKeyRevoked',
+            data: { workspaceId: WORKSPACE_ID, keyId: KEY_ID, occurredAt: NOW_ISO },
+          },
+        ]);
     });
   });
 
