@@ -3,4 +3,10 @@
 import type { Plan } from '../domain/workspace/workspace.ts';
 import type { EventMetadata } from './eventContext.ts';
 
-export type Caller = { workspaceId: string; plan: Plan; keyId: string; metadata: EventMetadata };
+export type Caller = {
+  workspaceId: string;
+  plan: Plan;
+  /** the API key of the request; none for a person signed in to the dashboard */
+  keyId?: string;
+  metadata: EventMetadata;
+};

@@ -1,8 +1,9 @@
 // The one way commands reach a stream: the aggregate's decider, run by handleCommand.
 
-import { decisionEvents } from '../../projections/eventLog.ts';
+import { decisionEvents, streamLength } from '../../projections/eventLog.ts';
 import { decide as decideFlipbook, type FlipbookCommand } from '../domain/flipbook/decide.ts';
 import * as flipbook from '../domain/flipbook/flipbook.ts';
+import * as user from '../domain/user/user.ts';
 import { decide as decideWorkspace, type WorkspaceCommand } from '../domain/workspace/decide.ts';
 import * as workspace from '../domain/workspace/workspace.ts';
 import { handleCommand } from '../store/handleCommand.ts';
@@ -40,4 +41,24 @@ export const runFlipbookCommand = (
       const { events, version } = await decisionEvents(store.db, stream);
       return { events: events as unknown as flipbook.FlipbookEvent[], version };
     },
+  );
+
+/** Records facts about a person's account on their stream: nothing there is refused. */
+export const recordUserEvents = (
+  store: Store,
+  userId: string,
+  events: user.UserEvent[],
+  metadata: EventMetadata,
+) =>
+  handleCommand(
+    store.events,
+    user.userStream(userId),
+    user,
+    () => events,
+    metadata,
+    async () => ({
+      // No decision reads an account's past: only its version is needed, for the append.
+      events: [],
+      version: BigInt(await streamLength(store.db, user.userStream(userId))),
+    }),
   );

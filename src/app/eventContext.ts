@@ -7,6 +7,8 @@ import { InvalidInput } from '../domain/errors.ts';
 export type Actor =
   | { type: 'api_key'; id: string; name: string | null }
   | { type: 'admin'; id: string }
+  /** a person signed in to the dashboard */
+  | { type: 'user'; id: string; email: string }
   | { type: 'worker'; id: string }
   | { type: 'system' };
 
@@ -33,7 +35,7 @@ export type ShownMetadata = {
   causation_id: string | null;
 };
 
-const ACTOR_TYPES = new Set(['api_key', 'admin', 'worker', 'system']);
+const ACTOR_TYPES = new Set(['api_key', 'admin', 'user', 'worker', 'system']);
 
 /** Reads stored metadata of any age (events from before the audit trail have none). */
 export const showMetadata = (stored: unknown): ShownMetadata => {

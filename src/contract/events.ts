@@ -17,6 +17,14 @@ export const Actor = Type.Union(
       { description: 'An API request, by the key’s id and label' },
     ),
     Closed(
+      {
+        type: Type.Literal('user'),
+        id: Uuid('The person’s user id'),
+        email: Type.String({ description: 'Their email address, as they sign in' }),
+      },
+      { description: 'A person signed in to the dashboard' },
+    ),
+    Closed(
       { type: StringEnum(['admin', 'worker']), id: Type.String({ minLength: 1 }) },
       {
         description:

@@ -1,0 +1,246 @@
+// Signing in and staying signed in. A session is a random token in a cookie; only its hash is
+// stored. It ends after 12 hours without a request (idle) and 14 days after sign-in (absolute),
+// at sign-out, when revoked from the profile page, and when its person is removed. Wrong
+// passwords are throttled per account and per address, and the answer never tells whether an
+// account exists (an unknown email costs the same argon2 time and gets the same words).
+import { randomUUID } from 'node:crypto';
+import {
+  clearFailures,
+  countFailures,
+  createSession,
+  credentialHash,
+  endSession,
+  findSession,
+  listSessions,
+  pruneFailures,
+  recordFailure,
+  touchSession,
+} from '../../../projections/accounts.ts';
+import { findUser, findUserByEmail } from '../../../projections/users.ts';
+import { findWorkspaceById } from '../../../projections/workspaces.ts';
+import { AppError, NotFound } from '../../domain/errors.ts';
+import { iso } from '../../domain/iso.ts';
+import type { SignInMethod } from '../../domain/user/user.ts';
+import { isUuid } from '../../domain/uuid.ts';
+import type { Store } from '../../store/store.ts';
+import type { Caller } from '../caller.ts';
+import type { Clock } from '../clock.ts';
+import { recordUserEvents } from '../commands.ts';
+import type { EventMetadata } from '../eventContext.ts';
+import { decoyHash, verifyPassword } from './passwords.ts';
+import { hashToken, isWellFormedToken, newToken } from './tokens.ts';
+
+export const SESSION_IDLE_MS = 12 * 3_600_000;
+export const SESSION_MAX_MS = 14 * 24 * 3_600_000;
+/** last_seen is written at most this often per session (it decides the idle expiry). */
+const TOUCH_EVERY_MS = 60_000;
+
+/** Wrong attempts allowed in the window, per account and per client address. */
+export const THROTTLE = { windowMs: 15 * 60_000, perAccount: 5, perAddress: 30 };
+
+export const WRONG_CREDENTIALS = 'The email or the password is not right';
+
+export class SignInRefused extends AppError {
+  override name = 'SignInRefused';
+  constructor() {
+    super(401, WRONG_CREDENTIALS);
+  }
+}
+
+export class TooManyAttempts extends AppError {
+  override name = 'TooManyAttempts';
+  constructor(minutes: number) {
+    super(
+      429,
+      `Too many wrong attempts: try again in ${minutes} minute${minutes === 1 ? '' : 's'}`,
+      { 'Retry-After': String(minutes * 60) },
+    );
+  }
+}
+
+export type Person = { id: string; email: string };
+export type Context = Omit<EventMetadata, 'actor'>;
+export type StartedSession = {
+  token: string;
+  sessionId: string;
+  expiresAt: Date;
+};
+
+const actorMetadata = (person: Person, context: Context): EventMetadata => ({
+  ...context,
+  actor: { type: 'user', id: person.id, email: person.email },
+});
+
+/** A new session for someone who just proved who they are; recorded on their stream. */
+export const startSession = async (
+  store: Store,
+  person: Person,
+  method: SignInMethod,
+  context: Context,
+  clock: Clock,
+): Promise<StartedSession> => {
+  const token = newToken();
+  const sessionId = randomUUID();
+  const now = clock.now();
+  const expiresAt = new Date(now.getTime() + SESSION_MAX_MS);
+  await createSession(store.db, {
+    sessionId,
+    tokenHash: hashToken(token),
+    userId: person.id,
+    csrfToken: newToken(),
+    now,
+    expiresAt,
+    clientIp: context.client_ip ?? null,
+    userAgent: context.user_agent ?? null,
+  });
+  await recordUserEvents(
+    store,
+    person.id,
+    [
+      {
+        type: 'UserSignedIn',
+        data: { userId: person.id, sessionId, method, occurredAt: iso(now) },
+      },
+    ],
+    actorMetadata(person, context),
+  );
+  return { token, sessionId, expiresAt };
+};
+
+/** Email and password: a session, or one answer for every failure (and a throttle). */
+export const signInWithPassword = async (
+  store: Store,
+  input: { email: string; password: string; address: string | null },
+  context: Context,
+  clock: Clock,
+): Promise<StartedSession> => {
+  const email = input.email.trim().toLowerCase().slice(0, 254);
+  const now = clock.now();
+  const since = new Date(now.getTime() - THROTTLE.windowMs);
+  const subjects = [`email:${email}`, ...(input.address ? [`ip:${input.address}`] : [])];
+  const counts = await countFailures(store.db, subjects, since);
+  if (
+    (counts.get(`email:${email}`) ?? 0) >= THROTTLE.perAccount ||
+    (input.address && (counts.get(`ip:${input.address}`) ?? 0) >= THROTTLE.perAddress)
+  ) {
+    throw new TooManyAttempts(Math.ceil(THROTTLE.windowMs / 60_000));
+  }
+  const user = email ? await findUserByEmail(store.db, email) : null;
+  const stored = user?.password_credential_id
+    ? await credentialHash(store.db, user.password_credential_id)
+    : null;
+  // Always one argon2 run, on a decoy when there is no account: the time tells nothing.
+  const matches = await verifyPassword(
+    input.password.slice(0, 1024),
+    stored ?? (await decoyHash()),
+  );
+  if (!user || !stored || !matches) {
+    await recordFailure(store.db, subjects, now);
+    if (user) {
+      await recordUserEvents(
+        store,
+        user.id,
+        [
+          {
+            type: 'UserSignInFailed',
+            data: { userId: user.id, reason: 'password', occurredAt: iso(now) },
+          },
+        ],
+        actorMetadata({ id: user.id, email: user.email }, context),
+      );
+    }
+    // Old failures are of no use to the throttle: dropped now and then.
+    if (Math.random() < 0.01) await pruneFailures(store.db, since);
+    throw new SignInRefused();
+  }
+  await clearFailures(store.db, `email:${email}`);
+  return startSession(store, { id: user.id, email: user.email }, 'password', context, clock);
+};
+
+export type SignedIn = {
+  sessionId: string;
+  csrfToken: string;
+  person: Person & { role: 'owner' | 'member' };
+  workspace: { id: string; name: string; plan: 'free' | 'team' };
+  /** what a use case needs to act for this person */
+  caller: (context: Context) => Caller;
+};
+
+/** The person a session cookie signs in, or null (unknown, ended, expired, idle, removed). */
+export const currentSession = async (
+  store: Store,
+  token: string,
+  clock: Clock,
+): Promise<SignedIn | null> => {
+  if (!isWellFormedToken(token)) return null;
+  const now = clock.now();
+  const session = await findSession(store.db, hashToken(token), now);
+  if (!session) return null;
+  if (session.last_seen.getTime() + SESSION_IDLE_MS <= now.getTime()) {
+    await endSession(store.db, session.session_id, session.user_id, now);
+    return null;
+  }
+  const user = await findUser(store.db, session.user_id);
+  const workspace = user ? await findWorkspaceById(store.db, user.workspace_id) : null;
+  if (!user || !workspace) return null;
+  if (now.getTime() - session.last_seen.getTime() >= TOUCH_EVERY_MS) {
+    await touchSession(store.db, session.session_id, now);
+  }
+  const person = { id: user.id, email: user.email, role: user.role };
+  return {
+    sessionId: session.session_id,
+    csrfToken: session.csrf_token,
+    person,
+    workspace: { id: workspace.id, name: workspace.name, plan: workspace.plan },
+    caller: (context) => ({
+      workspaceId: workspace.id,
+      plan: workspace.plan,
+      metadata: actorMetadata(person, context),
+    }),
+  };
+};
+
+export const signOut = async (store: Store, signedIn: SignedIn, context: Context, clock: Clock) => {
+  const now = clock.now();
+  if (await endSession(store.db, signedIn.sessionId, signedIn.person.id, now)) {
+    await recordUserEvents(
+      store,
+      signedIn.person.id,
+      [
+        {
+          type: 'UserSignedOut',
+          data: { userId: signedIn.person.id, sessionId: signedIn.sessionId, occurredAt: iso(now) },
+        },
+      ],
+      actorMetadata(signedIn.person, context),
+    );
+  }
+};
+
+/** Ends one of the person's own sessions (another device); 404 for any other id. */
+export const revokeSession = async (
+  store: Store,
+  signedIn: SignedIn,
+  sessionId: string,
+  context: Context,
+  clock: Clock,
+) => {
+  const now = clock.now();
+  if (!isUuid(sessionId) || !(await endSession(store.db, sessionId, signedIn.person.id, now))) {
+    throw new NotFound('Session not found');
+  }
+  await recordUserEvents(
+    store,
+    signedIn.person.id,
+    [
+      {
+        type: 'UserSessionRevoked',
+        data: { userId: signedIn.person.id, sessionId, occurredAt: iso(now) },
+      },
+    ],
+    actorMetadata(signedIn.person, context),
+  );
+};
+
+export const mySessions = (store: Store, signedIn: SignedIn, clock: Clock) =>
+  listSessions(store.db, signedIn.person.id, clock.now());
