@@ -1,4 +1,6 @@
-// Read table `api_keys`: key metadata and the SHA-256 of each key, never the key itself.
+// Read table `api_keys`: key metadata and the SHA-256 of each key, never the key itself. Who
+// issued a key comes from its ApiKeyIssued's metadata (the actor), so a replay rebuilds it too.
+// When a key was last used is not here: see keyUsage.ts.
 import type { Db, ReadTable } from './readTable.ts';
 import { utc } from './sql.ts';
 
@@ -11,18 +13,41 @@ export const apiKeys: ReadTable = {
     label TEXT,
     expires_at TIMESTAMPTZ,
     created_at TIMESTAMPTZ NOT NULL,
-    revoked_at TIMESTAMPTZ
+    revoked_at TIMESTAMPTZ,
+    -- the actor of the ApiKeyIssued event (null: recorded before the audit trail)
+    created_by JSONB,
+    -- a roll: the key this one replaced, the key that replaced this one, and the end of its grace
+    rolled_from UUID,
+    rolled_to UUID,
+    valid_until TIMESTAMPTZ
   );
   CREATE INDEX IF NOT EXISTS api_keys_workspace ON api_keys (workspace_id)`,
-  handles: ['ApiKeyIssued', 'ApiKeyRevoked'],
+  handles: ['ApiKeyIssued', 'ApiKeyRolled', 'ApiKeyRevoked'],
   apply: async (db, event) => {
     if (event.type === 'ApiKeyIssued') {
-      const { keyId, workspaceId, keyHash, label, expiresAt, occurredAt } = event.data;
+      const { keyId, workspaceId, keyHash, label, expiresAt, occurredAt, rolledFrom } = event.data;
+      const actor = (event.metadata as { actor?: unknown } | undefined)?.actor ?? null;
       await db.query(
-        `INSERT INTO api_keys (key_id, workspace_id, key_hash, label, expires_at, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (key_id) DO NOTHING`,
-        [keyId, workspaceId, keyHash, label, expiresAt, occurredAt],
+        `INSERT INTO api_keys (key_id, workspace_id, key_hash, label, expires_at, created_at,
+           created_by, rolled_from)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (key_id) DO NOTHING`,
+        [
+          keyId,
+          workspaceId,
+          keyHash,
+          label,
+          expiresAt,
+          occurredAt,
+          actor === null ? null : JSON.stringify(actor),
+          rolledFrom ?? null,
+        ],
       );
+    } else if (event.type === 'ApiKeyRolled') {
+      await db.query('UPDATE api_keys SET rolled_to = $2, valid_until = $3 WHERE key_id = $1', [
+        event.data.keyId,
+        event.data.newKeyId,
+        event.data.validUntil,
+      ]);
     } else if (event.type === 'ApiKeyRevoked') {
       await db.query('UPDATE api_keys SET revoked_at = $2 WHERE key_id = $1', [
         event.data.keyId,
@@ -36,31 +61,44 @@ export type ApiKeyRow = {
   id: string;
   workspace_id: string;
   label: string | null;
+  /** the first 8 hex digits of the key's SHA-256 */
+  fingerprint: string;
   expires_at: string | null;
   created_at: string;
+  created_by: unknown;
   revoked_at: string | null;
+  rolled_from: string | null;
+  rolled_to: string | null;
+  valid_until: string | null;
 };
 
-const columns = `key_id AS id, workspace_id, label, ${utc('expires_at')}, ${utc('created_at')},
-  ${utc('revoked_at')}`;
+// Times in whole seconds, cut down: a key's validity ends, at worst, under a second early.
+const columns = `k.key_id AS id, k.workspace_id, k.label, left(k.key_hash, 8) AS fingerprint,
+  ${utc('k.expires_at', 'expires_at')}, ${utc('k.created_at', 'created_at')}, k.created_by,
+  ${utc('k.revoked_at', 'revoked_at')}, k.rolled_from, k.rolled_to, ${utc('k.valid_until', 'valid_until')}`;
 
+export type ApiKeyListRow = ApiKeyRow & { last_used_at: string | null };
+
+/** A workspace's keys, oldest first, with when each last authenticated a request (or null). */
 export const listApiKeys = async (db: Db, workspaceId: string) =>
   (
-    await db.query<ApiKeyRow>(
-      `SELECT ${columns} FROM api_keys WHERE workspace_id = $1 ORDER BY created_at, key_id`,
+    await db.query<ApiKeyListRow>(
+      `SELECT ${columns}, ${utc('u.last_used_at', 'last_used_at')}
+       FROM api_keys k LEFT JOIN api_key_usage u USING (key_id)
+       WHERE k.workspace_id = $1 ORDER BY k.created_at, k.key_id`,
       [workspaceId],
     )
   ).rows;
 
 export const findApiKey = async (db: Db, keyId: string) =>
-  (await db.query<ApiKeyRow>(`SELECT ${columns} FROM api_keys WHERE key_id = $1`, [keyId]))
+  (await db.query<ApiKeyRow>(`SELECT ${columns} FROM api_keys k WHERE k.key_id = $1`, [keyId]))
     .rows[0] ?? null;
 
 /** The row for a key hash, with its stored hash so the caller can compare in constant time. */
 export const findApiKeyByHash = async (db: Db, keyHash: string) =>
   (
     await db.query<ApiKeyRow & { key_hash: string }>(
-      `SELECT ${columns}, key_hash FROM api_keys WHERE key_hash = $1`,
+      `SELECT ${columns}, k.key_hash FROM api_keys k WHERE k.key_hash = $1`,
       [keyHash],
     )
   ).rows[0] ?? null;

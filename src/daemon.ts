@@ -1,5 +1,6 @@
 // The daemon's composition root: store, blob store, HTTP API, signals. Resolves once shut down.
 import type { AddressInfo } from 'node:net';
+import { DEFAULT_KEY_USAGE_INTERVAL_MS, keyUsageRecorder } from './app/keyUsage.ts';
 import { urlsFor } from './app/urls.ts';
 import { openBlobStore } from './blobs/blobStore.ts';
 import { startBlobSweep } from './blobs/sweep.ts';
@@ -34,6 +35,8 @@ export type DaemonOptions = {
   graceMs: number;
   /** processing lanes inside the daemon; 0 leaves processing to `flipbook worker` */
   workers: number;
+  /** at most one "last used" write per key per this many ms (FLIPBOOK_KEY_USAGE_INTERVAL_MS) */
+  keyUsageIntervalMs?: number;
 };
 
 /** The daemon could not start (its port is taken, say): nothing is left running. */
@@ -61,6 +64,11 @@ export const runDaemon = async (options: DaemonOptions) => {
   const store = await openStore({ dataDir: options.dataDir, databaseUrl: options.databaseUrl });
   const blobs = await openBlobStore(options.blobDir ?? defaultBlobDir(options.dataDir));
   const sweep = startBlobSweep(store, blobs, logger); // in the background: readiness never waits
+  const keyUsage = keyUsageRecorder(store.db, {
+    intervalMs: options.keyUsageIntervalMs ?? DEFAULT_KEY_USAGE_INTERVAL_MS,
+    onError: (error, keyId) =>
+      logger.warn({ err: error, keyId }, 'could not record when an API key was last used'),
+  });
   const limiter = createRateLimiter(store.db, {
     limit: options.rateLimit,
     trustProxy: options.trustProxy,
@@ -82,7 +90,7 @@ export const runDaemon = async (options: DaemonOptions) => {
         if (ok) sendJson(res, 200, { status: 'ok' });
         else sendError(res, 503, 'The database is unavailable');
       });
-      mountApi(routes, { store, blobs, urls, log: logger });
+      mountApi(routes, { store, blobs, urls, log: logger, keyUsage });
       mountFiles(routes, { db: store.db, blobs, limits: DEFAULT_RENDER_OPTIONS.limits });
       mountReader(routes, { db: store.db, blobs, urls });
     },
@@ -171,6 +179,7 @@ export const runDaemon = async (options: DaemonOptions) => {
   // In-flight renders are abandoned and their jobs handed back at once for the next start.
   await workers?.stop();
   await sweep.stop();
+  await keyUsage.settle();
   await store.close();
   logger.info('stopped');
 };

@@ -15,6 +15,7 @@ import {
   versionStatus,
 } from '../app/flipbooks.ts';
 import { getFlipbookAsOf } from '../app/history.ts';
+import type { KeyUsage } from '../app/keyUsage.ts';
 import { deleteFlipbook, editFlipbook } from '../app/manageFlipbooks.ts';
 import { AppError, InvalidInput } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
@@ -29,9 +30,12 @@ import { receiveUpload } from './upload.ts';
 
 type Authed = (req: Request, res: ServerResponse, caller: Caller) => Promise<void>;
 
-export const mountApi = (routes: Routes, deps: ApiDeps & { log: Logger }) => {
-  const authed = (handler: Authed) => async (req: Request, res: ServerResponse) =>
-    handler(req, res, await authenticate(deps.store.db, req));
+export const mountApi = (routes: Routes, deps: ApiDeps & { log: Logger; keyUsage: KeyUsage }) => {
+  const authed = (handler: Authed) => async (req: Request, res: ServerResponse) => {
+    const caller = await authenticate(deps.store.db, req);
+    deps.keyUsage.used(caller.keyId); // noted, not awaited: "last used" is written off the path
+    return handler(req, res, caller);
+  };
 
   // Uploads: the temporary file goes whatever happens; a committed original was moved already.
   const withUpload =

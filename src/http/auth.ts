@@ -2,13 +2,15 @@
 // when both are sent, Authorization wins (it is the recommended header) and X-Api-Key is ignored.
 // The format is checked before any lookup, the lookup is by SHA-256, and the stored hash is
 // compared in constant time. Every failure is the same 401, so nothing tells a guesser why.
+// Keys are read from the database on every request, never cached: a revocation, an expiry or the
+// end of a roll's grace refuses the key at once on every daemon.
 import type { IncomingMessage } from 'node:http';
 import { findApiKeyByHash } from '../../projections/apiKeys.ts';
 import type { Db } from '../../projections/readTable.ts';
 import { findWorkspaceById } from '../../projections/workspaces.ts';
 import type { Caller } from '../app/caller.ts';
 import type { EventMetadata } from '../app/eventContext.ts';
-import { hashApiKey, isWellFormedApiKey, sameHash } from '../domain/apiKey.ts';
+import { hashApiKey, isWellFormedApiKey, keyWorks, sameHash } from '../domain/apiKey.ts';
 import { AppError } from '../domain/errors.ts';
 import { requestContext } from './requestContext.ts';
 
@@ -40,15 +42,18 @@ export const authenticate = async (
   db: Db,
   req: IncomingMessage,
   now = new Date(),
-): Promise<Caller> => {
+): Promise<Caller & { keyId: string }> => {
   const key = presentedKey(req);
   if (!key || !isWellFormedApiKey(key)) throw new Unauthorized();
   const hash = hashApiKey(key);
   const row = await findApiKeyByHash(db, hash);
   if (!row || !sameHash(row.key_hash, hash)) throw new Unauthorized();
-  if (row.revoked_at !== null) throw new Unauthorized();
-  if (row.expires_at !== null && Date.parse(row.expires_at) <= now.getTime())
-    throw new Unauthorized();
+  const validity = {
+    revokedAt: row.revoked_at,
+    expiresAt: row.expires_at,
+    validUntil: row.valid_until,
+  };
+  if (!keyWorks(validity, now)) throw new Unauthorized();
   const workspace = await findWorkspaceById(db, row.workspace_id);
   if (!workspace) throw new WorkspaceMissing();
   const { requestId, clientIp, userAgent } = requestContext(req);

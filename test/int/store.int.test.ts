@@ -109,7 +109,7 @@ describe.each(STORE_KINDS)('event-sourced core on the %s store', (kind) => {
       expires_at: '2099-01-01T00:00:00Z',
       revoked_at: null,
     });
-    await revokeApiKey(store, issued.id, TEST_METADATA);
+    await revokeApiKey(store, { keyId: issued.id }, TEST_METADATA);
     const after = await listApiKeys(store, 'acme');
     expect(after.find((k) => k.id === issued.id)?.revoked_at).not.toBeNull();
   });

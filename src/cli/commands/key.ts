@@ -1,7 +1,23 @@
 import type { Command } from 'commander';
-import { issueApiKey, listApiKeys, revokeApiKey } from '../../app/apiKeys.ts';
+import {
+  type ApiKeyListing,
+  issueApiKey,
+  listApiKeys,
+  revokeApiKey,
+  rollApiKey,
+} from '../../app/apiKeys.ts';
+import { CliError, EXIT } from '../client/cliErrors.ts';
+import { flagDuration } from '../flagDuration.ts';
 import { printJson, printTable } from '../output.ts';
 import { adminOf, type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
+
+type CreateFlags = StoreFlags & {
+  workspace: string;
+  expires?: string;
+  expiresIn?: string;
+  name?: string;
+  json?: boolean;
+};
 
 export const registerKey = (program: Command) => {
   const key = program.command('key').description('manage API keys (Team plan)');
@@ -12,35 +28,34 @@ export const registerKey = (program: Command) => {
       .description('issue an API key; it is printed once and only its SHA-256 is kept')
       .requiredOption('--workspace <name>', 'workspace name')
       .option('--expires <iso8601>', 'expiry date or date-time')
+      .option('--expires-in <days>', 'or a lifetime: 30d, 90d, 365d, ...')
       .option('--name <label>', 'a label to recognise the key by')
       .option('--json', 'print JSON: {"id","key","workspace","expires_at"}'),
-  ).action(
-    async (
-      flags: StoreFlags & { workspace: string; expires?: string; name?: string; json?: boolean },
-    ) => {
-      const issued = await withStore(flags, (store) =>
-        issueApiKey(
-          store,
-          {
-            workspace: flags.workspace,
-            expires: flags.expires,
-            label: flags.name,
-          },
-          adminOf(flags),
-        ),
-      );
-      if (flags.json) {
-        printJson(issued);
-        return;
-      }
-      process.stdout.write(`${issued.key}\n`);
-      process.stderr.write(
-        `key ${issued.id} for workspace ${issued.workspace}` +
-          (issued.expires_at ? `, expires ${issued.expires_at}` : '') +
-          '\nStore it now: it cannot be shown again.\n',
-      );
-    },
-  );
+  ).action(async (flags: CreateFlags) => {
+    if (flags.expires !== undefined && flags.expiresIn !== undefined) {
+      throw new CliError(EXIT.usage, 'give --expires or --expires-in, not both');
+    }
+    const expiresInMs =
+      flags.expiresIn === undefined ? undefined : flagDuration('--expires-in', flags.expiresIn);
+    if (expiresInMs === 0) throw new CliError(EXIT.usage, '--expires-in must be more than 0');
+    const issued = await withStore(flags, (store) =>
+      issueApiKey(
+        store,
+        { workspace: flags.workspace, expires: flags.expires, expiresInMs, label: flags.name },
+        adminOf(flags),
+      ),
+    );
+    if (flags.json) {
+      printJson(issued);
+      return;
+    }
+    process.stdout.write(`${issued.key}\n`);
+    process.stderr.write(
+      `key ${issued.id} for workspace ${issued.workspace}` +
+        (issued.expires_at ? `, expires ${issued.expires_at}` : '') +
+        '\nStore it now: it cannot be shown again.\n',
+    );
+  });
 
   withStoreOptions(
     key
@@ -51,13 +66,60 @@ export const registerKey = (program: Command) => {
   ).action(async (flags: StoreFlags & { workspace: string; json?: boolean }) => {
     const rows = await withStore(flags, (store) => listApiKeys(store, flags.workspace));
     if (flags.json) printJson(rows);
-    else printTable(rows, ['id', 'label', 'created_at', 'expires_at', 'revoked_at']);
+    else printTable(rows.map(tableRow), COLUMNS);
+  });
+
+  withStoreOptions(
+    key
+      .command('roll <id>')
+      .description('replace a key by a new one with the same name; the old one works for --grace')
+      .requiredOption('--grace <duration>', 'how long the old key keeps working: 0, 1h, 24h, 7d')
+      .option('--json', 'print JSON: {"id","key","workspace","expires_at","rolled_from",...}'),
+  ).action(async (id: string, flags: StoreFlags & { grace: string; json?: boolean }) => {
+    const graceMs = flagDuration('--grace', flags.grace);
+    const rolled = await withStore(flags, (store) =>
+      rollApiKey(store, { keyId: id, graceMs }, adminOf(flags)),
+    );
+    if (flags.json) {
+      printJson(rolled);
+      return;
+    }
+    process.stdout.write(`${rolled.key}\n`);
+    process.stderr.write(
+      `key ${rolled.id} replaces ${rolled.rolled_from} for workspace ${rolled.workspace}` +
+        (rolled.expires_at ? `, expires ${rolled.expires_at}` : '') +
+        `\nThe old key works until ${rolled.old_key_valid_until}.` +
+        '\nStore the new one now: it cannot be shown again.\n',
+    );
   });
 
   withStoreOptions(key.command('revoke <id>').description('revoke an API key by its id')).action(
     async (id: string, flags: StoreFlags) => {
-      await withStore(flags, (store) => revokeApiKey(store, id, adminOf(flags)));
+      await withStore(flags, (store) => revokeApiKey(store, { keyId: id }, adminOf(flags)));
       process.stdout.write(`revoked key ${id}\n`);
     },
   );
 };
+
+const COLUMNS = [
+  'id',
+  'name',
+  'fingerprint',
+  'created by',
+  'created at',
+  'expires',
+  'last used',
+  'status',
+];
+
+const tableRow = (k: ApiKeyListing) => ({
+  id: k.id,
+  name: k.label,
+  fingerprint: k.fingerprint,
+  'created by':
+    'id' in k.created_by ? `${k.created_by.type}:${k.created_by.id}` : k.created_by.type,
+  'created at': k.created_at,
+  expires: k.expires_at ?? 'never',
+  'last used': k.last_used_at ?? 'never',
+  status: k.status === 'rolled' ? `rolled until ${k.valid_until}` : k.status,
+});

@@ -45,6 +45,11 @@ export const registerServe = (program: Command) => {
       const rateLimit = flagInteger('--rate-limit', flags.rateLimit, 0, 1_000_000);
       const workers = flagInteger('--workers', flags.workers, 0, 64);
       const graceMs = flagInteger('--grace', flags.grace, 0, 86_400) * 1000;
+      // An environment setting rather than a flag: tests set it to 0 to see "last used" at once.
+      const usageInterval = process.env.FLIPBOOK_KEY_USAGE_INTERVAL_MS;
+      const keyUsageIntervalMs = usageInterval
+        ? flagInteger('FLIPBOOK_KEY_USAGE_INTERVAL_MS', usageInterval, 0, 86_400_000)
+        : undefined;
       if (flags.publicUrl && !/^https?:\/\/[^/]/.test(flags.publicUrl)) {
         throw new CliError(
           EXIT.usage,
@@ -59,6 +64,7 @@ export const registerServe = (program: Command) => {
         trustProxy: flags.trustProxy ?? false,
         recordClientInfo: flags.clientInfo,
         graceMs,
+        keyUsageIntervalMs,
       }).catch((error: unknown) => {
         if (error instanceof StartupError) throw new CliError(EXIT.failure, error.message);
         throw error;
