@@ -1,9 +1,12 @@
 // The daemon's composition root: store, blob store, HTTP API, signals. Resolves once shut down.
 import type { AddressInfo } from 'node:net';
+import { setMeta } from '../projections/meta.ts';
+import { clockFromEnv } from './app/clock.ts';
 import { DEFAULT_KEY_USAGE_INTERVAL_MS, keyUsageRecorder } from './app/keyUsage.ts';
 import { urlsFor } from './app/urls.ts';
 import { openBlobStore } from './blobs/blobStore.ts';
 import { startBlobSweep } from './blobs/sweep.ts';
+import { mountDashboard } from './dashboard/routes.ts';
 import { mountApi, readsBody } from './http/api.ts';
 import { discardBody } from './http/bodyLimit.ts';
 import { mountFiles } from './http/files.ts';
@@ -93,6 +96,15 @@ export const runDaemon = async (options: DaemonOptions) => {
       mountApi(routes, { store, blobs, urls, log: logger, keyUsage });
       mountFiles(routes, { db: store.db, blobs, limits: DEFAULT_RENDER_OPTIONS.limits });
       mountReader(routes, { db: store.db, blobs, urls });
+      mountDashboard(routes, {
+        store,
+        blobs,
+        urls,
+        log: logger,
+        clock: clockFromEnv(),
+        publicUrl: () => publicUrl,
+        trustProxy: options.trustProxy,
+      });
     },
     async (req, res) => {
       const path = (req.url ?? '/').split('?')[0] ?? '/';
@@ -136,6 +148,10 @@ export const runDaemon = async (options: DaemonOptions) => {
   const { port } = server.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   publicUrl ||= `http://${host}:${port}`;
+  // For the admin CLI's links (an invitation): best effort, the daemon serves without it.
+  await setMeta(store.db, 'public_url', publicUrl).catch((error) =>
+    logger.warn({ err: error }, 'could not record the public URL'),
+  );
   logger.info(
     {
       port,

@@ -51,6 +51,31 @@ export const listFlipbooks = async (
   };
 };
 
+/** The list for people (the dashboard's grid): the same query, with each cover and page count. */
+export const listFlipbookCards = async (
+  { store, urls }: ApiDeps,
+  caller: Caller,
+  query: ListQuery,
+) => {
+  const { rows, total } = await queryFlipbooks(store.db, caller.workspaceId, query);
+  return {
+    cards: rows.map((row) => {
+      const active = activeVersionOf(row);
+      return {
+        flipbook: presentFlipbook(urls, row, active ? [active] : []),
+        active: active
+          ? {
+              id: active.version_id,
+              status: active.status,
+              pageCount: active.page_count,
+            }
+          : null,
+      };
+    }),
+    totalPages: Math.ceil(total / query.perPage),
+  };
+};
+
 export const getFlipbook = ({ store, urls }: ApiDeps, caller: Caller, flipbookId: string) =>
   showFlipbook(store.db, urls, caller.workspaceId, flipbookId);
 

@@ -3,6 +3,7 @@
 // a workspace keeps an owner) are the workspace decider's (src/domain/workspace/members.ts).
 import { randomUUID } from 'node:crypto';
 import { endUserSessions, saveCredential } from '../../../projections/accounts.ts';
+import { getMeta } from '../../../projections/meta.ts';
 import {
   findInvitationByTokenHash,
   findUser,
@@ -201,4 +202,22 @@ export const revokeInvitation = async (
     { type: 'RevokeInvitation', data: { invitationId: input.invitationId, now: clock.now() } },
     metadata,
   );
+};
+
+/**
+ * The address of an invitation's page: on `publicUrl` when given, else on the URL the daemon
+ * last served under (recorded at its start), else the default address.
+ */
+export const invitationUrl = async (store: Store, token: string, publicUrl?: string) => {
+  const base = publicUrl ?? (await getMeta(store.db, 'public_url')) ?? 'http://127.0.0.1:8080';
+  return `${base.replace(/\/+$/, '')}/invite/${token}`;
+};
+
+/** The operator's view of one person, by email or id. */
+export const findPerson = async (store: Store, emailOrId: string) => {
+  const user = isUuid(emailOrId)
+    ? await findUser(store.db, emailOrId.toLowerCase())
+    : await findUserByEmail(store.db, emailOrId.trim().toLowerCase());
+  if (!user) throw new NotFound(`No user ${emailOrId}`);
+  return user;
 };

@@ -1,0 +1,103 @@
+// The home page once signed in: the workspace's flipbooks as a grid of covers, with the list
+// endpoint's own search, status filter, sort and paging (the same query parameters).
+
+import type { ListQuery } from '../../../projections/flipbooks.ts';
+import type { SignedIn } from '../../app/accounts/sessions.ts';
+import type { listFlipbookCards } from '../../app/flipbooks.ts';
+import { html } from '../html.ts';
+import { alert, dashboardPage } from '../layout.ts';
+
+const SORTS: [ListQuery['sort'], string][] = [
+  ['updated_at', 'Last change'],
+  ['created_at', 'Created'],
+  ['title', 'Title'],
+];
+
+const when = (iso: string) => iso.replace('T', ' ').replace(/:\d\dZ$/, ' UTC');
+
+export const flipbooksPage = (
+  signedIn: SignedIn,
+  list: Awaited<ReturnType<typeof listFlipbookCards>>,
+  query: ListQuery,
+  error: string | null = null,
+) => {
+  const params = (page: number) => {
+    const p = new URLSearchParams();
+    if (query.search) p.set('search', query.search);
+    if (query.status) p.set('status', query.status);
+    p.set('sort', query.sort);
+    p.set('dir', query.dir);
+    p.set('page', String(page));
+    return `/dashboard?${p}`;
+  };
+  return dashboardPage(
+    signedIn,
+    'flipbooks',
+    'Flipbooks',
+    html`<div class="page-head">
+<h1>Flipbooks</h1>
+<a class="button primary" href="/dashboard/upload">Upload a PDF</a>
+</div>
+${alert(error)}
+<form class="filters" method="get" action="/dashboard" role="search">
+<div class="field grow"><label for="search">Search titles</label>
+<input id="search" name="search" type="search" value="${query.search ?? ''}"></div>
+<div class="field"><label for="status">Status</label>
+<select id="status" name="status">
+<option value=""${query.status === null ? html` selected` : ''}>All</option>
+<option value="published"${query.status === 'published' ? html` selected` : ''}>Published</option>
+<option value="archived"${query.status === 'archived' ? html` selected` : ''}>Archived</option>
+</select></div>
+<div class="field"><label for="sort">Sort by</label>
+<select id="sort" name="sort">
+${SORTS.map(([value, label]) => html`<option value="${value}"${query.sort === value ? html` selected` : ''}>${label}</option>`)}
+</select></div>
+<div class="field"><label for="dir">Order</label>
+<select id="dir" name="dir">
+<option value="desc"${query.dir === 'desc' ? html` selected` : ''}>Newest / Z first</option>
+<option value="asc"${query.dir === 'asc' ? html` selected` : ''}>Oldest / A first</option>
+</select></div>
+<button type="submit">Apply</button>
+</form>
+${
+  list.cards.length === 0
+    ? html`<div class="empty-state"><p>${query.search || query.status ? 'No flipbook matches.' : 'No flipbooks yet.'}</p>
+<p><a class="button primary" href="/dashboard/upload">Upload your first PDF</a></p></div>`
+    : html`<ul class="grid" aria-label="Flipbooks">
+${list.cards.map(({ flipbook: f, active }) => {
+  return html`<li class="tile">
+<a href="/dashboard/flipbooks/${f.id}" class="tile-link">
+<span class="cover">${
+    active && active.status === 'done'
+      ? html`<img src="/files/pages/${active.id}/1/min.jpg" alt="" loading="lazy">`
+      : html`<span class="cover-placeholder" aria-hidden="true">PDF</span>`
+  }</span>
+<span class="tile-title">${f.title}</span>
+</a>
+<span class="tile-meta">
+<span class="badge ${f.status}">${f.status === 'published' ? 'Published' : 'Archived'}</span>
+${active ? html`<span>${active.status === 'done' ? `${active.pageCount} ${active.pageCount === 1 ? 'page' : 'pages'}` : statusWords(active.status)}</span>` : html`<span>No active version</span>`}
+</span>
+<span class="tile-date">Changed ${when(f.updated_at)}</span>
+</li>`;
+})}
+</ul>`
+}
+${
+  list.totalPages > 1
+    ? html`<nav class="pager" aria-label="Pages of flipbooks">
+${query.page > 1 ? html`<a href="${params(query.page - 1)}" rel="prev">Previous</a>` : ''}
+<span>Page ${query.page} of ${list.totalPages}</span>
+${query.page < list.totalPages ? html`<a href="${params(query.page + 1)}" rel="next">Next</a>` : ''}
+</nav>`
+    : ''
+}`,
+  );
+};
+
+const statusWords = (status: string) =>
+  ({
+    pending: 'Waiting to be processed',
+    processing: 'Processing…',
+    error: 'Could not be processed',
+  })[status] ?? status;

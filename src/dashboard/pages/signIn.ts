@@ -1,0 +1,54 @@
+// Sign-in and the invitation page (choose a password). Both work without JavaScript.
+import { MIN_PASSWORD } from '../../app/accounts/passwords.ts';
+import { html } from '../html.ts';
+import { alert, publicPage } from '../layout.ts';
+
+export const signInPage = (options: { email?: string; error?: string | null; next?: string }) =>
+  publicPage(
+    'Sign in',
+    html`<h1>Sign in</h1>
+${alert(options.error)}
+<form method="post" action="/login" class="stack">
+${options.next ? html`<input type="hidden" name="next" value="${options.next}">` : ''}
+<label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="username" required value="${options.email ?? ''}" ${options.email ? '' : html`autofocus`}>
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required ${options.email ? html`autofocus` : ''}>
+<button type="submit" class="primary">Sign in</button>
+</form>
+<p class="hint">No account? The person who runs this service, or an owner of your workspace, sends you an invitation link.</p>`,
+  );
+
+export const invitationPage = (options: {
+  email: string;
+  workspace: string;
+  reset: boolean;
+  error?: string | null;
+}) =>
+  publicPage(
+    options.reset ? 'Choose a new password' : 'Join the workspace',
+    html`<h1>${options.reset ? 'Choose a new password' : html`Join <span class="nowrap">${options.workspace}</span>`}</h1>
+<p>${options.reset ? 'For' : 'You are invited as'} <strong>${options.email}</strong>.</p>
+${alert(options.error)}
+<form method="post" class="stack">
+<input type="hidden" name="email" value="${options.email}" autocomplete="username">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="new-password" required minlength="${MIN_PASSWORD}" aria-describedby="password-hint" autofocus>
+<p class="hint" id="password-hint">At least ${MIN_PASSWORD} characters. Not one of the common passwords attackers try first.</p>
+<button type="submit" class="primary">${options.reset ? 'Save the password and sign in' : 'Create my account'}</button>
+</form>`,
+  );
+
+export const unusableLinkPage = () =>
+  publicPage(
+    'Invitation link not valid',
+    html`<h1>This link cannot be used</h1>
+<p>Invitation links work once, for 24 hours. Ask the person who invited you for a new one.</p>
+<p><a href="/login">Sign in</a></p>`,
+  );
+
+export const messagePage = (title: string, message: string) =>
+  publicPage(
+    title,
+    html`<h1>${title}</h1><p>${message}</p><p><a href="/dashboard">Back to the dashboard</a></p>`,
+  );

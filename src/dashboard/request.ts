@@ -1,0 +1,181 @@
+// What every dashboard request goes through: its session cookie, its form body, and the checks
+// a browser-facing page needs (CSRF, same-site origin). The dashboard takes session cookies only;
+// the API takes keys only, and never reads this cookie.
+
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AppError, InvalidInput } from '../domain/errors.ts';
+
+export const COOKIE = 'flipbook_session';
+/** With https the cookie is `__Host-`: Secure, host-only, path / (no subdomain can set it). */
+export const cookieName = (secure: boolean) => (secure ? `__Host-${COOKIE}` : COOKIE);
+
+export const readCookie = (req: IncomingMessage, name: string): string | null => {
+  const header = req.headers.cookie;
+  if (!header) return null;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return null;
+};
+
+export const sessionCookie = (secure: boolean, token: string, expiresAt: Date) =>
+  [
+    `${cookieName(secure)}=${token}`,
+    'Path=/',
+    'HttpOnly',
+    'SameSite=Lax',
+    `Expires=${expiresAt.toUTCString()}`,
+    ...(secure ? ['Secure'] : []),
+  ].join('; ');
+
+export const clearedCookie = (secure: boolean) =>
+  [
+    `${cookieName(secure)}=`,
+    'Path=/',
+    'HttpOnly',
+    'SameSite=Lax',
+    'Max-Age=0',
+    ...(secure ? ['Secure'] : []),
+  ].join('; ');
+
+export class Forbidden extends AppError {
+  override name = 'Forbidden';
+  constructor(message: string) {
+    super(403, message);
+  }
+}
+
+/**
+ * Refuses a state-changing request another site made the browser send: its Origin (or, when the
+ * browser sends no Origin, its Sec-Fetch-Site) must be this service's own.
+ */
+export const checkSameOrigin = (req: IncomingMessage, publicOrigin: string) => {
+  const origin = req.headers.origin;
+  if (typeof origin === 'string' && origin !== 'null') {
+    if (origin !== publicOrigin && origin !== hostOrigin(req)) {
+      throw new Forbidden('This form was sent from another site');
+    }
+    return;
+  }
+  if (origin === 'null') throw new Forbidden('This form was sent from another site');
+  const site = req.headers['sec-fetch-site'];
+  if (typeof site === 'string' && site !== 'same-origin' && site !== 'none') {
+    throw new Forbidden('This form was sent from another site');
+  }
+};
+
+/** The origin the browser used (behind no proxy, it may differ from --public-url's host). */
+const hostOrigin = (req: IncomingMessage) => {
+  const host = req.headers.host;
+  const secure = (req.socket as { encrypted?: boolean }).encrypted === true;
+  return host ? `${secure ? 'https' : 'http'}://${host}` : '';
+};
+
+/** The form's CSRF token against the session's, in constant time. */
+export const checkCsrf = (sent: string | undefined, expected: string) => {
+  const a = Buffer.from(sent ?? '');
+  const b = Buffer.from(expected);
+  if (a.length !== b.length || !timingSafeEqual(a, b)) {
+    throw new Forbidden('This form has expired: reload the page and try again');
+  }
+};
+
+const MAX_FORM_BYTES = 64 * 1024;
+const FORM_DEADLINE_MS = 30_000;
+
+/** An application/x-www-form-urlencoded body, at most 64 KB, within 30 s. */
+export const readForm = async (req: IncomingMessage): Promise<URLSearchParams> => {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded') {
+    req.resume();
+    throw new AppError(415, 'Send the form as application/x-www-form-urlencoded');
+  }
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > MAX_FORM_BYTES) {
+    req.resume();
+    throw new AppError(413, 'This form is too large');
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new AppError(408, 'The form took too long to arrive')),
+      FORM_DEADLINE_MS,
+    );
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_FORM_BYTES) {
+        clearTimeout(timer);
+        req.resume();
+        reject(new AppError(413, 'This form is too large'));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    req.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+  });
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.includes('\u0000') || text.includes('%00'))
+    throw new InvalidInput('The form holds a NUL character');
+  return new URLSearchParams(text);
+};
+
+/** Answers a page: never cached (it is someone's own), never framed, one script of our own. */
+export const PAGE_HEADERS = {
+  'Content-Security-Policy': [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self'",
+    "connect-src 'self'",
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; '),
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  // Same-origin only: an invitation page's URL (a secret) never reaches another site, and our
+  // own forms still carry an Origin (no-referrer would make it "null").
+  'Referrer-Policy': 'same-origin',
+  'Cache-Control': 'no-store',
+};
+
+export const sendPage = (
+  res: ServerResponse,
+  status: number,
+  body: string,
+  extra: Record<string, string | string[]> = {},
+) => {
+  const bytes = Buffer.from(body);
+  res.writeHead(status, {
+    ...PAGE_HEADERS,
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Length': bytes.length,
+    ...extra,
+  });
+  res.end(bytes);
+};
+
+/** After a form: See Other, so a reload does not send it again. */
+export const redirect = (
+  res: ServerResponse,
+  location: string,
+  extra: Record<string, string | string[]> = {},
+) => {
+  res.writeHead(303, {
+    Location: location,
+    'Cache-Control': 'no-store',
+    'Content-Length': 0,
+    ...extra,
+  });
+  res.end();
+};

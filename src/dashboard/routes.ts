@@ -1,0 +1,272 @@
+// The dashboard: server-rendered pages on the daemon, for people. Signed in by a session cookie
+// only (the API takes keys only). Every state-changing form is checked for its origin and its
+// CSRF token; every page is no-store, unframeable, under a strict CSP. Pages call the same use
+// cases as the API and the CLI (src/app); they hold no SQL and append no events of their own.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { acceptInvitation, openInvitation } from '../app/accounts/people.ts';
+import {
+  currentSession,
+  type SignedIn,
+  signInWithPassword,
+  signOut,
+  startSession,
+} from '../app/accounts/sessions.ts';
+import type { Clock } from '../app/clock.ts';
+import { type ApiDeps, listFlipbookCards } from '../app/flipbooks.ts';
+import { AppError } from '../domain/errors.ts';
+import { parseListQuery } from '../http/listQuery.ts';
+import { clientAddress } from '../http/rateLimit.ts';
+import { requestContext } from '../http/requestContext.ts';
+import { sendBody } from '../http/sendBody.ts';
+import type { Request, Routes } from '../http/server.ts';
+import type { Logger } from '../log.ts';
+import { findDashboardAsset } from './assets.ts';
+import { flipbooksPage } from './pages/flipbooks.ts';
+import { invitationPage, messagePage, signInPage, unusableLinkPage } from './pages/signIn.ts';
+import {
+  checkCsrf,
+  checkSameOrigin,
+  clearedCookie,
+  cookieName,
+  readCookie,
+  readForm,
+  redirect,
+  sendPage,
+  sessionCookie,
+} from './request.ts';
+
+export type DashboardDeps = ApiDeps & {
+  log: Logger;
+  clock: Clock;
+  publicUrl: () => string;
+  trustProxy: boolean;
+};
+
+type Page = (req: Request, res: ServerResponse) => Promise<void>;
+type SignedInPage = (req: Request, res: ServerResponse, signedIn: SignedIn) => Promise<void>;
+
+export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
+  const secure = () => deps.publicUrl().startsWith('https:');
+  const origin = () => new URL(deps.publicUrl()).origin;
+  const context = (req: IncomingMessage) => {
+    const { requestId, clientIp, userAgent } = requestContext(req);
+    return {
+      request_id: requestId,
+      ...(clientIp === null ? {} : { client_ip: clientIp }),
+      ...(userAgent === null ? {} : { user_agent: userAgent }),
+    };
+  };
+  const session = async (req: IncomingMessage) => {
+    const token = readCookie(req, cookieName(secure()));
+    return token ? currentSession(deps.store, token, deps.clock) : null;
+  };
+
+  /** Errors as pages, in words; the cause of an unexpected one goes to the log. */
+  const page =
+    (handler: Page): Page =>
+    async (req, res) => {
+      try {
+        await handler(req, res);
+      } catch (error) {
+        if (res.headersSent) return void res.destroy();
+        if (error instanceof AppError) {
+          return sendPage(
+            res,
+            error.status,
+            messagePage('Something is not right', error.message),
+            error.headers,
+          );
+        }
+        deps.log.error({ err: error, url: req.url }, 'dashboard request failed');
+        sendPage(
+          res,
+          500,
+          messagePage('Something went wrong', 'This is our fault; try again in a moment.'),
+        );
+      }
+    };
+
+  /** A page for signed-in people only; others go to sign in, and come back after. */
+  const signedInPage = (handler: SignedInPage): Page =>
+    page(async (req, res) => {
+      const signedIn = await session(req);
+      if (!signedIn) {
+        const back =
+          req.method === 'GET' ? `?next=${encodeURIComponent(req.url ?? '/dashboard')}` : '';
+        return redirect(res, `/login${back}`);
+      }
+      await handler(req, res, signedIn);
+    });
+
+  /** A form from a signed-in page: same origin, the session's CSRF token. */
+  const signedInForm = (
+    handler: (
+      req: Request,
+      res: ServerResponse,
+      signedIn: SignedIn,
+      form: URLSearchParams,
+    ) => Promise<void>,
+  ): Page =>
+    signedInPage(async (req, res, signedIn) => {
+      checkSameOrigin(req, origin());
+      const form = await readForm(req);
+      checkCsrf(form.get('_csrf') ?? undefined, signedIn.csrfToken);
+      await handler(req, res, signedIn, form);
+    });
+
+  routes.get(
+    '/',
+    page(async (req, res) => redirect(res, (await session(req)) ? '/dashboard' : '/login')),
+  );
+
+  routes.get(
+    '/login',
+    page(async (req, res) => {
+      if (await session(req)) return redirect(res, '/dashboard');
+      const next = safeNext(new URL(req.url ?? '/', 'http://x').searchParams.get('next'));
+      sendPage(res, 200, signInPage({ ...(next ? { next } : {}) }));
+    }),
+  );
+
+  routes.post(
+    '/login',
+    page(async (req, res) => {
+      checkSameOrigin(req, origin());
+      const form = await readForm(req);
+      const email = (form.get('email') ?? '').slice(0, 254);
+      const next = safeNext(form.get('next'));
+      try {
+        const started = await signInWithPassword(
+          deps.store,
+          {
+            email,
+            password: form.get('password') ?? '',
+            address: clientAddress(req, deps.trustProxy),
+          },
+          context(req),
+          deps.clock,
+        );
+        redirect(res, next ?? '/dashboard', {
+          'Set-Cookie': sessionCookie(secure(), started.token, started.expiresAt),
+        });
+      } catch (error) {
+        if (!(error instanceof AppError) || (error.status !== 401 && error.status !== 429))
+          throw error;
+        sendPage(
+          res,
+          error.status,
+          signInPage({ email, error: error.message, ...(next ? { next } : {}) }),
+          error.headers,
+        );
+      }
+    }),
+  );
+
+  routes.post(
+    '/logout',
+    page(async (req, res) => {
+      checkSameOrigin(req, origin());
+      const form = await readForm(req);
+      const signedIn = await session(req);
+      if (signedIn) {
+        checkCsrf(form.get('_csrf') ?? undefined, signedIn.csrfToken);
+        await signOut(deps.store, signedIn, context(req), deps.clock);
+      }
+      redirect(res, '/login', { 'Set-Cookie': clearedCookie(secure()) });
+    }),
+  );
+
+  routes.get(
+    '/invite/:token',
+    page(async (req, res) => {
+      const invitation = await openInvitation(deps.store, req.params.token ?? '', deps.clock);
+      if (!invitation) return sendPage(res, 404, unusableLinkPage());
+      sendPage(
+        res,
+        200,
+        invitationPage({
+          email: invitation.email,
+          workspace: invitation.workspace.name,
+          reset: invitation.user_id !== null,
+        }),
+      );
+    }),
+  );
+
+  routes.post(
+    '/invite/:token',
+    page(async (req, res) => {
+      checkSameOrigin(req, origin());
+      const form = await readForm(req);
+      const token = req.params.token ?? '';
+      const invitation = await openInvitation(deps.store, token, deps.clock);
+      if (!invitation) return sendPage(res, 404, unusableLinkPage());
+      try {
+        const person = await acceptInvitation(
+          deps.store,
+          { token, password: form.get('password') ?? '' },
+          context(req),
+          deps.clock,
+        );
+        const started = await startSession(
+          deps.store,
+          person,
+          'password',
+          context(req),
+          deps.clock,
+        );
+        redirect(res, '/dashboard', {
+          'Set-Cookie': sessionCookie(secure(), started.token, started.expiresAt),
+        });
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status >= 500) throw error;
+        sendPage(
+          res,
+          error.status === 422 ? 400 : error.status,
+          invitationPage({
+            email: invitation.email,
+            workspace: invitation.workspace.name,
+            reset: invitation.user_id !== null,
+            error: error.message,
+          }),
+        );
+      }
+    }),
+  );
+
+  routes.get(
+    '/dashboard',
+    signedInPage(async (req, res, signedIn) => {
+      const params = new URL(req.url ?? '/', 'http://x').searchParams;
+      if (!params.has('per_page')) params.set('per_page', '24');
+      const query = parseListQuery(params);
+      const list = await listFlipbookCards(deps, signedIn.caller(context(req)), query);
+      sendPage(res, 200, flipbooksPage(signedIn, list, query));
+    }),
+  );
+
+  routes.get('/dashboard/assets/:file', async (req, res) => {
+    const found = findDashboardAsset(req.params.file ?? '');
+    if (!found) return sendPage(res, 404, messagePage('Not found', 'There is no such file.'));
+    await sendBody(
+      req,
+      res,
+      200,
+      {
+        'Content-Type': found.asset.type,
+        'Cache-Control': found.immutable
+          ? 'public, max-age=31536000, immutable'
+          : 'public, no-cache',
+        'X-Content-Type-Options': 'nosniff',
+      },
+      found.asset.body,
+    );
+  });
+
+  // A form posted to a page that takes none.
+  void signedInForm;
+};
+
+/** Where to go after signing in: a path of this site only (never //evil.example or a scheme). */
+const safeNext = (next: string | null) =>
+  next && /^\/(?!\/)[^\s\\]*$/.test(next) && next.length < 512 ? next : null;
