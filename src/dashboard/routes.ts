@@ -2,117 +2,34 @@
 // only (the API takes keys only). Every state-changing form is checked for its origin and its
 // CSRF token; every page is no-store, unframeable, under a strict CSP. Pages call the same use
 // cases as the API and the CLI (src/app); they hold no SQL and append no events of their own.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// Sign-in, invitations and the flipbooks grid are here; each other group of pages mounts its
+// own routes with the same kit (./kit.ts), one line each below.
 import { acceptInvitation, openInvitation } from '../app/accounts/people.ts';
-import {
-  currentSession,
-  type SignedIn,
-  signInWithPassword,
-  signOut,
-  startSession,
-} from '../app/accounts/sessions.ts';
-import type { Clock } from '../app/clock.ts';
-import { type ApiDeps, listFlipbookCards } from '../app/flipbooks.ts';
+import { signInWithPassword, signOut, startSession } from '../app/accounts/sessions.ts';
+import { listFlipbookCards } from '../app/flipbooks.ts';
 import { AppError } from '../domain/errors.ts';
 import { parseListQuery } from '../http/listQuery.ts';
 import { clientAddress } from '../http/rateLimit.ts';
-import { requestContext } from '../http/requestContext.ts';
 import { sendBody } from '../http/sendBody.ts';
-import type { Request, Routes } from '../http/server.ts';
-import type { Logger } from '../log.ts';
+import type { Routes } from '../http/server.ts';
 import { findDashboardAsset } from './assets.ts';
+import { createKit, type DashboardDeps } from './kit.ts';
 import { flipbooksPage } from './pages/flipbooks.ts';
 import { invitationPage, messagePage, signInPage, unusableLinkPage } from './pages/signIn.ts';
 import {
   checkCsrf,
   checkSameOrigin,
   clearedCookie,
-  cookieName,
-  readCookie,
   readForm,
   redirect,
   sendPage,
   sessionCookie,
 } from './request.ts';
 
-export type DashboardDeps = ApiDeps & {
-  log: Logger;
-  clock: Clock;
-  publicUrl: () => string;
-  trustProxy: boolean;
-};
-
-type Page = (req: Request, res: ServerResponse) => Promise<void>;
-type SignedInPage = (req: Request, res: ServerResponse, signedIn: SignedIn) => Promise<void>;
-
 export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
-  const secure = () => deps.publicUrl().startsWith('https:');
-  const origin = () => new URL(deps.publicUrl()).origin;
-  const context = (req: IncomingMessage) => {
-    const { requestId, clientIp, userAgent } = requestContext(req);
-    return {
-      request_id: requestId,
-      ...(clientIp === null ? {} : { client_ip: clientIp }),
-      ...(userAgent === null ? {} : { user_agent: userAgent }),
-    };
-  };
-  const session = async (req: IncomingMessage) => {
-    const token = readCookie(req, cookieName(secure()));
-    return token ? currentSession(deps.store, token, deps.clock) : null;
-  };
-
-  /** Errors as pages, in words; the cause of an unexpected one goes to the log. */
-  const page =
-    (handler: Page): Page =>
-    async (req, res) => {
-      try {
-        await handler(req, res);
-      } catch (error) {
-        if (res.headersSent) return void res.destroy();
-        if (error instanceof AppError) {
-          return sendPage(
-            res,
-            error.status,
-            messagePage('Something is not right', error.message),
-            error.headers,
-          );
-        }
-        deps.log.error({ err: error, url: req.url }, 'dashboard request failed');
-        sendPage(
-          res,
-          500,
-          messagePage('Something went wrong', 'This is our fault; try again in a moment.'),
-        );
-      }
-    };
-
-  /** A page for signed-in people only; others go to sign in, and come back after. */
-  const signedInPage = (handler: SignedInPage): Page =>
-    page(async (req, res) => {
-      const signedIn = await session(req);
-      if (!signedIn) {
-        const back =
-          req.method === 'GET' ? `?next=${encodeURIComponent(req.url ?? '/dashboard')}` : '';
-        return redirect(res, `/login${back}`);
-      }
-      await handler(req, res, signedIn);
-    });
-
-  /** A form from a signed-in page: same origin, the session's CSRF token. */
-  const signedInForm = (
-    handler: (
-      req: Request,
-      res: ServerResponse,
-      signedIn: SignedIn,
-      form: URLSearchParams,
-    ) => Promise<void>,
-  ): Page =>
-    signedInPage(async (req, res, signedIn) => {
-      checkSameOrigin(req, origin());
-      const form = await readForm(req);
-      checkCsrf(form.get('_csrf') ?? undefined, signedIn.csrfToken);
-      await handler(req, res, signedIn, form);
-    });
+  const kit = createKit(deps);
+  const { secure, origin, context, session, page, signedInPage } = kit;
+  // Groups of pages, each in a module of its own:
 
   routes.get(
     '/',
@@ -262,9 +179,6 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
       found.asset.body,
     );
   });
-
-  // A form posted to a page that takes none.
-  void signedInForm;
 };
 
 /** Where to go after signing in: a path of this site only (never //evil.example or a scheme). */

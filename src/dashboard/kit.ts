@@ -1,0 +1,105 @@
+// What every dashboard route is built with: the session of a request, the metadata its events
+// carry, and wrappers that make a handler a page (errors shown in words), a signed-in page
+// (others are sent to sign in) or a signed-in form (same origin, the session's CSRF token).
+// Each group of pages mounts its routes with it (see ./routes.ts).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { currentSession, type SignedIn } from '../app/accounts/sessions.ts';
+import type { Clock } from '../app/clock.ts';
+import type { ApiDeps } from '../app/flipbooks.ts';
+import { AppError } from '../domain/errors.ts';
+import { requestContext } from '../http/requestContext.ts';
+import type { Request } from '../http/server.ts';
+import type { Logger } from '../log.ts';
+import { messagePage } from './pages/signIn.ts';
+import {
+  checkCsrf,
+  checkSameOrigin,
+  cookieName,
+  readCookie,
+  readForm,
+  redirect,
+  sendPage,
+} from './request.ts';
+
+export type DashboardDeps = ApiDeps & {
+  log: Logger;
+  clock: Clock;
+  publicUrl: () => string;
+  trustProxy: boolean;
+};
+
+export type Page = (req: Request, res: ServerResponse) => Promise<void>;
+export type SignedInPage = (req: Request, res: ServerResponse, signedIn: SignedIn) => Promise<void>;
+export type SignedInForm = (
+  req: Request,
+  res: ServerResponse,
+  signedIn: SignedIn,
+  form: URLSearchParams,
+) => Promise<void>;
+
+export const createKit = (deps: DashboardDeps) => {
+  const secure = () => deps.publicUrl().startsWith('https:');
+  const origin = () => new URL(deps.publicUrl()).origin;
+  const context = (req: IncomingMessage) => {
+    const { requestId, clientIp, userAgent } = requestContext(req);
+    return {
+      request_id: requestId,
+      ...(clientIp === null ? {} : { client_ip: clientIp }),
+      ...(userAgent === null ? {} : { user_agent: userAgent }),
+    };
+  };
+  const session = async (req: IncomingMessage) => {
+    const token = readCookie(req, cookieName(secure()));
+    return token ? currentSession(deps.store, token, deps.clock) : null;
+  };
+
+  /** Errors as pages, in words; the cause of an unexpected one goes to the log. */
+  const page =
+    (handler: Page): Page =>
+    async (req, res) => {
+      try {
+        await handler(req, res);
+      } catch (error) {
+        if (res.headersSent) return void res.destroy();
+        if (error instanceof AppError) {
+          return sendPage(
+            res,
+            error.status,
+            messagePage('Something is not right', error.message),
+            error.headers,
+          );
+        }
+        deps.log.error({ err: error, url: req.url }, 'dashboard request failed');
+        sendPage(
+          res,
+          500,
+          messagePage('Something went wrong', 'This is our fault; try again in a moment.'),
+        );
+      }
+    };
+
+  /** A page for signed-in people only; others go to sign in, and come back after. */
+  const signedInPage = (handler: SignedInPage): Page =>
+    page(async (req, res) => {
+      const signedIn = await session(req);
+      if (!signedIn) {
+        const back =
+          req.method === 'GET' ? `?next=${encodeURIComponent(req.url ?? '/dashboard')}` : '';
+        return redirect(res, `/login${back}`);
+      }
+      await handler(req, res, signedIn);
+    });
+
+  /** A form from a signed-in page: same origin, the session's CSRF token. */
+  const signedInForm = (handler: SignedInForm): Page =>
+    signedInPage(async (req, res, signedIn) => {
+      checkSameOrigin(req, origin());
+      const form = await readForm(req);
+      checkCsrf(form.get('_csrf') ?? undefined, signedIn.csrfToken);
+      await handler(req, res, signedIn, form);
+    });
+
+  return { deps, secure, origin, context, session, page, signedInPage, signedInForm };
+};
+
+export type Kit = ReturnType<typeof createKit>;
