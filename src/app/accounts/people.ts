@@ -131,11 +131,16 @@ export const acceptInvitation = async (
   await recordUserEvents(
     store,
     userId,
-    [{ type: 'UserPasswordSet', data: { userId, credentialId, occurredAt: iso(now) } }],
+    [
+      {
+        type: 'UserPasswordSet',
+        data: { userId, workspaceId: invitation.workspace_id, credentialId, occurredAt: iso(now) },
+      },
+    ],
     metadata,
   );
   if (invitation.user_id) await endUserSessions(store.db, userId, now);
-  return { id: userId, email: invitation.email, metadata };
+  return { id: userId, email: invitation.email, workspaceId: invitation.workspace_id, metadata };
 };
 
 export const listMembers = async (store: Store, workspaceId: string) => ({

@@ -58,7 +58,7 @@ export class TooManyAttempts extends AppError {
   }
 }
 
-export type Person = { id: string; email: string };
+export type Person = { id: string; email: string; workspaceId: string };
 export type Context = Omit<EventMetadata, 'actor'>;
 export type StartedSession = {
   token: string;
@@ -99,7 +99,13 @@ export const startSession = async (
     [
       {
         type: 'UserSignedIn',
-        data: { userId: person.id, sessionId, method, occurredAt: iso(now) },
+        data: {
+          userId: person.id,
+          workspaceId: person.workspaceId,
+          sessionId,
+          method,
+          occurredAt: iso(now),
+        },
       },
     ],
     actorMetadata(person, context),
@@ -143,10 +149,15 @@ export const signInWithPassword = async (
         [
           {
             type: 'UserSignInFailed',
-            data: { userId: user.id, reason: 'password', occurredAt: iso(now) },
+            data: {
+              userId: user.id,
+              workspaceId: user.workspace_id,
+              reason: 'password',
+              occurredAt: iso(now),
+            },
           },
         ],
-        actorMetadata({ id: user.id, email: user.email }, context),
+        actorMetadata({ id: user.id, email: user.email, workspaceId: user.workspace_id }, context),
       );
     }
     // Old failures are of no use to the throttle: dropped now and then.
@@ -154,7 +165,13 @@ export const signInWithPassword = async (
     throw new SignInRefused();
   }
   await clearFailures(store.db, `email:${email}`);
-  return startSession(store, { id: user.id, email: user.email }, 'password', context, clock);
+  return startSession(
+    store,
+    { id: user.id, email: user.email, workspaceId: user.workspace_id },
+    'password',
+    context,
+    clock,
+  );
 };
 
 export type SignedIn = {
@@ -186,7 +203,12 @@ export const currentSession = async (
   if (now.getTime() - session.last_seen.getTime() >= TOUCH_EVERY_MS) {
     await touchSession(store.db, session.session_id, now);
   }
-  const person = { id: user.id, email: user.email, role: user.role };
+  const person = {
+    id: user.id,
+    email: user.email,
+    workspaceId: user.workspace_id,
+    role: user.role,
+  };
   return {
     sessionId: session.session_id,
     csrfToken: session.csrf_token,
@@ -209,7 +231,12 @@ export const signOut = async (store: Store, signedIn: SignedIn, context: Context
       [
         {
           type: 'UserSignedOut',
-          data: { userId: signedIn.person.id, sessionId: signedIn.sessionId, occurredAt: iso(now) },
+          data: {
+            userId: signedIn.person.id,
+            workspaceId: signedIn.person.workspaceId,
+            sessionId: signedIn.sessionId,
+            occurredAt: iso(now),
+          },
         },
       ],
       actorMetadata(signedIn.person, context),
@@ -235,7 +262,12 @@ export const revokeSession = async (
     [
       {
         type: 'UserSessionRevoked',
-        data: { userId: signedIn.person.id, sessionId, occurredAt: iso(now) },
+        data: {
+          userId: signedIn.person.id,
+          workspaceId: signedIn.person.workspaceId,
+          sessionId,
+          occurredAt: iso(now),
+        },
       },
     ],
     actorMetadata(signedIn.person, context),
