@@ -32,7 +32,9 @@ process.once('exit', () => {
  * `postgres` user and must be able to reach it. Removed when the test process exits.
  */
 export const tempDataDir = async (): Promise<string> => {
-  const dir = await mkdtemp('/tmp/flipbook-data-');
+  // Named after the run, so the run's teardown (strayServers.ts) touches its own directories
+  // only, never those of another run going on at the same time on the machine.
+  const dir = await mkdtemp(`/tmp/flipbook-data-${inject('runId')}-`);
   chmodSync(dir, 0o755);
   tempDirs.push(dir);
   return dir;

@@ -1,5 +1,6 @@
 // vitest globalSetup: one throwaway PostgreSQL server for the whole run, its URL provided to the
 // tests as `pgUrl` (read it with `inject('pgUrl')`, or use freshDatabase() from databases.ts).
+import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
 import { startPostgresServer } from './postgresServer.ts';
 import { stopStrayServers } from './strayServers.ts';
@@ -7,6 +8,8 @@ import { stopStrayServers } from './strayServers.ts';
 declare module 'vitest' {
   export interface ProvidedContext {
     pgUrl: string;
+    /** names this run's temporary data directories (see strayServers.ts) */
+    runId: string;
   }
 }
 
@@ -16,9 +19,10 @@ export default async function setup(project: TestProject) {
   const ms = Math.round(performance.now() - startedAt);
   if (process.env.FLIPBOOK_TEST_DEBUG) console.info(`test PostgreSQL on ${server.url} (${ms} ms)`);
   project.provide('pgUrl', server.url);
-  const runStartedMs = Date.now() - 1000;
+  const runId = randomBytes(4).toString('hex');
+  project.provide('runId', runId);
   return async () => {
-    await stopStrayServers(runStartedMs);
+    await stopStrayServers(runId);
     await server.stop();
   };
 }

@@ -1,10 +1,11 @@
 // After the whole run: embedded PostgreSQL servers still running in this run's data directories
-// (/tmp/flipbook-data-*, made by tempDataDir) are stopped, and the directories removed. A test
+// (/tmp/flipbook-data-<run id>-*, made by tempDataDir) are stopped, and the directories removed. A test
 // that kills a daemon with SIGKILL on purpose leaves its server for a next daemon to adopt, and a
 // failing test may never stop its daemon; without this, every run would leave servers behind on
-// the machine. Each one found is reported, so a leaking test does not go unnoticed. Directories
-// made before this run started are left alone: another run on the machine may be using them.
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+// the machine. Each one found is reported, so a leaking test does not go unnoticed. Only this
+// run's directories: another run on the machine at the same time may be using its own (when
+// this went by creation time, one run's end wiped a concurrent run's stores mid-test).
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { isAlive } from '../../src/isAlive.ts';
 
@@ -16,13 +17,11 @@ const postmasterPid = (dir: string) => {
   }
 };
 
-export const stopStrayServers = async (runStartedMs: number) => {
+export const stopStrayServers = async (runId: string) => {
   let stopped = 0;
   for (const name of readdirSync('/tmp')) {
-    if (!name.startsWith('flipbook-data-')) continue;
+    if (!name.startsWith(`flipbook-data-${runId}-`)) continue;
     const dir = join('/tmp', name);
-    const made = statSync(dir, { throwIfNoEntry: false })?.birthtimeMs ?? 0;
-    if (made < runStartedMs) continue;
     const pid = postmasterPid(dir);
     if (isAlive(pid)) {
       stopped++;
