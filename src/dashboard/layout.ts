@@ -46,7 +46,7 @@ export const dashboardPage = (signedIn: SignedIn, section: Section, title: strin
     title,
     html`<a class="skip" href="#main">Skip to the content</a>
 <header class="topbar">
-<a class="brand" href="/dashboard">Flipbooks</a>
+<span class="brand">Flipbook studio</span>
 <nav aria-label="Dashboard">
 <ul>
 ${NAV.map(

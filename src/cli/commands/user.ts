@@ -7,7 +7,7 @@ import {
   listAllUsers,
   removeMember,
 } from '../../app/accounts/people.ts';
-import { systemClock } from '../../app/clock.ts';
+import { clockFromEnv } from '../../app/clock.ts';
 import { requireWorkspace } from '../../app/workspaces.ts';
 import { printJson, printTable } from '../output.ts';
 import { adminOf, type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
@@ -41,7 +41,7 @@ export const registerUser = (program: Command) => {
           store,
           { workspaceId: workspace.id, email, role: flags.role },
           adminOf(flags),
-          systemClock,
+          clockFromEnv(),
         );
         return {
           url: await invitationUrl(store, invitation.token, flags.publicUrl),
@@ -92,7 +92,7 @@ export const registerUser = (program: Command) => {
         store,
         { workspaceId: person.workspace_id, userId: person.id },
         adminOf(flags),
-        systemClock,
+        clockFromEnv(),
       );
       return { id: person.id, email: person.email, removed: true };
     });

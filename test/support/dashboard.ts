@@ -1,0 +1,145 @@
+// What dashboard tests share: a daemon with a workspace (test/support/apiFixture.ts), Chromium,
+// and people signed in through the real path: the operator's `flipbook user invite` link, the
+// invitation page, a password. Every test opens its own browser context.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  chromium,
+  type Page,
+} from 'playwright-core';
+import { expect } from 'vitest';
+import { type ApiFixture, startApi } from './apiFixture.ts';
+import { flipbook } from './cli.ts';
+import type { StoreKind } from './stores.ts';
+
+export const DESKTOP: BrowserContextOptions = { viewport: { width: 1280, height: 860 } };
+export const PHONE: BrowserContextOptions = {
+  viewport: { width: 390, height: 844 },
+  deviceScaleFactor: 2,
+  isMobile: true,
+  hasTouch: true,
+};
+export const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+export const PASSWORD = 'a long enough secret 42';
+
+export type DashboardFixture = {
+  fx: ApiFixture;
+  browser: Browser;
+  /** seconds added to the daemon's clock (FLIPBOOK_TEST_CLOCK_FILE): sessions and links age */
+  advanceClock: (seconds: number) => void;
+  /** a new context; every page's console errors and page errors are collected */
+  open: (options?: BrowserContextOptions) => Promise<Page>;
+  /** `flipbook user invite`'s link for email (JSON output) */
+  invite: (email: string, role?: 'owner' | 'member', workspace?: string) => Promise<string>;
+  /** invited, password chosen, signed in: the page on /dashboard */
+  signedIn: (
+    email: string,
+    options?: { role?: 'owner' | 'member'; workspace?: string; context?: BrowserContextOptions },
+  ) => Promise<Page>;
+  /** what went wrong in any page so far (console errors, uncaught errors) */
+  problems: string[];
+  closeContexts: () => Promise<void>;
+  stop: () => Promise<void>;
+};
+
+export const startDashboard = async (
+  kind: StoreKind = 'embedded',
+  serveArgs: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<DashboardFixture> => {
+  const clockFile = join(mkdtempSync(join(tmpdir(), 'flipbook-clock-')), 'offset');
+  let offset = 0;
+  writeFileSync(clockFile, '0');
+  const [fx, browser] = await Promise.all([
+    startApi(kind, ['--rate-limit', '0', ...serveArgs], {
+      ...env,
+      FLIPBOOK_TEST_CLOCK_FILE: clockFile,
+    }),
+    chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    }),
+  ]);
+  const problems: string[] = [];
+  let contexts: BrowserContext[] = [];
+  const open = async (options: BrowserContextOptions = DESKTOP) => {
+    const context = await browser.newContext(options);
+    contexts.push(context);
+    const page = await context.newPage();
+    page.on('console', (m) => {
+      // A 4xx a test provokes on purpose (a wrong password) is logged by Chromium as an error
+      // about the resource: not a problem of the page.
+      if (m.type() === 'error' && !/status of (4\d\d)/.test(m.text())) problems.push(m.text());
+    });
+    page.on('pageerror', (e) => problems.push(e.message));
+    return page;
+  };
+  const invite = async (email: string, role: 'owner' | 'member' = 'owner', workspace = 'acme') => {
+    const made = await flipbook(
+      [
+        'user',
+        'invite',
+        email,
+        '--workspace',
+        workspace,
+        '--role',
+        role,
+        '--json',
+        '--public-url',
+        fx.daemon.url,
+        ...fx.storeArgs,
+      ],
+      { FLIPBOOK_TEST_CLOCK_FILE: clockFile },
+    ); // the link ages on the daemon's clock
+    expect(made.code, made.stderr).toBe(0);
+    return JSON.parse(made.stdout).url as string;
+  };
+  const signedIn: DashboardFixture['signedIn'] = async (email, options = {}) => {
+    const link = await invite(email, options.role ?? 'owner', options.workspace ?? 'acme');
+    const page = await open(options.context ?? DESKTOP);
+    await page.goto(link);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: /Create my account|Save the password/ }).click();
+    await page.waitForURL(/\/dashboard$/);
+    return page;
+  };
+  return {
+    fx,
+    browser,
+    advanceClock: (seconds) => {
+      offset += seconds;
+      writeFileSync(clockFile, String(offset));
+    },
+    open,
+    invite,
+    signedIn,
+    problems,
+    closeContexts: async () => {
+      await Promise.all(contexts.map((c) => c.close()));
+      contexts = [];
+    },
+    stop: async () => {
+      await browser.close();
+      await fx.stop();
+    },
+  };
+};
+
+/** axe-core on the page as it is (the page's CSP keeps axe out: open it with bypassCSP). */
+export const axeViolations = async (page: Page) => {
+  await page.addScriptTag({ path: AXE });
+  return (await page.evaluate(`axe
+    .run(document, { resultTypes: ['violations'] })
+    .then((r) => r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => ({ id: v.id, help: v.help, targets: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) })))`)) as {
+    id: string;
+    help: string;
+    targets: string[];
+  }[];
+};
