@@ -34,12 +34,13 @@ describe('dashboard requests', () => {
     expect(() => checkSameOrigin(request({ origin: site }), site)).not.toThrow();
     expect(() => checkSameOrigin(request({}), site)).not.toThrow(); // an old browser: no headers
     expect(() => checkSameOrigin(request({ 'sec-fetch-site': 'same-origin' }), site)).not.toThrow();
-    for (const headers of <Record<string, string>[]>[
+    const refused: Record<string, string>[] = [
       { origin: 'https://evil.example' },
       { origin: 'null' },
       { 'sec-fetch-site': 'cross-site' },
       { 'sec-fetch-site': 'same-site' },
-    ]) {
+    ];
+    for (const headers of refused) {
       expect(() => checkSameOrigin(request(headers), site), JSON.stringify(headers)).toThrow(
         /another site/,
       );
