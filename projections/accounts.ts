@@ -117,6 +117,15 @@ export const endUserSessions = async (db: Db, userId: string, now: Date) => {
   ]);
 };
 
+/** Every session of the person but this one (a password change signs the others out). */
+export const endOtherSessions = async (db: Db, userId: string, keep: string, now: Date) => {
+  await db.query(
+    `UPDATE sessions SET ended_at = $3
+     WHERE user_id = $1 AND session_id <> $2 AND ended_at IS NULL`,
+    [userId, keep, now],
+  );
+};
+
 export const listSessions = async (db: Db, userId: string, now: Date) =>
   (
     await db.query<SessionRow>(

@@ -102,22 +102,22 @@ export type UserRow = {
   password_credential_id: string | null;
 };
 
-const userColumns = `user_id AS id, workspace_id, email, role, ${utc('created_at')},
-  password_credential_id`;
+const userColumns = `u.user_id AS id, u.workspace_id, u.email, u.role, ${utc('u.created_at', 'created_at')},
+  u.password_credential_id`;
 
 export const findUserByEmail = async (db: Db, email: string) =>
-  (await db.query<UserRow>(`SELECT ${userColumns} FROM users WHERE email = $1`, [email])).rows[0] ??
-  null;
+  (await db.query<UserRow>(`SELECT ${userColumns} FROM users u WHERE email = $1`, [email]))
+    .rows[0] ?? null;
 
 export const findUser = async (db: Db, userId: string) =>
-  (await db.query<UserRow>(`SELECT ${userColumns} FROM users WHERE user_id = $1`, [userId]))
+  (await db.query<UserRow>(`SELECT ${userColumns} FROM users u WHERE user_id = $1`, [userId]))
     .rows[0] ?? null;
 
 export const listUsers = async (db: Db, workspaceId?: string) =>
   (
     await db.query<UserRow & { workspace: string }>(
-      `SELECT ${userColumns}, w.name AS workspace FROM users JOIN workspaces w USING (workspace_id)
-       WHERE $1::uuid IS NULL OR workspace_id = $1 ORDER BY w.name, email`,
+      `SELECT ${userColumns}, w.name AS workspace FROM users u JOIN workspaces w USING (workspace_id)
+       WHERE $1::uuid IS NULL OR u.workspace_id = $1 ORDER BY w.name, u.email`,
       [workspaceId ?? null],
     )
   ).rows;

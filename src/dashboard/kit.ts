@@ -10,6 +10,7 @@ import { AppError } from '../domain/errors.ts';
 import { requestContext } from '../http/requestContext.ts';
 import type { Request } from '../http/server.ts';
 import type { Logger } from '../log.ts';
+import type { Html } from './html.ts';
 import { messagePage } from './pages/signIn.ts';
 import {
   checkCsrf,
@@ -99,7 +100,23 @@ export const createKit = (deps: DashboardDeps) => {
       await handler(req, res, signedIn, form);
     });
 
-  return { deps, secure, origin, context, session, page, signedInPage, signedInForm };
+  /** What other groups add to the profile page (passkeys), rendered in its flow. */
+  const profileSections: ((signedIn: SignedIn) => Promise<Html>)[] = [];
+  const profileExtras = (signedIn: SignedIn) =>
+    Promise.all(profileSections.map((section) => section(signedIn)));
+
+  return {
+    deps,
+    secure,
+    origin,
+    context,
+    session,
+    page,
+    signedInPage,
+    signedInForm,
+    profileSections,
+    profileExtras,
+  };
 };
 
 export type Kit = ReturnType<typeof createKit>;

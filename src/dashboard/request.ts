@@ -4,7 +4,7 @@
 
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AppError, InvalidInput } from '../domain/errors.ts';
+import { AppError, Forbidden, InvalidInput } from '../domain/errors.ts';
 
 export const COOKIE = 'flipbook_session';
 /** With https the cookie is `__Host-`: Secure, host-only, path / (no subdomain can set it). */
@@ -39,13 +39,6 @@ export const clearedCookie = (secure: boolean) =>
     'Max-Age=0',
     ...(secure ? ['Secure'] : []),
   ].join('; ');
-
-export class Forbidden extends AppError {
-  override name = 'Forbidden';
-  constructor(message: string) {
-    super(403, message);
-  }
-}
 
 /**
  * Refuses a state-changing request another site made the browser send: its Origin (or, when the

@@ -13,9 +13,12 @@ import { clientAddress } from '../http/rateLimit.ts';
 import { sendBody } from '../http/sendBody.ts';
 import type { Routes } from '../http/server.ts';
 import { findDashboardAsset } from './assets.ts';
+import { mountFlipbookPages } from './flipbookRoutes.ts';
+import { mountKeyPages } from './keyRoutes.ts';
 import { createKit, type DashboardDeps } from './kit.ts';
 import { flipbooksPage } from './pages/flipbooks.ts';
 import { invitationPage, messagePage, signInPage, unusableLinkPage } from './pages/signIn.ts';
+import { mountPeoplePages } from './peopleRoutes.ts';
 import {
   checkCsrf,
   checkSameOrigin,
@@ -30,6 +33,9 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
   const kit = createKit(deps);
   const { secure, origin, context, session, page, signedInPage } = kit;
   // Groups of pages, each in a module of its own:
+  mountPeoplePages(routes, kit);
+  mountFlipbookPages(routes, kit);
+  mountKeyPages(routes, kit);
 
   routes.get(
     '/',

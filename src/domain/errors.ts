@@ -28,6 +28,14 @@ export class NotFound extends AppError {
   }
 }
 
+/** The caller may not do this (a member managing people, a form from another site). */
+export class Forbidden extends AppError {
+  override name = 'Forbidden';
+  constructor(message: string) {
+    super(403, message);
+  }
+}
+
 /** The command collides with something that already exists. */
 export class Conflict extends AppError {
   override name = 'Conflict';

@@ -2,7 +2,12 @@
 // open and accept the link, change roles, remove people. The rules themselves (a link used once,
 // a workspace keeps an owner) are the workspace decider's (src/domain/workspace/members.ts).
 import { randomUUID } from 'node:crypto';
-import { endUserSessions, saveCredential } from '../../../projections/accounts.ts';
+import {
+  credentialHash,
+  endOtherSessions,
+  endUserSessions,
+  saveCredential,
+} from '../../../projections/accounts.ts';
 import { getMeta } from '../../../projections/meta.ts';
 import {
   findInvitationByTokenHash,
@@ -12,7 +17,7 @@ import {
   listUsers,
 } from '../../../projections/users.ts';
 import { findWorkspaceById } from '../../../projections/workspaces.ts';
-import { Conflict, InvalidInput, NotFound, RuleBroken } from '../../domain/errors.ts';
+import { Conflict, Forbidden, InvalidInput, NotFound, RuleBroken } from '../../domain/errors.ts';
 import { iso } from '../../domain/iso.ts';
 import { isUuid } from '../../domain/uuid.ts';
 import { UNUSABLE_LINK } from '../../domain/workspace/members.ts';
@@ -21,10 +26,11 @@ import type { Store } from '../../store/store.ts';
 import type { Clock } from '../clock.ts';
 import { recordUserEvents, runWorkspaceCommand } from '../commands.ts';
 import type { EventMetadata } from '../eventContext.ts';
-import { checkNewPassword, hashPassword } from './passwords.ts';
+import { checkNewPassword, hashPassword, verifyPassword } from './passwords.ts';
 import { hashToken, isWellFormedToken, newToken } from './tokens.ts';
 
 export const INVITATION_HOURS = 24;
+
 const MAX_EMAIL = 254;
 
 /** An email as people sign in with it: trimmed, lower case, plausibly an address. */
@@ -225,4 +231,78 @@ export const findPerson = async (store: Store, emailOrId: string) => {
     : await findUserByEmail(store.db, emailOrId.trim().toLowerCase());
   if (!user) throw new NotFound(`No user ${emailOrId}`);
   return user;
+};
+
+/** Only owners manage people (the operator's CLI acts as the operator, not through this). */
+export const requireOwner = (person: { role: string }) => {
+  if (person.role !== 'owner') throw new Forbidden('Only owners of the workspace can do this');
+};
+
+/**
+ * A person changes their own password: the current one first (a session left open is not
+ * enough to take over the account). Their other sessions end.
+ */
+export const changePassword = async (
+  store: Store,
+  input: { userId: string; sessionId: string; current: string; next: string },
+  metadata: EventMetadata,
+  clock: Clock,
+) => {
+  const user = await findUser(store.db, input.userId);
+  if (!user) throw new NotFound('No such person');
+  const stored = user.password_credential_id
+    ? await credentialHash(store.db, user.password_credential_id)
+    : null;
+  if (!stored || !(await verifyPassword(input.current.slice(0, 1024), stored))) {
+    throw new InvalidInput('The current password is not right');
+  }
+  checkNewPassword(input.next, user.email);
+  const now = clock.now();
+  const credentialId = randomUUID();
+  await saveCredential(store.db, {
+    credentialId,
+    userId: user.id,
+    hash: await hashPassword(input.next),
+    now,
+  });
+  await recordUserEvents(
+    store,
+    user.id,
+    [
+      {
+        type: 'UserPasswordSet',
+        data: {
+          userId: user.id,
+          workspaceId: user.workspace_id,
+          credentialId,
+          occurredAt: iso(now),
+        },
+      },
+    ],
+    metadata,
+  );
+  await endOtherSessions(store.db, user.id, input.sessionId, now);
+};
+
+/**
+ * A new link for a pending invitation: the old one stops working (only a link's hash is kept,
+ * so an old link cannot be shown again).
+ */
+export const renewInvitation = async (
+  store: Store,
+  input: { workspaceId: string; invitationId: string },
+  metadata: EventMetadata,
+  clock: Clock,
+) => {
+  const pending = (await listPendingInvitations(store.db, input.workspaceId)).find(
+    (i) => i.id === input.invitationId,
+  );
+  if (!pending) throw new NotFound('Invitation not found');
+  await revokeInvitation(store, input, metadata, clock);
+  return inviteUser(
+    store,
+    { workspaceId: input.workspaceId, email: pending.email, role: pending.role },
+    metadata,
+    clock,
+  );
 };

@@ -1,0 +1,124 @@
+// Members: who belongs to the workspace and with which role; owners invite (the link is shown
+// once, to copy), renew or revoke pending invitations, change roles and remove people.
+
+import type { InvitationRow, UserRow } from '../../../projections/users.ts';
+import type { SignedIn } from '../../app/accounts/sessions.ts';
+import { html } from '../html.ts';
+import { alert, dashboardPage } from '../layout.ts';
+
+const day = (iso: string) => iso.slice(0, 10);
+const csrf = (signedIn: SignedIn) =>
+  html`<input type="hidden" name="_csrf" value="${signedIn.csrfToken}">`;
+
+export const membersPage = (
+  signedIn: SignedIn,
+  data: { members: UserRow[]; invitations: InvitationRow[] },
+  notice: { error?: string | null; ok?: string | null; link?: { email: string; url: string } } = {},
+) => {
+  const owner = signedIn.person.role === 'owner';
+  return dashboardPage(
+    signedIn,
+    'members',
+    'Members',
+    html`<div class="page-head"><h1>Members</h1></div>
+${alert(notice.error)}
+${alert(notice.ok, 'ok')}
+${
+  notice.link
+    ? html`<section class="panel" aria-labelledby="link-title">
+<h2 id="link-title">Invitation link for ${notice.link.email}</h2>
+<p class="hint">Send it to them yourself. It works once, for 24 hours, and is not shown again.</p>
+<div class="copy-row"><input id="invite-link" readonly value="${notice.link.url}" aria-label="Invitation link">
+<button type="button" data-copy="invite-link" hidden>Copy</button></div>
+<p id="invite-link-status" class="hint" role="status"></p>
+</section>`
+    : ''
+}
+<table>
+<caption class="visually-hidden">People of ${signedIn.workspace.name}</caption>
+<thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Since</th>${owner ? html`<th scope="col">Actions</th>` : ''}</tr></thead>
+<tbody>
+${data.members.map(
+  (m) => html`<tr>
+<td data-label="Email">${m.email}${m.id === signedIn.person.id ? html` <span class="badge">You</span>` : ''}</td>
+<td data-label="Role">${
+    owner
+      ? html`<form method="post" action="/dashboard/members/${m.id}/role" class="inline">
+${csrf(signedIn)}
+<label class="visually-hidden" for="role-${m.id}">Role of ${m.email}</label>
+<select id="role-${m.id}" name="role">
+<option value="owner"${m.role === 'owner' ? html` selected` : ''}>Owner</option>
+<option value="member"${m.role === 'member' ? html` selected` : ''}>Member</option>
+</select>
+<button type="submit">Save role</button>
+</form>`
+      : m.role === 'owner'
+        ? 'Owner'
+        : 'Member'
+  }</td>
+<td data-label="Since">${day(m.created_at)}</td>
+${
+  owner
+    ? html`<td data-label="Actions"><a class="button danger-link" href="/dashboard/members/${m.id}/remove">Remove</a></td>`
+    : ''
+}
+</tr>`,
+)}
+</tbody>
+</table>
+${
+  owner
+    ? html`<h2>Pending invitations</h2>
+${
+  data.invitations.length === 0
+    ? html`<p class="hint">None.</p>`
+    : html`<table>
+<thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Expires</th><th scope="col">Actions</th></tr></thead>
+<tbody>
+${data.invitations.map(
+  (i) => html`<tr>
+<td data-label="Email">${i.email}</td>
+<td data-label="Role">${i.role === 'owner' ? 'Owner' : 'Member'}</td>
+<td data-label="Expires">${i.expires_at.replace('T', ' ').replace('Z', ' UTC')}</td>
+<td data-label="Actions">
+<form method="post" action="/dashboard/invitations/${i.id}/renew">${csrf(signedIn)}<button type="submit">New link</button></form>
+<form method="post" action="/dashboard/invitations/${i.id}/revoke">${csrf(signedIn)}<button type="submit" class="danger">Revoke</button></form>
+</td>
+</tr>`,
+)}
+</tbody>
+</table>`
+}
+<h2>Invite someone</h2>
+<form method="post" action="/dashboard/members/invite" class="panel form-grid">
+${csrf(signedIn)}
+<div class="field grow"><label for="invite-email">Email</label>
+<input id="invite-email" name="email" type="email" required autocomplete="off"></div>
+<div class="field"><label for="invite-role">Role</label>
+<select id="invite-role" name="role"><option value="member">Member</option><option value="owner">Owner</option></select></div>
+<button type="submit" class="primary">Invite</button>
+</form>
+<p class="hint">Owners manage people and keys; members publish and manage flipbooks. The link is shown here to copy (no mail is sent).</p>`
+    : html`<p class="hint">Only owners invite people and change roles.</p>`
+}`,
+  );
+};
+
+export const removeMemberPage = (
+  signedIn: SignedIn,
+  member: UserRow,
+  error: string | null = null,
+) =>
+  dashboardPage(
+    signedIn,
+    'members',
+    'Remove a member',
+    html`<h1>Remove ${member.email}?</h1>
+${alert(error)}
+<p>They are signed out at once and can no longer sign in. Their past actions stay in the audit trail.</p>
+<form method="post" action="/dashboard/members/${member.id}/remove" class="actions">
+${csrf(signedIn)}
+<button type="submit" class="danger">Remove</button>
+<a class="button" href="/dashboard/members">Cancel</a>
+</form>`,
+  );

@@ -1,0 +1,245 @@
+// Members and Profile: the people of the workspace (owners manage them) and one's own account.
+// The rules are the use cases' (src/app/accounts/): owners only, a workspace keeps an owner.
+import type { ServerResponse } from 'node:http';
+import {
+  changeMemberRole,
+  changePassword,
+  findPerson,
+  invitationUrl,
+  inviteUser,
+  listMembers,
+  removeMember,
+  renewInvitation,
+  requireOwner,
+  revokeInvitation,
+} from '../app/accounts/people.ts';
+import { mySessions, revokeSession, type SignedIn } from '../app/accounts/sessions.ts';
+import { AppError, NotFound } from '../domain/errors.ts';
+import { isUuid } from '../domain/uuid.ts';
+import type { Request, Routes } from '../http/server.ts';
+import type { Kit } from './kit.ts';
+import { membersPage, removeMemberPage } from './pages/members.ts';
+import { profilePage } from './pages/profile.ts';
+import { redirect, sendPage } from './request.ts';
+
+export const mountPeoplePages = (routes: Routes, kit: Kit) => {
+  const { deps, context, signedInPage, signedInForm } = kit;
+  const { store, clock } = deps;
+
+  const showMembers = async (
+    res: ServerResponse,
+    signedIn: SignedIn,
+    status = 200,
+    notice: Parameters<typeof membersPage>[2] = {},
+  ) =>
+    sendPage(
+      res,
+      status,
+      membersPage(signedIn, await listMembers(store, signedIn.workspace.id), notice),
+    );
+
+  /** A refusal the page shows in words (the last owner, a clash); anything else is an error page. */
+  const shown = async (res: ServerResponse, signedIn: SignedIn, work: () => Promise<void>) => {
+    try {
+      await work();
+    } catch (error) {
+      if (
+        !(error instanceof AppError) ||
+        error.status === 404 ||
+        error.status === 403 ||
+        error.status >= 500
+      )
+        throw error;
+      await showMembers(res, signedIn, error.status, { error: error.message });
+    }
+  };
+
+  /** A member of this workspace by id; anyone else is unknown (isolation). */
+  const memberOf = async (signedIn: SignedIn, id = '') => {
+    const person = isUuid(id) ? await findPerson(store, id).catch(() => null) : null;
+    if (!person || person.workspace_id !== signedIn.workspace.id)
+      throw new NotFound('Member not found');
+    return person;
+  };
+
+  routes.get(
+    '/dashboard/members',
+    signedInPage(async (_req, res, signedIn) => showMembers(res, signedIn)),
+  );
+
+  const inviteAndShow = async (
+    req: Request,
+    res: ServerResponse,
+    signedIn: SignedIn,
+    invite: () => ReturnType<typeof inviteUser>,
+    email: string,
+  ) => {
+    await shown(res, signedIn, async () => {
+      const invitation = await invite();
+      const url = await invitationUrl(store, invitation.token, deps.publicUrl());
+      // On this answer only (no-store, never in a URL): the link is not kept, only its hash.
+      await showMembers(res, signedIn, 200, { link: { email, url } });
+    });
+    void req;
+  };
+
+  routes.post(
+    '/dashboard/members/invite',
+    signedInForm(async (req, res, signedIn, form) => {
+      requireOwner(signedIn.person);
+      const email = (form.get('email') ?? '').trim().toLowerCase();
+      await inviteAndShow(
+        req,
+        res,
+        signedIn,
+        () =>
+          inviteUser(
+            store,
+            { workspaceId: signedIn.workspace.id, email, role: form.get('role') ?? 'member' },
+            signedIn.caller(context(req)).metadata,
+            clock,
+          ),
+        email,
+      );
+    }),
+  );
+
+  routes.post(
+    '/dashboard/invitations/:id/renew',
+    signedInForm(async (req, res, signedIn) => {
+      requireOwner(signedIn.person);
+      const id = req.params.id ?? '';
+      const pending = (await listMembers(store, signedIn.workspace.id)).invitations.find(
+        (i) => i.id === id,
+      );
+      if (!pending) throw new NotFound('Invitation not found');
+      await inviteAndShow(
+        req,
+        res,
+        signedIn,
+        () =>
+          renewInvitation(
+            store,
+            { workspaceId: signedIn.workspace.id, invitationId: id },
+            signedIn.caller(context(req)).metadata,
+            clock,
+          ),
+        pending.email,
+      );
+    }),
+  );
+
+  routes.post(
+    '/dashboard/invitations/:id/revoke',
+    signedInForm(async (req, res, signedIn) => {
+      requireOwner(signedIn.person);
+      await revokeInvitation(
+        store,
+        { workspaceId: signedIn.workspace.id, invitationId: req.params.id ?? '' },
+        signedIn.caller(context(req)).metadata,
+        clock,
+      );
+      redirect(res, '/dashboard/members');
+    }),
+  );
+
+  routes.post(
+    '/dashboard/members/:id/role',
+    signedInForm(async (req, res, signedIn, form) => {
+      requireOwner(signedIn.person);
+      const member = await memberOf(signedIn, req.params.id);
+      await shown(res, signedIn, async () => {
+        await changeMemberRole(
+          store,
+          { workspaceId: signedIn.workspace.id, userId: member.id, role: form.get('role') ?? '' },
+          signedIn.caller(context(req)).metadata,
+          clock,
+        );
+        redirect(res, '/dashboard/members');
+      });
+    }),
+  );
+
+  routes.get(
+    '/dashboard/members/:id/remove',
+    signedInPage(async (req, res, signedIn) => {
+      requireOwner(signedIn.person);
+      sendPage(res, 200, removeMemberPage(signedIn, await memberOf(signedIn, req.params.id)));
+    }),
+  );
+
+  routes.post(
+    '/dashboard/members/:id/remove',
+    signedInForm(async (req, res, signedIn) => {
+      requireOwner(signedIn.person);
+      const member = await memberOf(signedIn, req.params.id);
+      try {
+        await removeMember(
+          store,
+          { workspaceId: signedIn.workspace.id, userId: member.id },
+          signedIn.caller(context(req)).metadata,
+          clock,
+        );
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status !== 422) throw error;
+        return sendPage(res, 422, removeMemberPage(signedIn, member, error.message));
+      }
+      redirect(res, member.id === signedIn.person.id ? '/login' : '/dashboard/members');
+    }),
+  );
+
+  const showProfile = async (
+    res: ServerResponse,
+    signedIn: SignedIn,
+    status = 200,
+    notice: Parameters<typeof profilePage>[2] = {},
+  ) =>
+    sendPage(
+      res,
+      status,
+      profilePage(
+        signedIn,
+        await mySessions(store, signedIn, clock),
+        notice,
+        await kit.profileExtras(signedIn),
+      ),
+    );
+
+  routes.get(
+    '/dashboard/profile',
+    signedInPage(async (_req, res, signedIn) => showProfile(res, signedIn)),
+  );
+
+  routes.post(
+    '/dashboard/profile/password',
+    signedInForm(async (req, res, signedIn, form) => {
+      try {
+        await changePassword(
+          store,
+          {
+            userId: signedIn.person.id,
+            sessionId: signedIn.sessionId,
+            current: form.get('current') ?? '',
+            next: form.get('next') ?? '',
+          },
+          signedIn.caller(context(req)).metadata,
+          clock,
+        );
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status !== 400) throw error;
+        return showProfile(res, signedIn, 400, { error: error.message });
+      }
+      await showProfile(res, signedIn, 200, {
+        ok: 'Your password is changed. Your other sessions are signed out.',
+      });
+    }),
+  );
+
+  routes.post(
+    '/dashboard/profile/sessions/:id/revoke',
+    signedInForm(async (req, res, signedIn) => {
+      await revokeSession(store, signedIn, req.params.id ?? '', context(req), clock);
+      redirect(res, '/dashboard/profile');
+    }),
+  );
+};
