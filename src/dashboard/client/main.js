@@ -21,3 +21,20 @@ const copyButtons = () => {
 };
 
 copyButtons();
+
+// A field that belongs to one choice of a radio group (a date beside "On"): using it picks that
+// choice. data-selects="NAME=VALUE".
+for (const field of document.querySelectorAll('[data-selects]')) {
+  const [name, value] = field.dataset.selects.split('=');
+  const pick = () => {
+    const radio = field.form?.querySelector(`input[type=radio][name="${name}"][value="${value}"]`);
+    if (radio) radio.checked = true;
+  };
+  field.addEventListener('focus', pick);
+  field.addEventListener('input', pick);
+}
+
+// A page that shows a secret once (a new API key) answers a form: a reload would send the form
+// again and make another key. Pointing this history entry at the list makes a reload fetch that.
+const replaceUrl = document.querySelector('[data-replace-url]')?.dataset.replaceUrl;
+if (replaceUrl) history.replaceState(null, '', replaceUrl);

@@ -1,0 +1,162 @@
+// The API keys pages (/dashboard/keys): the list, "Create key" (the key is shown once, on the
+// POST's own answer, never after a redirect and never in a URL), "Roll" (a grace for the old
+// key) and "Revoke" (a confirmation page first, so both work without JavaScript). Every change
+// goes through the API-key use cases with the signed-in person as the actor; a key of another
+// workspace is a 404 for every action, as it is unknown to the use cases.
+import type { SignedIn } from '../app/accounts/sessions.ts';
+import {
+  type ApiKeyListing,
+  issueApiKey,
+  listApiKeys,
+  revokeApiKey,
+  rollApiKey,
+} from '../app/apiKeys.ts';
+import { fingerprintOf, hashApiKey } from '../domain/apiKey.ts';
+import { AppError, InvalidInput, NotFound } from '../domain/errors.ts';
+import type { Request, Routes } from '../http/server.ts';
+import type { Kit } from './kit.ts';
+import { keyCreatedPage, revokeKeyPage, rollKeyPage } from './pages/keyActions.ts';
+import { type KeyDraft, keysPage } from './pages/keys.ts';
+import { redirect, sendPage } from './request.ts';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/** The lifetimes "Create key" offers, by the form's value. */
+const LIFETIMES: Record<string, number> = { '30': 30 * DAY, '90': 90 * DAY, '365': 365 * DAY };
+/** How long a rolled key keeps working, by the form's value. */
+export const GRACES: Record<string, number> = { now: 0, '1h': HOUR, '24h': DAY, '7d': 7 * DAY };
+
+export const mountKeyPages = (routes: Routes, kit: Kit) => {
+  const { deps, context, signedInPage, signedInForm } = kit;
+  const keysOf = (signedIn: SignedIn) => listApiKeys(deps.store, { id: signedIn.workspace.id });
+  /** One of the person's workspace's keys; any other id, another workspace's too, is a 404. */
+  const keyOf = async (signedIn: SignedIn, id: string): Promise<ApiKeyListing> => {
+    const key = (await keysOf(signedIn)).find((k) => k.id === id);
+    if (!key) throw new NotFound(`No API key with id ${id}`);
+    return key;
+  };
+  const actor = (req: Request, signedIn: SignedIn) => signedIn.caller(context(req)).metadata;
+  /** A refusal the person can act on (a rule, a wrong value): shown on the page, in words. */
+  const isRefusal = (error: unknown): error is AppError =>
+    error instanceof AppError && error.status >= 400 && error.status < 500 && error.status !== 404;
+
+  routes.get(
+    '/dashboard/keys',
+    signedInPage(async (req, res, signedIn) => {
+      const keys = await keysOf(signedIn);
+      const revokedId = new URL(req.url ?? '/', 'http://x').searchParams.get('revoked');
+      const revoked = keys.find((k) => k.id === revokedId && k.status === 'revoked');
+      sendPage(res, 200, keysPage(signedIn, keys, { revoked }));
+    }),
+  );
+
+  routes.post(
+    '/dashboard/keys',
+    signedInForm(async (req, res, signedIn, form) => {
+      const draft: KeyDraft = {
+        name: (form.get('name') ?? '').trim(),
+        expiry: form.get('expiry') ?? '',
+        date: form.get('expires_on') ?? '',
+      };
+      try {
+        const issued = await issueApiKey(
+          deps.store,
+          { workspace: { id: signedIn.workspace.id }, ...keyInput(draft) },
+          actor(req, signedIn),
+        );
+        sendPage(
+          res,
+          200,
+          keyCreatedPage(signedIn, {
+            name: draft.name,
+            key: issued.key,
+            fingerprint: fingerprintOf(hashApiKey(issued.key)),
+            expiresAt: issued.expires_at,
+            publicUrl: deps.publicUrl(),
+          }),
+        );
+      } catch (error) {
+        if (!isRefusal(error)) throw error;
+        const page = keysPage(signedIn, await keysOf(signedIn), { error: error.message, draft });
+        sendPage(res, error.status, page);
+      }
+    }),
+  );
+
+  routes.get(
+    '/dashboard/keys/:id/roll',
+    signedInPage(async (req, res, signedIn) => {
+      const key = await keyOf(signedIn, req.params.id ?? '');
+      sendPage(res, 200, rollKeyPage(signedIn, key));
+    }),
+  );
+
+  routes.post(
+    '/dashboard/keys/:id/roll',
+    signedInForm(async (req, res, signedIn, form) => {
+      const key = await keyOf(signedIn, req.params.id ?? '');
+      const grace = form.get('grace') ?? '';
+      try {
+        const graceMs = GRACES[grace];
+        if (graceMs === undefined) throw new InvalidInput('Choose how long the old key works');
+        const rolled = await rollApiKey(
+          deps.store,
+          { keyId: key.id, graceMs, workspaceId: signedIn.workspace.id },
+          actor(req, signedIn),
+        );
+        sendPage(
+          res,
+          200,
+          keyCreatedPage(signedIn, {
+            name: key.label ?? '',
+            key: rolled.key,
+            fingerprint: fingerprintOf(hashApiKey(rolled.key)),
+            expiresAt: rolled.expires_at,
+            publicUrl: deps.publicUrl(),
+            rolled: { fingerprint: key.fingerprint, validUntil: rolled.old_key_valid_until, grace },
+          }),
+        );
+      } catch (error) {
+        if (!isRefusal(error)) throw error;
+        sendPage(res, error.status, rollKeyPage(signedIn, key, { error: error.message, grace }));
+      }
+    }),
+  );
+
+  routes.get(
+    '/dashboard/keys/:id/revoke',
+    signedInPage(async (req, res, signedIn) => {
+      const key = await keyOf(signedIn, req.params.id ?? '');
+      sendPage(res, 200, revokeKeyPage(signedIn, key));
+    }),
+  );
+
+  routes.post(
+    '/dashboard/keys/:id/revoke',
+    signedInForm(async (req, res, signedIn) => {
+      const { id } = await revokeApiKey(
+        deps.store,
+        { keyId: req.params.id ?? '', workspaceId: signedIn.workspace.id },
+        actor(req, signedIn),
+      );
+      // Post/redirect/get: the list says which key was revoked (its id is no secret).
+      redirect(res, `/dashboard/keys?revoked=${encodeURIComponent(id)}`);
+    }),
+  );
+};
+
+/** The form's name and expiry as the use case takes them. */
+const keyInput = (draft: KeyDraft) => {
+  if (!draft.name) throw new InvalidInput('Give the key a name, to recognise it by later');
+  const input = { label: draft.name };
+  if (draft.expiry === 'none') return input;
+  if (draft.expiry === 'date') {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(draft.date)) {
+      throw new InvalidInput('Choose the day the key expires');
+    }
+    return { ...input, expires: draft.date };
+  }
+  const lifetime = LIFETIMES[draft.expiry];
+  if (lifetime === undefined) throw new InvalidInput('Choose when the key expires');
+  return { ...input, expiresInMs: lifetime };
+};

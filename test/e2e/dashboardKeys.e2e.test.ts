@@ -1,0 +1,393 @@
+// The API keys page, end to end in Chromium on the embedded store: create (the key shown once on
+// a no-store answer, working against the API, gone on reload, "last used" set after a call),
+// roll with a grace, revoke (401 at once), the Team-plan rule on a free workspace, isolation
+// between workspaces, CSRF, the audit trail's actor, axe and the screenshots in docs/images.
+// "Last used" is written at every use here (FLIPBOOK_KEY_USAGE_INTERVAL_MS=0).
+import { createHash } from 'node:crypto';
+import { userInfo } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { flipbook, ROOT } from '../support/cli.ts';
+import {
+  axeViolations,
+  type DashboardFixture,
+  DESKTOP,
+  PHONE,
+  startDashboard,
+} from '../support/dashboard.ts';
+
+const IMAGES = join(ROOT, 'docs', 'images');
+/** More views, to look at after a run (not documentation). */
+const SHOTS = join(ROOT, 'test-output', 'screenshots');
+const TEAM_ONLY =
+  'API keys are available on the Team plan only; workspace "hobby" is on the free plan';
+
+const fingerprint = (key: string) => createHash('sha256').update(key).digest('hex').slice(0, 8);
+
+describe('dashboard API keys (embedded store)', () => {
+  let d: DashboardFixture;
+  let url = '';
+
+  beforeAll(async () => {
+    d = await startDashboard('embedded', [], { FLIPBOOK_KEY_USAGE_INTERVAL_MS: '0' });
+    url = d.fx.daemon.url;
+  });
+  afterEach(async () => {
+    await d.closeContexts();
+    expect(d.problems).toEqual([]);
+  });
+  afterAll(async () => {
+    await d?.stop();
+  });
+
+  /** The status of one API call with the key. */
+  const call = async (key: string) =>
+    (await fetch(`${d.fx.api}/flipbooks`, { headers: { authorization: `Bearer ${key}` } })).status;
+  const cli = (args: string[]) => flipbook([...args, ...d.fx.storeArgs]);
+  /** The table row of the key with this fingerprint. */
+  const row = (page: Page, fp: string) => page.locator('tbody tr').filter({ hasText: fp });
+  const cell = (page: Page, fp: string, label: string) =>
+    row(page, fp).locator(`td[data-label="${label}"]`);
+  const csrfOf = (page: Page) => page.locator('input[name="_csrf"]').first().inputValue();
+
+  /** A key's id from the admin CLI's list. */
+  const keyIdOf = async (workspace: string, fp: string) => {
+    const listed = await cli(['key', 'list', '--workspace', workspace, '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const found = (JSON.parse(listed.stdout) as { id: string; fingerprint: string }[]).find(
+      (k) => k.fingerprint === fp,
+    );
+    if (!found) throw new Error(`no key ${fp} in ${workspace}`);
+    return found.id;
+  };
+
+  /** "Create key" on the page; the answer and the key it shows. */
+  const createKey = async (page: Page, name: string, expiry = 'In 30 days') => {
+    await page.goto(`${url}/dashboard/keys`);
+    await page.getByLabel('Name', { exact: true }).fill(name);
+    await page.getByLabel(expiry, { exact: true }).check();
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Create key' }).click(),
+    ]);
+    const key = (await page.locator('#new-key').textContent()) ?? '';
+    expect(key).toMatch(/^svc_[0-9a-f]{48}$/);
+    return { key, response };
+  };
+
+  it('creates a key, shows it once on a no-store page, and it works against the API', async () => {
+    const page = await d.signedIn('kim@example.com');
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.waitForURL(`${url}/dashboard/keys`);
+    expect(await page.locator('h1').textContent()).toBe('API keys');
+    // The fixture's key, made by the admin CLI, is listed with the operator who made it.
+    expect(await cell(page, fingerprint(d.fx.key), 'Created by').textContent()).toBe(
+      `operator ${userInfo().username}`,
+    );
+
+    const { key, response } = await createKey(page, 'laptop');
+    expect(response.status()).toBe(200);
+    expect(response.headers()['cache-control']).toBe('no-store');
+    expect(response.url()).toBe(`${url}/dashboard/keys`); // the key is in no URL
+    expect(await page.getByRole('status').first().textContent()).toContain('“laptop” is ready');
+    expect(await page.locator('#login-line').textContent()).toBe(
+      `flipbook login --url ${url} --api-key ${key}`,
+    );
+    // Copy, with the script: the key reaches the clipboard and the page says so.
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.getByRole('button', { name: 'Copy', exact: true }).click();
+    await expect.poll(() => page.locator('#new-key-status').textContent()).toBe('Copied.');
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(key);
+
+    // Reloading shows the list, not the key, and makes no second key.
+    await page.reload();
+    expect(page.url()).toBe(`${url}/dashboard/keys`);
+    expect(await page.content()).not.toContain(key);
+    expect(await page.locator('tbody tr').filter({ hasText: 'laptop' }).count()).toBe(1);
+    const fp = fingerprint(key);
+    expect(await cell(page, fp, 'Name').textContent()).toBe('laptop');
+    expect(await cell(page, fp, 'Created by').textContent()).toBe('kim@example.com');
+    expect(await cell(page, fp, 'Last used').textContent()).toBe('Never');
+    expect(await cell(page, fp, 'Status').textContent()).toContain('Active');
+    const expires = Date.parse(
+      (await cell(page, fp, 'Expires').locator('time').getAttribute('datetime')) ?? '',
+    );
+    expect(Math.abs(expires - Date.now() - 30 * 86_400_000)).toBeLessThan(120_000);
+    const again = await page.request.get(`${url}/dashboard/keys`);
+    expect(again.headers()['cache-control']).toBe('no-store');
+    expect(await again.text()).not.toContain(key);
+
+    expect(await call(key)).toBe(200);
+    await expect
+      .poll(async () => {
+        await page.reload();
+        return cell(page, fp, 'Last used').textContent();
+      })
+      .not.toBe('Never');
+
+    // The event's actor is the person, as the audit trail shows it.
+    const audit = await cli(['audit', 'log', '--workspace', 'acme', '--json']);
+    expect(audit.code, audit.stderr).toBe(0);
+    const issued = audit.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .filter((e) => e.type === 'ApiKeyIssued' && e.data.label === 'laptop');
+    expect(issued).toHaveLength(1);
+    expect(issued[0].metadata.actor).toMatchObject({ type: 'user', email: 'kim@example.com' });
+  });
+
+  it('creates a key from the keyboard, with an expiry date or none', async () => {
+    const page = await d.signedIn('kit@example.com');
+    await page.goto(`${url}/dashboard/keys`);
+    await page.getByLabel('Name', { exact: true }).focus();
+    await page.keyboard.type('nightly');
+    // Using the date picks "On": the form works by keyboard alone.
+    await page.getByLabel('Expiry date').fill('2099-01-31');
+    expect(await page.getByLabel('On', { exact: true }).isChecked()).toBe(true);
+    await page.getByLabel('Name', { exact: true }).press('Enter');
+    const key = (await page.locator('#new-key').textContent()) ?? '';
+    await page.getByRole('link', { name: 'Back to the keys' }).click();
+    expect(
+      await cell(page, fingerprint(key), 'Expires').locator('time').getAttribute('datetime'),
+    ).toBe('2099-01-31T00:00:00Z');
+
+    await createKey(page, 'forever', 'Never');
+    await page.goto(`${url}/dashboard/keys`);
+    const forever = page.locator('tbody tr').filter({ hasText: 'forever' });
+    expect(await forever.locator('td[data-label="Expires"]').textContent()).toBe('Never');
+
+    // A refused form keeps what was typed and says why.
+    await page.getByLabel('Name', { exact: true }).fill('no date');
+    await page.getByLabel('On', { exact: true }).check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    expect(await page.getByRole('alert').textContent()).toBe('Choose the day the key expires');
+    expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('no date');
+    expect(await page.getByLabel('On', { exact: true }).isChecked()).toBe(true);
+    // A day in the past is the decider's to refuse (the date field's min stops it in a browser).
+    const past = await page.request.post(`${url}/dashboard/keys`, {
+      form: { _csrf: await csrfOf(page), name: 'past', expiry: 'date', expires_on: '2001-01-01' },
+      headers: { origin: url },
+    });
+    expect(past.status()).toBe(422);
+    expect(await past.text()).toContain('already be expired');
+  });
+
+  it('rolls a key: the old one works for the grace chosen, or is refused at once', async () => {
+    const page = await d.signedIn('lee@example.com');
+    const first = (await createKey(page, 'deploy')).key;
+    await page.goto(`${url}/dashboard/keys`);
+    await row(page, fingerprint(first)).getByRole('button', { name: 'Roll' }).click();
+    expect(await page.locator('h1').textContent()).toBe('Roll “deploy”');
+    await page.getByLabel('For 1 hour').check();
+    await page.getByRole('button', { name: 'Roll' }).click();
+    const second = (await page.locator('#new-key').textContent()) ?? '';
+    expect(second).toMatch(/^svc_[0-9a-f]{48}$/);
+    expect(await page.getByRole('status').first().textContent()).toMatch(
+      new RegExp(`old one \\(${fingerprint(first)}\\) works until`),
+    );
+    expect([await call(first), await call(second)]).toEqual([200, 200]);
+
+    await page.reload(); // the list, not the roll form again
+    expect(page.url()).toBe(`${url}/dashboard/keys`);
+    expect(await cell(page, fingerprint(first), 'Status').textContent()).toMatch(
+      /Rolled\s+works until/,
+    );
+    expect(await cell(page, fingerprint(second), 'Name').textContent()).toBe('deploy');
+    expect(await cell(page, fingerprint(second), 'Created by').textContent()).toBe(
+      'lee@example.com',
+    );
+    // A rolled key cannot be rolled again, but it can be revoked before its grace ends.
+    expect(await row(page, fingerprint(first)).getByRole('button', { name: 'Roll' }).count()).toBe(
+      0,
+    );
+    expect(
+      await row(page, fingerprint(first)).getByRole('button', { name: 'Revoke' }).count(),
+    ).toBe(1);
+
+    await row(page, fingerprint(second)).getByRole('button', { name: 'Roll' }).click();
+    await page.getByLabel('No: refuse it from now on').check();
+    await page.getByRole('button', { name: 'Roll' }).click();
+    const third = (await page.locator('#new-key').textContent()) ?? '';
+    expect(await page.getByRole('status').first().textContent()).toContain('refused from now on');
+    expect([await call(second), await call(third), await call(first)]).toEqual([401, 200, 200]);
+  });
+
+  it('revokes a key after a confirmation: the API refuses it at once', async () => {
+    const page = await d.signedIn('max@example.com');
+    const { key } = await createKey(page, 'old laptop');
+    expect(await call(key)).toBe(200);
+    await page.goto(`${url}/dashboard/keys`);
+    await row(page, fingerprint(key)).getByRole('button', { name: 'Revoke' }).click();
+    expect(await page.locator('h1').textContent()).toBe('Revoke “old laptop”?');
+    expect(await call(key)).toBe(200); // nothing happens before the confirmation
+    await page.getByRole('button', { name: 'Revoke' }).click();
+    await page.waitForURL(/\/dashboard\/keys\?revoked=/);
+    expect(await page.getByRole('status').first().textContent()).toContain(
+      `“old laptop” (${fingerprint(key)}) is revoked`,
+    );
+    expect(await call(key)).toBe(401);
+    expect(await cell(page, fingerprint(key), 'Status').textContent()).toBe('Revoked');
+    expect(await row(page, fingerprint(key)).getByRole('button').count()).toBe(0);
+
+    const audit = await cli(['audit', 'log', '--workspace', 'acme', '--json']);
+    const revoked = audit.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .filter((e) => e.type === 'ApiKeyRevoked');
+    expect(revoked.at(-1).metadata.actor).toMatchObject({ type: 'user', email: 'max@example.com' });
+  });
+
+  it('on the free plan: no form, a forced request refused with the reason, revoke still works', async () => {
+    const hobby = await d.fx.newWorkspace('hobby', 'free');
+    const page = await d.signedIn('nia@example.com', { workspace: 'hobby' });
+    await page.goto(`${url}/dashboard/keys`);
+    expect(
+      await page.getByRole('heading', { name: 'Creating keys needs the Team plan' }).count(),
+    ).toBe(1);
+    expect(await page.getByLabel('Name', { exact: true }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Create key' }).count()).toBe(0);
+    const fp = fingerprint(hobby.key);
+    expect(await row(page, fp).getByRole('button', { name: 'Roll' }).count()).toBe(0);
+
+    // A form forced into the page: the server refuses it with the decider's reason, in words.
+    const csrf = await csrfOf(page);
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.evaluate(`(() => {
+        const form = document.createElement('form');
+        form.method = 'post';
+        form.action = '/dashboard/keys';
+        for (const [name, value] of [['_csrf', ${JSON.stringify(csrf)}], ['name', 'forced'], ['expiry', '30']]) {
+          const input = document.createElement('input');
+          input.type = 'hidden';
+          input.name = name;
+          input.value = value;
+          form.append(input);
+        }
+        document.body.append(form);
+        form.submit();
+      })()`),
+    ]);
+    expect(response.status()).toBe(422);
+    expect(await page.getByRole('alert').textContent()).toBe(TEAM_ONLY);
+    expect(await page.locator('#new-key').count()).toBe(0);
+    const rolled = await page.request.post(
+      `${url}/dashboard/keys/${await keyIdOf('hobby', fp)}/roll`,
+      {
+        form: { _csrf: csrf, grace: 'now' },
+        headers: { origin: url },
+      },
+    );
+    expect(rolled.status()).toBe(422);
+    expect(await rolled.text()).toContain(TEAM_ONLY.replaceAll('"', '&quot;'));
+    expect(await call(hobby.key)).toBe(200);
+
+    await page.goto(`${url}/dashboard/keys`);
+    await row(page, fp).getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('button', { name: 'Revoke' }).click();
+    await page.waitForURL(/\/dashboard\/keys\?revoked=/);
+    expect(await cell(page, fp, 'Status').textContent()).toBe('Revoked');
+    expect(await call(hobby.key)).toBe(401);
+  });
+
+  it("another workspace's key is a 404 for every action", async () => {
+    const other = await d.fx.newWorkspace('other');
+    const otherId = await keyIdOf('other', fingerprint(other.key));
+    const page = await d.signedIn('oli@example.com');
+    await page.goto(`${url}/dashboard/keys`);
+    expect(await page.content()).not.toContain(fingerprint(other.key));
+    const csrf = await csrfOf(page);
+    for (const path of [`/dashboard/keys/${otherId}/revoke`, `/dashboard/keys/${otherId}/roll`]) {
+      expect((await page.goto(`${url}${path}`))?.status(), path).toBe(404);
+    }
+    for (const [path, form] of [
+      [`/dashboard/keys/${otherId}/revoke`, { _csrf: csrf }],
+      [`/dashboard/keys/${otherId}/roll`, { _csrf: csrf, grace: 'now' }],
+      ['/dashboard/keys/not-a-key/revoke', { _csrf: csrf }],
+    ] as const) {
+      const res = await page.request.post(`${url}${path}`, { form, headers: { origin: url } });
+      expect(res.status(), path).toBe(404);
+    }
+    expect(await call(other.key)).toBe(200);
+  });
+
+  it('refuses a form without its CSRF token, or from another site, with 403', async () => {
+    const page = await d.signedIn('pat@example.com');
+    const { key } = await createKey(page, 'csrf target');
+    const csrf = await csrfOf(page);
+    const id = await keyIdOf('acme', fingerprint(key));
+    const post = (path: string, form: Record<string, string>, origin = url) =>
+      page.request.post(`${url}${path}`, { form, headers: { origin } });
+    expect((await post('/dashboard/keys', { name: 'sneaky', expiry: '30' })).status()).toBe(403);
+    expect(
+      (
+        await post('/dashboard/keys', {
+          _csrf: 'x'.repeat(csrf.length),
+          name: 'sneaky',
+          expiry: '30',
+        })
+      ).status(),
+    ).toBe(403);
+    expect(
+      (
+        await post(
+          '/dashboard/keys',
+          { _csrf: csrf, name: 'sneaky', expiry: '30' },
+          'https://evil.example',
+        )
+      ).status(),
+    ).toBe(403);
+    expect((await post(`/dashboard/keys/${id}/revoke`, {})).status()).toBe(403);
+    expect((await post(`/dashboard/keys/${id}/roll`, { grace: 'now' })).status()).toBe(403);
+    expect(await call(key)).toBe(200);
+    await page.goto(`${url}/dashboard/keys`);
+    expect(await page.locator('tbody tr').filter({ hasText: 'sneaky' }).count()).toBe(0);
+  });
+
+  it('is axe-clean, light and dark, desktop and phone; saves the screenshots', async () => {
+    const page = await d.signedIn('quinn@example.com', {
+      context: { ...DESKTOP, bypassCSP: true },
+    });
+    await page.goto(`${url}/dashboard/keys`);
+    expect(await axeViolations(page), 'keys').toEqual([]);
+    await page.screenshot({ path: join(IMAGES, 'dashboard-keys-desktop.png'), fullPage: true });
+    const { key } = await createKey(page, 'CI publishing', 'In 90 days');
+    expect(await axeViolations(page), 'key created').toEqual([]);
+    await page.screenshot({ path: join(IMAGES, 'dashboard-key-created-desktop.png') });
+    await page.goto(`${url}/dashboard/keys`);
+    await row(page, fingerprint(key)).getByRole('button', { name: 'Roll' }).click();
+    expect(await axeViolations(page), 'roll').toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'dashboard-key-roll.png') });
+    await page.goto(`${url}/dashboard/keys`);
+    await row(page, fingerprint(key)).getByRole('button', { name: 'Revoke' }).click();
+    expect(await axeViolations(page), 'revoke').toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'dashboard-key-revoke.png') });
+
+    const dark = await d.signedIn('ray@example.com', {
+      context: { ...DESKTOP, bypassCSP: true, colorScheme: 'dark' },
+    });
+    await dark.goto(`${url}/dashboard/keys`);
+    expect(await axeViolations(dark), 'keys, dark').toEqual([]);
+    await dark.screenshot({ path: join(SHOTS, 'dashboard-keys-dark.png'), fullPage: true });
+    await createKey(dark, 'dark mode');
+    expect(await axeViolations(dark), 'key created, dark').toEqual([]);
+    await dark.screenshot({ path: join(SHOTS, 'dashboard-key-created-dark.png') });
+
+    const phone = await d.signedIn('sam@example.com', { context: { ...PHONE, bypassCSP: true } });
+    await phone.goto(`${url}/dashboard/keys`);
+    expect(await axeViolations(phone), 'keys, phone').toEqual([]);
+    // Nothing wider than the phone.
+    expect(await phone.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await phone.screenshot({ path: join(IMAGES, 'dashboard-keys-phone.png'), fullPage: true });
+    await createKey(phone, 'phone');
+    expect(await axeViolations(phone), 'key created, phone').toEqual([]);
+    await phone.screenshot({
+      path: join(SHOTS, 'dashboard-key-created-phone.png'),
+      fullPage: true,
+    });
+    expect(await phone.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+  });
+});
