@@ -32,7 +32,19 @@ export const uploadTooLarge = () =>
     `File too large: uploads are limited to ${MAX_UPLOAD_BYTES / 1024 / 1024} MB`,
   );
 
-export const receiveUpload = (req: IncomingMessage, blobs: BlobStore): Promise<ReceivedUpload> => {
+export type ReceiveOptions = {
+  /**
+   * Called with the fields read so far when the file part begins, before a byte of it is stored:
+   * throwing refuses the upload (the dashboard checks its CSRF field, sent before the file).
+   */
+  beforeFile?: (fields: Record<string, string>) => void;
+};
+
+export const receiveUpload = (
+  req: IncomingMessage,
+  blobs: BlobStore,
+  options: ReceiveOptions = {},
+): Promise<ReceivedUpload> => {
   const type = req.headers['content-type'] ?? '';
   if (!/^multipart\/form-data\s*;/i.test(type)) {
     // No multipart body means no file part: the spec's answer for a missing file.
@@ -82,6 +94,13 @@ export const receiveUpload = (req: IncomingMessage, blobs: BlobStore): Promise<R
     parser.on('file', (name, stream, info) => {
       if (name !== 'file') {
         stream.resume(); // not ours; read and forget
+        return;
+      }
+      try {
+        options.beforeFile?.(fields);
+      } catch (error) {
+        fail(error as Error);
+        stream.resume(); // refused: read and forget, so the client still gets the answer
         return;
       }
       // Listen at once: busboy may fail this stream (a body cut short) before we have a file to

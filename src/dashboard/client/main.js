@@ -1,5 +1,10 @@
 // The dashboard's script: it only enhances pages that work without it (every form posts and
 // every page renders on the server). Copy buttons.
+
+// Uploads with real progress, and versions followed while they are processing.
+import './upload.js';
+import './versionsTable.js';
+
 const copyButtons = () => {
   for (const button of document.querySelectorAll('[data-copy]')) {
     button.hidden = false;

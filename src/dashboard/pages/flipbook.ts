@@ -1,0 +1,133 @@
+// One flipbook (/dashboard/flipbooks/:id): its reader link and embed snippet to copy, its versions
+// newest first (one table row each, with Activate and Delete), "Upload new version", its details,
+// availability and deletion (./flipbookSettings.ts), and its Activity (./activity.ts).
+import type { SignedIn } from '../../app/accounts/sessions.ts';
+import type { Activity, FlipbookOverview, VersionLine } from '../../app/flipbookOverview.ts';
+import { type Html, html } from '../html.ts';
+import { alert, dashboardPage } from '../layout.ts';
+import { activitySection } from './activity.ts';
+import { type DetailsForm, settingsColumn } from './flipbookSettings.ts';
+import { bytes, pages, statusWords, at as time } from './format.ts';
+import { pdfForm } from './uploadForm.ts';
+
+export type FlipbookPageState = {
+  /** a message after a form, in words: what was done, or what went wrong */
+  notice?: { text: string; kind: 'ok' | 'error' } | null;
+  details?: DetailsForm;
+  versionError?: string | null;
+};
+
+export const flipbookPage = (
+  signedIn: SignedIn,
+  overview: FlipbookOverview,
+  activity: Activity,
+  state: FlipbookPageState = {},
+) => {
+  const { flipbook: f, versions } = overview;
+  const base = `/dashboard/flipbooks/${f.id}`;
+  const active = versions.find((v) => v.isActive);
+  const archived = f.status === 'archived';
+  const snippet = `<iframe src="${f.url}" width="960" height="640" style="border:0" allowfullscreen title="${f.title.replace(/[&"<>]/g, (c) => `&#${c.charCodeAt(0)};`)}"></iframe>`;
+  return dashboardPage(
+    signedIn,
+    'flipbooks',
+    f.title,
+    html`<div class="page-head flipbook-head">
+<div class="head-main">
+<p class="crumbs"><a href="/dashboard">Flipbooks</a></p>
+<h1>${f.title}</h1>
+<p class="head-meta"><span class="badge ${f.status}">${archived ? 'Archived' : 'Published'}</span>
+${active ? html`<span>${pages(active.pageCount)}</span>` : html`<span>No active version yet</span>`}
+<span>Changed ${time(f.updated_at)}</span></p>
+</div>
+<a class="button primary" href="${f.url}">Open the reader</a>
+</div>
+${state.notice ? alert(state.notice.text, state.notice.kind) : ''}
+<div class="flipbook-layout">
+<div class="main-col">
+<section class="panel" aria-labelledby="share-title">
+<h2 id="share-title">Share</h2>
+${archived ? html`<p class="note">Archived: the link answers “not available” until you unarchive the flipbook.</p>` : ''}
+<div class="field">
+<label for="reader-link">Reader link</label>
+<div class="copy-row">
+<input id="reader-link" readonly value="${f.url}">
+<button type="button" data-copy="reader-link" hidden>Copy link</button>
+</div>
+<p class="hint" id="reader-link-status" role="status"></p>
+</div>
+<div class="field">
+<label for="embed-code">Embed on a web page</label>
+<div class="copy-row">
+<textarea id="embed-code" readonly rows="3" spellcheck="false">${snippet}</textarea>
+<button type="button" data-copy="embed-code" hidden>Copy embed code</button>
+</div>
+<p class="hint" id="embed-code-status" role="status"></p>
+</div>
+</section>
+${versionsSection(signedIn, base, versions, state.versionError)}
+${activitySection(base, activity)}
+</div>
+${settingsColumn(signedIn, base, overview, state.details)}
+</div>`,
+  );
+};
+
+const versionsSection = (
+  signedIn: SignedIn,
+  base: string,
+  versions: VersionLine[],
+  error: string | null | undefined,
+) => html`<section class="panel" id="versions" aria-labelledby="versions-title">
+<h2 id="versions-title">Versions</h2>
+<div class="table-wrap">
+<table class="versions">
+<caption class="visually-hidden">Versions, newest first</caption>
+<thead><tr><th scope="col">Version</th><th scope="col">Status</th><th scope="col">Pages</th><th scope="col">Size</th><th scope="col">Uploaded</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<tbody data-versions>
+${versions.map((v) => versionRow(signedIn, base, v))}
+</tbody>
+</table>
+</div>
+<p class="visually-hidden" role="status" data-versions-live></p>
+<h3 id="new-version">Upload new version</h3>
+${pdfForm({
+  action: `${base}/versions`,
+  csrf: signedIn.csrfToken,
+  plan: signedIn.workspace.plan,
+  id: 'version-file',
+  kind: 'version',
+  button: 'Upload new version',
+  error,
+  before: html`<fieldset class="activate-choice">
+<legend>When it is processed</legend>
+<label><input type="radio" name="activate" value="true" checked> Make it the active version</label>
+<label><input type="radio" name="activate" value="false"> Keep the current version active</label>
+</fieldset>`,
+})}
+</section>`;
+
+const versionRow = (signedIn: SignedIn, base: string, v: VersionLine): Html => {
+  const live = v.status === 'pending' || v.status === 'processing';
+  return html`<tr data-version="${v.id}"${live ? html` data-status-url="${base}/versions/${v.id}/status.json"` : ''}>
+<th scope="row" data-label="Version">Version ${v.number}${v.isActive ? html` <span class="badge active">Active</span>` : ''}</th>
+<td data-label="Status"><span class="status ${v.status}" data-status-text>${statusWords(v)}</span>${v.error ? html`<span class="status-reason">${v.error}</span>` : ''}${live && v.activateOnDone ? html`<span class="status-reason">Becomes active once processed</span>` : ''}</td>
+<td data-label="Pages">${v.status === 'done' ? v.pageCount : v.status === 'processing' && v.pageCount > 0 ? `${v.pagesReady} of ${v.pageCount}` : '—'}</td>
+<td data-label="Size">${bytes(v.fileSize)}</td>
+<td data-label="Uploaded">${time(v.createdAt)}<span class="file-name">${v.fileName}</span></td>
+<td class="actions">${
+    v.isActive
+      ? ''
+      : html`${
+          v.status === 'done'
+            ? html`<form method="post" action="${base}/versions/${v.id}/activate">
+<input type="hidden" name="_csrf" value="${signedIn.csrfToken}">
+<button type="submit">Activate</button>
+</form>`
+            : ''
+        }<form method="get" action="${base}/versions/${v.id}/delete">
+<button type="submit" class="danger">Delete</button>
+</form>`
+  }</td>
+</tr>`;
+};

@@ -1,0 +1,31 @@
+// Small words the flipbook pages share: sizes, times, a version's status.
+import type { VersionLine } from '../../app/flipbookOverview.ts';
+import { html } from '../html.ts';
+
+/** 1.2 MB, 840 KB, 512 bytes. */
+export const bytes = (n: number) => {
+  if (n < 1024) return `${n} ${n === 1 ? 'byte' : 'bytes'}`;
+  if (n < 1024 * 1024) return `${Math.round(n / 1024)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+};
+
+export const pages = (n: number) => `${n} ${n === 1 ? 'page' : 'pages'}`;
+
+/** A time people read at a glance, in UTC (the server does not know the reader's zone). */
+export const at = (iso: string) =>
+  html`<time datetime="${iso}">${iso.replace('T', ' ').replace(/(:\d\d)(\.\d+)?Z$/, '$1')} UTC</time>`;
+
+export const statusWords = (v: Pick<VersionLine, 'status' | 'pageCount' | 'pagesReady'>) => {
+  switch (v.status) {
+    case 'pending':
+      return 'Waiting to be processed';
+    case 'processing':
+      return v.pageCount > 0
+        ? `Processing: ${v.pagesReady} of ${v.pageCount} pages`
+        : 'Processing…';
+    case 'done':
+      return 'Processed';
+    case 'error':
+      return 'Could not be processed';
+  }
+};

@@ -1,0 +1,43 @@
+// Upload (/dashboard/upload): a PDF, an optional title, "Upload". With the script, the upload's
+// own progress, then processing page by page, until the reader link appears (client/upload.js).
+import type { SignedIn } from '../../app/accounts/sessions.ts';
+import { MAX_TITLE } from '../../domain/flipbookFields.ts';
+import { html } from '../html.ts';
+import { dashboardPage } from '../layout.ts';
+import { pdfForm } from './uploadForm.ts';
+
+export const uploadPage = (
+  signedIn: SignedIn,
+  form: { title?: string | undefined; error?: string | null | undefined } = {},
+) =>
+  dashboardPage(
+    signedIn,
+    'flipbooks',
+    'Upload a PDF',
+    html`<div class="page-head">
+<div><p class="crumbs"><a href="/dashboard">Flipbooks</a></p>
+<h1>Upload a PDF</h1></div>
+</div>
+<section class="panel narrow" aria-label="Upload">
+${pdfForm({
+  action: '/dashboard/upload',
+  csrf: signedIn.csrfToken,
+  plan: signedIn.workspace.plan,
+  id: 'file',
+  kind: 'flipbook',
+  button: 'Upload',
+  error: form.error,
+  before: html`<div class="field">
+<label for="title">Title <span class="optional">(optional)</span></label>
+<input id="title" name="title" maxlength="${MAX_TITLE}" value="${form.title ?? ''}" aria-describedby="title-hint">
+<p class="hint" id="title-hint">Left empty, the flipbook takes the file's name; the reader shows the PDF's own title when it has one.</p>
+</div>`,
+})}
+<div class="done" data-done hidden tabindex="-1">
+<p class="done-title">Your flipbook is ready.</p>
+<p class="done-links"><a class="button primary" data-reader-link href="/dashboard">Open the reader</a>
+<a class="button" data-manage-link href="/dashboard">Manage this flipbook</a>
+<a href="/dashboard/upload">Upload another PDF</a></p>
+</div>
+</section>`,
+  );
