@@ -142,7 +142,7 @@ describe('dashboard API keys (embedded store)', () => {
     const page = await d.signedIn('kit@example.com');
     await page.goto(`${url}/dashboard/keys`);
     await page.getByLabel('Name', { exact: true }).focus();
-    await page.keyboard.type('nightly');
+    await page.keyboard.type('nightly build');
     // Using the date picks "On": the form works by keyboard alone.
     await page.getByLabel('Expiry date').fill('2099-01-31');
     expect(await page.getByLabel('On', { exact: true }).isChecked()).toBe(true);
@@ -153,9 +153,9 @@ describe('dashboard API keys (embedded store)', () => {
       await cell(page, fingerprint(key), 'Expires').locator('time').getAttribute('datetime'),
     ).toBe('2099-01-31T00:00:00Z');
 
-    await createKey(page, 'forever', 'Never');
+    await createKey(page, 'archive sync', 'Never');
     await page.goto(`${url}/dashboard/keys`);
-    const forever = page.locator('tbody tr').filter({ hasText: 'forever' });
+    const forever = page.locator('tbody tr').filter({ hasText: 'archive sync' });
     expect(await forever.locator('td[data-label="Expires"]').textContent()).toBe('Never');
 
     // A refused form keeps what was typed and says why.
@@ -316,7 +316,7 @@ describe('dashboard API keys (embedded store)', () => {
 
   it('refuses a form without its CSRF token, or from another site, with 403', async () => {
     const page = await d.signedIn('pat@example.com');
-    const { key } = await createKey(page, 'csrf target');
+    const { key } = await createKey(page, 'staging server');
     const csrf = await csrfOf(page);
     const id = await keyIdOf('acme', fingerprint(key));
     const post = (path: string, form: Record<string, string>, origin = url) =>
@@ -372,7 +372,7 @@ describe('dashboard API keys (embedded store)', () => {
     await dark.goto(`${url}/dashboard/keys`);
     expect(await axeViolations(dark), 'keys, dark').toEqual([]);
     await dark.screenshot({ path: join(SHOTS, 'dashboard-keys-dark.png'), fullPage: true });
-    await createKey(dark, 'dark mode');
+    await createKey(dark, 'design team');
     expect(await axeViolations(dark), 'key created, dark').toEqual([]);
     await dark.screenshot({ path: join(SHOTS, 'dashboard-key-created-dark.png') });
 
@@ -382,7 +382,7 @@ describe('dashboard API keys (embedded store)', () => {
     // Nothing wider than the phone.
     expect(await phone.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await phone.screenshot({ path: join(IMAGES, 'dashboard-keys-phone.png'), fullPage: true });
-    await createKey(phone, 'phone');
+    await createKey(phone, 'tablet');
     expect(await axeViolations(phone), 'key created, phone').toEqual([]);
     await phone.screenshot({
       path: join(SHOTS, 'dashboard-key-created-phone.png'),
