@@ -12,6 +12,7 @@ export const attachGestures = ({ area, zoom, turn, isTurning }) => {
   let swipe = null;
   let moved = false;
   let lastTap = null;
+  let lastType = 'mouse';
 
   const point = (e) => {
     const box = area.getBoundingClientRect();
@@ -22,6 +23,7 @@ export const attachGestures = ({ area, zoom, turn, isTurning }) => {
 
   area.addEventListener('pointerdown', (e) => {
     if (e.pointerType === 'mouse' && e.button !== 0) return;
+    lastType = e.pointerType;
     pointers.set(e.pointerId, point(e));
     moved = false;
     if (pointers.size === 2) {
@@ -97,7 +99,9 @@ export const attachGestures = ({ area, zoom, turn, isTurning }) => {
   );
 
   area.addEventListener('dblclick', (e) => {
-    if (e.target.closest('a, button')) return;
+    // A double tap was handled as it ended (above); mobile browsers then send a dblclick too,
+    // which would zoom straight back out.
+    if (lastType === 'touch' || e.target.closest('a, button')) return;
     const at = point(e);
     zoom.toggleAt(at.x, at.y);
   });

@@ -42,8 +42,13 @@ export const createPanels = ({ reader }) => {
     }
     panels.onOpen?.(name, panel);
     reader.relayout();
+    // Into the panel's content (the search field, the current page's thumbnail, the first
+    // entry), not onto its close button.
+    const body = panel.querySelector('.panel-body');
     (
-      panel.querySelector('[aria-current="page"]') ?? panel.querySelector('input, a, button')
+      body.querySelector('[aria-current="page"]') ??
+      body.querySelector('input, textarea, a, button') ??
+      panel.querySelector('button')
     )?.focus();
   };
 
@@ -132,7 +137,7 @@ const buildContents = async (body, reader) => {
  * Every page as a small image (img_min, loaded lazily as the grid scrolls), a button to it.
  * Arrow keys move between them, Home/End to the first and last.
  */
-const buildThumbnails = (body, reader) => {
+const buildThumbnails = (body, reader, close) => {
   const grid = document.createElement('div');
   grid.className = 'thumbs';
   grid.setAttribute('role', 'group');
@@ -165,7 +170,10 @@ const buildThumbnails = (body, reader) => {
   }
   grid.addEventListener('click', (e) => {
     const button = e.target.closest('[data-page]');
-    if (button) reader.go(Number(button.dataset.page));
+    if (!button) return;
+    // On a phone the panel covers the book: it closes to show the page chosen.
+    if (window.matchMedia('(max-width: 719px)').matches) close();
+    reader.go(Number(button.dataset.page));
   });
   grid.addEventListener('keydown', (e) => {
     const button = e.target.closest('[data-page]');
@@ -258,7 +266,7 @@ const buildShare = (body, reader) => {
     field.id = id;
     field.readOnly = true;
     field.value = value();
-    if (id === 'share-embed') field.rows = 3;
+    if (id === 'share-embed') field.rows = 7; // the whole snippet, no half-hidden line
     field.addEventListener('focus', () => {
       field.value = value();
       field.select();
