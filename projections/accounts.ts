@@ -26,6 +26,7 @@ CREATE TABLE IF NOT EXISTS sessions (
   user_agent TEXT
 );
 CREATE INDEX IF NOT EXISTS sessions_user ON sessions (user_id);
+ALTER TABLE sessions ADD COLUMN IF NOT EXISTS flash TEXT;
 CREATE TABLE IF NOT EXISTS sign_in_failures (
   subject TEXT NOT NULL,
   at TIMESTAMPTZ NOT NULL
@@ -125,6 +126,21 @@ export const endOtherSessions = async (db: Db, userId: string, keep: string, now
     [userId, keep, now],
   );
 };
+
+/** Keeps a message for the session's next page (sealed: see src/app/accounts/flash.ts). */
+export const setFlash = async (db: Db, sessionId: string, sealed: string) => {
+  await db.query('UPDATE sessions SET flash = $2 WHERE session_id = $1', [sessionId, sealed]);
+};
+
+/** The session's message, taken: the next page has it, the one after does not. */
+export const takeFlash = async (db: Db, sessionId: string) =>
+  (
+    await db.query<{ flash: string | null }>(
+      `UPDATE sessions s SET flash = NULL FROM (SELECT flash FROM sessions WHERE session_id = $1
+       FOR UPDATE) old WHERE s.session_id = $1 RETURNING old.flash`,
+      [sessionId],
+    )
+  ).rows[0]?.flash ?? null;
 
 export const listSessions = async (db: Db, userId: string, now: Date) =>
   (

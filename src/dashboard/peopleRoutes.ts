@@ -1,6 +1,7 @@
 // Members and Profile: the people of the workspace (owners manage them) and one's own account.
 // The rules are the use cases' (src/app/accounts/): owners only, a workspace keeps an owner.
 import type { ServerResponse } from 'node:http';
+import { popFlash, putFlash } from '../app/accounts/flash.ts';
 import {
   changeMemberRole,
   changePassword,
@@ -64,7 +65,11 @@ export const mountPeoplePages = (routes: Routes, kit: Kit) => {
 
   routes.get(
     '/dashboard/members',
-    signedInPage(async (_req, res, signedIn) => showMembers(res, signedIn)),
+    signedInPage(async (_req, res, signedIn) => {
+      // A link just made (POST, redirect, here): shown on this page once.
+      const link = (await popFlash(store, signedIn)) as { email: string; url: string } | null;
+      await showMembers(res, signedIn, 200, link?.url ? { link } : {});
+    }),
   );
 
   const inviteAndShow = async (
@@ -77,8 +82,10 @@ export const mountPeoplePages = (routes: Routes, kit: Kit) => {
     await shown(res, signedIn, async () => {
       const invitation = await invite();
       const url = await invitationUrl(store, invitation.token, deps.publicUrl());
-      // On this answer only (no-store, never in a URL): the link is not kept, only its hash.
-      await showMembers(res, signedIn, 200, { link: { email, url } });
+      // Shown on the next page, once (the link is not kept, only its hash; a reload of this
+      // answer must not invite again): sealed for this session until then.
+      await putFlash(store, signedIn, { email, url });
+      redirect(res, '/dashboard/members');
     });
     void req;
   };

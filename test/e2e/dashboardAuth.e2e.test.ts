@@ -88,7 +88,7 @@ describe('dashboard sign-in (embedded store)', () => {
     await page.waitForURL(/\/login\?next=/);
     await page.getByLabel('Email').fill('BOB-setup@Example.com '); // case and spaces do not matter
     await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForURL(`${url}/dashboard?status=archived`);
     expect(await page.locator('#status').inputValue()).toBe('archived');
   });

@@ -176,6 +176,8 @@ export const signInWithPassword = async (
 
 export type SignedIn = {
   sessionId: string;
+  /** the cookie's token, as the request sent it (it seals the session's flash: ./flash.ts) */
+  token: string;
   csrfToken: string;
   person: Person & { role: 'owner' | 'member' };
   workspace: { id: string; name: string; plan: 'free' | 'team' };
@@ -211,6 +213,7 @@ export const currentSession = async (
   };
   return {
     sessionId: session.session_id,
+    token,
     csrfToken: session.csrf_token,
     person,
     workspace: { id: workspace.id, name: workspace.name, plan: workspace.plan },

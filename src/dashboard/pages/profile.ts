@@ -63,8 +63,8 @@ ${alert(notice.ok, 'ok')}
 <button type="submit" class="primary">Change password</button>
 </form>
 ${passkeys}
-<h2>Sessions</h2>
-<table>
+<h2 id="sessions-title">Sessions</h2>
+<table id="sessions" aria-labelledby="sessions-title">
 <thead><tr><th scope="col">Device</th><th scope="col">Signed in</th><th scope="col">Last seen</th><th scope="col">Address</th><th scope="col">Actions</th></tr></thead>
 <tbody>
 ${sessions.map(
