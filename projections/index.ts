@@ -3,6 +3,7 @@ import { apiKeys } from './apiKeys.ts';
 import { flipbooks } from './flipbooks.ts';
 import { jobs } from './jobs.ts';
 import { pages } from './pages.ts';
+import { passkeys } from './passkeys.ts';
 import type { ReadTable } from './readTable.ts';
 import { invitations, users } from './users.ts';
 import { versions } from './versions.ts';
@@ -17,10 +18,11 @@ export const readTables: ReadTable[] = [
   jobs,
   users,
   invitations,
+  passkeys,
 ];
 
 /**
  * Bump when any table's DDL or apply changes: on start, a store whose read tables were built by
  * another version is rebuilt by replay.
  */
-export const READ_MODEL_VERSION = 6;
+export const READ_MODEL_VERSION = 7;

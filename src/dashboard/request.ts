@@ -66,6 +66,10 @@ const hostOrigin = (req: IncomingMessage) => {
   return host ? `${secure ? 'https' : 'http'}://${host}` : '';
 };
 
+/** Where to go after signing in: a path of this site only (never //evil.example or a scheme). */
+export const safeNext = (next: string | null | undefined) =>
+  next && /^\/(?!\/)[^\s\\]*$/.test(next) && next.length < 512 ? next : null;
+
 /** The form's CSRF token against the session's, in constant time. */
 export const checkCsrf = (sent: string | undefined, expected: string) => {
   const a = Buffer.from(sent ?? '');

@@ -18,6 +18,7 @@ import { mountKeyPages } from './keyRoutes.ts';
 import { createKit, type DashboardDeps } from './kit.ts';
 import { flipbooksPage } from './pages/flipbooks.ts';
 import { invitationPage, messagePage, signInPage, unusableLinkPage } from './pages/signIn.ts';
+import { mountPasskeys } from './passkeyRoutes.ts';
 import { mountPeoplePages } from './peopleRoutes.ts';
 import {
   checkCsrf,
@@ -25,6 +26,7 @@ import {
   clearedCookie,
   readForm,
   redirect,
+  safeNext,
   sendPage,
   sessionCookie,
 } from './request.ts';
@@ -36,6 +38,7 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
   mountPeoplePages(routes, kit);
   mountFlipbookPages(routes, kit);
   mountKeyPages(routes, kit);
+  mountPasskeys(routes, kit);
 
   routes.get(
     '/',
@@ -186,7 +189,3 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
     );
   });
 };
-
-/** Where to go after signing in: a path of this site only (never //evil.example or a scheme). */
-const safeNext = (next: string | null) =>
-  next && /^\/(?!\/)[^\s\\]*$/.test(next) && next.length < 512 ? next : null;

@@ -36,6 +36,8 @@ const ALL: Record<AnyEvent['type'], true> = {
   UserSignInFailed: true,
   UserSignedOut: true,
   UserSessionRevoked: true,
+  PasskeyAdded: true,
+  PasskeyRemoved: true,
 };
 
 export const EVENT_TYPES = Object.keys(ALL) as AnyEvent['type'][];

@@ -7,6 +7,7 @@ import { ACCOUNTS_DDL } from '../../projections/accounts.ts';
 import { AUDIT_DDL, chainExisting, chainStarted } from '../../projections/auditChain.ts';
 import { READ_MODEL_VERSION, readTables } from '../../projections/index.ts';
 import { KEY_USAGE_DDL } from '../../projections/keyUsage.ts';
+import { PASSKEY_STATE_DDL } from '../../projections/passkeyState.ts';
 import { rebuildReadTables } from './replay.ts';
 
 /** Rate-limit counters, shared by every daemon on the database (see src/http/rateLimit.ts). */
@@ -31,6 +32,7 @@ export const migrate = async (pool: pg.Pool, events: PostgresEventStore) => {
     await client.query(OPERATIONAL_DDL);
     await client.query(KEY_USAGE_DDL);
     await client.query(ACCOUNTS_DDL);
+    await client.query(PASSKEY_STATE_DDL);
     // The audit chain, started over the events already there the first time (docs/audit.md).
     await client.query(AUDIT_DDL);
     if (!(await chainStarted(client))) {

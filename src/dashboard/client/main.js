@@ -4,6 +4,8 @@
 // Uploads with real progress, and versions followed while they are processing.
 import './upload.js';
 import './versionsTable.js';
+// Passkeys: adding one on the profile page, signing in with one.
+import './passkeys.js';
 
 const copyButtons = () => {
   for (const button of document.querySelectorAll('[data-copy]')) {

@@ -3,6 +3,17 @@ import { MIN_PASSWORD } from '../../app/accounts/passwords.ts';
 import { html } from '../html.ts';
 import { alert, publicPage } from '../layout.ts';
 
+/**
+ * Shown by the script when the browser can use passkeys (src/dashboard/client/passkeys.js),
+ * which also takes away the note, there for when no script runs.
+ */
+const passkeySignIn = html`<div class="passkey-sign-in" data-passkey-sign-in hidden>
+<p class="divider"><span>or</span></p>
+<button type="button" class="wide">Sign in with a passkey</button>
+<div data-passkey-status aria-live="polite"></div>
+</div>
+<p class="hint" data-passkey-needs-script>Signing in with a passkey needs JavaScript.</p>`;
+
 export const signInPage = (options: { email?: string; error?: string | null; next?: string }) =>
   publicPage(
     'Sign in',
@@ -16,6 +27,7 @@ ${options.next ? html`<input type="hidden" name="next" value="${options.next}">`
 <input id="password" name="password" type="password" autocomplete="current-password" required ${options.email ? html`autofocus` : ''}>
 <button type="submit" class="primary">Sign in</button>
 </form>
+${passkeySignIn}
 <p class="hint">No account? The person who runs this service, or an owner of your workspace, sends you an invitation link.</p>`,
   );
 

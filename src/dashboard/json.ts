@@ -1,0 +1,100 @@
+// The few JSON endpoints the dashboard's script calls (passkey ceremonies): a bounded body, the
+// same no-store headers as a page, and every failure answered as {"error": message} in words,
+// never a crash. The checks (origin, CSRF) are the caller's, as for forms.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AppError, InvalidInput } from '../domain/errors.ts';
+import type { Request } from '../http/server.ts';
+import type { Logger } from '../log.ts';
+
+const MAX_JSON_BYTES = 64 * 1024;
+const JSON_DEADLINE_MS = 30_000;
+
+/** An application/json body holding an object, at most 64 KB, within 30 s. */
+export const readJson = async (req: IncomingMessage): Promise<Record<string, unknown>> => {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/json') {
+    req.resume();
+    throw new AppError(415, 'Send the body as application/json');
+  }
+  if (Number(req.headers['content-length'] ?? 0) > MAX_JSON_BYTES) {
+    req.resume();
+    throw new AppError(413, 'This request is too large');
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      req.removeAllListeners('data');
+      req.resume();
+      reject(new AppError(408, 'The request took too long to arrive'));
+    }, JSON_DEADLINE_MS);
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_JSON_BYTES) {
+        clearTimeout(timer);
+        req.removeAllListeners('data');
+        req.resume();
+        reject(new AppError(413, 'This request is too large'));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    req.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+  });
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new InvalidInput('The body is not valid JSON');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new InvalidInput('The body must be a JSON object');
+  }
+  return body as Record<string, unknown>;
+};
+
+export const sendJsonBody = (
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  extra: Record<string, string | string[]> = {},
+) => {
+  const bytes = Buffer.from(JSON.stringify(body));
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': bytes.length,
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+    ...extra,
+  });
+  res.end(bytes);
+};
+
+export type JsonHandler = (req: Request, res: ServerResponse) => Promise<void>;
+
+/**
+ * A JSON endpoint: an AppError is its status and words; anything else is logged and a 500 in
+ * words. `note` sees every refusal (to log what the person is not told).
+ */
+export const jsonRoute =
+  (log: Logger, handler: JsonHandler, note: (error: AppError) => void = () => {}): JsonHandler =>
+  async (req, res) => {
+    try {
+      await handler(req, res);
+    } catch (error) {
+      if (res.headersSent) return void res.destroy();
+      if (error instanceof AppError) {
+        note(error);
+        return sendJsonBody(res, error.status, { error: error.message }, error.headers);
+      }
+      log.error({ err: error, url: req.url }, 'dashboard request failed');
+      sendJsonBody(res, 500, { error: 'Something went wrong on our side: try again in a moment' });
+    }
+  };

@@ -1,0 +1,173 @@
+// Passkeys: the profile page's section, removing one (a confirmation page, then a form), and the
+// JSON endpoints the script calls for the two WebAuthn ceremonies. Every endpoint checks the
+// request's origin; a signed-in one also the session's CSRF token (header X-CSRF-Token, as a
+// form carries it in _csrf). The relying party is the public URL's (src/domain/user/passkey.ts).
+import type { IncomingMessage } from 'node:http';
+import {
+  addPasskey,
+  myPasskey,
+  myPasskeys,
+  PasskeyRefused,
+  registrationOptions,
+  removePasskey,
+  signInOptions,
+  signInWithPasskey,
+} from '../app/accounts/passkeys.ts';
+import { AppError } from '../domain/errors.ts';
+import { relyingParty } from '../domain/user/passkey.ts';
+import { clientAddress } from '../http/rateLimit.ts';
+import type { Routes } from '../http/server.ts';
+import { type JsonHandler, jsonRoute, readJson, sendJsonBody } from './json.ts';
+import type { Kit } from './kit.ts';
+import { passkeysSection, removePasskeyPage } from './pages/passkeys.ts';
+import { deviceName } from './pages/profile.ts';
+import {
+  checkCsrf,
+  checkSameOrigin,
+  readCookie,
+  redirect,
+  safeNext,
+  sendPage,
+  sessionCookie,
+} from './request.ts';
+
+/** The signed-out challenge's cookie: its token names the challenge waiting server-side. */
+const CHALLENGE_COOKIE = 'flipbook_passkey';
+
+export const mountPasskeys = (routes: Routes, kit: Kit) => {
+  const { deps, context, secure, origin, session, signedInPage, signedInForm } = kit;
+  const { store, clock, log } = deps;
+  const rp = () => relyingParty(deps.publicUrl());
+
+  const challengeCookieName = () => (secure() ? `__Host-${CHALLENGE_COOKIE}` : CHALLENGE_COOKIE);
+  /** HttpOnly, SameSite=Strict, gone with the challenge; `__Host-` and Secure on https. */
+  const challengeCookie = (token: string, maxAgeSeconds: number) =>
+    [
+      `${challengeCookieName()}=${token}`,
+      'Path=/',
+      'HttpOnly',
+      'SameSite=Strict',
+      `Max-Age=${maxAgeSeconds}`,
+      ...(secure() ? ['Secure'] : []),
+    ].join('; ');
+
+  /** What the person is not told (the verifier's reason) goes to the log. */
+  const json = (handler: JsonHandler) =>
+    jsonRoute(log, handler, (error) => {
+      if (error instanceof PasskeyRefused && error.detail) {
+        log.info({ reason: error.detail, status: error.status }, 'passkey refused');
+      }
+    });
+
+  /** A signed-in endpoint: same origin, a live session, its CSRF token in X-CSRF-Token. */
+  const signedInJson = async (req: IncomingMessage) => {
+    checkSameOrigin(req, origin());
+    const signedIn = await session(req);
+    if (!signedIn) throw new AppError(401, 'Your session has ended: sign in again');
+    const token = req.headers['x-csrf-token'];
+    checkCsrf(typeof token === 'string' ? token : undefined, signedIn.csrfToken);
+    return { signedIn, body: await readJson(req) };
+  };
+
+  kit.profileSections.push(async (signedIn) =>
+    passkeysSection(signedIn, await myPasskeys(store, signedIn), rp()),
+  );
+
+  routes.post(
+    '/dashboard/passkeys/options',
+    json(async (req, res) => {
+      const { signedIn } = await signedInJson(req);
+      sendJsonBody(res, 200, await registrationOptions(store, signedIn, rp(), clock));
+    }),
+  );
+
+  routes.post(
+    '/dashboard/passkeys',
+    json(async (req, res) => {
+      const { signedIn, body } = await signedInJson(req);
+      const ctx = context(req);
+      const added = await addPasskey(
+        store,
+        signedIn,
+        {
+          name: body.name,
+          // Named after the browser, unless the operator records no user agents.
+          fallbackName: ctx.user_agent ? deviceName(ctx.user_agent) : 'Passkey',
+          response: body.response,
+        },
+        rp(),
+        ctx,
+        clock,
+      );
+      sendJsonBody(res, 201, added);
+    }),
+  );
+
+  routes.get(
+    '/dashboard/passkeys/:id/remove',
+    signedInPage(async (req, res, signedIn) => {
+      const passkey = await myPasskey(store, signedIn, req.params.id ?? '');
+      sendPage(res, 200, removePasskeyPage(signedIn, passkey));
+    }),
+  );
+
+  routes.post(
+    '/dashboard/passkeys/:id/remove',
+    signedInForm(async (req, res, signedIn) => {
+      await removePasskey(store, signedIn, req.params.id ?? '', context(req), clock);
+      redirect(res, '/dashboard/profile#passkeys');
+    }),
+  );
+
+  routes.post(
+    '/login/passkey/options',
+    json(async (req, res) => {
+      checkSameOrigin(req, origin());
+      await readJson(req);
+      const { options, token } = await signInOptions(store, rp(), clock);
+      // The cookie outlives the browser's own time limit a little, and the challenge decides.
+      sendJsonBody(res, 200, options, { 'Set-Cookie': challengeCookie(token, 6 * 60) });
+    }),
+  );
+
+  routes.post(
+    '/login/passkey',
+    json(async (req, res) => {
+      checkSameOrigin(req, origin());
+      const body = await readJson(req);
+      // Used or not, the challenge is spent: the cookie goes with it.
+      const spent = challengeCookie('', 0);
+      try {
+        const started = await signInWithPasskey(
+          store,
+          {
+            token: readCookie(req, challengeCookieName()),
+            response: body.response,
+            address: clientAddress(req, deps.trustProxy),
+          },
+          rp(),
+          context(req),
+          clock,
+        );
+        const next = safeNext(typeof body.next === 'string' ? body.next : null);
+        sendJsonBody(
+          res,
+          200,
+          { redirect: next ?? '/dashboard' },
+          { 'Set-Cookie': [spent, sessionCookie(secure(), started.token, started.expiresAt)] },
+        );
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        if (error instanceof PasskeyRefused && error.detail) {
+          log.info({ reason: error.detail }, 'passkey sign-in refused');
+        }
+        sendJsonBody(
+          res,
+          error.status,
+          { error: error.message },
+          { ...error.headers, 'Set-Cookie': spent },
+        );
+      }
+    }),
+  );
+};
