@@ -99,7 +99,7 @@ const setup = (form) => {
         'Uploading',
         percent,
         100,
-        `${percent}% · ${sizeWords(e.loaded)} of ${sizeWords(e.total)}`,
+        `${percent}% of ${sizeWords(file.size)}`,
         `Uploading: ${Math.floor(percent / 25) * 25}%`,
       );
     });

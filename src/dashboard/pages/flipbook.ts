@@ -33,6 +33,11 @@ export const flipbookPage = (
     'flipbooks',
     f.title,
     html`<div class="page-head flipbook-head">
+${
+  active?.status === 'done' && !archived
+    ? html`<span class="head-cover"><img src="/files/pages/${active.id}/1/min.jpg" alt=""></span>`
+    : ''
+}
 <div class="head-main">
 <p class="crumbs"><a href="/dashboard">Flipbooks</a></p>
 <h1>${f.title}</h1>
@@ -83,7 +88,7 @@ const versionsSection = (
 <div class="table-wrap">
 <table class="versions">
 <caption class="visually-hidden">Versions, newest first</caption>
-<thead><tr><th scope="col">Version</th><th scope="col">Status</th><th scope="col">Pages</th><th scope="col">Size</th><th scope="col">Uploaded</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<thead><tr><th scope="col">Version</th><th scope="col">Status</th><th scope="col">Pages</th><th scope="col">Size</th><th scope="col">Uploaded (UTC)</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody data-versions>
 ${versions.map((v) => versionRow(signedIn, base, v))}
 </tbody>
@@ -113,8 +118,8 @@ const versionRow = (signedIn: SignedIn, base: string, v: VersionLine): Html => {
 <th scope="row" data-label="Version">Version ${v.number}${v.isActive ? html` <span class="badge active">Active</span>` : ''}</th>
 <td data-label="Status"><span class="status ${v.status}" data-status-text>${statusWords(v)}</span>${v.error ? html`<span class="status-reason">${v.error}</span>` : ''}${live && v.activateOnDone ? html`<span class="status-reason">Becomes active once processed</span>` : ''}</td>
 <td data-label="Pages">${v.status === 'done' ? v.pageCount : v.status === 'processing' && v.pageCount > 0 ? `${v.pagesReady} of ${v.pageCount}` : '—'}</td>
-<td data-label="Size">${bytes(v.fileSize)}</td>
-<td data-label="Uploaded">${time(v.createdAt)}<span class="file-name">${v.fileName}</span></td>
+<td data-label="Size" class="size">${bytes(v.fileSize)}</td>
+<td data-label="Uploaded (UTC)">${time(v.createdAt, true)}<span class="file-name">${v.fileName}</span></td>
 <td class="actions">${
     v.isActive
       ? ''

@@ -11,9 +11,14 @@ export const bytes = (n: number) => {
 
 export const pages = (n: number) => `${n} ${n === 1 ? 'page' : 'pages'}`;
 
-/** A time people read at a glance, in UTC (the server does not know the reader's zone). */
-export const at = (iso: string) =>
-  html`<time datetime="${iso}">${iso.replace('T', ' ').replace(/(:\d\d)(\.\d+)?Z$/, '$1')} UTC</time>`;
+/**
+ * A time people read at a glance, in UTC (the server does not know the reader's zone); `short`
+ * leaves out the seconds and the zone (a table whose heading says UTC).
+ */
+export const at = (iso: string, short = false) => {
+  const text = iso.replace('T', ' ').replace(/(:\d\d)(\.\d+)?Z$/, '$1');
+  return html`<time datetime="${iso}">${short ? text.slice(0, 16) : `${text} UTC`}</time>`;
+};
 
 export const statusWords = (v: Pick<VersionLine, 'status' | 'pageCount' | 'pagesReady'>) => {
   switch (v.status) {

@@ -18,7 +18,8 @@ export const uploadPage = (
 <div><p class="crumbs"><a href="/dashboard">Flipbooks</a></p>
 <h1>Upload a PDF</h1></div>
 </div>
-<section class="panel narrow" aria-label="Upload">
+<div class="upload-layout">
+<section class="panel" aria-label="Upload">
 ${pdfForm({
   action: '/dashboard/upload',
   csrf: signedIn.csrfToken,
@@ -33,11 +34,20 @@ ${pdfForm({
 <p class="hint" id="title-hint">Left empty, the flipbook takes the file's name; the reader shows the PDF's own title when it has one.</p>
 </div>`,
 })}
-<div class="done" data-done hidden tabindex="-1">
+<div class="upload-done" data-done hidden tabindex="-1">
 <p class="done-title">Your flipbook is ready.</p>
 <p class="done-links"><a class="button primary" data-reader-link href="/dashboard">Open the reader</a>
 <a class="button" data-manage-link href="/dashboard">Manage this flipbook</a>
 <a href="/dashboard/upload">Upload another PDF</a></p>
 </div>
-</section>`,
+</section>
+<aside class="panel steps" aria-labelledby="steps-title">
+<h2 id="steps-title">What happens next</h2>
+<ol>
+<li><strong>Upload.</strong> The file is checked: a PDF, within your plan's limits.</li>
+<li><strong>Processing.</strong> Every page becomes sharp images and searchable text; this page counts them as they come.</li>
+<li><strong>Share.</strong> The reader link works at once; copy it, or the embed code, from the flipbook's page.</li>
+</ol>
+</aside>
+</div>`,
   );
