@@ -1,8 +1,10 @@
 // The API keys pages (/dashboard/keys): the list, "Create key" (the key is shown once, on the
-// POST's own answer, never after a redirect and never in a URL), "Roll" (a grace for the old
+// page after the form's redirect, once, never in a URL), "Roll" (a grace for the old
 // key) and "Revoke" (a confirmation page first, so both work without JavaScript). Every change
 // goes through the API-key use cases with the signed-in person as the actor; a key of another
 // workspace is a 404 for every action, as it is unknown to the use cases.
+import type { ServerResponse } from 'node:http';
+import { popFlash, putFlash } from '../app/accounts/flash.ts';
 import type { SignedIn } from '../app/accounts/sessions.ts';
 import {
   type ApiKeyListing,
@@ -40,6 +42,26 @@ export const mountKeyPages = (routes: Routes, kit: Kit) => {
   const isRefusal = (error: unknown): error is AppError =>
     error instanceof AppError && error.status >= 400 && error.status < 500 && error.status !== 404;
 
+  type Shown = Parameters<typeof keyCreatedPage>[1];
+  /**
+   * A new key is shown on the next page, once: POST, redirect, GET (a reload of the form's answer
+   * would otherwise send it again and make a second key). Until that page, the key waits sealed
+   * for this session only (src/app/accounts/flash.ts); the page takes it.
+   */
+  const showOnce = async (res: ServerResponse, signedIn: SignedIn, shown: Shown) => {
+    await putFlash(deps.store, signedIn, { newKey: shown });
+    redirect(res, '/dashboard/keys/new');
+  };
+
+  routes.get(
+    '/dashboard/keys/new',
+    signedInPage(async (_req, res, signedIn) => {
+      const flash = (await popFlash(deps.store, signedIn)) as { newKey?: Shown } | null;
+      if (!flash?.newKey) return redirect(res, '/dashboard/keys');
+      sendPage(res, 200, keyCreatedPage(signedIn, flash.newKey));
+    }),
+  );
+
   routes.get(
     '/dashboard/keys',
     signedInPage(async (req, res, signedIn) => {
@@ -64,17 +86,13 @@ export const mountKeyPages = (routes: Routes, kit: Kit) => {
           { workspace: { id: signedIn.workspace.id }, ...keyInput(draft) },
           actor(req, signedIn),
         );
-        sendPage(
-          res,
-          200,
-          keyCreatedPage(signedIn, {
-            name: draft.name,
-            key: issued.key,
-            fingerprint: fingerprintOf(hashApiKey(issued.key)),
-            expiresAt: issued.expires_at,
-            publicUrl: deps.publicUrl(),
-          }),
-        );
+        await showOnce(res, signedIn, {
+          name: draft.name,
+          key: issued.key,
+          fingerprint: fingerprintOf(hashApiKey(issued.key)),
+          expiresAt: issued.expires_at,
+          publicUrl: deps.publicUrl(),
+        });
       } catch (error) {
         if (!isRefusal(error)) throw error;
         const page = keysPage(signedIn, await keysOf(signedIn), { error: error.message, draft });
@@ -104,18 +122,14 @@ export const mountKeyPages = (routes: Routes, kit: Kit) => {
           { keyId: key.id, graceMs, workspaceId: signedIn.workspace.id },
           actor(req, signedIn),
         );
-        sendPage(
-          res,
-          200,
-          keyCreatedPage(signedIn, {
-            name: key.label ?? '',
-            key: rolled.key,
-            fingerprint: fingerprintOf(hashApiKey(rolled.key)),
-            expiresAt: rolled.expires_at,
-            publicUrl: deps.publicUrl(),
-            rolled: { fingerprint: key.fingerprint, validUntil: rolled.old_key_valid_until, grace },
-          }),
-        );
+        await showOnce(res, signedIn, {
+          name: key.label ?? '',
+          key: rolled.key,
+          fingerprint: fingerprintOf(hashApiKey(rolled.key)),
+          expiresAt: rolled.expires_at,
+          publicUrl: deps.publicUrl(),
+          rolled: { fingerprint: key.fingerprint, validUntil: rolled.old_key_valid_until, grace },
+        });
       } catch (error) {
         if (!isRefusal(error)) throw error;
         sendPage(res, error.status, rollKeyPage(signedIn, key, { error: error.message, grace }));

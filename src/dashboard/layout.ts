@@ -34,7 +34,7 @@ export const publicPage = (title: string, body: Html) =>
   document(
     title,
     html`<main class="card-page" id="main">
-<p class="brand" aria-hidden="true">Flipbooks</p>
+<p class="brand" aria-hidden="true">Flipbook studio</p>
 ${body}
 </main>`,
     'public',

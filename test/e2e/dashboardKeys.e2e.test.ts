@@ -67,8 +67,9 @@ describe('dashboard API keys (embedded store)', () => {
     await page.goto(`${url}/dashboard/keys`);
     await page.getByLabel('Name', { exact: true }).fill(name);
     await page.getByLabel(expiry, { exact: true }).check();
+    // POST, redirect, GET: the key is shown by the page after the redirect, once.
     const [response] = await Promise.all([
-      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.waitForResponse((r) => new URL(r.url()).pathname === '/dashboard/keys/new'),
       page.getByRole('button', { name: 'Create key' }).click(),
     ]);
     const key = (await page.locator('#new-key').textContent()) ?? '';
@@ -89,7 +90,7 @@ describe('dashboard API keys (embedded store)', () => {
     const { key, response } = await createKey(page, 'laptop');
     expect(response.status()).toBe(200);
     expect(response.headers()['cache-control']).toBe('no-store');
-    expect(response.url()).toBe(`${url}/dashboard/keys`); // the key is in no URL
+    expect(response.url()).toBe(`${url}/dashboard/keys/new`); // the key is in no URL
     expect(await page.getByRole('status').first().textContent()).toContain('“laptop” is ready');
     expect(await page.locator('#login-line').textContent()).toBe(
       `flipbook login --url ${url} --api-key ${key}`,
@@ -117,6 +118,10 @@ describe('dashboard API keys (embedded store)', () => {
     const again = await page.request.get(`${url}/dashboard/keys`);
     expect(again.headers()['cache-control']).toBe('no-store');
     expect(await again.text()).not.toContain(key);
+    // The page that showed it, asked for again (a reload without the script): the list instead.
+    const shownAgain = await page.request.get(`${url}/dashboard/keys/new`);
+    expect(shownAgain.url()).toBe(`${url}/dashboard/keys`);
+    expect(await shownAgain.text()).not.toContain(key);
 
     expect(await call(key)).toBe(200);
     await expect
