@@ -3,6 +3,7 @@
 // request's origin; a signed-in one also the session's CSRF token (header X-CSRF-Token, as a
 // form carries it in _csrf). The relying party is the public URL's (src/domain/user/passkey.ts).
 import type { IncomingMessage } from 'node:http';
+import { signInOptions, signInWithPasskey } from '../app/accounts/passkeySignIn.ts';
 import {
   addPasskey,
   myPasskey,
@@ -10,8 +11,6 @@ import {
   PasskeyRefused,
   registrationOptions,
   removePasskey,
-  signInOptions,
-  signInWithPasskey,
 } from '../app/accounts/passkeys.ts';
 import { AppError } from '../domain/errors.ts';
 import { relyingParty } from '../domain/user/passkey.ts';

@@ -27,7 +27,14 @@ type Authenticator = {
   cdp: CDPSession;
   id: string;
   credentials: () => Promise<
-    { credentialId: string; isResidentCredential: boolean; rpId?: string; userHandle?: string }[]
+    {
+      credentialId: string;
+      isResidentCredential: boolean;
+      rpId?: string;
+      userHandle?: string;
+      privateKey: string;
+      signCount: number;
+    }[]
   >;
 };
 
@@ -185,6 +192,39 @@ describe('dashboard passkeys (embedded store)', () => {
     expect(removed.length).toBe(1);
   });
 
+  it('refuses a passkey whose sign counter went back (a cloned authenticator), and records it', async () => {
+    const page = await d.signedIn('vic@example.com');
+    const device = await authenticator(page);
+    await addPasskey(page, 'Tablet');
+    await signOut(page);
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.waitForURL(`${url}/dashboard`);
+    await signOut(page);
+    // The same key, as a copy that has counted less: its next signature's counter is too low.
+    const [credential] = await device.credentials();
+    if (!credential) throw new Error('the authenticator holds no passkey');
+    expect(credential.signCount).toBeGreaterThan(0);
+    await device.cdp.send('WebAuthn.clearCredentials', { authenticatorId: device.id });
+    await device.cdp.send('WebAuthn.addCredential', {
+      authenticatorId: device.id,
+      credential: { ...credential, signCount: 0 },
+    });
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await passkeyAlert(page).waitFor();
+    expect(await passkeyAlert(page).textContent()).toBe(
+      'This passkey could not be verified: try again, or use your password',
+    );
+    const failed = (await auditLog()).filter(
+      (e) => e.type === 'UserSignInFailed' && e.metadata?.actor?.email === 'vic@example.com',
+    );
+    expect(failed.map((e) => e.data)).toEqual([
+      expect.objectContaining({
+        reason: 'passkey',
+        credentialId: Buffer.from(credential.credentialId, 'base64').toString('base64url'),
+      }),
+    ]);
+  });
+
   it('a removed member’s passkey signs no one in', async () => {
     const page = await d.signedIn('mel@example.com', { role: 'member' });
     await authenticator(page);
@@ -325,6 +365,7 @@ describe('dashboard passkeys (embedded store)', () => {
       const phone = await d.open({ ...options, bypassCSP: true });
       await phone.goto(`${url}/login`);
       await phone.getByRole('button', { name: 'Sign in with a passkey' }).waitFor();
+      expect(await phone.getByText('needs JavaScript').isVisible()).toBe(false);
       expect(await axeViolations(phone), 'sign-in').toEqual([]);
       expect(await phone.evaluate('document.documentElement.scrollWidth <= innerWidth')).toBe(true);
       await phone.screenshot({ path: join(SHOTS, `passkey-sign-in-${shape}.png`) });

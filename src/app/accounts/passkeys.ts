@@ -1,8 +1,7 @@
 // Passkeys (WebAuthn), with @simplewebauthn/server doing the cryptography: a signed-in person
-// adds passkeys on their profile page and removes them; anyone signs in with one, without typing
-// an email (discoverable credentials). Challenges wait server-side, used once, for five minutes
-// (projections/passkeyState.ts). A passkey sign-in is a session like a password's
-// (startSession, method `passkey`); its failures count in the same throttle per address.
+// adds passkeys on their profile page and removes them (signing in with one: ./passkeySignIn.ts).
+// The challenge waits server-side for this session's answer, used once, for five minutes
+// (projections/passkeyState.ts).
 import { randomBytes } from 'node:crypto';
 import {
   generateAuthenticationOptions,
@@ -48,10 +47,6 @@ import { hashToken, isWellFormedToken, newToken } from './tokens.ts';
 
 export const EXPIRED_REGISTRATION = 'Adding the passkey took too long: try again';
 export const NOT_ADDED = 'The passkey could not be checked, so it was not added: try again';
-export const EXPIRED_SIGN_IN = 'The passkey sign-in took too long, or was already used: try again';
-export const UNKNOWN_PASSKEY =
-  'This passkey is not registered here (it may have been removed): sign in with your password';
-export const NOT_VERIFIED = 'This passkey could not be verified: try again, or use your password';
 
 /** A refusal in words; `detail` (the verifier's reason) is for the log, not the person. */
 export class PasskeyRefused extends AppError {
@@ -63,19 +58,19 @@ export class PasskeyRefused extends AppError {
   }
 }
 
-const usable = (rp: RelyingParty) => {
+export const usable = (rp: RelyingParty) => {
   if (!rp.usable) throw new RuleBroken(rp.why);
   return rp;
 };
 
-const userMetadata = (user: { id: string; email: string }, context: Context) => ({
+export const userMetadata = (user: { id: string; email: string }, context: Context) => ({
   ...context,
   actor: { type: 'user' as const, id: user.id, email: user.email },
 });
 
-const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
+export const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-const bytes = (base64url: string) => new Uint8Array(Buffer.from(base64url, 'base64url'));
+export const bytes = (base64url: string) => new Uint8Array(Buffer.from(base64url, 'base64url'));
 
 export const myPasskeys = (store: Store, signedIn: SignedIn) =>
   listPasskeys(store.db, signedIn.person.id);
@@ -219,132 +214,4 @@ export const removePasskey = async (
     userMetadata(signedIn.person, context),
   );
   await forgetUsage(store.db, passkey.credential_id);
-};
-
-/**
- * What the browser needs to sign someone in with any passkey of this site (no email asked: the
- * passkey says whose it is). The challenge waits under the SHA-256 of `token`, which the caller
- * hands the browser in a short-lived HttpOnly cookie.
- */
-export const signInOptions = async (store: Store, rp: RelyingParty, clock: Clock) => {
-  const relying = usable(rp);
-  const options = await generateAuthenticationOptions({
-    rpID: relying.id,
-    userVerification: 'preferred',
-    timeout: CEREMONY_TIMEOUT_MS,
-  });
-  const token = newToken();
-  const now = clock.now();
-  const expiresAt = new Date(now.getTime() + CHALLENGE_MS);
-  await saveChallenge(store.db, {
-    key: `sign-in:${hashToken(token)}`,
-    challenge: options.challenge,
-    expiresAt,
-    now,
-  });
-  return { options, token, expiresAt };
-};
-
-/** The browser's answer to a sign-in challenge: a session, or a refusal in words (and counted). */
-export const signInWithPasskey = async (
-  store: Store,
-  input: { token: string | null; response: unknown; address: string | null },
-  rp: RelyingParty,
-  context: Context,
-  clock: Clock,
-): Promise<StartedSession> => {
-  const relying = usable(rp);
-  const now = clock.now();
-  const since = new Date(now.getTime() - THROTTLE.windowMs);
-  const subjects = input.address ? [`ip:${input.address}`] : [];
-  const counts = await countFailures(store.db, subjects, since);
-  if (input.address && (counts.get(`ip:${input.address}`) ?? 0) >= THROTTLE.perAddress) {
-    throw new TooManyAttempts(Math.ceil(THROTTLE.windowMs / 60_000));
-  }
-  const refuse = async (message: string, detail: string | null, user?: UserRow, id?: string) => {
-    if (subjects.length > 0) await recordFailure(store.db, subjects, now);
-    if (user && id) {
-      await recordUserEvents(
-        store,
-        user.id,
-        [
-          {
-            type: 'UserSignInFailed',
-            data: {
-              userId: user.id,
-              workspaceId: user.workspace_id,
-              reason: 'passkey',
-              credentialId: id,
-              occurredAt: iso(now),
-            },
-          },
-        ],
-        userMetadata(user, context),
-      );
-    }
-    if (Math.random() < 0.01) await pruneFailures(store.db, since);
-    return new PasskeyRefused(401, message, detail);
-  };
-
-  const taken =
-    input.token && isWellFormedToken(input.token)
-      ? await takeChallenge(store.db, `sign-in:${hashToken(input.token)}`)
-      : null;
-  if (!taken || !challengeLive(taken.expires_at, now)) {
-    throw await refuse(EXPIRED_SIGN_IN, taken ? 'expired' : 'no challenge');
-  }
-  let response: ReturnType<typeof authenticationResponse>;
-  try {
-    response = authenticationResponse(input.response);
-  } catch (error) {
-    if (error instanceof InvalidInput) throw await refuse(NOT_VERIFIED, error.message);
-    throw error;
-  }
-  const passkey = await findPasskey(store.db, response.id);
-  // A removed member's passkeys are gone from the read table with them; the person is checked
-  // too, so that no row left behind could ever sign anyone in.
-  const user = passkey ? await findUser(store.db, passkey.user_id) : null;
-  if (!passkey || !user) throw await refuse(UNKNOWN_PASSKEY, 'unknown credential');
-  const handle = await findUserHandle(store.db, user.id);
-  const claimed = response.response.userHandle;
-  if (claimed && handle && claimed !== handle) {
-    throw await refuse(NOT_VERIFIED, 'user handle mismatch', user, passkey.credential_id);
-  }
-  let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
-  try {
-    verified = await verifyAuthenticationResponse({
-      response,
-      expectedChallenge: taken.challenge,
-      expectedOrigin: relying.origin,
-      expectedRPID: relying.id,
-      credential: {
-        id: passkey.credential_id,
-        publicKey: bytes(passkey.public_key),
-        counter: passkey.counter,
-        transports: passkey.transports,
-      },
-      requireUserVerification: false,
-    });
-  } catch (error) {
-    throw await refuse(NOT_VERIFIED, reason(error), user, passkey.credential_id);
-  }
-  if (!verified.verified) {
-    throw await refuse(NOT_VERIFIED, 'not verified', user, passkey.credential_id);
-  }
-  const counted = await recordUse(store.db, {
-    credentialId: passkey.credential_id,
-    read: passkey.counter,
-    counter: verified.authenticationInfo.newCounter,
-    at: now,
-  });
-  if (!counted) {
-    throw await refuse(NOT_VERIFIED, 'sign counter went back', user, passkey.credential_id);
-  }
-  return startSession(
-    store,
-    { id: user.id, email: user.email, workspaceId: user.workspace_id },
-    'passkey',
-    context,
-    clock,
-  );
 };
