@@ -29,6 +29,8 @@ export const pageWordsJson = async (
   versionId: string,
   position: number,
 ): Promise<string> => {
+  // Refused before anything costs: a flood of requests gets its 503s without a query each.
+  if (running >= AT_ONCE && !inFlight.has(`${versionId}/${position}`)) throw new WordsBusy();
   const source = await wordSource(deps.db, versionId);
   if (!source || position > source.page_count) throw new NotFound('Not found');
   const path = deps.blobs.pagePath(versionId, position, 'words.json');
@@ -43,7 +45,9 @@ export const pageWordsJson = async (
   const work = (async () => {
     const words = await readPageWords(deps.blobs.originalPath(source.checksum), position, {
       limits: deps.limits,
-    }).catch(() => []);
+    }).catch(() => null);
+    // A failure (a timeout, the tool killed) is not kept: the next reader tries again.
+    if (words === null) throw new WordsBusy();
     const json = JSON.stringify({ words });
     // Kept for the next reader; if it cannot be (the version was deleted meanwhile, a full
     // disk), this answer is still good.

@@ -17,29 +17,44 @@ export const readPageWords = async (
   pdfPath: string,
   position: number,
   options: { limits: ProcessLimits; signal?: AbortSignal },
-): Promise<PageWord[]> => {
+): Promise<PageWord[] | null> => {
   const signal = AbortSignal.any(
     [options.signal, AbortSignal.timeout(TIMEOUT_MS)].filter(
       (s): s is AbortSignal => s !== undefined,
     ),
   );
   const page = String(position);
-  const run = await runLimited(
-    options.limits,
-    'pdftotext',
-    ['-bbox', '-cropbox', '-enc', 'UTF-8', '-f', page, '-l', page, absolute(pdfPath), '-'],
-    { signal, maxBytes: MAX_OUTPUT_BYTES },
-  );
-  return run.code === 0 ? parsePageWords(run.stdout) : [];
+  const path = absolute(pdfPath);
+  const [words, info] = await Promise.all([
+    runLimited(
+      options.limits,
+      'pdftotext',
+      ['-bbox', '-cropbox', '-enc', 'UTF-8', '-f', page, '-l', page, path, '-'],
+      { signal, maxBytes: MAX_OUTPUT_BYTES },
+    ),
+    runLimited(options.limits, 'pdfinfo', ['-f', page, '-l', page, path], {
+      signal,
+      maxBytes: 1024 * 1024,
+    }),
+  ]);
+  // null: the words could not be read (a failure to try again later, not a page without words)
+  if (words.code !== 0 || info.code !== 0) return null;
+  const rotation = Number(/^Page\s+\d+\s+rot:\s+(\d+)/m.exec(info.stdout)?.[1] ?? 0);
+  return parsePageWords(words.stdout, rotation);
 };
 
 const round = (n: number) => Math.round(n * 100_000) / 100_000;
 
-/** The words of the first <page> of `pdftotext -bbox` output, as fractions of its size. */
-export const parsePageWords = (xhtml: string): PageWord[] => {
+/**
+ * The words of the first <page> of `pdftotext -bbox` output, as fractions of its size. The page's
+ * size is printed as the PDF has it, before /Rotate, while the words are placed on the page as
+ * it is shown: turned a quarter, its width and height swap.
+ */
+export const parsePageWords = (xhtml: string, rotation = 0): PageWord[] => {
   const size = /<page width="([\d.]+)" height="([\d.]+)">/.exec(xhtml);
-  const width = Number(size?.[1]);
-  const height = Number(size?.[2]);
+  const quarter = Math.abs(rotation) % 180 === 90;
+  const width = Number(size?.[quarter ? 2 : 1]);
+  const height = Number(size?.[quarter ? 1 : 2]);
   if (!(width > 0 && height > 0)) return [];
   const words: PageWord[] = [];
   for (const m of xhtml.matchAll(

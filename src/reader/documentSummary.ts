@@ -36,7 +36,7 @@ const summarize = (doc: unknown): DocumentSummary | null => {
   const d = doc as Record<string, unknown>;
   const labels = Array.isArray(d.labels) ? d.labels.map((l) => String(l)) : null;
   return {
-    title: typeof d.title === 'string' && d.title.trim() ? d.title : null,
+    title: typeof d.title === 'string' ? usableTitle(d.title) : null,
     direction: d.direction === 'rtl' ? 'rtl' : 'ltr',
     labels,
   };
@@ -56,4 +56,31 @@ export const scriptLanguage = (text: string): string | null => {
   if (count(/[\u0679\u0688\u0691\u06ba\u06be\u06c1\u06d2]/g) > 0) return 'ur';
   if (count(/[\u067e\u0686\u0698\u06af\u06cc\u06a9]/g) > 0) return 'fa';
   return 'ar';
+};
+
+/**
+ * The PDF's own title, when it is one a reader should see: without text-direction controls
+ * (U+202A-E, U+2066-9, U+200E/F: "Invoice \u202eFDP.exe" must not read "Invoice exe.PDF", and a
+ * title the API would refuse is not shown either), and not one of the things writers put there
+ * instead of a title: a file name or path ("C:\Users\bob\final.pdf", "Q3 report.docx"), the
+ * application's "Microsoft Word - …", a bare number, "Slide 1".
+ */
+export const usableTitle = (raw: string): string | null => {
+  const title = raw
+    .replace(/[\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (!title) return null;
+  if (/^microsoft (word|powerpoint|excel) - /i.test(title)) return null;
+  if (/^[a-z]:\\|^\\\\|^\/|\\/i.test(title)) return null;
+  if (
+    /\.(pdf|docx?|pptx?|xlsx?|odt|odp|ods|rtf|txt|tex|dvi|ps|indd|qxp|pages|key|numbers|psd|ai|eps)$/i.test(
+      title,
+    )
+  ) {
+    return null;
+  }
+  if (/^\d+$/.test(title) || /^(slide|page|document|presentation|book)\s*\d*$/i.test(title))
+    return null;
+  return title;
 };

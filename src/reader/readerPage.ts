@@ -169,8 +169,9 @@ export const readerPage = (book: ReaderBook) => {
   if (!book.pageBase || !book.versionId) {
     // Nothing ready yet: say so, and look again shortly (a meta refresh needs no script, and this
     // page is a few hundred bytes).
+    // A failed version will not be ready by itself: no refresh then, only the message.
     return shell(
-      `${head}\n<meta http-equiv="refresh" content="5">`,
+      book.status === 'error' ? head : `${head}\n<meta http-equiv="refresh" content="5">`,
       `<main class="message" id="not-ready">
 <h1>${title}</h1>
 <p>${

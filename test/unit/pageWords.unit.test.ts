@@ -14,6 +14,15 @@ describe('parsePageWords', () => {
     ]);
   });
 
+  it('swaps the page’s width and height for a page turned a quarter (/Rotate 90 or 270)', () => {
+    const xhtml = `<page width="595.275591" height="841.889764">
+<word xMin="765.909093" yMin="118.995" xMax="779.193093" yMax="125.343">x</word></page>`;
+    const [word] = parsePageWords(xhtml, 90);
+    expect(word?.x).toBeCloseTo(765.909093 / 841.889764, 4);
+    expect(word?.y).toBeCloseTo(118.995 / 595.275591, 4);
+    expect((word?.x ?? 2) + (word?.w ?? 0)).toBeLessThanOrEqual(1);
+  });
+
   it('gives nothing for output without a page size', () => {
     expect(parsePageWords('<doc></doc>')).toEqual([]);
     expect(

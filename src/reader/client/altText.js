@@ -5,3 +5,10 @@ export const altText = (label, text) => {
   const excerpt = words.length > 180 ? `${words.slice(0, 180).replace(/\s+\S*$/, '')}…` : words;
   return excerpt ? `Page ${label}: ${excerpt}` : `Page ${label}`;
 };
+
+/**
+ * Text from the PDF without text-direction controls (U+202A-E, U+2066-9, U+200E/F): an outline
+ * entry or a link named "‮txt.exe" must not read backwards to spoof another name.
+ */
+export const plainText = (text) =>
+  String(text ?? '').replace(/[\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '');

@@ -54,13 +54,45 @@ export const createBook = (data) => {
     texts = null;
   };
 
-  /** The document's structure (contents, links); absent for versions processed before it. */
+  /**
+   * The document's structure (contents, links): written once the version is done, so a reader
+   * opened while it was processing asks for it once the status says done (documentReady).
+   * Absent for versions processed before it existed.
+   */
   let structure = null;
   book.structure = () => {
-    structure ??= data.document
-      ? fetchJson(data.document).catch(() => ({ outline: [], links: [] }))
-      : Promise.resolve({ outline: [], links: [] });
+    if (!data.document) return Promise.resolve({ outline: [], links: [], pending: true });
+    structure ??= fetchJson(data.document).catch(() => {
+      structure = null; // try again next time
+      return { outline: [], links: [] };
+    });
     return structure;
+  };
+  book.documentReady = () => {
+    data.document = `${data.pageBase}document.json`;
+    structure = null;
+  };
+
+  /**
+   * A page's alternative text when the page did not bring it (past the first pages): its own
+   * text.txt, a few hundred bytes, rather than every page's text at once.
+   */
+  const altRequests = new Map();
+  book.alt = (n) => {
+    if (alts.has(n)) return Promise.resolve(alts.get(n));
+    if (!altRequests.has(n)) {
+      altRequests.set(
+        n,
+        fetch(book.url(n, 'text.txt'))
+          .then((r) => (r.ok ? r.text() : ''))
+          .catch(() => '')
+          .then((text) => {
+            if (!alts.has(n)) alts.set(n, altText(book.label(n), text));
+            return alts.get(n);
+          }),
+      );
+    }
+    return altRequests.get(n);
   };
 
   /** A page's words with their boxes, for search highlights; [] when they cannot be had. */

@@ -132,10 +132,14 @@ export const attachGestures = ({ area, zoom, turn, isTurning }) => {
         wheelQuietAt = 0;
       }, 250);
       if (wheelQuietAt || isTurning()) return;
-      wheelTotal += Math.abs(dy) >= Math.abs(dx) ? dy : dx;
+      // Up and down mean forward and back; sideways (a trackpad swipe) means the side the page
+      // comes from, mirrored in a right-to-left book like a swipe of the finger.
+      const sideways = Math.abs(dx) > Math.abs(dy);
+      wheelTotal += sideways ? dx : dy;
       if (Math.abs(wheelTotal) >= 40) {
         wheelQuietAt = e.timeStamp;
-        turn(wheelTotal > 0 ? 'forward' : 'backward');
+        if (sideways) turn(wheelTotal > 0 ? 'left' : 'right');
+        else turn(wheelTotal > 0 ? 'forward' : 'backward');
       }
     },
     { passive: false },

@@ -37,7 +37,8 @@ let renders = 0;
 const turnListeners = [];
 
 const clamp = (n) => Math.min(Math.max(1, Math.round(n) || 1), book.total);
-const spread = () => isSpread(stage.clientWidth, stage.clientHeight);
+// A one-page document is never a spread: its page has the whole stage.
+const spread = () => book.total > 1 && isSpread(stage.clientWidth, stage.clientHeight);
 const visible = (n) => spreadOf(n, book.total, spread());
 const sides = (count) => (count === 2 ? ['left', 'right'] : ['single']);
 
@@ -104,8 +105,10 @@ const render = () => {
       scale: zoom.scale,
     }),
   );
-  stage.replaceChildren(...figures);
-  stage.classList.toggle('spread', screen.length === 2);
+  // A page alone beside an empty side (the cover, a last even page) stands in the middle, at the
+  // size it has in the spreads: no half-empty book.
+  stage.replaceChildren(...figures.filter((f) => !f.classList.contains('blank')));
+  stage.classList.toggle('spread', screen.length === 2 && !screen.includes(null));
   updateChrome(pages);
   const shownNow = ++renders;
   // Links, highlights and the pages one turn away only once these images are in: nothing
@@ -113,16 +116,20 @@ const render = () => {
   Promise.all([...stage.querySelectorAll('img')].map(settled)).then(() => {
     if (shownNow !== renders) return;
     preload();
-    book.structure().then((structure) => {
-      if (shownNow !== renders) return;
-      for (const figure of figures) {
-        const n = Number(figure.dataset.n);
-        if (n) drawLinks(figure, structure.links?.[n - 1], book);
-      }
-    });
+    drawPageLinks(shownNow);
     search.highlight();
   });
 };
+
+/** The links of the pages on the stage, once the document's structure is here. */
+const drawPageLinks = (shownNow = renders) =>
+  book.structure().then((structure) => {
+    if (shownNow !== renders) return;
+    for (const figure of stage.querySelectorAll('figure[data-n]')) {
+      if (figure.querySelector('.link')) continue;
+      drawLinks(figure, structure.links?.[Number(figure.dataset.n) - 1], book);
+    }
+  });
 
 const nextStart = () => lastOf(visible(current)) + 1;
 const prevStart = () => firstOf(visible(current)) - 1;
@@ -140,6 +147,21 @@ const preload = () => {
   }
 };
 
+/**
+ * Whether a leaf can turn between these views: a rigid leaf has one shape, so the pages it
+ * carries and the ones beneath must share theirs (a portrait page turning onto a landscape one
+ * would be drawn stretched), and no side may be empty (a lone page stands centred). Otherwise
+ * the pages change at once.
+ */
+const sameShapes = (from, to) => {
+  if (from.length !== to.length || from.includes(null) || to.includes(null)) {
+    return from.length === 1 && to.length === 1 && close(book.aspect(from[0]), book.aspect(to[0]));
+  }
+  const ratios = [...from, ...to].map((n) => book.aspect(n));
+  return ratios.every((r) => close(r, ratios[0]));
+};
+const close = (a, b) => Math.abs(a - b) / Math.max(a, b) < 0.03;
+
 /** Turns to page n: the leaf between here and there curls over, or the pages change at once. */
 const go = (n) => {
   const target = clamp(n);
@@ -152,7 +174,13 @@ const go = (n) => {
   }
   const forward = firstOf(to) > firstOf(from);
   current = target;
-  if (reducedMotion.matches || zoom.zoomed || !stage.firstElementChild || document.hidden) {
+  if (
+    reducedMotion.matches ||
+    zoom.zoomed ||
+    !stage.firstElementChild ||
+    document.hidden ||
+    !sameShapes(from, to)
+  ) {
     zoom.reset(false);
     render();
     return;
@@ -363,7 +391,14 @@ if (data.processing) {
       const grown = total !== book.total;
       book.total = total;
       if (!turning && (grown || missing.some((n) => book.pages.has(n)))) render();
-      if (status.status === 'done') document.querySelector('.notice')?.remove();
+      if (status.status === 'done') {
+        document.querySelector('.notice')?.remove();
+        data.processing = false;
+        // Contents and links exist now: read them, and draw the links of the pages shown
+        // (over the images as they are: nothing on screen moves).
+        book.documentReady();
+        if (!turning) drawPageLinks();
+      }
       if (status.status === 'error') {
         const notice = document.querySelector('.notice');
         if (notice) notice.textContent = 'The rest of this version could not be prepared.';

@@ -3,6 +3,8 @@
 // over it on phones; the button that opens one says so (aria-expanded), Escape or its close
 // button shuts it and gives focus back to that button. Each panel's content is built the first
 // time it opens: nothing of it costs the first load.
+import { plainText } from './altText.js';
+
 export const createPanels = ({ reader }) => {
   const buttons = [...document.querySelectorAll('[data-panel]')];
   let open = null;
@@ -38,7 +40,7 @@ export const createPanels = ({ reader }) => {
     for (const b of buttons) b.setAttribute('aria-expanded', String(b.dataset.panel === name));
     if (!built.has(name) && builders[name]) {
       built.add(name);
-      await builders[name](panel.querySelector('.panel-body'), reader, () => close(false));
+      await builders[name](panel.querySelector('.panel-body'), reader, () => close(false), built);
     }
     panels.onOpen?.(name, panel);
     reader.relayout();
@@ -90,15 +92,19 @@ export const createPanels = ({ reader }) => {
 };
 
 /** The outline, nested as the PDF has it; an entry is a link to its page (#page=N). */
-const buildContents = async (body, reader) => {
+const buildContents = async (body, reader, _close, built) => {
   body.textContent = 'Loading the contents…';
-  const { outline } = await reader.book.structure();
+  const { outline, pending } = await reader.book.structure();
   body.textContent = '';
   if (!outline?.length) {
     const p = document.createElement('p');
     p.className = 'empty';
-    p.textContent = 'This document has no table of contents.';
+    p.textContent = pending
+      ? 'The contents are read once the whole document is prepared.'
+      : 'This document has no table of contents.';
     body.append(p);
+    // Built again when next opened, once the document is done.
+    if (pending) built.delete('contents');
     return;
   }
   const list = (entries) => {
@@ -110,7 +116,7 @@ const buildContents = async (body, reader) => {
         a.href = `#page=${entry.page}`;
         a.dataset.page = String(entry.page);
         const title = document.createElement('span');
-        title.textContent = entry.title;
+        title.textContent = plainText(entry.title);
         const label = document.createElement('span');
         label.className = 'page-label';
         label.textContent = reader.book.label(entry.page);
@@ -119,7 +125,7 @@ const buildContents = async (body, reader) => {
       } else {
         const heading = document.createElement('span');
         heading.className = 'heading';
-        heading.textContent = entry.title;
+        heading.textContent = plainText(entry.title);
         li.append(heading);
       }
       if (entry.children?.length) li.append(list(entry.children));
@@ -140,6 +146,8 @@ const buildContents = async (body, reader) => {
 const buildThumbnails = (body, reader, close) => {
   const grid = document.createElement('div');
   grid.className = 'thumbs';
+  // Laid out in reading order: right to left in a right-to-left book, as its arrow keys go.
+  grid.dir = reader.book.rtl ? 'rtl' : 'ltr';
   grid.setAttribute('role', 'group');
   grid.setAttribute('aria-label', 'Pages');
   const { book } = reader;

@@ -26,7 +26,9 @@ export const createSearch = ({ reader }) => {
     hits = found.hits;
     results.replaceChildren();
     if (found.count === 0) {
-      summary.textContent = `No page contains “${wanted}”.`;
+      summary.textContent = reader.book.data.processing
+        ? `No page prepared so far contains “${wanted}”.`
+        : `No page contains “${wanted}”.`;
       highlight();
       return;
     }

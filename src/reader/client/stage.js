@@ -1,6 +1,7 @@
 // The pages on the stage: each at its own shape, its image with srcset describing the real pixel
 // widths of the three renditions, its links as real <a> elements over the image, and the search
 // hits lit on it. Only the pages on screen are in the DOM.
+import { plainText } from './altText.js';
 import { renditionWidths } from './layout.js';
 
 /**
@@ -27,7 +28,7 @@ export const pageFigure = (book, n, side, size, options = {}) => {
   const img = document.createElement('img');
   img.dataset.n = String(n);
   img.alt = book.alts.get(n) ?? `Page ${book.label(n)}`;
-  if (!book.alts.has(n)) book.texts().then(() => (img.alt = book.alts.get(n) ?? img.alt));
+  if (!book.alts.has(n)) book.alt(n).then((alt) => (img.alt = alt ?? img.alt));
   // Before the source: the request goes out as soon as it is set.
   img.setAttribute('fetchpriority', options.priority ?? 'auto');
   img.decoding = 'async';
@@ -67,12 +68,13 @@ export const drawLinks = (figure, links, book) => {
       a.href = `#page=${link.page}`;
       a.dataset.page = String(link.page);
       const label = `page ${book.label(link.page)}`;
-      a.setAttribute('aria-label', link.text ? `${link.text} (${label})` : `Go to ${label}`);
+      const text = plainText(link.text);
+      a.setAttribute('aria-label', text ? `${text} (${label})` : `Go to ${label}`);
     } else if (link.kind === 'uri' && /^(https?|mailto):/i.test(link.uri)) {
       a.href = link.uri;
       a.target = '_blank';
       a.rel = 'noopener noreferrer';
-      a.setAttribute('aria-label', link.text || link.uri);
+      a.setAttribute('aria-label', plainText(link.text) || link.uri);
     } else {
       continue;
     }
