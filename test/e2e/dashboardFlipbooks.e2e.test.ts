@@ -144,7 +144,7 @@ describe('dashboard: upload and one flipbook (embedded store, one worker)', () =
   );
 
   it(
-    'refuses a file that is not a PDF in words next to the file, with and without JavaScript',
+    'refuses a file that is not a PDF, or over the plan’s limits, in words next to the file (with and without JavaScript)',
     async () => {
       const notPdf = {
         name: 'notes.pdf',
@@ -161,6 +161,20 @@ describe('dashboard: upload and one flipbook (embedded store, one worker)', () =
       await error.filter({ hasText: /./ }).waitFor();
       expect(await error.textContent()).toBe('File is not a PDF: it has no %PDF- header');
       expect(await page.getByLabel('PDF').getAttribute('aria-invalid')).toBe('true');
+
+      // Over the plan's limits: a free workspace takes at most 200 pages.
+      await d.fx.newWorkspace('freebies', 'free');
+      const free = await d.signedIn('flo@example.com', { workspace: 'freebies' });
+      await free.goto(`${url}/dashboard/upload`);
+      expect(await free.locator('#file-hint').textContent()).toContain(
+        'Up to 50 MB and 200 pages on the free plan.',
+      );
+      await free.getByLabel('PDF').setInputFiles(join(CORPUS, 'text_freeculture.pdf'));
+      await free.getByRole('button', { name: 'Upload', exact: true }).click();
+      await free.locator('#file-error').filter({ hasText: /./ }).waitFor();
+      expect(await free.locator('#file-error').textContent()).toBe(
+        'Too many pages for the free plan: the limit is 200 pages per document, this one has 352',
+      );
 
       // No script: the plain form posts, and the page answers with the same words, title kept.
       const plain = await d.signedIn('cy@example.com', {

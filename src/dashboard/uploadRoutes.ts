@@ -1,0 +1,155 @@
+// Uploads from the dashboard: the upload page, a new flipbook, a new version of one, and the
+// status a script polls while a version is processing. Read by the API's own reader (same
+// limits) and made by the API's use cases. The CSRF token comes as a header (the script) or as a
+// field before the file, checked before a byte of the file is stored. A script asking for JSON
+// (Accept) gets JSON answers; a plain form gets pages.
+import type { ServerResponse } from 'node:http';
+import type { SignedIn } from '../app/accounts/sessions.ts';
+import { flipbookOverview, versionProgress } from '../app/flipbookOverview.ts';
+import { addVersion, createFlipbook } from '../app/flipbooks.ts';
+import type { ReceivedUpload } from '../app/received.ts';
+import { AppError } from '../domain/errors.ts';
+import type { Request, Routes } from '../http/server.ts';
+import { receiveUpload } from '../http/upload.ts';
+import { flipbookView, idOf, idsOf, refusal } from './flipbookView.ts';
+import type { Kit } from './kit.ts';
+import { uploadPage } from './pages/upload.ts';
+import { checkCsrf, checkSameOrigin, PAGE_HEADERS, redirect, sendPage } from './request.ts';
+
+export const mountUploadRoutes = (routes: Routes, kit: Kit) => {
+  const { deps, origin, signedInPage } = kit;
+  const { caller, showFlipbook } = flipbookView(kit);
+
+  /** Reads an upload for a signed-in person: same origin, CSRF before the file, API limits. */
+  const takeUpload = async <T>(
+    req: Request,
+    signedIn: SignedIn,
+    work: (upload: ReceivedUpload) => Promise<T>,
+    fields: Record<string, string>,
+  ) => {
+    checkSameOrigin(req, origin());
+    const header = req.headers['x-csrf-token'];
+    const byHeader = typeof header === 'string';
+    if (byHeader) checkCsrf(header, signedIn.csrfToken);
+    const byField = (sent: Record<string, string>) => checkCsrf(sent._csrf, signedIn.csrfToken);
+    const upload = await receiveUpload(req, deps.blobs, byHeader ? {} : { beforeFile: byField });
+    try {
+      if (!byHeader) byField(upload.fields); // a body with no file part at all
+      const { _csrf, ...rest } = upload.fields;
+      Object.assign(fields, rest);
+      return await work({ ...upload, fields: rest });
+    } finally {
+      if (upload.file) await deps.blobs.discard(upload.file.path);
+    }
+  };
+
+  routes.get(
+    '/dashboard/upload',
+    signedInPage(async (_req, res, signedIn) => sendPage(res, 200, uploadPage(signedIn))),
+  );
+
+  routes.post(
+    '/dashboard/upload',
+    signedInPage(async (req, res, signedIn) => {
+      const fields: Record<string, string> = {};
+      try {
+        const made = await takeUpload(
+          req,
+          signedIn,
+          (upload) => createFlipbook(deps, caller(req, signedIn), upload),
+          fields,
+        );
+        const answer = uploaded(
+          deps.urls.reader(made.flipbook_id),
+          made.flipbook_id,
+          made.version_id,
+        );
+        if (wantsJson(req)) return sendData(res, 201, answer);
+        redirect(res, `${answer.flipbook_url}?notice=uploaded`);
+      } catch (error) {
+        // The script hears every refusal in JSON (a 403 too); a page shows those it can act on.
+        if (error instanceof AppError && wantsJson(req)) {
+          return sendData(res, error.status, { error: error.message }, error.headers);
+        }
+        if (!refusal(error)) throw error;
+        sendPage(
+          res,
+          error.status,
+          uploadPage(signedIn, { title: fields.title, error: error.message }),
+          error.headers,
+        );
+      }
+    }),
+  );
+
+  routes.post(
+    '/dashboard/flipbooks/:id/versions',
+    signedInPage(async (req, res, signedIn) => {
+      const id = idOf(req);
+      // Whose it is, before a byte of the upload is read.
+      await flipbookOverview(deps, caller(req, signedIn), id);
+      try {
+        const made = await takeUpload(
+          req,
+          signedIn,
+          (upload) => addVersion(deps, caller(req, signedIn), id, upload),
+          {},
+        );
+        const answer = uploaded(deps.urls.reader(id), id, made.version_id);
+        if (wantsJson(req)) return sendData(res, 201, answer);
+        redirect(res, `${answer.flipbook_url}?notice=uploaded#versions`);
+      } catch (error) {
+        // The script hears every refusal in JSON (a 403 too); a page shows those it can act on.
+        if (error instanceof AppError && wantsJson(req)) {
+          return sendData(res, error.status, { error: error.message }, error.headers);
+        }
+        if (!refusal(error)) throw error;
+        await showFlipbook(req, res, signedIn, id, error.status, { versionError: error.message });
+      }
+    }),
+  );
+
+  // Polled by the script while a version is processing: pages ready of the total.
+  routes.get(
+    '/dashboard/flipbooks/:id/versions/:vid/status.json',
+    kit.page(async (req, res) => {
+      const signedIn = await kit.session(req);
+      if (!signedIn) return sendData(res, 401, { error: 'Sign in again to follow this upload' });
+      try {
+        const [id, vid] = idsOf(req);
+        sendData(res, 200, await versionProgress(deps, caller(req, signedIn), id, vid));
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        sendData(res, error.status, { error: error.message });
+      }
+    }),
+  );
+};
+
+/** What an accepted upload answers the script: where to follow it, where it will be read. */
+const uploaded = (readerUrl: string, flipbookId: string, versionId: string) => ({
+  flipbook_id: flipbookId,
+  version_id: versionId,
+  reader_url: readerUrl,
+  flipbook_url: `/dashboard/flipbooks/${flipbookId}`,
+  status_url: `/dashboard/flipbooks/${flipbookId}/versions/${versionId}/status.json`,
+});
+
+const wantsJson = (req: Request) => (req.headers.accept ?? '').includes('application/json');
+
+const sendData = (
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  extra: Record<string, string> = {},
+) => {
+  const bytes = Buffer.from(JSON.stringify(body));
+  res.writeHead(status, {
+    ...extra,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': bytes.length,
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': PAGE_HEADERS['X-Content-Type-Options'],
+  });
+  res.end(bytes);
+};
