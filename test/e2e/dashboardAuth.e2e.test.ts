@@ -12,13 +12,14 @@ import {
   PHONE,
   startDashboard,
 } from '../support/dashboard.ts';
+import { STORE_KINDS } from '../support/stores.ts';
 
-describe('dashboard sign-in (embedded store)', () => {
+describe.each(STORE_KINDS)('dashboard sign-in (%s store)', (kind) => {
   let d: DashboardFixture;
   let url = '';
 
   beforeAll(async () => {
-    d = await startDashboard('embedded');
+    d = await startDashboard(kind);
     url = d.fx.daemon.url;
   });
   afterEach(async () => {

@@ -16,6 +16,7 @@ import {
   PHONE,
   startDashboard,
 } from '../support/dashboard.ts';
+import { STORE_KINDS } from '../support/stores.ts';
 
 const IMAGES = join(ROOT, 'docs', 'images');
 /** More views, to look at after a run (not documentation). */
@@ -25,12 +26,12 @@ const TEAM_ONLY =
 
 const fingerprint = (key: string) => createHash('sha256').update(key).digest('hex').slice(0, 8);
 
-describe('dashboard API keys (embedded store)', () => {
+describe.each(STORE_KINDS)('dashboard API keys (%s store)', (kind) => {
   let d: DashboardFixture;
   let url = '';
 
   beforeAll(async () => {
-    d = await startDashboard('embedded', [], { FLIPBOOK_KEY_USAGE_INTERVAL_MS: '0' });
+    d = await startDashboard(kind, [], { FLIPBOOK_KEY_USAGE_INTERVAL_MS: '0' });
     url = d.fx.daemon.url;
   });
   afterEach(async () => {
