@@ -135,7 +135,14 @@ describe('dashboard passkeys (embedded store)', () => {
     await page.waitForURL(`${url}/dashboard`);
     expect(await page.locator('.email').textContent()).toBe('pat@example.com');
     await page.goto(`${url}/dashboard/profile`);
-    expect(await row.locator('td').nth(2).textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+    const lastUsed = await row.locator('td').nth(2).textContent();
+    expect(lastUsed).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+    // A replay rebuilds the passkey from its event and leaves its counter and last use alone.
+    const replay = await flipbook(['replay', '--json', ...d.fx.storeArgs]);
+    expect(replay.code, replay.stderr).toBe(0);
+    await page.reload();
+    expect(await row.locator('td').nth(0).textContent()).toBe('Work laptop');
+    expect(await row.locator('td').nth(2).textContent()).toBe(lastUsed);
 
     // `next` is honoured: signed out, a page asks for sign-in and comes back after it.
     await signOut(page);
@@ -163,6 +170,17 @@ describe('dashboard passkeys (embedded store)', () => {
     const page = await d.signedIn('quinn@example.com');
     await authenticator(page);
     await addPasskey(page, 'Phone');
+    // Another person's passkey is as unknown as none, to see and to remove (isolation).
+    const removeUrl = await page.getByRole('link', { name: 'Remove Phone' }).getAttribute('href');
+    const other = await d.signedIn('quinn-other@example.com');
+    const csrf = await other.locator('input[name="_csrf"]').first().inputValue();
+    expect((await other.goto(`${url}${removeUrl}`))?.status()).toBe(404);
+    const forced = await other.request.post(`${url}${removeUrl}`, {
+      headers: { origin: url },
+      form: { _csrf: csrf },
+    });
+    expect(forced.status()).toBe(404);
+    expect((await other.goto(`${url}/dashboard/passkeys/not-an-id/remove`))?.status()).toBe(404);
     await page.getByRole('link', { name: 'Remove Phone' }).click();
     expect(await page.locator('h1').textContent()).toBe('Remove the passkey “Phone”?');
     // Cancel changes nothing.

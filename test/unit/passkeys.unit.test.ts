@@ -3,11 +3,14 @@
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import type { PasskeyRow } from '../../projections/passkeys.ts';
 import {
   authenticationResponse,
   registrationResponse,
 } from '../../src/app/accounts/passkeyResponses.ts';
+import type { SignedIn } from '../../src/app/accounts/sessions.ts';
 import { readJson } from '../../src/dashboard/json.ts';
+import { passkeysSection } from '../../src/dashboard/pages/passkeys.ts';
 import { safeNext } from '../../src/dashboard/request.ts';
 import {
   challengeLive,
@@ -191,5 +194,40 @@ describe('where a sign-in goes next', () => {
     }
     expect(safeNext(`/${'a'.repeat(600)}`)).toBeNull();
     expect(safeNext(null)).toBeNull();
+  });
+});
+
+describe('the profile’s passkeys section', () => {
+  const signedIn = { csrfToken: 'token-1' } as SignedIn;
+  const passkey: PasskeyRow = {
+    credential_id: ID,
+    user_id: '00000000-0000-4000-8000-000000000001',
+    workspace_id: '00000000-0000-4000-8000-000000000002',
+    name: '<b>Work</b> laptop',
+    public_key: 'pQECAyYgASFYIA',
+    transports: ['internal'],
+    device_type: 'multiDevice',
+    backed_up: true,
+    created_at: '2026-11-23T12:00:00Z',
+    counter: 0,
+    last_used_at: null,
+  };
+
+  it('lists passkeys escaped, with Remove, and the form that needs a script', () => {
+    const text = passkeysSection(signedIn, [passkey], relyingParty('http://localhost:8080')).text;
+    expect(text).toContain('&lt;b&gt;Work&lt;/b&gt; laptop');
+    expect(text).toContain('Synced');
+    expect(text).toContain('Never');
+    expect(text).toContain(`href="/dashboard/passkeys/${ID}/remove"`);
+    expect(text).toContain('<button type="submit" class="primary passkey-add-button" disabled>');
+    expect(text).toContain('needs JavaScript');
+    expect(text).toContain('value="token-1"');
+  });
+
+  it('says why passkeys cannot be added on an IP address, and offers no form', () => {
+    const text = passkeysSection(signedIn, [], relyingParty('http://127.0.0.1:8080')).text;
+    expect(text).toContain('No passkeys yet.');
+    expect(text).toContain('need this service to be reached by a domain name');
+    expect(text).not.toContain('Add passkey');
   });
 });

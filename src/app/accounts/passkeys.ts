@@ -3,25 +3,16 @@
 // The challenge waits server-side for this session's answer, used once, for five minutes
 // (projections/passkeyState.ts).
 import { randomBytes } from 'node:crypto';
+import { generateRegistrationOptions, verifyRegistrationResponse } from '@simplewebauthn/server';
 import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-} from '@simplewebauthn/server';
-import { countFailures, pruneFailures, recordFailure } from '../../../projections/accounts.ts';
-import {
-  findUserHandle,
   forgetUsage,
-  recordUse,
   saveChallenge,
   startUsage,
   takeChallenge,
   userHandle,
 } from '../../../projections/passkeyState.ts';
 import { findPasskey, listPasskeys, type PasskeyRow } from '../../../projections/passkeys.ts';
-import { findUser, type UserRow } from '../../../projections/users.ts';
-import { AppError, Conflict, InvalidInput, NotFound, RuleBroken } from '../../domain/errors.ts';
+import { AppError, Conflict, NotFound, RuleBroken } from '../../domain/errors.ts';
 import { iso } from '../../domain/iso.ts';
 import {
   CEREMONY_TIMEOUT_MS,
@@ -34,16 +25,8 @@ import {
 import type { Store } from '../../store/store.ts';
 import type { Clock } from '../clock.ts';
 import { recordUserEvents } from '../commands.ts';
-import { authenticationResponse, registrationResponse } from './passkeyResponses.ts';
-import {
-  type Context,
-  type SignedIn,
-  type StartedSession,
-  startSession,
-  THROTTLE,
-  TooManyAttempts,
-} from './sessions.ts';
-import { hashToken, isWellFormedToken, newToken } from './tokens.ts';
+import { registrationResponse } from './passkeyResponses.ts';
+import type { Context, SignedIn } from './sessions.ts';
 
 export const EXPIRED_REGISTRATION = 'Adding the passkey took too long: try again';
 export const NOT_ADDED = 'The passkey could not be checked, so it was not added: try again';

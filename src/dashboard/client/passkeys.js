@@ -98,7 +98,9 @@ const enhanceAdd = (form) => {
 const enhanceSignIn = (box) => {
   // The note for browsers without a script; one that cannot use passkeys is not offered them.
   for (const note of document.querySelectorAll('[data-passkey-needs-script]')) note.hidden = true;
-  if (!browserSupportsWebAuthn()) return;
+  // Browsers refuse passkeys on an IP address: no button that can only fail.
+  const onIpAddress = /^[\d.]+$|^\[/.test(location.hostname);
+  if (!browserSupportsWebAuthn() || onIpAddress) return;
   const button = box.querySelector('button');
   const status = box.querySelector('[data-passkey-status]');
   box.hidden = false;

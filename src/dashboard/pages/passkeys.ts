@@ -49,7 +49,7 @@ export const passkeysSection = (
 <h2 id="passkeys-title">Passkeys</h2>
 <p class="lead">Sign in with this device’s screen lock, a security key or a password manager instead of typing your password.</p>
 ${list(passkeys)}
-${rp.usable ? addForm(signedIn) : html`<p class="alert error">${rp.why}</p>`}
+${rp.usable ? addForm(signedIn) : html`<p class="hint" id="passkeys-unavailable">${rp.why}</p>`}
 </section>`;
 
 export const removePasskeyPage = (signedIn: SignedIn, passkey: PasskeyRow) =>
