@@ -1,5 +1,6 @@
 // Read table `flipbooks`: one row per flipbook, with its active version for list queries.
 import { defaultTitleOf } from '../src/domain/flipbookFields.ts';
+import { addToCounts, countSql, type FlipbookStatus } from './flipbookCounts.ts';
 import type { Db, ReadTable } from './readTable.ts';
 import { utc } from './sql.ts';
 import { type VersionRow, versionColumns } from './versions.ts';
@@ -30,9 +31,25 @@ export const flipbooks: ReadTable = {
     active_version_id UUID,
     download_allowed BOOLEAN NOT NULL DEFAULT TRUE,
     created_at TIMESTAMPTZ NOT NULL,
-    updated_at TIMESTAMPTZ NOT NULL
+    updated_at TIMESTAMPTZ NOT NULL,
+    -- the title as the list sorts it: a column (not an expression index) so that a page can be
+    -- found from the index alone
+    title_key TEXT GENERATED ALWAYS AS (lower(title)) STORED
   );
-  CREATE INDEX IF NOT EXISTS flipbooks_workspace_created ON flipbooks (workspace_id, created_at);
+  -- The list's orders, each with its tie-breaker, per workspace and per workspace and status: a
+  -- page is read off one index (backwards for desc), never a sort of the workspace's rows.
+  CREATE INDEX IF NOT EXISTS flipbooks_by_created ON flipbooks (workspace_id, created_at, flipbook_id);
+  CREATE INDEX IF NOT EXISTS flipbooks_by_updated ON flipbooks (workspace_id, updated_at, flipbook_id);
+  CREATE INDEX IF NOT EXISTS flipbooks_by_title ON flipbooks (workspace_id, title_key, flipbook_id);
+  CREATE INDEX IF NOT EXISTS flipbooks_status_by_created
+    ON flipbooks (workspace_id, status, created_at, flipbook_id);
+  CREATE INDEX IF NOT EXISTS flipbooks_status_by_updated
+    ON flipbooks (workspace_id, status, updated_at, flipbook_id);
+  CREATE INDEX IF NOT EXISTS flipbooks_status_by_title
+    ON flipbooks (workspace_id, status, title_key, flipbook_id);
+  -- Substring search (ILIKE '%...%'): trigrams find the candidates, the ILIKE itself decides.
+  CREATE EXTENSION IF NOT EXISTS pg_trgm;
+  CREATE INDEX IF NOT EXISTS flipbooks_title_trigrams ON flipbooks USING gin (title gin_trgm_ops);
   CREATE INDEX IF NOT EXISTS flipbooks_workspace_slug ON flipbooks (workspace_id, slug)`,
   handles: [
     'FlipbookCreated',
@@ -50,7 +67,7 @@ export const flipbooks: ReadTable = {
   apply: async (db, event) => {
     if (event.type === 'FlipbookCreated') {
       const { flipbookId, workspaceId, title, slug, description, occurredAt } = event.data;
-      await db.query(
+      const { rowCount } = await db.query(
         `INSERT INTO flipbooks (flipbook_id, workspace_id, title, title_from_file, slug,
            description, direction, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) ON CONFLICT (flipbook_id) DO NOTHING`,
@@ -65,6 +82,7 @@ export const flipbooks: ReadTable = {
           occurredAt,
         ],
       );
+      if (rowCount) await addToCounts(db, workspaceId, { published: 1 });
       return;
     }
     if (event.type === 'FlipbookEdited') {
@@ -99,18 +117,27 @@ export const flipbooks: ReadTable = {
       );
     }
     if (event.type === 'FlipbookArchived' || event.type === 'FlipbookRestored') {
-      await db.query(
-        'UPDATE flipbooks SET status = $2, updated_at = GREATEST(updated_at, $3) WHERE flipbook_id = $1',
-        [
-          event.data.flipbookId,
-          event.type === 'FlipbookArchived' ? 'archived' : 'published',
-          event.data.occurredAt,
-        ],
+      const status: FlipbookStatus = event.type === 'FlipbookArchived' ? 'archived' : 'published';
+      // The status it had, read under the row's lock, so the counts move only on a real change.
+      const { rows } = await db.query<{ workspace_id: string; was: FlipbookStatus }>(
+        `UPDATE flipbooks f SET status = $2, updated_at = GREATEST(f.updated_at, $3)
+         FROM (SELECT flipbook_id, status FROM flipbooks WHERE flipbook_id = $1 FOR UPDATE) old
+         WHERE f.flipbook_id = old.flipbook_id RETURNING f.workspace_id, old.status AS was`,
+        [event.data.flipbookId, status, event.data.occurredAt],
       );
+      const row = rows[0];
+      if (row && row.was !== status) {
+        await addToCounts(db, row.workspace_id, { [row.was]: -1, [status]: 1 });
+      }
       return;
     }
     if (event.type === 'FlipbookDeleted') {
-      await db.query('DELETE FROM flipbooks WHERE flipbook_id = $1', [event.data.flipbookId]);
+      const { rows } = await db.query<{ workspace_id: string; status: FlipbookStatus }>(
+        'DELETE FROM flipbooks WHERE flipbook_id = $1 RETURNING workspace_id, status',
+        [event.data.flipbookId],
+      );
+      const row = rows[0];
+      if (row) await addToCounts(db, row.workspace_id, { [row.status]: -1 });
       return;
     }
     if (event.type === 'FlipbookDownloadChanged') {
@@ -168,58 +195,59 @@ export type ListQuery = {
 /** `%` and `_` in a search are the characters themselves, not LIKE wildcards. */
 const likePattern = (search: string) => `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-// Sort keys come from a fixed list, never from the request text itself.
-const ORDER: Record<SortField, string> = {
-  created_at: 'f.created_at',
-  updated_at: 'f.updated_at',
-  title: 'lower(f.title)',
+// Sort keys come from a fixed list, never from the request text itself. Each has an index with
+// the tie-breaker (see the DDL); `title_key` is lower(title).
+const SORT_COLUMN: Record<SortField, string> = {
+  created_at: 'created_at',
+  updated_at: 'updated_at',
+  title: 'title_key',
 };
 
+/**
+ * One page of the workspace's flipbooks and how many there are in all. The SQL is built for the
+ * filters given (no `$n IS NULL OR ...`, which would hide the indexes from the planner): the page
+ * is found from the sort's index alone (its ids), and only its rows are read and joined to their
+ * active versions. The total is the kept count (flipbook_counts) unless there is a search, which
+ * is counted exactly (the trigram index finds the candidates).
+ */
 export const listFlipbooks = async (db: Db, workspaceId: string, q: ListQuery) => {
-  const direction = q.dir === 'asc' ? 'ASC' : 'DESC';
+  const params: unknown[] = [workspaceId];
+  const param = (value: unknown) => `$${params.push(value)}`;
+  const where = ['workspace_id = $1'];
+  const status = q.status === null ? null : param(q.status);
+  if (status !== null) where.push(`status = ${status}`);
+  if (q.search !== null) where.push(`title ILIKE ${param(likePattern(q.search))}`);
+  const filter = where.join(' AND ');
+  const column = SORT_COLUMN[q.sort];
+  const dir = q.dir === 'asc' ? 'ASC' : 'DESC';
+  const total =
+    q.search === null ? countSql(status) : `SELECT count(*)::int FROM flipbooks WHERE ${filter}`;
+  const limit = param(q.perPage);
+  const offset = param((q.page - 1) * q.perPage);
   const { rows } = await db.query<
     FlipbookRow & { total: number; [active: `v_${string}`]: unknown }
   >(
-    `SELECT ${flipbookColumns}, count(*) OVER ()::int AS total, ${versionColumns('v', 'v_')}
-     FROM flipbooks f LEFT JOIN versions v ON v.version_id = f.active_version_id
-     WHERE f.workspace_id = $1
-       AND ($2::text IS NULL OR f.title ILIKE $2 ESCAPE '\\')
-       AND ($3::text IS NULL OR f.status = $3)
-     ORDER BY ${ORDER[q.sort]} ${direction}, f.flipbook_id ${direction}
-     LIMIT $4 OFFSET $5`,
-    [
-      workspaceId,
-      q.search === null ? null : likePattern(q.search),
-      q.status,
-      q.perPage,
-      (q.page - 1) * q.perPage,
-    ],
+    `SELECT ${flipbookColumns}, (${total}) AS total, ${versionColumns('v', 'v_')}
+     FROM (SELECT flipbook_id FROM flipbooks WHERE ${filter}
+           ORDER BY ${column} ${dir}, flipbook_id ${dir} LIMIT ${limit} OFFSET ${offset}) page
+     JOIN flipbooks f USING (flipbook_id)
+     LEFT JOIN versions v ON v.version_id = f.active_version_id
+     ORDER BY f.${column} ${dir}, f.flipbook_id ${dir}`,
+    params,
   );
-  let total = rows[0]?.total;
-  if (total === undefined) {
-    // A page past the end has no rows to carry the total; count on its own.
-    total = await countFlipbooks(db, workspaceId, q);
-  }
-  return { rows, total };
+  // A page past the end has no rows to carry the total; count on its own.
+  const count =
+    rows[0]?.total ??
+    (await db.query<{ n: number }>(`SELECT (${total}) AS n`, params.slice(0, -2))).rows[0]?.n;
+  return { rows, total: Number(count ?? 0) };
 };
 
-const countFlipbooks = async (
-  db: Db,
-  workspaceId: string,
-  q: Pick<ListQuery, 'search' | 'status'>,
-) =>
+/** How many flipbooks the workspace has (the plan's quota counts archived ones too). */
+export const countWorkspaceFlipbooks = async (db: Db, workspaceId: string) =>
   Number(
-    (
-      await db.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM flipbooks f WHERE f.workspace_id = $1
-         AND ($2::text IS NULL OR f.title ILIKE $2 ESCAPE '\\') AND ($3::text IS NULL OR f.status = $3)`,
-        [workspaceId, q.search === null ? null : likePattern(q.search), q.status],
-      )
-    ).rows[0]?.n ?? 0,
+    (await db.query<{ n: number }>(`SELECT (${countSql(null)}) AS n`, [workspaceId])).rows[0]?.n ??
+      0,
   );
-
-export const countWorkspaceFlipbooks = (db: Db, workspaceId: string) =>
-  countFlipbooks(db, workspaceId, { search: null, status: null });
 
 /** A flipbook, only if it belongs to the workspace: another workspace's id is simply not found. */
 export const findFlipbook = async (db: Db, workspaceId: string, flipbookId: string) =>

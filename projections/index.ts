@@ -1,5 +1,6 @@
 // Every read table, in the order they are created and fed during a replay.
 import { apiKeys } from './apiKeys.ts';
+import { flipbookCounts } from './flipbookCounts.ts';
 import { flipbooks } from './flipbooks.ts';
 import { jobs } from './jobs.ts';
 import { pages } from './pages.ts';
@@ -13,6 +14,7 @@ export const readTables: ReadTable[] = [
   workspaces,
   apiKeys,
   flipbooks,
+  flipbookCounts,
   versions,
   pages,
   jobs,
@@ -25,4 +27,4 @@ export const readTables: ReadTable[] = [
  * Bump when any table's DDL or apply changes: on start, a store whose read tables were built by
  * another version is rebuilt by replay.
  */
-export const READ_MODEL_VERSION = 7;
+export const READ_MODEL_VERSION = 8;
