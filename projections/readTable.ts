@@ -10,10 +10,16 @@ export type DomainEvent = (WorkspaceEvent | FlipbookEvent | UserEvent) & {
   metadata?: Record<string, unknown>;
 };
 
+/**
+ * A named statement (pg's prepared statement): PostgreSQL parses and plans it once per connection.
+ * For the few small statements every request runs, where planning costs more than running.
+ */
+export type Prepared = { name: string; text: string };
+
 /** The part of a pg client or pool the projections use: parameterised queries only. */
 export type Db = {
   query: <Row extends Record<string, unknown> = Record<string, unknown>>(
-    text: string,
+    text: string | Prepared,
     values?: unknown[],
   ) => Promise<{ rows: Row[]; rowCount: number | null }>;
 };

@@ -31,10 +31,15 @@ export const createRateLimiter = (
       if (options.limit <= 0) return;
       const nowSeconds = Math.floor(Date.now() / 1000);
       const windowStart = nowSeconds - (nowSeconds % WINDOW_SECONDS);
+      // Prepared (planned once per connection) and into an unlogged table (no WAL flush to wait
+      // for): it runs on every API request. See src/store/schema.ts.
       const { rows } = await db.query<{ hits: number }>(
-        `INSERT INTO rate_limits (client, window_start, hits) VALUES ($1, $2, 1)
-         ON CONFLICT (client, window_start) DO UPDATE SET hits = rate_limits.hits + 1
-         RETURNING hits`,
+        {
+          name: 'rate-limit-hit',
+          text: `INSERT INTO rate_limits (client, window_start, hits) VALUES ($1, $2, 1)
+           ON CONFLICT (client, window_start) DO UPDATE SET hits = rate_limits.hits + 1
+           RETURNING hits`,
+        },
         [clientAddress(req, options.trustProxy), windowStart],
       );
       const hits = rows[0]?.hits ?? 1;

@@ -10,13 +10,22 @@ import { KEY_USAGE_DDL } from '../../projections/keyUsage.ts';
 import { PASSKEY_STATE_DDL } from '../../projections/passkeyState.ts';
 import { rebuildReadTables } from './replay.ts';
 
-/** Rate-limit counters, shared by every daemon on the database (see src/http/rateLimit.ts). */
-const OPERATIONAL_DDL = `CREATE TABLE IF NOT EXISTS rate_limits (
+/**
+ * Rate-limit counters, shared by every daemon on the database (see src/http/rateLimit.ts).
+ * Unlogged: every API request writes here, and a write that skips the WAL commits without waiting
+ * for a disk flush; a crash empties the table, which only forgives the current minute's hits.
+ */
+const OPERATIONAL_DDL = `CREATE UNLOGGED TABLE IF NOT EXISTS rate_limits (
   client TEXT NOT NULL,
   window_start BIGINT NOT NULL,
   hits INT NOT NULL,
   PRIMARY KEY (client, window_start)
-)`;
+);
+DO $$ BEGIN
+  IF (SELECT relpersistence FROM pg_class WHERE oid = 'rate_limits'::regclass) = 'p' THEN
+    ALTER TABLE rate_limits SET UNLOGGED;
+  END IF;
+END $$`;
 
 const MIGRATION_LOCK = 727_001; // an arbitrary constant shared by every flipbook process
 
