@@ -1,13 +1,15 @@
 // bench/list: what a page of the list costs as a workspace grows (issue 12).
 //
-//   npm run bench:list [-- 500 10000 100000] [--seconds 10] [--explain] [--data-dir DIR]
+//   npm run bench:list [-- 500 10000 100000] [--seconds 5] [--rounds 3] [--explain] [--data-dir DIR]
 //
 // Fills one workspace to each size in turn (bench/seedFlipbooks.ts: the event path, in bulk, no
 // HTTP), then, against a daemon run as its own process (`flipbook serve`, no workers, a rate
 // limit too high to bite but still counted), measures with autocannon at 10 connections, in this
 // same run: GET one flipbook (the baseline), the default list, page 400, and a title search
-// sorted by title. Prints req/s, p99, the CPU time per request of the daemon and of PostgreSQL,
-// the load average, and the ratios the issue asks for; then what the rate limit and
+// sorted by title, each for --seconds, in --rounds rounds one after the other (the machine's load
+// moves: a shape is compared with GET one of the same round). Prints the medians of req/s, p99,
+// the CPU time per request of the daemon and of PostgreSQL (which the load barely moves), the
+// load average, and the ratios the issue asks for; then what the rate limit and
 // authentication cost per call (bench/gateCost.ts). --explain prints EXPLAIN ANALYZE of each
 // list shape's queries. --data-dir keeps the store (seeding only what is missing) for a rerun.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -29,13 +31,15 @@ import { RARE_WORD, seedFlipbooks } from './seedFlipbooks.ts';
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
-    seconds: { type: 'string', default: '10' },
+    seconds: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '3' },
     explain: { type: 'boolean', default: false },
     'data-dir': { type: 'string' },
   },
 });
 const sizes = (positionals.length ? positionals : ['500', '10000', '100000']).map(Number);
 const seconds = Number(values.seconds);
+const rounds = Number(values.rounds);
 const ROOT = resolve(import.meta.dirname, '..');
 const META = { actor: { type: 'admin' as const, id: 'bench' } };
 
@@ -66,6 +70,11 @@ const SHAPES: { name: string; path: string; query: ListQuery }[] = [
     query: list({ search: RARE_WORD.toLowerCase(), sort: 'title', dir: 'asc' }),
   },
 ];
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+};
 
 const freePort = () =>
   new Promise<number>((done) => {
@@ -152,7 +161,7 @@ const explain = async (db: Db, query: ListQuery, workspaceId: string) => {
   const explaining: Db = {
     query: async (text, params) => {
       const plan = await db.query<{ 'QUERY PLAN': string }>(
-        `EXPLAIN (ANALYZE, BUFFERS) ${text}`,
+        `EXPLAIN (ANALYZE, BUFFERS) ${typeof text === 'string' ? text : text.text}`,
         params,
       );
       plans.push(plan.rows.map((r) => r['QUERY PLAN']).join('\n'));
@@ -209,24 +218,43 @@ try {
         [workspace.id],
       )
     ).rows[0]?.id;
+    const shapes = [{ name: 'GET one', path: `/api/v1/flipbooks/${one}` }, ...SHAPES];
+    const samples = new Map<string, Measured[]>(shapes.map((shape) => [shape.name, []]));
+    const ratios = new Map<string, number[]>(shapes.map((shape) => [shape.name, []]));
+    for (let round = 0; round < rounds; round++) {
+      let baseline = 0;
+      for (const shape of shapes) {
+        const m = await measure(store, daemon, base + shape.path, key);
+        baseline ||= m.rps;
+        samples.get(shape.name)?.push(m);
+        ratios.get(shape.name)?.push(m.rps / baseline);
+      }
+    }
     const row = new Map<string, Measured>();
     results.set(size, row);
-    const shapes = [{ name: 'GET one', path: `/api/v1/flipbooks/${one}` }, ...SHAPES];
     for (const shape of shapes) {
-      const m = await measure(store, daemon, base + shape.path, key);
+      const of = (pick: (m: Measured) => number) =>
+        median((samples.get(shape.name) ?? []).map(pick));
+      const m: Measured = {
+        rps: of((x) => x.rps),
+        p99: of((x) => x.p99),
+        cpuPerRequest: of((x) => x.cpuPerRequest),
+        pgPerRequest: of((x) => x.pgPerRequest),
+      };
       row.set(shape.name, m);
-      const baseline = row.get('GET one') as Measured;
+      const getOne = row.get('GET one') as Measured;
       const atSmallest = results.get(sizes[0] as number)?.get(shape.name);
+      const cpu = (x: Measured) => x.cpuPerRequest + x.pgPerRequest;
       console.log(
         `${shape.name.padEnd(13)} ${m.rps.toFixed(0).padStart(6)} req/s  p99 ${String(m.p99).padStart(4)} ms  ` +
           `CPU/request: daemon ${m.cpuPerRequest.toFixed(2)} ms, PostgreSQL ${m.pgPerRequest.toFixed(2)} ms  ` +
-          `× GET one ${(m.rps / baseline.rps).toFixed(2)}` +
+          `× GET one ${median(ratios.get(shape.name) ?? []).toFixed(2)} (by CPU ${(cpu(getOne) / cpu(m)).toFixed(2)})` +
           (atSmallest && size !== sizes[0]
             ? `  × at ${sizes[0]} ${(m.rps / atSmallest.rps).toFixed(2)}`
-            : '') +
-          `  (load ${loadavg()[0]?.toFixed(2)})`,
+            : ''),
       );
     }
+    console.log(`(load average after: ${loadavg()[0]?.toFixed(2)})`);
     console.log('-- the gate in front of each request (in this process):');
     await measureGate(store, key, workspace.id, one as string, () => postgresCpuMs(store));
     if (values.explain) {

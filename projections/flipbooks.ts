@@ -205,10 +205,12 @@ const SORT_COLUMN: Record<SortField, string> = {
 
 /**
  * One page of the workspace's flipbooks and how many there are in all. The SQL is built for the
- * filters given (no `$n IS NULL OR ...`, which would hide the indexes from the planner): the page
- * is found from the sort's index alone (its ids), and only its rows are read and joined to their
- * active versions. The total is the kept count (flipbook_counts) unless there is a search, which
- * is counted exactly (the trigram index finds the candidates).
+ * filters given (no `$n IS NULL OR ...`, which would hide the indexes from the planner), and only
+ * the page's rows are read in full and joined to their active versions:
+ * - without a search, the page's ids come from the sort's index alone, and the total is the kept
+ *   count (flipbook_counts), so nothing grows with the workspace but the offset's skip;
+ * - with one, the trigram index finds the candidates, the ILIKE decides, and the matches are
+ *   counted exactly in the same scan (a window over the matches only).
  */
 export const listFlipbooks = async (db: Db, workspaceId: string, q: ListQuery) => {
   const params: unknown[] = [workspaceId];
@@ -218,17 +220,19 @@ export const listFlipbooks = async (db: Db, workspaceId: string, q: ListQuery) =
   if (status !== null) where.push(`status = ${status}`);
   if (q.search !== null) where.push(`title ILIKE ${param(likePattern(q.search))}`);
   const filter = where.join(' AND ');
+  const counted =
+    q.search === null ? countSql(status) : `SELECT count(*)::int FROM flipbooks WHERE ${filter}`;
   const column = SORT_COLUMN[q.sort];
   const dir = q.dir === 'asc' ? 'ASC' : 'DESC';
-  const total =
-    q.search === null ? countSql(status) : `SELECT count(*)::int FROM flipbooks WHERE ${filter}`;
   const limit = param(q.perPage);
   const offset = param((q.page - 1) * q.perPage);
   const { rows } = await db.query<
     FlipbookRow & { total: number; [active: `v_${string}`]: unknown }
   >(
-    `SELECT ${flipbookColumns}, (${total}) AS total, ${versionColumns('v', 'v_')}
-     FROM (SELECT flipbook_id FROM flipbooks WHERE ${filter}
+    `SELECT ${flipbookColumns}, ${q.search === null ? `(${counted})` : 'page.total'} AS total,
+       ${versionColumns('v', 'v_')}
+     FROM (SELECT flipbook_id${q.search === null ? '' : ', count(*) OVER ()::int AS total'}
+           FROM flipbooks WHERE ${filter}
            ORDER BY ${column} ${dir}, flipbook_id ${dir} LIMIT ${limit} OFFSET ${offset}) page
      JOIN flipbooks f USING (flipbook_id)
      LEFT JOIN versions v ON v.version_id = f.active_version_id
@@ -236,10 +240,10 @@ export const listFlipbooks = async (db: Db, workspaceId: string, q: ListQuery) =
     params,
   );
   // A page past the end has no rows to carry the total; count on its own.
-  const count =
+  const total =
     rows[0]?.total ??
-    (await db.query<{ n: number }>(`SELECT (${total}) AS n`, params.slice(0, -2))).rows[0]?.n;
-  return { rows, total: Number(count ?? 0) };
+    (await db.query<{ n: number }>(`SELECT (${counted}) AS n`, params.slice(0, -2))).rows[0]?.n;
+  return { rows, total: Number(total ?? 0) };
 };
 
 /** How many flipbooks the workspace has (the plan's quota counts archived ones too). */
