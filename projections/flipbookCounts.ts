@@ -1,19 +1,25 @@
-// Read table `flipbook_counts`: how many flipbooks each workspace has, per status. The list's
-// `total_pages` (and the plan's flipbook quota) read one or two rows here instead of counting
-// every flipbook of the workspace on each request.
+// Read table `flipbook_counts`: per workspace, how many flipbooks it has of each status, and
+// which transaction last changed its list. The list's `total_pages` (and the plan's flipbook
+// quota) read this row instead of counting every flipbook of the workspace on each request, and
+// a daemon's remembered page ends (listMarks.ts) hold only while its stamps stay the same.
 //
-// flipbooks.ts keeps it, in the same `apply` that inserts, archives, restores or deletes the row
-// it counts, so the two can never disagree (an inline projection: one transaction). It is listed
-// among the read tables so that `replay` drops and rebuilds it with the rest.
+// flipbooks.ts keeps it, in the same `apply` that writes the row it counts, so the two can never
+// disagree (an inline projection: one transaction). It is listed among the read tables so that
+// `replay` drops and rebuilds it with the rest (the stamps then name the replay's transaction, so
+// nothing remembered from before a replay can pass for current).
 import type { Db, ReadTable } from './readTable.ts';
 
 export const flipbookCounts: ReadTable = {
   table: 'flipbook_counts',
   ddl: `CREATE TABLE IF NOT EXISTS flipbook_counts (
-    workspace_id UUID NOT NULL,
-    status TEXT NOT NULL,
-    n INT NOT NULL,
-    PRIMARY KEY (workspace_id, status)
+    workspace_id UUID PRIMARY KEY,
+    published INT NOT NULL,
+    archived INT NOT NULL,
+    -- the transaction (pg_current_xact_id) that last added, removed, archived, restored or
+    -- retitled one of the workspace's flipbooks: the created_at and title orders hold until it changes
+    changed TEXT NOT NULL,
+    -- the last that changed any of them at all (updated_at included)
+    touched TEXT NOT NULL
   )`,
   handles: [],
   apply: async () => {},
@@ -22,23 +28,35 @@ export const flipbookCounts: ReadTable = {
 export type FlipbookStatus = 'published' | 'archived';
 
 /**
- * Adds the deltas to a workspace's counts. Both rows are written every time, always archived
- * before published: two appends moving flipbooks in opposite directions lock the rows in the
- * same order, so they wait for each other instead of deadlocking.
+ * Records a change to the workspace's flipbooks in this transaction: the counts' deltas, and the
+ * stamps (`reordered`: the created_at and title orders may have changed too). One row per
+ * workspace, so concurrent appends simply take turns on it.
  */
-export const addToCounts = (
+export const noteListChange = (
   db: Db,
   workspaceId: string,
-  delta: Partial<Record<FlipbookStatus, number>>,
+  change: Partial<Record<FlipbookStatus, number>> & { reordered: boolean },
 ) =>
   db.query(
-    `INSERT INTO flipbook_counts (workspace_id, status, n)
-     VALUES ($1, 'archived', $2), ($1, 'published', $3)
-     ON CONFLICT (workspace_id, status) DO UPDATE SET n = flipbook_counts.n + EXCLUDED.n`,
-    [workspaceId, delta.archived ?? 0, delta.published ?? 0],
+    `INSERT INTO flipbook_counts (workspace_id, published, archived, changed, touched)
+     VALUES ($1, $2, $3, pg_current_xact_id()::text, pg_current_xact_id()::text)
+     ON CONFLICT (workspace_id) DO UPDATE SET
+       published = flipbook_counts.published + EXCLUDED.published,
+       archived = flipbook_counts.archived + EXCLUDED.archived,
+       changed = CASE WHEN $4 THEN EXCLUDED.changed ELSE flipbook_counts.changed END,
+       touched = EXCLUDED.touched`,
+    [workspaceId, change.published ?? 0, change.archived ?? 0, change.reordered],
   );
 
-/** SQL for a workspace's number of flipbooks ($1), of one status if `statusParam` is given. */
+/** SQL for the workspace's ($1) number of flipbooks, of one status if `statusParam` is given. */
 export const countSql = (statusParam: string | null) =>
-  `SELECT coalesce(sum(n), 0)::int FROM flipbook_counts WHERE workspace_id = $1` +
-  (statusParam === null ? '' : ` AND status = ${statusParam}`);
+  `SELECT coalesce(sum(${
+    statusParam === null
+      ? 'published + archived'
+      : `CASE WHEN ${statusParam} = 'archived' THEN archived ELSE published END`
+  }), 0)::int FROM flipbook_counts WHERE workspace_id = $1`;
+
+/** How many flipbooks the workspace has (the plan's quota counts archived ones too). */
+export const countWorkspaceFlipbooks = async (db: Db, workspaceId: string) =>
+  (await db.query<{ n: number }>(countSql(null).replace('::int', '::int AS n'), [workspaceId]))
+    .rows[0]?.n ?? 0;

@@ -1,9 +1,9 @@
 // Read table `flipbooks`: one row per flipbook, with its active version for list queries.
 import { defaultTitleOf } from '../src/domain/flipbookFields.ts';
-import { addToCounts, countSql, type FlipbookStatus } from './flipbookCounts.ts';
+import { type FlipbookStatus, noteListChange } from './flipbookCounts.ts';
 import type { Db, ReadTable } from './readTable.ts';
 import { utc } from './sql.ts';
-import { type VersionRow, versionColumns } from './versions.ts';
+import type { VersionRow } from './versions.ts';
 
 /** The active version of a listed flipbook, when it has one. */
 export const activeVersionOf = (row: Record<string, unknown>): VersionRow | null => {
@@ -12,6 +12,11 @@ export const activeVersionOf = (row: Record<string, unknown>): VersionRow | null
   for (const [key, value] of Object.entries(row))
     if (key.startsWith('v_')) version[key.slice(2)] = value;
   return version as VersionRow;
+};
+
+/** A change to the rows an UPDATE returned, noted in their workspace's list stamps. */
+const noted = async (db: Db, rows: { workspace_id: string }[], reordered: boolean) => {
+  for (const row of rows) await noteListChange(db, row.workspace_id, { reordered });
 };
 
 export const flipbooks: ReadTable = {
@@ -82,19 +87,19 @@ export const flipbooks: ReadTable = {
           occurredAt,
         ],
       );
-      if (rowCount) await addToCounts(db, workspaceId, { published: 1 });
+      if (rowCount) await noteListChange(db, workspaceId, { published: 1, reordered: true });
       return;
     }
     if (event.type === 'FlipbookEdited') {
       const { flipbookId, title, slug, description, direction, occurredAt } = event.data;
       // Only the fields the event names change (null: keep); a title given is a chosen one.
-      await db.query(
+      const { rows } = await db.query<{ workspace_id: string }>(
         `UPDATE flipbooks SET title = coalesce($2, title),
            title_from_file = CASE WHEN $2::text IS NULL THEN title_from_file ELSE FALSE END,
            slug = coalesce($3, slug), description = coalesce($4, description),
            direction = CASE WHEN NOT $5 THEN direction ELSE $6 END,
            updated_at = GREATEST(updated_at, $7)
-         WHERE flipbook_id = $1`,
+         WHERE flipbook_id = $1 RETURNING workspace_id`,
         [
           flipbookId,
           title ?? null,
@@ -105,6 +110,7 @@ export const flipbooks: ReadTable = {
           occurredAt,
         ],
       );
+      await noted(db, rows, title !== undefined);
       return;
     }
     if (event.type === 'VersionUploaded' && event.data.number === 1) {
@@ -127,7 +133,9 @@ export const flipbooks: ReadTable = {
       );
       const row = rows[0];
       if (row && row.was !== status) {
-        await addToCounts(db, row.workspace_id, { [row.was]: -1, [status]: 1 });
+        await noteListChange(db, row.workspace_id, { [row.was]: -1, [status]: 1, reordered: true });
+      } else {
+        await noted(db, rows, false);
       }
       return;
     }
@@ -137,22 +145,24 @@ export const flipbooks: ReadTable = {
         [event.data.flipbookId],
       );
       const row = rows[0];
-      if (row) await addToCounts(db, row.workspace_id, { [row.status]: -1 });
+      if (row) await noteListChange(db, row.workspace_id, { [row.status]: -1, reordered: true });
       return;
     }
     if (event.type === 'FlipbookDownloadChanged') {
-      await db.query(
-        'UPDATE flipbooks SET download_allowed = $2, updated_at = GREATEST(updated_at, $3) WHERE flipbook_id = $1',
+      const { rows } = await db.query<{ workspace_id: string }>(
+        `UPDATE flipbooks SET download_allowed = $2, updated_at = GREATEST(updated_at, $3)
+         WHERE flipbook_id = $1 RETURNING workspace_id`,
         [event.data.flipbookId, event.data.allowed, event.data.occurredAt],
       );
+      await noted(db, rows, false);
       return;
     }
     if (!('flipbookId' in event.data)) return;
     const activate = event.type === 'VersionActivated';
-    await db.query(
+    const { rows } = await db.query<{ workspace_id: string }>(
       `UPDATE flipbooks SET updated_at = GREATEST(updated_at, $2),
          active_version_id = CASE WHEN $3 THEN $4::uuid ELSE active_version_id END
-       WHERE flipbook_id = $1`,
+       WHERE flipbook_id = $1 RETURNING workspace_id`,
       [
         event.data.flipbookId,
         event.data.occurredAt,
@@ -160,6 +170,8 @@ export const flipbooks: ReadTable = {
         activate ? event.data.versionId : null,
       ],
     );
+    // updated_at may have moved: the list by updated_at may have changed.
+    await noted(db, rows, false);
   },
 };
 
@@ -177,7 +189,7 @@ export type FlipbookRow = {
   updated_at: string;
 };
 
-const flipbookColumns = `f.flipbook_id, f.workspace_id, f.title, f.slug, f.description, f.direction,
+export const flipbookColumns = `f.flipbook_id, f.workspace_id, f.title, f.slug, f.description, f.direction,
   f.status, f.active_version_id, ${utc('f.created_at', 'created_at')}, ${utc('f.updated_at', 'updated_at')}`;
 
 export const SORT_FIELDS = ['created_at', 'updated_at', 'title'] as const;
@@ -191,67 +203,6 @@ export type ListQuery = {
   sort: SortField;
   dir: 'asc' | 'desc';
 };
-
-/** `%` and `_` in a search are the characters themselves, not LIKE wildcards. */
-const likePattern = (search: string) => `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
-// Sort keys come from a fixed list, never from the request text itself. Each has an index with
-// the tie-breaker (see the DDL); `title_key` is lower(title).
-const SORT_COLUMN: Record<SortField, string> = {
-  created_at: 'created_at',
-  updated_at: 'updated_at',
-  title: 'title_key',
-};
-
-/**
- * One page of the workspace's flipbooks and how many there are in all. The SQL is built for the
- * filters given (no `$n IS NULL OR ...`, which would hide the indexes from the planner), and only
- * the page's rows are read in full and joined to their active versions:
- * - without a search, the page's ids come from the sort's index alone, and the total is the kept
- *   count (flipbook_counts), so nothing grows with the workspace but the offset's skip;
- * - with one, the trigram index finds the candidates, the ILIKE decides, and the matches are
- *   counted exactly in the same scan (a window over the matches only).
- */
-export const listFlipbooks = async (db: Db, workspaceId: string, q: ListQuery) => {
-  const params: unknown[] = [workspaceId];
-  const param = (value: unknown) => `$${params.push(value)}`;
-  const where = ['workspace_id = $1'];
-  const status = q.status === null ? null : param(q.status);
-  if (status !== null) where.push(`status = ${status}`);
-  if (q.search !== null) where.push(`title ILIKE ${param(likePattern(q.search))}`);
-  const filter = where.join(' AND ');
-  const counted =
-    q.search === null ? countSql(status) : `SELECT count(*)::int FROM flipbooks WHERE ${filter}`;
-  const column = SORT_COLUMN[q.sort];
-  const dir = q.dir === 'asc' ? 'ASC' : 'DESC';
-  const limit = param(q.perPage);
-  const offset = param((q.page - 1) * q.perPage);
-  const { rows } = await db.query<
-    FlipbookRow & { total: number; [active: `v_${string}`]: unknown }
-  >(
-    `SELECT ${flipbookColumns}, ${q.search === null ? `(${counted})` : 'page.total'} AS total,
-       ${versionColumns('v', 'v_')}
-     FROM (SELECT flipbook_id${q.search === null ? '' : ', count(*) OVER ()::int AS total'}
-           FROM flipbooks WHERE ${filter}
-           ORDER BY ${column} ${dir}, flipbook_id ${dir} LIMIT ${limit} OFFSET ${offset}) page
-     JOIN flipbooks f USING (flipbook_id)
-     LEFT JOIN versions v ON v.version_id = f.active_version_id
-     ORDER BY f.${column} ${dir}, f.flipbook_id ${dir}`,
-    params,
-  );
-  // A page past the end has no rows to carry the total; count on its own.
-  const total =
-    rows[0]?.total ??
-    (await db.query<{ n: number }>(`SELECT (${counted}) AS n`, params.slice(0, -2))).rows[0]?.n;
-  return { rows, total: Number(total ?? 0) };
-};
-
-/** How many flipbooks the workspace has (the plan's quota counts archived ones too). */
-export const countWorkspaceFlipbooks = async (db: Db, workspaceId: string) =>
-  Number(
-    (await db.query<{ n: number }>(`SELECT (${countSql(null)}) AS n`, [workspaceId])).rows[0]?.n ??
-      0,
-  );
 
 /** A flipbook, only if it belongs to the workspace: another workspace's id is simply not found. */
 export const findFlipbook = async (db: Db, workspaceId: string, flipbookId: string) =>

@@ -1,12 +1,12 @@
 // The Client API's use cases, one function each: options in, plain results out. Every one is
 // scoped to the caller's workspace: another workspace's flipbook is simply not found.
 import { randomUUID } from 'node:crypto';
+import { countWorkspaceFlipbooks } from '../../projections/flipbookCounts.ts';
+import { listFlipbooks as queryFlipbooks } from '../../projections/flipbookList.ts';
 import {
   activeVersionOf,
-  countWorkspaceFlipbooks,
   findFlipbook,
   type ListQuery,
-  listFlipbooks as queryFlipbooks,
   slugsLike,
   slugTaken,
 } from '../../projections/flipbooks.ts';

@@ -4,7 +4,8 @@
 // archived, restored or deleted, so the kept counts are tested too, and again after a replay.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ListQuery, listFlipbooks, SORT_FIELDS } from '../../projections/flipbooks.ts';
+import { listFlipbooks } from '../../projections/flipbookList.ts';
+import { type ListQuery, SORT_FIELDS } from '../../projections/flipbooks.ts';
 import { runFlipbookCommand } from '../../src/app/commands.ts';
 import { listFlipbookCards, listFlipbooks as listForApi } from '../../src/app/flipbooks.ts';
 import { urlsFor } from '../../src/app/urls.ts';
@@ -46,6 +47,7 @@ describe.each(STORE_KINDS)('the flipbook list on the %s store', (kind) => {
   let store: Store;
   let workspaceId: string;
   const alive = new Map<string, 'published' | 'archived'>();
+  const pending = new Map<string, string>(); // flipbook → its version still pending
 
   const run = (flipbookId: string, command: FlipbookCommand) =>
     runFlipbookCommand(store, flipbookId, command, TEST_METADATA);
@@ -75,6 +77,11 @@ describe.each(STORE_KINDS)('the flipbook list on the %s store', (kind) => {
     return { flipbookId, versionId };
   };
 
+  const edit = (title: string): FlipbookCommand => ({
+    type: 'EditFlipbook',
+    data: { title, now: at(0, 1, 650_000) },
+  });
+
   const setArchived = (flipbookId: string, archived: boolean, now: Date) =>
     run(flipbookId, { type: 'EditFlipbook', data: { archived, now } }).then(() =>
       alive.set(flipbookId, archived ? 'archived' : 'published'),
@@ -91,6 +98,7 @@ describe.each(STORE_KINDS)('the flipbook list on the %s store', (kind) => {
       const { flipbookId, versionId } = await create(workspaceId, i);
       ids.push(flipbookId);
       alive.set(flipbookId, 'published');
+      if (i % 3 !== 0) pending.set(flipbookId, versionId);
       if (i % 3 === 0) {
         // processed: an active version to join, and a later updated_at (shared by many)
         await run(flipbookId, {
@@ -146,26 +154,29 @@ describe.each(STORE_KINDS)('the flipbook list on the %s store', (kind) => {
     return { ids: matching.slice(from, from + q.perPage).map((r) => r.id), total: matching.length };
   };
 
-  const queries = function* (perPages: number[]): Generator<ListQuery> {
+  const queries = function* (perPages: number[], searches = SEARCHES): Generator<ListQuery> {
     for (const sort of SORT_FIELDS)
       for (const dir of ['asc', 'desc'] as const)
-        for (const search of SEARCHES)
+        for (const search of searches)
           for (const status of [null, 'published', 'archived'] as const)
             for (const perPage of perPages)
               for (const page of [1, 2, 3, 7, 40, 1_000_000])
                 yield { page, perPage, search, status, sort, dir };
   };
 
-  const compareAll = async (perPages: number[]) => {
+  const compareAll = async (perPages: number[], searches = SEARCHES) => {
     const rows = await storedRows();
     let compared = 0;
-    for (const q of queries(perPages)) {
+    for (const q of queries(perPages, searches)) {
       const expected = reference(rows, q);
-      const got = await listFlipbooks(store.db, workspaceId, q);
-      expect({ q, ids: got.rows.map((r) => r.flipbook_id), total: got.total }).toEqual({
-        q,
-        ...expected,
-      });
+      // twice: the second time from where the first one's page began (listMarks.ts)
+      for (const _ of [1, 2]) {
+        const got = await listFlipbooks(store.db, workspaceId, q);
+        expect({ q, ids: got.rows.map((r) => r.flipbook_id), total: got.total }).toEqual({
+          q,
+          ...expected,
+        });
+      }
       compared++;
     }
     return compared;
@@ -196,6 +207,7 @@ describe.each(STORE_KINDS)('the flipbook list on the %s store', (kind) => {
   }, 120_000);
 
   it('keeps the counts right under concurrent archives and restores', async () => {
+    await compareAll([10]); // this process remembers where those pages began and ended
     const published = [...alive].filter(([, s]) => s === 'published').map(([id]) => id);
     const archived = [...alive].filter(([, s]) => s === 'archived').map(([id]) => id);
     const now = new Date(BASE + 500_000);
@@ -205,6 +217,54 @@ describe.each(STORE_KINDS)('the flipbook list on the %s store', (kind) => {
     ]);
     expect(await compareAll([10])).toBeGreaterThan(500);
   }, 120_000);
+
+  it('lists each change at once, wherever pages were remembered', async () => {
+    const ids = [...alive.keys()];
+    const changes: [string, () => Promise<unknown>][] = [
+      ['a new title', () => run(ids[3] as string, edit('Aardvark'))],
+      [
+        'a new flipbook',
+        () => create(workspaceId, 5).then(({ flipbookId }) => alive.set(flipbookId, 'published')),
+      ],
+      [
+        'a deletion',
+        () =>
+          run(ids[4] as string, { type: 'DeleteFlipbook', data: { now: at(0, 1, 600_000) } }).then(
+            () => alive.delete(ids[4] as string),
+          ),
+      ],
+      [
+        'a later updated_at',
+        () =>
+          run(ids[6] as string, {
+            type: 'SetDownload',
+            data: { allowed: false, now: at(0, 1, 700_000) },
+          }),
+      ],
+      [
+        'a version processed',
+        () => {
+          const [flipbookId, versionId] = [...pending].find(([id]) => alive.has(id)) ?? [];
+          return run(flipbookId as string, {
+            type: 'CompleteProcessing',
+            data: {
+              versionId: versionId as string,
+              width: 612,
+              height: 792,
+              pages: [{ pageId: randomUUID(), position: 1, width: 612, height: 792 }],
+              now: at(0, 1, 800_000),
+            },
+          });
+        },
+      ],
+    ];
+    await compareAll([10], [null]);
+    for (const [, change] of changes) {
+      await change();
+      // without a search: those are the lists whose page ends are remembered
+      expect(await compareAll([10], [null])).toBeGreaterThan(100);
+    }
+  }, 240_000);
 
   it('lists the same after a replay rebuilds the tables', async () => {
     const client = await store.pool.connect();
