@@ -12,7 +12,7 @@ import { cpuMs } from './cpuTime.ts';
 const CALLS = 3000;
 const LANES = 10;
 
-const timed = async (
+export const timed = async (
   postgresCpuMs: () => Promise<number>,
   call: () => Promise<unknown>,
 ): Promise<{ wallUs: number; cpuUs: number; pgUs: number }> => {

@@ -21,12 +21,13 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { listFlipbooks } from '../projections/flipbookList.ts';
 import type { ListQuery } from '../projections/flipbooks.ts';
+import { createListMarks, type ListMarks } from '../projections/listMarks.ts';
 import type { Db } from '../projections/readTable.ts';
 import { issueApiKey } from '../src/app/apiKeys.ts';
 import { createWorkspace } from '../src/app/workspaces.ts';
 import { openStore, type Store } from '../src/store/store.ts';
 import { cpuMs } from './cpuTime.ts';
-import { measureGate } from './gateCost.ts';
+import { measureGate, timed } from './gateCost.ts';
 import { RARE_WORD, seedFlipbooks } from './seedFlipbooks.ts';
 
 const { values, positionals } = parseArgs({
@@ -157,7 +158,7 @@ const measure = async (
   };
 };
 
-const explain = async (db: Db, query: ListQuery, workspaceId: string) => {
+const explain = async (db: Db, query: ListQuery, workspaceId: string, marks?: ListMarks) => {
   const plans: string[] = [];
   const explaining: Db = {
     query: async (text, params) => {
@@ -169,7 +170,7 @@ const explain = async (db: Db, query: ListQuery, workspaceId: string) => {
       return db.query(text, params);
     },
   };
-  await listFlipbooks(explaining, workspaceId, query);
+  await listFlipbooks(explaining, workspaceId, query, marks);
   return plans.join('\n--\n');
 };
 
@@ -258,10 +259,25 @@ try {
     console.log(`(load average after: ${loadavg()[0]?.toFixed(2)})`);
     console.log('-- the gate in front of each request (in this process):');
     await measureGate(store, key, workspace.id, one as string, () => postgresCpuMs(store));
+    console.log('-- the list query alone (in this process):');
+    const cold = SHAPES.map((shape) => ({ ...shape, name: `${shape.name}, cold` }));
+    for (const shape of [...SHAPES, cold[1] as (typeof SHAPES)[number]]) {
+      // "cold": with nothing remembered of where earlier pages began or ended
+      const marks = shape.name.endsWith('cold') ? createListMarks : () => undefined;
+      const m = await timed(
+        () => postgresCpuMs(store),
+        () => listFlipbooks(store.db, workspace.id, shape.query, marks()),
+      );
+      console.log(
+        `${shape.name.padEnd(17)} ${m.wallUs.toFixed(0).padStart(5)} µs per call (10 at a time), CPU ` +
+          `${m.cpuUs.toFixed(0)} µs here + ${m.pgUs.toFixed(0)} µs in PostgreSQL`,
+      );
+    }
     if (values.explain) {
-      for (const shape of SHAPES) {
+      for (const shape of [...SHAPES, cold[1] as (typeof SHAPES)[number]]) {
         console.log(`\n-- EXPLAIN ANALYZE, ${shape.name} at ${size}:`);
-        console.log(await explain(store.db, shape.query, workspace.id));
+        const marks = shape.name.endsWith('cold') ? createListMarks() : undefined;
+        console.log(await explain(store.db, shape.query, workspace.id, marks));
       }
     }
   }

@@ -2,10 +2,11 @@
 // and the total, built for the filters given (no `$n IS NULL OR ...`, which would hide the indexes
 // from the planner). Only the page's rows are read in full and joined to their active versions.
 // docs/architecture.md, "The list at scale", has the plans and the measurements.
+import { createHash } from 'node:crypto';
 import { countSql } from './flipbookCounts.ts';
 import { type FlipbookRow, flipbookColumns, type ListQuery, type SortField } from './flipbooks.ts';
 import { createListMarks, type ListMarks, type Mark } from './listMarks.ts';
-import type { Db } from './readTable.ts';
+import type { Db, Prepared } from './readTable.ts';
 import { versionColumns } from './versions.ts';
 
 export type ListedRow = FlipbookRow & { [active: `v_${string}`]: unknown };
@@ -30,6 +31,23 @@ const SORT: Record<SortField, { column: string; key: string; type: string; stamp
     stamp: 'touched',
   },
   title: { column: 'title_key', key: 'f.title_key', type: 'text', stamp: 'changed' },
+};
+
+/**
+ * The lists without a search as prepared statements (24 texts at most: sort, direction, status
+ * or not, from a remembered row or not). Planning them cost about as much as running them, and
+ * whatever the values, the plan is the same: the page off the sort's index, in order, then 20
+ * primary-key reads. (A search is planned each time: its plan depends on the pattern.)
+ */
+const statements = new Map<string, Prepared>();
+const prepared = (text: string): Prepared => {
+  let statement = statements.get(text);
+  if (!statement) {
+    const name = `list-${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
+    statement = { name, text };
+    statements.set(text, statement);
+  }
+  return statement;
 };
 
 /** This process's page ends (see listMarks.ts). */
@@ -86,14 +104,16 @@ const readOrdered = async (
   // the row before the page too, unless it is the mark itself or there is none
   const lead = start > from ? 1 : 0;
   const { rows } = await db.query<Fetched>(
-    `SELECT ${flipbookColumns}, (${total}) AS total, (${stamp}) AS stamp, ${sort.key} AS sort_key,
-       ${versionColumns('v', 'v_')}
-     FROM (SELECT flipbook_id FROM flipbooks WHERE ${where.join(' AND ')}
-           ORDER BY ${sort.column} ${dir}, flipbook_id ${dir}
-           LIMIT ${param(q.perPage + lead)} OFFSET ${param(start - from - lead)}) page
-     JOIN flipbooks f USING (flipbook_id)
-     LEFT JOIN versions v ON v.version_id = f.active_version_id
-     ORDER BY f.${sort.column} ${dir}, f.flipbook_id ${dir}`,
+    prepared(
+      `SELECT ${flipbookColumns}, (${total}) AS total, (${stamp}) AS stamp, ${sort.key} AS sort_key,
+         ${versionColumns('v', 'v_')}
+       FROM (SELECT flipbook_id FROM flipbooks WHERE ${where.join(' AND ')}
+             ORDER BY ${sort.column} ${dir}, flipbook_id ${dir}
+             LIMIT ${param(q.perPage + lead)} OFFSET ${param(start - from - lead)}) page
+       JOIN flipbooks f USING (flipbook_id)
+       LEFT JOIN versions v ON v.version_id = f.active_version_id
+       ORDER BY f.${sort.column} ${dir}, f.flipbook_id ${dir}`,
+    ),
     params,
   );
   const page = rows.slice(lead);
