@@ -19,9 +19,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { listFlipbooks } from '../projections/flipbookList.ts';
+import { listFlipbooks, nothingRemembered, type Remembered } from '../projections/flipbookList.ts';
 import type { ListQuery } from '../projections/flipbooks.ts';
-import { createListMarks, type ListMarks } from '../projections/listMarks.ts';
 import type { Db } from '../projections/readTable.ts';
 import { issueApiKey } from '../src/app/apiKeys.ts';
 import { createWorkspace } from '../src/app/workspaces.ts';
@@ -158,7 +157,7 @@ const measure = async (
   };
 };
 
-const explain = async (db: Db, query: ListQuery, workspaceId: string, marks?: ListMarks) => {
+const explain = async (db: Db, query: ListQuery, workspaceId: string, memory?: Remembered) => {
   const plans: string[] = [];
   const explaining: Db = {
     query: async (text, params) => {
@@ -170,7 +169,7 @@ const explain = async (db: Db, query: ListQuery, workspaceId: string, marks?: Li
       return db.query(text, params);
     },
   };
-  await listFlipbooks(explaining, workspaceId, query, marks);
+  await listFlipbooks(explaining, workspaceId, query, memory);
   return plans.join('\n--\n');
 };
 
@@ -260,13 +259,13 @@ try {
     console.log('-- the gate in front of each request (in this process):');
     await measureGate(store, key, workspace.id, one as string, () => postgresCpuMs(store));
     console.log('-- the list query alone (in this process):');
-    const cold = SHAPES.map((shape) => ({ ...shape, name: `${shape.name}, cold` }));
-    for (const shape of [...SHAPES, cold[1] as (typeof SHAPES)[number]]) {
-      // "cold": with nothing remembered of where earlier pages began or ended
-      const marks = shape.name.endsWith('cold') ? createListMarks : () => undefined;
+    // "cold": with nothing remembered of earlier pages and searches
+    const cold = SHAPES.slice(1).map((shape) => ({ ...shape, name: `${shape.name}, cold` }));
+    for (const shape of [...SHAPES, ...cold]) {
+      const memory = shape.name.endsWith('cold') ? nothingRemembered : () => undefined;
       const m = await timed(
         () => postgresCpuMs(store),
-        () => listFlipbooks(store.db, workspace.id, shape.query, marks()),
+        () => listFlipbooks(store.db, workspace.id, shape.query, memory()),
       );
       console.log(
         `${shape.name.padEnd(17)} ${m.wallUs.toFixed(0).padStart(5)} µs per call (10 at a time), CPU ` +
@@ -274,10 +273,10 @@ try {
       );
     }
     if (values.explain) {
-      for (const shape of [...SHAPES, cold[1] as (typeof SHAPES)[number]]) {
+      for (const shape of [...SHAPES, ...cold]) {
         console.log(`\n-- EXPLAIN ANALYZE, ${shape.name} at ${size}:`);
-        const marks = shape.name.endsWith('cold') ? createListMarks() : undefined;
-        console.log(await explain(store.db, shape.query, workspace.id, marks));
+        const memory = shape.name.endsWith('cold') ? nothingRemembered() : undefined;
+        console.log(await explain(store.db, shape.query, workspace.id, memory));
       }
     }
   }

@@ -7,6 +7,11 @@ import { countSql } from './flipbookCounts.ts';
 import { type FlipbookRow, flipbookColumns, type ListQuery, type SortField } from './flipbooks.ts';
 import { createListMarks, type ListMarks, type Mark } from './listMarks.ts';
 import type { Db, Prepared } from './readTable.ts';
+import {
+  createSearchResults,
+  MAX_REMEMBERED_MATCHES,
+  type SearchResults,
+} from './searchResults.ts';
 import { versionColumns } from './versions.ts';
 
 export type ListedRow = FlipbookRow & { [active: `v_${string}`]: unknown };
@@ -37,7 +42,8 @@ const SORT: Record<SortField, { column: string; key: string; type: string; stamp
  * The lists without a search as prepared statements (24 texts at most: sort, direction, status
  * or not, from a remembered row or not). Planning them cost about as much as running them, and
  * whatever the values, the plan is the same: the page off the sort's index, in order, then 20
- * primary-key reads. (A search is planned each time: its plan depends on the pattern.)
+ * primary-key reads; and reading a search's page by ids. (A search itself is planned each time:
+ * its plan depends on the pattern.)
  */
 const statements = new Map<string, Prepared>();
 const prepared = (text: string): Prepared => {
@@ -50,16 +56,23 @@ const prepared = (text: string): Prepared => {
   return statement;
 };
 
-/** This process's page ends (see listMarks.ts). */
-const processMarks = createListMarks();
+/** What this process remembers of the lists it served; tests and benchmarks may start afresh. */
+export type Remembered = { marks: ListMarks; searches: SearchResults };
+const remembered: Remembered = { marks: createListMarks(), searches: createSearchResults() };
+export const nothingRemembered = (): Remembered => ({
+  marks: createListMarks(),
+  searches: createSearchResults(),
+});
 
 export const listFlipbooks = (
   db: Db,
   workspaceId: string,
   q: ListQuery,
-  marks: ListMarks = processMarks,
+  memory: Remembered = remembered,
 ): Promise<{ rows: ListedRow[]; total: number }> =>
-  q.search === null ? orderedPage(db, workspaceId, q, marks) : searchPage(db, workspaceId, q);
+  q.search === null
+    ? orderedPage(db, workspaceId, q, memory.marks)
+    : searchPage(db, workspaceId, q, memory.searches);
 
 /**
  * Without a search: the page's ids come off the sort's index alone, starting from the nearest
@@ -138,27 +151,62 @@ const readOrdered = async (
 };
 
 /**
- * With a search: the trigram index finds the candidates, the ILIKE decides, and the matches (only
- * they) are counted in the same scan.
+ * With a search: the trigram index finds the candidates and the ILIKE decides. The matches' ids,
+ * in order, are read once and remembered (searchResults.ts); a page is then its rows by id, as
+ * long as the workspace's stamp is the one they were read at. A search with more matches than
+ * are remembered is counted (in the same scan as its page) each time.
  */
-const searchPage = async (db: Db, workspaceId: string, q: ListQuery) => {
-  const { column } = SORT[q.sort];
+const searchPage = async (db: Db, workspaceId: string, q: ListQuery, searches: SearchResults) => {
+  const sort = SORT[q.sort];
+  const search = JSON.stringify([workspaceId, q.sort, q.dir, q.status, q.search]);
+  const start = (q.page - 1) * q.perPage;
+  const known = searches.get(search);
+  if (known) {
+    const page = await rowsById(
+      db,
+      workspaceId,
+      known.ids.slice(start, start + q.perPage),
+      sort.stamp,
+    );
+    if (page.stamp === known.stamp) return { rows: page.rows, total: known.ids.length };
+    searches.forget(search);
+  }
   const params: unknown[] = [workspaceId];
   const param = (value: unknown) => `$${params.push(value)}`;
   const where = ['workspace_id = $1'];
   if (q.status !== null) where.push(`status = ${param(q.status)}`);
   where.push(`title ILIKE ${param(likePattern(q.search ?? ''))}`);
   const filter = where.join(' AND ');
-  const dir = q.dir === 'asc' ? 'ASC' : 'DESC';
+  const order = `${sort.column} ${q.dir === 'asc' ? 'ASC' : 'DESC'}, flipbook_id ${q.dir === 'asc' ? 'ASC' : 'DESC'}`;
+  const { rows: found } = await db.query<{ stamp: string | null; ids: string[] }>(
+    `SELECT (SELECT ${sort.stamp} FROM flipbook_counts WHERE workspace_id = $1) AS stamp,
+       ARRAY(SELECT flipbook_id::text FROM flipbooks WHERE ${filter} ORDER BY ${order}
+             LIMIT ${MAX_REMEMBERED_MATCHES + 1}) AS ids`,
+    params,
+  );
+  const matches = found[0];
+  if (matches?.stamp && matches.ids.length <= MAX_REMEMBERED_MATCHES) {
+    const page = await rowsById(
+      db,
+      workspaceId,
+      matches.ids.slice(start, start + q.perPage),
+      sort.stamp,
+    );
+    // (a change committed in between: the two reads disagree, and the search is counted below)
+    if (page.stamp === matches.stamp) {
+      searches.set(search, matches.stamp, matches.ids);
+      return { rows: page.rows, total: matches.ids.length };
+    }
+  }
   const limit = param(q.perPage);
-  const offset = param((q.page - 1) * q.perPage);
+  const offset = param(start);
   const { rows } = await db.query<ListedRow & { total: number }>(
     `SELECT ${flipbookColumns}, page.total, ${versionColumns('v', 'v_')}
      FROM (SELECT flipbook_id, count(*) OVER ()::int AS total FROM flipbooks WHERE ${filter}
-           ORDER BY ${column} ${dir}, flipbook_id ${dir} LIMIT ${limit} OFFSET ${offset}) page
+           ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}) page
      JOIN flipbooks f USING (flipbook_id)
      LEFT JOIN versions v ON v.version_id = f.active_version_id
-     ORDER BY f.${column} ${dir}, f.flipbook_id ${dir}`,
+     ORDER BY f.${order.replaceAll(', flipbook_id', ', f.flipbook_id')}`,
     params,
   );
   // A page past the end has no rows to carry the total; count on its own.
@@ -171,4 +219,29 @@ const searchPage = async (db: Db, workspaceId: string, q: ListQuery) => {
       )
     ).rows[0]?.n;
   return { rows, total: total ?? 0 };
+};
+
+/** The rows of these flipbooks, in this order, with the workspace's stamp read alongside. */
+const rowsById = async (db: Db, workspaceId: string, ids: string[], stampColumn: string) => {
+  const stamp = `SELECT ${stampColumn} FROM flipbook_counts WHERE workspace_id = $1`;
+  if (ids.length === 0) {
+    const { rows } = await db.query<{ stamp: string | null }>(
+      prepared(`SELECT (${stamp}) AS stamp`),
+      [workspaceId],
+    );
+    return { rows: [], stamp: rows[0]?.stamp ?? null };
+  }
+  const { rows } = await db.query<ListedRow & { stamp: string | null }>(
+    prepared(
+      `SELECT ${flipbookColumns}, (${stamp}) AS stamp, ${versionColumns('v', 'v_')}
+       FROM unnest($2::uuid[]) WITH ORDINALITY AS page (flipbook_id, n)
+       JOIN flipbooks f USING (flipbook_id)
+       LEFT JOIN versions v ON v.version_id = f.active_version_id
+       WHERE f.workspace_id = $1
+       ORDER BY page.n`,
+    ),
+    [workspaceId, ids],
+  );
+  // a flipbook gone since would show as a missing row; its removal changed the stamp anyway
+  return { rows, stamp: rows.length === ids.length ? (rows[0]?.stamp ?? null) : null };
 };
