@@ -110,7 +110,7 @@ export type RequestKeyRow = {
 /**
  * What authenticating a request needs of a key, with its workspace's plan, in one indexed read:
  * the row for a key hash (with the stored hash, for a constant-time comparison). Prepared: it
- * runs on every API request, and planning it cost three times what running it does.
+ * runs on every API request, and parsing and planning it cost twice what running it does.
  */
 export const findKeyForRequest = async (db: Db, keyHash: string) =>
   (

@@ -11,8 +11,8 @@ export type DomainEvent = (WorkspaceEvent | FlipbookEvent | UserEvent) & {
 };
 
 /**
- * A named statement (pg's prepared statement): PostgreSQL parses and plans it once per connection.
- * For the few small statements every request runs, where planning costs more than running.
+ * A named statement (pg's prepared statement): PostgreSQL parses it once per connection (and
+ * plans it once, when its generic plan is as good). For the statements every request runs.
  */
 export type Prepared = { name: string; text: string };
 

@@ -31,7 +31,7 @@ export const createRateLimiter = (
       if (options.limit <= 0) return;
       const nowSeconds = Math.floor(Date.now() / 1000);
       const windowStart = nowSeconds - (nowSeconds % WINDOW_SECONDS);
-      // Prepared (planned once per connection) and into an unlogged table (no WAL flush to wait
+      // Prepared (parsed once per connection) and into an unlogged table (no WAL flush to wait
       // for): it runs on every API request. See src/store/schema.ts.
       const { rows } = await db.query<{ hits: number }>(
         {
