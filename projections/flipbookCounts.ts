@@ -3,10 +3,13 @@
 // quota) read this row instead of counting every flipbook of the workspace on each request, and
 // a daemon's remembered page ends (listMarks.ts) hold only while its stamps stay the same.
 //
-// flipbooks.ts keeps it, in the same `apply` that writes the row it counts, so the two can never
-// disagree (an inline projection: one transaction). It is listed among the read tables so that
-// `replay` drops and rebuilds it with the rest (the stamps then name the replay's transaction, so
-// nothing remembered from before a replay can pass for current).
+// flipbooks.ts keeps the counts and `changed`, in the same `apply` that writes the row it counts,
+// so the two can never disagree (an inline projection: one transaction). The events that only move
+// a flipbook's updated_at (its versions', a download switch) are stamped here, by the last read
+// table of an append: the row is locked until the commit, so appends in one workspace take turns
+// on it, and the later it is taken the shorter they wait. Replay drops and rebuilds it with the
+// rest (the stamps then name the replay's transaction, so nothing remembered from before a replay
+// can pass for current).
 import type { Db, ReadTable } from './readTable.ts';
 
 export const flipbookCounts: ReadTable = {
@@ -21,8 +24,24 @@ export const flipbookCounts: ReadTable = {
     -- the last that changed any of them at all (updated_at included)
     touched TEXT NOT NULL
   )`,
-  handles: [],
-  apply: async () => {},
+  handles: [
+    'FlipbookDownloadChanged',
+    'VersionUploaded',
+    'VersionProcessed',
+    'VersionProcessingFailed',
+    'VersionActivated',
+    'VersionDeleted',
+  ],
+  apply: async (db, event) => {
+    if (!('flipbookId' in event.data)) return;
+    await db.query(
+      `INSERT INTO flipbook_counts (workspace_id, published, archived, changed, touched)
+       SELECT workspace_id, 0, 0, pg_current_xact_id()::text, pg_current_xact_id()::text
+       FROM flipbooks WHERE flipbook_id = $1
+       ON CONFLICT (workspace_id) DO UPDATE SET touched = EXCLUDED.touched`,
+      [event.data.flipbookId],
+    );
+  },
 };
 
 export type FlipbookStatus = 'published' | 'archived';

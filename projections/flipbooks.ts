@@ -148,21 +148,20 @@ export const flipbooks: ReadTable = {
       if (row) await noteListChange(db, row.workspace_id, { [row.status]: -1, reordered: true });
       return;
     }
+    // Below, only updated_at and the like change: flipbookCounts.ts stamps those (last, see there).
     if (event.type === 'FlipbookDownloadChanged') {
-      const { rows } = await db.query<{ workspace_id: string }>(
-        `UPDATE flipbooks SET download_allowed = $2, updated_at = GREATEST(updated_at, $3)
-         WHERE flipbook_id = $1 RETURNING workspace_id`,
+      await db.query(
+        'UPDATE flipbooks SET download_allowed = $2, updated_at = GREATEST(updated_at, $3) WHERE flipbook_id = $1',
         [event.data.flipbookId, event.data.allowed, event.data.occurredAt],
       );
-      await noted(db, rows, false);
       return;
     }
     if (!('flipbookId' in event.data)) return;
     const activate = event.type === 'VersionActivated';
-    const { rows } = await db.query<{ workspace_id: string }>(
+    await db.query(
       `UPDATE flipbooks SET updated_at = GREATEST(updated_at, $2),
          active_version_id = CASE WHEN $3 THEN $4::uuid ELSE active_version_id END
-       WHERE flipbook_id = $1 RETURNING workspace_id`,
+       WHERE flipbook_id = $1`,
       [
         event.data.flipbookId,
         event.data.occurredAt,
@@ -170,8 +169,6 @@ export const flipbooks: ReadTable = {
         activate ? event.data.versionId : null,
       ],
     );
-    // updated_at may have moved: the list by updated_at may have changed.
-    await noted(db, rows, false);
   },
 };
 

@@ -14,13 +14,14 @@ export const readTables: ReadTable[] = [
   workspaces,
   apiKeys,
   flipbooks,
-  flipbookCounts,
   versions,
   pages,
   jobs,
   users,
   invitations,
   passkeys,
+  // last: it locks the workspace's row until the commit (see there)
+  flipbookCounts,
 ];
 
 /**
