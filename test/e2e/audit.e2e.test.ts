@@ -503,12 +503,18 @@ describe.each(STORE_KINDS)('the audit trail on the %s store', (kind) => {
     expect(short.stdout).toContain('TAMPERED');
   });
 
-  /** Every read table's rows, for comparing before and after a replay. */
+  /**
+   * Every read table's rows, for comparing before and after a replay. flipbook_counts' stamps
+   * name the transaction that last changed the list, so a replay gives them new values on
+   * purpose (nothing a daemon remembered from before it may pass for current): only they differ.
+   */
+  const stamps: Record<string, string[]> = { flipbook_counts: ['changed', 'touched'] };
   const snapshot = async () => {
     const tables: Record<string, string[]> = {};
     for (const table of readTables) {
+      const without = (stamps[table.table] ?? []).map((c) => ` - '${c}'`).join('');
       const { rows } = await store.pool.query(
-        `SELECT to_jsonb(t)::text AS row FROM ${table.table} t`,
+        `SELECT (to_jsonb(t)${without})::text AS row FROM ${table.table} t`,
       );
       tables[table.table] = rows.map((r) => r.row as string).sort();
     }
