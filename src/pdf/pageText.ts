@@ -1,8 +1,8 @@
 // Each page's text, for the reader's search and alternative text.
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import type { Poppler } from 'node-poppler';
+import { resolve as absolute, join } from 'node:path';
 import { logicalOrder } from './bidiText.ts';
+import { type ProcessLimits, runLimited } from './poppler.ts';
 import { storageProblem } from './renderFailure.ts';
 
 /**
@@ -11,15 +11,19 @@ import { storageProblem } from './renderFailure.ts';
  * document's sake; a full disk is thrown, so the render is tried again rather than kept textless.
  */
 export const extractText = async (
-  poppler: Poppler,
+  limits: ProcessLimits,
   pdfPath: string,
   work: string,
   signal: AbortSignal,
 ) => {
   try {
-    // To a file: node-poppler answers "No Error" instead of an empty stdout.
+    // To a file, not stdout: a hostile file's text is not held twice in memory.
     const file = join(work, 'text.txt');
-    await poppler.pdfToText(pdfPath, file, { outputEncoding: 'UTF-8' }, { signal });
+    const run = await runLimited(limits, 'pdftotext', ['-enc', 'UTF-8', absolute(pdfPath), file], {
+      signal,
+      maxBytes: 64 * 1024,
+    });
+    if (run.code !== 0) return [];
     const text = await readFile(file, 'utf8');
     return logicalOrder(text)
       .split('\f')

@@ -1,8 +1,9 @@
-// node-poppler over Debian's poppler-utils, with resource limits. node-poppler runs each tool as a
-// child process and takes an AbortSignal (our wall-clock limit), but it has no memory or CPU cap,
-// and `timeout` alone lets pdftoppm reach 2 GB before the kill. So we give node-poppler a
-// directory of tiny wrappers that set `ulimit -v` (address space) and `ulimit -t` (CPU seconds)
-// and then exec the real tool: every poppler process we start is capped by the kernel.
+// Debian's poppler-utils (and qpdf), run with resource limits. `timeout` alone lets pdftoppm reach
+// 2 GB before the kill, so each tool runs through a tiny wrapper that sets `ulimit -v` (address
+// space) and `ulimit -t` (CPU seconds) and then execs the real tool: every poppler process we
+// start is capped by the kernel. We spawn them ourselves rather than through node-poppler, which
+// reports a failure as stderr text only: a crash, the CPU cap's SIGXCPU and the kernel's kill are
+// told apart by the signal the tool died of (see ToolFailure and renderFailure.explain).
 //
 // The wrappers are executed, so their directory must be ours alone: it is made fresh with
 // mkdtemp (mode 0700, an unpredictable name) by each process, never found by a name another local
@@ -12,22 +13,28 @@ import { rmSync } from 'node:fs';
 import { chmod, lstat, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Poppler } from 'node-poppler';
 import { isAlive } from '../isAlive.ts';
 
-export type ProcessLimits = { memoryMb: number; cpuSeconds: number };
+export type ProcessLimits = {
+  memoryMb: number;
+  cpuSeconds: number;
+  /** where the real tools live; tests put stand-ins (that crash, hang, allocate) elsewhere */
+  toolDir?: string;
+};
+
+/** The caps every poppler process runs under, uploads' pdfinfo included. */
+export const DEFAULT_LIMITS: ProcessLimits = { memoryMb: 1536, cpuSeconds: 600 };
 
 // qpdf (Debian's `qpdf` package) reads the document's structure (see documentStructure.ts); it
 // runs under the same wrappers, so the same limits hold for it.
 const TOOLS = ['pdfinfo', 'pdftoppm', 'pdftotext', 'pdftocairo', 'qpdf'];
 /** What the daemon keeps of a poppler process's complaints: plenty to explain a failure. */
 const STDERR_BYTES = 64 * 1024;
-const cache = new Map<string, Promise<Poppler>>();
 const dirs = new Map<string, Promise<string>>();
 
 /** The directory of wrappers for these limits, made once per process. */
-const limitedDir = (limits: ProcessLimits): Promise<string> => {
-  const key = `${limits.memoryMb}:${limits.cpuSeconds}`;
+export const limitedDir = (limits: ProcessLimits): Promise<string> => {
+  const key = `${limits.memoryMb}:${limits.cpuSeconds}:${limits.toolDir ?? ''}`;
   let dir = dirs.get(key);
   if (!dir) {
     dir = makeWrappers(limits);
@@ -38,18 +45,30 @@ const limitedDir = (limits: ProcessLimits): Promise<string> => {
   return dir;
 };
 
-export const limitedPoppler = (limits: ProcessLimits): Promise<Poppler> => {
-  const key = `${limits.memoryMb}:${limits.cpuSeconds}`;
-  let poppler = cache.get(key);
-  if (!poppler) {
-    poppler = limitedDir(limits).then((dir) => new Poppler(dir));
-    poppler.catch(() => cache.delete(key));
-    cache.set(key, poppler);
-  }
-  return poppler;
-};
-
 export type ToolRun = { code: number; stdout: string; stderr: string };
+
+export type Tool = (typeof TOOLS)[number];
+
+/**
+ * A tool that did not end its work: it exited non-zero (when the caller treats that as failure)
+ * or died of a signal we did not send: SIGSEGV (a crash), SIGXCPU (the CPU cap), SIGKILL (the
+ * kernel's out-of-memory killer), SIGABRT (poppler's own "Out of memory" abort, or a failed
+ * assertion). What it said on stderr (at most STDERR_BYTES) comes with it.
+ */
+export class ToolFailure extends Error {
+  override name = 'ToolFailure';
+  readonly tool: string;
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stderr: string;
+  constructor(tool: string, code: number | null, signal: NodeJS.Signals | null, stderr: string) {
+    super(`${tool} ${signal ? `died of ${signal}` : `exited with status ${code}`}\n${stderr}`);
+    this.tool = tool;
+    this.code = code;
+    this.signal = signal;
+    this.stderr = stderr;
+  }
+}
 
 /**
  * Runs one of the wrapped tools (`pdfinfo`, `pdftotext`, `qpdf`, ...) under the limits, with the
@@ -60,7 +79,7 @@ export type ToolRun = { code: number; stdout: string; stderr: string };
  */
 export const runLimited = async (
   limits: ProcessLimits,
-  tool: (typeof TOOLS)[number],
+  tool: Tool,
   args: string[],
   options: { signal: AbortSignal; maxBytes: number },
 ): Promise<ToolRun> => {
@@ -82,6 +101,11 @@ export const runLimited = async (
         // ERR_CHILD_PROCESS_STDIO_MAXBUFFER) means it did not finish its work.
         if (typeof code === 'number' && !(error as { killed?: boolean }).killed) {
           return resolve({ code, stdout, stderr });
+        }
+        // Died of a signal nobody here sent: say which, with what it printed.
+        const signal = (error as { signal?: NodeJS.Signals | null }).signal ?? null;
+        if (signal && !options.signal.aborted && !(error as { killed?: boolean }).killed) {
+          return reject(new ToolFailure(tool, null, signal, String(stderr)));
         }
         reject(error);
       },
@@ -106,12 +130,16 @@ const makeWrappers = async (limits: ProcessLimits) => {
     const script = [
       '#!/bin/bash',
       `ulimit -v ${Math.round(limits.memoryMb * 1024)} 2>/dev/null`,
-      `ulimit -t ${Math.round(limits.cpuSeconds)} 2>/dev/null`,
-      // node-poppler keeps all of stderr in one string, and a hostile file can make poppler
+      // The soft CPU limit sends SIGXCPU, which ends poppler and names the cause; the hard one,
+      // a little later, SIGKILLs a tool that would survive it. (Equal limits send SIGKILL at
+      // once, which looks like the kernel's out-of-memory kill.)
+      `ulimit -H -t ${Math.round(limits.cpuSeconds) + 5} 2>/dev/null`,
+      `ulimit -S -t ${Math.round(limits.cpuSeconds)} 2>/dev/null`,
+      // We keep all of stderr in one string, and a hostile file can make poppler
       // write gigabytes of complaints (the corpus's smask bomb: 2 GB in a minute): only the first
       // STDERR_BYTES reach us, the rest is read and dropped (closing the pipe would kill a tool
       // that merely complains). exec keeps the tool's own exit status and signal.
-      `exec /usr/bin/${tool} "$@" 2> >(head -c ${STDERR_BYTES} >&2; cat >/dev/null)`,
+      `exec ${shellQuote(join(limits.toolDir ?? '/usr/bin', tool))} "$@" 2> >(head -c ${STDERR_BYTES} >&2; cat >/dev/null)`,
       '',
     ].join('\n');
     const file = join(dir, tool);
@@ -121,6 +149,8 @@ const makeWrappers = async (limits: ProcessLimits) => {
   }
   return dir;
 };
+
+const shellQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
 
 /**
  * Removes the wrapper folders of processes that died without cleaning up (kill -9): ours by

@@ -1,39 +1,84 @@
 // Why a document could not be turned into pages, in words a person can act on.
+import { ToolFailure } from './poppler.ts';
 
 /** A document that cannot be turned into pages, with a reason a person can read. */
 export class RenderFailure extends Error {
   override name = 'RenderFailure';
 }
 
-/** Turns poppler's complaint into a reason a person can act on. */
-export const explain = (error: unknown, doing: 'read' | 'render') => {
+/** poppler's own words when an allocation failed (it then exits 0 with a 1x1 image, or aborts). */
+const OUT_OF_MEMORY = /Out of memory|Bogus memory allocation|std::bad_alloc/i;
+
+export type FailureKind = 'password' | 'memory' | 'cpu' | 'crash' | 'timeout' | 'other';
+
+/**
+ * How a tool failed. A ToolFailure says how it ended: the signal it died of (one we did not send:
+ * ours are aborts) tells a crash from the CPU cap (SIGXCPU, from `ulimit -t`) and from the memory
+ * cap (poppler prints "Out of memory" and aborts, or exits 0 with a 1x1 image, which the caller
+ * checks; the kernel's out-of-memory killer sends SIGKILL).
+ */
+export const classify = (error: unknown): FailureKind => {
   const message = String((error as Error)?.message ?? error);
-  if (/Incorrect password/i.test(message)) {
-    return new RenderFailure(
-      'The PDF is password-protected: it can only be opened with its password',
-    );
+  const signal = error instanceof ToolFailure ? error.signal : null;
+  if (/Incorrect password/i.test(message)) return 'password';
+  if (signal === 'SIGXCPU') return 'cpu';
+  if (signal === 'SIGKILL' || (signal === 'SIGABRT' && OUT_OF_MEMORY.test(message))) {
+    return 'memory';
   }
-  if (/SIGSEGV|SIGBUS|SIGABRT|signal/i.test(message) || (error as { signal?: string })?.signal) {
-    return new RenderFailure('The renderer crashed on this PDF; the file is probably damaged');
+  // Any other signal we did not send (SIGSEGV, SIGBUS, SIGABRT without words...) is a crash.
+  if (signal) return 'crash';
+  if (OUT_OF_MEMORY.test(message)) return 'memory';
+  const name = (error as Error)?.name;
+  if (name === 'AbortError' || name === 'TimeoutError') return 'timeout';
+  return 'other';
+};
+
+export const MEMORY_LIMIT = 'Rendering needed more memory than allowed';
+export const CPU_LIMIT = 'Rendering used more CPU time than allowed';
+
+/** Turns a tool's failure into a reason a person can act on. */
+export const explain = (error: unknown, doing: 'read' | 'render') => {
+  const reading = doing === 'read';
+  switch (classify(error)) {
+    case 'password':
+      return new RenderFailure(
+        'The PDF is password-protected: it can only be opened with its password',
+      );
+    case 'memory':
+      return new RenderFailure(
+        reading ? 'Reading the PDF needed more memory than allowed' : MEMORY_LIMIT,
+      );
+    case 'cpu':
+      return new RenderFailure(
+        reading ? 'Reading the PDF used more CPU time than allowed' : CPU_LIMIT,
+      );
+    case 'crash':
+      return new RenderFailure(
+        `The ${reading ? 'PDF reader' : 'renderer'} crashed on this PDF; the file is probably damaged`,
+      );
+    case 'timeout':
+      return new RenderFailure(
+        reading ? 'Reading the PDF took too long' : 'Rendering the PDF took too long',
+      );
+    case 'other':
+      return new RenderFailure(
+        `The PDF could not be ${reading ? 'read' : 'rendered'}${withReason(lastError(error))}`,
+      );
   }
-  if (/SIGXCPU|CPU time/i.test(message)) {
-    return new RenderFailure('Rendering used more CPU time than allowed');
-  }
-  if (/memory|Bogus memory allocation|std::bad_alloc/i.test(message)) {
-    return new RenderFailure('Rendering needed more memory than allowed');
-  }
-  if ((error as Error)?.name === 'AbortError' || (error as Error)?.name === 'TimeoutError') {
-    return new RenderFailure(`Reading the PDF took too long`);
-  }
-  const lines = message.split('\n').filter((l) => /error/i.test(l));
-  const reason = (lines.at(-1) ?? message.split('\n')[0] ?? '')
+};
+
+/** poppler's most telling line, without its "Syntax Error (123):" prefix. */
+export const lastError = (error: unknown) => {
+  const said =
+    error instanceof ToolFailure ? error.stderr : String((error as Error)?.message ?? error);
+  const lines = said.split('\n').filter((l) => /error/i.test(l));
+  return (lines.at(-1) ?? said.split('\n')[0] ?? '')
     .replace(/^.*?(Syntax|Command Line|Internal) Error( \(\d+\))?:\s*/i, '')
     .trim()
     .slice(0, 200);
-  return new RenderFailure(
-    `The PDF could not be ${doing === 'read' ? 'read' : 'rendered'}${reason ? `: ${withoutPaths(reason)}` : ''}`,
-  );
 };
+
+const withReason = (reason: string) => (reason ? `: ${withoutPaths(reason)}` : '');
 
 /**
  * What poppler says when the objects of a page themselves are broken, as opposed to the damage it

@@ -1,21 +1,22 @@
 // The PDF adapter: one PDF in, page images and text out. It knows nothing of events or the store.
 //
-// Speed: every page is rendered once, by pdftoppm straight to JPEG at the largest size (its JPEG
-// is the `max` rendition as it is); `mid` is derived from that file with sharp (JPEG
-// shrink-on-load) and `min` from `mid`. Page ranges are split over several pdftoppm processes and
-// derivation runs while rendering goes on. (pdftocairo renders text ~1.4x faster, but it drew a
-// page of the Asymptote manual black at 2000 px after a cairo out-of-memory error: fidelity first.)
+// Speed: each rendition is rendered by pdftoppm straight to JPEG at its own size (its JPEG is the
+// rendition as it is). Rendering 1000 and 300 px costs less CPU than decoding the 2000 px JPEG
+// and deriving them with sharp (docs/processing.md), and text drawn at its final size is crisper
+// than a downscale. Page 1's three renditions come first, so the reader can show it at once; then
+// one range per rendition, split between the processes as they free up (renderQueue.ts).
 //
 // Safety: poppler runs in child processes with a memory and CPU cap (see poppler.ts), a wall-clock
-// limit for the document and a watchdog for each page; the rendered size is bounded by
+// limit for the document and a watchdog on every page; the rendered size is bounded by
 // -scale-to, never by DPI; and poppler's silent failures (exit 0 with a 1x1 image) are caught
 // by checking every output's dimensions.
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { inParallel, planRanges, type Range, semaphore } from './pageRanges.ts';
-import { type PageGeometry, parsePageSizes } from './pageSizes.ts';
+import { planTasks, type Task } from './pageRanges.ts';
+import type { PageGeometry } from './pageSizes.ts';
 import { extractText } from './pageText.ts';
-import { limitedPoppler, type ProcessLimits } from './poppler.ts';
+import { readPages } from './pdfPages.ts';
+import { DEFAULT_LIMITS, type ProcessLimits } from './poppler.ts';
 import {
   brokenObjects,
   explain,
@@ -23,14 +24,25 @@ import {
   StorageFailure,
   storageProblem,
 } from './renderFailure.ts';
-import { blankPage, deriveRenditions, type PageFiles, type RenditionSizes } from './renditions.ts';
+import { runTasks } from './renderQueue.ts';
+import { startRange } from './renderRange.ts';
+import {
+  blankPage,
+  FALLBACK_PAGE,
+  type PageFiles,
+  placeRendition,
+  QUALITY,
+  RENDITIONS,
+  type RenditionName,
+  type RenditionSizes,
+} from './renditions.ts';
 
 export type { RenditionSizes };
 export { RenderFailure, StorageFailure };
 
 export type RenderOptions = {
   sizes: RenditionSizes;
-  /** pdftoppm processes to split the pages over */
+  /** pdftoppm processes at once for this document */
   processes: number;
   maxPages: number;
   pageTimeoutMs: number;
@@ -52,7 +64,14 @@ export type RenderedPage = {
   text: string;
 };
 
-export type Timings = { inspectMs: number; renderMs: number; deriveMs: number; textMs: number };
+export type Timings = {
+  inspectMs: number;
+  /** from the first process's start to the last one's end */
+  renderMs: number;
+  /** until page 1's three renditions were in place */
+  firstPageMs: number;
+  textMs: number;
+};
 
 export type RenderResult = { pages: RenderedPage[]; timings: Timings };
 
@@ -62,7 +81,7 @@ export const DEFAULT_RENDER_OPTIONS: RenderOptions = {
   maxPages: 2000,
   pageTimeoutMs: 30_000,
   documentTimeoutMs: (pages) => Math.min(30 * 60_000, 60_000 + pages * 5_000),
-  limits: { memoryMb: 1536, cpuSeconds: 600 },
+  limits: DEFAULT_LIMITS,
 };
 
 export const renderPdf = async (
@@ -70,15 +89,12 @@ export const renderPdf = async (
   outDir: string,
   options: RenderOptions = DEFAULT_RENDER_OPTIONS,
 ): Promise<RenderResult> => {
-  const poppler = await limitedPoppler(options.limits);
-  const timings: Timings = { inspectMs: 0, renderMs: 0, deriveMs: 0, textMs: 0 };
+  const timings: Timings = { inspectMs: 0, renderMs: 0, firstPageMs: 0, textMs: 0 };
   let started = performance.now();
-
-  const pageCount = await countPages(poppler, pdfPath, options);
-  if (pageCount > options.maxPages) {
-    throw new RenderFailure(`The PDF has ${pageCount} pages; the limit is ${options.maxPages}`);
-  }
-  const geometry = await readGeometry(poppler, pdfPath, pageCount, options);
+  const geometry = await readPages(options.limits, pdfPath, options.maxPages, {
+    timeoutMs: 2 * options.pageTimeoutMs,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
   timings.inspectMs = performance.now() - started;
   await options.onStart?.(geometry);
 
@@ -86,84 +102,114 @@ export const renderPdf = async (
   await rm(outDir, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
 
-  // Every promise started here is awaited on every path, failures included: a derivation that
-  // fails while pdftoppm still runs (its input deleted, a full disk) stops the render, and the
-  // render's own failure waits for the derivations under way. (A rejection nobody awaits ends
-  // the process.) The first failure is the one reported.
-  const failed = new AbortController();
-  let failure: { error: unknown } | null = null;
-  const fail = (error: unknown) => {
-    failure ??= { error };
-    failed.abort(error);
-  };
-  const deadline = AbortSignal.timeout(options.documentTimeoutMs(pageCount));
+  // Every process started here is awaited on every path, failures included (runTasks waits for
+  // all of them before it reports the first failure): a rejection nobody awaits ends the process.
+  const deadline = AbortSignal.timeout(options.documentTimeoutMs(geometry.length));
   const signal = AbortSignal.any(
-    [options.signal, deadline, failed.signal].filter((s): s is AbortSignal => s !== undefined),
+    [options.signal, deadline].filter((s): s is AbortSignal => s !== undefined),
   );
   started = performance.now();
-  const texts = extractText(poppler, pdfPath, work, signal).then(
-    (t) => {
-      timings.textMs = performance.now() - started;
-      return t;
-    },
-    (error: unknown) => {
-      fail(error);
-      return [] as string[];
-    },
-  );
-
   const pages = new Map<number, RenderedPage>();
-  const derivations: Promise<void>[] = [];
-  // sharp works on libuv's thread pool; more than two at once only makes them fight pdftoppm.
-  const slots = semaphore(2);
-  const derive = (position: number, file: string) => {
-    derivations.push(
-      slots(async () => {
-        if (failed.signal.aborted) return;
-        const t = performance.now();
-        const page = await deriveRenditions(
-          file,
-          outDir,
-          position,
-          geometry[position - 1],
-          options.sizes,
-        );
-        timings.deriveMs += performance.now() - t;
-        pages.set(position, page);
-        options.onPage?.(page);
-      }).catch(fail),
-    );
+  const placed = new Map<number, number>();
+  const dirs = new Set<number>();
+  let text: string[] = [];
+
+  const pageDone = (position: number) => {
+    const count = (placed.get(position) ?? 0) + 1;
+    placed.set(position, count);
+    if (count < RENDITIONS.length) return;
+    const size = geometry[position - 1];
+    const sized = size && size.width > 0 && size.height > 0;
+    const page: RenderedPage = {
+      position,
+      width: sized ? size.width : FALLBACK_PAGE.width,
+      height: sized ? size.height : FALLBACK_PAGE.height,
+      files: filesOf(outDir, position),
+      text: '',
+    };
+    if (position === 1) timings.firstPageMs = performance.now() - started;
+    pages.set(position, page);
+    options.onPage?.(page);
+  };
+  const place = async (
+    rendition: RenditionName,
+    position: number,
+    sized: boolean,
+    file: string | null,
+  ) => {
+    if (!dirs.has(position)) {
+      await mkdir(join(outDir, String(position)), { recursive: true });
+      dirs.add(position);
+    }
+    const target = filesOf(outDir, position)[rendition];
+    const longSide = options.sizes[rendition];
+    if (file) await placeRendition(file, target, longSide, { position, sized, rendition });
+    else await blankPage(target, longSide, rendition);
+    pageDone(position);
   };
 
-  await renderRanges(
-    poppler,
-    pdfPath,
-    work,
-    planRanges(geometry, options.processes),
-    options,
-    signal,
-    derive,
-  ).catch(fail);
+  let serial = 0;
+  const start = (task: Task, stop: AbortSignal) => {
+    const taskSignal = AbortSignal.any([signal, stop]);
+    if (task.kind === 'text') {
+      return {
+        done: extractText(options.limits, pdfPath, work, taskSignal).then((t) => {
+          text = t;
+          timings.textMs = performance.now() - started;
+        }),
+      };
+    }
+    const range = startRange({
+      limits: options.limits,
+      pdfPath,
+      dir: join(work, `${task.rendition}-${task.first}-${serial++}`),
+      first: task.first,
+      last: task.last,
+      longSide: options.sizes[task.rendition],
+      quality: QUALITY[task.rendition],
+      pageTimeoutMs: options.pageTimeoutMs,
+      signal: taskSignal,
+      onFile: (position, file) => place(task.rendition, position, task.sized, file),
+    });
+    return {
+      range,
+      done: range.done.catch(async (error: unknown) => {
+        // A page with no size (0x0 MediaBox) cannot be scaled: pdftoppm refuses it cleanly, and
+        // we show a blank page, unless what poppler said on the way shows broken objects (a
+        // damaged file).
+        const said = String((error as Error)?.message);
+        if (!task.sized && /hDPI or vDPI values are invalid/.test(said)) {
+          const damaged = brokenObjects(said);
+          if (damaged) throw damaged;
+          await place(task.rendition, task.first, false, null);
+          return;
+        }
+        throw explainRender(error, signal, options);
+      }),
+    };
+  };
+
+  let failure: unknown = null;
+  await runTasks(planTasks(geometry), options.processes, start).catch((error: unknown) => {
+    failure = error;
+  });
   timings.renderMs = performance.now() - started;
-  await Promise.all(derivations); // each one handles its own failure
-  const text = await texts;
   const workLeft = await stat(work).then(
     () => true,
     () => false,
   );
   await rm(work, { recursive: true, force: true });
-  if (failure) {
-    const { error } = failure as { error: unknown };
-    // Whatever poppler or sharp made of it, a render whose folder vanished under it (or whose
-    // disk failed) says nothing about the document: the caller tries again later.
+  if (failure !== null) {
+    // Whatever poppler made of it, a render whose folder vanished under it (or whose disk
+    // failed) says nothing about the document: the caller tries again later.
     throw (
-      storageProblem(error) ??
-      (workLeft ? error : new StorageFailure('The folder the pages were written to disappeared'))
+      storageProblem(failure) ??
+      (workLeft ? failure : new StorageFailure('The folder the pages were written to disappeared'))
     );
   }
 
   const ordered: RenderedPage[] = [];
-  for (let position = 1; position <= pageCount; position++) {
+  for (let position = 1; position <= geometry.length; position++) {
     const page = pages.get(position);
     if (!page) throw new RenderFailure(`Page ${position} was not rendered`);
     ordered.push({ ...page, text: text[position - 1] ?? '' });
@@ -171,155 +217,18 @@ export const renderPdf = async (
   return { pages: ordered, timings };
 };
 
-type PopplerInstance = Awaited<ReturnType<typeof limitedPoppler>>;
-
-const countPages = async (poppler: PopplerInstance, pdfPath: string, options: RenderOptions) => {
-  let info: string;
-  try {
-    info = String(
-      await poppler.pdfInfo(pdfPath, {}, { signal: AbortSignal.timeout(options.pageTimeoutMs) }),
-    );
-  } catch (error) {
-    throw explain(error, 'read');
-  }
-  const pages = Number(/^Pages:\s*(\d+)/m.exec(info)?.[1] ?? 0);
-  if (!(pages >= 1)) throw new RenderFailure('The PDF has no pages');
-  return pages;
+const filesOf = (outDir: string, position: number): PageFiles => {
+  const dir = join(outDir, String(position));
+  return { max: join(dir, 'max.jpg'), mid: join(dir, 'mid.jpg'), min: join(dir, 'min.jpg') };
 };
 
-const readGeometry = async (
-  poppler: PopplerInstance,
-  pdfPath: string,
-  pages: number,
-  options: RenderOptions,
-) => {
-  let text: string;
-  try {
-    text = String(
-      await poppler.pdfInfo(
-        pdfPath,
-        { firstPageToConvert: 1, lastPageToConvert: pages },
-        { signal: AbortSignal.timeout(options.pageTimeoutMs + pages * 50) },
-      ),
-    );
-  } catch (error) {
-    throw explain(error, 'read');
+/** A range's failure in words: ours (a stalled page, a storage failure) as they are, poppler's explained. */
+const explainRender = (error: unknown, signal: AbortSignal, options: RenderOptions) => {
+  if (error instanceof RenderFailure || error instanceof StorageFailure) return error;
+  const storage = storageProblem(error);
+  if (storage) return storage;
+  if (signal.aborted && !options.signal?.aborted) {
+    return new RenderFailure('Rendering took longer than the time allowed for this document');
   }
-  const geometry = parsePageSizes(text);
-  if (geometry.length !== pages) {
-    throw new RenderFailure(`The PDF says it has ${pages} pages but describes ${geometry.length}`);
-  }
-  return geometry;
+  return explain(error, 'render');
 };
-
-/**
- * Runs pdftoppm over contiguous page ranges in parallel. It writes pages in order, so when
- * a range's next file appears (or the process ends) the previous file is complete and goes to
- * `derive`. A range that shows no progress for pageTimeoutMs is killed.
- */
-const renderRanges = async (
-  poppler: PopplerInstance,
-  pdfPath: string,
-  work: string,
-  ranges: Range[],
-  options: RenderOptions,
-  signal: AbortSignal,
-  derive: (position: number, file: string) => void,
-) => {
-  let stalled: number | null = null;
-  await inParallel(
-    ranges,
-    options.processes,
-    async ({ first, last, sized }, index, siblingsFailed) => {
-      const prefix = `r${index}`;
-      const abort = new AbortController();
-      const done = new Set<number>();
-      let lastProgress = Date.now();
-      let newest = -1;
-      const collect = async (finished: boolean) => {
-        const files = (await readdir(work)).filter(
-          (f) => f.startsWith(`${prefix}-`) && f.endsWith('.jpg'),
-        );
-        const numbered = files
-          .map((f) => ({ f, n: Number(/-(\d+)\.jpg$/.exec(f)?.[1]) }))
-          .filter((x) => !done.has(x.n))
-          .sort((a, b) => a.n - b.n);
-        // The newest file may still be being written unless the process has finished.
-        const ready = finished ? numbered : numbered.slice(0, -1);
-        for (const { f, n } of ready) {
-          done.add(n);
-          lastProgress = Date.now();
-          derive(n, join(work, f));
-        }
-        // The file held back shows its page was written: progress once, when it first appears
-        // (not on every look, or a page that never finishes would never trip the watchdog).
-        const held = numbered.at(-1)?.n ?? -1;
-        if (numbered.length > ready.length && held !== newest) {
-          newest = held;
-          lastProgress = Date.now();
-        }
-      };
-      let active = true;
-      const watchdog = (async () => {
-        while (active) {
-          await sleep(200);
-          if (!active) break;
-          await collect(false);
-          if (Date.now() - lastProgress > options.pageTimeoutMs) {
-            stalled = first + done.size;
-            abort.abort();
-            return;
-          }
-        }
-      })();
-      try {
-        await poppler.pdfToPpm(
-          pdfPath,
-          join(work, prefix),
-          {
-            jpegFile: true,
-            jpegOptions: 'quality=75',
-            // The crop box is the visible page, and what pdfinfo's sizes describe.
-            cropBox: true,
-            scalePageTo: options.sizes.max,
-            firstPageToConvert: first,
-            lastPageToConvert: last,
-          },
-          { signal: AbortSignal.any([signal, abort.signal, siblingsFailed]) },
-        );
-      } catch (error) {
-        // A page with no size (0x0 MediaBox) cannot be scaled: pdftoppm refuses it cleanly, and
-        // we show a blank page, unless what poppler said on the way shows broken objects (a
-        // damaged file). A crash on such a page is a damaged file too.
-        const message = String((error as Error)?.message);
-        if (!sized && /hDPI or vDPI values are invalid/.test(message)) {
-          const damaged = brokenObjects(message);
-          if (damaged) throw damaged;
-          await blankPage(join(work, `${prefix}-${first}.jpg`), options.sizes.max);
-          await collect(true);
-          return;
-        }
-        const storage = storageProblem(error);
-        if (storage) throw storage;
-        if (stalled !== null) {
-          throw new RenderFailure(
-            `Page ${stalled} took longer than ${options.pageTimeoutMs / 1000} s to render`,
-          );
-        }
-        if (signal.aborted && !options.signal?.aborted) {
-          throw new RenderFailure('Rendering took longer than the time allowed for this document');
-        }
-        throw explain(error, 'render');
-      } finally {
-        active = false;
-        await watchdog;
-      }
-      await collect(true);
-      if (done.size !== last - first + 1) {
-        throw new RenderFailure(`The renderer produced ${done.size} of pages ${first}-${last}`);
-      }
-    },
-  );
-};
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

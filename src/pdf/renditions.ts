@@ -1,112 +1,83 @@
-// The three renditions of a rendered page: poppler's JPEG is max (re-encoded only if it
-// overshot the size), mid is derived from it with sharp, min from mid.
+// A page's renditions: each one is pdftoppm's own JPEG at its size, moved into place as it is.
 // Page files are served while the rest of the document renders, so each one appears under its
-// final name only when complete: it is written beside it and renamed (atomic on one file system).
-import { mkdir, rename } from 'node:fs/promises';
-import { join } from 'node:path';
+// final name only when complete: pdftoppm's finished file is renamed (atomic on one file system),
+// and anything we write ourselves is written beside its name and renamed.
+import { rename } from 'node:fs/promises';
 import sharp from 'sharp';
 import { writeAtomically } from '../atomicFile.ts';
-import type { PageGeometry } from './pageSizes.ts';
-import { RenderFailure, storageProblem, withoutPaths } from './renderFailure.ts';
-import type { RenderedPage } from './renderPdf.ts';
+import { jpegSize } from './jpegSize.ts';
+import { MEMORY_LIMIT, RenderFailure, storageProblem, withoutPaths } from './renderFailure.ts';
 
-export type RenditionSizes = { max: number; mid: number; min: number };
+export type RenditionName = 'max' | 'mid' | 'min';
 
-export type PageFiles = { max: string; mid: string; min: string };
+export const RENDITIONS: RenditionName[] = ['max', 'mid', 'min'];
+
+export type RenditionSizes = Record<RenditionName, number>;
+
+export type PageFiles = Record<RenditionName, string>;
 
 /** Letter, for pages whose PDF gives no usable size (a 0x0 MediaBox). */
-const FALLBACK_PAGE = { width: 612, height: 792 };
-const JPEG = { quality: 82, optimiseCoding: false } as const;
+export const FALLBACK_PAGE = { width: 612, height: 792 };
+
+/** poppler's quality for max (as a person's own pdftoppm run would have it); ours for the others. */
+export const QUALITY: Record<RenditionName, number> = { max: 75, mid: 82, min: 82 };
 
 // libvips caches open input files by name: a render's deleted pages would keep their disk space
 // (seen on a full disk). Every file here is read once, so the file cache buys nothing.
 sharp.cache({ files: 0 });
 
-export const deriveRenditions = async (
+/**
+ * Moves a finished page file to `target`, after checking what poppler made: a 1x1 image is
+ * poppler's silent failure (it exits 0 when an allocation failed), a blank page for a page with
+ * no size; an image a pixel over its size (`-scale-to` overshoots on some square pages) is
+ * scaled down.
+ */
+export const placeRendition = async (
   file: string,
-  outDir: string,
-  position: number,
-  geometry: PageGeometry | undefined,
-  sizes: RenditionSizes,
-): Promise<RenderedPage> => {
-  const dir = join(outDir, String(position));
-  await mkdir(dir, { recursive: true });
-  const files = { max: join(dir, 'max.jpg'), mid: join(dir, 'mid.jpg'), min: join(dir, 'min.jpg') };
-  // poppler's -scale-to can overshoot by a pixel (2001x2000 for some square pages).
-  const limitInputPixels = (sizes.max + 2) * (sizes.max + 2);
+  target: string,
+  longSide: number,
+  page: { position: number; sized: boolean; rendition: RenditionName },
+) => {
   try {
-    return await derive(file, files, position, geometry, sizes, limitInputPixels);
+    const size = (await jpegSize(file)) ?? (await sharp(file).metadata());
+    const width = size.width ?? 0;
+    const height = size.height ?? 0;
+    if (width <= 1 && height <= 1) {
+      if (page.sized) throw new RenderFailure(`${MEMORY_LIMIT} (page ${page.position})`);
+      await blankPage(target, longSide, page.rendition);
+    } else if (Math.max(width, height) > longSide) {
+      const limitInputPixels = (longSide + 2) * (longSide + 2);
+      await writeAtomically(target, (to) =>
+        sharp(file, { limitInputPixels })
+          .resize(longSide, longSide, { fit: 'inside' })
+          .jpeg({ quality: QUALITY[page.rendition], optimiseCoding: false })
+          .toFile(to),
+      );
+    } else {
+      await rename(file, target);
+    }
   } catch (error) {
     if (error instanceof RenderFailure) throw error;
     // A full disk is not the document's fault: the caller tries again later.
     const storage = storageProblem(error);
     if (storage) throw storage;
     throw new RenderFailure(
-      `Page ${position} could not be converted: ${withoutPaths((error as Error).message)}`,
+      `Page ${page.position} could not be converted: ${withoutPaths((error as Error).message)}`,
     );
   }
 };
 
-const derive = async (
-  file: string,
-  files: PageFiles,
-  position: number,
-  geometry: PageGeometry | undefined,
-  sizes: RenditionSizes,
-  limitInputPixels: number,
-): Promise<RenderedPage> => {
-  const meta = await sharp(file, { limitInputPixels }).metadata();
-  let size = { width: geometry?.width ?? 0, height: geometry?.height ?? 0 };
-
-  if (size.width <= 0 || size.height <= 0) size = FALLBACK_PAGE;
-  if ((meta.width ?? 0) <= 1 && (meta.height ?? 0) <= 1) {
-    // pdftoppm "succeeds" with a 1x1 image when it could not render. A page with no size at all
-    // (0x0 MediaBox) becomes a blank Letter page; a real page that failed is a failure.
-    if (geometry && geometry.width > 0 && geometry.height > 0) {
-      throw new RenderFailure(
-        `Page ${position} could not be rendered: the renderer hit its memory or size limit`,
-      );
-    }
-    await blankPage(file, sizes.max);
-  }
-
-  // mid: a full-size decode (fastShrinkOnLoad off) rather than libjpeg's 1/2-scale decode, which
-  // costs as much or more (bench/derive.ts), then lanczos3: a linear reduce is a little cheaper
-  // but visibly greys and softens text. min comes from mid, not from max: decoding a 1000 px JPEG
-  // costs a quarter of a 2000 px one. (Handing mid's pixels to JavaScript to encode both from one
-  // decode cost more in garbage collection than the second decode saves.)
-  await writeAtomically(files.mid, (to) =>
-    sharp(file, { limitInputPixels })
-      .resize(sizes.mid, sizes.mid, { fit: 'inside', fastShrinkOnLoad: false })
-      .jpeg(JPEG)
+/** A white Letter page, for a page whose PDF gives it no size. */
+export const blankPage = (target: string, longSide: number, rendition: RenditionName) =>
+  writeAtomically(target, (to) =>
+    sharp({
+      create: {
+        width: Math.round((longSide * FALLBACK_PAGE.width) / FALLBACK_PAGE.height),
+        height: longSide,
+        channels: 3,
+        background: '#ffffff',
+      },
+    })
+      .jpeg({ quality: QUALITY[rendition], optimiseCoding: false })
       .toFile(to),
   );
-  await writeAtomically(files.min, (to) =>
-    sharp(files.mid).resize(sizes.min, sizes.min, { fit: 'inside' }).jpeg(JPEG).toFile(to),
-  );
-  if (Math.max(meta.width ?? 0, meta.height ?? 0) > sizes.max) {
-    // pdftoppm's -scale-to overshoots by a pixel on some square pages (2001x2000).
-    await writeAtomically(files.max, (to) =>
-      sharp(file, { limitInputPixels })
-        .resize(sizes.max, sizes.max, { fit: 'inside' })
-        .jpeg(JPEG)
-        .toFile(to),
-    );
-  } else {
-    // poppler's finished file, on the same file system: the rename is the atomic step.
-    await rename(file, files.max);
-  }
-  return { position, width: size.width, height: size.height, files, text: '' };
-};
-
-export const blankPage = (file: string, longSide: number) =>
-  sharp({
-    create: {
-      width: Math.round((longSide * FALLBACK_PAGE.width) / FALLBACK_PAGE.height),
-      height: longSide,
-      channels: 3,
-      background: '#ffffff',
-    },
-  })
-    .jpeg(JPEG)
-    .toFile(file);

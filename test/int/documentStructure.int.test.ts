@@ -12,7 +12,6 @@ import {
   readDocumentStructure,
 } from '../../src/pdf/documentStructure.ts';
 import { extractText } from '../../src/pdf/pageText.ts';
-import { limitedPoppler } from '../../src/pdf/poppler.ts';
 import { DEFAULT_RENDER_OPTIONS } from '../../src/pdf/renderPdf.ts';
 import { CORPUS, corpus } from '../support/corpus.ts';
 import { type PdfObjects, stream, writePdf } from '../support/pdfWriter.ts';
@@ -205,12 +204,7 @@ describe("the corpus's Arabic pages", () => {
 
   it('are extracted in logical order: the word is found as it is typed', async () => {
     const work = await mkdtemp(join(dir, 'text-'));
-    const pages = await extractText(
-      await limitedPoppler(limits),
-      file,
-      work,
-      AbortSignal.timeout(30_000),
-    );
+    const pages = await extractText(limits, file, work, AbortSignal.timeout(30_000));
     expect(pages.slice(0, 4).every((page) => page.includes('habibi'))).toBe(true);
     for (const page of pages.slice(0, 4)) {
       expect(page).toContain('حَبيبي'); // ḥabībī, as typed: ḥāʼ first

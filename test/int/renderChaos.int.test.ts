@@ -6,7 +6,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { limitedPoppler, wrapperDirs } from '../../src/pdf/poppler.ts';
+import { limitedDir, wrapperDirs } from '../../src/pdf/poppler.ts';
 import { DEFAULT_RENDER_OPTIONS, renderPdf } from '../../src/pdf/renderPdf.ts';
 import { corpus } from '../support/corpus.ts';
 
@@ -52,7 +52,7 @@ describe('the poppler wrappers', () => {
   const limits = { memoryMb: 1536, cpuSeconds: 600 };
 
   it('live in a fresh private directory of ours, never one found by name', async () => {
-    await limitedPoppler(limits);
+    await limitedDir(limits);
     const dir = wrapperDirs.at(-1) ?? '';
     const info = statSync(dir);
     expect(info.mode & 0o777).toBe(0o700);

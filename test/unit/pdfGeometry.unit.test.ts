@@ -1,7 +1,7 @@
-// Page geometry for the PDF adapter: pdfinfo's page sizes turned upright, and the page ranges
-// the pdftoppm processes split between them.
+// Page geometry for the PDF adapter: pdfinfo's page sizes turned upright, and the ranges of pages
+// the pdftoppm processes render.
 import { describe, expect, it } from 'vitest';
-import { planRanges, splitRanges } from '../../src/pdf/pageRanges.ts';
+import { type PagesTask, planTasks, sizedRuns, type Task } from '../../src/pdf/pageRanges.ts';
 import { type PageGeometry, parsePageSizes } from '../../src/pdf/pageSizes.ts';
 
 /** Asserts ranges (as [first, last]) cover pages 1..pages once each, in order, without gaps. */
@@ -119,132 +119,64 @@ describe('parsePageSizes', () => {
   });
 });
 
-describe('splitRanges', () => {
-  it('gives one range for one process', () => {
-    expect(splitRanges(10, 1)).toEqual([[1, 10]]);
+describe('planTasks', () => {
+  const pagesOf = (tasks: Task[], rendition: string) =>
+    tasks.filter((t): t is PagesTask => t.kind === 'pages' && t.rendition === rendition);
+
+  it("starts with page 1's three renditions, then the text before the largest rendition", () => {
+    const tasks = planTasks(sized(10));
+    expect(
+      tasks.map((t) => (t.kind === 'text' ? 'text' : `${t.rendition} ${t.first}-${t.last}`)),
+    ).toEqual(['max 1-1', 'mid 1-1', 'min 1-1', 'min 2-10', 'mid 2-10', 'text', 'max 2-10']);
   });
 
-  it('splits evenly, earlier ranges taking the remainder', () => {
-    expect(splitRanges(10, 3)).toEqual([
-      [1, 4],
-      [5, 7],
-      [8, 10],
-    ]);
+  it('gives a one-page document its three renditions and the text', () => {
+    expect(planTasks(sized(1))).toHaveLength(4);
   });
 
-  it('never makes more ranges than pages', () => {
-    expect(splitRanges(2, 5)).toEqual([
-      [1, 1],
-      [2, 2],
-    ]);
-  });
-
-  it('treats zero or negative processes as one', () => {
-    expect(splitRanges(7, 0)).toEqual([[1, 7]]);
-    expect(splitRanges(7, -3)).toEqual([[1, 7]]);
-  });
-
-  it('covers every page exactly once, contiguously, in at most N balanced parts', () => {
-    for (let pages = 1; pages <= 60; pages++) {
-      for (let processes = 1; processes <= 8; processes++) {
-        const ranges = splitRanges(pages, processes);
-        expectExactCover(ranges, pages);
-        expect(ranges.length).toBe(Math.min(pages, processes));
-        const sizes = ranges.map(([a, b]) => b - a + 1);
-        expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
-      }
-    }
-  });
-
-  it('handles a large document', () => {
-    const ranges = splitRanges(352, 2);
-    expect(ranges).toEqual([
-      [1, 176],
-      [177, 352],
-    ]);
-  });
-});
-
-describe('planRanges', () => {
-  const asPairs = (ranges: { first: number; last: number }[]) =>
-    ranges.map((r): [number, number] => [r.first, r.last]);
-
-  it('splits a fully sized document into `processes` contiguous ranges', () => {
-    expect(planRanges(sized(10), 2)).toEqual([
-      { first: 1, last: 5, sized: true },
-      { first: 6, last: 10, sized: true },
-    ]);
-  });
-
-  it('gives a one-page document one range', () => {
-    expect(planRanges(sized(1), 4)).toEqual([{ first: 1, last: 1, sized: true }]);
-  });
-
-  it('covers every page once, contiguously, in at most N parts when all pages have a size', () => {
-    for (let pages = 1; pages <= 60; pages++) {
-      for (let processes = 1; processes <= 6; processes++) {
-        const ranges = planRanges(sized(pages), processes);
-        expectExactCover(asPairs(ranges), pages);
-        expect(ranges.length).toBeLessThanOrEqual(processes);
-        expect(ranges.every((r) => r.sized)).toBe(true);
-      }
-    }
-  });
-
-  it('gives each zero-size page a range of its own', () => {
-    const ranges = planRanges(withZero(8, [1, 4, 5, 8]), 2);
-    expectExactCover(asPairs(ranges), 8);
-    for (const position of [1, 4, 5, 8]) {
-      expect(ranges).toContainEqual({ first: position, last: position, sized: false });
-    }
-    // No sized range swallows a zero-size page, nor the other way round.
-    for (const range of ranges) {
-      for (let p = range.first; p <= range.last; p++) {
-        expect([1, 4, 5, 8].includes(p)).toBe(!range.sized);
-      }
-    }
-  });
-
-  it('treats a page with only one zero side as having no size', () => {
-    const geometry = sized(3);
-    geometry[1] = { position: 2, width: 612, height: 0, rotation: 0 };
-    const ranges = planRanges(geometry, 1);
-    expect(ranges).toEqual([
-      { first: 1, last: 1, sized: true },
-      { first: 2, last: 2, sized: false },
-      { first: 3, last: 3, sized: true },
-    ]);
-  });
-
-  it('gives an all-zero-size document one range per page', () => {
-    expect(planRanges(withZero(4, [1, 2, 3, 4]), 2)).toEqual([
-      { first: 1, last: 1, sized: false },
-      { first: 2, last: 2, sized: false },
-      { first: 3, last: 3, sized: false },
-      { first: 4, last: 4, sized: false },
-    ]);
-  });
-
-  it('covers every page exactly once for any mix of sized and zero-size pages', () => {
-    // Every pattern of zero-size pages over up to 8 pages.
+  it('covers every page once in each rendition, for any mix of sized and zero-size pages', () => {
     for (let pages = 1; pages <= 8; pages++) {
       for (let mask = 0; mask < 1 << pages; mask++) {
         const zero = Array.from({ length: pages }, (_, i) => i + 1).filter(
           (p) => mask & (1 << (p - 1)),
         );
-        for (const processes of [1, 2, 3]) {
-          const ranges = planRanges(withZero(pages, zero), processes);
-          expectExactCover(asPairs(ranges), pages);
+        const tasks = planTasks(withZero(pages, zero));
+        expect(tasks.filter((t) => t.kind === 'text')).toHaveLength(1);
+        for (const rendition of ['max', 'mid', 'min']) {
+          const ranges = pagesOf(tasks, rendition).sort((a, b) => a.first - b.first);
+          expectExactCover(
+            ranges.map((r): [number, number] => [r.first, r.last]),
+            pages,
+          );
           for (const range of ranges.filter((r) => !r.sized)) {
             expect(range.first).toBe(range.last);
             expect(zero).toContain(range.first);
           }
-          const sizedPages = ranges
-            .filter((r) => r.sized)
-            .reduce((n, r) => n + r.last - r.first + 1, 0);
-          expect(sizedPages).toBe(pages - zero.length);
         }
       }
     }
+  });
+});
+
+describe('sizedRuns', () => {
+  it('gives each zero-size page a range of its own, between contiguous sized runs', () => {
+    expect(sizedRuns(withZero(8, [1, 4, 5, 8]))).toEqual([
+      { first: 1, last: 1, sized: false },
+      { first: 2, last: 3, sized: true },
+      { first: 4, last: 4, sized: false },
+      { first: 5, last: 5, sized: false },
+      { first: 6, last: 7, sized: true },
+      { first: 8, last: 8, sized: false },
+    ]);
+  });
+
+  it('treats a page with only one zero side as having no size', () => {
+    const geometry = sized(3);
+    geometry[1] = { position: 2, width: 612, height: 0, rotation: 0 };
+    expect(sizedRuns(geometry)).toEqual([
+      { first: 1, last: 1, sized: true },
+      { first: 2, last: 2, sized: false },
+      { first: 3, last: 3, sized: true },
+    ]);
   });
 });

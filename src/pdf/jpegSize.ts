@@ -1,0 +1,44 @@
+// A JPEG's pixel size from its header, without decoding it: every rendered page is checked (poppler
+// "succeeds" with a 1x1 image when it runs out of memory), three files a page, so the check must
+// cost next to nothing. pdftoppm writes SOI, JFIF, the tables, then the frame header: all within
+// the first few hundred bytes.
+import { open } from 'node:fs/promises';
+
+const HEAD_BYTES = 64 * 1024;
+
+export type PixelSize = { width: number; height: number };
+
+/** The frame's size, or null when the file is not a JPEG whose header we can read. */
+export const jpegSize = async (file: string): Promise<PixelSize | null> => {
+  const handle = await open(file, 'r');
+  try {
+    const head = Buffer.alloc(HEAD_BYTES);
+    const { bytesRead } = await handle.read(head, 0, HEAD_BYTES, 0);
+    return frameSize(head.subarray(0, bytesRead));
+  } finally {
+    await handle.close();
+  }
+};
+
+export const frameSize = (bytes: Uint8Array): PixelSize | null => {
+  if (bytes[0] !== 0xff || bytes[1] !== 0xd8) return null;
+  let at = 2;
+  while (at + 9 < bytes.length) {
+    if (bytes[at] !== 0xff) return null;
+    const marker = bytes[at + 1] as number;
+    if (marker === 0xff) {
+      at++; // fill byte
+      continue;
+    }
+    const length = ((bytes[at + 2] as number) << 8) | (bytes[at + 3] as number);
+    // SOF0-SOF15, except DHT (C4), JPG (C8) and DAC (CC), which share the range
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+      const height = ((bytes[at + 5] as number) << 8) | (bytes[at + 6] as number);
+      const width = ((bytes[at + 7] as number) << 8) | (bytes[at + 8] as number);
+      return { width, height };
+    }
+    if (marker === 0xda || marker === 0xd9) return null; // scan data before any frame header
+    at += 2 + length;
+  }
+  return null;
+};
