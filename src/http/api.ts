@@ -17,6 +17,7 @@ import {
 import { getFlipbookAsOf } from '../app/history.ts';
 import type { KeyUsage } from '../app/keyUsage.ts';
 import { deleteFlipbook, editFlipbook } from '../app/manageFlipbooks.ts';
+import { refuseEarly, type UploadTarget } from '../app/uploadLimits.ts';
 import { AppError, InvalidInput } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
 import type { Logger } from '../log.ts';
@@ -26,7 +27,7 @@ import { parseAt, parseListQuery, parsePaging } from './listQuery.ts';
 import { openApiDocument } from './openapi.ts';
 import { sendJson } from './respond.ts';
 import type { Request, Routes } from './server.ts';
-import { receiveUpload } from './upload.ts';
+import { declaredFileBytes, receiveUpload, refusedBeforeBody } from './upload.ts';
 
 type Authed = (req: Request, res: ServerResponse, caller: Caller) => Promise<void>;
 
@@ -110,10 +111,18 @@ export const mountApi = (routes: Routes, deps: ApiDeps & { log: Logger; keyUsage
     }),
   );
 
+  // The plan's limits that the request's headers already tell (its declared size, the number of
+  // flipbooks or versions) are checked before a byte of the body is read.
+  const early = (req: Request, caller: Caller, target: UploadTarget) =>
+    refuseEarly(deps.store.db, caller, declaredFileBytes(req), target).catch((error: unknown) => {
+      throw refusedBeforeBody(error);
+    });
+
   const create = withUpload((_req, caller, upload) => createFlipbook(deps, caller, upload));
   routes.post(
     '/api/v1/flipbooks',
     authed(async (req, res, caller) => {
+      await early(req, caller, { adds: 'flipbook' });
       sendJson(res, 201, await create(req, caller));
     }),
   );
@@ -122,7 +131,8 @@ export const mountApi = (routes: Routes, deps: ApiDeps & { log: Logger; keyUsage
   routes.post(
     '/api/v1/flipbooks/:id/versions',
     authed(async (req, res, caller) => {
-      flipbookId(req); // a bad id is refused before a byte of the upload is read
+      const id = flipbookId(req); // a bad id is refused before a byte of the upload is read
+      await early(req, caller, { adds: 'version', flipbookId: id });
       sendJson(res, 201, await upload(req, caller));
     }),
   );

@@ -16,7 +16,15 @@ export const MAX_UPLOAD_BYTES = 512 * 1024 * 1024;
 const MAX_FIELD_BYTES = 64 * 1024;
 /** A refused body up to this size is read to its end so the client gets the answer. */
 const DRAIN_LIMIT = 16 * 1024 * 1024;
-const MULTIPART_OVERHEAD = 1024 * 1024;
+/** busboy's limit on one part's headers. */
+const MAX_PART_HEADER_BYTES = 16 * 1024;
+const MAX_PARTS = 25;
+/**
+ * The most a multipart body may hold besides the file's bytes: every part's headers and fields
+ * at their limits (and the boundaries, well within the slack). So a declared length over a limit
+ * by more than this is a file over it.
+ */
+const MULTIPART_OVERHEAD = MAX_PARTS * (MAX_PART_HEADER_BYTES + MAX_FIELD_BYTES);
 /** A PDF header may follow some junk; readers accept it within the first 1024 bytes. */
 const HEADER_WINDOW = 1024;
 
@@ -68,7 +76,7 @@ export const receiveUpload = (
           files: 1,
           fields: 20,
           fieldSize: MAX_FIELD_BYTES,
-          parts: 25,
+          parts: MAX_PARTS,
           headerPairs: 50,
         },
       });
@@ -186,6 +194,30 @@ export const receiveUpload = (
       });
   });
 };
+
+/**
+ * The least the uploaded file can weigh, from the request's Content-Length: null when the body
+ * declares no length (chunked) or is not multipart.
+ */
+export const declaredFileBytes = (req: IncomingMessage): number | null => {
+  const declared = Number(req.headers['content-length']);
+  if (
+    !Number.isFinite(declared) ||
+    !/^multipart\/form-data\s*;/i.test(req.headers['content-type'] ?? '')
+  ) {
+    return null;
+  }
+  return Math.max(0, declared - MULTIPART_OVERHEAD);
+};
+
+/**
+ * A refusal sent before the body is read: the connection closes after it, so the rest of the
+ * body is not read into the void (and cannot be taken for the next request).
+ */
+export const refusedBeforeBody = (error: unknown) =>
+  error instanceof AppError
+    ? new AppError(error.status, error.message, { ...error.headers, Connection: 'close' })
+    : error;
 
 /** Hashes and counts the bytes on their way to disk, and keeps the first ones for the magic check. */
 class Inspector extends Transform {
