@@ -49,6 +49,16 @@ export type ApiKeyListing = {
   rolled_to: string | null;
 };
 
+/**
+ * Who may roll or revoke a key from the dashboard: an owner any key of the workspace, a member
+ * only the keys they created themselves (a member must not cut off the owners' CI, or take over
+ * a key by rolling it).
+ */
+export const mayManageKey = (
+  person: { id: string; role: string },
+  key: Pick<ApiKeyListing, 'created_by'>,
+) => person.role === 'owner' || (key.created_by.type === 'user' && key.created_by.id === person.id);
+
 export const issueApiKey = async (
   store: Store,
   input: {
@@ -210,6 +220,11 @@ const expiryOf = (input: { expires?: string; expiresInMs?: number }, now: Date) 
     throw new InvalidInput(
       `The expiry must be an ISO-8601 date or date-time, got "${input.expires}"`,
     );
+  }
+  // Date reads 2027-02-30 as 2 March: a day that does not exist is refused, not moved.
+  const day = input.expires.slice(0, 10);
+  if (new Date(`${day}T00:00:00Z`).toISOString().slice(0, 10) !== day) {
+    throw new InvalidInput(`The expiry names a day that does not exist: ${day}`);
   }
   return date;
 };

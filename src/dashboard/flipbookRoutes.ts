@@ -7,6 +7,7 @@ import { activateVersion, deleteVersion } from '../app/flipbooks.ts';
 import { deleteFlipbook, editFlipbook } from '../app/manageFlipbooks.ts';
 import type { FlipbookEdits } from '../contract/flipbooks.ts';
 import { AppError } from '../domain/errors.ts';
+import { ACTIVE_NOT_DELETABLE } from '../domain/flipbook/decide.ts';
 import { editsFrom } from '../http/editBody.ts';
 import type { Routes } from '../http/server.ts';
 import { flipbookView, idOf, idsOf, refusal } from './flipbookView.ts';
@@ -46,6 +47,13 @@ export const mountFlipbookPages = (routes: Routes, kit: Kit) => {
     signedInPage(async (req, res, signedIn) => {
       const [id, vid] = idsOf(req);
       const version = await versionProgress(deps, caller(req, signedIn), id, vid);
+      // The active version is never offered for deletion; a typed address says why at once,
+      // rather than asking first and refusing after.
+      if (version.isActive) {
+        return showFlipbook(req, res, signedIn, id, 422, {
+          notice: { text: ACTIVE_NOT_DELETABLE, kind: 'error' },
+        });
+      }
       sendPage(
         res,
         200,
@@ -137,7 +145,7 @@ export const mountFlipbookPages = (routes: Routes, kit: Kit) => {
     '/dashboard/flipbooks/:id/delete',
     signedInForm(async (req, res, signedIn) => {
       await deleteFlipbook(deps, caller(req, signedIn), idOf(req));
-      redirect(res, '/dashboard');
+      redirect(res, '/dashboard?notice=flipbook-deleted');
     }),
   );
 };

@@ -8,6 +8,7 @@ import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
 import type { Request } from '../http/server.ts';
 import type { Kit } from './kit.ts';
+import { noticeOf } from './notices.ts';
 import { ACTIVITY_PER_PAGE } from './pages/activity.ts';
 import { type FlipbookPageState, flipbookPage } from './pages/flipbook.ts';
 import { sendPage } from './request.ts';
@@ -58,20 +59,3 @@ export const idsOf = (req: Request): [string, string] => {
 /** A refusal the person can act on (not a PDF, over the plan, too large, a bad field). */
 export const refusal = (error: unknown): error is AppError =>
   error instanceof AppError && error.status < 500 && error.status !== 403;
-
-/** The words after a form (post/redirect/get): fixed messages, never text from the URL. */
-const NOTICES: Record<string, string> = {
-  uploaded: 'Uploaded. Processing starts in a moment; this page follows it.',
-  activated: 'The version is now active: the reader link shows it.',
-  'version-deleted': 'The version was deleted.',
-  saved: 'Changes saved.',
-  archived: 'Archived: the reader link now answers “not available”.',
-  unarchived: 'Unarchived: the reader link works again.',
-  'downloads-on': 'Downloads are on: readers can download the original PDF.',
-  'downloads-off': 'Downloads are off.',
-};
-
-const noticeOf = (params: URLSearchParams) => {
-  const text = NOTICES[params.get('notice') ?? ''];
-  return text ? { text, kind: 'ok' as const } : null;
-};

@@ -10,11 +10,12 @@ import {
   type ApiKeyListing,
   issueApiKey,
   listApiKeys,
+  mayManageKey,
   revokeApiKey,
   rollApiKey,
 } from '../app/apiKeys.ts';
 import { fingerprintOf, hashApiKey } from '../domain/apiKey.ts';
-import { AppError, InvalidInput, NotFound } from '../domain/errors.ts';
+import { AppError, Forbidden, InvalidInput, NotFound } from '../domain/errors.ts';
 import type { Request, Routes } from '../http/server.ts';
 import type { Kit } from './kit.ts';
 import { keyCreatedPage, revokeKeyPage, rollKeyPage } from './pages/keyActions.ts';
@@ -24,9 +25,19 @@ import { redirect, sendPage } from './request.ts';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 /** The lifetimes "Create key" offers, by the form's value. */
-const LIFETIMES: Record<string, number> = { '30': 30 * DAY, '90': 90 * DAY, '365': 365 * DAY };
+// (Maps: a form's value is looked up, never an inherited property such as `constructor`.)
+const LIFETIMES = new Map([
+  ['30', 30 * DAY],
+  ['90', 90 * DAY],
+  ['365', 365 * DAY],
+]);
 /** How long a rolled key keeps working, by the form's value. */
-export const GRACES: Record<string, number> = { now: 0, '1h': HOUR, '24h': DAY, '7d': 7 * DAY };
+export const GRACES = new Map([
+  ['now', 0],
+  ['1h', HOUR],
+  ['24h', DAY],
+  ['7d', 7 * DAY],
+]);
 
 export const mountKeyPages = (routes: Routes, kit: Kit) => {
   const { deps, context, signedInPage, signedInForm } = kit;
@@ -35,6 +46,14 @@ export const mountKeyPages = (routes: Routes, kit: Kit) => {
   const keyOf = async (signedIn: SignedIn, id: string): Promise<ApiKeyListing> => {
     const key = (await keysOf(signedIn)).find((k) => k.id === id);
     if (!key) throw new NotFound(`No API key with id ${id}`);
+    return key;
+  };
+  /** A key the person may roll or revoke (./pages/keys.ts offers only those). */
+  const manageableKey = async (signedIn: SignedIn, id: string) => {
+    const key = await keyOf(signedIn, id);
+    if (!mayManageKey(signedIn.person, key)) {
+      throw new Forbidden('Only owners can roll or revoke a key someone else created');
+    }
     return key;
   };
   const actor = (req: Request, signedIn: SignedIn) => signedIn.caller(context(req)).metadata;
@@ -104,7 +123,7 @@ export const mountKeyPages = (routes: Routes, kit: Kit) => {
   routes.get(
     '/dashboard/keys/:id/roll',
     signedInPage(async (req, res, signedIn) => {
-      const key = await keyOf(signedIn, req.params.id ?? '');
+      const key = await manageableKey(signedIn, req.params.id ?? '');
       sendPage(res, 200, rollKeyPage(signedIn, key));
     }),
   );
@@ -112,10 +131,10 @@ export const mountKeyPages = (routes: Routes, kit: Kit) => {
   routes.post(
     '/dashboard/keys/:id/roll',
     signedInForm(async (req, res, signedIn, form) => {
-      const key = await keyOf(signedIn, req.params.id ?? '');
+      const key = await manageableKey(signedIn, req.params.id ?? '');
       const grace = form.get('grace') ?? '';
       try {
-        const graceMs = GRACES[grace];
+        const graceMs = GRACES.get(grace);
         if (graceMs === undefined) throw new InvalidInput('Choose how long the old key works');
         const rolled = await rollApiKey(
           deps.store,
@@ -140,7 +159,7 @@ export const mountKeyPages = (routes: Routes, kit: Kit) => {
   routes.get(
     '/dashboard/keys/:id/revoke',
     signedInPage(async (req, res, signedIn) => {
-      const key = await keyOf(signedIn, req.params.id ?? '');
+      const key = await manageableKey(signedIn, req.params.id ?? '');
       sendPage(res, 200, revokeKeyPage(signedIn, key));
     }),
   );
@@ -148,9 +167,10 @@ export const mountKeyPages = (routes: Routes, kit: Kit) => {
   routes.post(
     '/dashboard/keys/:id/revoke',
     signedInForm(async (req, res, signedIn) => {
+      const key = await manageableKey(signedIn, req.params.id ?? '');
       const { id } = await revokeApiKey(
         deps.store,
-        { keyId: req.params.id ?? '', workspaceId: signedIn.workspace.id },
+        { keyId: key.id, workspaceId: signedIn.workspace.id },
         actor(req, signedIn),
       );
       // Post/redirect/get: the list says which key was revoked (its id is no secret).
@@ -170,7 +190,7 @@ const keyInput = (draft: KeyDraft) => {
     }
     return { ...input, expires: draft.date };
   }
-  const lifetime = LIFETIMES[draft.expiry];
+  const lifetime = LIFETIMES.get(draft.expiry);
   if (lifetime === undefined) throw new InvalidInput('Choose when the key expires');
   return { ...input, expiresInMs: lifetime };
 };

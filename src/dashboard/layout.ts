@@ -19,7 +19,7 @@ const document = (title: string, body: Html, bodyClass = '') => html`<!doctype h
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-<title>${title} · Flipbooks</title>
+<title>${title} · Flipbook studio</title>
 <link rel="stylesheet" href="${dashboardAssetUrl(DASHBOARD_STYLES)}">
 <script type="module" src="${dashboardAssetUrl(DASHBOARD_SCRIPT)}"></script>
 </head>
@@ -41,7 +41,12 @@ ${body}
   ).text;
 
 /** A page of the dashboard: the bar, the navigation, the page. */
-export const dashboardPage = (signedIn: SignedIn, section: Section, title: string, body: Html) =>
+export const dashboardPage = (
+  signedIn: SignedIn,
+  section: Section | null,
+  title: string,
+  body: Html,
+) =>
   document(
     title,
     html`<a class="skip" href="#main">Skip to the content</a>

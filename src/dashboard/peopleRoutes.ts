@@ -17,9 +17,11 @@ import {
 import { mySessions, revokeSession, type SignedIn } from '../app/accounts/sessions.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
+import { clientAddress } from '../http/rateLimit.ts';
 import type { Request, Routes } from '../http/server.ts';
 import type { Kit } from './kit.ts';
-import { membersPage, removeMemberPage } from './pages/members.ts';
+import { noticeOf, noticeQuery } from './notices.ts';
+import { type InvitationLink, membersPage, removeMemberPage } from './pages/members.ts';
 import { profilePage } from './pages/profile.ts';
 import { redirect, sendPage } from './request.ts';
 
@@ -67,7 +69,7 @@ export const mountPeoplePages = (routes: Routes, kit: Kit) => {
     '/dashboard/members',
     signedInPage(async (_req, res, signedIn) => {
       // A link just made (POST, redirect, here): shown on this page once.
-      const link = (await popFlash(store, signedIn)) as { email: string; url: string } | null;
+      const link = (await popFlash(store, signedIn)) as InvitationLink | null;
       await showMembers(res, signedIn, 200, link?.url ? { link } : {});
     }),
   );
@@ -84,7 +86,8 @@ export const mountPeoplePages = (routes: Routes, kit: Kit) => {
       const url = await invitationUrl(store, invitation.token, deps.publicUrl());
       // Shown on the next page, once (the link is not kept, only its hash; a reload of this
       // answer must not invite again): sealed for this session until then.
-      await putFlash(store, signedIn, { email, url });
+      const link: InvitationLink = { email, url, reset: invitation.reset, role: invitation.role };
+      await putFlash(store, signedIn, link);
       redirect(res, '/dashboard/members');
     });
     void req;
@@ -214,7 +217,11 @@ export const mountPeoplePages = (routes: Routes, kit: Kit) => {
 
   routes.get(
     '/dashboard/profile',
-    signedInPage(async (_req, res, signedIn) => showProfile(res, signedIn)),
+    signedInPage(async (req, res, signedIn) =>
+      showProfile(res, signedIn, 200, {
+        ok: noticeOf(new URL(req.url ?? '/', 'http://x').searchParams)?.text ?? null,
+      }),
+    ),
   );
 
   routes.post(
@@ -228,17 +235,19 @@ export const mountPeoplePages = (routes: Routes, kit: Kit) => {
             sessionId: signedIn.sessionId,
             current: form.get('current') ?? '',
             next: form.get('next') ?? '',
+            address: clientAddress(req, kit.deps.trustProxy),
           },
           signedIn.caller(context(req)).metadata,
           clock,
         );
       } catch (error) {
-        if (!(error instanceof AppError) || error.status !== 400) throw error;
-        return showProfile(res, signedIn, 400, { error: error.message });
+        if (!(error instanceof AppError) || (error.status !== 400 && error.status !== 429)) {
+          throw error;
+        }
+        return showProfile(res, signedIn, error.status, { error: error.message });
       }
-      await showProfile(res, signedIn, 200, {
-        ok: 'Your password is changed. Your other sessions are signed out.',
-      });
+      // post/redirect/get: a reload shows the page again, it does not send the form again
+      redirect(res, `/dashboard/profile?${noticeQuery('password-changed')}`);
     }),
   );
 
@@ -246,7 +255,7 @@ export const mountPeoplePages = (routes: Routes, kit: Kit) => {
     '/dashboard/profile/sessions/:id/revoke',
     signedInForm(async (req, res, signedIn) => {
       await revokeSession(store, signedIn, req.params.id ?? '', context(req), clock);
-      redirect(res, '/dashboard/profile');
+      redirect(res, `/dashboard/profile?${noticeQuery('session-revoked')}`);
     }),
   );
 };

@@ -4,18 +4,23 @@
 // cases as the API and the CLI (src/app); they hold no SQL and append no events of their own.
 // Sign-in, invitations and the flipbooks grid are here; each other group of pages mounts its
 // own routes with the same kit (./kit.ts), one line each below.
+
+import type { ListQuery } from '../../projections/flipbooks.ts';
 import { acceptInvitation, openInvitation } from '../app/accounts/people.ts';
 import { signInWithPassword, signOut, startSession } from '../app/accounts/sessions.ts';
 import { listFlipbookCards } from '../app/flipbooks.ts';
-import { AppError } from '../domain/errors.ts';
+import { AppError, InvalidInput } from '../domain/errors.ts';
 import { parseListQuery } from '../http/listQuery.ts';
 import { clientAddress } from '../http/rateLimit.ts';
 import { sendBody } from '../http/sendBody.ts';
 import type { Routes } from '../http/server.ts';
 import { findDashboardAsset } from './assets.ts';
 import { mountFlipbookPages } from './flipbookRoutes.ts';
+import { html } from './html.ts';
 import { mountKeyPages } from './keyRoutes.ts';
 import { createKit, type DashboardDeps } from './kit.ts';
+import { dashboardPage } from './layout.ts';
+import { noticeOf } from './notices.ts';
 import { flipbooksPage } from './pages/flipbooks.ts';
 import { invitationPage, messagePage, signInPage, unusableLinkPage } from './pages/signIn.ts';
 import { mountPasskeys } from './passkeyRoutes.ts';
@@ -165,9 +170,23 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
     signedInPage(async (req, res, signedIn) => {
       const params = new URL(req.url ?? '/', 'http://x').searchParams;
       if (!params.has('per_page')) params.set('per_page', '24');
-      const query = parseListQuery(params);
+      // A query the list refuses (a hand-edited sort, a page out of range): the first page, with
+      // the refusal in words above it, rather than an error page without the grid.
+      let query: ListQuery;
+      let refused: string | null = null;
+      try {
+        query = parseListQuery(params);
+      } catch (error) {
+        if (!(error instanceof InvalidInput)) throw error;
+        refused = error.message;
+        query = parseListQuery(new URLSearchParams({ per_page: '24' }));
+      }
       const list = await listFlipbookCards(deps, signedIn.caller(context(req)), query);
-      sendPage(res, 200, flipbooksPage(signedIn, list, query));
+      sendPage(
+        res,
+        refused ? 400 : 200,
+        flipbooksPage(signedIn, list, query, refused, noticeOf(params)),
+      );
     }),
   );
 
@@ -188,4 +207,25 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
       found.asset.body,
     );
   });
+
+  // Any other address under the dashboard: a page in words (with the navigation once signed
+  // in), not the API's JSON 404. Registered last, so every real page matches first.
+  const notFound = page(async (req, res) => {
+    const signedIn = await session(req);
+    const words = 'There is no such page here. It may have moved, or the link is mistyped.';
+    sendPage(
+      res,
+      404,
+      signedIn
+        ? dashboardPage(
+            signedIn,
+            null,
+            'Page not found',
+            html`<h1>Page not found</h1><p>${words}</p><p><a href="/dashboard">Back to the flipbooks</a></p>`,
+          )
+        : messagePage('Page not found', words),
+    );
+  });
+  routes.get('/dashboard/*', notFound);
+  routes.post('/dashboard/*', notFound);
 };

@@ -218,6 +218,60 @@ describe.each(STORE_KINDS)('dashboard API keys (%s store)', (kind) => {
     const third = (await page.locator('#new-key').textContent()) ?? '';
     expect(await page.getByRole('status').first().textContent()).toContain('refused from now on');
     expect([await call(second), await call(third), await call(first)]).toEqual([401, 200, 200]);
+    // Rolled without a grace: past it at once, and shown as rolled (it was replaced), not expired.
+    await page.goto(`${url}/dashboard/keys`);
+    expect(await cell(page, fingerprint(second), 'Status').textContent()).toMatch(
+      /Rolled\s+stopped/,
+    );
+  });
+
+  it('a member rolls and revokes only the keys they created; owners any key', async () => {
+    const owner = await d.signedIn('noor@example.com');
+    const ownersKey = (await createKey(owner, 'owner ci')).key;
+    const member = await d.signedIn('ozzy@example.com', { role: 'member' });
+    const membersKey = (await createKey(member, 'oz laptop')).key;
+    await member.goto(`${url}/dashboard/keys`);
+    expect(await row(member, fingerprint(ownersKey)).getByRole('button').count()).toBe(0);
+    expect(await row(member, fingerprint(membersKey)).getByRole('button').count()).toBe(2);
+    expect(await member.getByText('You can roll and revoke the keys you created').count()).toBe(1);
+    // Forced by hand: refused in words, and the key still works.
+    const id = await keyIdOf('acme', fingerprint(ownersKey));
+    await member.goto(`${url}/dashboard/keys`);
+    const csrf = await csrfOf(member);
+    for (const action of ['roll', 'revoke']) {
+      const forced = await member.request.post(`${url}/dashboard/keys/${id}/${action}`, {
+        form: { _csrf: csrf, grace: '1h' },
+        headers: { origin: url },
+        maxRedirects: 0,
+      });
+      expect(forced.status()).toBe(403);
+      expect(await forced.text()).toContain(
+        'Only owners can roll or revoke a key someone else created',
+      );
+      expect((await member.goto(`${url}/dashboard/keys/${id}/${action}`))?.status()).toBe(403);
+    }
+    expect(await call(ownersKey)).toBe(200);
+    // The owner manages the member's key too.
+    await owner.goto(`${url}/dashboard/keys`);
+    expect(await row(owner, fingerprint(membersKey)).getByRole('button').count()).toBe(2);
+  });
+
+  it('refuses a day that does not exist, rather than moving it', async () => {
+    const page = await d.signedIn('pim@example.com');
+    await page.goto(`${url}/dashboard/keys`);
+    const answer = await page.request.post(`${url}/dashboard/keys`, {
+      form: { _csrf: await csrfOf(page), name: 'odd', expiry: 'date', expires_on: '2099-02-30' },
+      headers: { origin: url },
+    });
+    expect(answer.status()).toBe(400);
+    expect(await answer.text()).toContain('a day that does not exist: 2099-02-30');
+    // And a value the form never offers is refused, whatever its name (a Map, not an object).
+    const odd = await page.request.post(`${url}/dashboard/keys`, {
+      form: { _csrf: await csrfOf(page), name: 'odd', expiry: 'constructor' },
+      headers: { origin: url },
+    });
+    expect(odd.status()).toBe(400);
+    expect(await odd.text()).toContain('Choose when the key expires');
   });
 
   it('revokes a key after a confirmation: the API refuses it at once', async () => {

@@ -3,6 +3,7 @@
 // signs the person out at once; pending invitations renewed and revoked; a password change needs
 // the current one and signs the other sessions out; sessions are listed and revoked.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { flipbook } from '../support/cli.ts';
 import {
   axeViolations,
   type DashboardFixture,
@@ -30,6 +31,15 @@ describe('dashboard members and profile (embedded store)', () => {
 
   const row = (page: import('playwright-core').Page, text: string) =>
     page.getByRole('row').filter({ hasText: text });
+  /** A person's id, from the operator's `flipbook user list`. */
+  const userId = async (email: string) => {
+    const listed = await flipbook(['user', 'list', '--json', ...d.fx.storeArgs]);
+    expect(listed.code, listed.stderr).toBe(0);
+    const people = JSON.parse(listed.stdout) as { id: string; email: string }[];
+    const found = people.find((p) => p.email === email);
+    if (!found) throw new Error(`no user ${email}`);
+    return found.id;
+  };
 
   it('an owner invites someone, who joins with the link; roles change, the last owner stays', async () => {
     const owner = await d.signedIn('olga@example.com', { role: 'owner' });
@@ -53,12 +63,21 @@ describe('dashboard members and profile (embedded store)', () => {
     await owner.reload();
     expect(await owner.getByRole('heading', { name: 'Pending invitations' }).count()).toBe(1);
     expect(await owner.getByText('None.').count()).toBe(1);
-    // The only owner cannot demote herself: refused in words.
-    await row(owner, 'olga@example.com')
-      .getByLabel(/Role of/)
-      .selectOption('member');
-    await row(owner, 'olga@example.com').getByRole('button', { name: 'Save role' }).click();
-    expect(await owner.getByRole('alert').textContent()).toContain('keeps at least one owner');
+    // The only owner is offered neither a role change nor Remove; forced, it is refused in words.
+    const olga = row(owner, 'olga@example.com');
+    expect(await olga.getByLabel(/Role of/).count()).toBe(0);
+    expect(await olga.getByRole('link', { name: 'Remove' }).count()).toBe(0);
+    expect(await olga.textContent()).toContain('(the only one)');
+    const olgaId = await userId('olga@example.com');
+    const forced = await owner.request.post(`${url}/dashboard/members/${olgaId}/role`, {
+      form: {
+        _csrf: await owner.locator('input[name="_csrf"]').first().inputValue(),
+        role: 'member',
+      },
+      headers: { origin: url },
+    });
+    expect(forced.status()).toBe(422);
+    expect(await forced.text()).toContain('keeps at least one owner');
     // Pete becomes an owner; then Olga may step down.
     await owner.goto(`${url}/dashboard/members`);
     await row(owner, 'pete@example.com')
@@ -101,11 +120,9 @@ describe('dashboard members and profile (embedded store)', () => {
 
     await d.fx.newWorkspace('initech');
     const other = await d.signedIn('tom@example.com', { workspace: 'initech' });
-    const tomId = await other.evaluate(async () => {
-      const res = await fetch('/dashboard/members');
-      return /\/dashboard\/members\/([0-9a-f-]{36})\/remove/.exec(await res.text())?.[1];
-    });
-    expect(tomId).toMatch(/^[0-9a-f-]{36}$/);
+    await other.goto(`${url}/dashboard/members`);
+    expect(await row(other, 'tom@example.com').count()).toBe(1);
+    const tomId = await userId('tom@example.com');
     const probe = await owner.goto(`${url}/dashboard/members/${tomId}/remove`);
     expect(probe?.status()).toBe(404);
   });
@@ -129,6 +146,89 @@ describe('dashboard members and profile (embedded store)', () => {
     expect((await check.goto(second))?.status()).toBe(404);
   });
 
+  it('keeps one live link per email; a reset link is named as one, and goes with a removed member', async () => {
+    const owner = await d.signedIn('yan@example.com');
+    await owner.goto(`${url}/dashboard/members`);
+    const invite = async (email: string, role = 'member') => {
+      await owner.getByLabel('Email').fill(email);
+      await owner.getByLabel('Role', { exact: true }).selectOption(role);
+      await owner.getByRole('button', { name: 'Invite' }).click();
+      return owner.locator('#invite-link').inputValue();
+    };
+    const first = await invite('zed@example.com');
+    const second = await invite('zed@example.com');
+    expect(await row(owner, 'zed@example.com').count()).toBe(1); // one pending invitation
+    const check = await d.open();
+    expect((await check.goto(first))?.status()).toBe(404); // the earlier link ended at once
+    await check.goto(second);
+    await check.getByLabel('Password').fill(PASSWORD);
+    await check.getByRole('button', { name: 'Create my account' }).click();
+    await check.waitForURL(`${url}/dashboard`);
+    expect((await check.goto(first))?.status()).toBe(404);
+
+    // Zed is a member: inviting them as an owner makes a password link, and says so.
+    await owner.goto(`${url}/dashboard/members`);
+    const reset = await invite('zed@example.com', 'owner');
+    expect(await owner.getByRole('heading', { name: /Password link/ }).count()).toBe(1);
+    expect(await owner.getByText('Their role stays').count()).toBe(1);
+    const pending = owner
+      .locator('table')
+      .nth(1)
+      .getByRole('row')
+      .filter({ hasText: 'zed@example.com' });
+    expect(await pending.textContent()).toContain('New password');
+    expect(await pending.textContent()).toContain('Member');
+    // Removed, their reset link goes with them.
+    await row(owner, 'zed@example.com').getByRole('link', { name: 'Remove' }).click();
+    await owner.getByRole('button', { name: 'Remove' }).click();
+    await owner.waitForURL(`${url}/dashboard/members`);
+    expect(await row(owner, 'zed@example.com').count()).toBe(0);
+    expect((await check.goto(reset))?.status()).toBe(404);
+  });
+
+  it('answers a mistyped address or a hand-edited query with a page in words', async () => {
+    const page = await d.signedIn('abe@example.com');
+    const missing = await page.goto(`${url}/dashboard/no-such-page`);
+    expect(missing?.status()).toBe(404);
+    expect(missing?.headers()['content-type']).toContain('text/html');
+    expect(await page.locator('h1').textContent()).toBe('Page not found');
+    expect(await page.getByRole('navigation', { name: 'Dashboard' }).count()).toBe(1);
+    const anonymous = await d.open();
+    expect((await anonymous.goto(`${url}/dashboard/%5Cevil`))?.status()).toBe(404);
+    expect(await anonymous.locator('h1').textContent()).toBe('Page not found');
+    // A list query the API refuses: the grid with the reason, not a bare error page.
+    const bad = await page.goto(`${url}/dashboard?sort=colour`);
+    expect(bad?.status()).toBe(400);
+    expect(await page.getByRole('alert').textContent()).toContain('Invalid sort');
+    expect(await page.getByRole('search').count()).toBe(1);
+    // A notice is a fixed text by name; an inherited name shows nothing.
+    for (const name of ['constructor', '__proto__', 'toString']) {
+      await page.goto(`${url}/dashboard/profile?notice=${name}`);
+      expect(await page.locator('.alert').count()).toBe(0);
+      await page.goto(`${url}/dashboard?notice=${name}`);
+      expect(await page.locator('.alert').count()).toBe(0);
+    }
+  });
+
+  it('throttles wrong current passwords on the profile page like wrong sign-ins', async () => {
+    const page = await d.signedIn('bea@example.com');
+    await page.goto(`${url}/dashboard/profile`);
+    for (let i = 0; i < 5; i++) {
+      await page.getByLabel('Current password').fill(`wrong guess number ${i}`);
+      await page.getByLabel('New password').fill('another fine secret 7');
+      await page.getByRole('button', { name: 'Change password' }).click();
+      expect(await page.getByRole('alert').textContent()).toBe('The current password is not right');
+    }
+    await page.getByLabel('Current password').fill(PASSWORD);
+    await page.getByLabel('New password').fill('another fine secret 7');
+    const [answer] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Change password' }).click(),
+    ]);
+    expect(answer.status()).toBe(429);
+    expect(await page.getByRole('alert').textContent()).toContain('Too many wrong attempts');
+  });
+
   it('changes the password with the current one, signing the other sessions out; sessions are revoked one by one', async () => {
     const laptop = await d.signedIn('wes@example.com');
     const phone = await d.open(PHONE);
@@ -147,7 +247,10 @@ describe('dashboard members and profile (embedded store)', () => {
       .filter({ hasNotText: 'This device' })
       .getByRole('button', { name: 'Revoke' })
       .click();
-    await laptop.waitForURL(`${url}/dashboard/profile`);
+    await laptop.waitForURL(`${url}/dashboard/profile?notice=session-revoked`);
+    expect(await laptop.getByRole('status').first().textContent()).toBe(
+      'The session is signed out.',
+    );
     expect(await laptop.locator('#sessions').getByRole('row').count()).toBe(2);
     await phone.reload();
     expect(new URL(phone.url()).pathname).toBe('/login');
@@ -159,6 +262,8 @@ describe('dashboard members and profile (embedded store)', () => {
     await laptop.getByLabel('Current password').fill(PASSWORD);
     await laptop.getByLabel('New password').fill('another fine secret 7');
     await laptop.getByRole('button', { name: 'Change password' }).click();
+    // post/redirect/get: a reload shows the page, it does not send the form again
+    await laptop.waitForURL(`${url}/dashboard/profile?notice=password-changed`);
     expect(await laptop.getByRole('status').first().textContent()).toContain('password is changed');
 
     const fresh = await d.open(DESKTOP);

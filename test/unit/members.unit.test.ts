@@ -83,6 +83,39 @@ describe('workspace members', () => {
     expect(state.status === 'created' && Object.keys(state.members)).toEqual(['u1']);
   });
 
+  it('keeps one live link per email: a new invitation ends the one before', () => {
+    const { events } = play(invite('i1', 'bob@example.com'), invite('i2', 'bob@example.com'));
+    expect(events.map((e) => e.type)).toEqual(['UserInvited', 'InvitationRevoked', 'UserInvited']);
+    expect(events[1]?.data).toMatchObject({ invitationId: 'i1' });
+    expect(() =>
+      play(invite('i1', 'bob@example.com'), invite('i2', 'bob@example.com'), accept('i1', 'u1')),
+    ).toThrow(UNUSABLE_LINK);
+  });
+
+  it('a link for someone who joined since by another link is used up', () => {
+    // Two pending links for one email, as streams from before the rule above may hold them.
+    const state = run([
+      created,
+      ...decide(invite('i1', 'bob@example.com'), run([created])),
+      ...decide(invite('i2', 'bob@example.com'), run([created])),
+    ]);
+    const joined = decide(accept('i1', 'u1'), state).reduce(evolve, state);
+    expect(() => decide(accept('i2', 'u2'), joined)).toThrow(UNUSABLE_LINK);
+  });
+
+  it('removing a member ends their pending reset links', () => {
+    const { events } = play(
+      invite('i1', 'ann@example.com', 'owner'),
+      accept('i1', 'u1'),
+      invite('i2', 'bob@example.com'),
+      accept('i2', 'u2'),
+      invite('i3', 'bob@example.com'),
+      { type: 'RemoveMember', data: { userId: 'u2', now } },
+    );
+    expect(events.slice(-2).map((e) => e.type)).toEqual(['InvitationRevoked', 'MemberRemoved']);
+    expect(events.at(-2)?.data).toMatchObject({ invitationId: 'i3' });
+  });
+
   it('keeps an owner: the last one can be neither demoted nor removed', () => {
     const base = [invite('i1', 'ann@example.com', 'owner'), accept('i1', 'u1')] as const;
     expect(() =>

@@ -7,7 +7,6 @@ import {
   generateAuthenticationOptions,
   verifyAuthenticationResponse,
 } from '@simplewebauthn/server';
-import { countFailures, pruneFailures, recordFailure } from '../../../projections/accounts.ts';
 import {
   findUserHandle,
   recordUse,
@@ -29,13 +28,8 @@ import type { Clock } from '../clock.ts';
 import { recordUserEvents } from '../commands.ts';
 import { authenticationResponse } from './passkeyResponses.ts';
 import { bytes, PasskeyRefused, reason, usable, userMetadata } from './passkeys.ts';
-import {
-  type Context,
-  type StartedSession,
-  startSession,
-  THROTTLE,
-  TooManyAttempts,
-} from './sessions.ts';
+import { type Context, type StartedSession, startSession } from './sessions.ts';
+import { noteWrongAttempt, refuseIfThrottled } from './throttle.ts';
 import { hashToken, isWellFormedToken, newToken } from './tokens.ts';
 
 export const EXPIRED_SIGN_IN = 'The passkey sign-in took too long, or was already used: try again';
@@ -77,14 +71,10 @@ export const signInWithPasskey = async (
 ): Promise<StartedSession> => {
   const relying = usable(rp);
   const now = clock.now();
-  const since = new Date(now.getTime() - THROTTLE.windowMs);
-  const subjects = input.address ? [`ip:${input.address}`] : [];
-  const counts = await countFailures(store.db, subjects, since);
-  if (input.address && (counts.get(`ip:${input.address}`) ?? 0) >= THROTTLE.perAddress) {
-    throw new TooManyAttempts(Math.ceil(THROTTLE.windowMs / 60_000));
-  }
+  const attempt = { email: null, address: input.address };
+  await refuseIfThrottled(store, attempt, now);
   const refuse = async (message: string, detail: string | null, user?: UserRow, id?: string) => {
-    if (subjects.length > 0) await recordFailure(store.db, subjects, now);
+    await noteWrongAttempt(store, attempt, now);
     if (user && id) {
       await recordUserEvents(
         store,
@@ -104,7 +94,6 @@ export const signInWithPasskey = async (
         userMetadata(user, context),
       );
     }
-    if (Math.random() < 0.01) await pruneFailures(store.db, since);
     return new PasskeyRefused(401, message, detail);
   };
 

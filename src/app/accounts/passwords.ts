@@ -16,10 +16,19 @@ export const MAX_PASSWORD = 256;
 /** OWASP's argon2id baseline: 19 MiB, 2 passes, 1 lane (about 30 ms here). */
 const PARAMS = { memory: 19_456, passes: 2, parallelism: 1, tagLength: 32 };
 
+/**
+ * A password as typed on one device or another: the same letters may come composed ("é") or
+ * decomposed ("e" and an accent) depending on the keyboard, so they are hashed in one form (NFC).
+ */
+const canonical = (password: string) => password.normalize('NFC');
+
 const common = new Set((dictionary['passwords-common'] as string[]).map((p) => p.toLowerCase()));
 
 /** Why a new password is refused, in words a person can act on; null when it is fine. */
-export const passwordProblem = (password: string, email: string): string | null => {
+export const passwordProblem = (typed: string, email: string): string | null => {
+  const password = canonical(typed);
+  if (password.trim() === '')
+    return 'Choose a password of letters, digits or signs, not only spaces';
   if (password.length < MIN_PASSWORD) {
     return `Choose a password of at least ${MIN_PASSWORD} characters`;
   }
@@ -41,12 +50,21 @@ export const checkNewPassword = (password: string, email: string) => {
 
 export const hashPassword = async (password: string): Promise<string> => {
   const salt = randomBytes(16);
-  const hash = await argon2Async('argon2id', { message: password, nonce: salt, ...PARAMS });
+  const hash = await argon2Async('argon2id', {
+    message: canonical(password),
+    nonce: salt,
+    ...PARAMS,
+  });
   return `$argon2id$v=19$m=${PARAMS.memory},t=${PARAMS.passes},p=${PARAMS.parallelism}$${b64(salt)}$${b64(hash)}`;
 };
 
 /** Whether `password` matches a stored PHC string; false for anything malformed. */
-export const verifyPassword = async (password: string, stored: string): Promise<boolean> => {
+export const verifyPassword = async (password: string, stored: string): Promise<boolean> =>
+  (await matches(canonical(password), stored)) ||
+  // hashes made before passwords were normalised hold the letters as they were typed
+  (canonical(password) !== password && (await matches(password, stored)));
+
+const matches = async (password: string, stored: string): Promise<boolean> => {
   const m = /^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=(\d+)\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/.exec(
     stored,
   );

@@ -27,6 +27,7 @@ import type { Clock } from '../clock.ts';
 import { recordUserEvents, runWorkspaceCommand } from '../commands.ts';
 import type { EventMetadata } from '../eventContext.ts';
 import { checkNewPassword, hashPassword, verifyPassword } from './passwords.ts';
+import { noteRightAttempt, noteWrongAttempt, refuseIfThrottled } from './throttle.ts';
 import { hashToken, isWellFormedToken, newToken } from './tokens.ts';
 
 export const INVITATION_HOURS = 24;
@@ -36,7 +37,12 @@ const MAX_EMAIL = 254;
 /** An email as people sign in with it: trimmed, lower case, plausibly an address. */
 export const normalizeEmail = (raw: string) => {
   const email = raw.trim().toLowerCase();
-  if (email.length > MAX_EMAIL || !/^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u.test(email)) {
+  // Plausibly an address a person reads: no spaces, controls, brackets or quotes in it, and a
+  // domain of letters, digits and hyphens with a dot (not RFC 5322's every corner).
+  if (
+    email.length > MAX_EMAIL ||
+    !/^[^\s@\p{Cc}<>()[\]\\,;:"']+@[\p{L}\p{N}-]+(\.[\p{L}\p{N}-]+)+$/u.test(email)
+  ) {
     throw new InvalidInput('Enter a valid email address');
   }
   return email;
@@ -50,7 +56,15 @@ export const parseRole = (raw: string): Role => {
   return role as Role;
 };
 
-export type Invitation = { invitationId: string; token: string; expiresAt: string };
+export type Invitation = {
+  invitationId: string;
+  token: string;
+  expiresAt: string;
+  /** the role the link gives: a member's own for a reset, whatever role was asked */
+  role: Role;
+  /** for someone already a member: the link sets a new password, and their role stays */
+  reset: boolean;
+};
 
 /**
  * A single-use link for `email` to join the workspace with `role` (for someone already a member:
@@ -81,7 +95,14 @@ export const inviteUser = async (
     },
     metadata,
   );
-  return { invitationId, token, expiresAt: iso(expiresAt) };
+  const member = existing?.workspace_id === input.workspaceId ? existing : null;
+  return {
+    invitationId,
+    token,
+    expiresAt: iso(expiresAt),
+    role: member ? member.role : role,
+    reset: member !== null,
+  };
 };
 
 /** The invitation a link holds while it can be used; null for anything else. */
@@ -90,6 +111,10 @@ export const openInvitation = async (store: Store, token: string, clock: Clock) 
   const invitation = await findInvitationByTokenHash(store.db, hashToken(token));
   if (!invitation || invitation.status !== 'pending') return null;
   if (Date.parse(invitation.expires_at) <= clock.now().getTime()) return null;
+  // Its email has an account now that the link was not made for (joined by another link, or in
+  // another workspace): one email is one person, so the link is used up.
+  const holder = await findUserByEmail(store.db, invitation.email);
+  if (holder && holder.id !== invitation.user_id) return null;
   const workspace = await findWorkspaceById(store.db, invitation.workspace_id);
   return workspace ? { ...invitation, workspace } : null;
 };
@@ -244,20 +269,32 @@ export const requireOwner = (person: { role: string }) => {
  */
 export const changePassword = async (
   store: Store,
-  input: { userId: string; sessionId: string; current: string; next: string },
+  input: {
+    userId: string;
+    sessionId: string;
+    current: string;
+    next: string;
+    address: string | null;
+  },
   metadata: EventMetadata,
   clock: Clock,
 ) => {
   const user = await findUser(store.db, input.userId);
   if (!user) throw new NotFound('No such person');
+  const now = clock.now();
+  // Counted like a sign-in's: the same window for the account, so an open session does not
+  // buy unlimited guesses.
+  const attempt = { email: user.email, address: input.address };
+  await refuseIfThrottled(store, attempt, now);
   const stored = user.password_credential_id
     ? await credentialHash(store.db, user.password_credential_id)
     : null;
   if (!stored || !(await verifyPassword(input.current.slice(0, 1024), stored))) {
+    await noteWrongAttempt(store, attempt, now);
     throw new InvalidInput('The current password is not right');
   }
+  await noteRightAttempt(store, attempt);
   checkNewPassword(input.next, user.email);
-  const now = clock.now();
   const credentialId = randomUUID();
   await saveCredential(store.db, {
     credentialId,

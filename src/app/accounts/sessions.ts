@@ -5,15 +5,11 @@
 // account exists (an unknown email costs the same argon2 time and gets the same words).
 import { randomUUID } from 'node:crypto';
 import {
-  clearFailures,
-  countFailures,
   createSession,
   credentialHash,
   endSession,
   findSession,
   listSessions,
-  pruneFailures,
-  recordFailure,
   touchSession,
 } from '../../../projections/accounts.ts';
 import { findUser, findUserByEmail } from '../../../projections/users.ts';
@@ -28,6 +24,7 @@ import type { Clock } from '../clock.ts';
 import { recordUserEvents } from '../commands.ts';
 import type { EventMetadata } from '../eventContext.ts';
 import { decoyHash, verifyPassword } from './passwords.ts';
+import { noteRightAttempt, noteWrongAttempt, refuseIfThrottled } from './throttle.ts';
 import { hashToken, isWellFormedToken, newToken } from './tokens.ts';
 
 export const SESSION_IDLE_MS = 12 * 3_600_000;
@@ -35,26 +32,12 @@ export const SESSION_MAX_MS = 14 * 24 * 3_600_000;
 /** last_seen is written at most this often per session (it decides the idle expiry). */
 const TOUCH_EVERY_MS = 60_000;
 
-/** Wrong attempts allowed in the window, per account and per client address. */
-export const THROTTLE = { windowMs: 15 * 60_000, perAccount: 5, perAddress: 30 };
-
 export const WRONG_CREDENTIALS = 'The email or the password is not right';
 
 export class SignInRefused extends AppError {
   override name = 'SignInRefused';
   constructor() {
     super(401, WRONG_CREDENTIALS);
-  }
-}
-
-export class TooManyAttempts extends AppError {
-  override name = 'TooManyAttempts';
-  constructor(minutes: number) {
-    super(
-      429,
-      `Too many wrong attempts: try again in ${minutes} minute${minutes === 1 ? '' : 's'}`,
-      { 'Retry-After': String(minutes * 60) },
-    );
   }
 }
 
@@ -122,15 +105,8 @@ export const signInWithPassword = async (
 ): Promise<StartedSession> => {
   const email = input.email.trim().toLowerCase().slice(0, 254);
   const now = clock.now();
-  const since = new Date(now.getTime() - THROTTLE.windowMs);
-  const subjects = [`email:${email}`, ...(input.address ? [`ip:${input.address}`] : [])];
-  const counts = await countFailures(store.db, subjects, since);
-  if (
-    (counts.get(`email:${email}`) ?? 0) >= THROTTLE.perAccount ||
-    (input.address && (counts.get(`ip:${input.address}`) ?? 0) >= THROTTLE.perAddress)
-  ) {
-    throw new TooManyAttempts(Math.ceil(THROTTLE.windowMs / 60_000));
-  }
+  const attempt = { email, address: input.address };
+  await refuseIfThrottled(store, attempt, now);
   const user = email ? await findUserByEmail(store.db, email) : null;
   const stored = user?.password_credential_id
     ? await credentialHash(store.db, user.password_credential_id)
@@ -141,7 +117,7 @@ export const signInWithPassword = async (
     stored ?? (await decoyHash()),
   );
   if (!user || !stored || !matches) {
-    await recordFailure(store.db, subjects, now);
+    await noteWrongAttempt(store, attempt, now);
     if (user) {
       await recordUserEvents(
         store,
@@ -160,11 +136,9 @@ export const signInWithPassword = async (
         actorMetadata({ id: user.id, email: user.email, workspaceId: user.workspace_id }, context),
       );
     }
-    // Old failures are of no use to the throttle: dropped now and then.
-    if (Math.random() < 0.01) await pruneFailures(store.db, since);
     throw new SignInRefused();
   }
-  await clearFailures(store.db, `email:${email}`);
+  await noteRightAttempt(store, attempt);
   return startSession(
     store,
     { id: user.id, email: user.email, workspaceId: user.workspace_id },

@@ -49,13 +49,16 @@ export const registerUser = (program: Command) => {
           invitation_id: invitation.invitationId,
           workspace: workspace.name,
           email: email.trim().toLowerCase(),
-          role: flags.role,
+          role: invitation.role,
+          reset: invitation.reset,
         };
       });
       if (flags.json) printJson(made);
       else
         process.stdout.write(
-          `Invitation for ${made.email} to ${made.workspace} (valid until ${made.expires_at}, usable once):\n${made.url}\n`,
+          made.reset
+            ? `${made.email} is already a member of ${made.workspace} (${made.role}): this link lets them choose a new password (valid until ${made.expires_at}, usable once):\n${made.url}\n`
+            : `Invitation for ${made.email} to ${made.workspace} (valid until ${made.expires_at}, usable once):\n${made.url}\n`,
         );
     },
   );

@@ -62,8 +62,13 @@ const setup = (form) => {
   zone.addEventListener('drop', (event) => {
     event.preventDefault();
     zone.classList.remove('over');
-    if (event.dataTransfer?.files.length) {
-      input.files = event.dataTransfer.files;
+    const dropped = event.dataTransfer?.files;
+    if (dropped && dropped.length > 1) {
+      showError(`Drop one PDF at a time (${dropped.length} files were dropped).`);
+      return;
+    }
+    if (dropped?.length) {
+      input.files = dropped;
       input.dispatchEvent(new Event('change', { bubbles: true }));
     }
   });

@@ -4,8 +4,12 @@
 import type { ListQuery } from '../../../projections/flipbooks.ts';
 import type { SignedIn } from '../../app/accounts/sessions.ts';
 import type { listFlipbookCards } from '../../app/flipbooks.ts';
+import { ListFlipbooksQuery } from '../../contract/flipbooks.ts';
 import { html } from '../html.ts';
 import { alert, dashboardPage } from '../layout.ts';
+import type { Notice } from '../notices.ts';
+
+const MAX_SEARCH = ListFlipbooksQuery.properties.search.maxLength as number;
 
 const SORTS: [ListQuery['sort'], string][] = [
   ['updated_at', 'Last change'],
@@ -20,6 +24,7 @@ export const flipbooksPage = (
   list: Awaited<ReturnType<typeof listFlipbookCards>>,
   query: ListQuery,
   error: string | null = null,
+  notice: Notice | null = null,
 ) => {
   const params = (page: number) => {
     const p = new URLSearchParams();
@@ -39,9 +44,10 @@ export const flipbooksPage = (
 <a class="button primary" href="/dashboard/upload">Upload a PDF</a>
 </div>
 ${alert(error)}
+${notice ? alert(notice.text, notice.kind) : ''}
 <form class="filters" method="get" action="/dashboard" role="search">
 <div class="field grow"><label for="search">Search titles</label>
-<input id="search" name="search" type="search" value="${query.search ?? ''}"></div>
+<input id="search" name="search" type="search" maxlength="${MAX_SEARCH}" value="${query.search ?? ''}"></div>
 <div class="field"><label for="status">Status</label>
 <select id="status" name="status">
 <option value=""${query.status === null ? html` selected` : ''}>All</option>
@@ -61,7 +67,10 @@ ${SORTS.map(([value, label]) => html`<option value="${value}"${query.sort === va
 </form>
 ${
   list.cards.length === 0
-    ? html`<div class="empty-state"><p>${query.search || query.status ? 'No flipbook matches.' : 'No flipbooks yet.'}</p>
+    ? query.search || query.status
+      ? html`<div class="empty-state"><p>No flipbook matches.</p>
+<p><a class="button" href="/dashboard">Show every flipbook</a></p></div>`
+      : html`<div class="empty-state"><p>No flipbooks yet.</p>
 <p><a class="button primary" href="/dashboard/upload">Upload your first PDF</a></p></div>`
     : html`<ul class="grid" aria-label="Flipbooks">
 ${list.cards.map(({ flipbook: f, active }) => {

@@ -3,7 +3,7 @@
 // the "Roll" and "Revoke" buttons that lead to their confirmation pages. Above it, "Create key"
 // on the Team plan, or a word on why there is none.
 import type { SignedIn } from '../../app/accounts/sessions.ts';
-import type { ApiKeyListing } from '../../app/apiKeys.ts';
+import { type ApiKeyListing, mayManageKey } from '../../app/apiKeys.ts';
 import { type Html, html } from '../html.ts';
 import { alert, dashboardPage } from '../layout.ts';
 
@@ -54,7 +54,11 @@ export const keyStatusBadge = (key: ApiKeyListing, now = new Date()): Html => {
     case 'revoked':
       return html`<span class="badge revoked">Revoked</span>`;
     case 'expired':
-      return html`<span class="badge expired">Expired</span>`;
+      // past the grace of a roll: it was replaced, which says more than that it ran out
+      return key.rolled_to
+        ? html`<span class="badge expired">Rolled</span>
+<span class="key-status-note">stopped ${when(key.valid_until ?? '')}</span>`
+        : html`<span class="badge expired">Expired</span>`;
     case 'rolled':
       return html`<span class="badge rolled">Rolled</span>
 <span class="key-status-note">works until ${when(key.valid_until ?? '')}</span>`;
@@ -69,7 +73,7 @@ export const keyStatusBadge = (key: ApiKeyListing, now = new Date()): Html => {
 
 const canRevoke = (key: ApiKeyListing) => key.status === 'active' || key.status === 'rolled';
 
-const keyRow = (key: ApiKeyListing, team: boolean) => html`<tr>
+const keyRow = (key: ApiKeyListing, team: boolean, manage: boolean) => html`<tr>
 <td data-label="Name" class="key-name">${keyName(key)}</td>
 <td data-label="Fingerprint"><code class="fingerprint">${key.fingerprint}</code></td>
 <td data-label="Created by" class="key-creator">${createdBy(key.created_by)}</td>
@@ -78,11 +82,13 @@ const keyRow = (key: ApiKeyListing, team: boolean) => html`<tr>
 <td data-label="Last used">${key.last_used_at ? when(key.last_used_at) : 'Never'}</td>
 <td data-label="Status" class="key-status">${keyStatusBadge(key)}</td>
 <td class="key-actions">${
-  team && key.status === 'active'
-    ? html`<form method="get" action="/dashboard/keys/${key.id}/roll"><button type="submit">Roll</button></form>`
-    : ''
+  !manage
+    ? ''
+    : team && key.status === 'active'
+      ? html`<form method="get" action="/dashboard/keys/${key.id}/roll"><button type="submit">Roll</button></form>`
+      : ''
 }${
-  canRevoke(key)
+  manage && canRevoke(key)
     ? html`<form method="get" action="/dashboard/keys/${key.id}/revoke"><button type="submit" class="danger">Revoke</button></form>`
     : ''
 }</td>
@@ -149,16 +155,18 @@ ${team ? createForm(signedIn, options.draft ?? { name: '', expiry: '', date: '' 
 ${
   keys.length === 0
     ? html`<div class="empty-state"><p>No keys yet.</p></div>`
-    : html`<table class="keys">
+    : html`<div class="table-scroll" role="region" aria-labelledby="keys-title" tabindex="0"><table class="keys">
 <thead><tr>
 <th scope="col">Name</th><th scope="col">Fingerprint</th><th scope="col">Created by</th>
 <th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Last used</th>
 <th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th>
 </tr></thead>
 <tbody>
-${newestFirst.map((key) => keyRow(key, team))}
+${newestFirst.map((key) => keyRow(key, team, mayManageKey(signedIn.person, key)))}
 </tbody>
 </table>
+</div>
+${signedIn.person.role === 'owner' ? '' : html`<p class="hint">You can roll and revoke the keys you created; owners manage every key of the workspace.</p>`}
 <p class="hint">Times are UTC. The fingerprint is the start of the key’s SHA-256: <code>printf %s "$KEY" | sha256sum | cut -c1-8</code> tells which key you hold.</p>`
 }
 </section>`,

@@ -10,12 +10,20 @@ const day = (iso: string) => iso.slice(0, 10);
 const csrf = (signedIn: SignedIn) =>
   html`<input type="hidden" name="_csrf" value="${signedIn.csrfToken}">`;
 
+/** A link just made, shown once; `reset`: for someone already a member (a new password). */
+export type InvitationLink = { email: string; url: string; reset?: boolean; role?: string };
+
+const roleWord = (role: string | undefined) => (role === 'owner' ? 'Owner' : 'Member');
+
 export const membersPage = (
   signedIn: SignedIn,
   data: { members: UserRow[]; invitations: InvitationRow[] },
-  notice: { error?: string | null; ok?: string | null; link?: { email: string; url: string } } = {},
+  notice: { error?: string | null; ok?: string | null; link?: InvitationLink } = {},
 ) => {
   const owner = signedIn.person.role === 'owner';
+  // The last owner can be neither demoted nor removed: those controls are not offered for them.
+  const lastOwner = (m: UserRow) =>
+    m.role === 'owner' && data.members.filter((x) => x.role === 'owner').length <= 1;
   return dashboardPage(
     signedIn,
     'members',
@@ -26,7 +34,8 @@ ${alert(notice.ok, 'ok')}
 ${
   notice.link
     ? html`<section class="panel" aria-labelledby="link-title">
-<h2 id="link-title">Invitation link for ${notice.link.email}</h2>
+<h2 id="link-title">${notice.link.reset ? 'Password link' : 'Invitation link'} for ${notice.link.email}</h2>
+${notice.link.reset ? html`<p>${notice.link.email} is already a member (${roleWord(notice.link.role)}): this link lets them choose a new password. Their role stays; change it in the table below.</p>` : ''}
 <p class="hint">Send it to them yourself. It works once, for 24 hours, and is not shown again.</p>
 <div class="copy-row"><input id="invite-link" readonly value="${notice.link.url}" aria-label="Invitation link">
 <button type="button" data-copy="invite-link" hidden>Copy</button></div>
@@ -42,7 +51,7 @@ ${data.members.map(
   (m) => html`<tr>
 <td data-label="Email">${m.email}${m.id === signedIn.person.id ? html` <span class="badge">You</span>` : ''}</td>
 <td data-label="Role">${
-    owner
+    owner && !lastOwner(m)
       ? html`<form method="post" action="/dashboard/members/${m.id}/role" class="inline">
 ${csrf(signedIn)}
 <label class="visually-hidden" for="role-${m.id}">Role of ${m.email}</label>
@@ -52,14 +61,14 @@ ${csrf(signedIn)}
 </select>
 <button type="submit">Save role</button>
 </form>`
-      : m.role === 'owner'
-        ? 'Owner'
-        : 'Member'
+      : lastOwner(m) && owner
+        ? html`Owner <span class="hint">(the only one)</span>`
+        : roleWord(m.role)
   }</td>
 <td data-label="Since">${day(m.created_at)}</td>
 ${
   owner
-    ? html`<td data-label="Actions"><a class="button danger-link" href="/dashboard/members/${m.id}/remove">Remove</a></td>`
+    ? html`<td data-label="Actions">${lastOwner(m) ? '' : html`<a class="button danger-link" href="/dashboard/members/${m.id}/remove">Remove</a>`}</td>`
     : ''
 }
 </tr>`,
@@ -78,7 +87,7 @@ ${
 ${data.invitations.map(
   (i) => html`<tr>
 <td data-label="Email">${i.email}</td>
-<td data-label="Role">${i.role === 'owner' ? 'Owner' : 'Member'}</td>
+<td data-label="Role">${i.user_id ? html`${roleWord(i.role)} <span class="badge">New password</span>` : roleWord(i.role)}</td>
 <td data-label="Expires">${i.expires_at.replace('T', ' ').replace('Z', ' UTC')}</td>
 <td data-label="Actions">
 <form method="post" action="/dashboard/invitations/${i.id}/renew">${csrf(signedIn)}<button type="submit">New link</button></form>
@@ -93,12 +102,12 @@ ${data.invitations.map(
 <form method="post" action="/dashboard/members/invite" class="panel form-grid">
 ${csrf(signedIn)}
 <div class="field grow"><label for="invite-email">Email</label>
-<input id="invite-email" name="email" type="email" required autocomplete="off"></div>
+<input id="invite-email" name="email" type="email" required maxlength="254" autocomplete="off"></div>
 <div class="field"><label for="invite-role">Role</label>
 <select id="invite-role" name="role"><option value="member">Member</option><option value="owner">Owner</option></select></div>
 <button type="submit" class="primary">Invite</button>
 </form>
-<p class="hint">Owners manage people and keys; members publish and manage flipbooks. The link is shown here to copy (no mail is sent).</p>`
+<p class="hint">Owners manage people and every key; members publish and manage flipbooks, and their own keys. The link is shown here to copy (no mail is sent). Inviting someone who is already a member makes a link to choose a new password.</p>`
     : html`<p class="hint">Only owners invite people and change roles.</p>`
 }`,
   );

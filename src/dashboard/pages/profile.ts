@@ -2,7 +2,7 @@
 // (this one marked), each with "Revoke". Passkeys join here.
 
 import type { SessionRow } from '../../../projections/accounts.ts';
-import { MIN_PASSWORD } from '../../app/accounts/passwords.ts';
+import { MAX_PASSWORD, MIN_PASSWORD } from '../../app/accounts/passwords.ts';
 import type { SignedIn } from '../../app/accounts/sessions.ts';
 import { type Html, html } from '../html.ts';
 import { alert, dashboardPage } from '../layout.ts';
@@ -58,8 +58,8 @@ ${alert(notice.ok, 'ok')}
 <label for="current-password">Current password</label>
 <input id="current-password" name="current" type="password" autocomplete="current-password" required>
 <label for="new-password">New password</label>
-<input id="new-password" name="next" type="password" autocomplete="new-password" required minlength="${MIN_PASSWORD}" aria-describedby="new-password-hint">
-<p class="hint" id="new-password-hint">At least ${MIN_PASSWORD} characters. Your other sessions are signed out.</p>
+<input id="new-password" name="next" type="password" autocomplete="new-password" required minlength="${MIN_PASSWORD}" maxlength="${MAX_PASSWORD}" aria-describedby="new-password-hint">
+<p class="hint" id="new-password-hint">${MIN_PASSWORD} to ${MAX_PASSWORD} characters. Your other sessions are signed out.</p>
 <button type="submit" class="primary">Change password</button>
 </form>
 ${passkeys}

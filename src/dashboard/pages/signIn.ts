@@ -1,5 +1,5 @@
 // Sign-in and the invitation page (choose a password). Both work without JavaScript.
-import { MIN_PASSWORD } from '../../app/accounts/passwords.ts';
+import { MAX_PASSWORD, MIN_PASSWORD } from '../../app/accounts/passwords.ts';
 import { html } from '../html.ts';
 import { alert, publicPage } from '../layout.ts';
 
@@ -45,8 +45,8 @@ ${alert(options.error)}
 <form method="post" class="stack">
 <input type="hidden" name="email" value="${options.email}" autocomplete="username">
 <label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="new-password" required minlength="${MIN_PASSWORD}" aria-describedby="password-hint" autofocus>
-<p class="hint" id="password-hint">At least ${MIN_PASSWORD} characters. Not one of the common passwords attackers try first.</p>
+<input id="password" name="password" type="password" autocomplete="new-password" required minlength="${MIN_PASSWORD}" maxlength="${MAX_PASSWORD}" aria-describedby="password-hint" autofocus>
+<p class="hint" id="password-hint">${MIN_PASSWORD} to ${MAX_PASSWORD} characters. Not one of the common passwords attackers try first.</p>
 <button type="submit" class="primary">${options.reset ? 'Save the password and sign in' : 'Create my account'}</button>
 </form>`,
   );

@@ -273,12 +273,15 @@ export const activateVersion = ({ data }: ActivateVersion, state: Flipbook): Fli
   ];
 };
 
+export const ACTIVE_NOT_DELETABLE =
+  'An active version cannot be deleted; activate another version first';
+
 export const deleteVersion = ({ data }: DeleteVersion, state: Flipbook): FlipbookEvent[] => {
   const book = existing(state);
   const version = known(book, data.versionId);
   if (version.deleted) return [];
   if (book.activeVersionId === data.versionId) {
-    throw new RuleBroken('An active version cannot be deleted; activate another version first');
+    throw new RuleBroken(ACTIVE_NOT_DELETABLE);
   }
   return [{ type: 'VersionDeleted', data: ofVersion(book, data.versionId, data.now) }];
 };

@@ -3,7 +3,7 @@
 // workspace always keeps an owner. Time and ids come in with the command.
 import { Conflict, NotFound, RuleBroken } from '../errors.ts';
 import { iso } from '../iso.ts';
-import type { Role, Workspace, WorkspaceEvent } from './workspace.ts';
+import type { Invitation, Role, Workspace, WorkspaceEvent } from './workspace.ts';
 
 export type InviteUser = {
   type: 'InviteUser';
@@ -47,12 +47,28 @@ const membersOf = (state: Created) => state.members ?? {};
 const owners = (state: Created) =>
   Object.values(membersOf(state)).filter((m) => m.role === 'owner').length;
 
+/** Ends the pending invitations `which` picks: their links stop working. */
+const revokePending = (
+  ws: Created,
+  which: (invitation: Invitation) => boolean,
+  now: Date,
+): WorkspaceEvent[] =>
+  Object.entries(ws.invitations ?? {})
+    .filter(([, invitation]) => invitation.status === 'pending' && which(invitation))
+    .map(([invitationId]) => ({
+      type: 'InvitationRevoked',
+      data: { workspaceId: ws.workspaceId, invitationId, occurredAt: iso(now) },
+    }));
+
 export const inviteUser = ({ data }: InviteUser, state: Workspace): WorkspaceEvent[] => {
   const ws = created(state);
   if ((ws.invitations ?? {})[data.invitationId]) return [];
   // Someone already a member: the link sets a new password, and they keep their role.
   const member = Object.entries(membersOf(ws)).find(([, m]) => m.email === data.email);
   return [
+    // One live link per email: a new invitation replaces the one before (a link lost, a role
+    // changed), so no older link can still let someone in.
+    ...revokePending(ws, (i) => i.email === data.email, data.now),
     {
       type: 'UserInvited',
       data: {
@@ -103,6 +119,14 @@ export const acceptInvitation = ({ data }: AcceptInvitation, state: Workspace) =
   }
   // A reset for someone removed since: they are not a member any more.
   if (invitation.userId && !membersOf(ws)[invitation.userId]) throw new RuleBroken(UNUSABLE_LINK);
+  // An invitation for someone who joined since by another link (streams from before a new
+  // invitation replaced the pending one): used up as well.
+  if (
+    !invitation.userId &&
+    Object.values(membersOf(ws)).some((member) => member.email === invitation.email)
+  ) {
+    throw new RuleBroken(UNUSABLE_LINK);
+  }
   const userId = invitation.userId ?? data.newUserId;
   return [
     {
@@ -147,6 +171,8 @@ export const removeMember = ({ data }: RemoveMember, state: Workspace) => {
   if (!member) throw new NotFound('Member not found');
   if (member.role === 'owner' && owners(ws) <= 1) throw new RuleBroken(LAST_OWNER);
   return [
+    // Their password-reset links go with them.
+    ...revokePending(ws, (i) => i.userId === data.userId || i.email === member.email, data.now),
     {
       type: 'MemberRemoved',
       data: { workspaceId: ws.workspaceId, userId: data.userId, occurredAt: iso(data.now) },
