@@ -4,7 +4,8 @@
 // the first few hundred bytes.
 import { open } from 'node:fs/promises';
 
-const HEAD_BYTES = 64 * 1024;
+/** pdftoppm's frame header comes within the first kilobyte; sharp reads what this misses. */
+const HEAD_BYTES = 4096;
 
 export type PixelSize = { width: number; height: number };
 

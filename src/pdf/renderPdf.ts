@@ -111,7 +111,7 @@ export const renderPdf = async (
   started = performance.now();
   const pages = new Map<number, RenderedPage>();
   const placed = new Map<number, number>();
-  const dirs = new Set<number>();
+  const dirs = new Map<number, Promise<void>>();
   let text: string[] = [];
 
   const pageDone = (position: number) => {
@@ -137,10 +137,13 @@ export const renderPdf = async (
     sized: boolean,
     file: string | null,
   ) => {
-    if (!dirs.has(position)) {
-      await mkdir(join(outDir, String(position)), { recursive: true });
-      dirs.add(position);
+    // Made once, by whichever of the page's renditions comes first (they may come together).
+    let dir = dirs.get(position);
+    if (!dir) {
+      dir = mkdir(join(outDir, String(position))).then(() => undefined);
+      dirs.set(position, dir);
     }
+    await dir;
     const target = filesOf(outDir, position)[rendition];
     const longSide = options.sizes[rendition];
     if (file) await placeRendition(file, target, longSide, { position, sized, rendition });
