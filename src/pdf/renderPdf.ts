@@ -53,6 +53,8 @@ export type RenderOptions = {
   onStart?: (pages: PageGeometry[]) => void | Promise<void>;
   /** called as each page's three renditions are ready */
   onPage?: (page: RenderedPage) => void;
+  /** called with each page's text once it is extracted, while the pages still render */
+  onText?: (texts: string[]) => void;
 };
 
 export type RenderedPage = {
@@ -159,6 +161,7 @@ export const renderPdf = async (
         done: extractText(options.limits, pdfPath, work, taskSignal).then((t) => {
           text = t;
           timings.textMs = performance.now() - started;
+          options.onText?.(t);
         }),
       };
     }

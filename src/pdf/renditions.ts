@@ -39,7 +39,7 @@ export const placeRendition = async (
   page: { position: number; sized: boolean; rendition: RenditionName },
 ) => {
   try {
-    const size = (await jpegSize(file)) ?? (await sharp(file).metadata());
+    const size = jpegSize(file) ?? (await sharp(file).metadata());
     const width = size.width ?? 0;
     const height = size.height ?? 0;
     if (width <= 1 && height <= 1) {

@@ -15,7 +15,7 @@ import { writeFileAtomically } from '../atomicFile.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
 import type { PageSize } from '../domain/flipbook/flipbook.ts';
 import type { Logger } from '../log.ts';
-import { readDocumentStructure } from '../pdf/documentStructure.ts';
+import { type DocumentStructure, readDocumentStructure } from '../pdf/documentStructure.ts';
 import { storageProblem } from '../pdf/renderFailure.ts';
 import { RenderFailure, type RenderOptions, renderPdf } from '../pdf/renderPdf.ts';
 import type { Store } from '../store/store.ts';
@@ -83,11 +83,33 @@ export const processVersion = async (
 
   const started = performance.now();
   const attemptDir = blobs.attemptDir(versionId, job.attempts);
+  // The document's structure for the reader (title, direction, contents, page labels, links) is
+  // read while the pages render, from when their text is known: run after rendering, its one
+  // pdftotext -bbox pass held a core alone (0.7 s of the why3 manual's 6.5 s). Extraction never
+  // fails the version: what cannot be read is empty. It is stopped and awaited on every path.
+  const stopStructure = new AbortController();
+  let structure: Promise<DocumentStructure> | null = null;
+  let structureMs = 0;
+  const readStructure = (pageCount: number, pageTexts: string[]) => {
+    const structureStarted = performance.now();
+    structure = readDocumentStructure(blobs.originalPath(job.checksum), {
+      limits: deps.render.limits,
+      signal: AbortSignal.any([signal, stopStructure.signal]),
+      pageCount,
+      pageTexts,
+    }).finally(() => {
+      structureMs = performance.now() - structureStarted;
+    });
+    return structure;
+  };
+  let pageCount = 0;
   try {
     const result = await renderPdf(blobs.originalPath(job.checksum), attemptDir, {
       ...deps.render,
       signal,
+      onText: (texts) => void readStructure(pageCount, texts).catch(() => {}),
       onStart: async (geometry) => {
+        pageCount = geometry.length;
         await blobs.makeCurrent(versionId, attemptDir);
         await command({
           type: 'StartProcessing',
@@ -108,18 +130,14 @@ export const processVersion = async (
         writeFileAtomically(join(attemptDir, String(page.position), 'text.txt'), page.text),
       ),
     );
-    // The document's structure for the reader (title, direction, contents, page labels, links),
-    // beside the page folders. Extraction never fails the version: what cannot be read is empty.
-    const structureStarted = performance.now();
-    const structure = await readDocumentStructure(blobs.originalPath(job.checksum), {
-      limits: deps.render.limits,
-      signal,
-      pageCount: result.pages.length,
-      pageTexts: result.pages.map((page) => page.text),
-    });
+    // Beside the page folders. (Read here if the text never came: an extraction that failed.)
+    const read = await (structure ??
+      readStructure(
+        result.pages.length,
+        result.pages.map((page) => page.text),
+      ));
     signal.throwIfAborted(); // an extraction cut short is not this version's structure
-    await writeFileAtomically(join(attemptDir, 'document.json'), JSON.stringify(structure));
-    const structureMs = performance.now() - structureStarted;
+    await writeFileAtomically(join(attemptDir, 'document.json'), JSON.stringify(read));
     const first = result.pages[0];
     const { events } = await command({
       type: 'CompleteProcessing',
@@ -153,6 +171,8 @@ export const processVersion = async (
     );
     return 'done';
   } catch (error) {
+    stopStructure.abort();
+    await (structure as Promise<unknown> | null)?.catch(() => {});
     await progress.finish().catch(() => {});
     if (signal.aborted) {
       // Lost the lease or stopping: only this attempt's files go; another may be under way.

@@ -1,6 +1,7 @@
 // Turning poppler's complaints into reasons a person can read, and telling a page that merely has
 // no size from a damaged file.
 import { describe, expect, it } from 'vitest';
+import { ToolFailure } from '../../src/pdf/poppler.ts';
 import { brokenObjects, explain, RenderFailure } from '../../src/pdf/renderFailure.ts';
 
 // What pdftoppm printed for pages it reports as 0x0 (shortened from the corpus files).
@@ -43,5 +44,41 @@ describe('explain', () => {
   it("keeps poppler's last error line, without its prefix", () => {
     const failure = explain(new Error('Syntax Warning: x\nSyntax Error (12): Bad thing'), 'render');
     expect(failure.message).toBe('The PDF could not be rendered: Bad thing');
+  });
+});
+
+describe('explain, from how the tool ended', () => {
+  const died = (signal: NodeJS.Signals, stderr = '') =>
+    new ToolFailure('pdftoppm', null, signal, stderr);
+
+  it.each([
+    [died('SIGSEGV'), 'The renderer crashed on this PDF; the file is probably damaged'],
+    [died('SIGBUS'), 'The renderer crashed on this PDF; the file is probably damaged'],
+    [
+      died('SIGABRT', 'some assertion'),
+      'The renderer crashed on this PDF; the file is probably damaged',
+    ],
+    [died('SIGXCPU'), 'Rendering used more CPU time than allowed'],
+    [died('SIGKILL'), 'Rendering needed more memory than allowed'],
+    [died('SIGABRT', 'Out of memory\n'), 'Rendering needed more memory than allowed'],
+    [
+      new ToolFailure('pdftoppm', 0, null, 'Bogus memory allocation size'),
+      'Rendering needed more memory than allowed',
+    ],
+    [
+      new ToolFailure('pdftoppm', 1, null, 'Syntax Error: Bad thing'),
+      'The PDF could not be rendered: Bad thing',
+    ],
+  ])('%s', (failure, reason) => {
+    expect(explain(failure, 'render').message).toBe(reason);
+  });
+
+  it('words a failure to read the file as reading', () => {
+    expect(explain(died('SIGSEGV'), 'read').message).toBe(
+      'The PDF reader crashed on this PDF; the file is probably damaged',
+    );
+    expect(explain(died('SIGXCPU'), 'read').message).toBe(
+      'Reading the PDF used more CPU time than allowed',
+    );
   });
 });
