@@ -66,8 +66,10 @@ const links = async (db: Db, entries: ChainEntry[]) => {
     ).rows[0];
   let seq = BigInt(head?.seq ?? 0);
   let hash = head?.hash ?? GENESIS;
+  const seqs: bigint[] = [];
   for (const entry of entries) {
     seq++;
+    seqs.push(seq);
     hash = chainHash(hash, entry);
     await db.query(
       'INSERT INTO audit_chain (seq, stream_id, stream_position, hash) VALUES ($1, $2, $3, $4)',
@@ -79,6 +81,7 @@ const links = async (db: Db, entries: ChainEntry[]) => {
      ON CONFLICT (id) DO UPDATE SET seq = EXCLUDED.seq, hash = EXCLUDED.hash`,
     [seq.toString(), hash],
   );
+  return seqs;
 };
 
 /**
@@ -95,7 +98,9 @@ export const chainAppended = async (db: Db, stream: string, positions: bigint[])
   if (rows.length !== positions.length) {
     throw new Error(`audit chain: ${positions.length} events appended, ${rows.length} found`);
   }
-  await links(db, rows.map(entryOf));
+  const seqs = await links(db, rows.map(entryOf));
+  // each event with its place in the chain (the event feed's order)
+  return rows.map((row, i) => ({ ...row, seq: seqs[i] as bigint }));
 };
 
 /**

@@ -8,6 +8,7 @@ import { passkeys } from './passkeys.ts';
 import type { ReadTable } from './readTable.ts';
 import { invitations, users } from './users.ts';
 import { versions } from './versions.ts';
+import { webhooks } from './webhooks.ts';
 import { workspaces } from './workspaces.ts';
 
 export const readTables: ReadTable[] = [
@@ -20,6 +21,7 @@ export const readTables: ReadTable[] = [
   users,
   invitations,
   passkeys,
+  webhooks,
   // last: it locks the workspace's row until the commit (see there)
   flipbookCounts,
 ];
@@ -28,4 +30,4 @@ export const readTables: ReadTable[] = [
  * Bump when any table's DDL or apply changes: on start, a store whose read tables were built by
  * another version is rebuilt by replay.
  */
-export const READ_MODEL_VERSION = 9;
+export const READ_MODEL_VERSION = 10;

@@ -20,6 +20,7 @@ import { DEFAULT_RENDER_OPTIONS } from './pdf/renderPdf.ts';
 import { mountReader } from './reader/readerRoutes.ts';
 import { defaultBlobDir } from './store/location.ts';
 import { openStore } from './store/store.ts';
+import { startWebhookSender } from './webhooks/sender.ts';
 import { renderOptionsFor } from './worker/renderSettings.ts';
 import { startWorkers, workerOptions } from './worker/workerPool.ts';
 
@@ -40,6 +41,8 @@ export type DaemonOptions = {
   workers: number;
   /** at most one "last used" write per key per this many ms (FLIPBOOK_KEY_USAGE_INTERVAL_MS) */
   keyUsageIntervalMs?: number;
+  /** webhooks may be sent to loopback, private and link-local addresses (--webhook-allow-private) */
+  webhookAllowPrivate?: boolean;
 };
 
 /** The daemon could not start (its port is taken, say): nothing is left running. */
@@ -64,6 +67,7 @@ export const runDaemon = async (options: DaemonOptions) => {
     signals.addEventListener('SIGTERM', () => resolve('SIGTERM'), { once: true });
     signals.addEventListener('SIGINT', () => resolve('SIGINT'), { once: true });
   });
+  const clock = clockFromEnv();
   const store = await openStore({ dataDir: options.dataDir, databaseUrl: options.databaseUrl });
   const blobs = await openBlobStore(options.blobDir ?? defaultBlobDir(options.dataDir));
   const sweep = startBlobSweep(store, blobs, logger); // in the background: readiness never waits
@@ -93,7 +97,15 @@ export const runDaemon = async (options: DaemonOptions) => {
         if (ok) sendJson(res, 200, { status: 'ok' });
         else sendError(res, 503, 'The database is unavailable');
       });
-      mountApi(routes, { store, blobs, urls, log: logger, keyUsage });
+      mountApi(routes, {
+        store,
+        blobs,
+        urls,
+        log: logger,
+        keyUsage,
+        clock,
+        webhookAllowPrivate: options.webhookAllowPrivate ?? false,
+      });
       mountFiles(routes, { db: store.db, blobs, limits: DEFAULT_RENDER_OPTIONS.limits });
       mountReader(routes, { db: store.db, blobs, urls });
       mountDashboard(routes, {
@@ -101,7 +113,7 @@ export const runDaemon = async (options: DaemonOptions) => {
         blobs,
         urls,
         log: logger,
-        clock: clockFromEnv(),
+        clock,
         publicUrl: () => publicUrl,
         trustProxy: options.trustProxy,
       });
@@ -137,6 +149,10 @@ export const runDaemon = async (options: DaemonOptions) => {
     );
   }
   const keeper = keepDatabaseAlive(store);
+  // Webhook deliveries, like processing, start once the daemon serves.
+  const sender = startWebhookSender(store, logger, clock, {
+    allowPrivate: options.webhookAllowPrivate ?? false,
+  });
   // Processing starts once the daemon serves: a daemon that cannot start takes no jobs.
   const workers =
     options.workers > 0
@@ -194,6 +210,7 @@ export const runDaemon = async (options: DaemonOptions) => {
   clearInterval(keeper);
   // In-flight renders are abandoned and their jobs handed back at once for the next start.
   await workers?.stop();
+  await sender.stop();
   await sweep.stop();
   await keyUsage.settle();
   await store.close();

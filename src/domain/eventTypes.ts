@@ -38,6 +38,10 @@ const ALL: Record<AnyEvent['type'], true> = {
   UserSessionRevoked: true,
   PasskeyAdded: true,
   PasskeyRemoved: true,
+  WebhookEndpointAdded: true,
+  WebhookEndpointRemoved: true,
+  WebhookEndpointDisabled: true,
+  WebhookEndpointEnabled: true,
 };
 
 export const EVENT_TYPES = Object.keys(ALL) as AnyEvent['type'][];

@@ -3,6 +3,7 @@
 // authentication runs first in every route.
 import type { ServerResponse } from 'node:http';
 import type { Caller } from '../app/caller.ts';
+import type { Clock } from '../app/clock.ts';
 import { flipbookTrail } from '../app/eventLog.ts';
 import {
   type ApiDeps,
@@ -28,10 +29,20 @@ import { openApiDocument } from './openapi.ts';
 import { sendJson } from './respond.ts';
 import type { Request, Routes } from './server.ts';
 import { declaredFileBytes, receiveUpload, refusedBeforeBody } from './upload.ts';
+import { mountWebhookRoutes } from './webhookRoutes.ts';
 
 type Authed = (req: Request, res: ServerResponse, caller: Caller) => Promise<void>;
 
-export const mountApi = (routes: Routes, deps: ApiDeps & { log: Logger; keyUsage: KeyUsage }) => {
+export const mountApi = (
+  routes: Routes,
+  deps: ApiDeps & {
+    log: Logger;
+    keyUsage: KeyUsage;
+    clock: Clock;
+    /** webhooks may reach private addresses (flipbook serve --webhook-allow-private) */
+    webhookAllowPrivate: boolean;
+  },
+) => {
   const authed = (handler: Authed) => async (req: Request, res: ServerResponse) => {
     const caller = await authenticate(deps.store.db, req);
     deps.keyUsage.used(caller.keyId); // noted, not awaited: "last used" is written off the path
@@ -57,6 +68,11 @@ export const mountApi = (routes: Routes, deps: ApiDeps & { log: Logger; keyUsage
     };
 
   routes.get('/api/v1/openapi.json', (_req, res) => sendJson(res, 200, openApiDocument));
+  mountWebhookRoutes(routes, authed, {
+    store: deps.store,
+    clock: deps.clock,
+    allowPrivate: deps.webhookAllowPrivate,
+  });
 
   routes.get(
     '/api/v1/flipbooks',
@@ -182,4 +198,5 @@ export const isUploadRoute = (method: string | undefined, path: string) =>
 /** Routes that read their own body (uploads, an edit's JSON); the rest have theirs discarded. */
 export const readsBody = (method: string | undefined, path: string) =>
   isUploadRoute(method, path) ||
-  (method === 'PATCH' && /^\/api\/v1\/flipbooks\/[^/]+\/?$/.test(path));
+  (method === 'PATCH' && /^\/api\/v1\/flipbooks\/[^/]+\/?$/.test(path)) ||
+  (method === 'POST' && /^\/api\/v1\/webhooks\/?$/.test(path));

@@ -83,7 +83,7 @@ const wrongType = (failures: Failure[], name: string) =>
     (f) => f.instancePath === `/${name}` && (f.keyword === 'type' || f.keyword === 'enum'),
   );
 
-const readText = (req: IncomingMessage) =>
+export const readText = (req: IncomingMessage) =>
   new Promise<string>((resolve, reject) => {
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > MAX_EDIT_BYTES) {

@@ -4,6 +4,7 @@
 import { projections } from '@event-driven-io/emmett';
 import type { PostgreSQLProjectionDefinition } from '@event-driven-io/emmett-postgresql';
 import { chainAppended } from '../../projections/auditChain.ts';
+import { publishAppended } from '../../projections/eventFeed.ts';
 import { readTables } from '../../projections/index.ts';
 import type { Db, DomainEvent } from '../../projections/readTable.ts';
 import { EVENT_TYPES } from '../domain/eventTypes.ts';
@@ -20,11 +21,13 @@ const auditChain: PostgreSQLProjectionDefinition = {
   handle: async (events, context) => {
     const db = context.connection.client as unknown as Db;
     const stream = String(events[0]?.metadata.streamName);
-    await chainAppended(
+    const chained = await chainAppended(
       db,
       stream,
       events.map((e) => BigInt(e.metadata.streamPosition as bigint)),
     );
+    // The feed and the webhooks' outbox take the chain's order, in this same transaction.
+    await publishAppended(db, chained);
   },
 };
 

@@ -5,6 +5,7 @@ import type { PostgresEventStore } from '@event-driven-io/emmett-postgresql';
 import type pg from 'pg';
 import { ACCOUNTS_DDL } from '../../projections/accounts.ts';
 import { AUDIT_DDL, chainExisting, chainStarted } from '../../projections/auditChain.ts';
+import { EVENT_FEED_DDL, indexExistingFeed } from '../../projections/eventFeed.ts';
 import { READ_MODEL_VERSION, readTables } from '../../projections/index.ts';
 import { KEY_USAGE_DDL } from '../../projections/keyUsage.ts';
 import { PASSKEY_STATE_DDL } from '../../projections/passkeyState.ts';
@@ -55,6 +56,10 @@ export const migrate = async (pool: pg.Pool, events: PostgresEventStore) => {
         throw error;
       }
     }
+    // The event feed and the webhooks' outbox (docs/webhooks.md), indexed over the chain so far
+    // the first time.
+    await client.query(EVENT_FEED_DDL);
+    await indexExistingFeed(client);
     const stored = await client.query<{ value: string }>(
       "SELECT value FROM flipbook_meta WHERE key = 'read_model_version'",
     );

@@ -25,6 +25,10 @@ export const registerServe = (program: Command) => {
         '--no-client-info',
         "do not record clients' IP addresses and user agents in the audit trail (personal data)",
       )
+      .option(
+        '--webhook-allow-private',
+        'let webhooks reach loopback, private and link-local addresses (tests, private networks)',
+      )
       .option('--grace <seconds>', 'on SIGTERM, how long requests in flight may finish', '30')
       .option('--workers <n>', 'processing lanes in this daemon (0: none)', String(defaultLanes())),
   ).action(
@@ -36,6 +40,7 @@ export const registerServe = (program: Command) => {
         blobDir?: string;
         rateLimit: string;
         trustProxy?: boolean;
+        webhookAllowPrivate?: boolean;
         clientInfo: boolean;
         workers: string;
         grace: string;
@@ -62,6 +67,7 @@ export const registerServe = (program: Command) => {
         rateLimit,
         workers,
         trustProxy: flags.trustProxy ?? false,
+        webhookAllowPrivate: flags.webhookAllowPrivate ?? false,
         recordClientInfo: flags.clientInfo,
         graceMs,
         keyUsageIntervalMs,

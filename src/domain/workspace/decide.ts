@@ -2,6 +2,7 @@
 import { Conflict, InvalidInput, NotFound, RuleBroken } from '../errors.ts';
 import { iso } from '../iso.ts';
 import { decideMembers, type MemberCommand } from './members.ts';
+import { decideWebhooks, type WebhookCommand } from './webhooks.ts';
 import type { Plan, Workspace, WorkspaceEvent } from './workspace.ts';
 
 export type CreateWorkspace = {
@@ -36,7 +37,8 @@ export type WorkspaceCommand =
   | RollApiKey
   | RevokeApiKey
   | ChangePlan
-  | MemberCommand;
+  | MemberCommand
+  | WebhookCommand;
 
 type Created = Extract<Workspace, { status: 'created' }>;
 
@@ -176,6 +178,11 @@ export const decide = (command: WorkspaceCommand, state: Workspace): WorkspaceEv
       return revokeApiKey(command, state);
     case 'ChangePlan':
       return changePlan(command, state);
+    case 'AddWebhook':
+    case 'RemoveWebhook':
+    case 'DisableWebhook':
+    case 'EnableWebhook':
+      return decideWebhooks(command, state);
     default:
       return decideMembers(command, state);
   }

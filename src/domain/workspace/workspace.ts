@@ -1,5 +1,6 @@
 // The workspace aggregate: who owns flipbooks, on which plan, and which API keys may act for it.
 import type { Event } from '@event-driven-io/emmett';
+import { type EndpointState, evolveWebhooks, type WebhookEvent } from './webhooks.ts';
 
 export const PLANS = ['free', 'team'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -98,7 +99,8 @@ export type WorkspaceEvent =
   | ApiKeyRolled
   | ApiKeyRevoked
   | WorkspacePlanChanged
-  | MemberEvent;
+  | MemberEvent
+  | WebhookEvent;
 
 /** What decisions need of a key: its name and lifetime, and whether it was revoked or rolled. */
 export type KeyState = {
@@ -131,6 +133,8 @@ export type Workspace =
       keys: Record<string, KeyState>;
       invitations: Record<string, Invitation>;
       members: Record<string, { email: string; role: Role }>;
+      /** absent in states built before webhooks existed (read as none) */
+      webhooks?: Record<string, EndpointState>;
     };
 
 export const initialState = (): Workspace => ({ status: 'none' });
@@ -165,6 +169,12 @@ export const evolve = (state: Workspace, event: WorkspaceEvent): Workspace => {
     case 'ApiKeyRevoked':
       if (state.status !== 'created') return state;
       return withKey(state, event.data.keyId, { revoked: true });
+    case 'WebhookEndpointAdded':
+    case 'WebhookEndpointRemoved':
+    case 'WebhookEndpointDisabled':
+    case 'WebhookEndpointEnabled':
+      if (state.status !== 'created') return state;
+      return { ...state, webhooks: evolveWebhooks(state.webhooks ?? {}, event) };
     default:
       return state.status === 'created' ? evolveMembers(state, event) : state;
   }
