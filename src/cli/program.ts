@@ -19,6 +19,7 @@ import { registerShow } from './commands/show.ts';
 import { registerStatus } from './commands/status.ts';
 import { registerUser } from './commands/user.ts';
 import { registerVersion } from './commands/version.ts';
+import { registerWebhook } from './commands/webhook.ts';
 import { registerWorker } from './commands/worker.ts';
 import { registerWorkspace } from './commands/workspace.ts';
 
@@ -41,6 +42,7 @@ registerWorkspace(program);
 registerKey(program);
 registerEvents(program);
 registerReplay(program);
+registerWebhook(program);
 registerWorker(program);
 registerDownload(program);
 registerAudit(program);

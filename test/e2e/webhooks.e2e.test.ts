@@ -11,7 +11,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
 import { type Client, client, createFlipbook, type Json, pdf } from '../support/apiHelpers.ts';
-import { startDaemon } from '../support/cli.ts';
+import { flipbook, startDaemon } from '../support/cli.ts';
 import { waitFor } from '../support/waitFor.ts';
 
 type Received = { path: string; headers: IncomingHttpHeaders; body: string; at: number };
@@ -231,6 +231,38 @@ describe('the event feed and webhooks (embedded store, one worker)', () => {
     expect((await c.get('/events?after=-1')).body.error).toMatch(/Invalid after/);
     expect((await c.get('/events?limit=500')).body.error).toMatch(/Invalid limit/);
     expect((await c.get('/events?wait=31')).body.error).toMatch(/Invalid wait/);
+  });
+
+  it('is managed from the CLI: add (secret once), list, test, deliveries, remove', async () => {
+    const cli = (args: string[]) =>
+      flipbook(['webhook', ...args, '--url', fx.daemon.url, '--api-key', fx.key]);
+    const added = await cli([
+      'add',
+      receiver.url('/cli'),
+      '--events',
+      'version.done,version.failed',
+      '--json',
+    ]);
+    expect(added.code, added.stderr).toBe(0);
+    const made = JSON.parse(added.stdout);
+    expect(made.secret).toMatch(/^whsec_/);
+    const text = await cli(['list']);
+    expect(text.stdout).toContain(made.id);
+    expect(text.stdout).toContain('version.done,version.failed');
+    expect(text.stdout).not.toContain(made.secret);
+    expect((await cli(['test', made.id])).code).toBe(0);
+    const arrived = await waitFor('the CLI test delivery', () => receiver.at('/cli')[0]);
+    expect(verified(made.secret, arrived).type).toBe('webhook.test');
+    const deliveries = await waitFor('the delivery recorded', async () => {
+      const listed = JSON.parse((await cli(['deliveries', made.id, '--json'])).stdout);
+      return listed[0]?.status === 'delivered' ? listed : undefined;
+    });
+    expect(deliveries[0]).toMatchObject({ type: 'webhook.test', attempts: 1, last_status: 200 });
+    const badEvents = await cli(['add', receiver.url('/x'), '--events', 'nope']);
+    expect(badEvents.code).not.toBe(0);
+    expect(badEvents.stderr).toContain('unknown type "nope"');
+    expect((await cli(['remove', made.id])).stdout).toContain('removed');
+    expect((await cli(['remove', made.id])).stderr).toContain(`No webhook with id ${made.id}`);
   });
 
   it('refuses bad webhooks in words: a bad url, unknown events, the free plan', async () => {

@@ -16,6 +16,15 @@ const RETRIES = 4;
 
 // The shapes come from the contract the server answers with (src/contract/, types only).
 export type { DeleteResponse } from '../../contract/common.ts';
+
+import type { Static } from '@sinclair/typebox';
+import type {
+  CreatedWebhook,
+  DeliveryList,
+  Webhook,
+  WebhookList,
+} from '../../contract/webhooks.ts';
+
 export type { Created, Flipbook, FlipbookEdits, FlipbookList } from '../../contract/flipbooks.ts';
 export type { Activated, CreatedVersion, VersionStatus } from '../../contract/versions.ts';
 
@@ -151,6 +160,25 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
       }),
     list: (query: URLSearchParams) =>
       call<FlipbookList>(`/flipbooks${query.size > 0 ? `?${query}` : ''}`),
+    webhooks: {
+      add: (input: { url: string; events?: string[]; description?: string }) =>
+        call<Static<typeof CreatedWebhook>>('/webhooks', { method: 'POST', body: jsonBody(input) }),
+      list: () => call<Static<typeof WebhookList>>('/webhooks'),
+      remove: (id: string) =>
+        call<{ id: string; deleted: true }>(`/webhooks/${encodeURIComponent(id)}`, {
+          method: 'DELETE',
+        }),
+      enable: (id: string) =>
+        call<Static<typeof Webhook>>(`/webhooks/${encodeURIComponent(id)}/enable`, {
+          method: 'POST',
+        }),
+      test: (id: string) =>
+        call<{ delivery_id: string }>(`/webhooks/${encodeURIComponent(id)}/test`, {
+          method: 'POST',
+        }),
+      deliveries: (id: string) =>
+        call<Static<typeof DeliveryList>>(`/webhooks/${encodeURIComponent(id)}/deliveries`),
+    },
   };
 };
 
