@@ -1,0 +1,209 @@
+// Webhooks' pure parts: the public face of stored events (nothing internal leaves), the retry
+// schedule (backoff with jitter over about a day, Retry-After, 410, the last attempt), the
+// address guard (every private range, IPv4 written as IPv6, at lookup), and the endpoint rules.
+import { describe, expect, it } from 'vitest';
+import { publicEvent } from '../../src/domain/publicEvents.ts';
+import {
+  afterAttempt,
+  BACKOFF_SECONDS,
+  MAX_ATTEMPTS,
+  retryAfterSeconds,
+} from '../../src/domain/webhookRetry.ts';
+import { decide } from '../../src/domain/workspace/decide.ts';
+import { MAX_ENDPOINTS } from '../../src/domain/workspace/webhooks.ts';
+import { evolve, initialState, type WorkspaceEvent } from '../../src/domain/workspace/workspace.ts';
+import { guardedLookup, isPrivateAddress } from '../../src/webhooks/addressGuard.ts';
+
+const now = new Date('2026-11-25T10:00:00Z');
+
+describe('public events', () => {
+  it('shows version.done without page lists, checksums or the workspace', () => {
+    const shown = publicEvent('VersionProcessed', {
+      flipbookId: 'f1',
+      versionId: 'v1',
+      workspaceId: 'w1',
+      pageCount: 3,
+      width: 612,
+      height: 792,
+      pages: [{ pageId: 'p', position: 1, width: 612, height: 792 }],
+      occurredAt: now.toISOString(),
+    });
+    expect(shown).toEqual({
+      type: 'version.done',
+      data: { flipbook_id: 'f1', version_id: 'v1', page_count: 3 },
+    });
+    const uploaded = publicEvent('VersionUploaded', {
+      flipbookId: 'f1',
+      versionId: 'v1',
+      workspaceId: 'w1',
+      number: 2,
+      file: { name: 'a.pdf', size: 10, checksum: 'abc', type: 'pdf', mimeType: 'application/pdf' },
+      activateOnDone: true,
+    });
+    expect(JSON.stringify(uploaded)).not.toContain('abc');
+    expect(uploaded?.data).toEqual({
+      flipbook_id: 'f1',
+      version_id: 'v1',
+      number: 2,
+      file_name: 'a.pdf',
+      file_size: 10,
+      activate_on_done: true,
+    });
+  });
+
+  it('has no face for sign-ins, keys, members or rendering batches', () => {
+    for (const type of [
+      'UserSignedIn',
+      'ApiKeyIssued',
+      'UserInvited',
+      'VersionPagesRendered',
+      'WorkspaceCreated',
+    ]) {
+      expect(publicEvent(type, { workspaceId: 'w1' })).toBeNull();
+    }
+  });
+
+  it('an edit shows only the fields that changed', () => {
+    expect(publicEvent('FlipbookEdited', { flipbookId: 'f1', title: 'New' })?.data).toEqual({
+      flipbook_id: 'f1',
+      changes: { title: 'New' },
+    });
+  });
+});
+
+describe('the retry schedule', () => {
+  const failed = { status: 500, retryAfter: null };
+
+  it('delivers on any 2xx only', () => {
+    expect(afterAttempt(1, { status: 204, retryAfter: null }, now, 0.5).kind).toBe('delivered');
+    expect(afterAttempt(1, { status: 302, retryAfter: null }, now, 0.5).kind).toBe('retry');
+    expect(afterAttempt(1, { error: 'Connection refused' }, now, 0.5).kind).toBe('retry');
+  });
+
+  it('retries first within about 10 s, then backs off over about a day, then gives up', () => {
+    const first = afterAttempt(1, failed, now, 0.999);
+    expect(first).toEqual({ kind: 'retry', afterMs: expect.any(Number) });
+    expect((first as { afterMs: number }).afterMs).toBeLessThanOrEqual(6_000);
+    const total = BACKOFF_SECONDS.reduce((a, b) => a + b, 0);
+    expect(total / 3600).toBeGreaterThan(20);
+    expect(total / 3600).toBeLessThan(32);
+    // jitter: ±20 %
+    expect((afterAttempt(3, failed, now, 0) as { afterMs: number }).afterMs).toBe(96_000);
+    expect((afterAttempt(3, failed, now, 0.5) as { afterMs: number }).afterMs).toBe(120_000);
+    expect(afterAttempt(MAX_ATTEMPTS, failed, now, 0.5).kind).toBe('give-up');
+  });
+
+  it('honours Retry-After on 429 and 503 (seconds or a date), within bounds', () => {
+    expect(afterAttempt(1, { status: 429, retryAfter: '120' }, now, 0.5)).toEqual({
+      kind: 'retry',
+      afterMs: 120_000,
+    });
+    const date = new Date(now.getTime() + 90_000).toUTCString();
+    expect(afterAttempt(1, { status: 503, retryAfter: date }, now, 0.5)).toEqual({
+      kind: 'retry',
+      afterMs: 90_000,
+    });
+    expect(
+      (afterAttempt(1, { status: 503, retryAfter: '99999999' }, now, 0.5) as { afterMs: number })
+        .afterMs,
+    ).toBe(43_200_000);
+    // Only on 429 and 503: a 500's Retry-After does not change the schedule.
+    expect(afterAttempt(1, { status: 500, retryAfter: '600' }, now, 0.5)).toEqual({
+      kind: 'retry',
+      afterMs: 5_000,
+    });
+    expect(retryAfterSeconds('soon', now)).toBeNull();
+  });
+
+  it('410 Gone asks for no more', () => {
+    expect(afterAttempt(1, { status: 410, retryAfter: null }, now, 0.5).kind).toBe('gone');
+  });
+});
+
+describe('the address guard', () => {
+  it('refuses loopback, private, link-local, metadata and IPv4 written as IPv6', () => {
+    for (const address of [
+      '127.0.0.1',
+      '10.0.0.5',
+      '172.16.3.4',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00:ec2::254',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '64:ff9b::a00:1',
+      '[::1]',
+      'not an address',
+    ]) {
+      expect(isPrivateAddress(address), address).toBe(true);
+    }
+    for (const address of ['93.184.215.14', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) {
+      expect(isPrivateAddress(address), address).toBe(false);
+    }
+  });
+
+  it('refuses a name that resolves to a private address, at the connection', async () => {
+    const result = await new Promise<{ error: Error | null }>((resolve) =>
+      guardedLookup('localhost', { all: false }, (error) => resolve({ error })),
+    );
+    expect(result.error?.message).toMatch(/localhost resolves to .* private or local address/);
+  });
+});
+
+describe('webhook endpoints on the workspace stream', () => {
+  const created: WorkspaceEvent = {
+    type: 'WorkspaceCreated',
+    data: { workspaceId: 'w1', name: 'acme', plan: 'team', occurredAt: now.toISOString() },
+  };
+  const add = (webhookId: string, url = 'https://example.com/hook') => ({
+    type: 'AddWebhook' as const,
+    data: { webhookId, url, events: null, description: '', now },
+  });
+
+  it('adds up to the limit, on the Team plan only', () => {
+    let state = [created].reduce(evolve, initialState());
+    for (let i = 0; i < MAX_ENDPOINTS; i++) {
+      state = decide(add(`h${i}`), state).reduce(evolve, state);
+    }
+    expect(() => decide(add('one-more'), state)).toThrow(/at most 10 webhooks/);
+    const free = [{ ...created, data: { ...created.data, plan: 'free' as const } }].reduce(
+      evolve,
+      initialState(),
+    );
+    expect(() => decide(add('h'), free)).toThrow(/Team plan only/);
+  });
+
+  it('refuses urls that are not http(s), or that hold a password', () => {
+    const state = [created].reduce(evolve, initialState());
+    expect(() => decide(add('h', 'file:///etc/passwd'), state)).toThrow(/https:\/\/ or http:\/\//);
+    expect(() => decide(add('h', 'https://u:p@example.com/'), state)).toThrow(
+      /user name or password/,
+    );
+  });
+
+  it('disables once, enables once, and forgets a removed endpoint', () => {
+    let state = [created].reduce(evolve, initialState());
+    state = decide(add('h'), state).reduce(evolve, state);
+    const disable = {
+      type: 'DisableWebhook' as const,
+      data: { webhookId: 'h', reason: 'gone' as const, now },
+    };
+    const disabled = decide(disable, state);
+    expect(disabled.map((e) => e.type)).toEqual(['WebhookEndpointDisabled']);
+    state = disabled.reduce(evolve, state);
+    expect(decide(disable, state)).toEqual([]);
+    const enable = { type: 'EnableWebhook' as const, data: { webhookId: 'h', now } };
+    state = decide(enable, state).reduce(evolve, state);
+    expect(decide(enable, state)).toEqual([]);
+    state = decide({ type: 'RemoveWebhook', data: { webhookId: 'h', now } }, state).reduce(
+      evolve,
+      state,
+    );
+    expect(() => decide(enable, state)).toThrow(/No webhook/);
+  });
+});
