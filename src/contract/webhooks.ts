@@ -124,3 +124,12 @@ export const Delivery = Named(
 );
 
 export const DeliveryList = Named('WebhookDeliveryList', { deliveries: Type.Array(Delivery) });
+
+export const WebhookRemoved = Named('WebhookRemoved', {
+  id: Uuid('The removed webhook’s id'),
+  deleted: Type.Literal(true),
+});
+
+export const TestQueued = Named('WebhookTestQueued', {
+  delivery_id: Uuid('The test delivery’s id'),
+});

@@ -28,7 +28,13 @@ import { parseAt, parseListQuery, parsePaging } from './listQuery.ts';
 import { openApiDocument } from './openapi.ts';
 import { sendJson } from './respond.ts';
 import type { Request, Routes } from './server.ts';
-import { declaredFileBytes, receiveUpload, refusedBeforeBody } from './upload.ts';
+import {
+  declaredFileBytes,
+  MAX_UPLOAD_BYTES,
+  receiveUpload,
+  refusedBeforeBody,
+  uploadTooLarge,
+} from './upload.ts';
 import { mountWebhookRoutes } from './webhookRoutes.ts';
 
 type Authed = (req: Request, res: ServerResponse, caller: Caller) => Promise<void>;
@@ -129,10 +135,14 @@ export const mountApi = (
 
   // The plan's limits that the request's headers already tell (its declared size, the number of
   // flipbooks or versions) are checked before a byte of the body is read.
-  const early = (req: Request, caller: Caller, target: UploadTarget) =>
-    refuseEarly(deps.store.db, caller, declaredFileBytes(req), target).catch((error: unknown) => {
+  const early = async (req: Request, caller: Caller, target: UploadTarget) => {
+    const declared = declaredFileBytes(req);
+    // Past the service's own limit the spec's answer is 413, whatever the plan allows.
+    if (declared !== null && declared > MAX_UPLOAD_BYTES) throw refusedBeforeBody(uploadTooLarge());
+    await refuseEarly(deps.store.db, caller, declared, target).catch((error: unknown) => {
       throw refusedBeforeBody(error);
     });
+  };
 
   const create = withUpload((_req, caller, upload) => createFlipbook(deps, caller, upload));
   routes.post(

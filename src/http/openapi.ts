@@ -148,7 +148,11 @@ const operation = (route: Route) => {
   };
 };
 
-const PATH_PARAMETERS: Record<string, string> = { id: 'FlipbookId', vid: 'VersionId' };
+const PATH_PARAMETERS: Record<string, string> = {
+  id: 'FlipbookId',
+  vid: 'VersionId',
+  webhookId: 'WebhookId',
+};
 
 const paths = () => {
   const items: Record<string, Json> = {};
@@ -199,6 +203,10 @@ const build = () => {
         name: 'audit',
         description: 'Who did what, and what a flipbook was at a past moment (beyond the spec)',
       },
+      {
+        name: 'webhooks',
+        description: 'The event feed and webhooks: events pushed, signed (beyond the spec)',
+      },
       { name: 'meta', description: 'This description' },
     ],
     paths: builtPaths,
@@ -207,6 +215,7 @@ const build = () => {
       parameters: {
         FlipbookId: pathParameter('id', 'Flipbook id (any letter case)'),
         VersionId: pathParameter('vid', 'Version id (any letter case)'),
+        WebhookId: pathParameter('webhookId', 'Webhook id (any letter case)'),
       },
       headers,
       responses: {

@@ -19,7 +19,19 @@ import {
   CreateVersionFields,
   VersionStatus,
 } from '../contract/versions.ts';
+import {
+  CreatedWebhook,
+  CreateWebhookBody,
+  DeliveryList,
+  EventFeed,
+  EventFeedQuery,
+  TestQueued,
+  Webhook,
+  WebhookList,
+  WebhookRemoved,
+} from '../contract/webhooks.ts';
 import { PLAN_LIMITS } from '../domain/plans.ts';
+import { MAX_ENDPOINTS } from '../domain/workspace/webhooks.ts';
 import { MAX_EDIT_BYTES } from './editBody.ts';
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';
@@ -45,7 +57,7 @@ export type Route = {
   /** relative to /api/v1, with OpenAPI's {placeholders} (id: a flipbook, vid: a version) */
   path: string;
   operationId: string;
-  tag: 'flipbooks' | 'versions' | 'audit' | 'meta';
+  tag: 'flipbooks' | 'versions' | 'audit' | 'webhooks' | 'meta';
   summary: string;
   description?: string;
   query?: TObject;
@@ -279,7 +291,112 @@ export const ROUTES: Route[] = [
       503: busy,
     },
   },
+  ...WEBHOOK_ROUTES(),
 ];
 
 /** Every schema the document names, besides those the routes reach. */
 export const EXTRA_SCHEMAS: TSchema[] = [ErrorBody];
+
+/** The event feed and webhooks (beyond the spec; docs/webhooks.md). */
+function WEBHOOK_ROUTES(): Route[] {
+  const webhookNotFound = error('`No webhook with id <id>` (also another workspace’s webhook)');
+  return [
+    {
+      method: 'get',
+      path: '/events',
+      operationId: 'listEvents',
+      tag: 'webhooks',
+      summary: 'The workspace’s event feed (beyond the spec)',
+      description:
+        'The workspace’s public events in the order they happened, after a cursor: pass each answer’s `next` as `after`. With `wait`, an answer with no event waits up to that many seconds for one (long polling). Types and their `data` are a stable contract (docs/webhooks.md).',
+      query: EventFeedQuery,
+      responses: {
+        200: ok('The events after the cursor (none when there are none yet)', EventFeed),
+        400: error(
+          '`Invalid after: use the `next` of a previous page, 0 or now`, or an invalid `limit` or `wait` (e.g. `Invalid limit: must be an integer from 1 to 100`)',
+        ),
+      },
+    },
+    {
+      method: 'post',
+      path: '/webhooks',
+      operationId: 'createWebhook',
+      tag: 'webhooks',
+      summary: 'Add a webhook (beyond the spec; Team plan)',
+      description:
+        'Deliveries of the workspace’s events are POSTed to `url`, signed as Standard Webhooks define (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The answer holds the signing `secret`, shown this once.',
+      body: { json: CreateWebhookBody },
+      responses: {
+        201: ok('The webhook, with its secret', CreatedWebhook),
+        400: error(
+          '`url is required`, `Invalid events: ...`, `A webhook url must start with https:// or http://`, `Unknown field "<name>": use url, events, description`, `Malformed JSON body`',
+        ),
+        422: error(
+          `\`Webhooks are available on the Team plan only; ...\`, \`A workspace has at most ${MAX_ENDPOINTS} webhooks: ...\`, or \`<host> resolves to <address>, a private or local address; ...\``,
+        ),
+      },
+    },
+    {
+      method: 'get',
+      path: '/webhooks',
+      operationId: 'listWebhooks',
+      tag: 'webhooks',
+      summary: 'The workspace’s webhooks (beyond the spec)',
+      description: 'Every webhook of the workspace, oldest first; secrets are never shown again.',
+      responses: { 200: ok('Every webhook, oldest first, without secrets', WebhookList) },
+    },
+    {
+      method: 'get',
+      path: '/webhooks/{webhookId}',
+      operationId: 'getWebhook',
+      tag: 'webhooks',
+      summary: 'One webhook (beyond the spec)',
+      description:
+        'Its url, event filter and status (`disabled_reason` says why the service turned it off).',
+      responses: { 200: ok('The webhook', Webhook), 404: webhookNotFound },
+    },
+    {
+      method: 'delete',
+      path: '/webhooks/{webhookId}',
+      operationId: 'deleteWebhook',
+      tag: 'webhooks',
+      summary: 'Remove a webhook (beyond the spec)',
+      description: 'Nothing more is sent to it; deliveries still queued are cancelled.',
+      responses: { 200: ok('Removed', WebhookRemoved), 404: webhookNotFound },
+    },
+    {
+      method: 'post',
+      path: '/webhooks/{webhookId}/enable',
+      operationId: 'enableWebhook',
+      tag: 'webhooks',
+      summary: 'Turn a disabled webhook back on (beyond the spec)',
+      description:
+        'After a 410 or a day of failed deliveries the service disables a webhook; this turns it back on (events from then on are delivered).',
+      responses: { 200: ok('The webhook, enabled', Webhook), 404: webhookNotFound },
+    },
+    {
+      method: 'post',
+      path: '/webhooks/{webhookId}/test',
+      operationId: 'testWebhook',
+      tag: 'webhooks',
+      summary: 'Send a webhook.test delivery (beyond the spec)',
+      description:
+        'Queues a `webhook.test` delivery (`data`: `{"webhook_id"}`), sent and retried like any other; its deliveries list shows how it went.',
+      responses: {
+        202: ok('Queued', TestQueued),
+        400: error('`This webhook is disabled: enable it before testing it`'),
+        404: webhookNotFound,
+      },
+    },
+    {
+      method: 'get',
+      path: '/webhooks/{webhookId}/deliveries',
+      operationId: 'listWebhookDeliveries',
+      tag: 'webhooks',
+      summary: 'A webhook’s latest 50 deliveries, newest first (beyond the spec)',
+      description:
+        'Each delivery’s status, attempts, last HTTP status or error, and when it is tried next.',
+      responses: { 200: ok('Its deliveries', DeliveryList), 404: webhookNotFound },
+    },
+  ];
+}

@@ -121,35 +121,35 @@ export const mountWebhookRoutes = (routes: Routes, authed: Authed, deps: Webhook
     }),
   );
   routes.get(
-    '/api/v1/webhooks/:id',
+    '/api/v1/webhooks/:webhookId',
     authed(async (req, res, caller) => {
-      sendJson(res, 200, await getWebhook(deps.store, caller, req.params.id ?? ''));
+      sendJson(res, 200, await getWebhook(deps.store, caller, req.params.webhookId ?? ''));
     }),
   );
   routes.delete(
-    '/api/v1/webhooks/:id',
+    '/api/v1/webhooks/:webhookId',
     authed(async (req, res, caller) => {
-      const id = req.params.id ?? '';
+      const id = req.params.webhookId ?? '';
       await removeWebhook(deps, caller, id);
       sendJson(res, 200, { id: id.toLowerCase(), deleted: true });
     }),
   );
   routes.post(
-    '/api/v1/webhooks/:id/enable',
+    '/api/v1/webhooks/:webhookId/enable',
     authed(async (req, res, caller) => {
-      sendJson(res, 200, await enableWebhook(deps, caller, req.params.id ?? ''));
+      sendJson(res, 200, await enableWebhook(deps, caller, req.params.webhookId ?? ''));
     }),
   );
   routes.post(
-    '/api/v1/webhooks/:id/test',
+    '/api/v1/webhooks/:webhookId/test',
     authed(async (req, res, caller) => {
-      sendJson(res, 202, await testWebhook(deps, caller, req.params.id ?? ''));
+      sendJson(res, 202, await testWebhook(deps, caller, req.params.webhookId ?? ''));
     }),
   );
   routes.get(
-    '/api/v1/webhooks/:id/deliveries',
+    '/api/v1/webhooks/:webhookId/deliveries',
     authed(async (req, res, caller) => {
-      sendJson(res, 200, await webhookDeliveries(deps.store, caller, req.params.id ?? ''));
+      sendJson(res, 200, await webhookDeliveries(deps.store, caller, req.params.webhookId ?? ''));
     }),
   );
 };
