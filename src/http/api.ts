@@ -30,9 +30,9 @@ import { sendJson } from './respond.ts';
 import type { Request, Routes } from './server.ts';
 import {
   declaredFileBytes,
+  dropBodyAfterRefusal,
   MAX_UPLOAD_BYTES,
   receiveUpload,
-  refusedBeforeBody,
   uploadTooLarge,
 } from './upload.ts';
 import { mountWebhookRoutes } from './webhookRoutes.ts';
@@ -138,10 +138,13 @@ export const mountApi = (
   const early = async (req: Request, caller: Caller, target: UploadTarget) => {
     const declared = declaredFileBytes(req);
     // Past the service's own limit the spec's answer is 413, whatever the plan allows.
-    if (declared !== null && declared > MAX_UPLOAD_BYTES) throw refusedBeforeBody(uploadTooLarge());
-    await refuseEarly(deps.store.db, caller, declared, target).catch((error: unknown) => {
-      throw refusedBeforeBody(error);
-    });
+    try {
+      if (declared !== null && declared > MAX_UPLOAD_BYTES) throw uploadTooLarge();
+      await refuseEarly(deps.store.db, caller, declared, target);
+    } catch (error) {
+      dropBodyAfterRefusal(req);
+      throw error;
+    }
   };
 
   const create = withUpload((_req, caller, upload) => createFlipbook(deps, caller, upload));

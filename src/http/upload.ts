@@ -100,6 +100,9 @@ export const receiveUpload = (
       else fields[name] = value;
     });
     parser.on('file', (name, stream, info) => {
+      // Every file stream gets an error listener at once, those read and forgotten too: busboy
+      // fails the stream of a body cut short, and an 'error' nobody listens to would be thrown.
+      stream.on('error', () => {});
       if (name !== 'file') {
         stream.resume(); // not ours; read and forget
         return;
@@ -211,13 +214,20 @@ export const declaredFileBytes = (req: IncomingMessage): number | null => {
 };
 
 /**
- * A refusal sent before the body is read: the connection closes after it, so the rest of the
- * body is not read into the void (and cannot be taken for the next request).
+ * Lets a refusal go out before the body is read: the rest of the body is read and dropped as it
+ * comes, since closing the connection on a client still sending resets it, and it may never read
+ * the answer (seen with undici: EPIPE instead of the 422). A client that goes on sending past
+ * DRAIN_LIMIT after the answer has had it long since: the connection is then cut.
  */
-export const refusedBeforeBody = (error: unknown) =>
-  error instanceof AppError
-    ? new AppError(error.status, error.message, { ...error.headers, Connection: 'close' })
-    : error;
+export const dropBodyAfterRefusal = (req: IncomingMessage) => {
+  let seen = 0;
+  req.on('data', (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > DRAIN_LIMIT) req.socket?.destroy();
+  });
+  req.on('error', () => {}); // a cut connection is the expected end, not a failure
+  req.resume();
+};
 
 /** Hashes and counts the bytes on their way to disk, and keeps the first ones for the magic check. */
 class Inspector extends Transform {

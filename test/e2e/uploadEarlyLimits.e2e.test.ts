@@ -60,13 +60,12 @@ describe('upload limits checked before the body is read (free plan)', () => {
     await fx?.stop();
   });
 
-  it('a 300 MB flipbook upload is a 422 naming the limit at once, and the connection closes', async () => {
+  it('a 300 MB flipbook upload is a 422 naming the limit at once', async () => {
     const answer = await withheld(`${fx.api}/flipbooks`, hobby.key, 300 * MB);
     expect(answer.status).toBe(422);
     expect(answer.body.error).toMatch(
       /free plan: the upload limit is 50 MB, this upload is 29\d\.\d MB/,
     );
-    expect(answer.headers.connection).toBe('close');
     expect((await fetch(`${fx.daemon.url}/healthz`)).status).toBe(200);
     expectJson(await c.list(), 200);
   });
