@@ -150,6 +150,9 @@ export const listPendingInvitations = async (db: Db, workspaceId: string) =>
     await db.query<InvitationRow>(
       `SELECT ${invitationColumns} FROM invitations
        WHERE workspace_id = $1 AND status = 'pending' AND expires_at > now()
+         -- a link whose email has an account it was not made for is used up (people.ts)
+         AND NOT EXISTS (SELECT 1 FROM users u WHERE u.email = invitations.email
+           AND u.user_id IS DISTINCT FROM invitations.user_id)
        ORDER BY created_at`,
       [workspaceId],
     )

@@ -10,6 +10,7 @@ import {
 import { findWorkspaceById } from '../../projections/workspaces.ts';
 import { generateApiKey, hashApiKey, type KeyStatus, keyStatus } from '../domain/apiKey.ts';
 import { InvalidInput, NotFound } from '../domain/errors.ts';
+import { plainName } from '../domain/flipbookFields.ts';
 import { isUuid } from '../domain/uuid.ts';
 import type { Store } from '../store/store.ts';
 import { runWorkspaceCommand } from './commands.ts';
@@ -74,7 +75,8 @@ export const issueApiKey = async (
 ): Promise<IssuedKey> => {
   const workspace = await findWorkspace(store, input.workspace);
   const expiresAt = expiryOf(input, now);
-  const label = input.label?.trim() || null;
+  // Shown in lists beside who made it: no invisible or direction-reversing characters.
+  const label = input.label?.trim() ? plainName('key name', input.label) : null;
   if (label && label.length > MAX_LABEL) {
     throw new InvalidInput(`Key name must be at most ${MAX_LABEL} characters`);
   }

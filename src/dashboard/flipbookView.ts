@@ -36,7 +36,7 @@ export const flipbookView = ({ deps, context }: Kit) => {
       Number.isSafeInteger(page) && page > 0 ? page : 1,
       ACTIVITY_PER_PAGE,
     );
-    const notice = state.notice ?? noticeOf(params);
+    const notice = state.notice ?? noticeOf(params, 'flipbook');
     sendPage(res, status, flipbookPage(signedIn, overview, activity, { ...state, notice }));
   };
 

@@ -10,7 +10,8 @@ import { AppError } from '../domain/errors.ts';
 import { requestContext } from '../http/requestContext.ts';
 import type { Request } from '../http/server.ts';
 import type { Logger } from '../log.ts';
-import type { Html } from './html.ts';
+import { type Html, html } from './html.ts';
+import { dashboardPage } from './layout.ts';
 import { messagePage } from './pages/signIn.ts';
 import {
   checkCsrf,
@@ -63,10 +64,21 @@ export const createKit = (deps: DashboardDeps) => {
       } catch (error) {
         if (res.headersSent) return void res.destroy();
         if (error instanceof AppError) {
+          // A signed-in person keeps the navigation on a refusal (a flipbook not found, a
+          // forbidden form): a way on, not a dead end.
+          const signedIn = await session(req).catch(() => null);
+          const title = error.status === 404 ? 'Not found' : 'Something is not right';
           return sendPage(
             res,
             error.status,
-            messagePage('Something is not right', error.message),
+            signedIn
+              ? dashboardPage(
+                  signedIn,
+                  null,
+                  title,
+                  html`<h1>${title}</h1><p>${error.message}</p><p><a href="/dashboard">Back to the flipbooks</a></p>`,
+                )
+              : messagePage(title, error.message),
             error.headers,
           );
         }

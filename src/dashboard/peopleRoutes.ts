@@ -67,10 +67,14 @@ export const mountPeoplePages = (routes: Routes, kit: Kit) => {
 
   routes.get(
     '/dashboard/members',
-    signedInPage(async (_req, res, signedIn) => {
+    signedInPage(async (req, res, signedIn) => {
       // A link just made (POST, redirect, here): shown on this page once.
       const link = (await popFlash(store, signedIn)) as InvitationLink | null;
-      await showMembers(res, signedIn, 200, link?.url ? { link } : {});
+      const ok = noticeOf(new URL(req.url ?? '/', 'http://x').searchParams, 'members')?.text;
+      await showMembers(res, signedIn, 200, {
+        ...(link?.url ? { link } : {}),
+        ...(ok ? { ok } : {}),
+      });
     }),
   );
 
@@ -149,7 +153,7 @@ export const mountPeoplePages = (routes: Routes, kit: Kit) => {
         signedIn.caller(context(req)).metadata,
         clock,
       );
-      redirect(res, '/dashboard/members');
+      redirect(res, `/dashboard/members?${noticeQuery('invitation-revoked')}`);
     }),
   );
 
@@ -165,7 +169,7 @@ export const mountPeoplePages = (routes: Routes, kit: Kit) => {
           signedIn.caller(context(req)).metadata,
           clock,
         );
-        redirect(res, '/dashboard/members');
+        redirect(res, `/dashboard/members?${noticeQuery('role-changed')}`);
       });
     }),
   );
@@ -194,7 +198,12 @@ export const mountPeoplePages = (routes: Routes, kit: Kit) => {
         if (!(error instanceof AppError) || error.status !== 422) throw error;
         return sendPage(res, 422, removeMemberPage(signedIn, member, error.message));
       }
-      redirect(res, member.id === signedIn.person.id ? '/login' : '/dashboard/members');
+      redirect(
+        res,
+        member.id === signedIn.person.id
+          ? '/login'
+          : `/dashboard/members?${noticeQuery('member-removed')}`,
+      );
     }),
   );
 
@@ -219,7 +228,7 @@ export const mountPeoplePages = (routes: Routes, kit: Kit) => {
     '/dashboard/profile',
     signedInPage(async (req, res, signedIn) =>
       showProfile(res, signedIn, 200, {
-        ok: noticeOf(new URL(req.url ?? '/', 'http://x').searchParams)?.text ?? null,
+        ok: noticeOf(new URL(req.url ?? '/', 'http://x').searchParams, 'profile')?.text ?? null,
       }),
     ),
   );

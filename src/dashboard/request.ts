@@ -67,8 +67,10 @@ const hostOrigin = (req: IncomingMessage) => {
 };
 
 /** Where to go after signing in: a path of this site only (never //evil.example or a scheme). */
+// Only a path of this site, in visible ASCII (a Location header holds nothing else: anything
+// beyond it must come percent-encoded), never `//host` or a backslash a browser reads as `/`.
 export const safeNext = (next: string | null | undefined) =>
-  next && /^\/(?!\/)[^\s\\]*$/.test(next) && next.length < 512 ? next : null;
+  next && /^\/(?![/\\])[\x21-\x5b\x5d-\x7e]*$/.test(next) && next.length < 512 ? next : null;
 
 /** The form's CSRF token against the session's, in constant time. */
 export const checkCsrf = (sent: string | undefined, expected: string) => {

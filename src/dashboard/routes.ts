@@ -185,7 +185,7 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
       sendPage(
         res,
         refused ? 400 : 200,
-        flipbooksPage(signedIn, list, query, refused, noticeOf(params)),
+        flipbooksPage(signedIn, list, query, refused, noticeOf(params, 'grid')),
       );
     }),
   );

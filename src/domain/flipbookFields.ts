@@ -33,16 +33,25 @@ const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/u;
 /** Nothing a reader could see: format characters, combining marks alone, spaces. */
 const INVISIBLE = /^[\p{Cf}\p{M}\p{Z}\s]*$/u;
 
-/** A title: trimmed, visible, no control characters, at most MAX_TITLE characters. */
-export const title = (raw: string) => {
-  const value = noControls('title', storableText('title', raw)).trim();
-  if (INVISIBLE.test(value)) throw new InvalidInput('Invalid title: it must not be blank');
+/**
+ * A name people read in lists (a title, an API key's name): trimmed, visible, without control
+ * characters or text direction controls.
+ */
+export const plainName = (field: string, raw: string) => {
+  const value = noControls(field, storableText(field, raw)).trim();
+  if (INVISIBLE.test(value)) throw new InvalidInput(`Invalid ${field}: it must not be blank`);
   const bidi = BIDI_CONTROLS.exec(value)?.[0];
   if (bidi) {
     throw new InvalidInput(
-      `Invalid title: it contains a text direction control (U+${(bidi.codePointAt(0) ?? 0).toString(16).toUpperCase()})`,
+      `Invalid ${field}: it contains a text direction control (U+${(bidi.codePointAt(0) ?? 0).toString(16).toUpperCase()})`,
     );
   }
+  return value;
+};
+
+/** A title: a plain name of at most MAX_TITLE characters. */
+export const title = (raw: string) => {
+  const value = plainName('title', raw);
   if ([...value].length > MAX_TITLE)
     throw new InvalidInput(`Invalid title: at most ${MAX_TITLE} characters`);
   return value;

@@ -84,7 +84,7 @@ describe('dashboard members and profile (embedded store)', () => {
       .getByLabel(/Role of/)
       .selectOption('owner');
     await row(owner, 'pete@example.com').getByRole('button', { name: 'Save role' }).click();
-    await owner.waitForURL(`${url}/dashboard/members`);
+    await owner.waitForURL(`${url}/dashboard/members?notice=role-changed`);
     expect(
       await row(owner, 'pete@example.com')
         .getByLabel(/Role of/)
@@ -113,7 +113,7 @@ describe('dashboard members and profile (embedded store)', () => {
     await row(owner, 'sam@example.com').getByRole('link', { name: 'Remove' }).click();
     expect(await owner.locator('h1').textContent()).toBe('Remove sam@example.com?');
     await owner.getByRole('button', { name: 'Remove' }).click();
-    await owner.waitForURL(`${url}/dashboard/members`);
+    await owner.waitForURL(`${url}/dashboard/members?notice=member-removed`);
     expect(await row(owner, 'sam@example.com').count()).toBe(0);
     await sam.reload();
     expect(new URL(sam.url()).pathname).toBe('/login');
@@ -141,7 +141,7 @@ describe('dashboard members and profile (embedded store)', () => {
     expect((await check.goto(second))?.status()).toBe(200);
     await owner.goto(`${url}/dashboard/members`);
     await row(owner, 'vic@example.com').getByRole('button', { name: 'Revoke' }).click();
-    await owner.waitForURL(`${url}/dashboard/members`);
+    await owner.waitForURL(`${url}/dashboard/members?notice=invitation-revoked`);
     expect(await row(owner, 'vic@example.com').count()).toBe(0);
     expect((await check.goto(second))?.status()).toBe(404);
   });
@@ -181,7 +181,7 @@ describe('dashboard members and profile (embedded store)', () => {
     // Removed, their reset link goes with them.
     await row(owner, 'zed@example.com').getByRole('link', { name: 'Remove' }).click();
     await owner.getByRole('button', { name: 'Remove' }).click();
-    await owner.waitForURL(`${url}/dashboard/members`);
+    await owner.waitForURL(`${url}/dashboard/members?notice=member-removed`);
     expect(await row(owner, 'zed@example.com').count()).toBe(0);
     expect((await check.goto(reset))?.status()).toBe(404);
   });

@@ -8,6 +8,7 @@ import {
   clearedCookie,
   cookieName,
   readCookie,
+  safeNext,
   sessionCookie,
 } from '../../src/dashboard/request.ts';
 
@@ -15,6 +16,28 @@ const request = (headers: Record<string, string>) =>
   ({ headers, socket: {} }) as unknown as IncomingMessage;
 
 describe('dashboard requests', () => {
+  it('comes back only to a path of this site, in visible ASCII', () => {
+    for (const ok of ['/dashboard', '/dashboard/keys?x=1#y', '/dashboard/%E3%80%82']) {
+      expect(safeNext(ok), ok).toBe(ok);
+    }
+    for (const bad of [
+      '//evil.example',
+      '/\\evil.example',
+      '/dashboard/\\x',
+      'https://evil.example',
+      'javascript:alert(1)',
+      '/dashboard/\u3002',
+      '/dashboard/é',
+      '/dash board',
+      '/\tevil',
+      '',
+      null,
+      `/${'a'.repeat(600)}`,
+    ]) {
+      expect(safeNext(bad), String(bad)).toBeNull();
+    }
+  });
+
   it('names the cookie __Host- and makes it Secure only on https', () => {
     const until = new Date('2026-12-07T10:00:00Z');
     expect(cookieName(true)).toBe('__Host-flipbook_session');

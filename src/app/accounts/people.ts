@@ -41,7 +41,7 @@ export const normalizeEmail = (raw: string) => {
   // domain of letters, digits and hyphens with a dot (not RFC 5322's every corner).
   if (
     email.length > MAX_EMAIL ||
-    !/^[^\s@\p{Cc}<>()[\]\\,;:"']+@[\p{L}\p{N}-]+(\.[\p{L}\p{N}-]+)+$/u.test(email)
+    !/^[^\s@\p{Cc}<>()[\]\\,;:"]+@[\p{L}\p{N}-]+(\.[\p{L}\p{N}-]+)+$/u.test(email)
   ) {
     throw new InvalidInput('Enter a valid email address');
   }

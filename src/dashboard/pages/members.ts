@@ -81,7 +81,7 @@ ${
 ${
   data.invitations.length === 0
     ? html`<p class="hint">None.</p>`
-    : html`<table>
+    : html`<div class="table-scroll"><table>
 <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Expires</th><th scope="col">Actions</th></tr></thead>
 <tbody>
 ${data.invitations.map(
@@ -96,7 +96,7 @@ ${data.invitations.map(
 </tr>`,
 )}
 </tbody>
-</table>`
+</table></div>`
 }
 <h2>Invite someone</h2>
 <form method="post" action="/dashboard/members/invite" class="panel form-grid">
