@@ -100,7 +100,7 @@ ${
     ? html`<p>Rolling makes a new key with the same name and lifetime, shown once. The old key can keep working for a while, so you can put the new one in place first.</p>
 <form method="post" action="/dashboard/keys/${key.id}/roll" class="key-form">
 <input type="hidden" name="_csrf" value="${signedIn.csrfToken}">
-<fieldset class="choices">
+<fieldset class="choices one-column">
 <legend>Does the old key keep working?</legend>
 ${GRACE_CHOICES.map(
   ([value, label]) =>
