@@ -20,6 +20,8 @@ type Received = { path: string; headers: IncomingHttpHeaders; body: string; at: 
 const startReceiver = async () => {
   const received: Received[] = [];
   let answer: (path: string, n: number) => number = () => 200;
+  /** paths answered only after this many ms (a slow receiver) */
+  const slow = new Map<string, number>();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -32,7 +34,9 @@ const startReceiver = async () => {
         at: Date.now(),
       });
       res.statusCode = answer(path, received.filter((r) => r.path === path).length);
-      res.end('ok');
+      const delay = slow.get(path) ?? 0;
+      if (delay > 0) setTimeout(() => res.end('ok'), delay);
+      else res.end('ok');
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -44,6 +48,7 @@ const startReceiver = async () => {
     answerWith: (f: (path: string, n: number) => number) => {
       answer = f;
     },
+    slowDown: (path: string, ms: number) => slow.set(path, ms),
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
 };
@@ -231,6 +236,60 @@ describe('the event feed and webhooks (embedded store, one worker)', () => {
     expect((await c.get('/events?after=-1')).body.error).toMatch(/Invalid after/);
     expect((await c.get('/events?limit=500')).body.error).toMatch(/Invalid limit/);
     expect((await c.get('/events?wait=31')).body.error).toMatch(/Invalid wait/);
+  });
+
+  it('two daemons never send one delivery twice; a slow receiver holds up no other', {
+    timeout: 120_000,
+  }, async () => {
+    const second = await startDaemon([
+      ...fx.storeArgs,
+      '--workers',
+      '0',
+      '--rate-limit',
+      '0',
+      '--webhook-allow-private',
+    ]);
+    try {
+      receiver.slowDown('/slow', 9_000);
+      const slowHook = await addWebhook({
+        url: receiver.url('/slow'),
+        events: ['flipbook.created'],
+      });
+      const fastHook = await addWebhook({
+        url: receiver.url('/fast'),
+        events: ['flipbook.created'],
+      });
+      expect([slowHook.status, fastHook.status]).toEqual([201, 201]);
+      const started = Date.now();
+      // Created through both daemons: both send from the one outbox.
+      const other = client(`${second.url}/api/v1`, fx.key);
+      const made = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          createFlipbook(i % 2 ? other : c, { title: `Twice ${i}` }),
+        ),
+      );
+      const fast = await waitFor('six deliveries to the fast receiver', () =>
+        receiver.at('/fast').length >= 6 ? receiver.at('/fast') : undefined,
+      );
+      // The fast receiver got all six long before the slow one answered its first.
+      expect(Math.max(...fast.map((r) => r.at)) - started).toBeLessThan(9_000);
+      const settled = await waitFor('every delivery recorded as delivered, once each', async () => {
+        const listed = (await c.get(`/webhooks/${fastHook.body.id}/deliveries`)).body.deliveries;
+        return listed.length === 6 && listed.every((d: Json) => d.status === 'delivered')
+          ? listed
+          : undefined;
+      });
+      expect(settled.map((d: Json) => d.attempts)).toEqual([1, 1, 1, 1, 1, 1]);
+      const ids = receiver.at('/fast').map((r) => r.headers['webhook-id']);
+      expect(new Set(ids).size).toBe(6);
+      expect(ids).toHaveLength(6);
+      const titles = receiver.at('/fast').map((r) => verified(fastHook.body.secret, r).data.title);
+      expect(titles.sort()).toEqual(made.map((_, i) => `Twice ${i}`).sort());
+      await c.del(`/webhooks/${slowHook.body.id}`);
+      await c.del(`/webhooks/${fastHook.body.id}`);
+    } finally {
+      await second.stop();
+    }
   });
 
   it('is managed from the CLI: add (secret once), list, test, deliveries, remove', async () => {
