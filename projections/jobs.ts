@@ -2,7 +2,7 @@
 // same transaction, so an acknowledged upload is never without its job; workers claim jobs with
 // FOR UPDATE SKIP LOCKED and a lease (Emmett 0.42's async consumers skip events, see NOTES).
 // Rebuilt by replay like the rest: unfinished versions come back as queued jobs.
-import type { ReadTable } from './readTable.ts';
+import type { Db, ReadTable } from './readTable.ts';
 
 export const jobs: ReadTable = {
   table: 'jobs',
@@ -70,4 +70,20 @@ export const jobs: ReadTable = {
       }
     }
   },
+};
+
+/** Jobs by state for the metrics: waiting, leased now, and versions whose processing failed. */
+export const countJobs = async (db: Db) => {
+  const { rows } = await db.query<{ queued: string; running: string; failed: string }>(
+    `SELECT
+       (SELECT count(*) FROM jobs WHERE lease_until IS NULL OR lease_until <= now())::text AS queued,
+       (SELECT count(*) FROM jobs WHERE lease_until > now())::text AS running,
+       (SELECT count(*) FROM versions WHERE status = 'error')::text AS failed`,
+  );
+  const row = rows[0];
+  return {
+    queued: Number(row?.queued ?? 0),
+    running: Number(row?.running ?? 0),
+    failed: Number(row?.failed ?? 0),
+  };
 };

@@ -1,5 +1,9 @@
 // The daemon's composition root: store, blob store, HTTP API, signals. Resolves once shut down.
+
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import { countJobs } from '../projections/jobs.ts';
 import { setMeta } from '../projections/meta.ts';
 import { clockFromEnv } from './app/clock.ts';
 import { DEFAULT_KEY_USAGE_INTERVAL_MS, keyUsageRecorder } from './app/keyUsage.ts';
@@ -15,6 +19,7 @@ import { sendError, sendJson } from './http/respond.ts';
 import { createHttpServer } from './http/server.ts';
 import { installLastResort } from './lastResort.ts';
 import { logger } from './log.ts';
+import { jobGauge, registry } from './metrics.ts';
 import { sweepWrapperDirs } from './pdf/poppler.ts';
 import { DEFAULT_RENDER_OPTIONS } from './pdf/renderPdf.ts';
 import { mountReader } from './reader/readerRoutes.ts';
@@ -41,9 +46,19 @@ export type DaemonOptions = {
   workers: number;
   /** at most one "last used" write per key per this many ms (FLIPBOOK_KEY_USAGE_INTERVAL_MS) */
   keyUsageIntervalMs?: number;
+  /** how long an idle keep-alive connection stays open (--keep-alive-timeout) */
+  keepAliveMs?: number;
   /** webhooks may be sent to loopback, private and link-local addresses (--webhook-allow-private) */
   webhookAllowPrivate?: boolean;
 };
+
+/**
+ * Idle keep-alive connections stay open this long: longer than a load balancer's idle timeout
+ * (60 s for AWS ALB, nginx's upstream keepalive_timeout, GCP's 600 s aside), so the balancer
+ * always closes first. Node's default, 5 s, lets the daemon close a connection the balancer is
+ * about to reuse, and that request fails at random.
+ */
+export const DEFAULT_KEEP_ALIVE_MS = 65_000;
 
 /** The daemon could not start (its port is taken, say): nothing is left running. */
 export class StartupError extends Error {
@@ -70,6 +85,21 @@ export const runDaemon = async (options: DaemonOptions) => {
   const clock = clockFromEnv();
   const store = await openStore({ dataDir: options.dataDir, databaseUrl: options.databaseUrl });
   const blobs = await openBlobStore(options.blobDir ?? defaultBlobDir(options.dataDir));
+  jobGauge(() => countJobs(store.db));
+  /** Why the daemon cannot do its work now (/readyz), or null. */
+  const notReady = async (): Promise<string | null> => {
+    // 10 s: a database slow under load is still there (a 2 s limit failed a busy CI run).
+    const database = await withTimeout(store.db.query('SELECT 1'), 10_000).then(
+      () => true,
+      () => false,
+    );
+    if (!database) return 'The database is unavailable';
+    const blobStore = await withTimeout(access(blobs.root, constants.W_OK), 10_000).then(
+      () => true,
+      () => false,
+    );
+    return blobStore ? null : 'The blob store is unavailable';
+  };
   const sweep = startBlobSweep(store, blobs, logger); // in the background: readiness never waits
   const keyUsage = keyUsageRecorder(store.db, {
     intervalMs: options.keyUsageIntervalMs ?? DEFAULT_KEY_USAGE_INTERVAL_MS,
@@ -86,16 +116,19 @@ export const runDaemon = async (options: DaemonOptions) => {
   const server = createHttpServer(
     logger,
     (routes) => {
-      // Healthy means able to serve: the database answers (a load balancer takes a daemon whose
-      // database is gone out of rotation).
-      routes.get('/healthz', async (_req, res) => {
-        // 10 s: a database slow under load is still there (a 2 s limit failed a busy CI run).
-        const ok = await withTimeout(store.db.query('SELECT 1'), 10_000).then(
-          () => true,
-          () => false,
-        );
-        if (ok) sendJson(res, 200, { status: 'ok' });
-        else sendError(res, 503, 'The database is unavailable');
+      // Liveness: the process serves (a supervisor restarts one that does not). Readiness: it can
+      // do its work, the database and the blob store answer (a load balancer takes a daemon that
+      // cannot out of rotation, without restarting it).
+      routes.get('/healthz', async (_req, res) => sendJson(res, 200, { status: 'ok' }));
+      routes.get('/readyz', async (_req, res) => {
+        const problem = await notReady();
+        if (problem) sendError(res, 503, problem);
+        else sendJson(res, 200, { status: 'ready' });
+      });
+      routes.get('/metrics', async (_req, res) => {
+        const text = await registry.metrics();
+        res.writeHead(200, { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' });
+        res.end(text);
       });
       mountApi(routes, {
         store,
@@ -149,6 +182,10 @@ export const runDaemon = async (options: DaemonOptions) => {
     );
   }
   const keeper = keepDatabaseAlive(store);
+  server.keepAliveTimeout = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
+  // Node refuses a request whose headers take longer than headersTimeout: it must outlast the
+  // keep-alive, or an idle connection reused at the last moment is cut.
+  server.headersTimeout = server.keepAliveTimeout + 5_000;
   // Webhook deliveries, like processing, start once the daemon serves.
   const sender = startWebhookSender(store, logger, clock, {
     allowPrivate: options.webhookAllowPrivate ?? false,

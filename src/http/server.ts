@@ -14,6 +14,7 @@ import type { Duplex } from 'node:stream';
 import polka from 'polka';
 import { AppError, InsufficientStorage, isOutOfSpace } from '../domain/errors.ts';
 import type { Logger } from '../log.ts';
+import { httpDuration, httpRequests } from '../metrics.ts';
 import { beginRequest, type ContextOptions } from './requestContext.ts';
 import { sendError } from './respond.ts';
 import { asUnavailable } from './unavailable.ts';
@@ -76,11 +77,17 @@ export const createHttpServer = (
       fail(req, res, error);
     }
   };
+  // Each handler knows its route's pattern: the metrics' label (never the URL a client sent).
+  const named = (path: string, handler: Handler) =>
+    guard(async (req, res) => {
+      routeOf.set(req, path);
+      await handler(req, res);
+    });
   const routes: Routes = {
-    get: (path, handler) => void app.get(path, guard(handler)),
-    post: (path, handler) => void app.post(path, guard(handler)),
-    delete: (path, handler) => void app.delete(path, guard(handler)),
-    patch: (path, handler) => void app.patch(path, guard(handler)),
+    get: (path, handler) => void app.get(path, named(path, handler)),
+    post: (path, handler) => void app.post(path, named(path, handler)),
+    delete: (path, handler) => void app.delete(path, named(path, handler)),
+    patch: (path, handler) => void app.patch(path, named(path, handler)),
   };
   mount(routes);
   server.on('clientError', answerClientError);
@@ -91,6 +98,13 @@ export const createHttpServer = (
   });
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     beginRequest(req, res, context);
+    const started = performance.now();
+    res.once('finish', () => {
+      const route = routeOf.get(req) ?? 'unmatched';
+      const method = heads.has(req) ? 'HEAD' : (req.method ?? 'GET');
+      httpRequests.inc({ route, method, status: String(res.statusCode) });
+      httpDuration.observe({ route, method }, (performance.now() - started) / 1000);
+    });
     // HEAD is GET without the body: node:http already leaves the body out of a HEAD answer
     // (decided when the response was made), so the GET route answers it.
     if (req.method === 'HEAD') {
@@ -106,6 +120,7 @@ export const createHttpServer = (
 };
 
 const heads = new WeakSet<IncomingMessage>();
+const routeOf = new WeakMap<IncomingMessage, string>();
 
 /** Whether the client asked with HEAD (routed as GET): a handler can skip reading the body. */
 export const isHead = (req: IncomingMessage) => heads.has(req);

@@ -19,6 +19,7 @@ import { runWorkspaceCommand } from '../app/commands.ts';
 import { SYSTEM } from '../app/eventContext.ts';
 import { afterAttempt } from '../domain/webhookRetry.ts';
 import type { Logger } from '../log.ts';
+import { webhookDeliveries } from '../metrics.ts';
 import type { Store } from '../store/store.ts';
 import {
   guardedLookup,
@@ -56,6 +57,7 @@ export const startWebhookSender = (
   const attempt = async (delivery: ClaimedDelivery) => {
     const now = clock.now();
     if (delivery.url === null || delivery.secret === null) {
+      webhookDeliveries.inc({ outcome: 'cancelled' });
       await recordAttempt(store.db, delivery.delivery_id, now, {
         kind: 'cancelled',
         error: 'The webhook was removed or disabled',
@@ -68,6 +70,14 @@ export const startWebhookSender = (
     const status: number | null = 'status' in answer ? (answer.status ?? null) : null;
     const error: string = 'error' in answer && answer.error ? answer.error : `HTTP ${status}`;
     const done = clock.now();
+    webhookDeliveries.inc({
+      outcome:
+        decision.kind === 'delivered'
+          ? 'delivered'
+          : decision.kind === 'retry'
+            ? 'retry'
+            : 'failed',
+    });
     switch (decision.kind) {
       case 'delivered':
         await recordAttempt(store.db, delivery.delivery_id, done, {

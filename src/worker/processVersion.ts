@@ -15,6 +15,7 @@ import { writeFileAtomically } from '../atomicFile.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
 import type { PageSize } from '../domain/flipbook/flipbook.ts';
 import type { Logger } from '../log.ts';
+import { renderSecondsPerPage } from '../metrics.ts';
 import { type DocumentStructure, readDocumentStructure } from '../pdf/documentStructure.ts';
 import { storageProblem } from '../pdf/renderFailure.ts';
 import { RenderFailure, type RenderOptions, renderPdf } from '../pdf/renderPdf.ts';
@@ -160,6 +161,9 @@ export const processVersion = async (
       return 'cancelled';
     }
     await blobs.pruneAttempts(versionId, attemptDir);
+    if (result.pages.length > 0) {
+      renderSecondsPerPage.observe((performance.now() - started) / 1000 / result.pages.length);
+    }
     log.info(
       {
         versionId,

@@ -78,19 +78,21 @@ describe('a daemon under operational chaos', () => {
     if (final.status === 'error') expect(final.error_reason).not.toMatch(/Invalid string length/);
   }, 180_000);
 
-  it('answers 503 while its embedded database is down, and starts it again', async () => {
+  it('is not ready (503) while its embedded database is down, and starts it again', async () => {
     const pidFile = join(dataDir, 'pg', 'postmaster.pid');
     const postmaster = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
     process.kill(postmaster, 'SIGKILL');
-    const down = await waitFor('/healthz to say the database is gone', async () => {
-      const res = await fetch(`${fx.daemon.url}/healthz`);
+    const down = await waitFor('/readyz to say the database is gone', async () => {
+      const res = await fetch(`${fx.daemon.url}/readyz`);
       const body = await res.text();
       return res.status === 503 ? body : undefined;
     });
     expect(JSON.parse(down)).toEqual({ error: 'The database is unavailable' });
+    // Liveness: the process still serves, so a supervisor does not restart it for this.
+    expect((await fetch(`${fx.daemon.url}/healthz`)).status).toBe(200);
     await waitFor(
       'the database to be back',
-      async () => ((await fetch(`${fx.daemon.url}/healthz`)).status === 200 ? true : undefined),
+      async () => ((await fetch(`${fx.daemon.url}/readyz`)).status === 200 ? true : undefined),
       30_000,
     );
     const book = await createFlipbook(c, {}, pdf(SMALL_PDF));

@@ -29,6 +29,11 @@ export const registerServe = (program: Command) => {
         '--webhook-allow-private',
         'let webhooks reach loopback, private and link-local addresses (tests, private networks)',
       )
+      .option(
+        '--keep-alive-timeout <seconds>',
+        'how long an idle keep-alive connection stays open; above your load balancer’s idle timeout',
+        '65',
+      )
       .option('--grace <seconds>', 'on SIGTERM, how long requests in flight may finish', '30')
       .option('--workers <n>', 'processing lanes in this daemon (0: none)', String(defaultLanes())),
   ).action(
@@ -44,12 +49,15 @@ export const registerServe = (program: Command) => {
         clientInfo: boolean;
         workers: string;
         grace: string;
+        keepAliveTimeout: string;
       },
     ) => {
       const port = flagInteger('--port', flags.port, 0, 65535);
       const rateLimit = flagInteger('--rate-limit', flags.rateLimit, 0, 1_000_000);
       const workers = flagInteger('--workers', flags.workers, 0, 64);
       const graceMs = flagInteger('--grace', flags.grace, 0, 86_400) * 1000;
+      const keepAliveMs =
+        flagInteger('--keep-alive-timeout', flags.keepAliveTimeout, 1, 3_600) * 1000;
       // An environment setting rather than a flag: tests set it to 0 to see "last used" at once.
       const usageInterval = process.env.FLIPBOOK_KEY_USAGE_INTERVAL_MS;
       const keyUsageIntervalMs = usageInterval
@@ -70,6 +78,7 @@ export const registerServe = (program: Command) => {
         webhookAllowPrivate: flags.webhookAllowPrivate ?? false,
         recordClientInfo: flags.clientInfo,
         graceMs,
+        keepAliveMs,
         keyUsageIntervalMs,
       }).catch((error: unknown) => {
         if (error instanceof StartupError) throw new CliError(EXIT.failure, error.message);

@@ -1,0 +1,58 @@
+// The daemon's metrics, in Prometheus's text format at GET /metrics (prom-client: the de facto
+// Node client, with the process's own CPU, memory and event-loop metrics for free). One registry
+// per process. Labels are bounded: an HTTP route is its pattern (`/api/v1/flipbooks/:id`), never
+// the URL a client sent, so a client cannot grow the series.
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry, prefix: 'flipbook_' });
+
+export const httpRequests = new Counter({
+  name: 'flipbook_http_requests_total',
+  help: 'HTTP requests answered, by route pattern, method and status',
+  labelNames: ['route', 'method', 'status'] as const,
+  registers: [registry],
+});
+
+export const httpDuration = new Histogram({
+  name: 'flipbook_http_request_duration_seconds',
+  help: 'Time to answer an HTTP request, by route pattern and method',
+  labelNames: ['route', 'method'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [registry],
+});
+
+export const renderSecondsPerPage = new Histogram({
+  name: 'flipbook_render_seconds_per_page',
+  help: 'Wall time of processing a version divided by its pages (all three renditions)',
+  buckets: [0.05, 0.1, 0.2, 0.4, 0.8, 1.5, 3, 6, 12],
+  registers: [registry],
+});
+
+export const blobStoreErrors = new Counter({
+  name: 'flipbook_blob_store_errors_total',
+  help: 'Operations on the blob store that failed, by operation',
+  labelNames: ['operation'] as const,
+  registers: [registry],
+});
+
+export const webhookDeliveries = new Counter({
+  name: 'flipbook_webhook_delivery_attempts_total',
+  help: 'Webhook delivery attempts, by outcome (delivered, retry, failed, cancelled)',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+/** Jobs by state, read from the database when scraped (every daemon and worker shares them). */
+export const jobGauge = (read: () => Promise<Record<string, number>>) =>
+  new Gauge({
+    name: 'flipbook_jobs',
+    help: 'Processing jobs by state (queued, running, failed), across every process',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    async collect() {
+      const counts = await read().catch(() => null);
+      if (!counts) return;
+      for (const state of ['queued', 'running', 'failed']) this.set({ state }, counts[state] ?? 0);
+    },
+  });
