@@ -1,10 +1,12 @@
 // The blob store: a directory of content-addressed files. Originals are named by their SHA-256,
 // so a key never changes meaning and an identical upload is stored once. Keys are made here,
 // from hashes and ids we generate, never from anything a client sends.
+
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat, symlink } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
+import { blobStoreErrors } from '../metrics.ts';
 import { listOriginals, listPageFolders, listTemporaries, temporaryName } from './listing.ts';
 
 export type BlobStore = {
@@ -66,7 +68,7 @@ export const openBlobStore = async (dir: string): Promise<BlobStore> => {
     return join(root, 'originals', sha256.slice(0, 2), `${sha256}.pdf`);
   };
 
-  return {
+  return counted({
     root,
     temporary: async () => {
       // Made again if someone removed it: one stray `rm -rf` must not fail every upload after.
@@ -123,7 +125,7 @@ export const openBlobStore = async (dir: string): Promise<BlobStore> => {
     listTemporaries: () => listTemporaries(join(root, 'tmp')),
     listOriginals: () => listOriginals(join(root, 'originals')),
     listPageFolders: () => listPageFolders(join(root, 'pages')),
-  };
+  });
 };
 
 /** fsync on a file or a directory (a directory is opened read-only, as fsync(2) allows). */
@@ -135,3 +137,31 @@ const syncPath = async (path: string) => {
     await handle.close();
   }
 };
+
+/**
+ * The store with its failures counted by operation (`flipbook_blob_store_errors_total`): a disk
+ * filling up or a store going away shows in the metrics before anyone reads the logs.
+ */
+const counted = (store: BlobStore): BlobStore =>
+  Object.fromEntries(
+    Object.entries(store).map(([operation, value]) => [
+      operation,
+      typeof value !== 'function'
+        ? value
+        : (...args: unknown[]) => {
+            try {
+              const result = (value as (...a: unknown[]) => unknown)(...args);
+              if (result instanceof Promise) {
+                return result.catch((error: unknown) => {
+                  blobStoreErrors.inc({ operation });
+                  throw error;
+                });
+              }
+              return result;
+            } catch (error) {
+              blobStoreErrors.inc({ operation });
+              throw error;
+            }
+          },
+    ]),
+  ) as BlobStore;
