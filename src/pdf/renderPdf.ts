@@ -112,14 +112,18 @@ export const renderPdf = async (
   );
   started = performance.now();
   const pages = new Map<number, RenderedPage>();
-  const placed = new Map<number, number>();
+  const placed = new Map<number, Set<RenditionName>>();
   const dirs = new Map<number, Promise<void>>();
   let text: string[] = [];
 
-  const pageDone = (position: number) => {
-    const count = (placed.get(position) ?? 0) + 1;
-    placed.set(position, count);
-    if (count < RENDITIONS.length) return;
+  const pageDone = (position: number, rendition: RenditionName) => {
+    const done = placed.get(position) ?? new Set();
+    placed.set(position, done);
+    // Once, when the last of its three renditions is in place (a rendition placed twice, by a
+    // range and the process that took its end, counts once).
+    if (done.has(rendition)) return;
+    done.add(rendition);
+    if (done.size < RENDITIONS.length) return;
     const size = geometry[position - 1];
     const sized = size && size.width > 0 && size.height > 0;
     const page: RenderedPage = {
@@ -150,7 +154,7 @@ export const renderPdf = async (
     const longSide = options.sizes[rendition];
     if (file) await placeRendition(file, target, longSide, { position, sized, rendition });
     else await blankPage(target, longSide, rendition);
-    pageDone(position);
+    pageDone(position, rendition);
   };
 
   let serial = 0;

@@ -109,8 +109,9 @@ const renderRange = async (
     }
     return Math.max(state.next - 1, ...files.keys());
   };
+  // `last` is read on every page: a cut may lower it while pages are being handed.
   const hand = async (upTo: number) => {
-    while (state.next <= upTo) {
+    while (state.next <= Math.min(upTo, state.last)) {
       const name = files.get(state.next);
       if (!name) throw new RenderFailure(`The renderer skipped page ${state.next}`);
       await options.onFile(state.next, join(dir, name));
