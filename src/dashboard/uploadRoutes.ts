@@ -8,7 +8,9 @@ import type { SignedIn } from '../app/accounts/sessions.ts';
 import { flipbookOverview, versionProgress } from '../app/flipbookOverview.ts';
 import { addVersion, createFlipbook } from '../app/flipbooks.ts';
 import type { ReceivedUpload } from '../app/received.ts';
+import type { UploadTarget } from '../app/uploadLimits.ts';
 import { AppError } from '../domain/errors.ts';
+import { refuseBeforeBody } from '../http/api.ts';
 import type { Request, Routes } from '../http/server.ts';
 import { receiveUpload } from '../http/upload.ts';
 import { flipbookView, idOf, idsOf, refusal } from './flipbookView.ts';
@@ -24,10 +26,13 @@ export const mountUploadRoutes = (routes: Routes, kit: Kit) => {
   const takeUpload = async <T>(
     req: Request,
     signedIn: SignedIn,
+    target: UploadTarget,
     work: (upload: ReceivedUpload) => Promise<T>,
     fields: Record<string, string>,
   ) => {
     checkSameOrigin(req, origin());
+    // The plan's limits the headers tell, before the body is read (as the API does).
+    await refuseBeforeBody(deps.store.db, req, caller(req, signedIn), target);
     const header = req.headers['x-csrf-token'];
     const byHeader = typeof header === 'string';
     if (byHeader) checkCsrf(header, signedIn.csrfToken);
@@ -56,6 +61,7 @@ export const mountUploadRoutes = (routes: Routes, kit: Kit) => {
         const made = await takeUpload(
           req,
           signedIn,
+          { adds: 'flipbook' },
           (upload) => createFlipbook(deps, caller(req, signedIn), upload),
           fields,
         );
@@ -92,6 +98,7 @@ export const mountUploadRoutes = (routes: Routes, kit: Kit) => {
         const made = await takeUpload(
           req,
           signedIn,
+          { adds: 'version', flipbookId: id },
           (upload) => addVersion(deps, caller(req, signedIn), id, upload),
           {},
         );

@@ -2,6 +2,7 @@
 // use case, send the result. Rate limiting and the body limit run before routing (in server.ts);
 // authentication runs first in every route.
 import type { ServerResponse } from 'node:http';
+import type { Db } from '../../projections/readTable.ts';
 import type { Caller } from '../app/caller.ts';
 import type { Clock } from '../app/clock.ts';
 import { flipbookTrail } from '../app/eventLog.ts';
@@ -133,19 +134,8 @@ export const mountApi = (
     }),
   );
 
-  // The plan's limits that the request's headers already tell (its declared size, the number of
-  // flipbooks or versions) are checked before a byte of the body is read.
-  const early = async (req: Request, caller: Caller, target: UploadTarget) => {
-    const declared = declaredFileBytes(req);
-    // Past the service's own limit the spec's answer is 413, whatever the plan allows.
-    try {
-      if (declared !== null && declared > MAX_UPLOAD_BYTES) throw uploadTooLarge();
-      await refuseEarly(deps.store.db, caller, declared, target);
-    } catch (error) {
-      dropBodyAfterRefusal(req);
-      throw error;
-    }
-  };
+  const early = (req: Request, caller: Caller, target: UploadTarget) =>
+    refuseBeforeBody(deps.store.db, req, caller, target);
 
   const create = withUpload((_req, caller, upload) => createFlipbook(deps, caller, upload));
   routes.post(
@@ -209,6 +199,28 @@ export const isUploadRoute = (method: string | undefined, path: string) =>
   method === 'POST' && /^\/api\/v1\/flipbooks(\/[^/]+\/versions)?\/?$/.test(path);
 
 /** Routes that read their own body (uploads, an edit's JSON); the rest have theirs discarded. */
+/**
+ * The plan's limits that the request's headers already tell (its declared size, the number of
+ * flipbooks or versions), checked before a byte of the body is read: the API's uploads and the
+ * dashboard's.
+ */
+export const refuseBeforeBody = async (
+  db: Db,
+  req: Request,
+  caller: Caller,
+  target: UploadTarget,
+) => {
+  const declared = declaredFileBytes(req);
+  try {
+    // Past the service's own limit the spec's answer is 413, whatever the plan allows.
+    if (declared !== null && declared > MAX_UPLOAD_BYTES) throw uploadTooLarge();
+    await refuseEarly(db, caller, declared, target);
+  } catch (error) {
+    dropBodyAfterRefusal(req);
+    throw error;
+  }
+};
+
 export const readsBody = (method: string | undefined, path: string) =>
   isUploadRoute(method, path) ||
   (method === 'PATCH' && /^\/api\/v1\/flipbooks\/[^/]+\/?$/.test(path)) ||
