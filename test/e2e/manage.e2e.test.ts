@@ -491,7 +491,10 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
     expectError(await theirs.create(pdf(SMALL_PDF)), 422, /^Flipbook limit reached/);
   }, 120_000);
 
-  it('runs edit, archive, unarchive and delete from the CLI, with their exit codes', async () => {
+  // A dozen CLI runs, each a Node start (~1 s alone, several on a loaded machine).
+  it('runs edit, archive, unarchive and delete from the CLI, with their exit codes', {
+    timeout: 180_000,
+  }, async () => {
     const book = await processed({ title: 'By the CLI' });
     const id = book.flipbookId;
 
