@@ -18,7 +18,7 @@ import {
   readPageLinks,
   uprightSize,
 } from './pageLinks.ts';
-import { type ProcessLimits, runLimited } from './poppler.ts';
+import { type PopplerCall, type ProcessLimits, runPoppler, runQpdf } from './poppler.ts';
 import {
   arrayAt,
   cleanText,
@@ -98,21 +98,21 @@ const extract = async (pdfPath: string, options: StructureOptions): Promise<Docu
     ),
   );
   const path = absolute(pdfPath); // never taken for an option, whatever its name
-  const run = (tool: 'pdfinfo' | 'pdftotext' | 'qpdf', args: string[], maxBytes: number) =>
-    runLimited(options.limits, tool, args, { signal, maxBytes });
+  const run = (call: PopplerCall, maxBytes: number) =>
+    runPoppler(options.limits, call, { signal, maxBytes });
   const structure = emptyStructure();
   try {
     const [title, json, texts] = await Promise.all([
-      run('pdfinfo', ['-enc', 'UTF-8', path], MAX_INFO_BYTES).then(
-        (r) => (r.code === 0 ? parseTitle(r.stdout) : null),
-        () => null,
-      ),
       run(
-        'qpdf',
+        { tool: 'pdfinfo', file: path, options: { outputEncoding: 'UTF-8' } },
+        MAX_INFO_BYTES,
+      ).then(parseTitle, () => null),
+      runQpdf(
+        options.limits,
         // Only the objects: qpdf's own `pages` key walks the outline for each page, and an
         // outline whose entries loop made it allocate until killed (1.5 GB in 4 s here).
         ['--json=2', '--json-key=qpdf', path],
-        MAX_JSON_BYTES,
+        { signal, maxBytes: MAX_JSON_BYTES },
       ).then(
         // 3: qpdf repaired something and says so; its output is whole.
         (r) => (r.code === 0 || r.code === 3 ? (JSON.parse(r.stdout) as Json) : null),
@@ -120,11 +120,14 @@ const extract = async (pdfPath: string, options: StructureOptions): Promise<Docu
       ),
       options.pageTexts ??
         run(
-          'pdftotext',
-          ['-enc', 'UTF-8', '-l', String(SAMPLE_PAGES), path, '-'],
+          {
+            tool: 'pdftotext',
+            file: path,
+            options: { outputEncoding: 'UTF-8', lastPageToConvert: SAMPLE_PAGES },
+          },
           4 * 1024 * 1024,
         ).then(
-          (r) => (r.code === 0 ? logicalOrder(r.stdout).split('\f') : []),
+          (text) => logicalOrder(text).split('\f'),
           () => [],
         ),
     ]);
@@ -151,13 +154,19 @@ const extract = async (pdfPath: string, options: StructureOptions): Promise<Docu
     const first = withLinks[0] as number;
     const last = withLinks.at(-1) as number;
     const words = await run(
-      'pdftotext',
-      ['-bbox', '-cropbox', '-enc', 'UTF-8', '-f', String(first), '-l', String(last), path, '-'],
+      {
+        tool: 'pdftotext',
+        file: path,
+        options: {
+          boundingBoxXhtml: true,
+          cropBox: true,
+          outputEncoding: 'UTF-8',
+          firstPageToConvert: first,
+          lastPageToConvert: last,
+        },
+      },
       MAX_WORDS_BYTES,
-    ).then(
-      (r) => (r.code === 0 ? r.stdout : ''),
-      () => '',
-    );
+    ).catch(() => '');
     const boxes = parseWordBoxes(
       words,
       (position) => {

@@ -3,7 +3,7 @@
 // memory and CPU caps as the renderer (poppler.ts): a hostile upload must not exhaust the daemon's
 // machine before a worker ever sees it.
 import { resolve as absolute } from 'node:path';
-import { DEFAULT_LIMITS, type ProcessLimits, runLimited, ToolFailure } from './poppler.ts';
+import { DEFAULT_LIMITS, type ProcessLimits, runPoppler } from './poppler.ts';
 import { classify, lastError } from './renderFailure.ts';
 
 export type PdfInspection =
@@ -20,16 +20,14 @@ export const inspectPdf = async (
   options: InspectOptions = DEFAULTS,
 ): Promise<PdfInspection> => {
   try {
-    const run = await runLimited(options.limits, 'pdfinfo', [absolute(path)], {
-      signal: AbortSignal.timeout(options.timeoutMs),
-      maxBytes: 1024 * 1024,
-    });
-    if (run.code !== 0) throw new ToolFailure('pdfinfo', run.code, null, run.stderr);
-    // pdfinfo exits 0 when an allocation failed on the way; what it printed is not to be trusted.
-    if (/Out of memory|Bogus memory allocation/i.test(run.stderr)) {
-      throw new ToolFailure('pdfinfo', 0, null, run.stderr);
-    }
-    const pages = Number(/^Pages:\s*(\d+)/m.exec(run.stdout)?.[1]);
+    // A pdfinfo that exits 0 after an allocation failed is a failure too: its wrapper says so
+    // (toolWrappers.ts), as what it printed is not to be trusted.
+    const info = await runPoppler(
+      options.limits,
+      { tool: 'pdfinfo', file: absolute(path), options: {} },
+      { signal: AbortSignal.timeout(options.timeoutMs), maxBytes: 1024 * 1024 },
+    );
+    const pages = Number(/^Pages:\s*(\d+)/m.exec(info)?.[1]);
     if (!Number.isInteger(pages) || pages < 1) {
       return { kind: 'unreadable', reason: 'the PDF has no pages' };
     }

@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve as absolute, join } from 'node:path';
 import { logicalOrder } from './bidiText.ts';
-import { type ProcessLimits, runLimited } from './poppler.ts';
+import { type ProcessLimits, runPoppler, ToolFailure } from './poppler.ts';
 import { storageProblem } from './renderFailure.ts';
 
 /**
@@ -19,16 +19,23 @@ export const extractText = async (
   try {
     // To a file, not stdout: a hostile file's text is not held twice in memory.
     const file = join(work, 'text.txt');
-    const run = await runLimited(limits, 'pdftotext', ['-enc', 'UTF-8', absolute(pdfPath), file], {
-      signal,
-      maxBytes: 64 * 1024,
-    });
-    if (run.code !== 0) return [];
+    await runPoppler(
+      limits,
+      {
+        tool: 'pdftotext',
+        file: absolute(pdfPath),
+        output: file,
+        options: { outputEncoding: 'UTF-8' },
+      },
+      { signal, maxBytes: 64 * 1024 },
+    );
     const text = await readFile(file, 'utf8');
     return logicalOrder(text)
       .split('\f')
       .map((t) => t.replace(/[ \t]+\n/g, '\n').trim());
   } catch (error) {
+    // pdftotext's own failure (a non-zero status) is the document's: no text.
+    if (error instanceof ToolFailure && error.code !== null) return [];
     const storage = storageProblem(error);
     if (storage) throw storage;
     return [];

@@ -4,7 +4,7 @@
 import { resolve as absolute } from 'node:path';
 import { logicalOrder } from './bidiText.ts';
 import { unescapeXml } from './pageLinks.ts';
-import { type ProcessLimits, runLimited } from './poppler.ts';
+import { type ProcessLimits, runPoppler } from './poppler.ts';
 
 export type PageWord = { x: number; y: number; w: number; h: number; t: string };
 
@@ -23,24 +23,30 @@ export const readPageWords = async (
       (s): s is AbortSignal => s !== undefined,
     ),
   );
-  const page = String(position);
   const path = absolute(pdfPath);
-  const [words, info] = await Promise.all([
-    runLimited(
+  const pages = { firstPageToConvert: position, lastPageToConvert: position };
+  const read = Promise.all([
+    runPoppler(
       options.limits,
-      'pdftotext',
-      ['-bbox', '-cropbox', '-enc', 'UTF-8', '-f', page, '-l', page, path, '-'],
+      {
+        tool: 'pdftotext',
+        file: path,
+        options: { boundingBoxXhtml: true, cropBox: true, outputEncoding: 'UTF-8', ...pages },
+      },
       { signal, maxBytes: MAX_OUTPUT_BYTES },
     ),
-    runLimited(options.limits, 'pdfinfo', ['-f', page, '-l', page, path], {
-      signal,
-      maxBytes: 1024 * 1024,
-    }),
+    runPoppler(
+      options.limits,
+      { tool: 'pdfinfo', file: path, options: pages },
+      { signal, maxBytes: 1024 * 1024 },
+    ),
   ]);
-  // null: the words could not be read (a failure to try again later, not a page without words)
-  if (words.code !== 0 || info.code !== 0) return null;
-  const rotation = Number(/^Page\s+\d+\s+rot:\s+(\d+)/m.exec(info.stdout)?.[1] ?? 0);
-  return parsePageWords(words.stdout, rotation);
+  // null: the words could not be read, whatever stopped the tools (a failure to try again
+  // later, not a page without words)
+  const [words, info] = await read.catch(() => [null, null]);
+  if (words === null || info === null) return null;
+  const rotation = Number(/^Page\s+\d+\s+rot:\s+(\d+)/m.exec(info)?.[1] ?? 0);
+  return parsePageWords(words, rotation);
 };
 
 const round = (n: number) => Math.round(n * 100_000) / 100_000;

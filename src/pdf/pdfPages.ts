@@ -2,7 +2,7 @@
 // process limits: what the render plans its work from.
 import { resolve as absolute } from 'node:path';
 import { type PageGeometry, parsePageSizes } from './pageSizes.ts';
-import { type ProcessLimits, runLimited, ToolFailure } from './poppler.ts';
+import { type ProcessLimits, runPoppler } from './poppler.ts';
 import { explain, RenderFailure } from './renderFailure.ts';
 
 /** pdfinfo prints two short lines a page: this is ample for the 2000 pages a document may have. */
@@ -23,14 +23,15 @@ export const readPages = async (
   try {
     // One run for the count and the sizes: -l beyond the last page stops at the last page, and
     // a document over the limit is refused from its count, whatever sizes were printed.
-    const run = await runLimited(
+    text = await runPoppler(
       limits,
-      'pdfinfo',
-      ['-f', '1', '-l', String(maxPages + 1), absolute(pdfPath)],
+      {
+        tool: 'pdfinfo',
+        file: absolute(pdfPath),
+        options: { firstPageToConvert: 1, lastPageToConvert: maxPages + 1 },
+      },
       { signal, maxBytes: MAX_INFO_BYTES },
     );
-    if (run.code !== 0) throw new ToolFailure('pdfinfo', run.code, null, run.stderr);
-    text = run.stdout;
   } catch (error) {
     throw explain(error, 'read');
   }

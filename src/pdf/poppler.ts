@@ -1,59 +1,48 @@
-// Debian's poppler-utils (and qpdf), run with resource limits. `timeout` alone lets pdftoppm reach
-// 2 GB before the kill, so each tool runs through a tiny wrapper that sets `ulimit -v` (address
-// space) and `ulimit -t` (CPU seconds) and then execs the real tool: every poppler process we
-// start is capped by the kernel. We spawn them ourselves rather than through node-poppler, which
-// reports a failure as stderr text only: a crash, the CPU cap's SIGXCPU and the kernel's kill are
-// told apart by the signal the tool died of (see ToolFailure and renderFailure.explain).
+// Debian's poppler-utils through node-poppler (and qpdf), each run with resource limits.
 //
-// The wrappers are executed, so their directory must be ours alone: it is made fresh with
-// mkdtemp (mode 0700, an unpredictable name) by each process, never found by a name another local
-// user could create first and fill with their own `pdfinfo`; it is removed when the process exits.
-import { execFile } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { chmod, lstat, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+// Limits: `timeout` alone lets pdftoppm reach 2 GB before the kill, so node-poppler is given a
+// directory of tiny wrappers, one per tool and named like it (toolWrappers.ts), that set
+// `ulimit -v` (address space) and `ulimit -t` (CPU seconds) before they run the real tool: every
+// poppler process we start is capped by the kernel. node-poppler's AbortSignal is the wall clock.
+//
+// How a tool ended: node-poppler rejects with `new Error(stderr)` and nothing else, and resolves
+// with stdout whenever there is some, whatever the exit status. So the wrapper itself tells: when
+// the tool fails it passes none of its stdout on (node-poppler then rejects), and ends stderr
+// with one line of its own, `flipbook-poppler: pdftoppm died of signal SEGV` (or `exited with
+// status 1`, `wrote more than N bytes`), which toolFailure() turns back into a ToolFailure. A
+// crash, the CPU cap's SIGXCPU, the kernel's SIGKILL and poppler's "Out of memory" abort stay
+// apart that way (renderFailure.classify). That line comes after the tool has ended, so nothing
+// the PDF makes poppler print can stand in for it: only the last line of a failure counts.
+//
+// Stopping: node-poppler's abort sends SIGTERM to the wrapper, which kills the tool, and
+// node-poppler rejects at once, before either is gone. An aborted run waits for them (see
+// `stoppedWrappers`): a page file written after the render's folder was removed, or a tool
+// outliving its document, would otherwise be possible.
+import { type ChildProcess, execFile } from 'node:child_process';
+import { subscribe } from 'node:diagnostics_channel';
+import { constants } from 'node:os';
 import { join } from 'node:path';
-import { isAlive } from '../isAlive.ts';
+import {
+  type PdfInfoOptions,
+  type PdfToPpmOptions,
+  type PdfToTextOptions,
+  Poppler,
+} from 'node-poppler';
+import { limitedDir, type ProcessLimits, wrapperDirs } from './toolWrappers.ts';
 
-export type ProcessLimits = {
-  memoryMb: number;
-  cpuSeconds: number;
-  /** where the real tools live; tests put stand-ins (that crash, hang, allocate) elsewhere */
-  toolDir?: string;
-};
-
-/** The caps every poppler process runs under, uploads' pdfinfo included. */
-export const DEFAULT_LIMITS: ProcessLimits = { memoryMb: 1536, cpuSeconds: 600 };
-
-// qpdf (Debian's `qpdf` package) reads the document's structure (see documentStructure.ts); it
-// runs under the same wrappers, so the same limits hold for it.
-const TOOLS = ['pdfinfo', 'pdftoppm', 'pdftotext', 'pdftocairo', 'qpdf'];
-/** What the daemon keeps of a poppler process's complaints: plenty to explain a failure. */
-const STDERR_BYTES = 64 * 1024;
-const dirs = new Map<string, Promise<string>>();
-
-/** The directory of wrappers for these limits, made once per process. */
-export const limitedDir = (limits: ProcessLimits): Promise<string> => {
-  const key = `${limits.memoryMb}:${limits.cpuSeconds}:${limits.toolDir ?? ''}`;
-  let dir = dirs.get(key);
-  if (!dir) {
-    dir = makeWrappers(limits);
-    // A failed attempt (a full /tmp) is not remembered: the next job tries again.
-    dir.catch(() => dirs.delete(key));
-    dirs.set(key, dir);
-  }
-  return dir;
-};
-
-export type ToolRun = { code: number; stdout: string; stderr: string };
-
-export type Tool = (typeof TOOLS)[number];
+export {
+  DEFAULT_LIMITS,
+  limitedDir,
+  type ProcessLimits,
+  sweepWrapperDirs,
+  wrapperDirs,
+} from './toolWrappers.ts';
 
 /**
- * A tool that did not end its work: it exited non-zero (when the caller treats that as failure)
- * or died of a signal we did not send: SIGSEGV (a crash), SIGXCPU (the CPU cap), SIGKILL (the
- * kernel's out-of-memory killer), SIGABRT (poppler's own "Out of memory" abort, or a failed
- * assertion). What it said on stderr (at most STDERR_BYTES) comes with it.
+ * A tool that did not end its work: it exited non-zero, died of a signal we did not send
+ * (SIGSEGV: a crash; SIGXCPU: the CPU cap; SIGKILL: the kernel's out-of-memory killer; SIGABRT:
+ * poppler's own "Out of memory" abort, or a failed assertion), or wrote more than its caller
+ * reads (`ending` says so). What it said on stderr (at most 64 KB) comes with it.
  */
 export class ToolFailure extends Error {
   override name = 'ToolFailure';
@@ -61,8 +50,15 @@ export class ToolFailure extends Error {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
   readonly stderr: string;
-  constructor(tool: string, code: number | null, signal: NodeJS.Signals | null, stderr: string) {
-    super(`${tool} ${signal ? `died of ${signal}` : `exited with status ${code}`}\n${stderr}`);
+  constructor(
+    tool: string,
+    code: number | null,
+    signal: NodeJS.Signals | null,
+    stderr: string,
+    ending?: string,
+  ) {
+    const how = ending ?? (signal ? `died of ${signal}` : `exited with status ${code}`);
+    super(`${tool} ${how}\n${stderr}`);
     this.tool = tool;
     this.code = code;
     this.signal = signal;
@@ -70,23 +66,162 @@ export class ToolFailure extends Error {
   }
 }
 
+/** One poppler run, in node-poppler's terms: the file, where the output goes, the options. */
+export type PopplerCall =
+  | { tool: 'pdfinfo'; file: string; options: Omit<PdfInfoOptions, 'printAsJson'> }
+  /** `output` omitted: the text comes back as stdout */
+  | { tool: 'pdftotext'; file: string; output?: string; options: PdfToTextOptions }
+  | { tool: 'pdftoppm'; file: string; outputPrefix: string; options: PdfToPpmOptions };
+
+const poppler = new Map<string, Promise<Poppler>>();
+
+/** One node-poppler per wrapper directory: it asks each tool's version once, then remembers. */
+const limitedPoppler = (limits: ProcessLimits): Promise<Poppler> => {
+  const key = `${limits.memoryMb}:${limits.cpuSeconds}:${limits.toolDir ?? ''}`;
+  let made = poppler.get(key);
+  if (!made) {
+    made = limitedDir(limits).then((dir) => new Poppler(dir));
+    made.catch(() => poppler.delete(key));
+    poppler.set(key, made);
+  }
+  return made;
+};
+
 /**
- * Runs one of the wrapped tools (`pdfinfo`, `pdftotext`, `qpdf`, ...) under the limits, with the
- * wall-clock limit of `signal`, keeping at most `maxBytes` of its output: a tool that writes more
- * is killed and that is a failure (a hostile file cannot fill the daemon's memory through
- * stdout). Resolves with the exit code, whatever it is; rejects only when the tool could not run
- * to its end (killed, aborted, too much output, missing).
+ * Runs a poppler tool through node-poppler under the limits, with the wall-clock limit of
+ * `signal`, and resolves with its stdout (trimmed, as node-poppler gives it). Rejects when the
+ * tool did not do its work: a ToolFailure saying how it ended (a non-zero status, a signal, more
+ * than `maxBytes` of output: a hostile file cannot fill the daemon's memory through stdout), the
+ * abort's reason once `signal` fired, or the error that kept it from starting.
  */
-export const runLimited = async (
+export const runPoppler = async (
   limits: ProcessLimits,
-  tool: Tool,
+  call: PopplerCall,
+  options: { signal: AbortSignal; maxBytes: number },
+): Promise<string> => {
+  options.signal.throwIfAborted();
+  const tools = await limitedPoppler(limits);
+  let stdout: string;
+  try {
+    stdout = await invoke(tools, call, options.signal);
+  } catch (error) {
+    if (options.signal.aborted) {
+      await stoppedWrappers();
+      // Stopped by us (a cut, the watchdog, a deadline): that, not what the tool said dying.
+      throw (error as Error)?.name === 'AbortError' ? error : options.signal.reason;
+    }
+    throw toolFailure(call.tool, error);
+  }
+  // node-poppler's words for "exited 0 and printed nothing" (pdftoppm, pdftotext to a file).
+  if (stdout === 'No Error') return '';
+  // The wrapper passes on at most the most any caller reads (toolWrappers.ts); this caller may
+  // read less.
+  if (Buffer.byteLength(stdout) > options.maxBytes) {
+    throw new ToolFailure(call.tool, null, null, '', `wrote more than ${options.maxBytes} bytes`);
+  }
+  return stdout;
+};
+
+const invoke = (tools: Poppler, call: PopplerCall, signal: AbortSignal): Promise<string> => {
+  const extras = { signal };
+  switch (call.tool) {
+    case 'pdfinfo':
+      // Without printAsJson, pdfInfo resolves with pdfinfo's own text.
+      return tools.pdfInfo(call.file, call.options, extras) as Promise<string>;
+    case 'pdftotext':
+      return tools.pdfToText(call.file, call.output, call.options, extras);
+    case 'pdftoppm':
+      return tools.pdfToPpm(call.file, call.outputPrefix, call.options, extras);
+  }
+};
+
+/**
+ * The wrappers node-poppler started, until they exit: it keeps their ChildProcess to itself, and
+ * Node announces each new one on the `child_process` diagnostics channel (its file is set once
+ * it is spawned, in the same tick).
+ */
+const wrappers = new Set<ChildProcess>();
+subscribe('child_process', (message) => {
+  const child = (message as { process: ChildProcess }).process;
+  process.nextTick(() => {
+    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    if (!wrapperDirs.some((dir) => child.spawnfile?.startsWith(`${dir}/`))) return;
+    wrappers.add(child);
+    child.once('exit', () => wrappers.delete(child));
+  });
+});
+
+/**
+ * Resolves once every wrapper that was told to stop has exited. A wrapper exits only once its
+ * tool is gone, so an aborted run returns with nothing of it still running.
+ */
+const stoppedWrappers = () =>
+  Promise.all(
+    [...wrappers]
+      .filter((child) => child.killed)
+      .map((child) => new Promise((resolve) => child.once('exit', resolve))),
+  );
+
+/** The wrapper's last line when a tool failed (see toolWrappers.ts). */
+const MARKER = /^flipbook-poppler: (\S+) (.+)$/;
+
+/**
+ * The ToolFailure a rejection from node-poppler stands for, read from the wrapper's last line;
+ * the error as it is when that line is missing (the tool could not be started, an abort).
+ * node-poppler's own rejections are `new Error(stderr)`; its version probe (`tool -v`) rejects
+ * with execFile's error, which carries `stderr`.
+ */
+export const toolFailure = (tool: string, error: unknown): unknown => {
+  const stderr = (error as { stderr?: unknown })?.stderr;
+  const said =
+    typeof stderr === 'string' ? stderr : error instanceof Error ? error.message : String(error);
+  const lines = said.trimEnd().split('\n');
+  const marker = MARKER.exec(lines.at(-1) ?? '');
+  if (!marker || marker[1] !== tool) return error;
+  const before = lines.slice(0, -1).join('\n').trim();
+  const how = marker[2] as string;
+  const signal = /^died of signal (\w+)$/.exec(how)?.[1];
+  if (signal) return new ToolFailure(tool, null, signalName(signal), before);
+  const status = /^exited with status (\d+)$/.exec(how)?.[1];
+  if (status) return new ToolFailure(tool, Number(status), null, before);
+  // In the wrapper's own words: pdfinfo exited 0 after an allocation failed, a tool wrote more
+  // than it may.
+  return new ToolFailure(
+    tool,
+    how.startsWith('exited with status 0') ? 0 : null,
+    null,
+    before,
+    how,
+  );
+};
+
+/** SIGSEGV from bash's SEGV (or a bare number, for a signal bash has no name for). */
+const signalName = (name: string): NodeJS.Signals => {
+  if (/^\d+$/.test(name)) {
+    const known = Object.entries(constants.signals).find(([, n]) => n === Number(name));
+    return (known?.[0] ?? `SIG${name}`) as NodeJS.Signals;
+  }
+  return `SIG${name}` as NodeJS.Signals;
+};
+
+export type ToolRun = { code: number; stdout: string; stderr: string };
+
+/**
+ * Runs qpdf (not poppler: node-poppler has no qpdf, so it keeps its own execFile) under the same
+ * limits through its wrapper, which execs it, so its exit status and signal are its own. Keeps at
+ * most `maxBytes` of its output: one that writes more is killed, and that is a failure. Resolves
+ * with the exit code, whatever it is (3: qpdf repaired something, its output is whole); rejects
+ * when qpdf could not run to its end (a signal, aborted, too much output, missing).
+ */
+export const runQpdf = async (
+  limits: ProcessLimits,
   args: string[],
   options: { signal: AbortSignal; maxBytes: number },
 ): Promise<ToolRun> => {
   const dir = await limitedDir(limits);
   return new Promise((resolve, reject) => {
     execFile(
-      join(dir, tool),
+      join(dir, 'qpdf'),
       args,
       {
         signal: options.signal,
@@ -97,72 +232,17 @@ export const runLimited = async (
       (error, stdout, stderr) => {
         if (!error) return resolve({ code: 0, stdout, stderr });
         const code = (error as { code?: unknown }).code;
-        // A number is the tool's own exit status; anything else (a signal, ENOENT, an abort,
+        // A number is qpdf's own exit status; anything else (a signal, ENOENT, an abort,
         // ERR_CHILD_PROCESS_STDIO_MAXBUFFER) means it did not finish its work.
         if (typeof code === 'number' && !(error as { killed?: boolean }).killed) {
           return resolve({ code, stdout, stderr });
         }
-        // Died of a signal nobody here sent: say which, with what it printed.
         const signal = (error as { signal?: NodeJS.Signals | null }).signal ?? null;
         if (signal && !options.signal.aborted && !(error as { killed?: boolean }).killed) {
-          return reject(new ToolFailure(tool, null, signal, String(stderr)));
+          return reject(new ToolFailure('qpdf', null, signal, String(stderr)));
         }
         reject(error);
       },
     );
   });
-};
-
-/** The directory of the wrappers this process made, for tests and the exit clean-up. */
-export const wrapperDirs: string[] = [];
-
-const makeWrappers = async (limits: ProcessLimits) => {
-  // The pid in the name lets a later start remove the folder of a process that was killed
-  // (sweepWrapperDirs); the random suffix is what makes it unguessable.
-  const dir = await mkdtemp(join(tmpdir(), `flipbook-poppler-${process.pid}-`));
-  if (wrapperDirs.length === 0) {
-    process.once('exit', () => {
-      for (const made of wrapperDirs) rmSync(made, { recursive: true, force: true });
-    });
-  }
-  wrapperDirs.push(dir);
-  for (const tool of TOOLS) {
-    const script = [
-      '#!/bin/bash',
-      `ulimit -v ${Math.round(limits.memoryMb * 1024)} 2>/dev/null`,
-      // The soft CPU limit sends SIGXCPU, which ends poppler and names the cause; the hard one,
-      // a little later, SIGKILLs a tool that would survive it. (Equal limits send SIGKILL at
-      // once, which looks like the kernel's out-of-memory kill.)
-      `ulimit -H -t ${Math.round(limits.cpuSeconds) + 5} 2>/dev/null`,
-      `ulimit -S -t ${Math.round(limits.cpuSeconds)} 2>/dev/null`,
-      // We keep all of stderr in one string, and a hostile file can make poppler
-      // write gigabytes of complaints (the corpus's smask bomb: 2 GB in a minute): only the first
-      // STDERR_BYTES reach us, the rest is read and dropped (closing the pipe would kill a tool
-      // that merely complains). exec keeps the tool's own exit status and signal.
-      `exec ${shellQuote(join(limits.toolDir ?? '/usr/bin', tool))} "$@" 2> >(head -c ${STDERR_BYTES} >&2; cat >/dev/null)`,
-      '',
-    ].join('\n');
-    const file = join(dir, tool);
-    // 'wx': in our own fresh directory nothing can be there already; if something is, stop.
-    await writeFile(file, script, { flag: 'wx', mode: 0o700 });
-    await chmod(file, 0o700);
-  }
-  return dir;
-};
-
-const shellQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
-
-/**
- * Removes the wrapper folders of processes that died without cleaning up (kill -9): ours by
- * owner, with a pid that no longer runs. Best effort: a folder we cannot judge stays.
- */
-export const sweepWrapperDirs = async () => {
-  const uid = process.getuid?.();
-  for (const name of await readdir(tmpdir()).catch(() => [] as string[])) {
-    const pid = Number(/^flipbook-poppler-(\d+)-[A-Za-z0-9]{6}$/.exec(name)?.[1]);
-    if (!pid || pid === process.pid || isAlive(pid)) continue;
-    const path = join(tmpdir(), name);
-    const info = await lstat(path).catch(() => null);
-    if (info?.isDirectory() && info.uid === uid) await rm(path, { recursive: true, force: true });
-  }
 };

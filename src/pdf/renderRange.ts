@@ -8,7 +8,7 @@
 // pages): it stops once it has written the file after the new last page.
 import { mkdir, readdir } from 'node:fs/promises';
 import { resolve as absolute, join } from 'node:path';
-import { type ProcessLimits, runLimited, ToolFailure } from './poppler.ts';
+import { type ProcessLimits, runPoppler } from './poppler.ts';
 import { RenderFailure } from './renderFailure.ts';
 
 /** How often the output folder is looked at: the delay before a finished page is seen. */
@@ -68,29 +68,26 @@ const renderRange = async (
   const { dir, first, pageTimeoutMs } = options;
   await mkdir(dir, { recursive: true });
   const stop = new AbortController();
-  const tool = runLimited(
+  const tool = runPoppler(
     options.limits,
-    'pdftoppm',
-    [
-      '-jpeg',
-      '-jpegopt',
-      `quality=${options.quality}`,
-      // The crop box is the visible page, and what pdfinfo's sizes describe.
-      '-cropbox',
-      // Pixels, never DPI: a huge MediaBox costs no more than a Letter page.
-      '-scale-to',
-      String(options.longSide),
-      '-f',
-      String(first),
-      '-l',
-      String(options.last),
-      absolute(options.pdfPath),
-      join(dir, 'p'),
-    ],
+    {
+      tool: 'pdftoppm',
+      file: absolute(options.pdfPath),
+      outputPrefix: join(dir, 'p'),
+      options: {
+        jpegFile: true,
+        jpegOptions: `quality=${options.quality}`,
+        // The crop box is the visible page, and what pdfinfo's sizes describe.
+        cropBox: true,
+        // Pixels, never DPI: a huge MediaBox costs no more than a Letter page.
+        scalePageTo: options.longSide,
+        firstPageToConvert: first,
+        lastPageToConvert: options.last,
+      },
+    },
+    // Aborted, pdftoppm is killed and its end awaited (poppler.ts).
     { signal: AbortSignal.any([options.signal, stop.signal]), maxBytes: 64 * 1024 },
-  ).then((r) => {
-    if (r.code !== 0) throw new ToolFailure('pdftoppm', r.code, null, r.stderr);
-  });
+  );
   let ended = false;
   const settled = tool.then(
     () => {

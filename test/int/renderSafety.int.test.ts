@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { inspectPdf } from '../../src/pdf/inspectPdf.ts';
-import type { ProcessLimits } from '../../src/pdf/poppler.ts';
+import { type ProcessLimits, runPoppler } from '../../src/pdf/poppler.ts';
 import {
   DEFAULT_RENDER_OPTIONS,
   RenderFailure,
@@ -196,6 +196,18 @@ describe('inspectPdf (the upload check) under the same caps as the renderer', ()
     });
   });
 
+  it('refuses a file whose reading printed a page count after an allocation failed', async () => {
+    // pdfinfo exits 0 then: its wrapper makes that a failure, as what it printed is not to be
+    // trusted.
+    const toolDir = await tools({
+      pdfinfo: '#!/bin/sh\necho "Pages:          1"\necho "Out of memory" >&2\n',
+    });
+    expect(await inspectPdf(PDF, { limits: { ...LIMITS, toolDir }, timeoutMs: 15_000 })).toEqual({
+      kind: 'unreadable',
+      reason: 'reading it needed more memory than allowed',
+    });
+  });
+
   it('gives up on a reader that hangs, and leaves it not running', async () => {
     const tag = 100_000 + Math.floor(Math.random() * 900_000);
     const toolDir = await tools({ pdfinfo: `#!/bin/sh\nexec sleep ${tag}\n` });
@@ -204,5 +216,38 @@ describe('inspectPdf (the upload check) under the same caps as the renderer', ()
       reason: 'reading the PDF took too long',
     });
     expect(sleepers(tag)).toEqual([]);
+  });
+});
+
+describe("a tool's stdout, held by its wrapper until the tool ends", () => {
+  const signal = () => AbortSignal.timeout(30_000);
+
+  it('stops a tool that writes more than any caller reads, and that is a failure', async () => {
+    const toolDir = await tools({ pdftotext: '#!/bin/sh\nexec yes flood\n' });
+    const run = runPoppler(
+      { ...LIMITS, toolDir },
+      { tool: 'pdftotext', file: PDF, options: {} },
+      { signal: signal(), maxBytes: 1024 },
+    );
+    await expect(run).rejects.toThrow(/^pdftotext wrote more than \d+ bytes/);
+  });
+
+  it('is a failure beyond what this caller reads', async () => {
+    const run = runPoppler(
+      LIMITS,
+      { tool: 'pdftotext', file: PDF, options: {} },
+      { signal: signal(), maxBytes: 1024 },
+    );
+    await expect(run).rejects.toThrow(/^pdftotext wrote more than 1024 bytes/);
+  });
+
+  it('is not passed on when the tool failed after printing (node-poppler would resolve with it)', async () => {
+    const toolDir = await tools({ pdfinfo: '#!/bin/sh\necho "Pages: 3"\necho oops >&2\nexit 1\n' });
+    const run = runPoppler(
+      { ...LIMITS, toolDir },
+      { tool: 'pdfinfo', file: PDF, options: {} },
+      { signal: signal(), maxBytes: 1024 },
+    );
+    await expect(run).rejects.toMatchObject({ name: 'ToolFailure', code: 1, stderr: 'oops' });
   });
 });

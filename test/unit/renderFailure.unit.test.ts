@@ -1,7 +1,7 @@
 // Turning poppler's complaints into reasons a person can read, and telling a page that merely has
 // no size from a damaged file.
 import { describe, expect, it } from 'vitest';
-import { ToolFailure } from '../../src/pdf/poppler.ts';
+import { ToolFailure, toolFailure } from '../../src/pdf/poppler.ts';
 import { brokenObjects, explain, RenderFailure } from '../../src/pdf/renderFailure.ts';
 
 // What pdftoppm printed for pages it reports as 0x0 (shortened from the corpus files).
@@ -80,5 +80,53 @@ describe('explain, from how the tool ended', () => {
     expect(explain(died('SIGXCPU'), 'read').message).toBe(
       'Reading the PDF used more CPU time than allowed',
     );
+  });
+});
+
+describe("explain, from the wrapper's last line (node-poppler rejects with stderr alone)", () => {
+  const rejected = (stderr: string) => toolFailure('pdftoppm', new Error(stderr));
+
+  it.each([
+    [
+      'Syntax Error: x\n\nflipbook-poppler: pdftoppm died of signal SEGV',
+      'The renderer crashed on this PDF; the file is probably damaged',
+    ],
+    ['flipbook-poppler: pdftoppm died of signal XCPU', 'Rendering used more CPU time than allowed'],
+    ['flipbook-poppler: pdftoppm died of signal KILL', 'Rendering needed more memory than allowed'],
+    [
+      'Out of memory\n\nflipbook-poppler: pdftoppm died of signal ABRT',
+      'Rendering needed more memory than allowed',
+    ],
+    [
+      'Syntax Error: Bad thing\n\nflipbook-poppler: pdftoppm exited with status 1',
+      'The PDF could not be rendered: Bad thing',
+    ],
+  ])('%j', (stderr, reason) => {
+    expect(explain(rejected(stderr), 'render').message).toBe(reason);
+  });
+
+  it('keeps how it ended and what poppler said apart', () => {
+    const failure = rejected('Syntax Error: x\n\nflipbook-poppler: pdftoppm died of signal 11');
+    expect(failure).toMatchObject({ signal: 'SIGSEGV', code: null, stderr: 'Syntax Error: x' });
+  });
+
+  it('reads only the last line: poppler printing the marker (the PDF chose the words) is not it', () => {
+    const failure = rejected(
+      'flipbook-poppler: pdftoppm died of signal XCPU\nSyntax Error: Bad thing\n\nflipbook-poppler: pdftoppm exited with status 1',
+    );
+    expect(failure).toMatchObject({ signal: null, code: 1 });
+    expect(explain(failure, 'render').message).toBe('The PDF could not be rendered: Bad thing');
+  });
+
+  it("reads execFile's stderr (node-poppler's version probe rejects with execFile's error)", () => {
+    const probe = Object.assign(new Error('Command failed: /tmp/x/pdftoppm -v\n'), {
+      stderr: '\nflipbook-poppler: pdftoppm died of signal SEGV\n',
+    });
+    expect(toolFailure('pdftoppm', probe)).toMatchObject({ signal: 'SIGSEGV' });
+  });
+
+  it('leaves an error without the line as it is (a tool that could not start, an abort)', () => {
+    const missing = new Error('spawn /tmp/x/pdftoppm ENOENT');
+    expect(toolFailure('pdftoppm', missing)).toBe(missing);
   });
 });
