@@ -73,7 +73,8 @@ export const publishAppended = async (db: Db, chained: ChainedEvent[]) => {
     );
     const payload = {
       type: shown.type,
-      timestamp: typeof data.occurredAt === 'string' ? data.occurredAt : new Date().toISOString(),
+      // whole seconds in UTC, as the feed's `at` and the API's datetimes
+      timestamp: `${(typeof data.occurredAt === 'string' ? data.occurredAt : new Date().toISOString()).slice(0, 19)}Z`,
       data: shown.data,
     };
     // (The endpoint read table is up to date here: it is applied before the chain in this append.)

@@ -28,21 +28,45 @@ export type ClaimedDelivery = {
   secret: string | null;
 };
 
-/** Up to `limit` deliveries due at `now`, leased to the caller until `leaseUntil`. */
-export const claimDeliveries = async (db: Db, now: Date, leaseUntil: Date, limit: number) =>
+export type DueDelivery = { delivery_id: string; webhook_id: string; workspace_id: string };
+
+/**
+ * Deliveries due at `now` that nobody holds, oldest first, but at most `perWebhook` of each
+ * webhook: a webhook with thousands queued cannot crowd every other one out of the candidates.
+ */
+export const dueDeliveries = async (db: Db, now: Date, limit: number, perWebhook: number) =>
+  (
+    await db.query<DueDelivery>(
+      `SELECT delivery_id, webhook_id, workspace_id FROM (
+         SELECT delivery_id, webhook_id, workspace_id, next_at,
+           row_number() OVER (PARTITION BY webhook_id ORDER BY next_at) AS n
+         FROM webhook_deliveries
+         WHERE status = 'pending' AND next_at <= $1 AND (lease_until IS NULL OR lease_until <= $1)
+       ) due
+       WHERE n <= $3 ORDER BY next_at LIMIT $2`,
+      [now, limit, perWebhook],
+    )
+  ).rows;
+
+/**
+ * Leases the chosen deliveries to the caller until `leaseUntil`: those still due and not taken
+ * by another sender meanwhile (SKIP LOCKED, then the lease), each attempt counted.
+ */
+export const claimDeliveries = async (db: Db, ids: string[], now: Date, leaseUntil: Date) =>
   (
     await db.query<ClaimedDelivery>(
       `WITH due AS (
          SELECT delivery_id FROM webhook_deliveries
-         WHERE status = 'pending' AND next_at <= $1 AND (lease_until IS NULL OR lease_until <= $1)
-         ORDER BY next_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+         WHERE delivery_id = ANY($3::uuid[]) AND status = 'pending' AND next_at <= $1
+           AND (lease_until IS NULL OR lease_until <= $1)
+         FOR UPDATE SKIP LOCKED)
        UPDATE webhook_deliveries d SET lease_until = $2, attempts = d.attempts + 1,
          last_attempt_at = $1
        FROM due WHERE d.delivery_id = due.delivery_id
        RETURNING d.delivery_id, d.webhook_id, d.workspace_id, d.type, d.payload, d.attempts,
          (SELECT url FROM webhooks w WHERE w.webhook_id = d.webhook_id AND w.enabled) AS url,
          (SELECT secret FROM webhook_secrets s WHERE s.webhook_id = d.webhook_id) AS secret`,
-      [now, leaseUntil, limit],
+      [now, leaseUntil, ids],
     )
   ).rows;
 

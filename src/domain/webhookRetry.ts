@@ -2,7 +2,8 @@
 // without waiting for it. Only a 2xx answer delivers. A receiver that answers 410 Gone asked for
 // no more (its endpoint is disabled); any other failure is retried with exponential backoff and
 // jitter over about a day (the first retry within about 10 s), honouring a Retry-After on 429 and
-// 503 within the same bounds; a delivery that fails its last attempt disables its endpoint.
+// 503 when it asks for longer (never shorter: a rate limiter answering "Retry-After: 1" must not
+// use up a day's attempts in seconds); a delivery that fails its last attempt disables its endpoint.
 
 /** Seconds to wait after attempt n (1-based) before attempt n + 1; its length bounds the tries. */
 export const BACKOFF_SECONDS = [5, 30, 120, 600, 1_800, 3_600, 7_200, 14_400, 28_800, 43_200];
@@ -47,7 +48,7 @@ export const afterAttempt = (
   let seconds = base * (0.8 + 0.4 * random);
   if ('status' in answer && (answer.status === 429 || answer.status === 503)) {
     const asked = retryAfterSeconds(answer.retryAfter, now);
-    if (asked !== null) seconds = Math.min(Math.max(asked, 1), MAX_RETRY_AFTER_S);
+    if (asked !== null) seconds = Math.max(seconds, Math.min(asked, MAX_RETRY_AFTER_S));
   }
   return { kind: 'retry', afterMs: Math.round(seconds * 1000) };
 };

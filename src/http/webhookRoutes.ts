@@ -27,6 +27,8 @@ import { readText } from './editBody.ts';
 import { sendJson } from './respond.ts';
 import type { Request, Routes } from './server.ts';
 
+const MAX_SEQ = 9_223_372_036_854_775_807n;
+
 type Authed = (
   handler: (req: Request, res: ServerResponse, caller: Caller) => Promise<void>,
 ) => (req: Request, res: ServerResponse) => Promise<void>;
@@ -93,7 +95,11 @@ export const mountWebhookRoutes = (routes: Routes, authed: Authed, deps: Webhook
     authed(async (req, res, caller) => {
       const params = new URL(req.url ?? '/', 'http://x').searchParams;
       const after = params.get('after') ?? '0';
-      if (!/^(0|[1-9][0-9]{0,18}|now)$/.test(after)) {
+      // (a seq is a PostgreSQL bigint: 19 digits may still be past its largest value)
+      if (
+        !/^(0|[1-9][0-9]{0,18}|now)$/.test(after) ||
+        (after !== 'now' && BigInt(after) > MAX_SEQ)
+      ) {
         throw new InvalidInput('Invalid after: use the `next` of a previous page, 0 or now');
       }
       const limit = integer(params, 'limit', FEED_DEFAULT_LIMIT, FEED_MAX_LIMIT, 1);

@@ -16,6 +16,7 @@ for (const [net, prefix] of [
   ['172.16.0.0', 12],
   ['192.0.0.0', 24],
   ['192.0.2.0', 24],
+  ['192.88.99.0', 24], // 6to4 relays
   ['192.168.0.0', 16],
   ['198.18.0.0', 15],
   ['198.51.100.0', 24],
@@ -26,8 +27,13 @@ for (const [net, prefix] of [
   blocked.addSubnet(net, prefix, 'ipv4');
 }
 for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
+  // IPv4-compatible (::a.b.c.d, deprecated) and IPv4-translated (::ffff:0:a.b.c.d): any IPv4
+  // behind them, private ones included, so none of it. (::ffff:a.b.c.d is decoded instead.)
+  ['::', 96],
+  ['::ffff:0:0:0', 96],
+  ['64:ff9b:1::', 48], // local-use NAT64
+  ['2002::', 16], // 6to4: an IPv4 inside
+  ['2001::', 32], // Teredo
   ['fc00::', 7], // unique local (AWS's fd00:ec2::254 metadata included)
   ['fe80::', 10], // link-local
   ['ff00::', 8], // multicast

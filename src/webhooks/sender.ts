@@ -12,6 +12,7 @@ import {
   type ClaimedDelivery,
   cancelPending,
   claimDeliveries,
+  dueDeliveries,
   recordAttempt,
 } from '../../projections/webhookDeliveries.ts';
 import type { Clock } from '../app/clock.ts';
@@ -31,6 +32,13 @@ import {
 const ATTEMPT_TIMEOUT_MS = 10_000;
 const LEASE_MS = 60_000;
 const SLOTS = 16;
+/**
+ * At most this many attempts at once per webhook and per workspace (per daemon): a workspace whose
+ * receivers hang holds a few slots for 10 s at a time, never all of them, so every other
+ * workspace's deliveries go on at once.
+ */
+const PER_WEBHOOK = 2;
+const PER_WORKSPACE = 4;
 const TICK_MS = 500;
 
 export type SenderOptions = { allowPrivate: boolean; tickMs?: number };
@@ -51,6 +59,13 @@ export const startWebhookSender = (
     keepAliveTimeout: 4_000,
   });
   const inFlight = new Set<Promise<void>>();
+  const busyWebhooks = new Map<string, number>();
+  const busyWorkspaces = new Map<string, number>();
+  const bump = (map: Map<string, number>, key: string, by: number) => {
+    const next = (map.get(key) ?? 0) + by;
+    if (next <= 0) map.delete(key);
+    else map.set(key, next);
+  };
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
 
@@ -157,13 +172,37 @@ export const startWebhookSender = (
     const free = SLOTS - inFlight.size;
     if (free <= 0) return;
     const now = clock.now();
-    const claimed = await claimDeliveries(store.db, now, new Date(now.getTime() + LEASE_MS), free);
+    // The oldest due first, but within each webhook's and workspace's share of the slots.
+    const chosen: string[] = [];
+    const webhooks = new Map(busyWebhooks);
+    const workspaces = new Map(busyWorkspaces);
+    for (const due of await dueDeliveries(store.db, now, 200, PER_WEBHOOK)) {
+      if (chosen.length >= free) break;
+      if ((webhooks.get(due.webhook_id) ?? 0) >= PER_WEBHOOK) continue;
+      if ((workspaces.get(due.workspace_id) ?? 0) >= PER_WORKSPACE) continue;
+      bump(webhooks, due.webhook_id, 1);
+      bump(workspaces, due.workspace_id, 1);
+      chosen.push(due.delivery_id);
+    }
+    if (chosen.length === 0) return;
+    const claimed = await claimDeliveries(
+      store.db,
+      chosen,
+      now,
+      new Date(now.getTime() + LEASE_MS),
+    );
     for (const delivery of claimed) {
+      bump(busyWebhooks, delivery.webhook_id, 1);
+      bump(busyWorkspaces, delivery.workspace_id, 1);
       const running = attempt(delivery)
         .catch((error) =>
           log.error({ err: error, deliveryId: delivery.delivery_id }, 'webhook delivery failed'),
         )
-        .finally(() => inFlight.delete(running));
+        .finally(() => {
+          inFlight.delete(running);
+          bump(busyWebhooks, delivery.webhook_id, -1);
+          bump(busyWorkspaces, delivery.workspace_id, -1);
+        });
       inFlight.add(running);
     }
   };

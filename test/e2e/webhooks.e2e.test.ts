@@ -234,6 +234,7 @@ describe('the event feed and webhooks (embedded store, one worker)', () => {
     expect((await c.del(`/webhooks/${ours.body.id}`)).status).toBe(200);
     // Bad cursors and limits are refused in words.
     expect((await c.get('/events?after=-1')).body.error).toMatch(/Invalid after/);
+    expect((await c.get('/events?after=9223372036854775808')).status).toBe(400);
     expect((await c.get('/events?limit=500')).body.error).toMatch(/Invalid limit/);
     expect((await c.get('/events?wait=31')).body.error).toMatch(/Invalid wait/);
   });
@@ -292,6 +293,37 @@ describe('the event feed and webhooks (embedded store, one worker)', () => {
     }
   });
 
+  it("one workspace's hanging receivers hold up no other workspace's deliveries", {
+    timeout: 120_000,
+  }, async () => {
+    const hog = await fx.newWorkspace('hog');
+    const hogClient = client(fx.api, hog.key);
+    receiver.slowDown('/hang', 9_500);
+    const hooks = [];
+    for (let i = 0; i < 3; i++) {
+      hooks.push(
+        await addWebhook({ url: receiver.url('/hang'), events: ['flipbook.created'] }, hog.key),
+      );
+    }
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) => createFlipbook(hogClient, { title: `Hog ${i}` })),
+    );
+    await waitFor("the hog's deliveries under way", () =>
+      receiver.at('/hang').length >= 2 ? true : undefined,
+    );
+    // 24 deliveries hang for 9.5 s each; another workspace's test still arrives at once.
+    const prompt = await addWebhook({ url: receiver.url('/prompt') });
+    const asked = Date.now();
+    expect((await c.post(`/webhooks/${prompt.body.id}/test`)).status).toBe(202);
+    const arrived = await waitFor(
+      "the other workspace's test delivery",
+      () => receiver.at('/prompt')[0],
+    );
+    expect(arrived.at - asked).toBeLessThan(3_000);
+    await c.del(`/webhooks/${prompt.body.id}`);
+    for (const hook of hooks) await hogClient.del(`/webhooks/${hook.body.id}`);
+  });
+
   it('is managed from the CLI: add (secret once), list, test, deliveries, remove', async () => {
     const cli = (args: string[]) =>
       flipbook(['webhook', ...args, '--url', fx.daemon.url, '--api-key', fx.key]);
@@ -313,7 +345,7 @@ describe('the event feed and webhooks (embedded store, one worker)', () => {
     const arrived = await waitFor('the CLI test delivery', () => receiver.at('/cli')[0]);
     expect(verified(made.secret, arrived).type).toBe('webhook.test');
     const deliveries = await waitFor('the delivery recorded', async () => {
-      const listed = JSON.parse((await cli(['deliveries', made.id, '--json'])).stdout);
+      const listed = JSON.parse((await cli(['deliveries', made.id, '--json'])).stdout).deliveries;
       return listed[0]?.status === 'delivered' ? listed : undefined;
     });
     expect(deliveries[0]).toMatchObject({ type: 'webhook.test', attempts: 1, last_status: 200 });
@@ -334,6 +366,9 @@ describe('the event feed and webhooks (embedded store, one worker)', () => {
     });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error).toMatch(/Invalid events/);
+    const nul = await addWebhook({ url: 'https://example.com/x', description: 'a\u0000b' });
+    expect(nul.status).toBe(400);
+    expect(nul.body.error).toMatch(/Invalid description: it contains a NUL character/);
     const extra = await addWebhook({ url: 'https://example.com/x', secret: 'mine' });
     expect(extra.body.error).toMatch(/Unknown field "secret"/);
     const free = await fx.newWorkspace('hobby', 'free');

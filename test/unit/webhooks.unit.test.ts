@@ -93,7 +93,7 @@ describe('the retry schedule', () => {
     expect(afterAttempt(MAX_ATTEMPTS, failed, now, 0.5).kind).toBe('give-up');
   });
 
-  it('honours Retry-After on 429 and 503 (seconds or a date), within bounds', () => {
+  it('honours Retry-After on 429 and 503 (seconds or a date) when longer, within bounds', () => {
     expect(afterAttempt(1, { status: 429, retryAfter: '120' }, now, 0.5)).toEqual({
       kind: 'retry',
       afterMs: 120_000,
@@ -113,6 +113,14 @@ describe('the retry schedule', () => {
       afterMs: 5_000,
     });
     expect(retryAfterSeconds('soon', now)).toBeNull();
+    // Never sooner than the schedule: "Retry-After: 1" on every attempt still takes about a day.
+    expect(afterAttempt(4, { status: 429, retryAfter: '1' }, now, 0.5)).toEqual({
+      kind: 'retry',
+      afterMs: 600_000,
+    });
+    expect(
+      afterAttempt(1, { status: 503, retryAfter: new Date(0).toUTCString() }, now, 0.5),
+    ).toEqual({ kind: 'retry', afterMs: 5_000 });
   });
 
   it('410 Gone asks for no more', () => {
@@ -138,6 +146,12 @@ describe('the address guard', () => {
       '::ffff:7f00:1',
       '64:ff9b::a00:1',
       '[::1]',
+      '::7f00:1',
+      '::ffff:0:7f00:1',
+      '64:ff9b:1::7f00:1',
+      '2002:7f00:1::',
+      '2001:0:4136:e378::1',
+      '192.88.99.1',
       'not an address',
     ]) {
       expect(isPrivateAddress(address), address).toBe(true);

@@ -52,8 +52,9 @@ export const registerWebhook = (program: Command) => {
 
   withClientOptions(webhook.command('list').description("list the workspace's webhooks")).action(
     async (flags: ClientFlags) => {
-      const { webhooks } = await apiClient(await connectionFrom(flags)).webhooks.list();
-      if (flags.json) return printJson(webhooks);
+      const listed = await apiClient(await connectionFrom(flags)).webhooks.list();
+      if (flags.json) return printJson(listed);
+      const { webhooks } = listed;
       printTable(
         webhooks.map((w) => ({
           id: w.id,
@@ -98,8 +99,9 @@ export const registerWebhook = (program: Command) => {
   withClientOptions(
     webhook.command('deliveries <id>').description("a webhook's latest deliveries, newest first"),
   ).action(async (id: string, flags: ClientFlags) => {
-    const { deliveries } = await apiClient(await connectionFrom(flags)).webhooks.deliveries(id);
-    if (flags.json) return printJson(deliveries);
+    const listed = await apiClient(await connectionFrom(flags)).webhooks.deliveries(id);
+    if (flags.json) return printJson(listed);
+    const { deliveries } = listed;
     if (deliveries.length === 0) {
       process.stdout.write('No deliveries yet.\n');
       return;

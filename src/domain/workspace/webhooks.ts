@@ -4,6 +4,7 @@
 // not in any event (events are exported and kept forever): the use case keeps it in its own table.
 import type { Event } from '@event-driven-io/emmett';
 import { InvalidInput, NotFound, RuleBroken } from '../errors.ts';
+import { plainName } from '../flipbookFields.ts';
 import { iso } from '../iso.ts';
 import { PUBLIC_EVENT_TYPES, type PublicEventType } from '../publicEvents.ts';
 import type { Workspace } from './workspace.ts';
@@ -99,6 +100,16 @@ export const checkWebhookUrl = (raw: string) => {
   return url.toString();
 };
 
+/** Storable text without control characters or direction controls (line breaks become spaces). */
+const webhookDescription = (raw: string) => {
+  if (raw.trim() === '') return '';
+  const value = plainName('description', raw.replace(/[\r\n\t]+/g, ' '));
+  if ([...value].length > MAX_DESCRIPTION) {
+    throw new InvalidInput(`Invalid description: at most ${MAX_DESCRIPTION} characters`);
+  }
+  return value;
+};
+
 export const checkEventFilter = (events: string[] | null): PublicEventType[] | null => {
   if (events === null) return null;
   if (!Array.isArray(events) || events.length === 0) {
@@ -127,9 +138,7 @@ const addWebhook = ({ data }: AddWebhook, state: Workspace): WebhookEvent[] => {
       `A workspace has at most ${MAX_ENDPOINTS} webhooks: remove one before adding another`,
     );
   }
-  if (data.description.length > MAX_DESCRIPTION) {
-    throw new InvalidInput(`A description has at most ${MAX_DESCRIPTION} characters`);
-  }
+  const description = webhookDescription(data.description);
   return [
     {
       type: 'WebhookEndpointAdded',
@@ -138,7 +147,7 @@ const addWebhook = ({ data }: AddWebhook, state: Workspace): WebhookEvent[] => {
         webhookId: data.webhookId,
         url: checkWebhookUrl(data.url),
         events: checkEventFilter(data.events),
-        description: data.description,
+        description,
         occurredAt: iso(data.now),
       },
     },
