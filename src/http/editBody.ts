@@ -83,12 +83,13 @@ const wrongType = (failures: Failure[], name: string) =>
     (f) => f.instancePath === `/${name}` && (f.keyword === 'type' || f.keyword === 'enum'),
   );
 
-export const readText = (req: IncomingMessage) =>
+/** The body as text, at most MAX_EDIT_BYTES; `what` names it in the 413 ("an edit"). */
+export const readText = (req: IncomingMessage, what = 'an edit') =>
   new Promise<string>((resolve, reject) => {
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > MAX_EDIT_BYTES) {
       req.resume();
-      return reject(tooLarge());
+      return reject(tooLarge(what));
     }
     const arrived = bodyDeadline(req, reject);
     const chunks: Buffer[] = [];
@@ -98,7 +99,7 @@ export const readText = (req: IncomingMessage) =>
       if (size > MAX_EDIT_BYTES) {
         req.removeAllListeners('data');
         req.resume();
-        reject(tooLarge());
+        reject(tooLarge(what));
       } else chunks.push(chunk);
     });
     req.on('end', () => {
@@ -111,5 +112,5 @@ export const readText = (req: IncomingMessage) =>
     });
   });
 
-const tooLarge = () =>
-  new PayloadTooLarge(`Request body too large: an edit is at most ${MAX_EDIT_BYTES / 1024} KB`);
+const tooLarge = (what: string) =>
+  new PayloadTooLarge(`Request body too large: ${what} is at most ${MAX_EDIT_BYTES / 1024} KB`);

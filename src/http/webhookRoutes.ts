@@ -42,7 +42,7 @@ const readCreate = async (req: Request) => {
   }
   let value: unknown;
   try {
-    value = JSON.parse(await readText(req));
+    value = JSON.parse(await readText(req, 'a webhook'));
   } catch (error) {
     if (error instanceof AppError) throw error;
     throw new InvalidInput('Malformed JSON body');
