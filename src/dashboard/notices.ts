@@ -30,6 +30,7 @@ const NOTICES = new Map<string, { text: string; page: NoticePage }>([
     { page: 'profile', text: 'Your password is changed. Your other sessions are signed out.' },
   ],
   ['session-revoked', { page: 'profile', text: 'The session is signed out.' }],
+  ['sessions-revoked', { page: 'profile', text: 'Every other session is signed out.' }],
   ['role-changed', { page: 'members', text: 'The role is changed.' }],
   ['member-removed', { page: 'members', text: 'They are removed and signed out.' }],
   [

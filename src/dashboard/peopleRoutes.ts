@@ -260,6 +260,24 @@ export const mountPeoplePages = (routes: Routes, kit: Kit) => {
     }),
   );
 
+  // Registered before `:id/revoke`'s pattern could take it: every session but this one, each
+  // revoked as one would be by hand (an event each, in the person's trail).
+  routes.post(
+    '/dashboard/profile/sessions/revoke-others',
+    signedInForm(async (req, res, signedIn) => {
+      for (const session of await mySessions(store, signedIn, clock)) {
+        if (session.session_id === signedIn.sessionId) continue;
+        await revokeSession(store, signedIn, session.session_id, context(req), clock).catch(
+          (error: unknown) => {
+            // ended meanwhile (expired, signed out): nothing left to do for it
+            if (!(error instanceof NotFound)) throw error;
+          },
+        );
+      }
+      redirect(res, `/dashboard/profile?${noticeQuery('sessions-revoked')}`);
+    }),
+  );
+
   routes.post(
     '/dashboard/profile/sessions/:id/revoke',
     signedInForm(async (req, res, signedIn) => {

@@ -275,6 +275,23 @@ describe('dashboard members and profile (embedded store)', () => {
     await fresh.getByLabel('Password').fill('another fine secret 7');
     await fresh.getByRole('button', { name: 'Sign in', exact: true }).click();
     await fresh.waitForURL(`${url}/dashboard`);
+
+    // Two more devices, then every other session signed out at once; this one stays.
+    const tablet = await d.open(PHONE);
+    await tablet.goto(`${url}/login`);
+    await tablet.getByLabel('Email').fill('wes@example.com');
+    await tablet.getByLabel('Password').fill('another fine secret 7');
+    await tablet.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await tablet.waitForURL(`${url}/dashboard`);
+    await laptop.goto(`${url}/dashboard/profile`);
+    expect(await laptop.locator('#sessions').getByRole('row').count()).toBe(4);
+    await laptop.getByRole('button', { name: 'Sign out every other session' }).click();
+    await laptop.waitForURL(`${url}/dashboard/profile?notice=sessions-revoked`);
+    expect(await laptop.locator('#sessions').getByRole('row').count()).toBe(2);
+    for (const other of [fresh, tablet]) {
+      await other.reload();
+      expect(new URL(other.url()).pathname).toBe('/login');
+    }
   });
 
   it('is axe-clean on Members and Profile, desktop and phone', async () => {

@@ -84,5 +84,13 @@ ${sessions.map(
 </tr>`,
 )}
 </tbody>
-</table>`,
+</table>
+${
+  sessions.length > 2
+    ? html`<form method="post" action="/dashboard/profile/sessions/revoke-others" class="form-actions">
+<input type="hidden" name="_csrf" value="${signedIn.csrfToken}">
+<button type="submit" class="danger">Sign out every other session</button>
+</form>`
+    : ''
+}`,
   );
