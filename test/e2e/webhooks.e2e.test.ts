@@ -232,6 +232,27 @@ describe('the event feed and webhooks (embedded store, one worker)', () => {
     expect((await theirs.get(`/webhooks/${ours.body.id}`)).status).toBe(404);
     expect((await theirs.del(`/webhooks/${ours.body.id}`)).status).toBe(404);
     expect((await c.del(`/webhooks/${ours.body.id}`)).status).toBe(200);
+    // Adding and removing are events too, on the feed and in the audit trail with their actor.
+    const since = await c.get(`/events?after=${after}&limit=100`);
+    expect(
+      since.body.events
+        .filter((e: Json) => e.data.webhook_id === ours.body.id)
+        .map((e: Json) => e.type),
+    ).toEqual(['webhook.created', 'webhook.deleted']);
+    const audit = await flipbook([
+      'audit',
+      'log',
+      '--workspace',
+      'acme',
+      '--json',
+      ...fx.storeArgs,
+    ]);
+    const added = audit.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .find((e) => e.type === 'WebhookEndpointAdded' && e.data.webhookId === ours.body.id);
+    expect(added.metadata.actor).toMatchObject({ type: 'api_key' });
     // Bad cursors and limits are refused in words.
     expect((await c.get('/events?after=-1')).body.error).toMatch(/Invalid after/);
     expect((await c.get('/events?after=9223372036854775808')).status).toBe(400);
