@@ -1,14 +1,12 @@
 // The daemon's composition root: store, blob store, HTTP API, signals. Resolves once shut down.
 
-import { constants } from 'node:fs';
-import { access } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { countJobs } from '../projections/jobs.ts';
 import { setMeta } from '../projections/meta.ts';
 import { clockFromEnv } from './app/clock.ts';
 import { DEFAULT_KEY_USAGE_INTERVAL_MS, keyUsageRecorder } from './app/keyUsage.ts';
 import { urlsFor } from './app/urls.ts';
-import { openBlobStore } from './blobs/blobStore.ts';
+import { openBlobStore } from './blobs/openBlobStore.ts';
 import { startBlobSweep } from './blobs/sweep.ts';
 import { mountDashboard } from './dashboard/routes.ts';
 import { mountApi, readsBody } from './http/api.ts';
@@ -23,7 +21,6 @@ import { jobGauge, registry } from './metrics.ts';
 import { sweepWrapperDirs } from './pdf/poppler.ts';
 import { DEFAULT_RENDER_OPTIONS } from './pdf/renderPdf.ts';
 import { mountReader } from './reader/readerRoutes.ts';
-import { defaultBlobDir } from './store/location.ts';
 import { openStore } from './store/store.ts';
 import { startWebhookSender } from './webhooks/sender.ts';
 import { renderOptionsFor } from './worker/renderSettings.ts';
@@ -35,6 +32,12 @@ export type DaemonOptions = {
   dataDir?: string;
   databaseUrl?: string;
   blobDir?: string;
+  /** s3://bucket[/prefix]: blobs in an S3-compatible bucket instead of a directory */
+  blobUrl?: string;
+  s3Endpoint?: string;
+  s3PathStyle?: boolean;
+  /** page images are addressed here (a CDN or a public bucket) instead of /files/pages */
+  blobPublicUrl?: string;
   publicUrl?: string;
   rateLimit: number;
   trustProxy: boolean;
@@ -84,7 +87,7 @@ export const runDaemon = async (options: DaemonOptions) => {
   });
   const clock = clockFromEnv();
   const store = await openStore({ dataDir: options.dataDir, databaseUrl: options.databaseUrl });
-  const blobs = await openBlobStore(options.blobDir ?? defaultBlobDir(options.dataDir));
+  const blobs = await openBlobStore(options);
   jobGauge(() => countJobs(store.db));
   /** Why the daemon cannot do its work now (/readyz), or null. */
   const notReady = async (): Promise<string | null> => {
@@ -94,7 +97,7 @@ export const runDaemon = async (options: DaemonOptions) => {
       () => false,
     );
     if (!database) return 'The database is unavailable';
-    const blobStore = await withTimeout(access(blobs.root, constants.W_OK), 10_000).then(
+    const blobStore = await withTimeout(blobs.check(), 10_000).then(
       () => true,
       () => false,
     );
@@ -112,7 +115,7 @@ export const runDaemon = async (options: DaemonOptions) => {
   });
 
   let publicUrl = options.publicUrl ?? '';
-  const urls = urlsFor(() => publicUrl);
+  const urls = urlsFor(() => publicUrl, options.blobPublicUrl);
   const server = createHttpServer(
     logger,
     (routes) => {
@@ -171,6 +174,7 @@ export const runDaemon = async (options: DaemonOptions) => {
     // the store and say why, and the command exits non-zero.
     await sweep.stop();
     await store.close();
+    await blobs.close();
     const e = error as NodeJS.ErrnoException;
     const where = `${options.host}:${options.port}`;
     throw new StartupError(
@@ -211,7 +215,7 @@ export const runDaemon = async (options: DaemonOptions) => {
       host: options.host,
       publicUrl,
       store: store.describe,
-      blobs: blobs.root,
+      blobs: blobs.describe,
       rateLimit: options.rateLimit,
       workers: options.workers,
       startupMs: Math.round(performance.now() - started),
@@ -251,6 +255,7 @@ export const runDaemon = async (options: DaemonOptions) => {
   await sweep.stop();
   await keyUsage.settle();
   await store.close();
+  await blobs.close();
   logger.info('stopped');
 };
 

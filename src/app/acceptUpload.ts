@@ -13,8 +13,8 @@ import type { ReceivedFile } from './received.ts';
 export type AcceptedPdf = {
   file: UploadedFile;
   pages: number | null;
-  /** the temporary file holding the bytes, for `commitOriginal` */
-  path: string;
+  /** the upload's temporary in the blob store, for `commitOriginal` */
+  ref: string;
 };
 
 export const acceptPdf = async (
@@ -35,7 +35,7 @@ export const acceptPdf = async (
   const pages = inspection.kind === 'readable' ? inspection.pages : null;
   if (pages !== null) checkPageCount(plan, pages);
   return {
-    path: received.path,
+    ref: received.ref,
     file: {
       name: received.name,
       type: 'pdf',

@@ -111,7 +111,7 @@ export const createFlipbook = async (
     upload.fields.direction === undefined ? 'auto' : fields.direction(upload.fields.direction);
   // A quick refusal before the slow inspection; the count that decides is taken under the lock.
   checkFlipbookCount(caller.plan, await countWorkspaceFlipbooks(store.db, caller.workspaceId));
-  const { file, pages, path } = await acceptPdf(caller.plan, upload.file);
+  const { file, pages, ref } = await acceptPdf(caller.plan, upload.file);
   const flipbookId = randomUUID();
   const versionId = randomUUID();
   const finalTitle = title ?? fields.defaultTitle(file.name);
@@ -129,7 +129,7 @@ export const createFlipbook = async (
       const base = slugify(finalTitle);
       slug =
         askedSlug ?? fields.freeSlug(base, await slugsLike(store.db, caller.workspaceId, base));
-      await deps.blobs.commitOriginal(path, file.checksum);
+      await deps.blobs.commitOriginal(ref, file.checksum);
       stored();
       const at = new Date();
       await runFlipbookCommand(
@@ -179,13 +179,13 @@ export const addVersion = async (
   const activateOnDone = parseActivateFlag(upload.fields.activate);
   // A quick refusal before the slow inspection; the count that decides is taken under the lock.
   checkVersionCount(caller.plan, await countVersions(store.db, flipbookId));
-  const { file, pages, path } = await acceptPdf(caller.plan, upload.file);
+  const { file, pages, ref } = await acceptPdf(caller.plan, upload.file);
   const versionId = randomUUID();
   // The workspace's lock (not the flipbook's): one lock guards every quota of the workspace.
   const now = await withStoredOriginal(store, deps.blobs, file.checksum, (stored) =>
     store.locks.workspace(caller.workspaceId, async () => {
       checkVersionCount(caller.plan, await countVersions(store.db, flipbookId));
-      await deps.blobs.commitOriginal(path, file.checksum);
+      await deps.blobs.commitOriginal(ref, file.checksum);
       stored();
       const at = new Date();
       await runFlipbookCommand(

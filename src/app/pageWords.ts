@@ -3,10 +3,8 @@
 // one short pdftotext run at most, and only pages someone searched. Public (like the page
 // images), so it is bounded: a few runs at a time per daemon; beyond that the reader is told to
 // come back (503), and shows its results without highlights meanwhile.
-import { readFile } from 'node:fs/promises';
 import { wordSource } from '../../projections/files.ts';
 import type { Db } from '../../projections/readTable.ts';
-import { writeFileAtomically } from '../atomicFile.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import { readPageWords } from '../pdf/pageWords.ts';
@@ -33,8 +31,7 @@ export const pageWordsJson = async (
   if (running >= AT_ONCE && !inFlight.has(`${versionId}/${position}`)) throw new WordsBusy();
   const source = await wordSource(deps.db, versionId);
   if (!source || position > source.page_count) throw new NotFound('Not found');
-  const path = deps.blobs.pagePath(versionId, position, 'words.json');
-  const kept = await readFile(path, 'utf8').catch(() => null);
+  const kept = await deps.blobs.readPageFile(versionId, position, 'words.json').catch(() => null);
   if (kept) return kept;
 
   const key = `${versionId}/${position}`;
@@ -43,15 +40,17 @@ export const pageWordsJson = async (
   if (running >= AT_ONCE) throw new WordsBusy();
   running += 1;
   const work = (async () => {
-    const words = await readPageWords(deps.blobs.originalPath(source.checksum), position, {
-      limits: deps.limits,
-    }).catch(() => null);
+    const original = await deps.blobs.localOriginal(source.checksum).catch(() => null);
+    if (!original) throw new WordsBusy(); // the store did not answer: the reader asks again
+    const words = await readPageWords(original.path, position, { limits: deps.limits })
+      .catch(() => null)
+      .finally(() => original.release());
     // A failure (a timeout, the tool killed) is not kept: the next reader tries again.
     if (words === null) throw new WordsBusy();
     const json = JSON.stringify({ words });
     // Kept for the next reader; if it cannot be (the version was deleted meanwhile, a full
     // disk), this answer is still good.
-    await writeFileAtomically(path, json).catch(() => undefined);
+    await deps.blobs.writePageFile(versionId, position, 'words.json', json).catch(() => undefined);
     return json;
   })().finally(() => {
     running -= 1;

@@ -2,6 +2,9 @@
 // there and hashed by the HTTP side, src/http/upload.ts).
 
 export type ReceivedFile = {
+  /** the upload in the blob store, for `commitOriginal` and `discard` */
+  ref: string;
+  /** a local file of the same bytes, for inspecting them (pdfinfo reads files) */
   path: string;
   name: string;
   mimeType: string;

@@ -3,19 +3,33 @@
 export type Urls = {
   reader: (flipbookId: string) => string;
   page: (versionId: string, position: number, size: 'max' | 'mid' | 'min') => string;
-  /** Where a version's page files live: `<pages>1/mid.jpg`, `<pages>text.json`. */
+  /** Where a version's page files live on the daemon: `<pages>text.json`, `<pages>1/words.json`. */
   pages: (versionId: string) => string;
+  /** Where its page images live: the daemon's `pages`, or the --blob-public-url's. */
+  images: (versionId: string) => string;
+  /** the origin page images come from when it is not the daemon's (for the reader's CSP) */
+  imageOrigin: string | null;
   original: (versionId: string) => string;
 };
 
-/** `publicUrl` is read on each use: with --port 0 it is known only once the server listens. */
-export const urlsFor = (publicUrl: () => string): Urls => {
+/**
+ * `publicUrl` is read on each use: with --port 0 it is known only once the server listens.
+ * `blobPublicUrl` (--blob-public-url) is where the bucket's keys are public (a CDN, a public
+ * bucket): page images are addressed there by their keys, `pages/<version>/<position>/max.jpg`.
+ * Originals stay on the daemon, which checks that downloads are allowed.
+ */
+export const urlsFor = (publicUrl: () => string, blobPublicUrl?: string): Urls => {
   const base = () => publicUrl().replace(/\/+$/, '');
+  const blobBase = blobPublicUrl?.replace(/\/+$/, '');
+  const pages = (versionId: string) => `${base()}/files/pages/${versionId}/`;
+  const images = (versionId: string) =>
+    blobBase ? `${blobBase}/pages/${versionId}/` : pages(versionId);
   return {
     reader: (flipbookId) => `${base()}/f/${flipbookId}`,
-    page: (versionId, position, size) =>
-      `${base()}/files/pages/${versionId}/${position}/${size}.jpg`,
-    pages: (versionId) => `${base()}/files/pages/${versionId}/`,
+    page: (versionId, position, size) => `${images(versionId)}${position}/${size}.jpg`,
+    pages,
+    images,
+    imageOrigin: blobBase ? new URL(blobBase).origin : null,
     original: (versionId) => `${base()}/files/originals/${versionId}`,
   };
 };

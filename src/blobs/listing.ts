@@ -1,5 +1,6 @@
-// Naming and listing the blob directory's files for the start-up sweep (sweep.ts). Only names
-// this service makes are listed; anything else in the directory is left alone.
+// Naming and listing the blob directory's files for the sweep (sweep.ts). Only names this
+// service makes are listed; anything else in the directory is left alone. A listed item's `ref`
+// is what its store removes it by: a path here, a key (or a key prefix) in a bucket.
 import { randomUUID } from 'node:crypto';
 import { readlinkSync } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
@@ -26,23 +27,23 @@ export const thisOwner = () => ({ host: ownerHost, pid: process.pid });
 
 export const temporaryName = () => `${ownerHost}.${process.pid}.${randomUUID()}.part`;
 
-const TEMPORARY =
+export const TEMPORARY =
   /^(.+)\.(\d+)\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.part$/;
-const OLD_TEMPORARY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.part$/;
+export const OLD_TEMPORARY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.part$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ORIGINAL = /^([0-9a-f]{64})\.pdf$/;
+export const ORIGINAL = /^([0-9a-f]{64})\.pdf$/;
 
 export type Temporary = {
-  path: string;
+  ref: string;
   size: number;
   mtimeMs: number;
   /** null for a name from before owners were recorded: only its age can condemn it */
   owner: { host: string; pid: number } | null;
 };
 
-export type Original = { sha256: string; path: string; size: number; mtimeMs: number };
+export type Original = { sha256: string; ref: string; size: number; mtimeMs: number };
 
-export type PageFolder = { versionId: string; path: string };
+export type PageFolder = { versionId: string; ref: string };
 
 /** The upload temporaries in `dir` (<blob dir>/tmp). */
 export const listTemporaries = async (dir: string): Promise<Temporary[]> => {
@@ -53,7 +54,7 @@ export const listTemporaries = async (dir: string): Promise<Temporary[]> => {
     const info = await fileInfo(join(dir, name));
     if (!info) continue;
     found.push({
-      path: join(dir, name),
+      ref: join(dir, name),
       ...info,
       owner: owned ? { host: owned[1] as string, pid: Number(owned[2]) } : null,
     });
@@ -70,7 +71,7 @@ export const listOriginals = async (dir: string): Promise<Original[]> => {
       const sha256 = ORIGINAL.exec(name)?.[1];
       if (!sha256?.startsWith(prefix)) continue;
       const info = await fileInfo(join(dir, prefix, name));
-      if (info) found.push({ sha256, path: join(dir, prefix, name), ...info });
+      if (info) found.push({ sha256, ref: join(dir, prefix, name), ...info });
     }
   }
   return found;
@@ -80,7 +81,7 @@ export const listOriginals = async (dir: string): Promise<Original[]> => {
 export const listPageFolders = async (dir: string): Promise<PageFolder[]> =>
   (await names(dir))
     .filter((name) => UUID.test(name))
-    .map((versionId) => ({ versionId, path: join(dir, versionId) }));
+    .map((versionId) => ({ versionId, ref: join(dir, versionId) }));
 
 /** Bytes under a path (a file, or a folder walked without following links). */
 export const sizeOf = async (path: string): Promise<number> => {

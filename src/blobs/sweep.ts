@@ -1,20 +1,21 @@
-// What a killed or crashed process leaves in the blob directory, removed at the next start:
+// What a killed or crashed process leaves in the blob store, removed at the next start and by
+// `flipbook blobs gc` (which can only report, with --dry-run):
 // - upload temporaries (tmp/<host>.<pid>.<uuid>.part) of a dead process on this host, and any
 //   temporary untouched for a day (uploads time out after an hour, so none is still arriving);
 // - originals no version uses (a crash between commit and append, deleted versions whose file
 //   removal was cut short), once an hour old;
 // - page folders of versions that do not exist or were deleted (a crash between the deletion
 //   event and the files' removal).
-// Several daemons and workers may share the blob directory (over NFS): a live process's files
-// are never touched, which is what the owner in the name and the age thresholds are for.
+// Several daemons and workers share the blob store (a bucket, or a directory over NFS): a live
+// process's files are never touched, which is what the owner in the name and the age thresholds
+// are for.
 
-import { rm } from 'node:fs/promises';
 import { checksumsInUse, liveVersionIds } from '../../projections/versions.ts';
 import { isAlive } from '../isAlive.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import type { BlobStore } from './blobStore.ts';
-import { sizeOf, type Temporary, thisOwner } from './listing.ts';
+import { type Temporary, thisOwner } from './listing.ts';
 
 const HOUR = 60 * 60 * 1000;
 /** No upload lives this long (the server gives up on a request after an hour). */
@@ -35,22 +36,23 @@ export const sweepBlobs = async (
   log: Logger,
   now: Date,
   signal?: AbortSignal,
+  /** only count what would go */
+  dryRun = false,
 ): Promise<SweepReport> => {
   const report: SweepReport = {
     temporaries: { count: 0, bytes: 0 },
     originals: { count: 0, bytes: 0 },
     pageFolders: { count: 0, bytes: 0 },
   };
-  const remove = async (path: string, into: Removed) => {
-    const bytes = await sizeOf(path);
-    await rm(path, { recursive: true, force: true });
+  const remove = async (ref: string, into: Removed) => {
+    const bytes = dryRun ? await blobs.sizeOfListed(ref) : await blobs.removeListed(ref);
     into.count++;
     into.bytes += bytes;
   };
 
   for (const temporary of await blobs.listTemporaries()) {
     if (signal?.aborted) return report;
-    if (isLeftover(temporary, now)) await remove(temporary.path, report.temporaries);
+    if (isLeftover(temporary, now)) await remove(temporary.ref, report.temporaries);
   }
 
   const old = (await blobs.listOriginals()).filter(
@@ -66,7 +68,7 @@ export const sweepBlobs = async (
         batch.map((o) => o.sha256),
       );
       for (const original of batch) {
-        if (!used.has(original.sha256)) await remove(original.path, report.originals);
+        if (!used.has(original.sha256)) await remove(original.ref, report.originals);
       }
     });
   }
@@ -81,7 +83,7 @@ export const sweepBlobs = async (
       batch.map((f) => f.versionId),
     );
     for (const folder of batch) {
-      if (!live.has(folder.versionId)) await remove(folder.path, report.pageFolders);
+      if (!live.has(folder.versionId)) await remove(folder.ref, report.pageFolders);
     }
   }
 
@@ -92,7 +94,9 @@ export const sweepBlobs = async (
       pageFolders: report.pageFolders,
       bytes: report.temporaries.bytes + report.originals.bytes + report.pageFolders.bytes,
     },
-    'blob sweep: removed what earlier processes left behind',
+    dryRun
+      ? 'blob sweep (dry run): what would be removed'
+      : 'blob sweep: removed what earlier processes left behind',
   );
   return report;
 };

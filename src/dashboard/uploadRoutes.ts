@@ -44,7 +44,7 @@ export const mountUploadRoutes = (routes: Routes, kit: Kit) => {
       Object.assign(fields, rest);
       return await work({ ...upload, fields: rest });
     } finally {
-      if (upload.file) await deps.blobs.discard(upload.file.path);
+      if (upload.file) await deps.blobs.discard(upload.file.ref);
     }
   };
 

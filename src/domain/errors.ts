@@ -64,6 +64,25 @@ export class InsufficientStorage extends AppError {
 }
 
 /**
+ * The blob store (an S3-compatible bucket) did not answer, refused us or failed. Not the client's
+ * fault and not permanent: 503 with a retry hint, and the connection closes so a big upload is
+ * not read on into the void. The cause is kept for the log, never shown.
+ */
+export class BlobStoreUnavailable extends AppError {
+  override name = 'BlobStoreUnavailable';
+  override readonly cause: unknown;
+  constructor(operation: string, cause: unknown) {
+    super(503, 'The file store is unavailable; try again later', {
+      'Retry-After': '5',
+      Connection: 'close',
+    });
+    this.cause = cause;
+    this.operation = operation;
+  }
+  readonly operation: string;
+}
+
+/**
  * ENOSPC (disk full), EDQUOT (quota exceeded) and PostgreSQL's 53100 `disk_full` (the database's
  * disk) are the same thing to a client.
  */

@@ -70,7 +70,7 @@ export const mountApi = (
       try {
         return await work(req, caller, upload);
       } finally {
-        if (upload.file) await deps.blobs.discard(upload.file.path);
+        if (upload.file) await deps.blobs.discard(upload.file.ref);
       }
     };
 

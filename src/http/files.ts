@@ -1,17 +1,16 @@
 // Page images, page text and originals. URLs are built from ids and positions we validate, never
 // from a path a client sends. Every file here appears under its name only when complete (written
-// beside it, then renamed), and is sent from one open descriptor: exactly the size announced,
-// whatever happens to the name meanwhile. Files that can no longer change are cached for a year
+// beside it and renamed, or a bucket's object, whole or absent), and is sent as opened: exactly
+// the size announced, whatever happens to the name meanwhile. Files that can no longer change are cached for a year
 // as immutable: originals (named by their hash) and the pages of a finished version. A page of a
 // version still processing may yet be replaced by a new attempt, so it is revalidated instead.
 // Range, If-Range, ETag/Last-Modified revalidation and HEAD are answered by ./conditional.ts.
 // A deleted version's files, and every file of an archived flipbook, are a 404 at once.
-import { open, readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { servableOriginal, servablePagesStatus } from '../../projections/files.ts';
 import type { Db } from '../../projections/readTable.ts';
 import { pageWordsJson } from '../app/pageWords.ts';
-import type { BlobStore, PageFile } from '../blobs/blobStore.ts';
+import type { BlobStore, OpenedBlob, PageFile } from '../blobs/blobStore.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
 import type { ProcessLimits } from '../pdf/poppler.ts';
@@ -56,7 +55,7 @@ export const mountFiles = (
     const status = await servablePagesStatus(deps.db, id);
     if (status === null) throw new NotFound('Not found');
     const kind = file as keyof typeof TYPES;
-    await sendFile(req, res, deps.blobs.pagePath(id, Number(position), kind), {
+    await sendFile(req, res, await deps.blobs.openPageFile(id, Number(position), kind), {
       'Content-Type': TYPES[kind],
       'Cache-Control': status === 'done' ? IMMUTABLE : REVALIDATE,
     });
@@ -70,7 +69,7 @@ export const mountFiles = (
     const id = (req.params.versionId ?? '').toLowerCase();
     const status = isUuid(id) ? await servablePagesStatus(deps.db, id) : null;
     if (status !== 'done') throw new NotFound('Not found');
-    const content = await readFile(deps.blobs.documentPath(id)).catch(() => null);
+    const content = await deps.blobs.readDocument(id);
     if (!content) throw new NotFound('Not found');
     await sendBody(
       req,
@@ -91,7 +90,7 @@ export const mountFiles = (
     // Only while the flipbook allows downloads: turning them off closes the link too.
     const version = await servableOriginal(deps.db, versionId.toLowerCase());
     if (!version) throw new NotFound('Not found');
-    await sendFile(req, res, deps.blobs.originalPath(version.checksum), {
+    await sendFile(req, res, await deps.blobs.openOriginal(version.checksum), {
       'Content-Type': 'application/pdf',
       'Content-Disposition': contentDisposition(version.file_name),
       'Cache-Control': IMMUTABLE,
@@ -105,23 +104,25 @@ const REVALIDATE = 'public, no-cache';
 const sendFile = async (
   req: IncomingMessage,
   res: ServerResponse,
-  path: string,
+  blob: OpenedBlob | null,
   headers: Record<string, string>,
 ) => {
-  const handle = await open(path, 'r').catch(() => null);
-  if (!handle) throw new NotFound('Not found');
+  if (!blob) throw new NotFound('Not found');
   try {
-    // Size and validators from the open descriptor: the bytes we send are this file's, even if the
-    // name is renamed over or removed while they go out.
-    const info = await handle.stat();
-    if (!info.isFile()) throw new NotFound('Not found');
-    const etag = `"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
-    const lastModified = info.mtime.toUTCString();
-    const answer = answerFor(req.headers, info.size, { etag, lastModified });
+    // Size and validators of the file as opened: the bytes we send are this file's (a directory's
+    // descriptor, a bucket's object under If-Match), even if it is replaced while they go out.
+    const etag = blob.etag;
+    const lastModified = blob.lastModified.toUTCString();
+    const answer = answerFor(req.headers, blob.size, { etag, lastModified });
     if (answer.status === 412) throw new AppError(412, 'Precondition failed');
     if (answer.status === 416) {
-      throw new AppError(416, 'Range not satisfiable', { 'Content-Range': `bytes */${info.size}` });
+      throw new AppError(416, 'Range not satisfiable', { 'Content-Range': `bytes */${blob.size}` });
     }
+    // Opened before any header goes out: a store failing here is still a JSON error.
+    const body =
+      answer.status === 304 || isHead(req) || answer.end < answer.start
+        ? null
+        : await blob.read(answer.start, answer.end);
     res.setHeader('ETag', etag);
     res.setHeader('Last-Modified', lastModified);
     res.setHeader('Cache-Control', headers['Cache-Control'] ?? REVALIDATE);
@@ -134,19 +135,22 @@ const sendFile = async (
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     res.setHeader('Accept-Ranges', 'bytes');
     const { start, end } = answer;
-    if (answer.status === 206) res.setHeader('Content-Range', `bytes ${start}-${end}/${info.size}`);
+    if (answer.status === 206) res.setHeader('Content-Range', `bytes ${start}-${end}/${blob.size}`);
     res.setHeader('Content-Length', end - start + 1);
     res.statusCode = answer.status;
-    if (isHead(req) || end < start) return void res.end();
-    await new Promise<void>((resolve, reject) => {
-      // `end` bounds the read to the length announced; autoClose off: the handle is closed below.
-      const stream = handle.createReadStream({ start, end, autoClose: false });
-      stream.on('error', reject);
-      res.on('close', resolve);
-      stream.pipe(res);
+    if (!body) return void res.end();
+    await new Promise<void>((resolve) => {
+      // A read failing midway (a disk error, the bucket going away) cuts the response short:
+      // the client sees fewer bytes than announced, never other bytes.
+      body.on('error', () => res.destroy());
+      res.on('close', () => {
+        body.destroy();
+        resolve();
+      });
+      body.pipe(res);
     });
   } finally {
-    await handle.close().catch(() => {});
+    await blob.close();
   }
 };
 

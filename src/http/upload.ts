@@ -10,7 +10,13 @@ import { finished, pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import type { ReceivedFile, ReceivedUpload } from '../app/received.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
-import { AppError, InsufficientStorage, InvalidInput, isOutOfSpace } from '../domain/errors.ts';
+import {
+  AppError,
+  BlobStoreUnavailable,
+  InsufficientStorage,
+  InvalidInput,
+  isOutOfSpace,
+} from '../domain/errors.ts';
 
 export const MAX_UPLOAD_BYTES = 512 * 1024 * 1024;
 const MAX_FIELD_BYTES = 64 * 1024;
@@ -124,8 +130,8 @@ export const receiveUpload = (
             : new InvalidInput(`Malformed multipart body: ${error.message}`),
         ),
       );
-      file = blobs.temporary().then(async ({ path, stream: out }) => {
-        temporaries.push(path);
+      file = blobs.temporary().then(async ({ ref, path, stream: out }) => {
+        temporaries.push(ref);
         const inspect = new Inspector();
         let truncated = false;
         stream.on('limit', () => {
@@ -134,6 +140,7 @@ export const receiveUpload = (
         await pipeline(stream, inspect, out);
         if (truncated) throw uploadTooLarge();
         return {
+          ref,
           path,
           name: cleanFileName(info.filename),
           mimeType: info.mimeType || 'application/octet-stream',
@@ -147,7 +154,7 @@ export const receiveUpload = (
         // The write stream failed and busboy's file stream was destroyed with it: busboy would
         // wait forever for it to be read, and so would the client. Stop reading the body now;
         // the 507 goes out with `Connection: close`, so the rest is never read.
-        if (isOutOfSpace(error)) {
+        if (isOutOfSpace(error) || error instanceof BlobStoreUnavailable) {
           req.unpipe(parser);
           parser.destroy(failure ?? error);
         }

@@ -1,4 +1,5 @@
 // Why a document could not be turned into pages, in words a person can act on.
+import { BlobStoreUnavailable } from '../domain/errors.ts';
 import { ToolFailure } from './poppler.ts';
 
 /** A document that cannot be turned into pages, with a reason a person can read. */
@@ -122,6 +123,11 @@ const STORAGE_WORDS =
 /** The StorageFailure this error really is, or null when it is about something else. */
 export const storageProblem = (error: unknown): StorageFailure | null => {
   if (error instanceof StorageFailure) return error;
+  if (error instanceof BlobStoreUnavailable) {
+    return new StorageFailure(
+      `The file store failed (${error.operation}): ${describeCause(error.cause)}`,
+    );
+  }
   const code = (error as NodeJS.ErrnoException | null)?.code;
   const message = String((error as Error | null)?.message ?? error);
   // Any errno (ENOSPC, EIO, ENOENT, EACCES, EMFILE...) comes from our own file operations on
@@ -130,6 +136,12 @@ export const storageProblem = (error: unknown): StorageFailure | null => {
     return new StorageFailure(`Writing the pages failed: ${message.split('\n')[0]?.slice(0, 300)}`);
   }
   return null;
+};
+
+const describeCause = (cause: unknown) => {
+  const e = cause as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
+  const status = e?.$metadata?.httpStatusCode;
+  return `${e?.name ?? 'Error'}${status ? ` ${status}` : ''}: ${String(e?.message ?? cause).slice(0, 200)}`;
 };
 
 /** A message without the server's file paths: reasons are shown to API clients. */

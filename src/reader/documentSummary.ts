@@ -1,7 +1,6 @@
 // What the reader's HTML needs of a version's document.json (docs/processing.md, "Document
 // structure"): the PDF's own title, its reading direction and its page labels. The file can be large (10,000 bookmarks, a list of links for every page), so it
 // is read once per version and kept small: a finished version's document.json never changes.
-import { readFile } from 'node:fs/promises';
 import type { BlobStore } from '../blobs/blobStore.ts';
 
 export type DocumentSummary = {
@@ -19,8 +18,8 @@ export const readDocumentSummary = async (
   versionId: string,
 ): Promise<DocumentSummary | null> => {
   if (cache.has(versionId)) return cache.get(versionId) ?? null;
-  const summary = await readFile(blobs.documentPath(versionId), 'utf8').then(
-    (text) => summarize(JSON.parse(text)),
+  const summary = await blobs.readDocument(versionId).then(
+    (text) => (text === null ? null : summarize(JSON.parse(text))),
     () => null,
   );
   // A missing file is not kept: it may be there on the next request (written just after).

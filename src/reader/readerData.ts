@@ -2,7 +2,6 @@
 // the newest version's pages ready so far. Public: the flipbook id in the URL is the share link.
 // The page text is not part of it (the HTML would grow with the book): only the first pages'
 // alternative text is; the whole text is read by `loadPageTexts`, for text.json and /text.
-import { readFile } from 'node:fs/promises';
 import { listPages, type PageRow } from '../../projections/pages.ts';
 import { findReaderFlipbook, readerVersion } from '../../projections/reader.ts';
 import type { Db } from '../../projections/readTable.ts';
@@ -24,8 +23,10 @@ export type ReaderBook = {
   /** Pages ready, and their sizes as runs: a 500-page book of one size is one run. */
   ready: number;
   runs: PageRun[];
-  /** `<pageBase><position>/mid.jpg`; null before any page is ready. */
+  /** `<pageBase>text.json`, `<pageBase><position>/words.json`; null before any page is ready. */
   pageBase: string | null;
+  /** `<imageBase><position>/mid.jpg` (the daemon's, or --blob-public-url's) */
+  imageBase: string | null;
   /** The text of the first pages (index 0 is page 1), for their images' alternative text. */
   leadTexts: string[];
   download: string | null;
@@ -91,6 +92,7 @@ export const loadReaderBook = async (
     ready: pages.length,
     runs: pageRuns(pages),
     pageBase: version && pages.length > 0 ? urls.pages(version.version_id) : null,
+    imageBase: version && pages.length > 0 ? urls.images(version.version_id) : null,
     leadTexts: lead.length
       ? Array.from({ length: Math.max(...lead.map((p) => p.position)) }, (_, i) =>
           String(texts.get(i + 1) ?? ''),
@@ -110,20 +112,20 @@ export const loadPageTexts = async (db: Db, blobs: BlobStore, versionId: string)
   return pages.map((p) => ({ n: p.position, text: texts.get(p.position) ?? '' }));
 };
 
-const readTexts = async (blobs: BlobStore, versionId: string, pages: PageRow[]) =>
-  new Map(
-    await Promise.all(
-      pages.map(
-        async (p) =>
-          [
-            p.position,
-            await readFile(blobs.pagePath(versionId, p.position, 'text.txt'), 'utf8').catch(
-              () => '',
-            ),
-          ] as const,
-      ),
-    ),
-  );
+/** 16 at a time: a bucket answers each with a request of its own. */
+const readTexts = async (blobs: BlobStore, versionId: string, pages: PageRow[]) => {
+  const texts = new Map<number, string>();
+  let next = 0;
+  const reader = async () => {
+    while (next < pages.length) {
+      const page = pages[next++] as PageRow;
+      const text = await blobs.readPageFile(versionId, page.position, 'text.txt').catch(() => null);
+      texts.set(page.position, text ?? '');
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(16, pages.length) }, reader));
+  return texts;
+};
 
 export const pageRuns = (pages: Pick<PageRow, 'position' | 'width' | 'height'>[]) => {
   const runs: PageRun[] = [];

@@ -29,13 +29,16 @@ export const altText = (position: number | string, text: string) => {
   return excerpt ? `Page ${position}: ${excerpt}` : `Page ${position}`;
 };
 
-/** Security headers for every reader response: a strict CSP, no third-party anything. */
-export const READER_HEADERS = {
+/**
+ * Security headers for every reader response: a strict CSP, no third-party anything (but the
+ * page images' origin when --blob-public-url puts them elsewhere).
+ */
+export const readerHeaders = (imageOrigin: string | null) => ({
   'Content-Security-Policy': [
     "default-src 'none'",
     "script-src 'self'",
     "style-src 'self'",
-    "img-src 'self'",
+    imageOrigin ? `img-src 'self' ${imageOrigin}` : "img-src 'self'",
     "connect-src 'self'",
     "base-uri 'none'",
     "form-action 'none'",
@@ -44,7 +47,7 @@ export const READER_HEADERS = {
   ].join('; '),
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'strict-origin-when-cross-origin',
-};
+});
 
 export const shell = (head: string, body: string) => `<!doctype html>
 <html lang="en">
@@ -127,7 +130,7 @@ export const pageImages = (book: ReaderBook, from: number, to: number) => {
     const height = Math.round(1000 * Math.min(1, h / w));
     for (let n = Math.max(first, from); n < first + count && n <= to; n++) {
       items.push(
-        `<img src="${escapeHtml(`${book.pageBase}${n}/mid.jpg`)}" width="${width}" height="${height}" loading="lazy" alt="Page ${escapeHtml(book.labelOf(n))}">`,
+        `<img src="${escapeHtml(`${book.imageBase}${n}/mid.jpg`)}" width="${width}" height="${height}" loading="lazy" alt="Page ${escapeHtml(book.labelOf(n))}">`,
       );
     }
   }
@@ -152,7 +155,7 @@ const noscriptPages = (book: ReaderBook, textPage: string, pageCount: number) =>
 export const readerPage = (book: ReaderBook) => {
   const title = escapeHtml(book.title);
   const first = book.runs[0]?.[0];
-  const cover = book.pageBase && first ? `${book.pageBase}${first}/mid.jpg` : null;
+  const cover = book.imageBase && first ? `${book.imageBase}${first}/mid.jpg` : null;
   const head = [
     `<title>${title}</title>`,
     book.description ? `<meta name="description" content="${escapeHtml(book.description)}">` : '',
@@ -193,6 +196,7 @@ export const readerPage = (book: ReaderBook) => {
     url: book.url,
     dir: book.direction,
     pageBase: book.pageBase,
+    imageBase: book.imageBase,
     runs: book.runs,
     labels: book.labelRuns,
     alts: book.leadTexts.map((text, i) => altText(book.labelOf(i + 1), text)),

@@ -15,12 +15,13 @@ import { sendBody } from '../http/sendBody.ts';
 import type { Routes } from '../http/server.ts';
 import { findAsset } from './assets.ts';
 import { loadPageTexts, loadReaderBook, readerStatus } from './readerData.ts';
-import { notFoundPage, READER_HEADERS, readerPage, unavailablePage } from './readerPage.ts';
+import { notFoundPage, readerHeaders, readerPage, unavailablePage } from './readerPage.ts';
 import { textPage } from './textPage.ts';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 export const mountReader = (routes: Routes, deps: { db: Db; blobs: BlobStore; urls: Urls }) => {
+  const sendHtml = htmlSender(deps.urls.imageOrigin);
   const book = (id = '', withLeadTexts = true) =>
     isUuid(id)
       ? loadReaderBook(deps.db, deps.blobs, deps.urls, id.toLowerCase(), withLeadTexts)
@@ -114,19 +115,21 @@ const decodeParam = (raw = '') => {
   }
 };
 
-const sendHtml = (req: IncomingMessage, res: ServerResponse, status: number, html: string) =>
-  sendBody(
-    req,
-    res,
-    status,
-    {
-      ...READER_HEADERS,
-      'Content-Type': 'text/html; charset=utf-8',
-      // Shows the active version: must be revalidated (its ETag) when another version is activated.
-      'Cache-Control': 'no-cache',
-    },
-    html,
-  );
+const htmlSender =
+  (imageOrigin: string | null) =>
+  (req: IncomingMessage, res: ServerResponse, status: number, html: string) =>
+    sendBody(
+      req,
+      res,
+      status,
+      {
+        ...readerHeaders(imageOrigin),
+        'Content-Type': 'text/html; charset=utf-8',
+        // Shows the active version: must be revalidated (its ETag) when another version is activated.
+        'Cache-Control': 'no-cache',
+      },
+      html,
+    );
 
 const sendJson = (req: IncomingMessage, res: ServerResponse, body: unknown, cache: string) =>
   sendBody(

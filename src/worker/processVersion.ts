@@ -6,13 +6,10 @@
 // attempt's files go and the job is tried again later. It throws only when the store fails, and
 // then the job's lease runs out and another attempt follows.
 import { randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { versionStatusById } from '../../projections/versions.ts';
 import { runFlipbookCommand } from '../app/commands.ts';
 import type { EventMetadata } from '../app/eventContext.ts';
-import { writeFileAtomically } from '../atomicFile.ts';
-import type { BlobStore } from '../blobs/blobStore.ts';
+import type { BlobStore, RenderTarget } from '../blobs/blobStore.ts';
 import type { PageSize } from '../domain/flipbook/flipbook.ts';
 import type { Logger } from '../log.ts';
 import { renderSecondsPerPage } from '../metrics.ts';
@@ -83,7 +80,42 @@ export const processVersion = async (
   );
 
   const started = performance.now();
-  const attemptDir = blobs.attemptDir(versionId, job.attempts);
+  // The original as a local file (a bucket's is fetched first), and where this attempt renders.
+  let original: Awaited<ReturnType<BlobStore['localOriginal']>>;
+  let target: RenderTarget;
+  try {
+    original = await blobs.localOriginal(job.checksum);
+    target = await blobs.renderTarget(versionId, job.attempts);
+  } catch (error) {
+    if (signal.aborted) return 'cancelled';
+    const storage = storageProblem(error);
+    if (!storage) throw error;
+    log.warn({ versionId, reason: storage.message }, 'processing deferred: storage failed');
+    return 'deferred';
+  }
+  // Pages go out (to a bucket) while the next ones render; each is recorded once it is out.
+  const publishing = new Set<Promise<void>>();
+  let publishFailure: unknown = null;
+  const publish = (page: { position: number; width: number; height: number }) => {
+    const out = target.publishPage(page.position).then(
+      () =>
+        progress.add({
+          pageId: idOf(page.position),
+          position: page.position,
+          width: page.width,
+          height: page.height,
+        }),
+      (error: unknown) => {
+        publishFailure ??= error;
+      },
+    );
+    publishing.add(out);
+    void out.finally(() => publishing.delete(out));
+  };
+  const published = async () => {
+    await Promise.all(publishing);
+    if (publishFailure) throw publishFailure;
+  };
   // The document's structure for the reader (title, direction, contents, page labels, links) is
   // read while the pages render, from when their text is known: run after rendering, its one
   // pdftotext -bbox pass held a core alone (0.7 s of the why3 manual's 6.5 s). Extraction never
@@ -93,7 +125,7 @@ export const processVersion = async (
   let structureMs = 0;
   const readStructure = (pageCount: number, pageTexts: string[]) => {
     const structureStarted = performance.now();
-    structure = readDocumentStructure(blobs.originalPath(job.checksum), {
+    structure = readDocumentStructure(original.path, {
       limits: deps.render.limits,
       signal: AbortSignal.any([signal, stopStructure.signal]),
       pageCount,
@@ -105,31 +137,24 @@ export const processVersion = async (
   };
   let pageCount = 0;
   try {
-    const result = await renderPdf(blobs.originalPath(job.checksum), attemptDir, {
+    const result = await renderPdf(original.path, target.dir, {
       ...deps.render,
       signal,
       onText: (texts) => void readStructure(pageCount, texts).catch(() => {}),
       onStart: async (geometry) => {
         pageCount = geometry.length;
-        await blobs.makeCurrent(versionId, attemptDir);
+        await target.activate();
         await command({
           type: 'StartProcessing',
           data: { versionId, attempt: job.attempts, pageCount: geometry.length, now: new Date() },
         });
       },
-      onPage: (page) =>
-        progress.add({
-          pageId: idOf(page.position),
-          position: page.position,
-          width: page.width,
-          height: page.height,
-        }),
+      onPage: publish,
     });
+    await published();
     await progress.finish();
     await Promise.all(
-      result.pages.map((page) =>
-        writeFileAtomically(join(attemptDir, String(page.position), 'text.txt'), page.text),
-      ),
+      result.pages.map((page) => target.writeFile(`${page.position}/text.txt`, page.text)),
     );
     // Beside the page folders. (Read here if the text never came: an extraction that failed.)
     const read = await (structure ??
@@ -138,7 +163,7 @@ export const processVersion = async (
         result.pages.map((page) => page.text),
       ));
     signal.throwIfAborted(); // an extraction cut short is not this version's structure
-    await writeFileAtomically(join(attemptDir, 'document.json'), JSON.stringify(read));
+    await target.writeFile('document.json', JSON.stringify(read));
     const first = result.pages[0];
     const { events } = await command({
       type: 'CompleteProcessing',
@@ -157,10 +182,11 @@ export const processVersion = async (
     });
     if (events.length === 0) {
       // Deleted while we rendered: nothing to show, so nothing to keep.
+      await target.abandon();
       await blobs.removePages(versionId);
       return 'cancelled';
     }
-    await blobs.pruneAttempts(versionId, attemptDir);
+    await target.finish();
     if (result.pages.length > 0) {
       renderSecondsPerPage.observe((performance.now() - started) / 1000 / result.pages.length);
     }
@@ -177,12 +203,13 @@ export const processVersion = async (
   } catch (error) {
     stopStructure.abort();
     await (structure as Promise<unknown> | null)?.catch(() => {});
+    await Promise.all(publishing);
     await progress.finish().catch(() => {});
     if (signal.aborted) {
       // Lost the lease or stopping: only this attempt's files go; another may be under way.
       // A deleted version's directory goes whole (a page finishing after the deletion made it
       // again).
-      await rm(attemptDir, { recursive: true, force: true });
+      await target.abandon();
       if ((await versionStatusById(store.db, versionId).catch(() => '')) === null) {
         await blobs.removePages(versionId);
       }
@@ -190,7 +217,7 @@ export const processVersion = async (
     }
     const storage = storageProblem(error);
     if (storage) {
-      await rm(attemptDir, { recursive: true, force: true }).catch(() => {});
+      await target.abandon().catch(() => {});
       // Its files vanished because the version was deleted (and we were not told in time):
       // nothing to try again.
       if ((await versionStatusById(store.db, versionId).catch(() => '')) === null) {
@@ -202,6 +229,7 @@ export const processVersion = async (
     }
     if (error instanceof RenderFailure) {
       log.info({ versionId, reason: error.message }, 'version failed');
+      await target.abandon().catch(() => {});
       await blobs.removePages(versionId); // partial output goes
       await command({
         type: 'FailProcessing',
@@ -210,6 +238,9 @@ export const processVersion = async (
       return 'error';
     }
     throw error;
+  } finally {
+    await target.release().catch(() => {});
+    await original.release().catch(() => {});
   }
 };
 

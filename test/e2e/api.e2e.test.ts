@@ -2,8 +2,6 @@
 // ../shared/spec/client-api-v1.md (paths, fields, status codes and error texts).
 // Processing does not exist yet, so a version is moved to `done` through the store directly.
 import { randomUUID } from 'node:crypto';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/store.ts';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
@@ -25,8 +23,8 @@ import {
   UUID_RE,
   unknownKey,
 } from '../support/apiHelpers.ts';
+import { storedKeys } from '../support/blobPlace.ts';
 import { flipbook } from '../support/cli.ts';
-import { tempDataDir } from '../support/databases.ts';
 import { STORE_KINDS } from '../support/stores.ts';
 
 // The spec's keys, plus exactly one addition: `direction` (docs/api.md, "Beyond the spec").
@@ -80,15 +78,13 @@ describe.each(STORE_KINDS)('Client API v1 on the %s store', (kind) => {
   let store: Store;
   let acme: Client;
   let globex: Client;
-  let blobTmp: string;
   // A key that expires a few seconds after the start; checked near the end of the suite.
   let expiring: { key: string; expiresAt: number; statusBefore: number | null };
 
   beforeAll(async () => {
     // The main suite makes far more than 120 requests a minute: no rate limit here.
-    const blobDir = kind === 'postgres' ? await tempDataDir() : null;
-    fx = await startApi(kind, ['--rate-limit', '0', ...(blobDir ? ['--blob-dir', blobDir] : [])]);
-    blobTmp = join(blobDir ?? join(fx.storeArgs[1] ?? '', 'blobs'), 'tmp');
+    // (on the postgres store, the blobs are in a bucket: the suite runs on both blob stores)
+    fx = await startApi(kind, ['--rate-limit', '0']);
     acme = client(fx.api, fx.key);
     const expiresAt = Date.now() + 4000;
     const issued = await flipbook([
@@ -815,7 +811,7 @@ describe.each(STORE_KINDS)('Client API v1 on the %s store', (kind) => {
       ).toEqual([]);
       expect((await acme.flipbook(flipbookId)).body.versions).toHaveLength(1);
       // refused uploads leave no temporary file behind
-      expect(readdirSync(blobTmp)).toEqual([]);
+      expect(await storedKeys(fx.blobPlace, 'tmp')).toEqual([]);
     });
 
     it('400 JSON for a multipart body that does not hold its declared boundary', async () => {

@@ -1,12 +1,11 @@
 // The worker writes each version's structure as document.json beside its page folders: the real
 // daemon processes a PDF written by hand (test/support/structuredPdf.ts) and one whose structure
 // cannot be read beyond its pages, and both are `done`.
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openBlobStore } from '../../src/blobs/blobStore.ts';
+import { openBlobStore } from '../../src/blobs/openBlobStore.ts';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
 import { client, createFlipbook, expectJson, pdf, sleep } from '../support/apiHelpers.ts';
 import { pdfBytes } from '../support/pdfWriter.ts';
@@ -38,8 +37,8 @@ const processed = async (file: { bytes: Uint8Array; name: string; type?: string 
     if (Date.now() > deadline) throw new Error('the version was not processed in time');
     await sleep(100);
   }
-  const blobs = await openBlobStore(blobDir);
-  const stored = JSON.parse(readFileSync(blobs.documentPath(versionId), 'utf8'));
+  const blobs = await openBlobStore({ blobDir });
+  const stored = JSON.parse((await blobs.readDocument(versionId)) ?? 'null');
   // served to the reader as it is stored: immutable once done, compressed when asked
   const served = await fetch(`${fx.daemon.url}/files/pages/${versionId}/document.json`, {
     headers: { 'accept-encoding': 'gzip' },

@@ -1,6 +1,9 @@
 // A running daemon on a fresh store with a workspace and an API key: what every API test needs.
+import { inject } from 'vitest';
+import { type BlobPlace, placeOf } from './blobPlace.ts';
 import { type Daemon, flipbook, startDaemon } from './cli.ts';
-import { tempDataDir } from './databases.ts';
+import { S3_ENV } from './s3Env.ts';
+import { freshBucket } from './s3Server.ts';
 import { type StoreKind, storeOptions } from './stores.ts';
 
 export type ApiFixture = {
@@ -11,6 +14,12 @@ export type ApiFixture = {
   workspaceId: string;
   /** --data-dir/--database-url arguments for admin commands on the same store */
   storeArgs: string[];
+  /** the blob store's flags (none: the data dir's), for workers and `flipbook blobs` */
+  blobArgs: string[];
+  /** 'dir' or 's3': on the postgres store the daemon keeps its blobs in a bucket */
+  blobKind: 'dir' | 's3';
+  /** where the blobs are, for tests that look: a directory, or a bucket on the test S3 server */
+  blobPlace: BlobPlace;
   /** creates another workspace on the same store and returns a key for it */
   newWorkspace: (
     name: string,
@@ -28,12 +37,19 @@ export const startApi = async (
   const storeArgs = options.dataDir
     ? ['--data-dir', options.dataDir]
     : ['--database-url', options.databaseUrl ?? ''];
-  // With an external database, blobs would default to ./data/blobs: keep tests out of the repo.
-  const blobArgs =
-    options.dataDir || serveArgs.includes('--blob-dir') ? [] : ['--blob-dir', await tempDataDir()];
+  // The embedded store keeps its blobs in its data dir; the postgres store in a fresh bucket on
+  // the run's S3 server, so the suite runs on both blob stores (a test that looks at files on
+  // disk names its --blob-dir).
+  const chosen = serveArgs.includes('--blob-dir') || serveArgs.includes('--blob-url');
+  const blobArgs = options.dataDir || chosen ? [] : (await freshBucket(inject('s3Endpoint'))).args;
+  const blobPlace = placeOf([...storeArgs, ...blobArgs, ...serveArgs]);
+  const blobKind = blobPlace.kind;
   // No processing unless a test asks for it, so versions stay where the test puts them.
   const workerArgs = serveArgs.includes('--workers') ? [] : ['--workers', '0'];
-  const daemon = await startDaemon([...storeArgs, ...blobArgs, ...workerArgs, ...serveArgs], env);
+  const daemon = await startDaemon([...storeArgs, ...blobArgs, ...workerArgs, ...serveArgs], {
+    ...S3_ENV,
+    ...env,
+  });
   const newWorkspace = async (name: string, plan: 'team' | 'free' = 'team') => {
     const created = await flipbook([
       'workspace',
@@ -60,6 +76,9 @@ export const startApi = async (
     key: first.key,
     workspaceId: first.workspaceId,
     storeArgs,
+    blobArgs,
+    blobKind,
+    blobPlace,
     newWorkspace,
     stop: async () => {
       await daemon.stop();

@@ -1,6 +1,7 @@
 // Runs the real `flipbook` command (bin/flipbook on the project's Node 24) as a child process.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import { S3_ENV } from './s3Env.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const NODE = resolve(ROOT, 'node_modules/.bin/node');
@@ -13,7 +14,7 @@ export const flipbook = (args: string[], env: NodeJS.ProcessEnv = {}): Promise<C
     execFile(
       NODE,
       [FLIPBOOK, ...args],
-      { cwd: ROOT, env: { ...process.env, DATABASE_URL: '', ...env }, timeout: 60_000 },
+      { cwd: ROOT, env: { ...process.env, DATABASE_URL: '', ...S3_ENV, ...env }, timeout: 60_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         done({ code, stdout, stderr });
@@ -34,7 +35,7 @@ export const startDaemon = (args: string[], env: NodeJS.ProcessEnv = {}): Promis
   new Promise((done, fail) => {
     const child = spawn(NODE, [FLIPBOOK, 'serve', '--port', '0', ...args], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: '', ...env },
+      env: { ...process.env, DATABASE_URL: '', ...S3_ENV, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

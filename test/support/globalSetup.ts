@@ -3,11 +3,14 @@
 import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
 import { startPostgresServer } from './postgresServer.ts';
+import { startS3Server } from './s3Server.ts';
 import { stopStrayServers } from './strayServers.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     pgUrl: string;
+    /** the run's S3-protocol server (s3rver), for the bucket store */
+    s3Endpoint: string;
     /** names this run's temporary data directories (see strayServers.ts) */
     runId: string;
   }
@@ -19,10 +22,13 @@ export default async function setup(project: TestProject) {
   const ms = Math.round(performance.now() - startedAt);
   if (process.env.FLIPBOOK_TEST_DEBUG) console.info(`test PostgreSQL on ${server.url} (${ms} ms)`);
   project.provide('pgUrl', server.url);
+  const s3 = await startS3Server();
+  project.provide('s3Endpoint', s3.endpoint);
   const runId = randomBytes(4).toString('hex');
   project.provide('runId', runId);
   return async () => {
     await stopStrayServers(runId);
     await server.stop();
+    await s3.stop();
   };
 }

@@ -6,7 +6,7 @@ import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { runFlipbookCommand } from '../../src/app/commands.ts';
-import { openBlobStore } from '../../src/blobs/blobStore.ts';
+import { openBlobStore } from '../../src/blobs/openBlobStore.ts';
 import { openStore } from '../../src/store/store.ts';
 import type { ApiFixture } from './apiFixture.ts';
 import { markDone } from './apiHelpers.ts';
@@ -48,8 +48,9 @@ export const makeBook = async (
   const dataDir = fx.storeArgs[1] as string;
   const flipbookId = randomUUID();
   const versionId = randomUUID();
-  const blobs = await openBlobStore(join(dataDir, 'blobs'));
-  const attempt = blobs.attemptDir(versionId, 1);
+  const blobs = await openBlobStore({ blobDir: join(dataDir, 'blobs') });
+  const target = await blobs.renderTarget(versionId, 1);
+  const attempt = target.dir;
   const sample = join(attempt, 'sample.jpg');
   const writePages = async (from: number, to: number) => {
     for (let n = from; n <= to; n++) {
@@ -109,7 +110,7 @@ export const makeBook = async (
       },
       TEST_METADATA,
     );
-    await blobs.makeCurrent(versionId, attempt);
+    await target.activate();
     await sharp({ create: { width: 1000, height: 1294, channels: 3, background: '#fafafa' } })
       .jpeg()
       .toFile(sample);

@@ -2,55 +2,66 @@ import type { Command } from 'commander';
 import { runDaemon, StartupError } from '../../daemon.ts';
 import { DEFAULT_RATE_LIMIT } from '../../http/rateLimit.ts';
 import { defaultLanes } from '../../worker/renderSettings.ts';
+import { type BlobFlags, checkBlobFlags, withBlobOptions } from '../blobOptions.ts';
 import { CliError, EXIT } from '../client/cliErrors.ts';
 import { flagInteger } from '../flagInteger.ts';
 import { type StoreFlags, withStoreOptions } from '../storeOptions.ts';
 
 export const registerServe = (program: Command) => {
-  withStoreOptions(
-    program
-      .command('serve')
-      .description('run the flipbook daemon (HTTP API, reader, processing)')
-      .option('--port <port>', 'TCP port', '8080')
-      .option('--host <host>', 'address to listen on', '127.0.0.1')
-      .option('--public-url <url>', 'base of every absolute URL the API returns')
-      .option('--blob-dir <dir>', 'where originals and page images go (default: <data-dir>/blobs)')
-      .option(
-        '--rate-limit <n>',
-        'API requests per minute per client IP; 0 turns it off',
-        String(DEFAULT_RATE_LIMIT),
-      )
-      .option('--trust-proxy', 'take the client IP from X-Forwarded-For (behind a reverse proxy)')
-      .option(
-        '--no-client-info',
-        "do not record clients' IP addresses and user agents in the audit trail (personal data)",
-      )
-      .option(
-        '--webhook-allow-private',
-        'let webhooks reach loopback, private and link-local addresses (tests, private networks)',
-      )
-      .option(
-        '--keep-alive-timeout <seconds>',
-        'how long an idle keep-alive connection stays open; above your load balancer’s idle timeout',
-        '65',
-      )
-      .option('--grace <seconds>', 'on SIGTERM, how long requests in flight may finish', '30')
-      .option('--workers <n>', 'processing lanes in this daemon (0: none)', String(defaultLanes())),
+  withBlobOptions(
+    withStoreOptions(
+      program
+        .command('serve')
+        .description('run the flipbook daemon (HTTP API, reader, processing)')
+        .option('--port <port>', 'TCP port', '8080')
+        .option('--host <host>', 'address to listen on', '127.0.0.1')
+        .option('--public-url <url>', 'base of every absolute URL the API returns')
+        .option(
+          '--blob-public-url <url>',
+          "where the bucket's page images are public (a CDN): the API's image URLs point there",
+        )
+        .option(
+          '--rate-limit <n>',
+          'API requests per minute per client IP; 0 turns it off',
+          String(DEFAULT_RATE_LIMIT),
+        )
+        .option('--trust-proxy', 'take the client IP from X-Forwarded-For (behind a reverse proxy)')
+        .option(
+          '--no-client-info',
+          "do not record clients' IP addresses and user agents in the audit trail (personal data)",
+        )
+        .option(
+          '--webhook-allow-private',
+          'let webhooks reach loopback, private and link-local addresses (tests, private networks)',
+        )
+        .option(
+          '--keep-alive-timeout <seconds>',
+          'how long an idle keep-alive connection stays open; above your load balancer’s idle timeout',
+          '65',
+        )
+        .option('--grace <seconds>', 'on SIGTERM, how long requests in flight may finish', '30')
+        .option(
+          '--workers <n>',
+          'processing lanes in this daemon (0: none)',
+          String(defaultLanes()),
+        ),
+    ),
   ).action(
     async (
-      flags: StoreFlags & {
-        port: string;
-        host: string;
-        publicUrl?: string;
-        blobDir?: string;
-        rateLimit: string;
-        trustProxy?: boolean;
-        webhookAllowPrivate?: boolean;
-        clientInfo: boolean;
-        workers: string;
-        grace: string;
-        keepAliveTimeout: string;
-      },
+      flags: StoreFlags &
+        BlobFlags & {
+          port: string;
+          host: string;
+          publicUrl?: string;
+          blobPublicUrl?: string;
+          rateLimit: string;
+          trustProxy?: boolean;
+          webhookAllowPrivate?: boolean;
+          clientInfo: boolean;
+          workers: string;
+          grace: string;
+          keepAliveTimeout: string;
+        },
     ) => {
       const port = flagInteger('--port', flags.port, 0, 65535);
       const rateLimit = flagInteger('--rate-limit', flags.rateLimit, 0, 1_000_000);
@@ -63,6 +74,13 @@ export const registerServe = (program: Command) => {
       const keyUsageIntervalMs = usageInterval
         ? flagInteger('FLIPBOOK_KEY_USAGE_INTERVAL_MS', usageInterval, 0, 86_400_000)
         : undefined;
+      checkBlobFlags(flags);
+      if (flags.blobPublicUrl && !/^https?:\/\/[^/]+/.test(flags.blobPublicUrl)) {
+        throw new CliError(
+          EXIT.usage,
+          `--blob-public-url must be an http(s) URL, got "${flags.blobPublicUrl}"`,
+        );
+      }
       if (flags.publicUrl && !/^https?:\/\/[^/]/.test(flags.publicUrl)) {
         throw new CliError(
           EXIT.usage,

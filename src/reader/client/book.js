@@ -32,7 +32,8 @@ export const createBook = (data) => {
       const page = pages.get(n) ?? nearest(pages, n);
       return page && page.w > 0 && page.h > 0 ? page.w / page.h : 0.75;
     },
-    url: (n, file) => `${data.pageBase}${n}/${file}`,
+    // Images may come from elsewhere (--blob-public-url); the JSON files are the daemon's.
+    url: (n, file) => `${file.endsWith('.jpg') ? data.imageBase : data.pageBase}${n}/${file}`,
   };
 
   /** Every ready page's text (a Map), fetched once, when search or an alt text first needs it. */

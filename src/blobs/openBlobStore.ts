@@ -1,0 +1,28 @@
+// Which blob store a command runs on: a directory (the default, <data-dir>/blobs or --blob-dir)
+// or an S3-compatible bucket (--blob-url s3://bucket[/prefix]).
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defaultBlobDir } from '../store/location.ts';
+import type { BlobStore } from './blobStore.ts';
+import { openDirStore } from './dirStore.ts';
+import { openS3Store } from './s3Store.ts';
+
+export type BlobOptions = {
+  dataDir?: string;
+  blobDir?: string;
+  blobUrl?: string;
+  s3Endpoint?: string;
+  s3PathStyle?: boolean;
+};
+
+export const openBlobStore = (options: BlobOptions): Promise<BlobStore> => {
+  if (!options.blobUrl) return openDirStore(options.blobDir ?? defaultBlobDir(options.dataDir));
+  if (options.blobDir) throw new Error('--blob-dir and --blob-url name two stores: give one');
+  return openS3Store({
+    url: options.blobUrl,
+    ...(options.s3Endpoint ? { endpoint: options.s3Endpoint } : {}),
+    pathStyle: options.s3PathStyle ?? false,
+    // Renders and local copies of originals: beside the embedded database if there is one.
+    scratchDir: options.dataDir ? join(options.dataDir, 'scratch') : join(tmpdir(), 'flipbook'),
+  });
+};

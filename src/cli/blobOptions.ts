@@ -1,0 +1,45 @@
+// Every command that reads or writes blobs takes the same flags: a directory (the default) or an
+// S3-compatible bucket, whose region and credentials come from the AWS SDK's usual chain
+// (AWS_REGION, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, profiles).
+import type { Command } from 'commander';
+import type { BlobOptions } from '../blobs/openBlobStore.ts';
+import { parseS3Url } from '../blobs/s3Store.ts';
+import { CliError, EXIT } from './client/cliErrors.ts';
+
+export type BlobFlags = Omit<BlobOptions, 'dataDir'>;
+
+export const withBlobOptions = (command: Command) =>
+  command
+    .option('--blob-dir <dir>', 'where originals and page images go (default: <data-dir>/blobs)')
+    .option('--blob-url <url>', 'keep them in an S3-compatible bucket: s3://BUCKET[/PREFIX]')
+    .option(
+      '--s3-endpoint <url>',
+      "the bucket's endpoint, for stores other than AWS (default: $AWS_ENDPOINT_URL_S3)",
+    )
+    .option(
+      '--s3-path-style',
+      'address the bucket in the path, not the host name (MinIO, Ceph...)',
+    );
+
+/** Refuses impossible combinations before anything starts. */
+export const checkBlobFlags = (flags: BlobFlags) => {
+  if (flags.blobUrl && flags.blobDir) {
+    throw new CliError(EXIT.usage, '--blob-dir and --blob-url name two stores: give one');
+  }
+  if (flags.blobUrl) {
+    try {
+      parseS3Url(flags.blobUrl);
+    } catch (error) {
+      throw new CliError(EXIT.usage, `--blob-url: ${(error as Error).message}`);
+    }
+  }
+  if (flags.s3Endpoint && !/^https?:\/\/[^/]/.test(flags.s3Endpoint)) {
+    throw new CliError(
+      EXIT.usage,
+      `--s3-endpoint must be an http(s) URL, got "${flags.s3Endpoint}"`,
+    );
+  }
+  if (!flags.blobUrl && (flags.s3Endpoint || flags.s3PathStyle)) {
+    throw new CliError(EXIT.usage, '--s3-endpoint and --s3-path-style need --blob-url s3://...');
+  }
+};

@@ -1,0 +1,47 @@
+// A real S3-protocol server for tests (s3rver: multipart uploads, ranges, copies, batch deletes),
+// on a free loopback port with its own directory. The global setup starts one for the run; a
+// test that takes the store away starts its own.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import S3rver from 's3rver';
+import { S3_ENV } from './s3Env.ts';
+
+export { S3_ENV };
+
+export type S3Server = { endpoint: string; stop: () => Promise<void> };
+
+export const startS3Server = async (port = 0): Promise<S3Server> => {
+  const directory = await mkdtemp(join(tmpdir(), 'flipbook-s3rver-'));
+  const server = new S3rver({ address: '127.0.0.1', port, silent: true, directory });
+  const address = (await server.run()) as { port: number };
+  return {
+    endpoint: `http://127.0.0.1:${address.port}`,
+    stop: async () => {
+      await server.close();
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
+};
+
+/** A fresh bucket on the server; the flags that put a daemon or worker on it. */
+export const freshBucket = async (endpoint: string) => {
+  const bucket = `test-${randomBytes(6).toString('hex')}`;
+  const client = new S3Client({
+    endpoint,
+    forcePathStyle: true,
+    region: S3_ENV.AWS_REGION,
+    credentials: {
+      accessKeyId: S3_ENV.AWS_ACCESS_KEY_ID,
+      secretAccessKey: S3_ENV.AWS_SECRET_ACCESS_KEY,
+    },
+  });
+  await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  client.destroy();
+  return {
+    bucket,
+    args: ['--blob-url', `s3://${bucket}`, '--s3-endpoint', endpoint, '--s3-path-style'],
+  };
+};
