@@ -350,19 +350,27 @@ export const openS3Store = async (options: S3StoreOptions): Promise<BlobStore> =
       return found;
     },
     listPageFolders: async () => {
-      // Every object, not CommonPrefixes: some S3-compatible stores list delimiters poorly,
-      // and the sweep wants the folders of versions that are gone, which are few.
-      const seen = new Set<string>();
-      for await (const object of list(`${prefix}pages/`)) {
-        const versionId = object.key.slice(`${prefix}pages/`.length).split('/')[0] ?? '';
-        if (UUID.test(versionId)) seen.add(versionId);
-      }
-      return [...seen].map(
-        (versionId): PageFolder => ({
-          versionId,
-          ref: `${prefix}pages/${versionId}/`,
-        }),
-      );
+      // One entry per version (the delimiter's common prefixes), not every page's objects.
+      const found: PageFolder[] = [];
+      let token: string | undefined;
+      do {
+        const page = await must('list', () =>
+          client.send(
+            new ListObjectsV2Command({
+              Bucket: bucket,
+              Prefix: `${prefix}pages/`,
+              Delimiter: '/',
+              ContinuationToken: token,
+            }),
+          ),
+        );
+        for (const common of page.CommonPrefixes ?? []) {
+          const versionId = (common.Prefix ?? '').slice(`${prefix}pages/`.length, -1);
+          if (UUID.test(versionId)) found.push({ versionId, ref: common.Prefix as string });
+        }
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+      return found;
     },
     removeListed: async (ref) => {
       if (ref.endsWith('/')) return removePrefix(ref);

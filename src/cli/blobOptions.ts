@@ -22,7 +22,7 @@ export const withBlobOptions = (command: Command) =>
     );
 
 /** Refuses impossible combinations before anything starts. */
-export const checkBlobFlags = (flags: BlobFlags) => {
+export const checkBlobFlags = (flags: BlobFlags, s3Elsewhere = false) => {
   if (flags.blobUrl && flags.blobDir) {
     throw new CliError(EXIT.usage, '--blob-dir and --blob-url name two stores: give one');
   }
@@ -39,7 +39,7 @@ export const checkBlobFlags = (flags: BlobFlags) => {
       `--s3-endpoint must be an http(s) URL, got "${flags.s3Endpoint}"`,
     );
   }
-  if (!flags.blobUrl && (flags.s3Endpoint || flags.s3PathStyle)) {
+  if (!flags.blobUrl && !s3Elsewhere && (flags.s3Endpoint || flags.s3PathStyle)) {
     throw new CliError(EXIT.usage, '--s3-endpoint and --s3-path-style need --blob-url s3://...');
   }
 };

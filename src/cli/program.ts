@@ -6,6 +6,7 @@ import { AppError, InvalidInput } from '../domain/errors.ts';
 import { StoreError } from '../store/storeError.ts';
 import { CliError } from './client/cliErrors.ts';
 import { registerAudit } from './commands/audit.ts';
+import { registerBlobs } from './commands/blobs.ts';
 import { registerDownload } from './commands/download.ts';
 import { registerEvents } from './commands/events.ts';
 import { registerKey } from './commands/key.ts';
@@ -44,6 +45,7 @@ registerEvents(program);
 registerReplay(program);
 registerWebhook(program);
 registerWorker(program);
+registerBlobs(program);
 registerDownload(program);
 registerAudit(program);
 

@@ -4,8 +4,7 @@
 // requests on file URLs, and the CLI's edit/archive/unarchive/delete with their exit codes. Real
 // daemon (one worker, no rate limit), real PostgreSQL, real poppler, real HTTP.
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +22,7 @@ import {
   SMALL_PDF,
   send,
 } from '../support/apiHelpers.ts';
+import { storedKeys } from '../support/blobPlace.ts';
 import { flipbook } from '../support/cli.ts';
 import { STORE_KINDS } from '../support/stores.ts';
 
@@ -46,7 +46,11 @@ const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest(
 describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
   let fx: ApiFixture;
   let c: Client;
-  let blobDir: string;
+  /** whether any of the version's page files, or the original, is stored */
+  const hasPages = async (versionId: string) =>
+    (await storedKeys(fx.blobPlace, `pages/${versionId}`)).length > 0;
+  const hasOriginal = async (sum: string) =>
+    (await storedKeys(fx.blobPlace, 'originals')).includes(`${sum.slice(0, 2)}/${sum}.pdf`);
   let cliHome: string;
 
   const patch = (id: string, body: unknown, headers: Record<string, string> = {}) =>
@@ -86,14 +90,13 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
     });
 
   beforeAll(async () => {
-    blobDir = await mkdtemp(join(tmpdir(), 'flipbook-manage-blobs-'));
     cliHome = await mkdtemp(join(tmpdir(), 'flipbook-manage-cli-'));
-    fx = await startApi(kind, ['--workers', '1', '--rate-limit', '0', '--blob-dir', blobDir]);
+    // the embedded store keeps its blobs in a directory, the postgres store in a bucket
+    fx = await startApi(kind, ['--workers', '1', '--rate-limit', '0']);
     c = client(fx.api, fx.key);
   });
   afterAll(async () => {
     await fx?.stop();
-    await rm(blobDir, { recursive: true, force: true });
     await rm(cliHome, { recursive: true, force: true });
   });
 
@@ -410,11 +413,9 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
 
   it('deletes a flipbook: 200, then every request about it and its files 404, its blobs gone, its events kept', async () => {
     const book = await processed({ title: 'Doomed', slug: 'doomed' }, OWN_PDF);
-    const pagesDir = join(blobDir, 'pages', book.versionId);
     const sum = sha256(corpus(OWN_PDF));
-    const originalFile = join(blobDir, 'originals', sum.slice(0, 2), `${sum}.pdf`);
-    expect(existsSync(pagesDir)).toBe(true);
-    expect(existsSync(originalFile)).toBe(true);
+    expect(await hasPages(book.versionId)).toBe(true);
+    expect(await hasOriginal(sum)).toBe(true);
     const url = (await c.flipbook(book.flipbookId)).body.url as string;
 
     const deleted = await c.del(`/flipbooks/${book.flipbookId}`);
@@ -439,8 +440,8 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
     for (const path of [book.page, book.text, book.original]) {
       expect((await web(path)).status, path).toBe(404);
     }
-    expect(existsSync(pagesDir)).toBe(false);
-    expect(existsSync(originalFile)).toBe(false);
+    expect(await hasPages(book.versionId)).toBe(false);
+    expect(await hasOriginal(sum)).toBe(false);
     // the slug is free again
     expectJson(await c.create(pdf(SMALL_PDF), { slug: 'doomed' }), 201);
 
@@ -458,21 +459,20 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
     const one = await processed({ title: 'Shared one' }, SHARED_PDF);
     const two = await processed({ title: 'Shared two' }, SHARED_PDF);
     const sum = sha256(corpus(SHARED_PDF));
-    const originalFile = join(blobDir, 'originals', sum.slice(0, 2), `${sum}.pdf`);
     expectJson(await c.del(`/flipbooks/${one.flipbookId}`), 200);
-    expect(existsSync(join(blobDir, 'pages', one.versionId))).toBe(false);
-    expect(existsSync(join(blobDir, 'pages', two.versionId))).toBe(true);
+    expect(await hasPages(one.versionId)).toBe(false);
+    expect(await hasPages(two.versionId)).toBe(true);
     expect((await web(one.original)).status).toBe(404);
     const kept = await web(two.original);
     expect(kept.status).toBe(200);
     expect(new Uint8Array(await kept.arrayBuffer())).toEqual(corpus(SHARED_PDF));
-    expect(existsSync(originalFile)).toBe(true);
+    expect(await hasOriginal(sum)).toBe(true);
     // (the range test's flipbook uses these bytes too; delete every user of them)
     const users = (await c.list('per_page=100')).body.flipbooks.filter((f: Json) =>
       ['Shared two', 'Ranges'].includes(f.title),
     );
     for (const f of users) expectJson(await c.del(`/flipbooks/${f.id}`), 200);
-    expect(existsSync(originalFile)).toBe(false);
+    expect(await hasOriginal(sum)).toBe(false);
   });
 
   it('frees a place in the plan: a free workspace at its 10-flipbook limit can create again after a delete', async () => {
@@ -558,12 +558,8 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
 
   it('stops a running render when its flipbook is deleted; the daemon stays up and goes on', async () => {
     const { flipbookId, versionId } = await createFlipbook(c, { title: 'Long' }, pdf(LONG_PDF));
-    const pagesDir = join(blobDir, 'pages', versionId);
     // some pages written, most still to come (184 pages)
-    await waitFor('the render to be under way', async () => {
-      const files = await readdir(pagesDir).catch(() => []);
-      return files.length > 0;
-    });
+    await waitFor('the render to be under way', () => hasPages(versionId));
     expect((await c.status(flipbookId, versionId)).body.status).toBe('processing');
     expectJson(await c.del(`/flipbooks/${flipbookId}`), 200);
 
@@ -573,7 +569,7 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
     expect((await fetch(`${fx.daemon.url}/healthz`)).status).toBe(200);
     expect(fx.daemon.process.exitCode).toBeNull();
     // nothing of the stopped render was left behind or recorded after the deletion
-    await waitFor('the stopped render to leave no files', async () => !existsSync(pagesDir));
+    await waitFor('the stopped render to leave no files', async () => !(await hasPages(versionId)));
     const trail = JSON.parse(
       (await flipbook(['events', flipbookId, '--json', ...fx.storeArgs])).stdout,
     ) as Json[];

@@ -2,7 +2,7 @@
 // worker` processes, observed only from outside (HTTP, the `flipbook events` CLI, the blob dir).
 // Every process started here is stopped in afterAll, failures included.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +19,7 @@ import {
   SMALL_PDF,
   sleep,
 } from '../support/apiHelpers.ts';
+import { storedKeys } from '../support/blobPlace.ts';
 import { FLIPBOOK, flipbook, NODE, ROOT } from '../support/cli.ts';
 import { tempDataDir } from '../support/databases.ts';
 
@@ -174,18 +175,23 @@ const pageFile = (base: string, versionId: string, position: number, file: strin
 
 // ---- 1-3: the daemon's own workers ----------------------------------------------------------
 
-describe('processing inside the daemon (embedded store, --workers 2)', () => {
+// On both blob stores: the embedded store's directory, and a bucket beside the postgres store.
+describe.each([
+  ['embedded', 'a directory'],
+  ['postgres', 'a bucket'],
+] as const)('processing inside the daemon (%s store, blobs in %s, --workers 2)', (kind, _blobs) => {
   let fx: ApiFixture;
   let c: Client;
-  let blobDir: string;
+  /** whether any file of the version is stored */
+  const hasFiles = async (versionId: string) =>
+    (await storedKeys(fx.blobPlace, `pages/${versionId}`)).length > 0;
   // set by the first test, used by the ones after it
   let flipbookId = '';
   let v1 = '';
 
   beforeAll(async () => {
-    fx = await startApi('embedded', [...NO_RATE_LIMIT, '--workers', '2']);
+    fx = await startApi(kind, [...NO_RATE_LIMIT, '--workers', '2']);
     c = client(fx.api, fx.key);
-    blobDir = join(fx.storeArgs[1] ?? '', 'blobs');
   });
   afterAll(async () => {
     await fx?.stop();
@@ -322,16 +328,16 @@ describe('processing inside the daemon (embedded store, --workers 2)', () => {
       ['max.jpg', 'mid.jpg', 'min.jpg', 'text.txt'].map((f) => pageFile(fx.daemon.url, v1, p, f)),
     );
     for (const url of v1Files) expect((await fetch(url)).status, url).toBe(200);
-    expect(existsSync(join(blobDir, 'pages', v1))).toBe(true);
+    expect(await hasFiles(v1)).toBe(true);
 
     const removed = await c.remove(flipbookId, v1);
     expectJson(removed, 200);
     expect(removed.body).toEqual({ success: true });
     for (const url of v1Files) expect((await fetch(url)).status, url).toBe(404);
-    expect(existsSync(join(blobDir, 'pages', v1))).toBe(false);
+    expect(await hasFiles(v1)).toBe(false);
     // The remaining version is untouched.
     expect((await fetch(pageFile(fx.daemon.url, v2, 1, 'max.jpg'))).status).toBe(200);
-    expect(existsSync(join(blobDir, 'pages', v2))).toBe(true);
+    expect(await hasFiles(v2)).toBe(true);
   });
 
   it('records a password-protected PDF as an error and goes on processing', async () => {
@@ -378,7 +384,7 @@ describe('processing inside the daemon (embedded store, --workers 2)', () => {
     while (renderers().length > 0 && Date.now() - deletedAt < 5_000) await sleep(100);
     expect(renderers(), 'renderers left 5 s after the deletion').toEqual([]);
     await sleep(500); // the worker removes its attempt directory as it stops
-    expect(existsSync(join(blobDir, 'pages', long.versionId))).toBe(false);
+    expect(await hasFiles(long.versionId)).toBe(false);
 
     // It stopped because it was told, not because its files vanished under it.
     const said = fx.daemon
@@ -463,16 +469,17 @@ describe('processing inside the daemon (embedded store, --workers 2)', () => {
 
 // ---- 4: several worker processes ------------------------------------------------------------
 
-describe('two `flipbook worker` processes on one PostgreSQL database', () => {
+describe('two `flipbook worker` processes on one PostgreSQL database and one bucket', () => {
   let fx: ApiFixture;
   let c: Client;
   let workerArgs: string[];
 
   beforeAll(async () => {
-    const blobDir = await tempDataDir();
-    fx = await startApi('postgres', [...NO_RATE_LIMIT, '--blob-dir', blobDir]); // the fixture adds --workers 0
+    // No shared directory: the daemon and the workers meet in the database and the bucket.
+    fx = await startApi('postgres', NO_RATE_LIMIT); // the fixture adds --workers 0
+    expect(fx.blobKind).toBe('s3');
     c = client(fx.api, fx.key);
-    workerArgs = [...fx.storeArgs, '--blob-dir', blobDir, '--workers', '2'];
+    workerArgs = [...fx.storeArgs, ...fx.blobArgs, '--workers', '2'];
     await Promise.all([startWorker(workerArgs), startWorker(workerArgs)]);
   });
   afterAll(async () => {

@@ -1,8 +1,10 @@
 // A real S3-protocol server for tests (s3rver: multipart uploads, ranges, copies, batch deletes),
 // on a free loopback port with its own directory. The global setup starts one for the run; a
-// test that takes the store away starts its own.
+// test that takes the store away starts its own, and brings it back on the same port and
+// directory (so the buckets and objects are still there).
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
@@ -11,17 +13,33 @@ import { S3_ENV } from './s3Env.ts';
 
 export { S3_ENV };
 
-export type S3Server = { endpoint: string; stop: () => Promise<void> };
+export type S3Server = {
+  endpoint: string;
+  port: number;
+  /** where s3rver keeps the buckets: `<directory>/<bucket>/<key>._S3rver_object` */
+  directory: string;
+  /** closes the server at once (connections in flight are cut, as when a store goes away) */
+  stop: () => Promise<void>;
+};
 
-export const startS3Server = async (port = 0): Promise<S3Server> => {
-  const directory = await mkdtemp(join(tmpdir(), 'flipbook-s3rver-'));
-  const server = new S3rver({ address: '127.0.0.1', port, silent: true, directory });
+/**
+ * `directory`: an existing one to serve (a restart keeps the buckets); it stays the caller's, and
+ * `stop` leaves it. Without it, a fresh one that `stop` removes.
+ */
+export const startS3Server = async (port = 0, directory?: string): Promise<S3Server> => {
+  const dir = directory ?? (await mkdtemp(join(tmpdir(), 'flipbook-s3rver-')));
+  const server = new S3rver({ address: '127.0.0.1', port, silent: true, directory: dir });
   const address = (await server.run()) as { port: number };
   return {
     endpoint: `http://127.0.0.1:${address.port}`,
+    port: address.port,
+    directory: dir,
     stop: async () => {
-      await server.close();
-      await rm(directory, { recursive: true, force: true });
+      const closed = server.close();
+      // close() waits for open connections (a client's keep-alive, an upload): cut them.
+      (server as unknown as { httpServer?: Server }).httpServer?.closeAllConnections();
+      await closed;
+      if (!directory) await rm(dir, { recursive: true, force: true });
     },
   };
 };
