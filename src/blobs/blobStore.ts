@@ -95,6 +95,17 @@ export type BlobStore = {
   close: () => Promise<void>;
 };
 
+/**
+ * The original a version needs is not in the store (removed by hand, a restore without its
+ * blobs): no retry will bring it, so processing records it as the version's failure.
+ */
+export class OriginalMissing extends Error {
+  override name = 'OriginalMissing';
+  constructor() {
+    super('The uploaded PDF is missing from the file store');
+  }
+}
+
 export const SHA256 = /^[0-9a-f]{64}$/;
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const FILES = new Set(['max.jpg', 'mid.jpg', 'min.jpg', 'text.txt', 'words.json']);

@@ -29,6 +29,7 @@ import {
   counted,
   isStoreKey,
   type OpenedBlob,
+  OriginalMissing,
   originalKey,
   type PageFile,
   pageKey,
@@ -92,7 +93,14 @@ export const openDirStore = async (dir: string): Promise<BlobStore> => {
       if (made) await syncPath(join(root, 'originals')); // the new folder's own entry
     },
     discard: (path) => rm(path, { force: true }),
-    localOriginal: async (sha256) => ({ path: originalPath(sha256), release: async () => {} }),
+    localOriginal: async (sha256) => {
+      const info = await stat(originalPath(sha256)).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') throw new OriginalMissing();
+        throw error;
+      });
+      if (!info.isFile()) throw new OriginalMissing();
+      return { path: originalPath(sha256), release: async () => {} };
+    },
     openOriginal: (sha256) => openFile(originalPath(sha256)),
     removeOriginal: (sha256) => rm(originalPath(sha256), { force: true }),
     renderTarget: async (versionId, attempt) => {

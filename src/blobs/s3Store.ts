@@ -35,6 +35,7 @@ import {
   counted,
   isStoreKey,
   type OpenedBlob,
+  OriginalMissing,
   originalKey,
   pageKey,
   UUID,
@@ -98,13 +99,17 @@ export const s3Client = (options: { endpoint?: string; pathStyle?: boolean }) =>
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     maxAttempts: 3,
-    // A store that stops answering is a failure within seconds, not a hung request.
-    requestHandler: { connectionTimeout: 5_000, requestTimeout: 30_000 },
+    // A store that stops answering is a failure within seconds, not a hung request: 5 s to
+    // connect, 10 s of silence (a socket idle, not a transfer's length), three tries.
+    requestHandler: { connectionTimeout: 5_000, requestTimeout: 10_000 },
   });
 };
 
 const isMissing = (error: unknown) => {
   const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  // The bucket itself missing is the store's failure, not the object's absence (a HEAD's 404
+  // cannot tell them apart: /readyz's listing does).
+  if (e?.name === 'NoSuchBucket') return false;
   return (
     e?.name === 'NoSuchKey' ||
     e?.name === 'NotFound' ||
@@ -230,9 +235,10 @@ export const openS3Store = async (options: S3StoreOptions): Promise<BlobStore> =
   /** upload key -> its local spool */
   const spools = new Map<string, string>();
   const originals = localCopies(join(scratch, 'originals'), async (sha256, to) => {
-    const object = await must('get', () =>
+    const object = await call('get', () =>
       client.send(new GetObjectCommand({ Bucket: bucket, Key: prefix + originalKey(sha256) })),
     );
+    if (!object) throw new OriginalMissing();
     await pipeline(object.Body as Readable, createWriteStream(to, { flags: 'wx' })).catch(
       (error: unknown) => {
         // A local disk's errno is the local disk's; the rest is the store going away mid-read.

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { versionStatusById } from '../../projections/versions.ts';
 import { runFlipbookCommand } from '../app/commands.ts';
 import type { EventMetadata } from '../app/eventContext.ts';
-import type { BlobStore, RenderTarget } from '../blobs/blobStore.ts';
+import { type BlobStore, OriginalMissing, type RenderTarget } from '../blobs/blobStore.ts';
 import type { PageSize } from '../domain/flipbook/flipbook.ts';
 import type { Logger } from '../log.ts';
 import { renderSecondsPerPage } from '../metrics.ts';
@@ -88,6 +88,14 @@ export const processVersion = async (
     target = await blobs.renderTarget(versionId, job.attempts);
   } catch (error) {
     if (signal.aborted) return 'cancelled';
+    if (error instanceof OriginalMissing) {
+      log.warn({ versionId, checksum: job.checksum }, 'version failed: its original is missing');
+      await command({
+        type: 'FailProcessing',
+        data: { versionId, reason: error.message, now: new Date() },
+      });
+      return 'error';
+    }
     const storage = storageProblem(error);
     if (!storage) throw error;
     log.warn({ versionId, reason: storage.message }, 'processing deferred: storage failed');

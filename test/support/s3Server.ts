@@ -2,7 +2,7 @@
 // on a free loopback port with its own directory. The global setup starts one for the run; a
 // test that takes the store away starts its own, and brings it back on the same port and
 // directory (so the buckets and objects are still there).
-import { randomBytes } from 'node:crypto';
+import crypto, { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,21 @@ import S3rver from 's3rver';
 import { S3_ENV } from './s3Env.ts';
 
 export { S3_ENV };
+
+// s3rver signs its continuation tokens (a listing cut short by MaxKeys or at 1000 keys) with
+// single DES, which OpenSSL 3 keeps in its legacy provider: on Node 24 every truncated listing was
+// a 500 (the blob store's readiness check, MaxKeys=1, failed on any bucket of 2 objects or more).
+// Triple DES under the key repeated thrice is the same cipher, and is in the default provider.
+type CipherFactory = (algorithm: string, key: Buffer, ...rest: unknown[]) => unknown;
+const singleDesAsTriple =
+  (make: CipherFactory): CipherFactory =>
+  (algorithm, key, ...rest) =>
+    algorithm === 'des' && key.length === 8
+      ? make('des-ede3-cbc', Buffer.concat([key, key, key]), ...rest)
+      : make(algorithm, key, ...rest);
+const patchable = crypto as unknown as Record<'createCipheriv' | 'createDecipheriv', CipherFactory>;
+patchable.createCipheriv = singleDesAsTriple(patchable.createCipheriv.bind(crypto));
+patchable.createDecipheriv = singleDesAsTriple(patchable.createDecipheriv.bind(crypto));
 
 export type S3Server = {
   endpoint: string;
