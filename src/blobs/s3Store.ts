@@ -234,6 +234,8 @@ export const openS3Store = async (options: S3StoreOptions): Promise<BlobStore> =
 
   /** upload key -> its local spool */
   const spools = new Map<string, string>();
+  /** uploads committed and not yet discarded by their request */
+  const committed = new Set<string>();
   const originals = localCopies(join(scratch, 'originals'), async (sha256, to) => {
     const object = await call('get', () =>
       client.send(new GetObjectCommand({ Bucket: bucket, Key: prefix + originalKey(sha256) })),
@@ -276,16 +278,20 @@ export const openS3Store = async (options: S3StoreOptions): Promise<BlobStore> =
           ),
         );
       }
-      await remove(key);
+      // The original is stored: a temporary left behind is only the sweep's, never an error.
+      await remove(key).catch(() => undefined);
       // The spooled copy serves this process's workers: no download before the first page.
       const spool = spools.get(key);
       spools.delete(key);
+      committed.add(key);
       if (spool) await originals.adopt(sha256, spool);
     },
     discard: async (key) => {
       const spool = spools.get(key);
       spools.delete(key);
       if (spool) await rm(spool, { force: true });
+      // Committed (the spool went with it): the temporary is already gone, nothing to ask.
+      else if (committed.delete(key)) return;
       await remove(key);
     },
     localOriginal: (sha256) => originals.get(sha256),

@@ -44,7 +44,8 @@ export const mountUploadRoutes = (routes: Routes, kit: Kit) => {
       Object.assign(fields, rest);
       return await work({ ...upload, fields: rest });
     } finally {
-      if (upload.file) await deps.blobs.discard(upload.file.ref);
+      // (best effort: a failed removal must not turn a stored upload into an error)
+      if (upload.file) await deps.blobs.discard(upload.file.ref).catch(() => undefined);
     }
   };
 

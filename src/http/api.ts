@@ -70,7 +70,8 @@ export const mountApi = (
       try {
         return await work(req, caller, upload);
       } finally {
-        if (upload.file) await deps.blobs.discard(upload.file.ref);
+        // (best effort: a failed removal must not turn a stored upload into an error)
+        if (upload.file) await deps.blobs.discard(upload.file.ref).catch(() => undefined);
       }
     };
 

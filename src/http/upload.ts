@@ -164,7 +164,10 @@ export const receiveUpload = (
     parser.on('partsLimit', () => fail(new InvalidInput('Too many parts in the multipart body')));
     parser.on('fieldsLimit', () => fail(new InvalidInput('Too many fields in the multipart body')));
 
-    const cleanUp = () => Promise.all(temporaries.map((p) => blobs.discard(p)));
+    // Best effort: the answer must go out even when the store is what failed; a temporary left
+    // behind is the sweep's (`flipbook blobs gc`).
+    const cleanUp = () =>
+      Promise.all(temporaries.map((ref) => blobs.discard(ref).catch(() => undefined)));
     // A client that goes away mid-upload never sees an answer; anything else that breaks the
     // parse is a malformed body.
     let clientGone = false;
