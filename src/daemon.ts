@@ -6,7 +6,7 @@ import { setMeta } from '../projections/meta.ts';
 import { clockFromEnv } from './app/clock.ts';
 import { DEFAULT_KEY_USAGE_INTERVAL_MS, keyUsageRecorder } from './app/keyUsage.ts';
 import { urlsFor } from './app/urls.ts';
-import { openBlobStore } from './blobs/openBlobStore.ts';
+import { openCheckedBlobStore } from './blobs/openBlobStore.ts';
 import { startBlobSweep } from './blobs/sweep.ts';
 import { mountDashboard } from './dashboard/routes.ts';
 import { mountApi, readsBody } from './http/api.ts';
@@ -87,7 +87,10 @@ export const runDaemon = async (options: DaemonOptions) => {
   });
   const clock = clockFromEnv();
   const store = await openStore({ dataDir: options.dataDir, databaseUrl: options.databaseUrl });
-  const blobs = await openBlobStore(options);
+  const blobs = await openCheckedBlobStore(options).catch(async (error: Error) => {
+    await store.close();
+    throw new StartupError(error.message);
+  });
   jobGauge(() => countJobs(store.db));
   /** Why the daemon cannot do its work now (/readyz), or null. */
   const notReady = async (): Promise<string | null> => {

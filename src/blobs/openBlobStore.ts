@@ -2,6 +2,7 @@
 // or an S3-compatible bucket (--blob-url s3://bucket[/prefix]).
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BlobStoreUnavailable } from '../domain/errors.ts';
 import { defaultBlobDir } from '../store/location.ts';
 import type { BlobStore } from './blobStore.ts';
 import { openDirStore } from './dirStore.ts';
@@ -13,6 +14,24 @@ export type BlobOptions = {
   blobUrl?: string;
   s3Endpoint?: string;
   s3PathStyle?: boolean;
+};
+
+/**
+ * Opens the store and, for a bucket, asks it once: a wrong bucket, endpoint or key is said at
+ * start, in words, instead of every upload and render failing later.
+ */
+export const openCheckedBlobStore = async (options: BlobOptions): Promise<BlobStore> => {
+  const store = await openBlobStore(options);
+  if (store.kind === 's3') {
+    try {
+      await store.check();
+    } catch (error) {
+      await store.close();
+      const detail = error instanceof BlobStoreUnavailable ? error.detail : String(error);
+      throw new Error(`the blob store ${store.describe} is unavailable: ${detail}`);
+    }
+  }
+  return store;
 };
 
 export const openBlobStore = (options: BlobOptions): Promise<BlobStore> => {

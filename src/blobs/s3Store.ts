@@ -300,7 +300,8 @@ export const openS3Store = async (options: S3StoreOptions): Promise<BlobStore> =
       await remove(prefix + originalKey(sha256));
     },
     renderTarget: async (versionId) => {
-      const dir = join(scratch, `render-${randomUUID()}`);
+      // Named after the version: an operator (or a test) can tell whose render it is.
+      const dir = join(scratch, `render-${versionId}-${randomUUID().slice(0, 8)}`);
       const version = prefix + versionKey(versionId);
       return {
         dir,

@@ -71,6 +71,7 @@ export class InsufficientStorage extends AppError {
 export class BlobStoreUnavailable extends AppError {
   override name = 'BlobStoreUnavailable';
   override readonly cause: unknown;
+  readonly operation: string;
   constructor(operation: string, cause: unknown) {
     super(503, 'The file store is unavailable; try again later', {
       'Retry-After': '5',
@@ -79,7 +80,19 @@ export class BlobStoreUnavailable extends AppError {
     this.cause = cause;
     this.operation = operation;
   }
-  readonly operation: string;
+
+  /** what the store said, for a person (logs, a command's message): its error name and words */
+  get detail(): string {
+    const e = this.cause as {
+      name?: string;
+      message?: string;
+      code?: string;
+      $metadata?: { httpStatusCode?: number };
+    };
+    const status = e?.$metadata?.httpStatusCode;
+    const name = e?.code ?? e?.name ?? 'Error';
+    return `${name}${status ? ` (HTTP ${status})` : ''}: ${String(e?.message ?? this.cause).slice(0, 300)}`;
+  }
 }
 
 /**

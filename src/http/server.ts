@@ -12,7 +12,12 @@ import {
 } from 'node:http';
 import type { Duplex } from 'node:stream';
 import polka from 'polka';
-import { AppError, InsufficientStorage, isOutOfSpace } from '../domain/errors.ts';
+import {
+  AppError,
+  BlobStoreUnavailable,
+  InsufficientStorage,
+  isOutOfSpace,
+} from '../domain/errors.ts';
 import type { Logger } from '../log.ts';
 import { httpDuration, httpRequests } from '../metrics.ts';
 import { beginRequest, type ContextOptions } from './requestContext.ts';
@@ -57,6 +62,12 @@ export const createHttpServer = (
     const error = isOutOfSpace(cause) ? new InsufficientStorage() : (asUnavailable(cause) ?? cause);
     if (error instanceof InsufficientStorage) {
       log.error({ err: cause, url: req.url }, 'out of storage space');
+    } else if (error instanceof BlobStoreUnavailable) {
+      // The daemon says what failed: the operation and the bucket's own error.
+      log.error(
+        { operation: error.operation, cause: error.detail, url: req.url },
+        'the blob store failed',
+      );
     } else if (error !== cause) {
       log.error({ err: cause, url: req.url }, 'service unavailable');
     }

@@ -124,9 +124,7 @@ const STORAGE_WORDS =
 export const storageProblem = (error: unknown): StorageFailure | null => {
   if (error instanceof StorageFailure) return error;
   if (error instanceof BlobStoreUnavailable) {
-    return new StorageFailure(
-      `The file store failed (${error.operation}): ${describeCause(error.cause)}`,
-    );
+    return new StorageFailure(`The file store failed (${error.operation}): ${error.detail}`);
   }
   const code = (error as NodeJS.ErrnoException | null)?.code;
   const message = String((error as Error | null)?.message ?? error);
@@ -136,12 +134,6 @@ export const storageProblem = (error: unknown): StorageFailure | null => {
     return new StorageFailure(`Writing the pages failed: ${message.split('\n')[0]?.slice(0, 300)}`);
   }
   return null;
-};
-
-const describeCause = (cause: unknown) => {
-  const e = cause as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
-  const status = e?.$metadata?.httpStatusCode;
-  return `${e?.name ?? 'Error'}${status ? ` ${status}` : ''}: ${String(e?.message ?? cause).slice(0, 200)}`;
 };
 
 /** A message without the server's file paths: reasons are shown to API clients. */

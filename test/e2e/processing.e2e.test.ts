@@ -1,7 +1,6 @@
 // Processing, end to end: real uploads rendered by the real daemon and by separate `flipbook
 // worker` processes, observed only from outside (HTTP, the `flipbook events` CLI, the blob dir).
 // Every process started here is stopped in afterAll, failures included.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -20,8 +19,9 @@ import {
   sleep,
 } from '../support/apiHelpers.ts';
 import { storedKeys } from '../support/blobPlace.ts';
-import { FLIPBOOK, flipbook, NODE, ROOT } from '../support/cli.ts';
+import { flipbook } from '../support/cli.ts';
 import { tempDataDir } from '../support/databases.ts';
+import { started, startWorker, stopWorkers } from '../support/workers.ts';
 
 const TRACEMONKEY = 'vec_tracemonkey.pdf'; // 14 pages, Letter
 const ENCRYPTED = 'enc_issue3371.pdf'; // needs a user password
@@ -34,69 +34,6 @@ const SHORT_LEASE_MS = 5_000;
 const NO_RATE_LIMIT = ['--rate-limit', '0'];
 
 // ---- processes ------------------------------------------------------------------------------
-
-type Worker = {
-  child: ChildProcess;
-  pid: number;
-  logs: () => string;
-  stop: () => Promise<void>;
-};
-
-const started: Worker[] = [];
-
-/**
- * Starts `flipbook worker` in its own process group (so the pdftoppm children a SIGKILL orphans
- * can be reaped afterwards) and waits for its ready line.
- */
-const startWorker = (args: string[], env: NodeJS.ProcessEnv = {}): Promise<Worker> =>
-  new Promise((done, fail) => {
-    const child = spawn(NODE, [FLIPBOOK, 'worker', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    let output = '';
-    const exited = new Promise<void>((r) => child.once('exit', () => r()));
-    const worker: Worker = {
-      child,
-      pid: child.pid ?? 0,
-      logs: () => output,
-      stop: async () => {
-        if (child.exitCode === null && child.signalCode === null) {
-          child.kill('SIGTERM');
-          const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-          await exited;
-          clearTimeout(timer);
-        }
-        // Whatever is left in its group (pdftoppm orphaned by a SIGKILL) goes too.
-        try {
-          process.kill(-worker.pid, 'SIGKILL');
-        } catch {
-          // the group is empty
-        }
-      },
-    };
-    started.push(worker);
-    const timer = setTimeout(() => fail(new Error(`worker not ready in 30 s:\n${output}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('"flipbook worker ready"')) {
-        clearTimeout(timer);
-        done(worker);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      fail(new Error(`worker exited with ${code ?? signal}:\n${output}`));
-    });
-  });
-
-const stopWorkers = async () => {
-  await Promise.all(started.splice(0).map((w) => w.stop()));
-};
 
 // ---- observing ------------------------------------------------------------------------------
 

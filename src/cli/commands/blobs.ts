@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import pino from 'pino';
 import { copyBlobs } from '../../blobs/copy.ts';
-import { openBlobStore } from '../../blobs/openBlobStore.ts';
+import { openCheckedBlobStore } from '../../blobs/openBlobStore.ts';
 import { sweepBlobs } from '../../blobs/sweep.ts';
 import { type BlobFlags, checkBlobFlags, withBlobOptions } from '../blobOptions.ts';
 import { CliError, EXIT } from '../client/cliErrors.ts';
@@ -31,7 +31,9 @@ export const registerBlobs = (program: Command) => {
     ),
   ).action(async (flags: StoreFlags & BlobFlags & { dryRun?: boolean; json?: boolean }) => {
     checkBlobFlags(flags);
-    const store = await openBlobStore(flags);
+    const store = await openCheckedBlobStore(flags).catch((error: Error) => {
+      throw new CliError(EXIT.failure, error.message);
+    });
     try {
       const report = await withStore(flags, (db) =>
         sweepBlobs(db, store, QUIET, new Date(), undefined, flags.dryRun ?? false),
@@ -83,14 +85,18 @@ export const registerBlobs = (program: Command) => {
         `--to must be s3://BUCKET[/PREFIX] or a directory, got "${flags.to}"`,
       );
     }
-    const from = await openBlobStore(flags);
-    const to = await openBlobStore({
+    const from = await openCheckedBlobStore(flags).catch((error: Error) => {
+      throw new CliError(EXIT.failure, error.message);
+    });
+    const to = await openCheckedBlobStore({
       ...destination,
       ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
+    }).catch(async (error: Error) => {
+      await from.close();
+      throw new CliError(EXIT.failure, error.message);
     });
     let failures = 0;
     try {
-      await to.check();
       let shown = Date.now();
       const report = await copyBlobs(from, to, {
         onProgress: (r) => {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { openBlobStore } from '../../blobs/openBlobStore.ts';
+import { openCheckedBlobStore } from '../../blobs/openBlobStore.ts';
 import { startBlobSweep } from '../../blobs/sweep.ts';
 import { installLastResort } from '../../lastResort.ts';
 import { logger } from '../../log.ts';
@@ -8,6 +8,7 @@ import { openStore } from '../../store/store.ts';
 import { defaultLanes, renderOptionsFor } from '../../worker/renderSettings.ts';
 import { startWorkers, workerOptions } from '../../worker/workerPool.ts';
 import { type BlobFlags, checkBlobFlags, withBlobOptions } from '../blobOptions.ts';
+import { CliError, EXIT } from '../client/cliErrors.ts';
 import { flagInteger } from '../flagInteger.ts';
 import { type StoreFlags, withStoreOptions } from '../storeOptions.ts';
 
@@ -27,7 +28,10 @@ export const registerWorker = (program: Command) => {
     installLastResort(logger);
     void sweepWrapperDirs().catch(() => {});
     const store = await openStore({ dataDir: flags.dataDir, databaseUrl: flags.databaseUrl });
-    const blobs = await openBlobStore(flags);
+    const blobs = await openCheckedBlobStore(flags).catch(async (error: Error) => {
+      await store.close();
+      throw new CliError(EXIT.failure, error.message);
+    });
     const sweep = startBlobSweep(store, blobs, logger);
     const pool = startWorkers(
       { store, blobs, log: logger, render: renderOptionsFor(lanes) },
