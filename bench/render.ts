@@ -1,6 +1,10 @@
 // bench/render: the service's processing speed against the rendition a person would script by hand.
 //
-//   npm run bench:render [-- file.pdf ...]     (files from ../shared/corpus by default)
+//   npm run bench:render [-- [--s3] file.pdf ...]     (files from ../shared/corpus by default)
+//
+// With --s3, the daemon keeps its blobs in a bucket on an S3-protocol server this script starts
+// (s3rver, as the tests do): the worker uploads each page as it finishes, and page 1 is fetched
+// through the daemon from the bucket.
 //
 // For each document, in one run: (a) one plain `pdftoppm -jpeg -scale-to 2000` process over all
 // pages (one rendition, no text); (b) the service from upload to `done`, with three renditions and
@@ -13,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { flipbook, startDaemon } from '../test/support/cli.ts';
 import { CORPUS } from '../test/support/corpus.ts';
+import { freshBucket, startS3Server } from '../test/support/s3Server.ts';
 import { cpuMs, cpuSplitMs } from './cpuTime.ts';
 
 const DEFAULT_FILES = ['text_why3-manual.pdf', 'vec_asymptote.pdf', 'img_GS9_Color_Management.pdf'];
@@ -59,6 +64,10 @@ const firstAnswer = async (url: string, since: number, signal: AbortSignal) => {
   return Number.NaN;
 };
 
+const args = process.argv.slice(2);
+const onS3 = args.includes('--s3');
+const s3 = onS3 ? await startS3Server() : null;
+
 const service = async (pdf: string) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-data-'));
   const store = ['--data-dir', dataDir];
@@ -68,7 +77,8 @@ const service = async (pdf: string) => {
   if (issued.code !== 0) throw new Error(`key create: ${issued.stderr}`);
   const key = JSON.parse(issued.stdout).key;
   // One lane: the whole machine for the one document, as for the pdftoppm baseline.
-  const daemon = await startDaemon([...store, '--workers', '1', '--rate-limit', '0']);
+  const blobs = s3 ? (await freshBucket(s3.endpoint)).args : [];
+  const daemon = await startDaemon([...store, ...blobs, '--workers', '1', '--rate-limit', '0']);
   let peakRssKb = 0;
   const sampler = setInterval(async () => {
     const status = await readFile(`/proc/${daemon.process.pid}/status`, 'utf8').catch(() => '');
@@ -140,7 +150,9 @@ const service = async (pdf: string) => {
   }
 };
 
-const files = process.argv.slice(2).length > 0 ? process.argv.slice(2) : DEFAULT_FILES;
+const named = args.filter((a) => a !== '--s3');
+const files = named.length > 0 ? named : DEFAULT_FILES;
+if (onS3) console.log(`blobs in a bucket on s3rver (${s3?.endpoint})`);
 console.log(
   'document                         pages  pdftoppm(a)  service(b)  (b)/(a)   cpu(a)   cpu(b)  cpu(b)/(a)  daemon  page 1  pages/s   render   text  store  struct     RSS',
 );
@@ -180,3 +192,4 @@ console.log(
     'spent in the daemon process itself (receiving the upload, events, HTTP, watching renders).',
   ].join('\n'),
 );
+await s3?.stop();
