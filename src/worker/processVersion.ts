@@ -104,6 +104,7 @@ export const processVersion = async (
   // Pages go out (to a bucket) while the next ones render; each is recorded once it is out.
   const publishing = new Set<Promise<void>>();
   let publishFailure: unknown = null;
+  const stopRender = new AbortController();
   const publish = (page: { position: number; width: number; height: number }) => {
     const out = target.publishPage(page.position).then(
       () =>
@@ -115,6 +116,7 @@ export const processVersion = async (
         }),
       (error: unknown) => {
         publishFailure ??= error;
+        stopRender.abort(); // the store failed: rendering on would only be thrown away
       },
     );
     publishing.add(out);
@@ -147,7 +149,7 @@ export const processVersion = async (
   try {
     const result = await renderPdf(original.path, target.dir, {
       ...deps.render,
-      signal,
+      signal: AbortSignal.any([signal, stopRender.signal]),
       onText: (texts) => void readStructure(pageCount, texts).catch(() => {}),
       onStart: async (geometry) => {
         pageCount = geometry.length;
@@ -208,10 +210,12 @@ export const processVersion = async (
       'version processed',
     );
     return 'done';
-  } catch (error) {
+  } catch (thrown) {
     stopStructure.abort();
     await (structure as Promise<unknown> | null)?.catch(() => {});
     await Promise.all(publishing);
+    // A page that could not be stored stopped the render: that, not the stop, is what happened.
+    const error = publishFailure ?? thrown;
     await progress.finish().catch(() => {});
     if (signal.aborted) {
       // Lost the lease or stopping: only this attempt's files go; another may be under way.
