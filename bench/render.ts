@@ -93,6 +93,8 @@ const service = async (pdf: string) => {
     const cpuBefore = await cpuMs(pid);
     const splitBefore = await cpuSplitMs(pid);
     const started = performance.now();
+    // This process's own CPU meanwhile: the S3-protocol server's, with --s3.
+    const benchCpuBefore = process.cpuUsage();
     const created = await fetch(`${daemon.url}/api/v1/flipbooks`, {
       method: 'POST',
       headers,
@@ -122,6 +124,8 @@ const service = async (pdf: string) => {
     while (!ended()) await new Promise((r) => setTimeout(r, 10));
     const ms = performance.now() - started;
     const cpu = (await cpuMs(pid)) - cpuBefore;
+    const bench = process.cpuUsage(benchCpuBefore);
+    const serverCpu = (bench.user + bench.system) / 1000;
     const splitAfter = await cpuSplitMs(pid);
     const own = splitAfter.own - splitBefore.own;
     const res = await fetch(
@@ -142,7 +146,16 @@ const service = async (pdf: string) => {
       if (!line) await new Promise((r) => setTimeout(r, 50));
     }
     const timings = (line ? JSON.parse(line).timings : {}) as Timings;
-    return { ms, cpu, own, pages, timings, firstPageMs, peakRssMb: Math.round(peakRssKb / 1024) };
+    return {
+      ms,
+      cpu,
+      own,
+      serverCpu,
+      pages,
+      timings,
+      firstPageMs,
+      peakRssMb: Math.round(peakRssKb / 1024),
+    };
   } finally {
     clearInterval(sampler);
     await daemon.stop();
@@ -154,7 +167,7 @@ const named = args.filter((a) => a !== '--s3');
 const files = named.length > 0 ? named : DEFAULT_FILES;
 if (onS3) console.log(`blobs in a bucket on s3rver (${s3?.endpoint})`);
 console.log(
-  'document                         pages  pdftoppm(a)  service(b)  (b)/(a)   cpu(a)   cpu(b)  cpu(b)/(a)  daemon  page 1  pages/s   render   text  store  struct     RSS',
+  `document                         pages  pdftoppm(a)  service(b)  (b)/(a)   cpu(a)   cpu(b)  cpu(b)/(a)  daemon  page 1  pages/s   render   text  store  struct     RSS${onS3 ? '  s3 cpu' : ''}`,
 );
 for (const name of files) {
   const pdf = resolve(CORPUS, name);
@@ -179,6 +192,7 @@ for (const name of files) {
       `${seconds(t.storeMs)} s`.padStart(6),
       `${seconds(t.structureMs)} s`.padStart(7),
       `${b.peakRssMb} MB`.padStart(7),
+      ...(onS3 ? [`${seconds(b.serverCpu)} s`.padStart(7)] : []),
     ].join(' '),
   );
 }
@@ -190,6 +204,9 @@ console.log(
     'cpu: user + system time of pdftoppm (a) and of the daemon with its poppler processes (b):',
     'on 2 cores, (b)/(a) <= 0.9 needs cpu(b)/(a) <= 1.8 at the least. daemon: the part of cpu(b)',
     'spent in the daemon process itself (receiving the upload, events, HTTP, watching renders).',
+    ...(onS3
+      ? ['s3 cpu: the S3-protocol server (s3rver, in this process) meanwhile: not in cpu(b).']
+      : []),
   ].join('\n'),
 );
 await s3?.stop();
