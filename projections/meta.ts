@@ -14,3 +14,16 @@ export const setMeta = async (db: Db, key: string, value: string) => {
 export const getMeta = async (db: Db, key: string) =>
   (await db.query<{ value: string }>('SELECT value FROM flipbook_meta WHERE key = $1', [key]))
     .rows[0]?.value ?? null;
+
+/**
+ * This installation's id: made once, by the first process that asks, and kept with the data
+ * (a dump and restore carries it; a replay leaves flipbook_meta alone). The blob store is marked
+ * with it, so a sweep never takes one database's files for another's leftovers.
+ */
+export const installationId = async (db: Db): Promise<string> => {
+  await db.query(
+    `INSERT INTO flipbook_meta (key, value) VALUES ('installation_id', gen_random_uuid()::text)
+     ON CONFLICT (key) DO NOTHING`,
+  );
+  return (await getMeta(db, 'installation_id')) as string;
+};

@@ -4,6 +4,8 @@
 // (./s3Store.ts). Keys are made here, from hashes, ids and positions we generate or validate,
 // never from anything a client sends.
 import type { Readable, Writable } from 'node:stream';
+import { BlobStoreUnavailable } from '../domain/errors.ts';
+import { logger } from '../log.ts';
 import { blobStoreErrors } from '../metrics.ts';
 import type { Original, PageFolder, Temporary } from './listing.ts';
 
@@ -90,6 +92,12 @@ export type BlobStore = {
   readKey: (key: string) => Promise<Readable>;
   writeKey: (key: string, body: Readable, size: number) => Promise<void>;
   hasKey: (key: string) => Promise<number | null>;
+  /**
+   * The store's owner mark (`flipbook-store.json` at its root): which installation's database its
+   * files belong to. null if unmarked.
+   */
+  readMark: () => Promise<string | null>;
+  writeMark: (content: string) => Promise<void>;
   /** throws unless the store answers and takes writes (readiness) */
   check: () => Promise<void>;
   close: () => Promise<void>;
@@ -135,6 +143,22 @@ export const isStoreKey = (key: string) =>
     key,
   );
 
+/** Removals whose callers go on without them (the deletion is recorded): logged here. */
+const REMOVALS = new Set(['removePages', 'removeOriginal', 'discard']);
+
+const failed = (operation: string, error: unknown) => {
+  blobStoreErrors.inc({ operation });
+  if (REMOVALS.has(operation)) {
+    logger.warn(
+      {
+        operation,
+        cause: error instanceof BlobStoreUnavailable ? error.detail : String(error),
+      },
+      'the blob store could not remove files: `flipbook blobs gc` (or the next start) will',
+    );
+  }
+};
+
 /**
  * The store with its failures counted by operation (`flipbook_blob_store_errors_total`): a disk
  * filling up or a bucket going away shows in the metrics before anyone reads the logs.
@@ -150,13 +174,13 @@ export const counted = (store: BlobStore): BlobStore =>
               const result = (value as (...a: unknown[]) => unknown)(...args);
               if (result instanceof Promise) {
                 return result.catch((error: unknown) => {
-                  blobStoreErrors.inc({ operation });
+                  failed(operation, error);
                   throw error;
                 });
               }
               return result;
             } catch (error) {
-              blobStoreErrors.inc({ operation });
+              failed(operation, error);
               throw error;
             }
           },

@@ -43,6 +43,8 @@ import {
   temporaryName,
 } from './listing.ts';
 
+const MARK = 'flipbook-store.json';
+
 export const openDirStore = async (dir: string): Promise<BlobStore> => {
   const root = resolve(dir);
   await mkdir(join(root, 'tmp'), { recursive: true });
@@ -172,6 +174,8 @@ export const openDirStore = async (dir: string): Promise<BlobStore> => {
       const info = await stat(keyPath(key)).catch(() => null);
       return info?.isFile() ? info.size : null;
     },
+    readMark: () => readFile(join(root, MARK), 'utf8').catch(() => null),
+    writeMark: (content) => writeFileAtomically(join(root, MARK), content),
     check: () => access(root, constants.W_OK),
     close: async () => {},
   };

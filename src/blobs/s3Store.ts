@@ -30,6 +30,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { BlobStoreUnavailable } from '../domain/errors.ts';
 import { isAlive } from '../isAlive.ts';
+import { logger } from '../log.ts';
 import {
   type BlobStore,
   counted,
@@ -85,6 +86,10 @@ export const parseS3Url = (url: string) => {
   if (prefix && !/^[A-Za-z0-9._/-]+$/.test(prefix)) {
     throw new Error(`the prefix may hold letters, digits, '.', '_', '-' and '/': ${url}`);
   }
+  // Keys with `.`, `..` or empty segments are read differently by different stores.
+  if (prefix && prefix.split('/').some((segment) => segment === '' || /^\.+$/.test(segment))) {
+    throw new Error(`the prefix may not hold empty, '.' or '..' segments: ${url}`);
+  }
   return { bucket: match[1] as string, prefix: prefix ? `${prefix}/` : '' };
 };
 
@@ -104,9 +109,30 @@ export const s3Client = (options: { endpoint?: string; pathStyle?: boolean }) =>
     maxAttempts: 3,
     // A store that stops answering is a failure within seconds, not a hung request: 5 s to
     // connect, 10 s of silence (a socket idle, not a transfer's length), three tries.
-    requestHandler: { connectionTimeout: 5_000, requestTimeout: 10_000 },
+    // (throwOnRequestTimeout: without it the SDK only warns, and a frozen store hangs requests.)
+    requestHandler: {
+      connectionTimeout: 5_000,
+      requestTimeout: 10_000,
+      throwOnRequestTimeout: true,
+    },
+    // The SDK's own warnings go to our JSON log, not to stderr as bare text. Its error lines are
+    // every failed command (a 404 too), which we handle and log ourselves: not repeated.
+    logger: {
+      debug: () => {},
+      info: () => {},
+      warn: (...args: unknown[]) => logger.warn({ sdk: sdkWords(args) }, 'S3 client'),
+      error: () => {},
+    },
   });
 };
+
+const sdkWords = (args: unknown[]) =>
+  args
+    .map((a) =>
+      a instanceof Error ? a.message : typeof a === 'object' ? JSON.stringify(a) : String(a),
+    )
+    .join(' ')
+    .slice(0, 2000);
 
 const isMissing = (error: unknown) => {
   const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
@@ -149,7 +175,13 @@ export const openS3Store = async (options: S3StoreOptions): Promise<BlobStore> =
   const put = (key: string, body: Uint8Array | string) =>
     must('put', () =>
       client.send(
-        new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: typeOf(key) }),
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: key,
+          Body: body,
+          ContentType: typeOf(key),
+          ContentLength: Buffer.byteLength(body),
+        }),
       ),
     );
   const getText = async (key: string) => {
@@ -429,6 +461,10 @@ export const openS3Store = async (options: S3StoreOptions): Promise<BlobStore> =
       const info = await head(prefix + key);
       return info ? (info.ContentLength ?? 0) : null;
     },
+    readMark: () => getText(`${prefix}flipbook-store.json`),
+    writeMark: async (content) => {
+      await put(`${prefix}flipbook-store.json`, content);
+    },
     check: async () => {
       await must('list', () =>
         client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, MaxKeys: 1 })),
@@ -469,7 +505,14 @@ const uploadStream = (
     write(chunk, _encoding, callback) {
       // On to the bucket and the spool both; the next chunk waits for whichever is slower.
       const waits: Promise<unknown>[] = [];
-      if (!body.write(chunk)) waits.push(once(body, 'drain'));
+      // (the body fails only because the upload did: that is the store's failure)
+      if (!body.write(chunk)) {
+        waits.push(
+          once(body, 'drain').catch((error: unknown) => {
+            throw new BlobStoreUnavailable('upload', error);
+          }),
+        );
+      }
       if (spool && !spool.write(chunk)) waits.push(once(spool, 'drain'));
       if (waits.length === 0) return callback();
       Promise.all(waits).then(() => callback(), callback);

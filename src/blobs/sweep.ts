@@ -10,6 +10,7 @@
 // process's files are never touched, which is what the owner in the name and the age thresholds
 // are for.
 
+import { installationId } from '../../projections/meta.ts';
 import { checksumsInUse, liveVersionIds } from '../../projections/versions.ts';
 import { isAlive } from '../isAlive.ts';
 import type { Logger } from '../log.ts';
@@ -28,7 +29,42 @@ export const TEMPORARY_MAX_AGE_MS = 24 * HOUR;
 export const ORIGINAL_MIN_AGE_MS = HOUR;
 
 export type Removed = { count: number; bytes: number };
-export type SweepReport = { temporaries: Removed; originals: Removed; pageFolders: Removed };
+export type SweepReport = {
+  temporaries: Removed;
+  originals: Removed;
+  pageFolders: Removed;
+  /** why originals and page folders were left alone: the store is another installation's */
+  refused?: string;
+};
+
+/**
+ * Whether the blob store's files belong to this database. The store is marked with the
+ * installation's id the first time; a database that is not the one the mark names (a typo in
+ * --database-url, a staging daemon on the production bucket, an empty database) would take every
+ * page folder for a deleted version's: its sweep removes nothing but temporaries.
+ */
+export const storeBelongsHere = async (
+  store: Store,
+  blobs: BlobStore,
+  /** mark an unmarked store (a dry run writes nothing) */
+  mark = true,
+): Promise<string | null> => {
+  const id = await installationId(store.db);
+  const found = await blobs.readMark();
+  if (found === null) {
+    if (mark) await blobs.writeMark(`${JSON.stringify({ installation: id }, null, 2)}\n`);
+    return null;
+  }
+  let marked: unknown = null;
+  try {
+    marked = (JSON.parse(found) as { installation?: unknown }).installation;
+  } catch {
+    // an unreadable mark is not ours either
+  }
+  return marked === id
+    ? null
+    : `the blob store ${blobs.describe} belongs to another installation (${String(marked)}, this database is ${id}): only upload temporaries are swept`;
+};
 
 export const sweepBlobs = async (
   store: Store,
@@ -53,6 +89,12 @@ export const sweepBlobs = async (
   for (const temporary of await blobs.listTemporaries()) {
     if (signal?.aborted) return report;
     if (isLeftover(temporary, now)) await remove(temporary.ref, report.temporaries);
+  }
+
+  const refused = await storeBelongsHere(store, blobs, !dryRun);
+  if (refused) {
+    log.error({ blobs: blobs.describe }, refused);
+    return { ...report, refused };
   }
 
   const old = (await blobs.listOriginals()).filter(

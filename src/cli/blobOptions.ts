@@ -43,3 +43,42 @@ export const checkBlobFlags = (flags: BlobFlags, s3Elsewhere = false) => {
     throw new CliError(EXIT.usage, '--s3-endpoint and --s3-path-style need --blob-url s3://...');
   }
 };
+
+/**
+ * --blob-public-url: where the bucket's keys are public. Only with a bucket (a directory's page
+ * files sit behind attempt links, under other paths), and only a plain http(s) base: no
+ * credentials (they would go to every reader), no query or fragment (keys are appended to it),
+ * nothing a URL must escape.
+ */
+export const checkBlobPublicUrl = (url: string | undefined, blobUrl: string | undefined) => {
+  if (url === undefined) return undefined;
+  if (!blobUrl) {
+    throw new CliError(
+      EXIT.usage,
+      '--blob-public-url needs --blob-url s3://...: it names where the bucket is public',
+    );
+  }
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // refused below
+  }
+  const plain =
+    parsed &&
+    /^https?:$/.test(parsed.protocol) &&
+    !parsed.username &&
+    !parsed.password &&
+    !parsed.search &&
+    !parsed.hash &&
+    !url.includes('#') &&
+    !url.includes('?') &&
+    /^[A-Za-z0-9._~:/%-]+$/.test(url);
+  if (!plain) {
+    throw new CliError(
+      EXIT.usage,
+      `--blob-public-url must be a plain http(s) URL (no credentials, query or fragment), got "${url}"`,
+    );
+  }
+  return url.replace(/\/+$/, '');
+};

@@ -166,8 +166,14 @@ export const receiveUpload = (
 
     // Best effort: the answer must go out even when the store is what failed; a temporary left
     // behind is the sweep's (`flipbook blobs gc`).
-    const cleanUp = () =>
-      Promise.all(temporaries.map((ref) => blobs.discard(ref).catch(() => undefined)));
+    // When the store itself failed, removing from it would only wait out its timeouts too: the
+    // answer goes out now and the removal goes on behind it.
+    const cleanUp = async (cause: unknown) => {
+      const removed = Promise.all(
+        temporaries.map((ref) => blobs.discard(ref).catch(() => undefined)),
+      );
+      if (!(cause instanceof BlobStoreUnavailable)) await removed;
+    };
     // A client that goes away mid-upload never sees an answer; anything else that breaks the
     // parse is a malformed body.
     let clientGone = false;
@@ -187,14 +193,14 @@ export const receiveUpload = (
           return null;
         });
         if (failure) {
-          await cleanUp();
+          await cleanUp(failure);
           return reject(failure);
         }
         resolve({ fields, file: received });
       })
       .catch(async (error: Error) => {
         await file.catch(() => null);
-        await cleanUp();
+        await cleanUp(failure ?? error);
         const refusal =
           failure ??
           (clientGone ? error : new InvalidInput(`Malformed multipart body: ${error.message}`));

@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, rm, utimes } from 'node:fs/promises';
 import { type IncomingMessage, request } from 'node:http';
+import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -677,6 +678,119 @@ const streamUpload = async (
   await sent;
   return { status: res.statusCode ?? 0, body: JSON.parse(text) as Json };
 };
+
+describe('a bucket that stops answering (frozen, not gone)', () => {
+  let s3: S3Server;
+  let proxy: Server;
+  let frozen = false;
+  const sockets = new Set<Socket>();
+  const cutAll = () => {
+    for (const socket of sockets) socket.destroy();
+  };
+  let fx: ApiFixture;
+
+  beforeAll(async () => {
+    // The daemon reaches the store through a proxy that, once frozen, accepts connections and
+    // never answers (a store that hangs: SIGSTOP, a dead load balancer), instead of refusing them.
+    s3 = await startS3Server();
+    const target = new URL(s3.endpoint);
+    proxy = createServer((client) => {
+      sockets.add(client);
+      client.on('close', () => sockets.delete(client));
+      client.on('error', () => {});
+      if (frozen) return; // held open, never answered
+      const upstream = connect(Number(target.port), target.hostname);
+      sockets.add(upstream);
+      upstream.on('close', () => sockets.delete(upstream));
+      upstream.on('error', () => client.destroy());
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const endpoint = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const { bucket } = await freshBucket(s3.endpoint);
+    fx = await startApi('postgres', [
+      '--blob-url',
+      `s3://${bucket}`,
+      '--s3-endpoint',
+      endpoint,
+      '--s3-path-style',
+      ...NO_RATE_LIMIT,
+    ]);
+  });
+  afterAll(async () => {
+    await fx?.stop();
+    cutAll();
+    await new Promise((r) => proxy?.close(r));
+    await s3?.stop();
+  });
+
+  it('answers a JSON 503 for files and uploads within the client timeouts, never hangs', async () => {
+    const c = client(fx.api, fx.key);
+    const stored = await createFlipbook(c, {}, pdf(SMALL_PDF));
+    frozen = true;
+    cutAll(); // the SDK's pooled connections go: every request is a new one
+    const started = Date.now();
+    const [original, upload] = await Promise.all([
+      send(`${fx.daemon.url}/files/originals/${stored.versionId}`),
+      c.create(pdf(SMALL_PDF)),
+    ]);
+    expectError(original, 503);
+    expectError(upload, 503);
+    expect(upload.headers.get('retry-after')).toBe('5');
+    // 5 s to connect (the proxy accepts at once), 10 s of silence, three tries: well under a minute
+    expect(Date.now() - started).toBeLessThan(60_000);
+    expect((await fetch(`${fx.daemon.url}/healthz`)).status).toBe(200);
+    expect(fx.daemon.logs()).toContain('the blob store failed');
+    expect(fx.daemon.logs()).not.toContain('[WARN]'); // the SDK's words are in the JSON log
+  }, 180_000);
+});
+
+describe('a bucket that belongs to another database', () => {
+  it('is swept of nothing but temporaries, and gc says whose it is', async () => {
+    const fx = await startApi('postgres', ['--workers', '1', ...NO_RATE_LIMIT]);
+    try {
+      const c = client(fx.api, fx.key);
+      const book = await createFlipbook(c, {}, pdf(SMALL_PDF));
+      await waitForOutcome(c, book.flipbookId, book.versionId);
+      const pagesBefore = await storedKeys(fx.blobPlace, `pages/${book.versionId}`);
+      expect(pagesBefore.length).toBeGreaterThan(0);
+
+      // A typo in --database-url: an empty database on the production bucket.
+      const other = await freshDatabase();
+      for (const dry of [['--dry-run'], []]) {
+        const gc = await flipbook([
+          'blobs',
+          'gc',
+          ...dry,
+          '--json',
+          '--database-url',
+          other,
+          ...fx.blobArgs,
+        ]);
+        expect(gc.code, gc.stdout).toBe(1);
+        expect(gc.stderr).toMatch(/belongs to another installation/);
+      }
+      const stray = await startDaemon(['--database-url', other, ...fx.blobArgs, '--workers', '0']);
+      try {
+        await waitFor('the start-up sweep to refuse', () =>
+          stray.logs().includes('belongs to another installation') ? true : undefined,
+        );
+      } finally {
+        await stray.stop();
+      }
+      expect(await storedKeys(fx.blobPlace, `pages/${book.versionId}`)).toEqual(pagesBefore);
+      expect((await send(`${fx.daemon.url}/files/pages/${book.versionId}/1/mid.jpg`)).status).toBe(
+        200,
+      );
+      // its own database still sweeps it
+      const own = await flipbook(['blobs', 'gc', '--json', ...fx.storeArgs, ...fx.blobArgs]);
+      expect(own.code, own.stderr).toBe(0);
+      expect(JSON.parse(own.stdout).pageFolders.count).toBe(0);
+    } finally {
+      await fx.stop();
+    }
+  }, 180_000);
+});
 
 describe('a bucket that cannot be used is said at start', () => {
   it('serve, worker and blobs gc exit 1 naming the bucket and its error; nothing starts', async () => {

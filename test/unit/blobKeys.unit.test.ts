@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { isStoreKey, originalKey, pageKey, versionKey } from '../../src/blobs/blobStore.ts';
 import { parseS3Url } from '../../src/blobs/s3Store.ts';
+import { checkBlobPublicUrl } from '../../src/cli/blobOptions.ts';
 
 const SHA = 'ab'.repeat(32);
 const VERSION = '0b9c1a4e-3f2d-4c5b-8a7e-6d5c4b3a2f10';
@@ -27,6 +28,9 @@ describe('s3:// URLs', () => {
       's3://bucket/pre fix',
       's3://bucket/../x?y',
       's3://bucket/%2e%2e',
+      's3://bucket/../x',
+      's3://bucket/a/./b',
+      's3://bucket/a//b',
     ]) {
       expect(() => parseS3Url(url), url).toThrow();
     }
@@ -67,6 +71,35 @@ describe('store keys', () => {
       'pages/not-a-version/1/max.jpg',
     ]) {
       expect(isStoreKey(key), key).toBe(false);
+    }
+  });
+});
+
+describe('--blob-public-url', () => {
+  it('takes a plain http(s) base, without its trailing slash, and only beside a bucket', () => {
+    expect(checkBlobPublicUrl(undefined, undefined)).toBeUndefined();
+    expect(checkBlobPublicUrl('https://cdn.example.com/books/', 's3://b1')).toBe(
+      'https://cdn.example.com/books',
+    );
+    expect(checkBlobPublicUrl('http://127.0.0.1:9000/bucket/p', 's3://b1/p')).toBe(
+      'http://127.0.0.1:9000/bucket/p',
+    );
+    expect(() => checkBlobPublicUrl('https://cdn.example.com', undefined)).toThrow(/--blob-url/);
+  });
+
+  it('refuses credentials, queries, fragments, other schemes and what a URL must escape', () => {
+    for (const url of [
+      'javascript:alert(1)',
+      'ftp://cdn.example.com',
+      'https://user:pw@cdn.example.com/p',
+      'http://cdn.example.com/a?x=1',
+      'http://cdn.example.com/a#top',
+      'http://x.example/"><script>alert(1)</script>',
+      "http://x.example/it's",
+      'http://x.example/a b',
+      'cdn.example.com',
+    ]) {
+      expect(() => checkBlobPublicUrl(url, 's3://b1'), url).toThrow(/plain http\(s\) URL/);
     }
   });
 });

@@ -38,6 +38,7 @@ export const registerBlobs = (program: Command) => {
       const report = await withStore(flags, (db) =>
         sweepBlobs(db, store, QUIET, new Date(), undefined, flags.dryRun ?? false),
       );
+      if (report.refused) throw new CliError(EXIT.failure, report.refused);
       const total = {
         count: report.temporaries.count + report.originals.count + report.pageFolders.count,
         bytes: report.temporaries.bytes + report.originals.bytes + report.pageFolders.bytes,
@@ -70,6 +71,8 @@ export const registerBlobs = (program: Command) => {
       )
       .option('--json', 'print JSON'),
   ).action(async (flags: BlobFlags & { dataDir?: string; to: string; json?: boolean }) => {
+    if (flags.to.trim() === '')
+      throw new CliError(EXIT.usage, '--to needs s3://BUCKET[/PREFIX] or a directory');
     checkBlobFlags(flags, flags.to.startsWith('s3://'));
     if (flags.to.startsWith('s3://')) checkBlobFlags({ blobUrl: flags.to });
     const destination = flags.to.startsWith('s3://')

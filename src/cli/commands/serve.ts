@@ -2,7 +2,12 @@ import type { Command } from 'commander';
 import { runDaemon, StartupError } from '../../daemon.ts';
 import { DEFAULT_RATE_LIMIT } from '../../http/rateLimit.ts';
 import { defaultLanes } from '../../worker/renderSettings.ts';
-import { type BlobFlags, checkBlobFlags, withBlobOptions } from '../blobOptions.ts';
+import {
+  type BlobFlags,
+  checkBlobFlags,
+  checkBlobPublicUrl,
+  withBlobOptions,
+} from '../blobOptions.ts';
 import { CliError, EXIT } from '../client/cliErrors.ts';
 import { flagInteger } from '../flagInteger.ts';
 import { type StoreFlags, withStoreOptions } from '../storeOptions.ts';
@@ -75,12 +80,7 @@ export const registerServe = (program: Command) => {
         ? flagInteger('FLIPBOOK_KEY_USAGE_INTERVAL_MS', usageInterval, 0, 86_400_000)
         : undefined;
       checkBlobFlags(flags);
-      if (flags.blobPublicUrl && !/^https?:\/\/[^/]+/.test(flags.blobPublicUrl)) {
-        throw new CliError(
-          EXIT.usage,
-          `--blob-public-url must be an http(s) URL, got "${flags.blobPublicUrl}"`,
-        );
-      }
+      const blobPublicUrl = checkBlobPublicUrl(flags.blobPublicUrl, flags.blobUrl);
       if (flags.publicUrl && !/^https?:\/\/[^/]/.test(flags.publicUrl)) {
         throw new CliError(
           EXIT.usage,
@@ -98,6 +98,7 @@ export const registerServe = (program: Command) => {
         graceMs,
         keepAliveMs,
         keyUsageIntervalMs,
+        ...(blobPublicUrl ? { blobPublicUrl } : {}),
       }).catch((error: unknown) => {
         if (error instanceof StartupError) throw new CliError(EXIT.failure, error.message);
         throw error;
