@@ -40,5 +40,8 @@ export const copyBlobs = async (
     if (running.size >= AT_ONCE) await Promise.race(running);
   }
   await Promise.all(running);
+  // The store's mark goes along: a copy is the same installation's files (a move, a backup).
+  const mark = await from.readMark();
+  if (mark !== null && (await to.readMark()) === null) await to.writeMark(mark);
   return report;
 };

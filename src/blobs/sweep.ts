@@ -52,7 +52,13 @@ export const storeBelongsHere = async (
   const id = await installationId(store.db);
   const found = await blobs.readMark();
   if (found === null) {
-    if (mark) await blobs.writeMark(`${JSON.stringify({ installation: id }, null, 2)}\n`);
+    // Unmarked: a store from before marks, a copy, or one whose mark was removed. It is claimed
+    // only if it is empty or this database knows some of what it holds; a store full of files
+    // this database has never heard of is someone else's.
+    if (!(await knowsSomeOf(store, blobs))) {
+      return `the blob store ${blobs.describe} is unmarked and holds files this database does not know (is --database-url right?): only upload temporaries are swept`;
+    }
+    if (mark) await blobs.writeMark(markOf(id));
     return null;
   }
   let marked: unknown = null;
@@ -61,9 +67,35 @@ export const storeBelongsHere = async (
   } catch {
     // an unreadable mark is not ours either
   }
+  if (typeof marked !== 'string') {
+    return `the blob store ${blobs.describe} has an unreadable mark (flipbook-store.json): only upload temporaries are swept; if the store is this installation's, remove the file`;
+  }
   return marked === id
     ? null
-    : `the blob store ${blobs.describe} belongs to another installation (${String(marked)}, this database is ${id}): only upload temporaries are swept`;
+    : `the blob store ${blobs.describe} belongs to another installation (${marked}, this database is ${id}): only upload temporaries are swept`;
+};
+
+export const markOf = (installation: string) => `${JSON.stringify({ installation }, null, 2)}\n`;
+
+/** Whether the store is empty, or this database uses one of its first page folders or originals. */
+const knowsSomeOf = async (store: Store, blobs: BlobStore) => {
+  const folders = (await blobs.listPageFolders()).slice(0, 500);
+  if (folders.length > 0) {
+    const live = await liveVersionIds(
+      store.db,
+      folders.map((f) => f.versionId),
+    );
+    if (live.size > 0) return true;
+  }
+  const originals = (await blobs.listOriginals()).slice(0, 500);
+  if (originals.length > 0) {
+    const used = await checksumsInUse(
+      store.db,
+      originals.map((o) => o.sha256),
+    );
+    if (used.size > 0) return true;
+  }
+  return folders.length === 0 && originals.length === 0;
 };
 
 export const sweepBlobs = async (

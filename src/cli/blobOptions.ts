@@ -66,6 +66,7 @@ export const checkBlobPublicUrl = (url: string | undefined, blobUrl: string | un
   }
   const plain =
     parsed &&
+    /^https?:\/\/[^/]/i.test(url) &&
     /^https?:$/.test(parsed.protocol) &&
     !parsed.username &&
     !parsed.password &&
@@ -80,5 +81,6 @@ export const checkBlobPublicUrl = (url: string | undefined, blobUrl: string | un
       `--blob-public-url must be a plain http(s) URL (no credentials, query or fragment), got "${url}"`,
     );
   }
-  return url.replace(/\/+$/, '');
+  // As the URL parser reads it (host lower-cased, nothing left for a browser to read otherwise).
+  return (parsed as URL).href.replace(/\/+$/, '');
 };

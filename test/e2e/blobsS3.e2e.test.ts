@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { thisOwner } from '../../src/blobs/listing.ts';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
@@ -770,6 +770,25 @@ describe('a bucket that belongs to another database', () => {
         expect(gc.code, gc.stdout).toBe(1);
         expect(gc.stderr).toMatch(/belongs to another installation/);
       }
+      // Unmarked (a mark removed, a store from before marks): claimed only by a database that
+      // knows some of its files.
+      const place = fx.blobPlace;
+      if (place.kind !== 's3') throw new Error('not a bucket');
+      const s3 = s3TestClient(place.endpoint);
+      const mark = `${place.prefix}flipbook-store.json`;
+      await s3.send(new DeleteObjectCommand({ Bucket: place.bucket, Key: mark }));
+      const unmarked = await flipbook(['blobs', 'gc', '--database-url', other, ...fx.blobArgs]);
+      expect(unmarked.code, unmarked.stdout).toBe(1);
+      expect(unmarked.stderr).toMatch(/is unmarked and holds files this database does not know/);
+      const claimed = await flipbook(['blobs', 'gc', '--dry-run', ...fx.storeArgs, ...fx.blobArgs]);
+      expect(claimed.code, claimed.stderr).toBe(0);
+      const ownAgain = await flipbook(['blobs', 'gc', ...fx.storeArgs, ...fx.blobArgs]);
+      expect(ownAgain.code, ownAgain.stderr).toBe(0);
+      // marked again, as its own (a dry run had written nothing)
+      const remarked = await s3.send(new GetObjectCommand({ Bucket: place.bucket, Key: mark }));
+      expect(await remarked.Body?.transformToString()).toMatch(/"installation"/);
+      s3.destroy();
+
       const stray = await startDaemon(['--database-url', other, ...fx.blobArgs, '--workers', '0']);
       try {
         await waitFor('the start-up sweep to refuse', () =>

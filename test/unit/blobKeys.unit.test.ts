@@ -84,6 +84,9 @@ describe('--blob-public-url', () => {
     expect(checkBlobPublicUrl('http://127.0.0.1:9000/bucket/p', 's3://b1/p')).toBe(
       'http://127.0.0.1:9000/bucket/p',
     );
+    expect(checkBlobPublicUrl('HTTPS://CDN.example.com/p', 's3://b1')).toBe(
+      'https://cdn.example.com/p',
+    );
     expect(() => checkBlobPublicUrl('https://cdn.example.com', undefined)).toThrow(/--blob-url/);
   });
 
@@ -98,6 +101,9 @@ describe('--blob-public-url', () => {
       "http://x.example/it's",
       'http://x.example/a b',
       'cdn.example.com',
+      'https:cdn.example',
+      'https:///cdn.example',
+      'http:/cdn.example',
     ]) {
       expect(() => checkBlobPublicUrl(url, 's3://b1'), url).toThrow(/plain http\(s\) URL/);
     }
