@@ -7,8 +7,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
+import { s3TestClient } from './blobPlace.ts';
 import { S3_ENV } from './s3Env.ts';
 
 export { S3_ENV };
@@ -62,15 +63,7 @@ export const startS3Server = async (port = 0, directory?: string): Promise<S3Ser
 /** A fresh bucket on the server; the flags that put a daemon or worker on it. */
 export const freshBucket = async (endpoint: string) => {
   const bucket = `test-${randomBytes(6).toString('hex')}`;
-  const client = new S3Client({
-    endpoint,
-    forcePathStyle: true,
-    region: S3_ENV.AWS_REGION,
-    credentials: {
-      accessKeyId: S3_ENV.AWS_ACCESS_KEY_ID,
-      secretAccessKey: S3_ENV.AWS_SECRET_ACCESS_KEY,
-    },
-  });
+  const client = s3TestClient(endpoint);
   await client.send(new CreateBucketCommand({ Bucket: bucket }));
   client.destroy();
   return {
