@@ -21,6 +21,7 @@ import { jobGauge, registry } from './metrics.ts';
 import { sweepWrapperDirs } from './pdf/poppler.ts';
 import { DEFAULT_RENDER_OPTIONS } from './pdf/renderPdf.ts';
 import { mountReader } from './reader/readerRoutes.ts';
+import type { DatabaseLimits } from './store/databaseLimits.ts';
 import { openStore } from './store/store.ts';
 import { startWebhookSender } from './webhooks/sender.ts';
 import { renderOptionsFor } from './worker/renderSettings.ts';
@@ -53,6 +54,8 @@ export type DaemonOptions = {
   keepAliveMs?: number;
   /** webhooks may be sent to loopback, private and link-local addresses (--webhook-allow-private) */
   webhookAllowPrivate?: boolean;
+  /** the bounds on every use of the database (--database-timeout) */
+  databaseLimits?: DatabaseLimits;
 };
 
 /**
@@ -86,20 +89,28 @@ export const runDaemon = async (options: DaemonOptions) => {
     signals.addEventListener('SIGINT', () => resolve('SIGINT'), { once: true });
   });
   const clock = clockFromEnv();
-  const store = await openStore({ dataDir: options.dataDir, databaseUrl: options.databaseUrl });
+  const store = await openStore({
+    dataDir: options.dataDir,
+    databaseUrl: options.databaseUrl,
+    limits: options.databaseLimits,
+  });
   const blobs = await openCheckedBlobStore(options).catch(async (error: Error) => {
     await store.close();
     throw new StartupError(error.message);
   });
   jobGauge(() => countJobs(store.db));
-  /** Why the daemon cannot do its work now (/readyz), or null. */
-  const notReady = async (): Promise<string | null> => {
-    // 10 s: a database slow under load is still there (a 2 s limit failed a busy CI run).
-    const database = await withTimeout(store.db.query('SELECT 1'), 10_000).then(
+  // A new connection each time (the pool's open ones may still work while the server refuses
+  // new ones), within the connect and statement limits; one probe at a time, its answer kept for
+  // a second, so a flood of /readyz cannot use up the database's connections.
+  const databaseUp = shared(1000, () =>
+    store.probe().then(
       () => true,
       () => false,
-    );
-    if (!database) return 'The database is unavailable';
+    ),
+  );
+  /** Why the daemon cannot do its work now (/readyz), or null. */
+  const notReady = async (): Promise<string | null> => {
+    if (!(await databaseUp())) return 'The database is unavailable';
     const blobStore = await withTimeout(blobs.check(), 10_000).then(
       () => true,
       () => false,
@@ -260,6 +271,23 @@ export const runDaemon = async (options: DaemonOptions) => {
   await store.close();
   await blobs.close();
   logger.info('stopped');
+};
+
+/** `probe` run at most once at a time, its answer reused for `keepMs` after it came. */
+const shared = <T>(keepMs: number, probe: () => Promise<T>) => {
+  let last: { at: number; answer: Promise<T> } | null = null;
+  return () => {
+    const now = performance.now();
+    if (!last || (last.at > 0 && now - last.at > keepMs)) {
+      const entry = { at: 0, answer: probe() };
+      const settled = () => {
+        entry.at = performance.now();
+      };
+      entry.answer.then(settled, settled);
+      last = entry;
+    }
+    return last.answer;
+  };
 };
 
 const withTimeout = <T>(promise: Promise<T>, ms: number) =>

@@ -2,16 +2,43 @@
 // it opens and always closes (stopping the embedded server only if it started it).
 import type { Command } from 'commander';
 import { adminMetadata } from '../app/eventContext.ts';
+import {
+  type DatabaseLimits,
+  DEFAULT_DATABASE_TIMEOUT_S,
+  databaseLimits,
+} from '../store/databaseLimits.ts';
 import { DEFAULT_DATA_DIR } from '../store/location.ts';
 import { openStore, type Store } from '../store/store.ts';
+import { flagInteger } from './flagInteger.ts';
 
-export type StoreFlags = { dataDir?: string; databaseUrl?: string; as?: string };
+export type StoreFlags = {
+  dataDir?: string;
+  databaseUrl?: string;
+  as?: string;
+  databaseTimeout?: string;
+};
 
 export const withStoreOptions = (command: Command) =>
   command
     .option('--data-dir <dir>', `embedded store directory (default: ${DEFAULT_DATA_DIR})`)
     .option('--database-url <url>', 'external PostgreSQL URL (default: $DATABASE_URL)')
-    .option('--as <name>', 'who is acting, for the audit trail (default: the OS user)');
+    .option('--as <name>', 'who is acting, for the audit trail (default: the OS user)')
+    .option(
+      '--database-timeout <seconds>',
+      'give up on a database that does not answer after this long (connecting, each statement)',
+      String(DEFAULT_DATABASE_TIMEOUT_S),
+    );
+
+/** The bounds on the database that --database-timeout asks for (docs/deploy.md). */
+export const limitsOf = (flags: StoreFlags): DatabaseLimits =>
+  databaseLimits(
+    flagInteger(
+      '--database-timeout',
+      flags.databaseTimeout ?? String(DEFAULT_DATABASE_TIMEOUT_S),
+      1,
+      600,
+    ),
+  );
 
 /** The metadata of the events an admin command records: --as, or the OS user. */
 export const adminOf = (flags: StoreFlags) => adminMetadata(flags.as);
@@ -19,11 +46,17 @@ export const adminOf = (flags: StoreFlags) => adminMetadata(flags.as);
 export const withStore = async <T>(
   flags: StoreFlags,
   work: (store: Store) => Promise<T>,
-  options: { readOnly?: boolean } = {},
+  options: {
+    readOnly?: boolean;
+    /** long by nature (replay, audit verify, exports): no limit on statements, only connecting */
+    long?: boolean;
+  } = {},
 ) => {
+  const limits = limitsOf(flags);
   const store = await openStore({
     dataDir: flags.dataDir,
     databaseUrl: flags.databaseUrl,
+    limits: options.long ? { ...limits, statementMs: null } : limits,
     poolSize: 4,
     // an audit reads the database as it finds it: no migration, no chain started behind its back
     migrate: !options.readOnly,

@@ -9,6 +9,7 @@ import type { ApiDeps } from '../app/flipbooks.ts';
 import { AppError } from '../domain/errors.ts';
 import { requestContext } from '../http/requestContext.ts';
 import type { Request } from '../http/server.ts';
+import { asUnavailable } from '../http/unavailable.ts';
 import type { Logger } from '../log.ts';
 import { type Html, html } from './html.ts';
 import { dashboardPage } from './layout.ts';
@@ -39,6 +40,9 @@ export type SignedInForm = (
   form: URLSearchParams,
 ) => Promise<void>;
 
+/** A browser asking for a page (not a script or a client asking for JSON). */
+const prefersHtml = (req: IncomingMessage) => /\btext\/html\b/.test(req.headers.accept ?? '');
+
 export const createKit = (deps: DashboardDeps) => {
   const secure = () => deps.publicUrl().startsWith('https:');
   const origin = () => new URL(deps.publicUrl()).origin;
@@ -61,8 +65,20 @@ export const createKit = (deps: DashboardDeps) => {
     async (req, res) => {
       try {
         await handler(req, res);
-      } catch (error) {
+      } catch (caught) {
         if (res.headersSent) return void res.destroy();
+        const unavailable = asUnavailable(caught);
+        if (unavailable) {
+          // The database (or the disk) is away: at once, without asking it who is signed in.
+          deps.log.error({ err: caught, url: req.url }, 'service unavailable');
+          // A browser gets a page; anything else the JSON answer every other route gives.
+          if (!prefersHtml(req)) throw unavailable;
+          return sendPage(res, 503, messagePage('Unavailable for a moment', unavailable.message), {
+            ...unavailable.headers,
+            ...(req.complete ? {} : { Connection: 'close' }),
+          });
+        }
+        const error = caught;
         if (error instanceof AppError) {
           // A signed-in person keeps the navigation on a refusal (a flipbook not found, a
           // forbidden form): a way on, not a dead end.

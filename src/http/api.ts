@@ -29,6 +29,7 @@ import { parseAt, parseListQuery, parsePaging } from './listQuery.ts';
 import { openApiDocument } from './openapi.ts';
 import { sendJson } from './respond.ts';
 import type { Request, Routes } from './server.ts';
+import { asUnavailable } from './unavailable.ts';
 import {
   declaredFileBytes,
   dropBodyAfterRefusal,
@@ -87,8 +88,9 @@ export const mountApi = (
     authed(async (req, res, caller) => {
       const query = parseListQuery(new URL(req.url ?? '/', 'http://x').searchParams);
       const list = await listFlipbooks(deps, caller, query).catch((error: unknown) => {
-        // The spec's own text for this endpoint's 500; the cause goes to the log.
-        if (error instanceof AppError) throw error;
+        // The spec's own text for this endpoint's 500; the cause goes to the log. A database
+        // that is unavailable is a 503, as on every endpoint (docs/api.md).
+        if (error instanceof AppError || asUnavailable(error)) throw error;
         deps.log.error({ err: error }, 'listing flipbooks failed');
         throw new AppError(500, 'Failed to list flipbooks');
       });

@@ -74,6 +74,9 @@ export const createHttpServer = (
     if (error instanceof AppError) {
       if (res.headersSent) return res.destroy();
       for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+      // Answered before the body arrived (a database that failed before an upload was read):
+      // close the connection rather than read the rest of the body into the void.
+      if (!req.complete && error.status >= 500) res.setHeader('Connection', 'close');
       return sendError(res, error.status, error.message);
     }
     log.error({ err: error, url: req.url }, 'request failed');

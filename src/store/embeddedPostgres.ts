@@ -12,8 +12,8 @@ import { createServer } from 'node:net';
 import { arch, platform, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import { isAlive } from '../isAlive.ts';
+import { BoundedClient } from './databaseLimits.ts';
 import { StoreError } from './storeError.ts';
 
 const run = promisify(execFile);
@@ -107,11 +107,16 @@ const findRunningServer = async (clusterDir: string, c: Credentials): Promise<st
 
 /** How many other sessions the server has, or null when it cannot be reached. */
 const otherClients = async (url: string): Promise<number | null> => {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  client.on('error', () => {});
+  // Bounded like every use of the database: a server whose processes are stopped answers
+  // nothing, and this runs inside the daemon's watch over its embedded server.
+  const client = new BoundedClient({
+    connectionString: url,
+    connectionTimeoutMillis: 2000,
+    limitMs: 5000,
+  });
   try {
     await client.connect();
-    const { rows } = await client.query<{ n: string }>(
+    const { rows }: { rows: { n: string }[] } = await client.query(
       `SELECT count(*) AS n FROM pg_stat_activity
        WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`,
     );
@@ -119,7 +124,11 @@ const otherClients = async (url: string): Promise<number | null> => {
   } catch {
     return null;
   } finally {
-    await client.end().catch(() => {});
+    // a stopped server never acknowledges the goodbye: wait for it a little, not forever
+    await Promise.race([
+      client.end().catch(() => {}),
+      new Promise((r) => setTimeout(r, 2000).unref()),
+    ]);
   }
 };
 

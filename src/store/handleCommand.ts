@@ -8,6 +8,7 @@ import type { Event } from '@event-driven-io/emmett';
 import type { PostgresEventStore } from '@event-driven-io/emmett-postgresql';
 import { AppError } from '../domain/errors.ts';
 import { createKeyedMutex } from './keyedMutex.ts';
+import { isDatabaseUnavailable } from './unavailable.ts';
 
 export type Decider<State, E extends Event> = {
   evolve: (state: State, event: E) => State;
@@ -35,7 +36,7 @@ const MAX_ATTEMPTS = 20;
 const MAX_BACKOFF_MS = 500;
 
 // One per process: every store in it shares the stream names' queue.
-const streams = createKeyedMutex();
+const streams = createKeyedMutex({ sharedFailure: isDatabaseUnavailable });
 
 export const handleCommand = <State, E extends Event>(
   store: PostgresEventStore,

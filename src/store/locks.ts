@@ -10,7 +10,10 @@
 // drops (PostgreSQL ends the session).
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { type DatabaseLimits, poolConfig } from './databaseLimits.ts';
+import { StoreBusy } from './handleCommand.ts';
 import { createKeyedMutex } from './keyedMutex.ts';
+import { isDatabaseUnavailable } from './unavailable.ts';
 
 export type Locks = {
   /**
@@ -26,6 +29,28 @@ export type Locks = {
 };
 
 const LOCK_CONNECTIONS = 4;
+/** How long a caller waits for a lock another process holds before it hears 503 (busy). */
+const LOCK_WAIT_MS = 60_000;
+
+/**
+ * Takes a lock, waiting for its holder in another process. Each wait is one statement, so it has
+ * the statement limit: when the server cancels the wait (statement or lock timeout) it is alive
+ * and the lock merely held, and we wait again, up to LOCK_WAIT_MS; a server that does not answer
+ * at all fails at once (the client's own limit), as every statement does.
+ */
+const acquire = async (client: pg.PoolClient, take: string, key: string) => {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      await client.query(`SELECT ${take}($1::bigint)`, [key]);
+      return;
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code !== '57014' && code !== '55P03') throw error;
+      if (Date.now() >= deadline) throw new StoreBusy();
+    }
+  }
+};
 
 /** A stable signed 64-bit key (PostgreSQL's bigint) for a name: the first 8 bytes of its SHA-256. */
 export const lockKey = (name: string) =>
@@ -33,10 +58,12 @@ export const lockKey = (name: string) =>
 
 const ORIGINALS = lockKey('originals');
 
-export const createLocks = (connectionString: string): Locks => {
-  const pool = new pg.Pool({ connectionString, max: LOCK_CONNECTIONS });
+export const createLocks = (connectionString: string, limits: DatabaseLimits): Locks => {
+  // The limits hold here too: a holder in another process that stopped answering (its database
+  // session frozen with it) makes a waiter give up after the statement limit, a 503.
+  const pool = new pg.Pool(poolConfig(connectionString, limits, LOCK_CONNECTIONS));
   pool.on('error', () => {}); // an idle connection dropped: the next checkout reconnects
-  const local = createKeyedMutex();
+  const local = createKeyedMutex({ sharedFailure: isDatabaseUnavailable });
 
   // Takes the locks in the order given and releases them in reverse. The order matters: a
   // workspace lock is always taken before the shared originals lock, so a sweep waiting for the
@@ -48,7 +75,7 @@ export const createLocks = (connectionString: string): Locks => {
     const client = await pool.connect();
     let broken: Error | undefined;
     try {
-      for (const [take, , key] of locks) await client.query(`SELECT ${take}($1::bigint)`, [key]);
+      for (const [take, , key] of locks) await acquire(client, take, key);
       return await fn();
     } finally {
       // A failed unlock leaves the session in doubt: drop the connection, which frees its locks.

@@ -30,8 +30,7 @@ END $$`;
 
 const MIGRATION_LOCK = 727_001; // an arbitrary constant shared by every flipbook process
 
-export const migrate = async (pool: pg.Pool, events: PostgresEventStore) => {
-  const client = await pool.connect();
+export const migrate = async (client: pg.PoolClient, events: PostgresEventStore) => {
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     await events.schema.migrate();
@@ -75,6 +74,5 @@ export const migrate = async (pool: pg.Pool, events: PostgresEventStore) => {
     }
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
-    client.release();
   }
 };

@@ -7,6 +7,13 @@ import {
 } from '@event-driven-io/emmett-postgresql';
 import pg from 'pg';
 import type { Db } from '../../projections/readTable.ts';
+import {
+  type DatabaseLimits,
+  databaseLimits,
+  longWork,
+  poolConfig,
+  probeDatabase,
+} from './databaseLimits.ts';
 import { locateStore, type StoreOptions } from './location.ts';
 import { createLocks, type Locks } from './locks.ts';
 import { inlineProjections } from './projections.ts';
@@ -19,6 +26,10 @@ export type Store = {
   /** cross-process locks (quota checks, the blob sweep), on a pool of their own */
   locks: Locks;
   describe: string;
+  /** the bounds every use of the database has (databaseLimits.ts) */
+  limits: DatabaseLimits;
+  /** resolves when a new connection can be opened and answers (readiness); rejects otherwise */
+  probe: () => Promise<void>;
   /** restarts the embedded server if it died (see location.ts); false for an external one */
   revive: () => Promise<boolean>;
   close: () => Promise<void>;
@@ -29,15 +40,17 @@ export const openStore = async (
     poolSize?: number;
     /** false: use the database as it is (an auditor's read must not create or change anything) */
     migrate?: boolean;
+    /** the bounds on every use of the database (default: databaseLimits()) */
+    limits?: DatabaseLimits;
   },
 ): Promise<Store> => {
   const location = await locateStore(options);
-  const pool = new pg.Pool({
-    connectionString: location.connectionString,
+  const limits = options.limits ?? databaseLimits();
+  const pool = new pg.Pool(
     // At least 2: migrate() holds one connection under its advisory lock while Emmett's own
     // schema migration takes another from this pool (with 1 it would wait forever).
-    max: Math.max(2, options.poolSize ?? 10),
-  });
+    poolConfig(location.connectionString, limits, Math.max(2, options.poolSize ?? 10)),
+  );
   // A dropped connection (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   const events = getPostgreSQLEventStore(location.connectionString, {
@@ -46,13 +59,14 @@ export const openStore = async (
     connectionOptions: { pooled: true, pool },
   });
   try {
-    if (options.migrate !== false) await migrate(pool, events);
+    // Long by nature (another daemon's migration may hold the lock through a replay): no limit.
+    if (options.migrate !== false) await longWork(pool, (client) => migrate(client, events));
   } catch (error) {
     await pool.end().catch(() => {});
     await location.release();
     throw error;
   }
-  const locks = createLocks(location.connectionString);
+  const locks = createLocks(location.connectionString, limits);
   let closed = false;
   return {
     events,
@@ -60,6 +74,8 @@ export const openStore = async (
     db: pool as unknown as Db,
     locks,
     describe: location.describe,
+    limits,
+    probe: () => probeDatabase(location.connectionString, limits),
     revive: location.revive,
     close: async () => {
       if (closed) return;

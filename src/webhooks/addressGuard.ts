@@ -6,46 +6,98 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 
-const blocked = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8], // "this network"
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10], // carrier-grade NAT
-  ['127.0.0.0', 8], // loopback
-  ['169.254.0.0', 16], // link-local, cloud metadata (169.254.169.254)
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.88.99.0', 24], // 6to4 relays
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, broadcast
-] as const) {
-  blocked.addSubnet(net, prefix, 'ipv4');
-}
-for (const [net, prefix] of [
-  // IPv4-compatible (::a.b.c.d, deprecated) and IPv4-translated (::ffff:0:a.b.c.d): any IPv4
-  // behind them, private ones included, so none of it. (::ffff:a.b.c.d is decoded instead.)
-  ['::', 96],
-  ['::ffff:0:0:0', 96],
-  ['64:ff9b:1::', 48], // local-use NAT64
-  ['2002::', 16], // 6to4: an IPv4 inside
-  ['2001::', 32], // Teredo
-  ['fc00::', 7], // unique local (AWS's fd00:ec2::254 metadata included)
-  ['fe80::', 10], // link-local
-  ['ff00::', 8], // multicast
-  ['2001:db8::', 32], // documentation
-] as const) {
-  blocked.addSubnet(net, prefix, 'ipv6');
-}
+/**
+ * The IANA IPv4 Special-Purpose Address Registry (RFC 6890 and its updates), every entry, even
+ * those marked globally reachable (anycast relays, AS112 sinks: no webhook receiver lives there),
+ * and multicast. Nested entries are listed as the registry lists them.
+ */
+export const SPECIAL_IPV4: readonly (readonly [prefix: string, name: string])[] = [
+  ['0.0.0.0/8', '"This network"'],
+  ['0.0.0.0/32', '"This host on this network"'],
+  ['10.0.0.0/8', 'Private-Use'],
+  ['100.64.0.0/10', 'Shared Address Space (carrier-grade NAT)'],
+  ['127.0.0.0/8', 'Loopback'],
+  ['169.254.0.0/16', 'Link Local (cloud metadata at 169.254.169.254)'],
+  ['172.16.0.0/12', 'Private-Use'],
+  ['192.0.0.0/24', 'IETF Protocol Assignments'],
+  ['192.0.0.0/29', 'IPv4 Service Continuity Prefix'],
+  ['192.0.0.8/32', 'IPv4 dummy address'],
+  ['192.0.0.9/32', 'Port Control Protocol Anycast'],
+  ['192.0.0.10/32', 'Traversal Using Relays around NAT Anycast'],
+  ['192.0.0.170/32', 'NAT64/DNS64 Discovery'],
+  ['192.0.0.171/32', 'NAT64/DNS64 Discovery'],
+  ['192.0.2.0/24', 'Documentation (TEST-NET-1)'],
+  ['192.31.196.0/24', 'AS112-v4'],
+  ['192.52.193.0/24', 'AMT'],
+  ['192.88.99.0/24', 'Deprecated (6to4 Relay Anycast)'],
+  ['192.168.0.0/16', 'Private-Use'],
+  ['192.175.48.0/24', 'Direct Delegation AS112 Service'],
+  ['198.18.0.0/15', 'Benchmarking'],
+  ['198.51.100.0/24', 'Documentation (TEST-NET-2)'],
+  ['203.0.113.0/24', 'Documentation (TEST-NET-3)'],
+  ['224.0.0.0/4', 'Multicast'],
+  ['240.0.0.0/4', 'Reserved'],
+  ['255.255.255.255/32', 'Limited Broadcast'],
+];
 
-/** An IPv4 address written as IPv6 (::ffff:10.0.0.1, ::10.0.0.1, NAT64 64:ff9b::a00:1): its IPv4. */
+/**
+ * The IANA IPv6 Special-Purpose Address Registry, every entry, and the address architecture's
+ * other non-global blocks (site-local, multicast). Only global unicast (2000::/3) can be a
+ * receiver at all, so anything outside it is refused whether listed here or not (a block assigned
+ * tomorrow outside 2000::/3 is refused today); the list matters inside 2000::/3, and says why.
+ * IPv4-mapped (::ffff:0:0/96) and NAT64 (64:ff9b::/96) addresses are judged by the IPv4 address
+ * they carry (isPrivateAddress).
+ */
+export const SPECIAL_IPV6: readonly (readonly [prefix: string, name: string])[] = [
+  ['::1/128', 'Loopback'],
+  ['::/128', 'Unspecified'],
+  ['::/96', 'IPv4-compatible (deprecated)'],
+  ['::ffff:0:0:0/96', 'IPv4-translated'],
+  ['64:ff9b:1::/48', 'IPv4-IPv6 Translation, local use'],
+  ['100::/64', 'Discard-Only'],
+  ['100:0:0:1::/64', 'Dummy IPv6 Prefix'],
+  ['2001::/23', 'IETF Protocol Assignments'],
+  ['2001::/32', 'TEREDO'],
+  ['2001:1::1/128', 'Port Control Protocol Anycast'],
+  ['2001:1::2/128', 'Traversal Using Relays around NAT Anycast'],
+  ['2001:1::3/128', 'DNS-SD Service Registration Protocol Anycast'],
+  ['2001:2::/48', 'Benchmarking'],
+  ['2001:3::/32', 'AMT'],
+  ['2001:4:112::/48', 'AS112-v6'],
+  ['2001:10::/28', 'Deprecated (previously ORCHID)'],
+  ['2001:20::/28', 'ORCHIDv2'],
+  ['2001:30::/28', 'Drone Remote ID Protocol Entity Tags'],
+  ['2001:db8::/32', 'Documentation'],
+  ['2002::/16', '6to4 (an IPv4 address inside)'],
+  ['2620:4f:8000::/48', 'Direct Delegation AS112 Service'],
+  ['3fff::/20', 'Documentation'],
+  ['5f00::/16', 'Segment Routing (SRv6) SIDs'],
+  ['fc00::/7', 'Unique-Local (AWS metadata at fd00:ec2::254)'],
+  ['fe80::/10', 'Link-Local Unicast'],
+  ['fec0::/10', 'Site-Local (deprecated)'],
+  ['ff00::/8', 'Multicast'],
+];
+
+const blockListOf = (
+  entries: readonly (readonly [string, string])[],
+  family: 'ipv4' | 'ipv6',
+): BlockList => {
+  const list = new BlockList();
+  for (const [cidr] of entries) {
+    const [net, prefix] = cidr.split('/') as [string, string];
+    list.addSubnet(net, Number(prefix), family);
+  }
+  return list;
+};
+
+const blocked4 = blockListOf(SPECIAL_IPV4, 'ipv4');
+const blocked6 = blockListOf(SPECIAL_IPV6, 'ipv6');
+const globalUnicast = blockListOf([['2000::/3', 'Global Unicast']], 'ipv6');
+
+/** An IPv4 address written as IPv6 (::ffff:10.0.0.1, NAT64 64:ff9b::a00:1): its IPv4. */
 const embeddedIpv4 = (address: string): string | null => {
   const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
   if (dotted) return dotted[1] as string;
   const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
   if (hex) {
@@ -59,11 +111,11 @@ const embeddedIpv4 = (address: string): string | null => {
 export const isPrivateAddress = (address: string): boolean => {
   const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   const family = isIP(bare);
-  if (family === 4) return blocked.check(bare, 'ipv4');
+  if (family === 4) return blocked4.check(bare, 'ipv4');
   if (family === 6) {
     const v4 = embeddedIpv4(bare);
-    if (v4 !== null) return blocked.check(v4, 'ipv4');
-    return blocked.check(bare, 'ipv6');
+    if (v4 !== null) return blocked4.check(v4, 'ipv4');
+    return !globalUnicast.check(bare, 'ipv6') || blocked6.check(bare, 'ipv6');
   }
   return true; // not an address at all: refuse rather than guess
 };

@@ -2,7 +2,7 @@
 // `flipbook serve` and by `flipbook worker` on other machines sharing the database.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { hostname } from 'node:os';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { Logger } from '../log.ts';
 import { claimJob, deferJob, type Job, releaseJob, renewLease } from './jobQueue.ts';
 import { type ProcessDeps, processVersion } from './processVersion.ts';
@@ -140,26 +140,68 @@ const sleep = (ms: number, signal: AbortSignal, wake?: EventTarget) =>
   });
 
 /**
- * LISTEN on a connection of its own for queued jobs and deleted versions; if it cannot, polling
- * still finds every job and lease renewal still notices every deletion, only later.
+ * LISTEN on a connection of its own for queued jobs and deleted versions. A connection lost (the
+ * database restarted, stopped answering) is replaced, with a growing pause between tries; while
+ * there is none, polling still finds every job and lease renewal still notices every deletion,
+ * only later.
  */
 const listenForJobs = async (
   pool: Pool,
   on: { queued: () => void; deleted: (versionId: string) => void },
   log: Logger,
 ) => {
-  try {
-    const client = await pool.connect();
-    client.on('notification', ({ channel, payload }) => {
-      if (channel === 'flipbook_jobs') on.queued();
-      else if (channel === 'flipbook_jobs_deleted' && payload) on.deleted(payload);
-    });
-    client.on('error', () => {});
-    await client.query('LISTEN flipbook_jobs');
-    await client.query('LISTEN flipbook_jobs_deleted');
-    return { close: async () => client.release(true) };
-  } catch (error) {
-    log.warn({ err: error }, 'cannot LISTEN for jobs; polling only');
-    return { close: async () => {} };
-  }
+  let closed = false;
+  let current: PoolClient | null = null;
+  let retry: NodeJS.Timeout | null = null;
+  let pauseMs = RELISTEN_MIN_MS;
+  const listen = async () => {
+    retry = null;
+    if (closed) return;
+    let client: PoolClient | null = null;
+    try {
+      client = await pool.connect();
+      const lost = (error?: Error) => {
+        if (current !== client) return;
+        current = null;
+        client?.release(error ?? true);
+        if (!closed) {
+          log.warn({ err: error }, 'lost the connection that listens for jobs; listening again');
+          retry = setTimeout(listen, pauseMs);
+          pauseMs = Math.min(RELISTEN_MAX_MS, pauseMs * 2);
+        }
+      };
+      client.on('notification', ({ channel, payload }) => {
+        if (channel === 'flipbook_jobs') on.queued();
+        else if (channel === 'flipbook_jobs_deleted' && payload) on.deleted(payload);
+      });
+      client.on('error', lost);
+      client.on('end', () => lost());
+      await client.query('LISTEN flipbook_jobs');
+      await client.query('LISTEN flipbook_jobs_deleted');
+      if (closed) return client.release(true);
+      current = client;
+      pauseMs = RELISTEN_MIN_MS;
+      // Jobs queued while nobody listened are found by the next poll; wake the lanes now.
+      on.queued();
+    } catch (error) {
+      client?.release(error as Error);
+      if (closed) return;
+      log.warn({ err: error }, 'cannot LISTEN for jobs; polling until it can');
+      retry = setTimeout(listen, pauseMs);
+      pauseMs = Math.min(RELISTEN_MAX_MS, pauseMs * 2);
+    }
+  };
+  await listen();
+  return {
+    close: async () => {
+      closed = true;
+      if (retry) clearTimeout(retry);
+      const client = current;
+      current = null;
+      client?.release(true);
+    },
+  };
 };
+
+const RELISTEN_MIN_MS = 1000;
+const RELISTEN_MAX_MS = 30_000;

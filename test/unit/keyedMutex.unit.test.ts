@@ -84,4 +84,39 @@ describe('keyed mutex', () => {
     });
     expect(mutex.size()).toBe(0);
   });
+
+  it('passes a shared failure on to the callers already waiting, not to later ones', async () => {
+    const down = Object.assign(new Error('no answer'), { code: 'EDBTIMEOUT' });
+    const mutex = createKeyedMutex({
+      sharedFailure: (e) => (e as { code?: string }).code === 'EDBTIMEOUT',
+    });
+    const held = gate();
+    let waitersRan = 0;
+    const first = mutex.run('a', async () => {
+      await held.opened;
+      throw down;
+    });
+    const waiters = [1, 2, 3].map(() =>
+      mutex.run('a', async () => {
+        waitersRan++;
+      }),
+    );
+    held.open();
+    await expect(first).rejects.toBe(down);
+    for (const waiter of waiters) await expect(waiter).rejects.toBe(down);
+    expect(waitersRan).toBe(0);
+    // a caller arriving after the failure tries for itself
+    await expect(mutex.run('a', async () => 'later ran')).resolves.toBe('later ran');
+    expect(mutex.size()).toBe(0);
+  });
+
+  it('passes on no other failure: each waiter runs', async () => {
+    const mutex = createKeyedMutex({ sharedFailure: () => false });
+    const failing = mutex.run('a', async () => {
+      throw new Error('a broken rule');
+    });
+    const next = mutex.run('a', async () => 'next ran');
+    await expect(failing).rejects.toThrow('a broken rule');
+    await expect(next).resolves.toBe('next ran');
+  });
 });

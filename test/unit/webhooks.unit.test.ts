@@ -12,7 +12,12 @@ import {
 import { decide } from '../../src/domain/workspace/decide.ts';
 import { MAX_ENDPOINTS } from '../../src/domain/workspace/webhooks.ts';
 import { evolve, initialState, type WorkspaceEvent } from '../../src/domain/workspace/workspace.ts';
-import { guardedLookup, isPrivateAddress } from '../../src/webhooks/addressGuard.ts';
+import {
+  guardedLookup,
+  isPrivateAddress,
+  SPECIAL_IPV4,
+  SPECIAL_IPV6,
+} from '../../src/webhooks/addressGuard.ts';
 
 const now = new Date('2026-11-25T10:00:00Z');
 
@@ -161,6 +166,42 @@ describe('the address guard', () => {
     }
   });
 
+  // Every entry of the IANA special-purpose registries: its first, its last and a middle address.
+  it.each(SPECIAL_IPV4)('refuses IPv4 %s (%s), first to last', (cidr) => {
+    for (const address of ends(cidr, 4)) expect(isPrivateAddress(address), address).toBe(true);
+  });
+
+  it.each(SPECIAL_IPV6)('refuses IPv6 %s (%s), first to last', (cidr) => {
+    for (const address of ends(cidr, 6)) expect(isPrivateAddress(address), address).toBe(true);
+  });
+
+  it('refuses every address outside global unicast (2000::/3), listed or not', () => {
+    for (const address of ['4000::1', '8000::1', 'e000::1', '1::1', 'fec0::1', 'fbff::1']) {
+      expect(isPrivateAddress(address), address).toBe(true);
+    }
+  });
+
+  it('lets through public addresses beside the special ranges', () => {
+    for (const address of [
+      '11.0.0.1', // after 10.0.0.0/8
+      '100.128.0.1', // after 100.64.0.0/10
+      '172.32.0.1', // after 172.16.0.0/12
+      '192.0.1.1', // between 192.0.0.0/24 and 192.0.2.0/24
+      '198.20.0.1', // after 198.18.0.0/15
+      '223.255.255.254', // before multicast
+      '2001:200::1', // after 2001::/23 (an RIR's allocation)
+      '2620:4f:8001::1', // beside the AS112 delegation
+      '3fff:1000::1', // after 3fff::/20
+      '2a00:1450:4001:80b::200e',
+      '::ffff:1.1.1.1', // IPv4-mapped: judged by the IPv4 inside
+      '64:ff9b::808:808', // NAT64 of 8.8.8.8
+    ]) {
+      expect(isPrivateAddress(address), address).toBe(false);
+    }
+    expect(isPrivateAddress('64:ff9b::a00:1'), 'NAT64 of 10.0.0.1').toBe(true);
+    expect(isPrivateAddress('::8.8.8.8'), 'IPv4-compatible, deprecated').toBe(true);
+  });
+
   it('refuses a name that resolves to a private address, at the connection', async () => {
     const result = await new Promise<{ error: Error | null }>((resolve) =>
       guardedLookup('localhost', { all: false }, (error) => resolve({ error })),
@@ -221,3 +262,32 @@ describe('webhook endpoints on the workspace stream', () => {
     expect(() => decide(enable, state)).toThrow(/No webhook/);
   });
 });
+
+/** The first, a middle and the last address of a CIDR block, written as addresses. */
+const ends = (cidr: string, family: 4 | 6): string[] => {
+  const [net, prefixText] = cidr.split('/') as [string, string];
+  const bits = family === 4 ? 32 : 128;
+  const prefix = BigInt(prefixText);
+  const size = 1n << (BigInt(bits) - prefix);
+  const first = (toBig(net, family) >> (BigInt(bits) - prefix)) << (BigInt(bits) - prefix);
+  return [first, first + size / 2n, first + size - 1n].map((n) => fromBig(n, family));
+};
+
+const toBig = (address: string, family: 4 | 6): bigint => {
+  if (family === 4) return address.split('.').reduce((n, part) => (n << 8n) | BigInt(part), 0n);
+  const [head = '', tail = ''] = address.split('::');
+  const groups = (text: string) => (text === '' ? [] : text.split(':'));
+  const left = groups(head);
+  const right = groups(tail);
+  const all = address.includes('::')
+    ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right]
+    : left;
+  return all.reduce((n, group) => (n << 16n) | BigInt(Number.parseInt(group, 16)), 0n);
+};
+
+const fromBig = (n: bigint, family: 4 | 6): string =>
+  family === 4
+    ? [24n, 16n, 8n, 0n].map((shift) => String((n >> shift) & 255n)).join('.')
+    : Array.from({ length: 8 }, (_, i) =>
+        ((n >> BigInt(112 - 16 * i)) & 0xffffn).toString(16),
+      ).join(':');

@@ -38,6 +38,7 @@ export const registerAudit = (program: Command) => {
     }
     const result = await withStore(flags, (store) => verifyChain(store, checkpoint), {
       readOnly: true,
+      long: true,
     });
     if (flags.json) printJson(result);
     else if (result.intact) {
@@ -101,7 +102,7 @@ export const registerAudit = (program: Command) => {
             );
           }
         },
-        { readOnly: true },
+        { readOnly: true, long: true },
       );
     },
   );
@@ -123,7 +124,7 @@ export const registerAudit = (program: Command) => {
           }
         }
       },
-      { readOnly: true },
+      { readOnly: true, long: true },
     );
   });
 
@@ -132,7 +133,9 @@ export const registerAudit = (program: Command) => {
       .command('checkpoint')
       .description('print the chain head as a small JSON document to keep outside the database'),
   ).action(async (flags: StoreFlags) => {
-    printJson(await withStore(flags, (store) => cutCheckpoint(store), { readOnly: true }));
+    printJson(
+      await withStore(flags, (store) => cutCheckpoint(store), { readOnly: true, long: true }),
+    );
   });
 };
 

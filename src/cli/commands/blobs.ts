@@ -35,8 +35,10 @@ export const registerBlobs = (program: Command) => {
       throw new CliError(EXIT.failure, error.message);
     });
     try {
-      const report = await withStore(flags, (db) =>
-        sweepBlobs(db, store, QUIET, new Date(), undefined, flags.dryRun ?? false),
+      const report = await withStore(
+        flags,
+        (db) => sweepBlobs(db, store, QUIET, new Date(), undefined, flags.dryRun ?? false),
+        { long: true },
       );
       if (report.refused) throw new CliError(EXIT.failure, report.refused);
       const total = {

@@ -10,7 +10,9 @@ export const registerEvents = (program: Command) => {
       .description("print a flipbook's events in order: its full audit trail")
       .option('--json', 'print JSON'),
   ).action(async (flipbookId: string, flags: StoreFlags & { json?: boolean }) => {
-    const events = await withStore(flags, (store) => flipbookEvents(store, flipbookId));
+    const events = await withStore(flags, (store) => flipbookEvents(store, flipbookId), {
+      long: true,
+    });
     if (flags.json) {
       printJson(events);
       return;

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { longWork } from '../../store/databaseLimits.ts';
 import { rebuildReadTables } from '../../store/replay.ts';
 import { printJson } from '../output.ts';
 import { type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
@@ -10,13 +11,8 @@ export const registerReplay = (program: Command) => {
       .description('drop every read table and rebuild it from the events')
       .option('--json', 'print JSON'),
   ).action(async (flags: StoreFlags & { json?: boolean }) => {
-    const report = await withStore(flags, async (store) => {
-      const client = await store.pool.connect();
-      try {
-        return await rebuildReadTables(client);
-      } finally {
-        client.release();
-      }
+    const report = await withStore(flags, (store) => longWork(store.pool, rebuildReadTables), {
+      long: true,
     });
     if (flags.json) printJson(report);
     else process.stdout.write(`replayed ${report.events} events in ${report.milliseconds} ms\n`);

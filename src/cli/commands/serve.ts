@@ -10,7 +10,7 @@ import {
 } from '../blobOptions.ts';
 import { CliError, EXIT } from '../client/cliErrors.ts';
 import { flagInteger } from '../flagInteger.ts';
-import { type StoreFlags, withStoreOptions } from '../storeOptions.ts';
+import { limitsOf, type StoreFlags, withStoreOptions } from '../storeOptions.ts';
 
 export const registerServe = (program: Command) => {
   withBlobOptions(
@@ -97,6 +97,7 @@ export const registerServe = (program: Command) => {
         recordClientInfo: flags.clientInfo,
         graceMs,
         keepAliveMs,
+        databaseLimits: limitsOf(flags),
         keyUsageIntervalMs,
         ...(blobPublicUrl ? { blobPublicUrl } : {}),
       }).catch((error: unknown) => {

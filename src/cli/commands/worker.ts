@@ -10,7 +10,7 @@ import { startWorkers, workerOptions } from '../../worker/workerPool.ts';
 import { type BlobFlags, checkBlobFlags, withBlobOptions } from '../blobOptions.ts';
 import { CliError, EXIT } from '../client/cliErrors.ts';
 import { flagInteger } from '../flagInteger.ts';
-import { type StoreFlags, withStoreOptions } from '../storeOptions.ts';
+import { limitsOf, type StoreFlags, withStoreOptions } from '../storeOptions.ts';
 
 export const registerWorker = (program: Command) => {
   withBlobOptions(
@@ -27,7 +27,11 @@ export const registerWorker = (program: Command) => {
     const lanes = flagInteger('--workers', flags.workers, 1, 64);
     installLastResort(logger);
     void sweepWrapperDirs().catch(() => {});
-    const store = await openStore({ dataDir: flags.dataDir, databaseUrl: flags.databaseUrl });
+    const store = await openStore({
+      dataDir: flags.dataDir,
+      databaseUrl: flags.databaseUrl,
+      limits: limitsOf(flags),
+    });
     const blobs = await openCheckedBlobStore(flags).catch(async (error: Error) => {
       await store.close();
       throw new CliError(EXIT.failure, error.message);

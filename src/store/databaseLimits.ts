@@ -1,0 +1,153 @@
+// Every use of the database is bounded, so a database that stops answering (a paused VM, a
+// stalled disk, a partition without a reset, a server whose processes are stopped) gives its
+// callers an error within seconds instead of a hang, and a request a 503 instead of nothing:
+//
+// - acquiring a connection, from the pool or a new one: `connectMs` (pg-pool's
+//   connectionTimeoutMillis covers both the wait for a free connection and the connect);
+// - each statement: the server cancels it after `statementMs` (statement_timeout, sent at
+//   connect), and the client gives up one second later (the server may not be running at all);
+//   a connection whose statement got no answer is destroyed, never reused: its session may be in
+//   any state (inside a transaction a later caller would write into, or still running the
+//   statement), and only closing it is sure to end that state;
+// - dead peers: TCP keepalive on every connection;
+// - sessions left idle inside a transaction are ended by the server.
+//
+// Long work that is meant to be long (migrations, replay, `audit verify`) runs on a connection of
+// its own without the statement limits (`longWork`); everything else, the daemon's requests, the
+// workers and the webhook sender, has the limits.
+import pg from 'pg';
+
+export type DatabaseLimits = {
+  /** waiting for a connection from the pool, and opening a new one */
+  connectMs: number;
+  /** each statement, server side; the client gives up a second later. null: no limit */
+  statementMs: number | null;
+};
+
+/** `serve --database-timeout` and `worker --database-timeout`, in seconds, unless told. */
+export const DEFAULT_DATABASE_TIMEOUT_S = 5;
+
+export const databaseLimits = (timeoutSeconds = DEFAULT_DATABASE_TIMEOUT_S): DatabaseLimits => ({
+  connectMs: timeoutSeconds * 1000,
+  statementMs: timeoutSeconds * 1000,
+});
+
+/** After the server's own statement_timeout, the client waits this much more for its answer. */
+const CLIENT_GRACE_MS = 1000;
+/** TCP keepalive probes start after this much silence on a connection. */
+const KEEPALIVE_DELAY_MS = 10_000;
+/** The server ends a session idle inside a transaction for this long (a client that vanished). */
+const IDLE_IN_TRANSACTION_MS = 60_000;
+
+/** The database gave no answer in time; the connection it was on has been closed. */
+export class DatabaseTimeout extends Error {
+  override name = 'DatabaseTimeout';
+  readonly code = 'EDBTIMEOUT';
+}
+
+/**
+ * A pg client whose statements get a client-side limit: past it the connection is destroyed, so
+ * the statement and every one queued behind it fail at once with DatabaseTimeout, and the pool
+ * drops the client when it is released (pg-pool drops clients that are no longer queryable).
+ */
+export class BoundedClient extends pg.Client {
+  /** ms a statement may take before the connection is given up; null: no limit */
+  limitMs: number | null;
+
+  constructor(config: pg.ClientConfig & { limitMs?: number | null }) {
+    super(config);
+    this.limitMs = config.limitMs ?? null;
+    // A connection that fails while checked out fails its statements (their callers hear of it);
+    // the event itself must not reach the process as an unhandled 'error'.
+    this.on('error', () => {});
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: pg's query() has a dozen overloads, passed through as they are
+  override query(...args: any[]): any {
+    const limit = this.limitMs;
+    const run = () => (pg.Client.prototype.query as (...a: unknown[]) => unknown).apply(this, args);
+    if (limit === null) return run();
+    const timer = setTimeout(() => {
+      const seconds = Math.round(limit / 100) / 10;
+      streamOf(this).destroy(
+        new DatabaseTimeout(`The database gave no answer within ${seconds} s`),
+      );
+    }, limit);
+    const done = () => clearTimeout(timer);
+    const last = args.at(-1);
+    if (typeof last === 'function') {
+      args[args.length - 1] = (error: unknown, result: unknown) => {
+        done();
+        last(error, result);
+      };
+      return run();
+    }
+    const result = run() as { then?: (a: () => void, b: () => void) => unknown } | undefined;
+    // The promise form (what pg-pool, Emmett and our queries use); anything else is unbounded.
+    if (typeof result?.then === 'function') result.then(done, done);
+    else done();
+    return result;
+  }
+}
+
+/** A pool's configuration with the limits (at least 2 connections; see openStore). */
+export const poolConfig = (
+  connectionString: string,
+  limits: DatabaseLimits,
+  max: number,
+): pg.PoolConfig & { limitMs: number | null } => ({
+  connectionString,
+  max,
+  connectionTimeoutMillis: limits.connectMs,
+  keepAlive: true,
+  keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+  application_name: 'flipbook',
+  idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
+  ...(limits.statementMs === null ? {} : { statement_timeout: limits.statementMs }),
+  Client: BoundedClient as unknown as typeof pg.Client,
+  limitMs: limits.statementMs === null ? null : limits.statementMs + CLIENT_GRACE_MS,
+});
+
+/**
+ * Runs long work (a migration, a replay, an audit) on a connection of the pool with no statement
+ * limit, server side or client side. The connection is closed afterwards rather than returned:
+ * its session was changed.
+ */
+export const longWork = async <T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> => {
+  const client = await pool.connect();
+  (client as unknown as BoundedClient).limitMs = null;
+  let failed: Error | undefined;
+  try {
+    await client.query('SET statement_timeout = 0');
+    return await work(client);
+  } catch (error) {
+    failed = error as Error;
+    throw error;
+  } finally {
+    client.release(failed ?? true);
+  }
+};
+
+/**
+ * Whether a new connection can be opened and answers now (readiness): a pool's open connections
+ * may still work while the server refuses new ones (max_connections reached), or the reverse.
+ */
+export const probeDatabase = async (connectionString: string, limits: DatabaseLimits) => {
+  const { Client: _, limitMs, ...config } = poolConfig(connectionString, limits, 1);
+  const client = new BoundedClient({ ...config, limitMs: limitMs ?? limits.connectMs });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+  } finally {
+    // Not awaited: a server that stopped answering never acknowledges the goodbye.
+    client.end().catch(() => {});
+    setTimeout(() => streamOf(client).destroy(), 1000).unref();
+  }
+};
+
+const streamOf = (client: pg.Client) =>
+  (client as unknown as { connection: { stream: { destroy(error?: Error): void } } }).connection
+    .stream;

@@ -1,0 +1,43 @@
+// Whether an error means the database cannot serve us right now (and a retry later may work), as
+// opposed to a broken query or a broken rule: down, restarting, unreachable, not answering in
+// time, out of connections, memory or disk. Callers answer those with 503 and Retry-After.
+
+/**
+ * SQLSTATEs by class (PostgreSQL's appendix A): 08 connection exception; 53 insufficient resources
+ * (53000, disk full 53100, out of memory 53200, too many connections 53300, configuration limit
+ * 53400); 57P operator intervention (shutting down, crash shutdown, cannot connect now, database
+ * dropped, idle session timeout); 57014 a statement cancelled (our statement_timeout); 58 system
+ * error (I/O error 58030); 55P03 a lock not available in time; 25P03 the server ended a session
+ * idle in a transaction.
+ */
+const UNAVAILABLE_SQLSTATES = /^(08|53|57P|58)|^(57014|55P03|25P03)$/;
+
+/** What the socket under a connection says when the server is away or unreachable. */
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EAI_AGAIN',
+  'EDBTIMEOUT', // DatabaseTimeout (databaseLimits.ts)
+]);
+
+/** pg's and pg-pool's own words for a connection that is gone or could not be had in time. */
+const CLIENT_MESSAGES =
+  /Connection terminated|terminating connection|timeout exceeded when trying to connect|is not queryable|Query read timeout|the database system is (starting up|shutting down|in recovery mode)/i;
+
+export const isDatabaseUnavailable = (error: unknown, depth = 0): boolean => {
+  const e = error as { code?: unknown; message?: unknown; cause?: unknown } | null;
+  if (!e || typeof e !== 'object' || depth > 4) return false;
+  const code = typeof e.code === 'string' ? e.code : '';
+  const message = typeof e.message === 'string' ? e.message : '';
+  if (UNAVAILABLE_SQLSTATES.test(code) || NETWORK_CODES.has(code)) return true;
+  if (CLIENT_MESSAGES.test(message)) return true;
+  // Emmett and dumbo sometimes wrap the driver's error.
+  return e.cause !== undefined && isDatabaseUnavailable(e.cause, depth + 1);
+};
