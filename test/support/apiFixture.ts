@@ -28,12 +28,16 @@ export type ApiFixture = {
   stop: () => Promise<void>;
 };
 
+/** A store kind, or a database of the test's own (a server it starts, freezes, fills). */
+export type StorePlace = StoreKind | { databaseUrl: string };
+
 export const startApi = async (
-  kind: StoreKind,
+  kind: StorePlace,
   serveArgs: string[] = [],
   env: NodeJS.ProcessEnv = {},
 ): Promise<ApiFixture> => {
-  const options = await storeOptions(kind);
+  const options: { dataDir?: string; databaseUrl?: string } =
+    typeof kind === 'object' ? kind : await storeOptions(kind);
   const storeArgs = options.dataDir
     ? ['--data-dir', options.dataDir]
     : ['--database-url', options.databaseUrl ?? ''];

@@ -13,9 +13,8 @@ import {
   type Page,
 } from 'playwright-core';
 import { expect } from 'vitest';
-import { type ApiFixture, startApi } from './apiFixture.ts';
+import { type ApiFixture, type StorePlace, startApi } from './apiFixture.ts';
 import { flipbook } from './cli.ts';
-import type { StoreKind } from './stores.ts';
 
 export const DESKTOP: BrowserContextOptions = { viewport: { width: 1280, height: 860 } };
 export const PHONE: BrowserContextOptions = {
@@ -48,7 +47,7 @@ export type DashboardFixture = {
 };
 
 export const startDashboard = async (
-  kind: StoreKind = 'embedded',
+  kind: StorePlace = 'embedded',
   serveArgs: string[] = [],
   env: NodeJS.ProcessEnv = {},
 ): Promise<DashboardFixture> => {

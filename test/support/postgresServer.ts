@@ -3,14 +3,21 @@
 // /usr/lib/postgresql/<highest version>/bin (they are not on PATH). PostgreSQL refuses to run as
 // root, so when we are root the binaries run as the `postgres` system user.
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { appendFile, chown, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 
-export type PostgresServer = { url: string; stop(): Promise<void> };
+export type PostgresServer = {
+  url: string;
+  /** stops every process of the server (SIGSTOP): a paused VM, a stalled disk, a partition */
+  freeze(): void;
+  /** lets them run again (SIGCONT) */
+  thaw(): void;
+  stop(): Promise<void>;
+};
 
 const PG_ROOT = '/usr/lib/postgresql';
 const USER = 'flipbook';
@@ -87,7 +94,27 @@ const waitForSelect1 = async (url: string, timeoutMs = 30_000) => {
   }
 };
 
-export const startPostgresServer = async (): Promise<PostgresServer> => {
+/** The postmaster and every process it started (backends, background workers). */
+const serverProcesses = (dataDir: string): number[] => {
+  const postmaster = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const children = readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        // the parent pid is the 2nd field after the command's closing parenthesis
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster;
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
+  return [postmaster, ...children];
+};
+
+export const startPostgresServer = async (
+  options: { settings?: Record<string, string> } = {},
+): Promise<PostgresServer> => {
   const bin = findPostgresBin();
   const runAs: RunAs | undefined =
     process.getuid?.() === 0 ? { uid: await idOf('-u'), gid: await idOf('-g') } : undefined;
@@ -100,7 +127,15 @@ export const startPostgresServer = async (): Promise<PostgresServer> => {
 
   const pgCtl = (args: string[]) => run(join(bin, 'pg_ctl'), ['-D', dataDir, ...args], dir, runAs);
   let running = false;
+  let frozen: number[] = [];
   const stopSync = () => {
+    for (const pid of frozen) {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // gone
+      }
+    }
     // Last resort if the run dies without calling stop(): never leave a postmaster behind.
     if (running) {
       spawnSync(join(bin, 'pg_ctl'), ['-D', dataDir, 'stop', '-m', 'immediate', '-w'], {
@@ -128,6 +163,7 @@ export const startPostgresServer = async (): Promise<PostgresServer> => {
       synchronous_commit: 'off',
       full_page_writes: 'off',
       max_connections: '200',
+      ...options.settings,
     };
     await appendFile(
       join(dataDir, 'postgresql.conf'),
@@ -159,8 +195,23 @@ export const startPostgresServer = async (): Promise<PostgresServer> => {
     let stopped: Promise<void> | undefined;
     return {
       url,
+      freeze: () => {
+        frozen = serverProcesses(dataDir);
+        for (const pid of frozen) process.kill(pid, 'SIGSTOP');
+      },
+      thaw: () => {
+        for (const pid of frozen) {
+          try {
+            process.kill(pid, 'SIGCONT');
+          } catch {
+            // gone
+          }
+        }
+        frozen = [];
+      },
       stop: () => {
         stopped ??= (async () => {
+          for (const pid of frozen) process.kill(pid, 'SIGCONT');
           try {
             await pgCtl(['stop', '-m', 'fast', '-w']);
             running = false;
