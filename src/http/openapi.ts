@@ -237,7 +237,7 @@ const build = () => {
         ),
         InternalError: errorAnswer('`Internal server error`'),
         Unavailable: errorAnswer(
-          '`The database is unavailable right now; try again shortly` (or `The server cannot store files right now; ...`): what the service stands on is down or restarting; nothing is wrong with the request',
+          '`The database is unavailable right now; try again shortly` (or `The server cannot store files right now; ...`): what the service stands on is down, restarting, not answering within the database timeout (5 s by default: the answer comes within 10 s), or out of connections, memory or disk; nothing is wrong with the request, which can be sent again',
           { 'Retry-After': ref('headers', 'Retry-After'), ...answerHeaders },
         ),
       },

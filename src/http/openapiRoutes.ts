@@ -125,7 +125,9 @@ export const ROUTES: Route[] = [
       400: error(
         `An invalid query parameter, named in the message (e.g. \`Invalid per_page: must be an integer from 1 to 100\`, \`Invalid sort: give it once\`, ${nul('search')}), or \`Workspace not found\``,
       ),
-      500: error('`Failed to list flipbooks`'),
+      500: error(
+        "`Failed to list flipbooks` (the spec's text); a database that is unavailable is a 503, as on every route",
+      ),
     },
   },
   {

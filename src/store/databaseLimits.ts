@@ -34,6 +34,8 @@ export const databaseLimits = (timeoutSeconds = DEFAULT_DATABASE_TIMEOUT_S): Dat
 
 /** After the server's own statement_timeout, the client waits this much more for its answer. */
 const CLIENT_GRACE_MS = 1000;
+/** How long closing a connection may wait for the server's goodbye. */
+const END_GRACE_MS = 2000;
 /** TCP keepalive probes start after this much silence on a connection. */
 const KEEPALIVE_DELAY_MS = 10_000;
 /** The server ends a session idle inside a transaction for this long (a client that vanished). */
@@ -62,6 +64,14 @@ export class BoundedClient extends pg.Client {
     this.on('error', () => {});
   }
 
+  // biome-ignore lint/suspicious/noExplicitAny: pg's end() has two forms, passed through as they are
+  override end(...args: any[]): any {
+    // A server that stopped answering never acknowledges the goodbye, and the half-closed socket
+    // would keep the process from exiting: a few seconds, then it is cut.
+    setTimeout(() => streamOf(this)?.destroy(), END_GRACE_MS).unref();
+    return (pg.Client.prototype.end as (...a: unknown[]) => unknown).apply(this, args);
+  }
+
   // biome-ignore lint/suspicious/noExplicitAny: pg's query() has a dozen overloads, passed through as they are
   override query(...args: any[]): any {
     const limit = this.limitMs;
@@ -69,7 +79,7 @@ export class BoundedClient extends pg.Client {
     if (limit === null) return run();
     const timer = setTimeout(() => {
       const seconds = Math.round(limit / 100) / 10;
-      streamOf(this).destroy(
+      streamOf(this)?.destroy(
         new DatabaseTimeout(`The database gave no answer within ${seconds} s`),
       );
     }, limit);
@@ -142,12 +152,12 @@ export const probeDatabase = async (connectionString: string, limits: DatabaseLi
     await client.connect();
     await client.query('SELECT 1');
   } finally {
-    // Not awaited: a server that stopped answering never acknowledges the goodbye.
+    // Not awaited: a server that stopped answering never acknowledges the goodbye (end() cuts
+    // the socket after a few seconds).
     client.end().catch(() => {});
-    setTimeout(() => streamOf(client).destroy(), 1000).unref();
   }
 };
 
 const streamOf = (client: pg.Client) =>
-  (client as unknown as { connection: { stream: { destroy(error?: Error): void } } }).connection
-    .stream;
+  (client as unknown as { connection?: { stream?: { destroy(error?: Error): void } } }).connection
+    ?.stream;
