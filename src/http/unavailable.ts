@@ -16,6 +16,8 @@ export const DATABASE_UNAVAILABLE = 'The database is unavailable right now; try 
 
 export const asUnavailable = (error: unknown): ServiceUnavailable | null => {
   if (error instanceof ServiceUnavailable) return error;
+  // An answer already (the blob store's own 503, a broken rule), whatever caused it.
+  if (error instanceof AppError) return null;
   if (isDatabaseUnavailable(error)) return new ServiceUnavailable(DATABASE_UNAVAILABLE);
   const code = (error as { code?: unknown } | null)?.code;
   if (code === 'EROFS' || code === 'EIO') {
