@@ -11,6 +11,7 @@ import { startBlobSweep } from './blobs/sweep.ts';
 import { mountDashboard } from './dashboard/routes.ts';
 import { mountApi, readsBody } from './http/api.ts';
 import { discardBody } from './http/bodyLimit.ts';
+import { mountDownloads } from './http/downloads.ts';
 import { mountFiles } from './http/files.ts';
 import { createRateLimiter } from './http/rateLimit.ts';
 import { sendError, sendJson } from './http/respond.ts';
@@ -157,6 +158,7 @@ export const runDaemon = async (options: DaemonOptions) => {
         webhookAllowPrivate: options.webhookAllowPrivate ?? false,
       });
       mountFiles(routes, { db: store.db, blobs, limits: DEFAULT_RENDER_OPTIONS.limits });
+      mountDownloads(routes, { log: logger });
       mountReader(routes, { db: store.db, blobs, urls });
       mountDashboard(routes, {
         store,

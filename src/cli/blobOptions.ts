@@ -2,9 +2,9 @@
 // S3-compatible bucket, whose region and credentials come from the AWS SDK's usual chain
 // (AWS_REGION, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, profiles).
 import type { Command } from 'commander';
+import { CliError, EXIT } from '../../packages/cli/src/client/cliErrors.ts';
 import type { BlobOptions } from '../blobs/openBlobStore.ts';
 import { parseS3Url } from '../blobs/s3Store.ts';
-import { CliError, EXIT } from './client/cliErrors.ts';
 
 export type BlobFlags = Omit<BlobOptions, 'dataDir'>;
 

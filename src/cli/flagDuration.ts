@@ -1,4 +1,4 @@
-import { CliError, EXIT } from './client/cliErrors.ts';
+import { CliError, EXIT } from '../../packages/cli/src/client/cliErrors.ts';
 
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 const MAX_MS = 3650 * UNIT_MS.d;

@@ -1,4 +1,4 @@
-import { CliError, EXIT } from './client/cliErrors.ts';
+import { CliError, EXIT } from '../../packages/cli/src/client/cliErrors.ts';
 
 /** An integer flag within bounds, or a usage error (exit 2) that names the flag. */
 export const flagInteger = (flag: string, text: string, min: number, max: number) => {

@@ -66,4 +66,31 @@ describe('layering', () => {
       ]),
     ).toEqual([]);
   });
+
+  it('the client package (packages/cli/src) reaches nothing of the server but the contract', async () => {
+    const allowed = [
+      'packages/cli/src',
+      'src/contract',
+      'src/domain',
+      'src/atomicFile.ts',
+      'package.json', // the version
+    ];
+    const found: string[] = [];
+    for (const file of await sourceFiles('packages/cli/src')) {
+      for (const target of await importsOf(file)) {
+        if (!allowed.some((a) => target === a || target.startsWith(`${a}/`))) {
+          found.push(`${file} imports ${target}`);
+        }
+      }
+    }
+    expect(found).toEqual([]);
+    // and what it may reach imports no further in (the contract and the domain are pure)
+    expect(await violations('src/contract', ['src/store', 'src/http', 'src/app'])).toEqual([]);
+  });
+
+  it('the client package has the server’s version', async () => {
+    const version = async (file: string) =>
+      JSON.parse(await readFile(join(ROOT, file), 'utf8')).version as string;
+    expect(await version('packages/cli/package.json')).toBe(await version('package.json'));
+  });
 });

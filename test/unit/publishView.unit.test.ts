@@ -3,7 +3,7 @@
 import { render } from 'ink-testing-library';
 import { createElement as h } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PublishView, type ViewState } from '../../src/cli/ui/PublishView.ts';
+import { PublishView, type ViewState } from '../../packages/cli/src/ui/PublishView.ts';
 
 const MB = 1024 * 1024;
 const T0 = 1_700_000_000_000;

@@ -1,11 +1,11 @@
 // `flipbook audit`: the tamper-evident trail for auditors (docs/audit.md).
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { CliError, EXIT } from '../../../packages/cli/src/client/cliErrors.ts';
+import { printJson, safe } from '../../../packages/cli/src/output.ts';
 import { type Checkpoint, cutCheckpoint, parseCheckpoint, verifyChain } from '../../app/audit.ts';
 import { exportLog, workspaceTrail } from '../../app/eventLog.ts';
 import { requireWorkspace } from '../../app/workspaces.ts';
-import { CliError, EXIT } from '../client/cliErrors.ts';
-import { printJson, safe } from '../output.ts';
 import { type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
 
 export const registerAudit = (program: Command) => {

@@ -2,12 +2,12 @@
 // as `serve` (--blob-dir, or --blob-url with --s3-endpoint/--s3-path-style).
 import type { Command } from 'commander';
 import pino from 'pino';
+import { CliError, EXIT } from '../../../packages/cli/src/client/cliErrors.ts';
+import { printJson } from '../../../packages/cli/src/output.ts';
 import { copyBlobs } from '../../blobs/copy.ts';
 import { openCheckedBlobStore } from '../../blobs/openBlobStore.ts';
 import { sweepBlobs } from '../../blobs/sweep.ts';
 import { type BlobFlags, checkBlobFlags, withBlobOptions } from '../blobOptions.ts';
-import { CliError, EXIT } from '../client/cliErrors.ts';
-import { printJson } from '../output.ts';
 import { type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
 
 const QUIET = pino({ level: 'silent' });

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
+import { CliError, EXIT } from '../../../packages/cli/src/client/cliErrors.ts';
+import { printJson } from '../../../packages/cli/src/output.ts';
 import { setDownload } from '../../app/downloads.ts';
-import { CliError, EXIT } from '../client/cliErrors.ts';
-import { printJson } from '../output.ts';
 import { adminOf, type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
 
 export const registerDownload = (program: Command) => {

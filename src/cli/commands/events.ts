@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
+import { printJson, safe } from '../../../packages/cli/src/output.ts';
 import { flipbookEvents } from '../../app/eventLog.ts';
-import { printJson, safe } from '../output.ts';
 import { type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
 
 export const registerEvents = (program: Command) => {

@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { CliError, EXIT } from '../../../packages/cli/src/client/cliErrors.ts';
+import { printJson, printTable } from '../../../packages/cli/src/output.ts';
 import {
   type ApiKeyListing,
   issueApiKey,
@@ -6,9 +8,7 @@ import {
   revokeApiKey,
   rollApiKey,
 } from '../../app/apiKeys.ts';
-import { CliError, EXIT } from '../client/cliErrors.ts';
 import { flagDuration } from '../flagDuration.ts';
-import { printJson, printTable } from '../output.ts';
 import { adminOf, type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
 
 type CreateFlags = StoreFlags & {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
+import { printJson } from '../../../packages/cli/src/output.ts';
 import { longWork } from '../../store/databaseLimits.ts';
 import { rebuildReadTables } from '../../store/replay.ts';
-import { printJson } from '../output.ts';
 import { type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
 
 export const registerReplay = (program: Command) => {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { CliError, EXIT } from '../../../packages/cli/src/client/cliErrors.ts';
 import { runDaemon, StartupError } from '../../daemon.ts';
 import { DEFAULT_RATE_LIMIT } from '../../http/rateLimit.ts';
 import { defaultLanes } from '../../worker/renderSettings.ts';
@@ -8,7 +9,6 @@ import {
   checkBlobPublicUrl,
   withBlobOptions,
 } from '../blobOptions.ts';
-import { CliError, EXIT } from '../client/cliErrors.ts';
 import { flagInteger } from '../flagInteger.ts';
 import { limitsOf, type StoreFlags, withStoreOptions } from '../storeOptions.ts';
 

@@ -1,5 +1,6 @@
 // People of the dashboard, for the operator: invite (prints a single-use link), list, remove.
 import type { Command } from 'commander';
+import { printJson, printTable } from '../../../packages/cli/src/output.ts';
 import {
   findPerson,
   invitationUrl,
@@ -9,7 +10,6 @@ import {
 } from '../../app/accounts/people.ts';
 import { clockFromEnv } from '../../app/clock.ts';
 import { requireWorkspace } from '../../app/workspaces.ts';
-import { printJson, printTable } from '../output.ts';
 import { adminOf, type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
 
 export const registerUser = (program: Command) => {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { CliError, EXIT } from '../../../packages/cli/src/client/cliErrors.ts';
 import { openCheckedBlobStore } from '../../blobs/openBlobStore.ts';
 import { startBlobSweep } from '../../blobs/sweep.ts';
 import { installLastResort } from '../../lastResort.ts';
@@ -8,7 +9,6 @@ import { openStore } from '../../store/store.ts';
 import { defaultLanes, renderOptionsFor } from '../../worker/renderSettings.ts';
 import { startWorkers, workerOptions } from '../../worker/workerPool.ts';
 import { type BlobFlags, checkBlobFlags, withBlobOptions } from '../blobOptions.ts';
-import { CliError, EXIT } from '../client/cliErrors.ts';
 import { flagInteger } from '../flagInteger.ts';
 import { limitsOf, type StoreFlags, withStoreOptions } from '../storeOptions.ts';
 

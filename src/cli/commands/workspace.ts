@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
+import { printJson, printTable } from '../../../packages/cli/src/output.ts';
 import { changePlan, createWorkspace, listWorkspaces } from '../../app/workspaces.ts';
-import { printJson, printTable } from '../output.ts';
 import { adminOf, type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
 
 export const registerWorkspace = (program: Command) => {

@@ -12,7 +12,6 @@ import {
 } from '../clientOptions.ts';
 import { flagDirection } from '../flagDirection.ts';
 import { type Progress, publish } from '../services/publish.ts';
-import { runPublishView } from '../ui/runPublishView.ts';
 
 type Flags = ClientFlags & {
   title?: string;
@@ -29,6 +28,8 @@ export const withProgress = async <T>(
 ) => {
   if (interactive(flags)) {
     const size = (await stat(file).catch(() => null))?.size ?? 0;
+    // React and ink load only here: a pipeline (no terminal) or --json never parses them.
+    const { runPublishView } = await import('../ui/runPublishView.ts');
     return runPublishView(basename(file), size, work);
   }
   const plain = !flags.json;

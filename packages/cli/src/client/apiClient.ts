@@ -3,10 +3,10 @@
 // flipbook): an upload is retried only when the connection was never made. The API key only ever
 // goes into a header.
 import { Readable } from 'node:stream';
-import { request } from 'undici';
-import type { DeleteResponse } from '../../contract/common.ts';
-import type { Created, Flipbook, FlipbookEdits, FlipbookList } from '../../contract/flipbooks.ts';
-import type { Activated, CreatedVersion, VersionStatus } from '../../contract/versions.ts';
+import type { request as Request } from 'undici';
+import type { DeleteResponse } from '../../../../src/contract/common.ts';
+import type { Created, Flipbook, FlipbookEdits, FlipbookList } from '../../../../src/contract/flipbooks.ts';
+import type { Activated, CreatedVersion, VersionStatus } from '../../../../src/contract/versions.ts';
 import { ApiError, CliError, EXIT } from './cliErrors.ts';
 import type { Connection } from './config.ts';
 import { multipartBody } from './multipartBody.ts';
@@ -14,8 +14,17 @@ import type { PdfFile } from './pdfFile.ts';
 
 const RETRIES = 4;
 
+/**
+ * undici, loaded on the first request: `flipbook --help` and usage errors never parse it.
+ * Bundled (packages/cli/build.ts), a CommonJS module's exports arrive as `default` only.
+ */
+const undici = async () => {
+  const loaded = await import('undici');
+  return loaded.request ? loaded : (loaded as unknown as { default: typeof loaded }).default;
+};
+
 // The shapes come from the contract the server answers with (src/contract/, types only).
-export type { DeleteResponse } from '../../contract/common.ts';
+export type { DeleteResponse } from '../../../../src/contract/common.ts';
 
 import type { Static } from '@sinclair/typebox';
 import type {
@@ -23,10 +32,10 @@ import type {
   DeliveryList,
   Webhook,
   WebhookList,
-} from '../../contract/webhooks.ts';
+} from '../../../../src/contract/webhooks.ts';
 
-export type { Created, Flipbook, FlipbookEdits, FlipbookList } from '../../contract/flipbooks.ts';
-export type { Activated, CreatedVersion, VersionStatus } from '../../contract/versions.ts';
+export type { Created, Flipbook, FlipbookEdits, FlipbookList } from '../../../../src/contract/flipbooks.ts';
+export type { Activated, CreatedVersion, VersionStatus } from '../../../../src/contract/versions.ts';
 
 type Options = {
   method?: 'GET' | 'POST' | 'DELETE' | 'PATCH';
@@ -37,9 +46,10 @@ type Options = {
 export const apiClient = (connection: Connection, onWait?: (message: string) => void) => {
   const call = async <T>(path: string, options: Options = {}): Promise<T> => {
     for (let attempt = 1; ; attempt++) {
-      let response: Awaited<ReturnType<typeof request>>;
+      let response: Awaited<ReturnType<typeof Request>>;
       const upload = options.body?.();
       try {
+        const { request } = await undici();
         response = await request(`${connection.url}/api/v1${path}`, {
           method: options.method ?? 'GET',
           headers: {

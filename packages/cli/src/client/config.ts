@@ -3,7 +3,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { writeFileAtomically } from '../../atomicFile.ts';
+import { writeFileAtomically } from '../../../../src/atomicFile.ts';
 import { CliError, EXIT } from './cliErrors.ts';
 
 export type Connection = { url: string; apiKey: string };

@@ -1,4 +1,4 @@
-import { DIRECTIONS, type DirectionChoice } from '../domain/flipbookFields.ts';
+import { DIRECTIONS, type DirectionChoice } from '../../../src/domain/flipbookFields.ts';
 import { CliError, EXIT } from './client/cliErrors.ts';
 
 /** `--direction`: ltr, rtl or auto, or a usage error (exit 2) before anything is sent. */
