@@ -8,6 +8,7 @@ import { DEFAULT_KEY_USAGE_INTERVAL_MS, keyUsageRecorder } from './app/keyUsage.
 import { urlsFor } from './app/urls.ts';
 import { openCheckedBlobStore } from './blobs/openBlobStore.ts';
 import { startBlobSweep } from './blobs/sweep.ts';
+import { DASHBOARD_SCRIPT, DASHBOARD_STYLES } from './dashboard/assets.ts';
 import { mountDashboard } from './dashboard/routes.ts';
 import { mountApi, readsBody } from './http/api.ts';
 import { discardBody } from './http/bodyLimit.ts';
@@ -16,11 +17,13 @@ import { mountFiles } from './http/files.ts';
 import { createRateLimiter } from './http/rateLimit.ts';
 import { sendError, sendJson } from './http/respond.ts';
 import { createHttpServer } from './http/server.ts';
+import { makeAssetsNow } from './http/staticAssets.ts';
 import { installLastResort } from './lastResort.ts';
 import { logger } from './log.ts';
 import { jobGauge, registry } from './metrics.ts';
 import { sweepWrapperDirs } from './pdf/poppler.ts';
 import { DEFAULT_RENDER_OPTIONS } from './pdf/renderPdf.ts';
+import { SCRIPT, STYLESHEET } from './reader/assets.ts';
 import { mountReader } from './reader/readerRoutes.ts';
 import type { DatabaseLimits } from './store/databaseLimits.ts';
 import { openStore } from './store/store.ts';
@@ -90,6 +93,7 @@ export const runDaemon = async (options: DaemonOptions) => {
     signals.addEventListener('SIGINT', () => resolve('SIGINT'), { once: true });
   });
   const clock = clockFromEnv();
+  makeAssetsNow([SCRIPT, STYLESHEET, DASHBOARD_SCRIPT, DASHBOARD_STYLES]);
   const store = await openStore({
     dataDir: options.dataDir,
     databaseUrl: options.databaseUrl,

@@ -52,6 +52,7 @@ import {
   temporaryName,
   thisOwner,
 } from './listing.ts';
+import { parseS3Url } from './s3Url.ts';
 
 export type S3StoreOptions = {
   /** s3://bucket[/prefix] */
@@ -78,20 +79,6 @@ const TYPES: Record<string, string> = {
   pdf: 'application/pdf',
 };
 const typeOf = (key: string) => TYPES[key.split('.').pop() ?? ''] ?? 'application/octet-stream';
-
-export const parseS3Url = (url: string) => {
-  const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(url);
-  if (!match) throw new Error(`not an s3://bucket[/prefix] URL: ${url}`);
-  const prefix = (match[2] ?? '').replace(/^\/+|\/+$/g, '');
-  if (prefix && !/^[A-Za-z0-9._/-]+$/.test(prefix)) {
-    throw new Error(`the prefix may hold letters, digits, '.', '_', '-' and '/': ${url}`);
-  }
-  // Keys with `.`, `..` or empty segments are read differently by different stores.
-  if (prefix && prefix.split('/').some((segment) => segment === '' || /^\.+$/.test(segment))) {
-    throw new Error(`the prefix may not hold empty, '.' or '..' segments: ${url}`);
-  }
-  return { bucket: match[1] as string, prefix: prefix ? `${prefix}/` : '' };
-};
 
 export const s3Client = (options: { endpoint?: string; pathStyle?: boolean }) => {
   const endpoint = options.endpoint ?? process.env.AWS_ENDPOINT_URL_S3;

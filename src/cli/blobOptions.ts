@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { CliError, EXIT } from '../../packages/cli/src/client/cliErrors.ts';
 import type { BlobOptions } from '../blobs/openBlobStore.ts';
-import { parseS3Url } from '../blobs/s3Store.ts';
+import { parseS3Url } from '../blobs/s3Url.ts';
 
 export type BlobFlags = Omit<BlobOptions, 'dataDir'>;
 

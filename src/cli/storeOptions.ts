@@ -6,9 +6,9 @@ import {
   type DatabaseLimits,
   DEFAULT_DATABASE_TIMEOUT_S,
   databaseLimits,
-} from '../store/databaseLimits.ts';
+} from '../store/limits.ts';
 import { DEFAULT_DATA_DIR } from '../store/location.ts';
-import { openStore, type Store } from '../store/store.ts';
+import type { Store } from '../store/store.ts';
 import { flagInteger } from './flagInteger.ts';
 
 export type StoreFlags = {
@@ -53,6 +53,7 @@ export const withStore = async <T>(
   } = {},
 ) => {
   const limits = limitsOf(flags);
+  const { openStore } = await import('../store/store.ts'); // the driver loads only when used
   const store = await openStore({
     dataDir: flags.dataDir,
     databaseUrl: flags.databaseUrl,

@@ -39,11 +39,38 @@ export const makeAsset = (file: string, type: string, content: Buffer): Asset =>
   };
 };
 
+/**
+ * An asset made on first use, not when its module is imported: a command that merely loads the
+ * module (the CLI's `--version`) never runs esbuild. The daemon uses them all at start.
+ */
+const lazyAsset = (file: string, type: string, content: () => Buffer): Asset => {
+  let made: Asset | null = null;
+  const asset = () => {
+    made ??= makeAsset(file, type, content());
+    return made;
+  };
+  return {
+    file,
+    type,
+    get hashed() {
+      return asset().hashed;
+    },
+    get body() {
+      return asset().body;
+    },
+  };
+};
+
 export const scriptAsset = (file: string, entry: string) =>
-  makeAsset(file, 'text/javascript; charset=utf-8', bundleScript(entry));
+  lazyAsset(file, 'text/javascript; charset=utf-8', () => bundleScript(entry));
 
 export const stylesheetAsset = (file: string, path: string) =>
-  makeAsset(file, 'text/css; charset=utf-8', readFileSync(path));
+  lazyAsset(file, 'text/css; charset=utf-8', () => readFileSync(path));
+
+/** Makes the assets now (the daemon, at start: the first page must not wait for esbuild). */
+export const makeAssetsNow = (assets: Asset[]) => {
+  for (const asset of assets) void asset.hashed;
+};
 
 /** The asset a /<prefix>/<file> names among `assets`, and whether by its hashed (immutable) name. */
 export const findAssetIn = (assets: Asset[], file: string) => {

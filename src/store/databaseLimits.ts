@@ -16,21 +16,10 @@
 // its own without the statement limits (`longWork`); everything else, the daemon's requests, the
 // workers and the webhook sender, has the limits.
 import pg from 'pg';
+import type { DatabaseLimits } from './limits.ts';
 
-export type DatabaseLimits = {
-  /** waiting for a connection from the pool, and opening a new one */
-  connectMs: number;
-  /** each statement, server side; the client gives up a second later. null: no limit */
-  statementMs: number | null;
-};
-
-/** `serve --database-timeout` and `worker --database-timeout`, in seconds, unless told. */
-export const DEFAULT_DATABASE_TIMEOUT_S = 5;
-
-export const databaseLimits = (timeoutSeconds = DEFAULT_DATABASE_TIMEOUT_S): DatabaseLimits => ({
-  connectMs: timeoutSeconds * 1000,
-  statementMs: timeoutSeconds * 1000,
-});
+export type { DatabaseLimits } from './limits.ts';
+export { DEFAULT_DATABASE_TIMEOUT_S, databaseLimits } from './limits.ts';
 
 /** After the server's own statement_timeout, the client waits this much more for its answer. */
 const CLIENT_GRACE_MS = 1000;

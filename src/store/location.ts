@@ -1,6 +1,5 @@
 // Where the store lives: an external PostgreSQL named by URL, or the embedded one in a data dir.
 import { join } from 'node:path';
-import { openEmbeddedStore } from './embeddedPostgres.ts';
 
 export type StoreOptions = { dataDir?: string; databaseUrl?: string };
 
@@ -29,6 +28,8 @@ export const locateStore = async (options: StoreOptions): Promise<Location> => {
     };
   }
   const dataDir = options.dataDir ?? DEFAULT_DATA_DIR;
+  // Loaded only for the embedded store (and not by commands that merely name the default).
+  const { openEmbeddedStore } = await import('./embeddedPostgres.ts');
   const embedded = await openEmbeddedStore(dataDir);
   return {
     connectionString: embedded.connectionString,

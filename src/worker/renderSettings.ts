@@ -2,7 +2,7 @@
 import { availableParallelism } from 'node:os';
 import { DEFAULT_RENDER_OPTIONS, type RenderOptions } from '../pdf/renderPdf.ts';
 
-export const defaultLanes = () => availableParallelism();
+export { defaultLanes } from './lanes.ts';
 
 export const renderOptionsFor = (lanes: number): RenderOptions => ({
   ...DEFAULT_RENDER_OPTIONS,

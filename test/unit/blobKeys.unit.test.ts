@@ -2,7 +2,7 @@
 // positions only; `copy` moves nothing else).
 import { describe, expect, it } from 'vitest';
 import { isStoreKey, originalKey, pageKey, versionKey } from '../../src/blobs/blobStore.ts';
-import { parseS3Url } from '../../src/blobs/s3Store.ts';
+import { parseS3Url } from '../../src/blobs/s3Url.ts';
 import { checkBlobPublicUrl } from '../../src/cli/blobOptions.ts';
 
 const SHA = 'ab'.repeat(32);

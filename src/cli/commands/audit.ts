@@ -3,9 +3,7 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { CliError, EXIT } from '../../../packages/cli/src/client/cliErrors.ts';
 import { printJson, safe } from '../../../packages/cli/src/output.ts';
-import { type Checkpoint, cutCheckpoint, parseCheckpoint, verifyChain } from '../../app/audit.ts';
-import { exportLog, workspaceTrail } from '../../app/eventLog.ts';
-import { requireWorkspace } from '../../app/workspaces.ts';
+import type { Checkpoint } from '../../app/audit.ts';
 import { type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
 
 export const registerAudit = (program: Command) => {
@@ -25,6 +23,7 @@ export const registerAudit = (program: Command) => {
       )
       .option('--json', 'print JSON'),
   ).action(async (flags: StoreFlags & { checkpoint?: string; json?: boolean }) => {
+    const { parseCheckpoint, verifyChain } = await import('../../app/audit.ts');
     let checkpoint: Checkpoint | undefined;
     if (flags.checkpoint) {
       const text = await readFile(flags.checkpoint, 'utf8').catch((error: Error) => {
@@ -77,6 +76,8 @@ export const registerAudit = (program: Command) => {
         json?: boolean;
       },
     ) => {
+      const { workspaceTrail } = await import('../../app/eventLog.ts');
+      const { requireWorkspace } = await import('../../app/workspaces.ts');
       const since = flags.since === undefined ? null : time('--since', flags.since);
       const until = flags.until === undefined ? null : time('--until', flags.until);
       await withStore(
@@ -114,6 +115,7 @@ export const registerAudit = (program: Command) => {
         'every event as stored, in chain order with its hash, as JSON Lines (docs/audit.md)',
       ),
   ).action(async (flags: StoreFlags) => {
+    const { exportLog } = await import('../../app/eventLog.ts');
     await withStore(
       flags,
       async (store) => {
@@ -133,6 +135,7 @@ export const registerAudit = (program: Command) => {
       .command('checkpoint')
       .description('print the chain head as a small JSON document to keep outside the database'),
   ).action(async (flags: StoreFlags) => {
+    const { cutCheckpoint } = await import('../../app/audit.ts');
     printJson(
       await withStore(flags, (store) => cutCheckpoint(store), { readOnly: true, long: true }),
     );

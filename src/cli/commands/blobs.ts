@@ -1,16 +1,10 @@
 // `flipbook blobs gc` and `flipbook blobs copy`: the blob store's housekeeping, on the same flags
 // as `serve` (--blob-dir, or --blob-url with --s3-endpoint/--s3-path-style).
 import type { Command } from 'commander';
-import pino from 'pino';
 import { CliError, EXIT } from '../../../packages/cli/src/client/cliErrors.ts';
 import { printJson } from '../../../packages/cli/src/output.ts';
-import { copyBlobs } from '../../blobs/copy.ts';
-import { openCheckedBlobStore } from '../../blobs/openBlobStore.ts';
-import { sweepBlobs } from '../../blobs/sweep.ts';
 import { type BlobFlags, checkBlobFlags, withBlobOptions } from '../blobOptions.ts';
 import { type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
-
-const QUIET = pino({ level: 'silent' });
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
@@ -30,6 +24,9 @@ export const registerBlobs = (program: Command) => {
         .option('--json', 'print JSON'),
     ),
   ).action(async (flags: StoreFlags & BlobFlags & { dryRun?: boolean; json?: boolean }) => {
+    const { openCheckedBlobStore } = await import('../../blobs/openBlobStore.ts');
+    const { sweepBlobs } = await import('../../blobs/sweep.ts');
+    const { default: pino } = await import('pino');
     checkBlobFlags(flags);
     const store = await openCheckedBlobStore(flags).catch((error: Error) => {
       throw new CliError(EXIT.failure, error.message);
@@ -37,7 +34,15 @@ export const registerBlobs = (program: Command) => {
     try {
       const report = await withStore(
         flags,
-        (db) => sweepBlobs(db, store, QUIET, new Date(), undefined, flags.dryRun ?? false),
+        (db) =>
+          sweepBlobs(
+            db,
+            store,
+            pino({ level: 'silent' }),
+            new Date(),
+            undefined,
+            flags.dryRun ?? false,
+          ),
         { long: true },
       );
       if (report.refused) throw new CliError(EXIT.failure, report.refused);
@@ -73,6 +78,8 @@ export const registerBlobs = (program: Command) => {
       )
       .option('--json', 'print JSON'),
   ).action(async (flags: BlobFlags & { dataDir?: string; to: string; json?: boolean }) => {
+    const { copyBlobs } = await import('../../blobs/copy.ts');
+    const { openCheckedBlobStore } = await import('../../blobs/openBlobStore.ts');
     if (flags.to.trim() === '')
       throw new CliError(EXIT.usage, '--to needs s3://BUCKET[/PREFIX] or a directory');
     checkBlobFlags(flags, flags.to.startsWith('s3://'));

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { CliError, EXIT } from '../../../packages/cli/src/client/cliErrors.ts';
 import { printJson } from '../../../packages/cli/src/output.ts';
-import { setDownload } from '../../app/downloads.ts';
 import { adminOf, type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
 
 export const registerDownload = (program: Command) => {
@@ -11,6 +10,7 @@ export const registerDownload = (program: Command) => {
       .description("turn the reader's Download PDF button (and the original's link) on or off")
       .option('--json', 'print JSON'),
   ).action(async (flipbookId: string, onOrOff: string, flags: StoreFlags & { json?: boolean }) => {
+    const { setDownload } = await import('../../app/downloads.ts');
     if (onOrOff !== 'on' && onOrOff !== 'off') throw new CliError(EXIT.usage, 'say "on" or "off"');
     const result = await withStore(flags, (store) =>
       setDownload(store, flipbookId, onOrOff === 'on', adminOf(flags)),

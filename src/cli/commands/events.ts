@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { printJson, safe } from '../../../packages/cli/src/output.ts';
-import { flipbookEvents } from '../../app/eventLog.ts';
 import { type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
 
 export const registerEvents = (program: Command) => {
@@ -10,6 +9,7 @@ export const registerEvents = (program: Command) => {
       .description("print a flipbook's events in order: its full audit trail")
       .option('--json', 'print JSON'),
   ).action(async (flipbookId: string, flags: StoreFlags & { json?: boolean }) => {
+    const { flipbookEvents } = await import('../../app/eventLog.ts');
     const events = await withStore(flags, (store) => flipbookEvents(store, flipbookId), {
       long: true,
     });

@@ -1,13 +1,7 @@
 import type { Command } from 'commander';
 import { CliError, EXIT } from '../../../packages/cli/src/client/cliErrors.ts';
 import { printJson, printTable } from '../../../packages/cli/src/output.ts';
-import {
-  type ApiKeyListing,
-  issueApiKey,
-  listApiKeys,
-  revokeApiKey,
-  rollApiKey,
-} from '../../app/apiKeys.ts';
+import type { ApiKeyListing } from '../../app/apiKeys.ts';
 import { flagDuration } from '../flagDuration.ts';
 import { adminOf, type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
 
@@ -32,6 +26,7 @@ export const registerKey = (program: Command) => {
       .option('--name <label>', 'a label to recognise the key by')
       .option('--json', 'print JSON: {"id","key","workspace","expires_at"}'),
   ).action(async (flags: CreateFlags) => {
+    const { issueApiKey } = await import('../../app/apiKeys.ts');
     if (flags.expires !== undefined && flags.expiresIn !== undefined) {
       throw new CliError(EXIT.usage, 'give --expires or --expires-in, not both');
     }
@@ -64,6 +59,7 @@ export const registerKey = (program: Command) => {
       .requiredOption('--workspace <name>', 'workspace name')
       .option('--json', 'print JSON'),
   ).action(async (flags: StoreFlags & { workspace: string; json?: boolean }) => {
+    const { listApiKeys } = await import('../../app/apiKeys.ts');
     const rows = await withStore(flags, (store) => listApiKeys(store, flags.workspace));
     if (flags.json) printJson(rows);
     else printTable(rows.map(tableRow), COLUMNS);
@@ -76,6 +72,7 @@ export const registerKey = (program: Command) => {
       .requiredOption('--grace <duration>', 'how long the old key keeps working: 0, 1h, 24h, 7d')
       .option('--json', 'print JSON: {"id","key","workspace","expires_at","rolled_from",...}'),
   ).action(async (id: string, flags: StoreFlags & { grace: string; json?: boolean }) => {
+    const { rollApiKey } = await import('../../app/apiKeys.ts');
     const graceMs = flagDuration('--grace', flags.grace);
     const rolled = await withStore(flags, (store) =>
       rollApiKey(store, { keyId: id, graceMs }, adminOf(flags)),
@@ -95,6 +92,7 @@ export const registerKey = (program: Command) => {
 
   withStoreOptions(key.command('revoke <id>').description('revoke an API key by its id')).action(
     async (id: string, flags: StoreFlags) => {
+      const { revokeApiKey } = await import('../../app/apiKeys.ts');
       await withStore(flags, (store) => revokeApiKey(store, { keyId: id }, adminOf(flags)));
       process.stdout.write(`revoked key ${id}\n`);
     },

@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
 import { printJson } from '../../../packages/cli/src/output.ts';
-import { longWork } from '../../store/databaseLimits.ts';
-import { rebuildReadTables } from '../../store/replay.ts';
 import { type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
 
 export const registerReplay = (program: Command) => {
@@ -11,6 +9,8 @@ export const registerReplay = (program: Command) => {
       .description('drop every read table and rebuild it from the events')
       .option('--json', 'print JSON'),
   ).action(async (flags: StoreFlags & { json?: boolean }) => {
+    const { longWork } = await import('../../store/databaseLimits.ts');
+    const { rebuildReadTables } = await import('../../store/replay.ts');
     const report = await withStore(flags, (store) => longWork(store.pool, rebuildReadTables), {
       long: true,
     });

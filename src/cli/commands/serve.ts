@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { CliError, EXIT } from '../../../packages/cli/src/client/cliErrors.ts';
-import { runDaemon, StartupError } from '../../daemon.ts';
 import { DEFAULT_RATE_LIMIT } from '../../http/rateLimit.ts';
-import { defaultLanes } from '../../worker/renderSettings.ts';
+import { defaultLanes } from '../../worker/lanes.ts';
 import {
   type BlobFlags,
   checkBlobFlags,
@@ -68,6 +67,7 @@ export const registerServe = (program: Command) => {
           keepAliveTimeout: string;
         },
     ) => {
+      const { runDaemon, StartupError } = await import('../../daemon.ts');
       const port = flagInteger('--port', flags.port, 0, 65535);
       const rateLimit = flagInteger('--rate-limit', flags.rateLimit, 0, 1_000_000);
       const workers = flagInteger('--workers', flags.workers, 0, 64);

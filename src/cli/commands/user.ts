@@ -1,15 +1,6 @@
 // People of the dashboard, for the operator: invite (prints a single-use link), list, remove.
 import type { Command } from 'commander';
 import { printJson, printTable } from '../../../packages/cli/src/output.ts';
-import {
-  findPerson,
-  invitationUrl,
-  inviteUser,
-  listAllUsers,
-  removeMember,
-} from '../../app/accounts/people.ts';
-import { clockFromEnv } from '../../app/clock.ts';
-import { requireWorkspace } from '../../app/workspaces.ts';
 import { adminOf, type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
 
 export const registerUser = (program: Command) => {
@@ -35,6 +26,9 @@ export const registerUser = (program: Command) => {
       email: string,
       flags: StoreFlags & { workspace: string; role: string; publicUrl?: string; json?: boolean },
     ) => {
+      const { invitationUrl, inviteUser } = await import('../../app/accounts/people.ts');
+      const { clockFromEnv } = await import('../../app/clock.ts');
+      const { requireWorkspace } = await import('../../app/workspaces.ts');
       const made = await withStore(flags, async (store) => {
         const workspace = await requireWorkspace(store, flags.workspace);
         const invitation = await inviteUser(
@@ -69,6 +63,7 @@ export const registerUser = (program: Command) => {
       .description('list the people of every workspace')
       .option('--json', 'print JSON'),
   ).action(async (flags: StoreFlags & { json?: boolean }) => {
+    const { listAllUsers } = await import('../../app/accounts/people.ts');
     const rows = (await withStore(flags, listAllUsers)).map((u) => ({
       email: u.email,
       workspace: u.workspace,
@@ -89,6 +84,8 @@ export const registerUser = (program: Command) => {
       )
       .option('--json', 'print JSON'),
   ).action(async (who: string, flags: StoreFlags & { json?: boolean }) => {
+    const { findPerson, removeMember } = await import('../../app/accounts/people.ts');
+    const { clockFromEnv } = await import('../../app/clock.ts');
     const removed = await withStore(flags, async (store) => {
       const person = await findPerson(store, who);
       await removeMember(

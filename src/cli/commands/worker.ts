@@ -1,13 +1,6 @@
 import type { Command } from 'commander';
 import { CliError, EXIT } from '../../../packages/cli/src/client/cliErrors.ts';
-import { openCheckedBlobStore } from '../../blobs/openBlobStore.ts';
-import { startBlobSweep } from '../../blobs/sweep.ts';
-import { installLastResort } from '../../lastResort.ts';
-import { logger } from '../../log.ts';
-import { sweepWrapperDirs } from '../../pdf/poppler.ts';
-import { openStore } from '../../store/store.ts';
-import { defaultLanes, renderOptionsFor } from '../../worker/renderSettings.ts';
-import { startWorkers, workerOptions } from '../../worker/workerPool.ts';
+import { defaultLanes } from '../../worker/lanes.ts';
 import { type BlobFlags, checkBlobFlags, withBlobOptions } from '../blobOptions.ts';
 import { flagInteger } from '../flagInteger.ts';
 import { limitsOf, type StoreFlags, withStoreOptions } from '../storeOptions.ts';
@@ -23,6 +16,14 @@ export const registerWorker = (program: Command) => {
         .option('--workers <n>', 'processing lanes', String(defaultLanes())),
     ),
   ).action(async (flags: StoreFlags & BlobFlags & { workers: string }) => {
+    const { openCheckedBlobStore } = await import('../../blobs/openBlobStore.ts');
+    const { startBlobSweep } = await import('../../blobs/sweep.ts');
+    const { installLastResort } = await import('../../lastResort.ts');
+    const { logger } = await import('../../log.ts');
+    const { sweepWrapperDirs } = await import('../../pdf/poppler.ts');
+    const { openStore } = await import('../../store/store.ts');
+    const { renderOptionsFor } = await import('../../worker/renderSettings.ts');
+    const { startWorkers, workerOptions } = await import('../../worker/workerPool.ts');
     checkBlobFlags(flags);
     const lanes = flagInteger('--workers', flags.workers, 1, 64);
     installLastResort(logger);

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { printJson, printTable } from '../../../packages/cli/src/output.ts';
-import { changePlan, createWorkspace, listWorkspaces } from '../../app/workspaces.ts';
 import { adminOf, type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
 
 export const registerWorkspace = (program: Command) => {
@@ -13,6 +12,7 @@ export const registerWorkspace = (program: Command) => {
       .option('--plan <plan>', 'team or free', 'team')
       .option('--json', 'print JSON'),
   ).action(async (name: string, flags: StoreFlags & { plan: string; json?: boolean }) => {
+    const { createWorkspace } = await import('../../app/workspaces.ts');
     const created = await withStore(flags, (store) =>
       createWorkspace(store, { name, plan: flags.plan }, adminOf(flags)),
     );
@@ -26,6 +26,7 @@ export const registerWorkspace = (program: Command) => {
   withStoreOptions(
     workspace.command('list').description('list workspaces').option('--json', 'print JSON'),
   ).action(async (flags: StoreFlags & { json?: boolean }) => {
+    const { listWorkspaces } = await import('../../app/workspaces.ts');
     const rows = await withStore(flags, listWorkspaces);
     if (flags.json) printJson(rows);
     else printTable(rows, ['name', 'plan', 'id', 'created_at']);
@@ -37,6 +38,7 @@ export const registerWorkspace = (program: Command) => {
       .description('move a workspace to another plan (team or free); issued keys keep working')
       .option('--json', 'print JSON'),
   ).action(async (name: string, plan: string, flags: StoreFlags & { json?: boolean }) => {
+    const { changePlan } = await import('../../app/workspaces.ts');
     const changed = await withStore(flags, (store) =>
       changePlan(store, { name, plan }, adminOf(flags)),
     );

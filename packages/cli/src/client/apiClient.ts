@@ -19,8 +19,10 @@ const RETRIES = 4;
  * Bundled (packages/cli/build.ts), a CommonJS module's exports arrive as `default` only.
  */
 const undici = async () => {
-  const loaded = await import('undici');
-  return loaded.request ? loaded : (loaded as unknown as { default: typeof loaded }).default;
+  const loaded: Partial<typeof import('undici')> = await import('undici');
+  return (loaded.request ? loaded : (loaded as { default: typeof loaded }).default) as typeof import(
+    'undici'
+  );
 };
 
 // The shapes come from the contract the server answers with (src/contract/, types only).
