@@ -2,6 +2,7 @@
 // 1 failure with a message on stderr, 2 usage error; the publishing commands add 3, 4 and 130).
 // Loaded by main.ts once the process title hides the command line.
 import { Command } from 'commander';
+import { closeConnections } from '../../packages/cli/src/client/apiClient.ts';
 import { registerClientCommands } from '../../packages/cli/src/commands/index.ts';
 import { endQuietlyOnClosedStdout, exitCodeOf } from '../../packages/cli/src/exitCode.ts';
 import { CLIENT_VERSION } from '../../packages/cli/src/version.ts';
@@ -44,4 +45,6 @@ try {
   process.exitCode = exitCodeOf(error, (e) =>
     e instanceof InvalidInput ? 2 : e instanceof AppError || e instanceof StoreError ? 1 : null,
   );
+} finally {
+  await closeConnections();
 }

@@ -3,7 +3,14 @@
 // command line (--api-key): the process title hides it from `ps` before anything else runs.
 process.title = 'flipbook';
 
+import { setFlagsFromString } from 'node:v8';
+// undici parses HTTP with a WebAssembly module; V8 would optimise it on background threads that
+// the process then waits for at exit (~120 ms here), for a command that makes a request or two.
+// The baseline compiler alone is plenty for that.
+setFlagsFromString('--liftoff-only');
+
 import { Command } from 'commander';
+import { closeConnections } from './client/apiClient.ts';
 import { registerClientCommands } from './commands/index.ts';
 import { endQuietlyOnClosedStdout, exitCodeOf } from './exitCode.ts';
 import { CLIENT_VERSION } from './version.ts';
@@ -21,4 +28,6 @@ try {
   process.exitCode = 0;
 } catch (error) {
   process.exitCode = exitCodeOf(error);
+} finally {
+  await closeConnections();
 }

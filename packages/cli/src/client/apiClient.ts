@@ -15,18 +15,31 @@ import type { PdfFile } from './pdfFile.ts';
 const RETRIES = 4;
 
 /**
- * undici, loaded on the first request: `flipbook --help` and usage errors never parse it.
- * Bundled (packages/cli/build.ts), a CommonJS module's exports arrive as `default` only.
+ * undici and one connection pool for the whole command, made on the first request: `flipbook
+ * --help` and usage errors never parse undici. Bundled (packages/cli/build.ts), a CommonJS
+ * module's exports arrive as `default` only.
  */
-const undici = async () => {
-  const loaded: Partial<typeof import('undici')> = await import('undici');
-  return (loaded.request ? loaded : (loaded as { default: typeof loaded }).default) as typeof import(
-    'undici'
-  );
+let connections: Promise<{ request: typeof Request; agent: import('undici').Agent }> | null = null;
+const undici = () => {
+  connections ??= import('undici').then((module) => {
+    const loaded: Partial<typeof import('undici')> = module;
+    const lib = (loaded.request ? loaded : (loaded as { default: typeof loaded }).default) as typeof import(
+      'undici'
+    );
+    return { request: lib.request, agent: new lib.Agent() };
+  });
+  return connections;
 };
 
-// The shapes come from the contract the server answers with (src/contract/, types only).
-export type { DeleteResponse } from '../../../../src/contract/common.ts';
+/**
+ * Closes the command's connections: a kept-alive connection would hold the process for as long
+ * as the server keeps it open (the command's end waits for this, not for the server's timeout).
+ */
+export const closeConnections = async () => {
+  const made = connections;
+  connections = null;
+  if (made) await (await made).agent.destroy().catch(() => {});
+};
 
 import type { Static } from '@sinclair/typebox';
 import type {
@@ -51,8 +64,9 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
       let response: Awaited<ReturnType<typeof Request>>;
       const upload = options.body?.();
       try {
-        const { request } = await undici();
+        const { request, agent } = await undici();
         response = await request(`${connection.url}/api/v1${path}`, {
+          dispatcher: agent,
           method: options.method ?? 'GET',
           headers: {
             authorization: `Bearer ${connection.apiKey}`,
