@@ -1,80 +1,29 @@
 // The publishing client as a package of its own: the daemon serves the tarball of its own version,
-// `npm install -g <server>/downloads/flipbook-cli.tgz` (the line docs/ci.md and the README show)
-// installs it into an empty prefix as one package with no dependencies, and it runs on the
-// machine's own Node (20 here and in CI), not the project's Node 24, against a real daemon.
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+// the install line of docs/ci.md and the README (run as written, by a shell) installs it into an
+// empty prefix as one package with no dependencies, and it runs on the machine's own Node (20
+// here and in CI), not the project's Node 24, against a real daemon.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
 import { CORPUS } from '../support/apiHelpers.ts';
 import { ROOT } from '../support/cli.ts';
+import { footprint, pipelineEnv, run, shell } from '../support/clientInstall.ts';
 
-/** The first `node` on PATH that is not the project's own (node_modules/.bin): the machine's. */
-const systemNode = () => {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    const candidate = join(dir, 'node');
-    try {
-      const real = realpathSync(candidate);
-      if (!real.startsWith(ROOT) && statSync(real).isFile()) return candidate;
-    } catch {
-      // not there
-    }
-  }
-  throw new Error('no system Node.js on PATH besides the project’s own');
-};
+const VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string;
 
-const run = (file: string, args: string[], env: NodeJS.ProcessEnv, cwd = tmpdir()) =>
-  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(file, args, { env, cwd, timeout: 120_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-
-/** Bytes of every file under `dir`, and the package folders (node_modules/<name>) in it. */
-const footprint = (dir: string) => {
-  let bytes = 0;
-  const packages: string[] = [];
-  const walk = (at: string) => {
-    for (const entry of readdirSync(at, { withFileTypes: true })) {
-      const path = join(at, entry.name);
-      if (entry.isDirectory()) {
-        if (dirname(path).endsWith('node_modules') && !entry.name.startsWith('.')) {
-          packages.push(entry.name);
-        }
-        walk(path);
-      } else if (entry.isFile()) bytes += statSync(path).size;
-    }
-  };
-  walk(dir);
-  return { bytes, packages };
-};
+/** Every `npm install -g ...flipbook-cli.tgz...` line of a document. */
+const installLines = (file: string) =>
+  readFileSync(join(ROOT, file), 'utf8')
+    .split('\n')
+    .map((line) => line.replace(/^\s*(- |- run: )?/, '').replace(/\s+#.*$/, ''))
+    .filter((line) => /^npm install -g .*flipbook-cli\.tgz/.test(line));
 
 describe('the client package', () => {
   let fx: ApiFixture;
-  let prefix: string;
-  let env: NodeJS.ProcessEnv;
-  let node: string;
 
   beforeAll(async () => {
     fx = await startApi('embedded', ['--workers', '1', '--rate-limit', '0']);
-    node = systemNode();
-    prefix = mkdtempSync(join(tmpdir(), 'flipbook-cli-prefix-'));
-    // The machine's Node first, and none of the project's binaries: what a pipeline has.
-    const path = [
-      dirname(node),
-      ...(process.env.PATH ?? '').split(delimiter).filter((d) => !d.startsWith(ROOT)),
-    ].join(delimiter);
-    env = {
-      PATH: path,
-      HOME: mkdtempSync(join(tmpdir(), 'flipbook-cli-home-')),
-      npm_config_cache: mkdtempSync(join(tmpdir(), 'flipbook-cli-npm-cache-')),
-      npm_config_update_notifier: 'false',
-      npm_config_fund: 'false',
-      npm_config_audit: 'false',
-    };
   }, 120_000);
 
   afterAll(async () => {
@@ -85,11 +34,9 @@ describe('the client package', () => {
     const answer = await fetch(`${fx.daemon.url}/downloads/flipbook-cli.tgz`);
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toBe('application/gzip');
-    const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
-    expect(answer.headers.get('content-disposition')).toContain(`flipbook-cli-${version}.tgz`);
+    expect(answer.headers.get('content-disposition')).toContain(`flipbook-cli-${VERSION}.tgz`);
     const bytes = new Uint8Array(await answer.arrayBuffer());
-    expect(bytes[0]).toBe(0x1f); // gzip
-    expect(bytes[1]).toBe(0x8b);
+    expect([bytes[0], bytes[1]]).toEqual([0x1f, 0x8b]); // gzip
     const etag = answer.headers.get('etag') ?? '';
     const again = await fetch(`${fx.daemon.url}/downloads/flipbook-cli.tgz`, {
       headers: { 'if-none-match': etag },
@@ -97,29 +44,31 @@ describe('the client package', () => {
     expect(again.status).toBe(304);
   }, 60_000);
 
-  it('installs from the server with npm, as one package of a few MB, and runs on Node 20+', async () => {
-    const installed = await run(
-      'npm',
-      ['install', '-g', '--prefix', prefix, `${fx.daemon.url}/downloads/flipbook-cli.tgz`],
-      env,
+  it('installs with the documented line, as one small package, and publishes on Node 20+', async () => {
+    const lines = [...installLines('docs/ci.md'), ...installLines('README.md')];
+    expect(lines.length).toBeGreaterThanOrEqual(3); // GitHub Actions, GitLab CI, the README
+    expect(new Set(lines)).toEqual(
+      new Set(['npm install -g "$FLIPBOOK_URL/downloads/flipbook-cli.tgz"']),
     );
+
+    const machine = pipelineEnv();
+    const env = { ...machine.env, FLIPBOOK_URL: fx.daemon.url };
+    const installed = await shell(lines[0] as string, env);
     expect(installed.code, installed.stderr).toBe(0);
-    const { bytes, packages } = footprint(prefix);
+    const { bytes, packages } = footprint(machine.prefix);
     expect(packages).toEqual(['flipbook-cli']);
     expect(bytes).toBeLessThan(10 * 1024 * 1024);
 
-    const nodeVersion = await run(node, ['--version'], env);
+    const nodeVersion = await run(machine.node, ['--version'], env);
     expect(Number(/^v(\d+)/.exec(nodeVersion.stdout)?.[1])).toBeGreaterThanOrEqual(20);
-    const flipbook = join(prefix, 'bin', 'flipbook');
-    const version = await run(flipbook, ['--version'], env);
+    // `flipbook` as a pipeline calls it: found on PATH, run by the machine's node
+    const version = await shell('flipbook --version', env);
     expect(version.code, version.stderr).toBe(0);
-    expect(version.stdout.trim()).toBe(
-      JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version,
-    );
+    expect(version.stdout.trim()).toBe(VERSION);
 
-    const withKey = { ...env, FLIPBOOK_URL: fx.daemon.url, FLIPBOOK_API_KEY: fx.key };
+    const withKey = { ...env, FLIPBOOK_API_KEY: fx.key };
     const published = await run(
-      flipbook,
+      machine.flipbook,
       ['publish', join(CORPUS, 'text_multicolumn.pdf'), '--wait', '--json'],
       withKey,
     );
@@ -128,13 +77,17 @@ describe('the client package', () => {
     expect(result.status).toBe('done');
     expect(result.url).toContain(`/f/${result.flipbook_id}`);
 
-    const listed = await run(flipbook, ['list', '--json'], withKey);
+    const listed = await run(machine.flipbook, ['list', '--json'], withKey);
     expect(listed.code, listed.stderr).toBe(0);
     expect(JSON.stringify(JSON.parse(listed.stdout))).toContain(result.flipbook_id);
-    const status = await run(flipbook, ['status', result.flipbook_id, result.version_id], withKey);
+    const status = await run(
+      machine.flipbook,
+      ['status', result.flipbook_id, result.version_id],
+      withKey,
+    );
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toMatch(/done/);
     // A usage error is exit 2 on this Node too.
-    expect((await run(flipbook, ['publish'], withKey)).code).toBe(2);
+    expect((await run(machine.flipbook, ['publish'], withKey)).code).toBe(2);
   }, 240_000);
 });

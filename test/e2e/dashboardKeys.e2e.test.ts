@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { flipbook, ROOT } from '../support/cli.ts';
+import { pipelineEnv, shell } from '../support/clientInstall.ts';
 import {
   axeViolations,
   type DashboardFixture,
@@ -96,6 +97,11 @@ describe.each(STORE_KINDS)('dashboard API keys (%s store)', (kind) => {
     expect(await page.locator('#login-line').textContent()).toBe(
       `flipbook login --url ${url} --api-key ${key}`,
     );
+    const lines = [
+      (await page.locator('#install-line').textContent()) ?? '',
+      (await page.locator('#login-line').textContent()) ?? '',
+    ];
+    expect(lines[0]).toBe(`npm install -g ${url}/downloads/flipbook-cli.tgz`);
     // Copy, with the script: the key reaches the clipboard and the page says so.
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
     await page.getByRole('button', { name: 'Copy', exact: true }).click();
@@ -124,6 +130,13 @@ describe.each(STORE_KINDS)('dashboard API keys (%s store)', (kind) => {
     expect(shownAgain.url()).toBe(`${url}/dashboard/keys`);
     expect(await shownAgain.text()).not.toContain(key);
 
+    // The two lines run as shown, on a machine with only Node.js: install, sign in, then list.
+    const machine = pipelineEnv();
+    for (const line of lines) {
+      const ran = await shell(line, machine.env);
+      expect(ran.code, `${line}: ${ran.stderr}`).toBe(0);
+    }
+    expect((await shell('flipbook list --json', machine.env)).code).toBe(0);
     expect(await call(key)).toBe(200);
     await expect
       .poll(async () => {

@@ -28,6 +28,7 @@ const shellWord = (word: string) =>
  */
 export const keyCreatedPage = (signedIn: SignedIn, shown: ShownKey) => {
   const login = `flipbook login --url ${shellWord(shown.publicUrl)} --api-key ${shown.key}`;
+  const install = `npm install -g ${shellWord(`${shown.publicUrl}/downloads/flipbook-cli.tgz`)}`;
   const rolled = shown.rolled;
   return dashboardPage(
     signedIn,
@@ -53,6 +54,13 @@ ${alert(
 </div>
 <p class="hint copy-status" id="new-key-status" role="status"></p>
 <h2 class="key-title then" id="login-title">Use it with the <code>flipbook</code> command</h2>
+<p>Install the command (Node.js 20 or later), once on each machine:</p>
+<div class="secret">
+<code id="install-line" class="secret-text">${install}</code>
+<button type="button" data-copy="install-line" hidden>Copy command</button>
+</div>
+<p class="hint copy-status" id="install-line-status" role="status"></p>
+<p>Then sign it in with this key:</p>
 <div class="secret">
 <code id="login-line" class="secret-text">${login}</code>
 <button type="button" data-copy="login-line" hidden>Copy command</button>
