@@ -2,6 +2,7 @@
 import { apiKeys } from './apiKeys.ts';
 import { flipbookCounts } from './flipbookCounts.ts';
 import { flipbooks } from './flipbooks.ts';
+import { idempotentUploads } from './idempotentUploads.ts';
 import { jobs } from './jobs.ts';
 import { pages } from './pages.ts';
 import { passkeys } from './passkeys.ts';
@@ -22,6 +23,7 @@ export const readTables: ReadTable[] = [
   invitations,
   passkeys,
   webhooks,
+  idempotentUploads,
   // last: it locks the workspace's row until the commit (see there)
   flipbookCounts,
 ];
@@ -30,4 +32,4 @@ export const readTables: ReadTable[] = [
  * Bump when any table's DDL or apply changes: on start, a store whose read tables were built by
  * another version is rebuilt by replay.
  */
-export const READ_MODEL_VERSION = 10;
+export const READ_MODEL_VERSION = 11;

@@ -23,6 +23,8 @@ export type EventMetadata = {
   correlation_id?: string;
   /** the event that caused it (processing events: the version's VersionUploaded) */
   causation_id?: string;
+  /** an upload's Idempotency-Key and its request's fingerprint (src/app/idempotentUploads.ts) */
+  idempotency?: { key: string; fingerprint: string };
 };
 
 /** Metadata as the trail shows it: what an old event did not record is null, never missing. */

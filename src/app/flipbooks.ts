@@ -6,16 +6,18 @@ import { listFlipbooks as queryFlipbooks } from '../../projections/flipbookList.
 import {
   activeVersionOf,
   findFlipbook,
+  findFlipbookBySlug,
   type ListQuery,
   slugsLike,
   slugTaken,
 } from '../../projections/flipbooks.ts';
+import type { IdempotentUpload } from '../../projections/idempotentUploads.ts';
 import { listPages } from '../../projections/pages.ts';
 import type { Db } from '../../projections/readTable.ts';
 import { countVersions, findVersion, listVersions } from '../../projections/versions.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
 import type { DeleteResponse } from '../contract/common.ts';
-import type { Created, Flipbook, FlipbookList } from '../contract/flipbooks.ts';
+import type { Created, Flipbook, FlipbookList, PublishedToSlug } from '../contract/flipbooks.ts';
 import type { Activated, CreatedVersion, VersionStatus } from '../contract/versions.ts';
 import { parseActivateFlag } from '../domain/activateFlag.ts';
 import { NotFound, RuleBroken } from '../domain/errors.ts';
@@ -27,6 +29,13 @@ import { acceptPdf } from './acceptUpload.ts';
 import type { Caller } from './caller.ts';
 import { runFlipbookCommand } from './commands.ts';
 import { estimateSeconds } from './estimate.ts';
+import {
+  idempotencyOf,
+  keepAnswer,
+  priorAnswer,
+  type UploadOptions,
+  withKey,
+} from './idempotentUploads.ts';
 import { presentFlipbook, presentPage, presentStatus } from './present.ts';
 import type { ReceivedUpload } from './received.ts';
 import type { Urls } from './urls.ts';
@@ -101,8 +110,13 @@ export const createFlipbook = async (
   deps: ApiDeps,
   caller: Caller,
   upload: ReceivedUpload,
+  options: UploadOptions = {},
 ): Promise<Created> => {
   const { store } = deps;
+  const idempotency = idempotencyOf(options, 'create', null, upload);
+  const remake = (prior: IdempotentUpload) => remadeCreated(store.db, caller, prior);
+  const first = await priorAnswer(store.db, caller, idempotency, remake);
+  if (first) return replayed(options, first);
   const title = cleanTitle(upload.fields.title);
   const description =
     upload.fields.description === undefined ? '' : fields.description(upload.fields.description);
@@ -118,8 +132,11 @@ export const createFlipbook = async (
   let slug = '';
   // Count, commit and append under the workspace's lock, so simultaneous creates (in this
   // process or any other on the database) see each other's flipbooks: exactly the limit succeed.
-  const now = await withStoredOriginal(store, deps.blobs, file.checksum, (stored) =>
+  // The same key sent twice at once: the second finds the first's upload under the lock.
+  const done = await withStoredOriginal(store, deps.blobs, file.checksum, (stored) =>
     store.locks.workspace(caller.workspaceId, async () => {
+      const again = await priorAnswer(store.db, caller, idempotency, remake);
+      if (again) return { kind: 'again' as const, answer: again };
       checkFlipbookCount(caller.plan, await countWorkspaceFlipbooks(store.db, caller.workspaceId));
       // Slugs are unique in a workspace: one asked for must be free; one made from the title
       // takes the first free of title, title-2, title-3...
@@ -150,20 +167,23 @@ export const createFlipbook = async (
             now: at,
           },
         },
-        caller.metadata,
+        withKey(caller.metadata, idempotency),
       );
-      return at;
+      return { kind: 'made' as const, at };
     }),
   );
-  return {
+  if (done.kind === 'again') return replayed(options, done.answer);
+  const answer: Created = {
     flipbook_id: flipbookId,
     version_id: versionId,
     title: finalTitle,
     status: 'pending',
     file_size: file.size,
     estimated_seconds: await estimateSeconds(store.db, pages),
-    created_at_unix: Math.floor(now.getTime() / 1000),
+    created_at_unix: Math.floor(done.at.getTime() / 1000),
   };
+  await keepAnswer(store.db, caller, idempotency, versionId, answer);
+  return answer;
 };
 
 export const addVersion = async (
@@ -171,8 +191,13 @@ export const addVersion = async (
   caller: Caller,
   flipbookId: string,
   upload: ReceivedUpload,
+  options: UploadOptions = {},
 ): Promise<CreatedVersion> => {
   const { store } = deps;
+  const idempotency = idempotencyOf(options, 'version', flipbookId, upload);
+  const remake = (prior: IdempotentUpload) => remadeVersion(store.db, caller, prior);
+  const first = await priorAnswer(store.db, caller, idempotency, remake);
+  if (first) return replayed(options, first);
   if (!(await findFlipbook(store.db, caller.workspaceId, flipbookId))) {
     throw new NotFound('Flipbook not found');
   }
@@ -182,8 +207,10 @@ export const addVersion = async (
   const { file, pages, ref } = await acceptPdf(caller.plan, upload.file);
   const versionId = randomUUID();
   // The workspace's lock (not the flipbook's): one lock guards every quota of the workspace.
-  const now = await withStoredOriginal(store, deps.blobs, file.checksum, (stored) =>
+  const done = await withStoredOriginal(store, deps.blobs, file.checksum, (stored) =>
     store.locks.workspace(caller.workspaceId, async () => {
+      const again = await priorAnswer(store.db, caller, idempotency, remake);
+      if (again) return { kind: 'again' as const, answer: again };
       checkVersionCount(caller.plan, await countVersions(store.db, flipbookId));
       await deps.blobs.commitOriginal(ref, file.checksum);
       stored();
@@ -195,18 +222,171 @@ export const addVersion = async (
           type: 'UploadVersion',
           data: { versionId, file, activateOnDone, now: at },
         },
-        caller.metadata,
+        withKey(caller.metadata, idempotency),
       );
-      return at;
+      return { kind: 'made' as const, at };
     }),
   );
-  return {
+  if (done.kind === 'again') return replayed(options, done.answer);
+  const answer: CreatedVersion = {
     version_id: versionId,
     version_status: 'pending',
     activate_on_done: activateOnDone,
     file_size: file.size,
     estimated_seconds: await estimateSeconds(store.db, pages),
-    created_at_unix: Math.floor(now.getTime() / 1000),
+    created_at_unix: Math.floor(done.at.getTime() / 1000),
+  };
+  await keepAnswer(store.db, caller, idempotency, versionId, answer);
+  return answer;
+};
+
+/**
+ * Publishes to a slug (beyond the spec; docs/api.md): the workspace's flipbook with that slug
+ * gets a new version, made active once processed, or, when it has none, a new flipbook is made
+ * with that slug. Decided under the workspace's lock, so two pipelines publishing one new slug
+ * at once end with one flipbook and two versions: the reader's URL never changes.
+ */
+export const publishToSlug = async (
+  deps: ApiDeps,
+  caller: Caller,
+  slugText: string,
+  upload: ReceivedUpload,
+  options: UploadOptions = {},
+): Promise<PublishedToSlug> => {
+  const { store } = deps;
+  const slug = fields.slug(slugText);
+  const idempotency = idempotencyOf(options, 'slug', slug, upload);
+  const remake = async (prior: IdempotentUpload): Promise<PublishedToSlug> => {
+    const created = await remadeCreated(store.db, caller, prior);
+    const version = await findVersion(
+      store.db,
+      caller.workspaceId,
+      prior.flipbook_id,
+      prior.version_id,
+    );
+    return {
+      ...created,
+      slug,
+      created: (version?.number ?? 1) === 1,
+      activate_on_done: true,
+    };
+  };
+  const first = await priorAnswer(store.db, caller, idempotency, remake);
+  if (first) return replayed(options, first);
+  const title = cleanTitle(upload.fields.title);
+  const description =
+    upload.fields.description === undefined ? '' : fields.description(upload.fields.description);
+  const direction =
+    upload.fields.direction === undefined ? 'auto' : fields.direction(upload.fields.direction);
+  const { file, pages, ref } = await acceptPdf(caller.plan, upload.file);
+  const done = await withStoredOriginal(store, deps.blobs, file.checksum, (stored) =>
+    store.locks.workspace(caller.workspaceId, async () => {
+      const again = await priorAnswer(store.db, caller, idempotency, remake);
+      if (again) return { kind: 'again' as const, answer: again };
+      const existing = await findFlipbookBySlug(store.db, caller.workspaceId, slug);
+      if (existing?.status === 'archived') {
+        throw new RuleBroken(
+          `The flipbook ${slug} is archived: unarchive it (flipbook unarchive ${existing.flipbook_id}) to publish to it`,
+        );
+      }
+      if (existing)
+        checkVersionCount(caller.plan, await countVersions(store.db, existing.flipbook_id));
+      else {
+        checkFlipbookCount(
+          caller.plan,
+          await countWorkspaceFlipbooks(store.db, caller.workspaceId),
+        );
+      }
+      await deps.blobs.commitOriginal(ref, file.checksum);
+      stored();
+      const at = new Date();
+      const versionId = randomUUID();
+      const flipbookId = existing?.flipbook_id ?? randomUUID();
+      const metadata = withKey(caller.metadata, idempotency);
+      const finalTitle = existing?.title ?? title ?? fields.defaultTitle(file.name);
+      await runFlipbookCommand(
+        store,
+        flipbookId,
+        existing
+          ? { type: 'UploadVersion', data: { versionId, file, activateOnDone: true, now: at } }
+          : {
+              type: 'CreateFlipbook',
+              data: {
+                flipbookId,
+                workspaceId: caller.workspaceId,
+                title: finalTitle,
+                titleFromFile: title === null,
+                slug,
+                description,
+                direction,
+                versionId,
+                file,
+                now: at,
+              },
+            },
+        metadata,
+      );
+      return {
+        kind: 'made' as const,
+        at,
+        versionId,
+        flipbookId,
+        created: !existing,
+        title: finalTitle,
+      };
+    }),
+  );
+  if (done.kind === 'again') return replayed(options, done.answer);
+  const answer: PublishedToSlug = {
+    flipbook_id: done.flipbookId,
+    version_id: done.versionId,
+    slug,
+    created: done.created,
+    title: done.title,
+    status: 'pending',
+    activate_on_done: true,
+    file_size: file.size,
+    estimated_seconds: await estimateSeconds(store.db, pages),
+    created_at_unix: Math.floor(done.at.getTime() / 1000),
+  };
+  await keepAnswer(store.db, caller, idempotency, done.versionId, answer);
+  return answer;
+};
+
+const replayed = <T>(options: UploadOptions, answer: T): T => {
+  options.replayed?.();
+  return answer;
+};
+
+/** A create's answer, made again from the read tables (its own was lost with a crash). */
+const remadeCreated = async (db: Db, caller: Caller, prior: IdempotentUpload): Promise<Created> => {
+  const version = await findVersion(db, caller.workspaceId, prior.flipbook_id, prior.version_id);
+  const book = await findFlipbook(db, caller.workspaceId, prior.flipbook_id);
+  return {
+    flipbook_id: prior.flipbook_id,
+    version_id: prior.version_id,
+    title: book?.title ?? '',
+    status: 'pending',
+    file_size: Number(version?.file_size ?? 0),
+    estimated_seconds: await estimateSeconds(db, null),
+    created_at_unix: Math.floor(Date.parse(prior.created_at) / 1000),
+  };
+};
+
+/** A new version's answer, made again from the read tables. */
+const remadeVersion = async (
+  db: Db,
+  caller: Caller,
+  prior: IdempotentUpload,
+): Promise<CreatedVersion> => {
+  const version = await findVersion(db, caller.workspaceId, prior.flipbook_id, prior.version_id);
+  return {
+    version_id: prior.version_id,
+    version_status: 'pending',
+    activate_on_done: version?.activate_on_done ?? true,
+    file_size: Number(version?.file_size ?? 0),
+    estimated_seconds: await estimateSeconds(db, null),
+    created_at_unix: Math.floor(Date.parse(prior.created_at) / 1000),
   };
 };
 

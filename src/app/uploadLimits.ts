@@ -4,6 +4,7 @@
 // a length (chunked) is held to the limits as it arrives, and every limit is checked again, on
 // what was received, by the use case itself (createFlipbook, addVersion).
 import { countWorkspaceFlipbooks } from '../../projections/flipbookCounts.ts';
+import { findFlipbookBySlug } from '../../projections/flipbooks.ts';
 import type { Db } from '../../projections/readTable.ts';
 import { countVersions } from '../../projections/versions.ts';
 import { RuleBroken } from '../domain/errors.ts';
@@ -12,7 +13,11 @@ import type { Caller } from './caller.ts';
 
 const MB = 1024 * 1024;
 
-export type UploadTarget = { adds: 'flipbook' } | { adds: 'version'; flipbookId: string };
+export type UploadTarget =
+  | { adds: 'flipbook' }
+  | { adds: 'version'; flipbookId: string }
+  /** publishing to a slug: a version of its flipbook, or a new flipbook when there is none */
+  | { adds: 'any'; slug: string };
 
 /**
  * @param fileBytesAtLeast the least the file can be, from the request's declared length; null
@@ -30,9 +35,15 @@ export const refuseEarly = async (
       `File too large for the ${caller.plan} plan: the upload limit is ${limit / MB} MB, this upload is ${(fileBytesAtLeast / MB).toFixed(1)} MB`,
     );
   }
-  if (upload.adds === 'flipbook') {
+  const flipbookId =
+    upload.adds === 'version'
+      ? upload.flipbookId
+      : upload.adds === 'any'
+        ? ((await findFlipbookBySlug(db, caller.workspaceId, upload.slug))?.flipbook_id ?? null)
+        : null;
+  if (flipbookId === null) {
     checkFlipbookCount(caller.plan, await countWorkspaceFlipbooks(db, caller.workspaceId));
   } else {
-    checkVersionCount(caller.plan, await countVersions(db, upload.flipbookId));
+    checkVersionCount(caller.plan, await countVersions(db, flipbookId));
   }
 };

@@ -130,6 +130,26 @@ export const Created = Named('CreateFlipbookResponse', {
 });
 export type Created = Static<typeof Created>;
 
+/** POST /flipbooks/by-slug/{slug}/versions (beyond the spec): what publishing to a slug made. */
+export const PublishedToSlug = Named('PublishToSlugResponse', {
+  flipbook_id: Uuid('The flipbook with this slug: the one there was, or the one made now'),
+  version_id: Uuid('The new version'),
+  slug: Type.String({ description: 'The slug, as the flipbook has it' }),
+  created: Type.Boolean({
+    description:
+      'true when this request made the flipbook (its version 1); false when it added a version',
+  }),
+  title: title('The flipbook’s title'),
+  status: Type.Literal('pending', { description: 'Status of the new version' }),
+  activate_on_done: Type.Literal(true, {
+    description: 'The new version becomes the active one once processed',
+  }),
+  file_size: uploadedSize(),
+  estimated_seconds: estimatedSeconds,
+  created_at_unix: createdAtUnix,
+});
+export type PublishedToSlug = Static<typeof PublishedToSlug>;
+
 /** The text fields of a flipbook upload, besides its `file` part. */
 export const CreateFlipbookFields = Closed({
   title: Type.Optional(

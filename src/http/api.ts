@@ -2,6 +2,7 @@
 // use case, send the result. Rate limiting and the body limit run before routing (in server.ts);
 // authentication runs first in every route.
 import type { ServerResponse } from 'node:http';
+import { findIdempotentUpload } from '../../projections/idempotentUploads.ts';
 import type { Db } from '../../projections/readTable.ts';
 import type { Caller } from '../app/caller.ts';
 import type { Clock } from '../app/clock.ts';
@@ -14,13 +15,17 @@ import {
   deleteVersion,
   getFlipbook,
   listFlipbooks,
+  publishToSlug,
   versionStatus,
 } from '../app/flipbooks.ts';
 import { getFlipbookAsOf } from '../app/history.ts';
+import type { UploadOptions } from '../app/idempotentUploads.ts';
 import type { KeyUsage } from '../app/keyUsage.ts';
 import { deleteFlipbook, editFlipbook } from '../app/manageFlipbooks.ts';
 import { refuseEarly, type UploadTarget } from '../app/uploadLimits.ts';
 import { AppError, InvalidInput } from '../domain/errors.ts';
+import * as fields from '../domain/flipbookFields.ts';
+import { IDEMPOTENCY_WINDOW_MS, parseIdempotencyKey } from '../domain/idempotency.ts';
 import { isUuid } from '../domain/uuid.ts';
 import type { Logger } from '../log.ts';
 import { authenticate } from './auth.ts';
@@ -140,22 +145,74 @@ export const mountApi = (
   const early = (req: Request, caller: Caller, target: UploadTarget) =>
     refuseBeforeBody(deps.store.db, req, caller, target);
 
-  const create = withUpload((_req, caller, upload) => createFlipbook(deps, caller, upload));
+  /**
+   * An upload's Idempotency-Key, read before its body: a malformed key is refused at once. A key
+   * the workspace used already skips the early quota checks: its request may be a retry of one
+   * that was counted (the use case answers it, or refuses a different request with that key).
+   */
+  const uploadOptions = async (
+    req: Request,
+    res: ServerResponse,
+    caller: Caller,
+    target: UploadTarget,
+  ): Promise<UploadOptions> => {
+    let key: string | null;
+    try {
+      key = parseIdempotencyKey(req.headers['idempotency-key']);
+    } catch (error) {
+      dropBodyAfterRefusal(req);
+      throw error;
+    }
+    const now = deps.clock.now();
+    const known =
+      key !== null &&
+      (await findIdempotentUpload(
+        deps.store.db,
+        caller.workspaceId,
+        key,
+        new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS),
+      )) !== null;
+    if (!known) await early(req, caller, target);
+    return {
+      ...(key === null ? {} : { idempotency: { key, now } }),
+      replayed: () => res.setHeader('Idempotent-Replayed', 'true'),
+    };
+  };
+
   routes.post(
     '/api/v1/flipbooks',
     authed(async (req, res, caller) => {
-      await early(req, caller, { adds: 'flipbook' });
+      const options = await uploadOptions(req, res, caller, { adds: 'flipbook' });
+      const create = withUpload((_req, c, upload) => createFlipbook(deps, c, upload, options));
       sendJson(res, 201, await create(req, caller));
     }),
   );
 
-  const upload = withUpload((req, caller, body) => addVersion(deps, caller, flipbookId(req), body));
   routes.post(
     '/api/v1/flipbooks/:id/versions',
     authed(async (req, res, caller) => {
       const id = flipbookId(req); // a bad id is refused before a byte of the upload is read
-      await early(req, caller, { adds: 'version', flipbookId: id });
+      const options = await uploadOptions(req, res, caller, { adds: 'version', flipbookId: id });
+      const upload = withUpload((_req, c, body) => addVersion(deps, c, id, body, options));
       sendJson(res, 201, await upload(req, caller));
+    }),
+  );
+
+  // Beyond the spec (docs/api.md): a new version of the flipbook with this slug, or a new
+  // flipbook with it when there is none. One URL per document, however often it is published.
+  routes.post(
+    '/api/v1/flipbooks/by-slug/:slug/versions',
+    authed(async (req, res, caller) => {
+      let slug: string;
+      try {
+        slug = fields.slug(decodeURIComponent(req.params.slug ?? ''));
+      } catch (error) {
+        dropBodyAfterRefusal(req);
+        throw error;
+      }
+      const options = await uploadOptions(req, res, caller, { adds: 'any', slug });
+      const publish = withUpload((_req, c, body) => publishToSlug(deps, c, slug, body, options));
+      sendJson(res, 201, await publish(req, caller));
     }),
   );
 
@@ -199,7 +256,8 @@ const ids = (req: Request): [string, string] => {
 
 /** Upload routes take big multipart bodies; every other route is held to 10 MB. */
 export const isUploadRoute = (method: string | undefined, path: string) =>
-  method === 'POST' && /^\/api\/v1\/flipbooks(\/[^/]+\/versions)?\/?$/.test(path);
+  method === 'POST' &&
+  /^\/api\/v1\/flipbooks(\/[^/]+\/versions|\/by-slug\/[^/]+\/versions)?\/?$/.test(path);
 
 /** Routes that read their own body (uploads, an edit's JSON); the rest have theirs discarded. */
 /**

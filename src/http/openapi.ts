@@ -124,6 +124,7 @@ const queryParameters = (query: NonNullable<Route['query']>) =>
   );
 
 const operation = (route: Route) => {
+  const isUpload = route.body !== undefined && 'upload' in route.body;
   const shared: Record<number, Answer> = {
     413: { ref: route.body && 'upload' in route.body ? 'UploadTooLarge' : 'BodyTooLarge' },
     429: { ref: 'TooManyRequests' },
@@ -138,7 +139,14 @@ const operation = (route: Route) => {
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     ...(route.public ? { security: [] } : {}),
-    ...(route.query ? { parameters: queryParameters(route.query) } : {}),
+    ...(route.query || isUpload
+      ? {
+          parameters: [
+            ...(route.query ? queryParameters(route.query) : []),
+            ...(isUpload ? [ref('parameters', 'IdempotencyKey')] : []),
+          ],
+        }
+      : {}),
     ...(route.body ? { requestBody: requestBody(route.body) } : {}),
     responses: Object.fromEntries(
       Object.entries(responses)
@@ -152,6 +160,25 @@ const PATH_PARAMETERS: Record<string, string> = {
   id: 'FlipbookId',
   vid: 'VersionId',
   webhookId: 'WebhookId',
+  slug: 'Slug',
+};
+
+const slugParameter = {
+  name: 'slug',
+  in: 'path',
+  required: true,
+  description: 'A slug of the workspace: lowercase letters, digits and hyphens',
+  schema: { type: 'string', pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$', maxLength: 100 },
+};
+
+/** Every upload takes one (beyond the spec; docs/api.md, "Idempotency-Key"). */
+const idempotencyKeyParameter = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes a retry safe: the same key within 24 hours gives the first answer again (same status and body, with `Idempotent-Replayed: true`) and creates nothing; the same key with another request (another file, other fields, another target) is a 422. 1 to 255 printable ASCII characters, bare or as a quoted string; keys are per workspace. A UUID per upload is a good key.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
 };
 
 const paths = () => {
@@ -216,6 +243,8 @@ const build = () => {
         FlipbookId: pathParameter('id', 'Flipbook id (any letter case)'),
         VersionId: pathParameter('vid', 'Version id (any letter case)'),
         WebhookId: pathParameter('webhookId', 'Webhook id (any letter case)'),
+        Slug: slugParameter,
+        IdempotencyKey: idempotencyKeyParameter,
       },
       headers,
       responses: {

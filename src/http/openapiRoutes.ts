@@ -12,6 +12,7 @@ import {
   FlipbookEdits,
   FlipbookList,
   ListFlipbooksQuery,
+  PublishedToSlug,
 } from '../contract/flipbooks.ts';
 import {
   Activated,
@@ -88,8 +89,10 @@ const MB = 1024 * 1024;
 const nul = (field: string) => `\`Invalid ${field}: it contains a NUL character\``;
 const malformedUpload =
   'a malformed multipart body, more than one file, more than 20 fields, a field over 64 KB, ' +
+  '`Invalid Idempotency-Key: …` (refused before the upload is read), ' +
   'or `Workspace not found` (the key outlived its workspace)';
 const uploadRefused =
+  '`Idempotency-Key already used for another request in the last 24 hours: …`, ' +
   '`The file is empty`, `File is not a PDF: it has no %PDF- header`, `File is not a readable PDF: <reason>`, ' +
   `\`File too large for the <plan> plan: …\` (${plans((l) => l.maxUploadBytes / MB, ' MB')}), ` +
   `\`Too many pages for the <plan> plan: …\` (${plans((l) => l.maxPagesPerVersion)} pages per document)`;
@@ -240,6 +243,27 @@ export const ROUTES: Route[] = [
       404: flipbookNotFound,
       422: error(
         `A business rule refused the upload: ${uploadRefused}, \`Version limit reached: …\` (${plans((l) => l.maxVersionsPerFlipbook)} versions per flipbook)`,
+      ),
+      503: busy,
+      507: full,
+    },
+  },
+  {
+    method: 'post',
+    path: '/flipbooks/by-slug/{slug}/versions',
+    operationId: 'publishToSlug',
+    tag: 'versions',
+    summary: 'Publish a PDF to a slug (beyond the spec)',
+    description:
+      'One URL per document, however often it is published: the workspace’s flipbook with this slug gets a new version, made active once processed; when there is none, a flipbook is made with this slug (its version 1, as `POST /flipbooks` would, with the `title`, `description` and `direction` fields). Decided atomically: two publishes of one new slug at once make one flipbook and two versions. Returns at once; poll the version status.',
+    body: { upload: CreateFlipbookFields },
+    responses: {
+      201: ok('A version was made (and the flipbook, when `created`)', PublishedToSlug),
+      400: error(
+        `\`Invalid slug: …\` (refused before the upload is read), \`file is required\`, a bad field as for \`POST /flipbooks\`, ${malformedUpload}`,
+      ),
+      422: error(
+        `A business rule refused the upload: ${uploadRefused}, \`The flipbook <slug> is archived: unarchive it …\`, \`Flipbook limit reached: …\` or \`Version limit reached: …\``,
       ),
       503: busy,
       507: full,
