@@ -16,7 +16,7 @@ export const idempotentUploads: ReadTable = {
     flipbook_id UUID NOT NULL,
     version_id UUID NOT NULL,
     created_at TIMESTAMPTZ NOT NULL,
-    response JSONB,
+    response TEXT,
     PRIMARY KEY (workspace_id, key)
   )`,
   handles: ['VersionUploaded'],
@@ -46,7 +46,8 @@ export type IdempotentUpload = {
   flipbook_id: string;
   version_id: string;
   created_at: string;
-  response: Record<string, unknown> | null;
+  /** the first answer's JSON, exactly as it was sent */
+  response: string | null;
 };
 
 /** The upload made under `key` since `since`, if any. */
@@ -70,7 +71,7 @@ export const keepIdempotentResponse = (
   workspaceId: string,
   key: string,
   versionId: string,
-  response: Record<string, unknown>,
+  response: object,
 ) =>
   db.query(
     `UPDATE idempotent_uploads SET response = $4

@@ -34,6 +34,7 @@ import {
   keepAnswer,
   priorAnswer,
   type UploadOptions,
+  uploadTime,
   withKey,
 } from './idempotentUploads.ts';
 import { presentFlipbook, presentPage, presentStatus } from './present.ts';
@@ -148,7 +149,7 @@ export const createFlipbook = async (
         askedSlug ?? fields.freeSlug(base, await slugsLike(store.db, caller.workspaceId, base));
       await deps.blobs.commitOriginal(ref, file.checksum);
       stored();
-      const at = new Date();
+      const at = uploadTime(options);
       await runFlipbookCommand(
         store,
         flipbookId,
@@ -214,7 +215,7 @@ export const addVersion = async (
       checkVersionCount(caller.plan, await countVersions(store.db, flipbookId));
       await deps.blobs.commitOriginal(ref, file.checksum);
       stored();
-      const at = new Date();
+      const at = uploadTime(options);
       await runFlipbookCommand(
         store,
         flipbookId,
@@ -299,7 +300,7 @@ export const publishToSlug = async (
       }
       await deps.blobs.commitOriginal(ref, file.checksum);
       stored();
-      const at = new Date();
+      const at = uploadTime(options);
       const versionId = randomUUID();
       const flipbookId = existing?.flipbook_id ?? randomUUID();
       const metadata = withKey(caller.metadata, idempotency);

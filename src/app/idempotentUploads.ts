@@ -13,15 +13,20 @@ import type { Db } from '../../projections/readTable.ts';
 import { RuleBroken } from '../domain/errors.ts';
 import { IDEMPOTENCY_WINDOW_MS, requestFingerprint } from '../domain/idempotency.ts';
 import type { Caller } from './caller.ts';
+import { type Clock, systemClock } from './clock.ts';
 import type { EventMetadata } from './eventContext.ts';
 import type { ReceivedUpload } from './received.ts';
 
-/** What an upload route passes down: the client's key, and the time it came (the daemon's clock). */
+/** What an upload route passes down: the daemon's clock and the client's key. */
 export type UploadOptions = {
-  idempotency?: { key: string; now: Date };
+  clock?: Clock;
+  idempotencyKey?: string;
   /** told when the answer is the first request's again (the route sets Idempotent-Replayed) */
   replayed?: () => void;
 };
+
+/** The upload's time, by the daemon's clock (the idempotency window counts by it too). */
+export const uploadTime = (options: UploadOptions) => (options.clock ?? systemClock).now();
 
 export type Idempotency = { key: string; fingerprint: string; since: Date };
 
@@ -32,16 +37,16 @@ export const idempotencyOf = (
   target: string | null,
   upload: ReceivedUpload,
 ): Idempotency | null =>
-  options.idempotency
+  options.idempotencyKey !== undefined
     ? {
-        key: options.idempotency.key,
+        key: options.idempotencyKey,
         fingerprint: requestFingerprint({
           operation,
           target,
           fields: upload.fields,
           fileSha256: upload.file?.sha256 ?? null,
         }),
-        since: new Date(options.idempotency.now.getTime() - IDEMPOTENCY_WINDOW_MS),
+        since: new Date(uploadTime(options).getTime() - IDEMPOTENCY_WINDOW_MS),
       }
     : null;
 
@@ -75,7 +80,8 @@ export const priorAnswer = async <T>(
       'Idempotency-Key already used for another request in the last 24 hours: send a new key for a new upload',
     );
   }
-  return (prior.response as T | null) ?? (await remake(prior));
+  // The text as it was sent (JSON.parse keeps the order of its fields)
+  return prior.response === null ? await remake(prior) : (JSON.parse(prior.response) as T);
 };
 
 /** Keeps the answer for the key's later requests (best effort: it can be made again). */
@@ -92,7 +98,7 @@ export const keepAnswer = async (
     caller.workspaceId,
     idempotency.key,
     versionId,
-    answer as Record<string, unknown>,
+    answer,
   ).catch(() => undefined);
   // Now and then, the keys whose window is over go (once a minute at most, per process).
   const now = Date.now();

@@ -174,7 +174,8 @@ export const mountApi = (
       )) !== null;
     if (!known) await early(req, caller, target);
     return {
-      ...(key === null ? {} : { idempotency: { key, now } }),
+      clock: deps.clock,
+      ...(key === null ? {} : { idempotencyKey: key }),
       replayed: () => res.setHeader('Idempotent-Replayed', 'true'),
     };
   };
