@@ -93,13 +93,9 @@ export const keepAnswer = async (
   answer: object,
 ) => {
   if (!idempotency) return;
-  await keepIdempotentResponse(
-    db,
-    caller.workspaceId,
-    idempotency.key,
-    versionId,
-    answer,
-  ).catch(() => undefined);
+  await keepIdempotentResponse(db, caller.workspaceId, idempotency.key, versionId, answer).catch(
+    () => undefined,
+  );
   // Now and then, the keys whose window is over go (once a minute at most, per process).
   const now = Date.now();
   if (now - lastSweep > 60_000) {

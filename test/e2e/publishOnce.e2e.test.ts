@@ -19,6 +19,8 @@ import {
   SMALL_PDF,
   send,
 } from '../support/apiHelpers.ts';
+import { flipbook } from '../support/cli.ts';
+import { CORPUS } from '../support/corpus.ts';
 
 const OTHER_PDF = 'vec_vector.pdf';
 
@@ -165,33 +167,10 @@ describe('publishing once', () => {
   });
 
   it('gives the first answer to a retry after the connection broke before the 201 was read', async () => {
-    // A proxy that passes the request on and cuts the client off at the first byte of the answer:
-    // the server has committed, the client never hears.
-    let cutNext = true;
-    const sockets = new Set<Socket>();
-    const proxy: Server = createServer((inbound: Socket) => {
-      const target = new URL(fx.daemon.url);
-      const outbound = connect(Number(target.port), target.hostname);
-      sockets.add(inbound).add(outbound);
-      inbound.pipe(outbound);
-      outbound.on('data', (chunk) => {
-        if (cutNext) {
-          cutNext = false;
-          inbound.destroy();
-          outbound.destroy();
-          return;
-        }
-        inbound.write(chunk);
-      });
-      outbound.on('end', () => inbound.end());
-      inbound.on('error', () => outbound.destroy());
-      outbound.on('error', () => inbound.destroy());
-    });
-    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-    const port = (proxy.address() as { port: number }).port;
-    const viaProxy = `http://127.0.0.1:${port}/api/v1`;
+    const proxy = await cuttingProxy(fx.daemon.url);
     try {
       const key = 'cut-after-commit';
+      const viaProxy = `${proxy.url}/api/v1`;
       const cut = await upload('/flipbooks', pdf(SMALL_PDF), { title: 'Cut off' }, key, viaProxy)
         .then((reply: Reply) => reply.status)
         .catch((error: Error) => error.name);
@@ -203,10 +182,38 @@ describe('publishing once', () => {
       expect(made).toHaveLength(1);
       expect(made[0].id).toBe(retry.body.flipbook_id);
     } finally {
-      for (const socket of sockets) socket.destroy(); // fetch keeps its connection alive
-      await new Promise((r) => proxy.close(r));
+      await proxy.close();
     }
   });
+
+  it('the CLI sends a key, retries a broken upload with it, and publishes a slug to one URL', async () => {
+    const proxy = await cuttingProxy(fx.daemon.url);
+    try {
+      const env = { FLIPBOOK_URL: proxy.url, FLIPBOOK_API_KEY: fx.key };
+      const file = join(CORPUS, SMALL_PDF);
+      const first = await flipbook(['publish', file, '--title', 'CLI retried', '--json'], env);
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stderr).toMatch(/network error .* retrying/);
+      expect(await titled('CLI retried')).toHaveLength(1);
+      const ids = JSON.parse(first.stdout);
+      expect((await titled('CLI retried'))[0].id).toBe(ids.flipbook_id);
+
+      const one = await flipbook(['publish', file, '--slug', 'cli-slug', '--json'], env);
+      const two = await flipbook(
+        ['publish', join(CORPUS, OTHER_PDF), '--slug', 'cli-slug', '--json'],
+        env,
+      );
+      expect(one.code, one.stderr).toBe(0);
+      expect(two.code, two.stderr).toBe(0);
+      expect(JSON.parse(two.stdout).url).toBe(JSON.parse(one.stdout).url);
+      expect(JSON.parse(two.stdout).flipbook_id).toBe(JSON.parse(one.stdout).flipbook_id);
+      const bad = await flipbook(['publish', file, '--slug', 'Not A Slug'], env);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/--slug: Invalid slug/);
+    } finally {
+      await proxy.close();
+    }
+  }, 120_000);
 
   it('forgets a key after 24 hours: the same key is then a new upload', async () => {
     const key = 'nightly-2026-11-26';
@@ -226,3 +233,38 @@ describe('publishing once', () => {
     }
   });
 });
+
+/**
+ * A proxy to `target` that passes the first request on and cuts its client off at the first
+ * byte of the answer (the server has committed, the client never hears); later ones pass.
+ */
+const cuttingProxy = async (target: string) => {
+  let cutNext = true;
+  const sockets = new Set<Socket>();
+  const proxy: Server = createServer((inbound: Socket) => {
+    const to = new URL(target);
+    const outbound = connect(Number(to.port), to.hostname);
+    sockets.add(inbound).add(outbound);
+    inbound.pipe(outbound);
+    outbound.on('data', (chunk) => {
+      if (cutNext) {
+        cutNext = false;
+        inbound.destroy();
+        outbound.destroy();
+        return;
+      }
+      inbound.write(chunk);
+    });
+    outbound.on('end', () => inbound.end());
+    inbound.on('error', () => outbound.destroy());
+    outbound.on('error', () => inbound.destroy());
+  });
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(proxy.address() as { port: number }).port}`,
+    close: async () => {
+      for (const socket of sockets) socket.destroy(); // clients keep their connections alive
+      await new Promise((r) => proxy.close(r));
+    },
+  };
+};

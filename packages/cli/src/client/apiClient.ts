@@ -5,7 +5,13 @@
 import { Readable } from 'node:stream';
 import type { request as Request } from 'undici';
 import type { DeleteResponse } from '../../../../src/contract/common.ts';
-import type { Created, Flipbook, FlipbookEdits, FlipbookList } from '../../../../src/contract/flipbooks.ts';
+import type {
+  Created,
+  Flipbook,
+  FlipbookEdits,
+  FlipbookList,
+  PublishedToSlug,
+} from '../../../../src/contract/flipbooks.ts';
 import type { Activated, CreatedVersion, VersionStatus } from '../../../../src/contract/versions.ts';
 import { ApiError, CliError, EXIT } from './cliErrors.ts';
 import type { Connection } from './config.ts';
@@ -49,14 +55,39 @@ import type {
   WebhookList,
 } from '../../../../src/contract/webhooks.ts';
 
-export type { Created, Flipbook, FlipbookEdits, FlipbookList } from '../../../../src/contract/flipbooks.ts';
+export type {
+  Created,
+  Flipbook,
+  FlipbookEdits,
+  FlipbookList,
+  PublishedToSlug,
+} from '../../../../src/contract/flipbooks.ts';
 export type { Activated, CreatedVersion, VersionStatus } from '../../../../src/contract/versions.ts';
 
 type Options = {
   method?: 'GET' | 'POST' | 'DELETE' | 'PATCH';
   body?: () => { body: NodeJS.ReadableStream; contentType: string; length: number };
   signal?: AbortSignal;
+  /**
+   * Sent as Idempotency-Key: the server answers a request it has seen with its first answer, so
+   * an upload can be sent again after a network failure without making a second flipbook.
+   */
+  idempotencyKey?: string;
 };
+
+/** How long the command waits for a server that said 503 (Retry-After), at most, each time. */
+const MAX_UNAVAILABLE_WAIT_S = 30;
+
+/** What an upload may carry besides its file and fields. */
+export type Upload = {
+  progress?: (sent: number, total: number) => void;
+  signal?: AbortSignal;
+  idempotencyKey?: string;
+};
+
+/** The fields that were given (an absent one is the server's default). */
+const present = (fields: Record<string, string | undefined>) =>
+  Object.fromEntries(Object.entries(fields).filter(([, value]) => value)) as Record<string, string>;
 
 export const apiClient = (connection: Connection, onWait?: (message: string) => void) => {
   const call = async <T>(path: string, options: Options = {}): Promise<T> => {
@@ -74,6 +105,7 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
             ...(upload
               ? { 'content-type': upload.contentType, 'content-length': String(upload.length) }
               : {}),
+            ...(options.idempotencyKey ? { 'idempotency-key': options.idempotencyKey } : {}),
           },
           body: upload?.body as never,
           signal: options.signal,
@@ -85,8 +117,9 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
         if (options.signal?.aborted) throw new CliError(EXIT.interrupted, 'Interrupted');
         const code = (error as { code?: string }).code ?? '';
         const neverSent = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(code);
-        // (a PATCH is idempotent: sent twice, it changes the same fields to the same values)
-        if (upload && options.method === 'POST' && !neverSent) {
+        // (a PATCH is idempotent: sent twice, it changes the same fields to the same values; an
+        // upload with a key is answered once by the server however often it is sent)
+        if (upload && options.method === 'POST' && !neverSent && !options.idempotencyKey) {
           throw new ApiError(
             0,
             `The upload to ${connection.url} broke off (${(error as Error).message}); ` +
@@ -105,6 +138,15 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
       if (response.statusCode === 429 && attempt < RETRIES) {
         const seconds = Math.min(120, Number(response.headers['retry-after']) || 1);
         onWait?.(`rate limited; retrying in ${seconds} s`);
+        await sleep(seconds * 1000, options.signal);
+        continue;
+      }
+      // A server whose database or disk is away for a moment: safe to ask again for a read or a
+      // keyed upload, after the time it asks for.
+      const retriable = (options.method ?? 'GET') === 'GET' || options.idempotencyKey !== undefined;
+      if (response.statusCode === 503 && retriable && attempt < RETRIES) {
+        const seconds = Math.min(MAX_UNAVAILABLE_WAIT_S, Number(response.headers['retry-after']) || 1);
+        onWait?.(`the server is unavailable for a moment; retrying in ${seconds} s`);
         await sleep(seconds * 1000, options.signal);
         continue;
       }
@@ -131,29 +173,33 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
       file: PdfFile,
       /** the upload's text fields; absent ones are the server's defaults */
       fields: { title?: string; direction?: string },
-      progress?: (sent: number, total: number) => void,
-      signal?: AbortSignal,
+      options: Upload = {},
     ) =>
       call<Created>('/flipbooks', {
         method: 'POST',
-        body: uploadBody(
-          file,
-          Object.fromEntries(Object.entries(fields).filter(([, value]) => value)),
-          progress,
-        ),
-        signal,
+        body: uploadBody(file, present(fields), options.progress),
+        signal: options.signal,
+        idempotencyKey: options.idempotencyKey,
       }),
-    addVersion: (
-      flipbookId: string,
-      file: PdfFile,
-      activate: boolean,
-      progress?: (sent: number, total: number) => void,
-      signal?: AbortSignal,
-    ) =>
+    addVersion: (flipbookId: string, file: PdfFile, activate: boolean, options: Upload = {}) =>
       call<CreatedVersion>(`/flipbooks/${encodeURIComponent(flipbookId)}/versions`, {
         method: 'POST',
-        body: uploadBody(file, { activate: String(activate) }, progress),
-        signal,
+        body: uploadBody(file, { activate: String(activate) }, options.progress),
+        signal: options.signal,
+        idempotencyKey: options.idempotencyKey,
+      }),
+    /** a new version of the flipbook with this slug, or a new flipbook with it (beyond the spec) */
+    publishToSlug: (
+      slug: string,
+      file: PdfFile,
+      fields: { title?: string; direction?: string },
+      options: Upload = {},
+    ) =>
+      call<PublishedToSlug>(`/flipbooks/by-slug/${encodeURIComponent(slug)}/versions`, {
+        method: 'POST',
+        body: uploadBody(file, present(fields), options.progress),
+        signal: options.signal,
+        idempotencyKey: options.idempotencyKey,
       }),
     activate: (flipbookId: string, versionId: string) =>
       call<Activated>(

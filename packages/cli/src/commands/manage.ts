@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { apiClient, type Flipbook, type FlipbookEdits } from '../client/apiClient.ts';
 import { CliError, EXIT } from '../client/cliErrors.ts';
 import { type ClientFlags, connectionFrom, withClientOptions } from '../clientOptions.ts';
-import { flagDirection } from '../flagDirection.ts';
+import { flagDirection } from '../fieldFlags.ts';
 import { safe } from '../output.ts';
 
 const printBook = (book: Flipbook, flags: ClientFlags) => {

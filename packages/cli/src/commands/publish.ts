@@ -10,10 +10,11 @@ import {
   reportPublished,
   withClientOptions,
 } from '../clientOptions.ts';
-import { flagDirection } from '../flagDirection.ts';
+import { flagDirection, flagSlug } from '../fieldFlags.ts';
 import { type Progress, publish } from '../services/publish.ts';
 
 type Flags = ClientFlags & {
+  slug?: string;
   title?: string;
   direction?: string;
   wait?: boolean;
@@ -48,7 +49,11 @@ export const registerPublish = (program: Command) => {
   withClientOptions(
     program
       .command('publish <file>')
-      .description('upload a PDF as a new flipbook and print its reader URL')
+      .description('upload a PDF as a new flipbook (or a new version of one: --slug) and print its reader URL')
+      .option(
+        '--slug <slug>',
+        'one URL per document: a new version of the flipbook with this slug, active when processed; the flipbook is made with it the first time',
+      )
       .option('--title <title>', 'title (default: the file name)')
       .option(
         '--direction <direction>',
@@ -66,6 +71,7 @@ export const registerPublish = (program: Command) => {
         {
           connection,
           file,
+          ...(flags.slug === undefined ? {} : { slug: flagSlug(flags.slug) }),
           title: flags.title,
           direction,
           wait: Boolean(flags.wait),

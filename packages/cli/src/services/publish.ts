@@ -1,5 +1,6 @@
 // Publishing a PDF (a new flipbook, or a new version of one), optionally waiting for processing.
 // Options in, a result out; progress goes to the callbacks. No flags, no terminal, no React.
+import { randomUUID } from 'node:crypto';
 import { apiClient, type VersionStatus } from '../client/apiClient.ts';
 import type { Connection } from '../client/config.ts';
 import { checkPdfFile } from '../client/pdfFile.ts';
@@ -30,6 +31,8 @@ export type PublishOptions = {
   file: string;
   /** a new flipbook, or a new version of this one */
   flipbookId?: string;
+  /** or: a new version of the flipbook with this slug, made with it when there is none */
+  slug?: string;
   title?: string;
   /** a new flipbook's reading direction: ltr, rtl or auto (the server's default) */
   direction?: string;
@@ -45,27 +48,27 @@ export const publish = async (
 ): Promise<PublishResult> => {
   const file = await checkPdfFile(options.file);
   const client = apiClient(options.connection, progress.onWait);
+  // One key for this publish, whatever the retries: the server makes it once.
+  const upload = {
+    progress: progress.onUpload,
+    signal: options.signal,
+    idempotencyKey: randomUUID(),
+  };
+  const fields = { title: options.title, direction: options.direction };
   const { flipbookId, versionId } = options.flipbookId
     ? {
         flipbookId: options.flipbookId,
         versionId: (
-          await client.addVersion(
-            options.flipbookId,
-            file,
-            options.activate ?? true,
-            progress.onUpload,
-            options.signal,
-          )
+          await client.addVersion(options.flipbookId, file, options.activate ?? true, upload)
         ).version_id,
       }
-    : await client
-        .create(
-          file,
-          { title: options.title, direction: options.direction },
-          progress.onUpload,
-          options.signal,
-        )
-        .then((c) => ({ flipbookId: c.flipbook_id, versionId: c.version_id }));
+    : options.slug
+      ? await client
+          .publishToSlug(options.slug, file, fields, upload)
+          .then((c) => ({ flipbookId: c.flipbook_id, versionId: c.version_id }))
+      : await client
+          .create(file, fields, upload)
+          .then((c) => ({ flipbookId: c.flipbook_id, versionId: c.version_id }));
   return finish(options, progress, flipbookId, versionId);
 };
 
