@@ -47,6 +47,16 @@ export const pages: ReadTable = {
 
 export type PageRow = { page_id: string; position: number; width: number; height: number };
 
+/** How many pages of a version are ready (rendered so far, while it processes). */
+export const countPages = async (db: Db, versionId: string) =>
+  Number(
+    (
+      await db.query<{ n: string }>('SELECT count(*) AS n FROM pages WHERE version_id = $1', [
+        versionId,
+      ])
+    ).rows[0]?.n ?? 0,
+  );
+
 export const listPages = async (db: Db, versionId: string) =>
   (
     await db.query<PageRow>(

@@ -5,7 +5,7 @@
 // another workspace's flipbook or version is not found.
 import { decisionEvents, streamEvents, streamLength } from '../../projections/eventLog.ts';
 import { findFlipbook } from '../../projections/flipbooks.ts';
-import { listPages } from '../../projections/pages.ts';
+import { countPages } from '../../projections/pages.ts';
 import { findReaderFlipbook } from '../../projections/reader.ts';
 import { findVersion, listVersions, type VersionRow } from '../../projections/versions.ts';
 import { NotFound } from '../domain/errors.ts';
@@ -47,7 +47,7 @@ const line = (v: VersionRow, pagesReady: number): VersionLine => ({
 
 /** Pages ready of a version still rendering (a finished one has them all). */
 const readyPages = async (deps: ApiDeps, v: VersionRow) =>
-  v.status === 'processing' ? (await listPages(deps.store.db, v.version_id)).length : 0;
+  v.status === 'processing' ? await countPages(deps.store.db, v.version_id) : 0;
 
 export const flipbookOverview = async (deps: ApiDeps, caller: Caller, flipbookId: string) => {
   const { db } = deps.store;

@@ -12,7 +12,7 @@ import {
   slugTaken,
 } from '../../projections/flipbooks.ts';
 import type { IdempotentUpload } from '../../projections/idempotentUploads.ts';
-import { listPages } from '../../projections/pages.ts';
+import { countPages, listPages } from '../../projections/pages.ts';
 import type { Db } from '../../projections/readTable.ts';
 import { countVersions, findVersion, listVersions } from '../../projections/versions.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
@@ -415,8 +415,11 @@ export const versionStatus = async (
   caller: Caller,
   flipbookId: string,
   versionId: string,
-): Promise<VersionStatus> =>
-  presentStatus(await requireVersion(store, caller, flipbookId, versionId));
+): Promise<VersionStatus> => {
+  const version = await requireVersion(store, caller, flipbookId, versionId);
+  const ready = version.status === 'processing' ? await countPages(store.db, versionId) : 0;
+  return presentStatus(version, ready);
+};
 
 export const deleteVersion = async (
   { store, blobs }: ApiDeps,

@@ -50,12 +50,15 @@ export const presentFlipbook = (
   versions: versions.map(presentVersion),
 });
 
-export const presentStatus = (v: VersionRow): VersionStatus => ({
+/** @param pagesReady pages rendered so far (they are all there once done) */
+export const presentStatus = (v: VersionRow, pagesReady: number): VersionStatus => ({
   version_id: v.version_id,
   status: v.status,
   is_active: v.is_active,
   version: v.number,
   pages: v.status === 'pending' ? 0 : v.page_count,
+  // Beyond the spec: progress, pages_done of pages.
+  pages_done: v.status === 'done' ? v.page_count : v.status === 'pending' ? 0 : pagesReady,
   file_name: v.file_name,
   file_size: Number(v.file_size),
   // Beyond the spec, and only for a failed version: why, in words a person can act on.

@@ -59,6 +59,9 @@ export const VersionStatus = Named('VersionStatus', {
   is_active: Type.Boolean({ description: 'Whether this is the active version' }),
   version: Count('Version number', 1),
   pages: Count('Number of pages; 0 while pending or before processing found them'),
+  pages_done: Count(
+    'Pages ready so far (beyond the spec): 0 while pending, all of them once done; with `pages`, how far processing has come',
+  ),
   file_name: Type.String({ description: 'Original file name' }),
   file_size: Count('Size of the original file in bytes'),
   error_reason: Type.Optional(

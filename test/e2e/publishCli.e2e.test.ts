@@ -494,6 +494,91 @@ describe('on a terminal', () => {
   });
 });
 
+describe('following a long render', () => {
+  it('on a terminal: a bar of pages done with the pace and the time left', async () => {
+    const log = join(await tempDir(), 'typescript.log');
+    const command = [
+      NODE,
+      FLIPBOOK,
+      'publish',
+      LONG,
+      '--wait',
+      '--url',
+      fx.daemon.url,
+      '--api-key',
+      fx.key,
+    ]
+      .map((arg) => `'${arg}'`)
+      .join(' ');
+    const { CI: _ci, CONTINUOUS_INTEGRATION: _ci2, ...noCi } = process.env;
+    const result = await new Promise<CliResult>((done) => {
+      execFile(
+        'script',
+        ['-q', '-e', '-c', command, log],
+        { cwd: ROOT, env: { ...noCi, ...isolated, TERM: 'xterm-256color' }, timeout: 180_000 },
+        (error, stdout, stderr) =>
+          done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+    const raw = readFileSync(log, 'utf8');
+    expect(result.code, raw).toBe(0);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: removing escape sequences
+    const text = raw.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
+    expect(text).toMatch(/Processing \[[█░]+\] \d+ of 184 pages/);
+    expect(text).toMatch(/[\d.]+ pages\/s, about \d+ (s|min)/);
+    expect(text).toContain('Processing: done (184 pages)');
+  }, 200_000);
+
+  it('in a pipeline: a plain line at most every 5 s while processing; Ctrl-C says what to follow', async () => {
+    const child = spawn(NODE, [FLIPBOOK, 'publish', LONG, '--wait'], {
+      cwd: ROOT,
+      env: { ...process.env, ...env() },
+    });
+    const lines: { at: number; text: string }[] = [];
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      for (const text of chunk.toString().split('\n').filter(Boolean)) {
+        lines.push({ at: Date.now(), text });
+      }
+    });
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    try {
+      // Two progress lines, then Ctrl-C mid-render.
+      for (
+        let i = 0;
+        i < 600 && lines.filter((l) => / of 184 pages/.test(l.text)).length < 2;
+        i++
+      ) {
+        await sleep(100);
+      }
+      const progress = lines.filter((l) => /^status: processing \(\d+ of 184 pages/.test(l.text));
+      expect(progress.length, stderr).toBeGreaterThanOrEqual(2);
+      for (let i = 1; i < progress.length; i++) {
+        expect((progress[i]?.at ?? 0) - (progress[i - 1]?.at ?? 0)).toBeGreaterThanOrEqual(4500);
+      }
+      expect(stderr).not.toContain(ANSI);
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(stderr).toMatch(
+        new RegExp(`Interrupted; processing goes on: flipbook (${UUID}) version (${UUID})`),
+      );
+      const [, id, vid] = /flipbook ([0-9a-f-]{36}) version ([0-9a-f-]{36})/.exec(stderr) ?? [];
+      expect(stderr).toContain(`Follow it: flipbook status ${id} ${vid} --wait`);
+      // and it does go on
+      const followed = await flipbook(['status', id ?? '', vid ?? '', '--wait', '--json'], env());
+      expect(followed.code, followed.stderr).toBe(0);
+      expect(JSON.parse(followed.stdout)).toMatchObject({
+        status: 'done',
+        pages: 184,
+        pages_done: 184,
+      });
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 240_000);
+});
+
 describe('rate limited (3 requests a minute)', () => {
   it('a 429 is waited out (Retry-After) and the command still succeeds', {
     timeout: 100_000,

@@ -25,6 +25,7 @@ export async function* waitForVersion(
     }
     await sleep(delay, options.signal);
     if (options.signal?.aborted) throw new CliError(EXIT.interrupted, 'Interrupted');
-    delay = Math.min(5000, Math.round(delay * 1.5));
+    // Every 2 s at most: a progress bar moves, and a status costs the server a few ms.
+    delay = Math.min(2000, Math.round(delay * 1.5));
   }
 }

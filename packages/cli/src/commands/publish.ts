@@ -10,6 +10,7 @@ import {
   reportPublished,
   withClientOptions,
 } from '../clientOptions.ts';
+import { describePace, type Sample } from '../client/processingPace.ts';
 import { flagDirection, flagSlug } from '../fieldFlags.ts';
 import { type Progress, publish } from '../services/publish.ts';
 
@@ -20,6 +21,8 @@ type Flags = ClientFlags & {
   wait?: boolean;
   timeout: string;
 };
+
+const PLAIN_EVERY_MS = 5000;
 
 /** Runs an upload with the view that suits the output: ink on a terminal, lines otherwise. */
 export const withProgress = async <T>(
@@ -33,13 +36,28 @@ export const withProgress = async <T>(
     const { runPublishView } = await import('../ui/runPublishView.ts');
     return runPublishView(basename(file), size, work);
   }
+  // No terminal (a pipeline's log): a line when the status changes, and while processing at most
+  // one every 5 s, when pages were done since.
   const plain = !flags.json;
   let lastStatus = '';
+  let lastLine = 0;
+  let lastDone = -1;
+  const samples: Sample[] = [];
   return work({
     onWait: (note) => process.stderr.write(`${note}\n`),
     onStatus: (s) => {
-      if (plain && s.status !== lastStatus)
-        process.stderr.write(`status: ${s.status}${s.pages ? ` (${s.pages} pages)` : ''}\n`);
+      const now = Date.now();
+      const done = s.pages_done ?? 0;
+      samples.push({ at: now, done });
+      const changed = s.status !== lastStatus;
+      const moved = s.status === 'processing' && done !== lastDone && now - lastLine >= PLAIN_EVERY_MS;
+      if (plain && (changed || moved)) {
+        const pace = s.status === 'processing' ? describePace(done, s.pages, samples) : '';
+        const detail = pace || (s.pages ? `${s.pages} pages` : '');
+        process.stderr.write(`status: ${s.status}${detail ? ` (${detail})` : ''}\n`);
+        lastLine = now;
+        lastDone = done;
+      }
       lastStatus = s.status;
     },
   });

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { apiClient, type VersionStatus } from '../client/apiClient.ts';
 import type { Connection } from '../client/config.ts';
+import { CliError, EXIT } from '../client/cliErrors.ts';
 import { checkPdfFile } from '../client/pdfFile.ts';
 import { waitForVersion } from '../client/waitForVersion.ts';
 
@@ -82,9 +83,21 @@ export const finish = async (
   const client = apiClient(options.connection, progress.onWait);
   let last: VersionStatus | null = null;
   if (options.wait) {
-    for await (const status of waitForVersion(client, flipbookId, versionId, options)) {
-      progress.onStatus?.(status);
-      last = status;
+    try {
+      for await (const status of waitForVersion(client, flipbookId, versionId, options)) {
+        progress.onStatus?.(status);
+        last = status;
+      }
+    } catch (error) {
+      // Ctrl-C stops the waiting, not the processing: say what to follow.
+      if (error instanceof CliError && error.exitCode === EXIT.interrupted) {
+        throw new CliError(
+          EXIT.interrupted,
+          `Interrupted; processing goes on: flipbook ${flipbookId} version ${versionId}\n` +
+            `Follow it: flipbook status ${flipbookId} ${versionId} --wait`,
+        );
+      }
+      throw error;
     }
   } else {
     last = await client.status(flipbookId, versionId);

@@ -10,15 +10,23 @@ export type ViewState = {
   startedAt: number;
   status?: string;
   pages?: number;
+  /** pages ready so far, while processing */
+  pagesDone?: number;
+  /** pages/s and time left, in words (client/processingPace.ts) */
+  pace?: string;
   note?: string;
 };
 
 const MB = 1024 * 1024;
 const WIDTH = 30;
 
+const bar = (fraction: number) => {
+  const filled = Math.round(Math.min(1, Math.max(0, fraction)) * WIDTH);
+  return `[${'█'.repeat(filled)}${'░'.repeat(WIDTH - filled)}]`;
+};
+
 export const PublishView = ({ state, now = Date.now() }: { state: ViewState; now?: number }) => {
   const fraction = state.total > 0 ? Math.min(1, state.sent / state.total) : 0;
-  const filled = Math.round(fraction * WIDTH);
   const seconds = Math.max(0.001, (now - state.startedAt) / 1000);
   const rate = state.sent / seconds;
   const left = rate > 0 ? (state.total - state.sent) / rate : 0;
@@ -31,7 +39,7 @@ export const PublishView = ({ state, now = Date.now() }: { state: ViewState; now
       null,
       uploading ? 'Uploading ' : 'Uploaded ',
       h(Text, { bold: true }, state.file),
-      ` [${'█'.repeat(filled)}${'░'.repeat(WIDTH - filled)}] ${Math.floor(fraction * 100)}%`,
+      ` ${bar(fraction)} ${Math.floor(fraction * 100)}%`,
       `  ${(state.sent / MB).toFixed(1)}/${(state.total / MB).toFixed(1)} MB`,
       uploading ? `  ${(rate / MB).toFixed(1)} MB/s  ${Math.ceil(left)} s left` : '',
     ),
@@ -41,10 +49,13 @@ export const PublishView = ({ state, now = Date.now() }: { state: ViewState; now
           {
             color: state.status === 'error' ? 'red' : state.status === 'done' ? 'green' : 'yellow',
           },
-          `Processing: ${state.status}`,
-          state.pages ? ` (${state.pages} pages)` : '',
+          state.status === 'processing' && state.pages
+            ? `Processing ${bar((state.pagesDone ?? 0) / state.pages)} ${state.pagesDone ?? 0} of ${state.pages} pages`
+            : `Processing: ${state.status}${state.pages ? ` (${state.pages} pages)` : ''}`,
         )
       : null,
+    // the pace on a line of its own: a narrow terminal must not wrap the bar
+    state.status === 'processing' && state.pace ? h(Text, { dimColor: true }, state.pace) : null,
     state.note ? h(Text, { dimColor: true }, state.note) : null,
   );
 };

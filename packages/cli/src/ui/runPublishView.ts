@@ -2,6 +2,7 @@
 // arrives, unmount at the end. The result itself goes to stdout, after the view is gone.
 import { render } from 'ink';
 import { createElement as h } from 'react';
+import { paceWords, type Sample } from '../client/processingPace.ts';
 import type { Progress } from '../services/publish.ts';
 import { PublishView, type ViewState } from './PublishView.ts';
 
@@ -20,10 +21,23 @@ export const runPublishView = async <T>(
       view.rerender(h(PublishView, { state }));
     }
   };
+  const samples: Sample[] = [];
   try {
     return await work({
       onUpload: (sent, size) => update({ sent, total: size }, sent === size),
-      onStatus: (s) => update({ status: s.status, pages: s.pages, sent: state.total }, true),
+      onStatus: (s) => {
+        samples.push({ at: Date.now(), done: s.pages_done ?? 0 });
+        update(
+          {
+            status: s.status,
+            pages: s.pages,
+            pagesDone: s.pages_done,
+            pace: paceWords(s.pages, samples),
+            sent: state.total,
+          },
+          true,
+        );
+      },
       onWait: (note) => update({ note }, true),
     });
   } finally {
