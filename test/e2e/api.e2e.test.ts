@@ -60,6 +60,7 @@ const STATUS_KEYS = [
   'file_size',
   'is_active',
   'pages',
+  'pages_done', // beyond the spec: progress
   'status',
   'version',
   'version_id',
@@ -360,6 +361,7 @@ describe.each(STORE_KINDS)('Client API v1 on the %s store', (kind) => {
         is_active: false,
         version: 1,
         pages: 0,
+        pages_done: 0,
         file_name: 'a.pdf',
         file_size: corpus(SMALL_PDF).byteLength,
       });
@@ -367,7 +369,13 @@ describe.each(STORE_KINDS)('Client API v1 on the %s store', (kind) => {
       await markDone(store, flipbookId, versionId, 3);
       const done = await acme.status(flipbookId, versionId);
       expectJson(done, 200);
-      expect(done.body).toMatchObject({ status: 'done', is_active: true, pages: 3, version: 1 });
+      expect(done.body).toMatchObject({
+        status: 'done',
+        is_active: true,
+        pages: 3,
+        pages_done: 3,
+        version: 1,
+      });
     });
 
     it('activate: 200 with the new active version, the previous one deactivated', async () => {

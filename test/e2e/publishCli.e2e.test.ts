@@ -322,10 +322,22 @@ describe('credentials', () => {
     const list = json<{ flipbooks: Book[] }>(await flipbook(['list', '--json'], bare));
     expect(list.flipbooks.length).toBeGreaterThan(0);
 
-    // The environment still wins over the saved login; an empty variable counts as unset.
+    // Used from the saved login, it says so on stderr.
+    const fromLogin = await flipbook(['list', '--json'], bare);
+    expect(fromLogin.stderr).toContain(
+      `using the server and API key saved by flipbook login (${file})`,
+    );
+
+    // The environment still wins over the saved login; a variable that is set but empty (a CI
+    // secret missing) is an error naming it, never the saved login of whoever used this machine.
     const overridden = await flipbook(['list', '--json'], { ...bare, FLIPBOOK_API_KEY: WRONG_KEY });
     expect(overridden.code).toBe(1);
-    ok(await flipbook(['list', '--json'], { ...bare, FLIPBOOK_URL: '', FLIPBOOK_API_KEY: '' }));
+    for (const name of ['FLIPBOOK_API_KEY', 'FLIPBOOK_URL']) {
+      const empty = await flipbook(['publish', SMALL, '--json'], { ...bare, [name]: '' });
+      expect(empty.code).toBe(2);
+      expect(empty.stderr).toContain(`${name} is set but empty`);
+      expect(empty.stdout).toBe('');
+    }
 
     // Logging in again over an existing file keeps it private.
     await writeFile(file, '{}', { mode: 0o644 });

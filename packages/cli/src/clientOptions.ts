@@ -13,7 +13,9 @@ export const withClientOptions = (command: Command) =>
     .option('--api-key <key>', 'API key (default: $FLIPBOOK_API_KEY or `flipbook login`)')
     .option('--json', 'print one JSON document');
 
-export const connectionFrom = (flags: ClientFlags) => resolveConnection(flags);
+/** The server and key; a login saved on this machine is used only when said so on stderr. */
+export const connectionFrom = (flags: ClientFlags) =>
+  resolveConnection(flags, (note) => process.stderr.write(`${note}\n`));
 
 export const interactive = (flags: ClientFlags) =>
   !flags.json && Boolean(process.stdout.isTTY && process.stderr.isTTY);

@@ -19,11 +19,33 @@ const readConfig = async (): Promise<Partial<Connection>> => {
   }
 };
 
-export const resolveConnection = async (flags: { url?: string; apiKey?: string }) => {
-  const saved = await readConfig();
-  // An empty variable (a CI secret that is not set) counts as unset, not as an empty value.
-  const url = flags.url || process.env.FLIPBOOK_URL || saved.url;
-  const apiKey = flags.apiKey || process.env.FLIPBOOK_API_KEY || saved.apiKey;
+/**
+ * A variable that is set must be used: set but empty (a CI secret that is missing) is an error
+ * naming it, never a reason to fall back to a login saved on the machine, which on a shared
+ * runner could be anyone's.
+ */
+const fromEnvironment = (name: 'FLIPBOOK_URL' | 'FLIPBOOK_API_KEY') => {
+  const value = process.env[name];
+  if (value === undefined) return undefined;
+  if (value.trim() === '') {
+    throw new CliError(
+      EXIT.usage,
+      `${name} is set but empty (a secret that is not set here?): set it, or unset it to use a saved login`,
+    );
+  }
+  return value.trim();
+};
+
+export const resolveConnection = async (
+  flags: { url?: string; apiKey?: string },
+  /** told where the credentials came from when it is not the command line or the environment */
+  note: (message: string) => void = () => {},
+) => {
+  const givenUrl = flags.url || fromEnvironment('FLIPBOOK_URL');
+  const givenKey = flags.apiKey || fromEnvironment('FLIPBOOK_API_KEY');
+  const saved: Partial<Connection> = givenUrl && givenKey ? {} : await readConfig();
+  const url = givenUrl ?? saved.url;
+  const apiKey = givenKey ?? saved.apiKey;
   if (!url)
     throw new CliError(
       EXIT.usage,
@@ -36,6 +58,10 @@ export const resolveConnection = async (flags: { url?: string; apiKey?: string }
     );
   }
   if (!/^https?:\/\/[^/]/.test(url)) throw new CliError(EXIT.usage, `Not an http(s) URL: ${url}`);
+  if (!givenUrl || !givenKey) {
+    const what = !givenUrl && !givenKey ? 'server and API key' : !givenKey ? 'API key' : 'server';
+    note(`flipbook: using the ${what} saved by flipbook login (${configPath()})`);
+  }
   return { url: url.replace(/\/+$/, ''), apiKey } satisfies Connection;
 };
 
