@@ -282,6 +282,19 @@ describe('publishing from a pipeline (no terminal)', () => {
     );
   });
 
+  it('a damaged PDF refused at upload: exit 3, as when processing fails', async () => {
+    const damaged = corpus('bad_invalid.pdf'); // a %PDF- header, then nothing pdfinfo can read
+    for (const args of [
+      ['publish', damaged, '--wait', '--json'],
+      ['publish', damaged],
+    ]) {
+      const result = await flipbook(args, env());
+      expect(result.code, result.stderr).toBe(3);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/The server cannot read this PDF: File is not a readable PDF/);
+    }
+  });
+
   it('an encrypted PDF with --wait: exit 3, the JSON still printed with status error', async () => {
     const result = await flipbook(['publish', ENCRYPTED, '--wait', '--json'], env());
     expect(result.code, result.stderr).toBe(3);

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { apiClient, type VersionStatus } from '../client/apiClient.ts';
 import type { Connection } from '../client/config.ts';
-import { CliError, EXIT } from '../client/cliErrors.ts';
+import { ApiError, CliError, EXIT } from '../client/cliErrors.ts';
 import { checkPdfFile } from '../client/pdfFile.ts';
 import { waitForVersion } from '../client/waitForVersion.ts';
 
@@ -56,22 +56,35 @@ export const publish = async (
     idempotencyKey: randomUUID(),
   };
   const fields = { title: options.title, direction: options.direction };
-  const { flipbookId, versionId } = options.flipbookId
-    ? {
-        flipbookId: options.flipbookId,
-        versionId: (
-          await client.addVersion(options.flipbookId, file, options.activate ?? true, upload)
-        ).version_id,
-      }
-    : options.slug
-      ? await client
-          .publishToSlug(options.slug, file, fields, upload)
-          .then((c) => ({ flipbookId: c.flipbook_id, versionId: c.version_id }))
-      : await client
-          .create(file, fields, upload)
-          .then((c) => ({ flipbookId: c.flipbook_id, versionId: c.version_id }));
+  const send = async () => {
+    if (options.flipbookId) {
+      const made = await client.addVersion(options.flipbookId, file, options.activate ?? true, upload);
+      return { flipbookId: options.flipbookId, versionId: made.version_id };
+    }
+    const made = options.slug
+      ? await client.publishToSlug(options.slug, file, fields, upload)
+      : await client.create(file, fields, upload);
+    return { flipbookId: made.flipbook_id, versionId: made.version_id };
+  };
+  const { flipbookId, versionId } = await uploaded(send());
   return finish(options, progress, flipbookId, versionId);
 };
+
+/**
+ * A PDF the server cannot read is the same outcome whether pdfinfo refused it at upload or the
+ * render failed later: exit 3 (docs/ci.md), not the 1 of a refused request.
+ */
+const uploaded = async <T>(upload: Promise<T>): Promise<T> => {
+  try {
+    return await upload;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 422 && UNREADABLE.test(error.message)) {
+      throw new CliError(EXIT.processingError, `The server cannot read this PDF: ${error.message}`);
+    }
+    throw error;
+  }
+};
+const UNREADABLE = /^File is not a readable PDF/;
 
 /** Status (optionally waiting) and the reader URL of a version. */
 export const finish = async (
