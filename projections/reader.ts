@@ -30,8 +30,9 @@ export const findReaderFlipbook = async (db: Db, flipbookId: string) =>
 export const readerVersion = async (db: Db, flipbookId: string, activeVersionId: string | null) =>
   (
     await db.query<Pick<VersionRow, 'version_id' | 'status' | 'page_count'>>(
+      // the active version; else the newest on its way; else (every one failed) the newest
       `SELECT version_id, status, page_count FROM versions WHERE flipbook_id = $1
-       ORDER BY (version_id = $2) DESC, number DESC LIMIT 1`,
+       ORDER BY (version_id = $2) DESC, (status <> 'error') DESC, number DESC LIMIT 1`,
       [flipbookId, activeVersionId],
     )
   ).rows[0] ?? null;

@@ -174,6 +174,23 @@ export const listVersions = async (db: Db, flipbookId: string) =>
   ).rows;
 
 /** One version, only if it belongs to that flipbook in that workspace. */
+/**
+ * Of these flipbooks, those none of whose versions could be processed (each one failed): nothing
+ * of them can be read. (A flipbook with a version pending or processing is on its way.)
+ */
+export const flipbooksWithOnlyFailures = async (db: Db, flipbookIds: string[]) =>
+  new Set(
+    flipbookIds.length === 0
+      ? []
+      : (
+          await db.query<{ flipbook_id: string }>(
+            `SELECT flipbook_id FROM versions WHERE flipbook_id = ANY($1::uuid[])
+             GROUP BY flipbook_id HAVING bool_and(status = 'error')`,
+            [flipbookIds],
+          )
+        ).rows.map((r) => r.flipbook_id),
+  );
+
 export const findVersion = async (
   db: Db,
   workspaceId: string,

@@ -61,6 +61,11 @@ export const flipbookOverview = async (deps: ApiDeps, caller: Caller, flipbookId
     activeVersionId: row.active_version_id,
     downloadAllowed: reader?.download_allowed ?? true,
     versions: await Promise.all(versions.map(async (v) => line(v, await readyPages(deps, v)))),
+    /** nothing of it was ever readable and nothing is on its way: every version failed */
+    failed:
+      row.active_version_id === null &&
+      versions.length > 0 &&
+      versions.every((v) => v.status === 'error'),
   };
 };
 

@@ -14,7 +14,12 @@ import {
 import type { IdempotentUpload } from '../../projections/idempotentUploads.ts';
 import { countPages, listPages } from '../../projections/pages.ts';
 import type { Db } from '../../projections/readTable.ts';
-import { countVersions, findVersion, listVersions } from '../../projections/versions.ts';
+import {
+  countVersions,
+  findVersion,
+  flipbooksWithOnlyFailures,
+  listVersions,
+} from '../../projections/versions.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
 import type { DeleteResponse } from '../contract/common.ts';
 import type { Created, Flipbook, FlipbookList, PublishedToSlug } from '../contract/flipbooks.ts';
@@ -68,11 +73,19 @@ export const listFlipbookCards = async (
   query: ListQuery,
 ) => {
   const { rows, total } = await queryFlipbooks(store.db, caller.workspaceId, query);
+  // Those without an active version may have nothing that will ever be readable.
+  const waiting = rows.filter((row) => activeVersionOf(row) === null);
+  const failed = await flipbooksWithOnlyFailures(
+    store.db,
+    waiting.map((row) => String(row.flipbook_id)),
+  );
   return {
     cards: rows.map((row) => {
       const active = activeVersionOf(row);
       return {
         flipbook: presentFlipbook(urls, row, active ? [active] : []),
+        /** no version could be processed: not published, whatever its status says */
+        failed: failed.has(String(row.flipbook_id)),
         active: active
           ? {
               id: active.version_id,

@@ -32,6 +32,8 @@ export const mountReader = (routes: Routes, deps: { db: Db; blobs: BlobStore; ur
     if (!found) return sendHtml(req, res, 404, notFoundPage());
     // Gone for now, not unknown: 410 tells crawlers to drop it; the link works again on restore.
     if (found === 'archived') return sendHtml(req, res, 410, unavailablePage());
+    // No version could be processed: nothing to read (a new version brings the link to life).
+    if (found.status === 'error') return sendHtml(req, res, 404, notFoundPage());
     await sendHtml(req, res, 200, readerPage(found));
   });
 
@@ -40,6 +42,7 @@ export const mountReader = (routes: Routes, deps: { db: Db; blobs: BlobStore; ur
     const found = await book(req.params.id, false);
     if (!found) return sendHtml(req, res, 404, notFoundPage());
     if (found === 'archived') return sendHtml(req, res, 410, unavailablePage());
+    if (found.status === 'error') return sendHtml(req, res, 404, notFoundPage());
     const texts = found.versionId ? await loadPageTexts(deps.db, deps.blobs, found.versionId) : [];
     await sendHtml(req, res, 200, textPage(found, texts));
   });
@@ -48,7 +51,7 @@ export const mountReader = (routes: Routes, deps: { db: Db; blobs: BlobStore; ur
   // nothing changed, instead of the whole page again.
   routes.get('/f/:id/status.json', async (req, res) => {
     const found = await book(req.params.id, false);
-    if (!found || found === 'archived') throw new NotFound('Not found');
+    if (!found || found === 'archived' || found.status === 'error') throw new NotFound('Not found');
     await sendJson(req, res, readerStatus(found), 'no-cache');
   });
 

@@ -501,4 +501,48 @@ describe('dashboard: upload and one flipbook (embedded store, one worker)', () =
     },
     SLOW,
   );
+
+  it(
+    'a flipbook whose only version failed is shown as failed, with nothing to share; its reader is a 404',
+    async () => {
+      const made = await createFlipbook(api, { title: 'Locked report' }, pdf('enc_issue3371.pdf'));
+      await waitFor(
+        'processing to fail',
+        async () =>
+          (await api.status(made.flipbookId, made.versionId)).body.status === 'error'
+            ? true
+            : undefined,
+        SLOW,
+        200,
+      );
+      const reader = await fetch(`${url}/f/${made.flipbookId}`);
+      expect(reader.status).toBe(404);
+      expect((await fetch(`${url}/f/${made.flipbookId}/text`)).status).toBe(404);
+
+      const page = await d.signedIn('fay@example.com', { context: PHONE });
+      const tile = page.locator('.tile').filter({ hasText: 'Locked report' });
+      expect(await tile.locator('.badge').textContent()).toBe('Failed');
+      expect(await tile.textContent()).toContain('No version could be processed');
+      await tile.getByRole('link').click();
+      await page.waitForURL(/\/dashboard\/flipbooks\//);
+      expect(await page.locator('.head-meta .badge').textContent()).toBe('Failed');
+      expect(await page.getByRole('link', { name: 'Open the reader' }).count()).toBe(0);
+      expect(await page.locator('#reader-link').count()).toBe(0);
+      expect(await page.locator('#embed-code').count()).toBe(0);
+      expect(await page.getByRole('heading', { name: 'Not published' }).count()).toBe(1);
+      await page.screenshot({
+        path: join(IMAGES, 'dashboard-flipbook-failed-phone.png'),
+        fullPage: true,
+      });
+
+      // A version that works brings it to life, at the same link.
+      const fixed = await api.addVersion(made.flipbookId, pdf(SMALL_PDF));
+      await processed(made.flipbookId, fixed.body.version_id);
+      expect((await fetch(`${url}/f/${made.flipbookId}`)).status).toBe(200);
+      await page.reload();
+      expect(await page.locator('.head-meta .badge').textContent()).toBe('Published');
+      expect(await page.locator('#reader-link').count()).toBe(1);
+    },
+    SLOW,
+  );
 });

@@ -27,6 +27,7 @@ export const flipbookPage = (
   const base = `/dashboard/flipbooks/${f.id}`;
   const active = versions.find((v) => v.isActive);
   const archived = f.status === 'archived';
+  const { failed } = overview;
   const snippet = `<iframe src="${f.url}" width="960" height="640" style="border:0" allowfullscreen title="${f.title.replace(/[&"<>]/g, (c) => `&#${c.charCodeAt(0)};`)}"></iframe>`;
   return dashboardPage(
     signedIn,
@@ -41,16 +42,30 @@ ${
 <div class="head-main">
 <p class="crumbs"><a href="/dashboard">Flipbooks</a></p>
 <h1>${f.title}</h1>
-<p class="head-meta"><span class="badge ${f.status}">${archived ? 'Archived' : 'Published'}</span>
+<p class="head-meta">${
+      archived
+        ? html`<span class="badge archived">Archived</span>`
+        : failed
+          ? html`<span class="badge failed">Failed</span>`
+          : active
+            ? html`<span class="badge published">Published</span>`
+            : html`<span class="badge waiting">Not yet published</span>`
+    }
 ${active ? html`<span>${pages(active.pageCount)}</span>` : html`<span>No active version yet</span>`}
 <span>Changed ${time(f.updated_at)}</span></p>
 </div>
-<a class="button primary" href="${f.url}">Open the reader</a>
+${failed ? '' : html`<a class="button primary" href="${f.url}">Open the reader</a>`}
 </div>
 ${state.notice ? alert(state.notice.text, state.notice.kind) : ''}
 <div class="flipbook-layout">
 <div class="main-col">
-<section class="panel" aria-labelledby="share-title">
+${
+  failed
+    ? html`<section class="panel" aria-labelledby="failed-title">
+<h2 id="failed-title">Not published</h2>
+<p>No version of this flipbook could be processed, so there is nothing to read: its link answers “not found”. Upload a new version below (the link and embed code work once it is processed), or delete the flipbook.</p>
+</section>`
+    : html`<section class="panel" aria-labelledby="share-title">
 <h2 id="share-title">Share</h2>
 ${archived ? html`<p class="note">Archived: the link answers “not available” until you unarchive the flipbook.</p>` : ''}
 <div class="field">
@@ -69,7 +84,8 @@ ${archived ? html`<p class="note">Archived: the link answers “not available”
 </div>
 <p class="hint" id="embed-code-status" role="status"></p>
 </div>
-</section>
+</section>`
+}
 ${versionsSection(signedIn, base, versions, state.versionError)}
 ${activitySection(base, activity)}
 </div>

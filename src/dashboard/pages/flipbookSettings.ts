@@ -13,7 +13,7 @@ export type DetailsForm = { title: string; slug: string; description: string; er
 export const settingsColumn = (
   signedIn: SignedIn,
   base: string,
-  { flipbook: f, downloadAllowed }: FlipbookOverview,
+  { flipbook: f, downloadAllowed, failed }: FlipbookOverview,
   typed?: DetailsForm,
 ) => {
   const csrf = html`<input type="hidden" name="_csrf" value="${signedIn.csrfToken}">`;
@@ -50,10 +50,12 @@ ${csrf}
 </form>
 </div>
 <div class="setting">
-<p><strong>${archived ? 'Archived.' : 'Published.'}</strong> ${
+<p><strong>${archived ? 'Archived.' : failed ? 'Not published.' : 'Published.'}</strong> ${
     archived
       ? 'The reader link answers “not available”; nothing is deleted.'
-      : 'Anyone with the link can read it. Archiving takes it off the web without deleting it.'
+      : failed
+        ? 'No version could be processed: the link answers “not found” until one is.'
+        : 'Anyone with the link can read it. Archiving takes it off the web without deleting it.'
   }</p>
 <form method="post" action="${base}/${archived ? 'unarchive' : 'archive'}">
 ${csrf}

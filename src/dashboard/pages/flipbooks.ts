@@ -73,7 +73,7 @@ ${
       : html`<div class="empty-state"><p>No flipbooks yet.</p>
 <p><a class="button primary" href="/dashboard/upload">Upload your first PDF</a></p></div>`
     : html`<ul class="grid" aria-label="Flipbooks">
-${list.cards.map(({ flipbook: f, active }) => {
+${list.cards.map(({ flipbook: f, active, failed }) => {
   return html`<li class="tile">
 <a href="/dashboard/flipbooks/${f.id}" class="tile-link">
 <span class="cover">${
@@ -84,8 +84,16 @@ ${list.cards.map(({ flipbook: f, active }) => {
 <span class="tile-title">${f.title}</span>
 </a>
 <span class="tile-meta">
-<span class="badge ${f.status}">${f.status === 'published' ? 'Published' : 'Archived'}</span>
-${active ? html`<span>${active.status === 'done' ? `${active.pageCount} ${active.pageCount === 1 ? 'page' : 'pages'}` : statusWords(active.status)}</span>` : html`<span>No active version</span>`}
+${
+  f.status === 'archived'
+    ? html`<span class="badge archived">Archived</span>`
+    : failed
+      ? html`<span class="badge failed">Failed</span>`
+      : active
+        ? html`<span class="badge published">Published</span>`
+        : html`<span class="badge waiting">Not yet published</span>`
+}
+${active ? html`<span>${active.status === 'done' ? `${active.pageCount} ${active.pageCount === 1 ? 'page' : 'pages'}` : statusWords(active.status)}</span>` : html`<span>${failed ? 'No version could be processed' : 'No active version yet'}</span>`}
 </span>
 <span class="tile-date">Changed ${when(f.updated_at)}</span>
 </li>`;
