@@ -375,9 +375,14 @@ new ResizeObserver(() => {
 // and the notice floats over the book: when processing ends, nothing on screen moves.
 if (data.processing) {
   const poll = async () => {
-    const status = await fetch(data.status, { cache: 'no-cache' })
-      .then((r) => (r.ok ? r.json() : null))
-      .catch(() => null);
+    const answer = await fetch(data.status, { cache: 'no-cache' }).catch(() => null);
+    // Gone (the only version failed, the flipbook archived or deleted): stop asking, and say so.
+    if (answer?.status === 404 || answer?.status === 410) {
+      const notice = document.querySelector('.notice');
+      if (notice) notice.textContent = 'This flipbook could not be prepared.';
+      return;
+    }
+    const status = answer?.ok ? await answer.json().catch(() => null) : null;
     if (status && status.versionId !== data.versionId) {
       location.reload(); // another version is shown now: the page holds another book
       return;
