@@ -25,7 +25,7 @@ const program = new Command('flipbook')
   .exitOverride()
   .showHelpAfterError();
 
-registerClientCommands(program);
+registerClientCommands(program, { events: false });
 registerServe(program);
 registerUser(program);
 registerWorkspace(program);

@@ -87,6 +87,16 @@ describe('the client package', () => {
     );
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toMatch(/done/);
+    // The workspace's feed: what webhooks deliver, in order.
+    const events = await run(machine.flipbook, ['events', '--json'], withKey);
+    expect(events.code, events.stderr).toBe(0);
+    const feed = events.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; data: { version_id?: string } });
+    expect(
+      feed.some((e) => e.type === 'version.done' && e.data.version_id === result.version_id),
+    ).toBe(true);
     // A usage error is exit 2 on this Node too.
     expect((await run(machine.flipbook, ['publish'], withKey)).code).toBe(2);
   }, 240_000);

@@ -51,6 +51,7 @@ import type { Static } from '@sinclair/typebox';
 import type {
   CreatedWebhook,
   DeliveryList,
+  EventFeed,
   Webhook,
   WebhookList,
 } from '../../../../src/contract/webhooks.ts';
@@ -232,6 +233,12 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
       }),
     list: (query: URLSearchParams) =>
       call<FlipbookList>(`/flipbooks${query.size > 0 ? `?${query}` : ''}`),
+    /** the workspace's event feed after `after`, waiting up to `wait` seconds for one */
+    events: (query: { after: string; limit: number; wait: number }, signal?: AbortSignal) =>
+      call<Static<typeof EventFeed>>(
+        `/events?${new URLSearchParams({ after: query.after, limit: String(query.limit), wait: String(query.wait) })}`,
+        { signal },
+      ),
     webhooks: {
       add: (input: { url: string; events?: string[]; description?: string }) =>
         call<Static<typeof CreatedWebhook>>('/webhooks', { method: 'POST', body: jsonBody(input) }),

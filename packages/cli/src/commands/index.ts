@@ -2,6 +2,7 @@
 // make the client package (packages/cli) on their own, and the server's `flipbook` carries them
 // beside its admin commands.
 import type { Command } from 'commander';
+import { registerEvents } from './events.ts';
 import { registerList } from './list.ts';
 import { registerLogin } from './login.ts';
 import { registerManage } from './manage.ts';
@@ -11,7 +12,11 @@ import { registerStatus } from './status.ts';
 import { registerVersion } from './version.ts';
 import { registerWebhook } from './webhook.ts';
 
-export const registerClientCommands = (program: Command) => {
+/**
+ * @param options.events false for the server's `flipbook`, whose `events FLIPBOOK_ID` is the
+ *   admin command (a flipbook's events, read from the store)
+ */
+export const registerClientCommands = (program: Command, options: { events?: boolean } = {}) => {
   registerPublish(program);
   registerVersion(program);
   registerStatus(program);
@@ -20,4 +25,5 @@ export const registerClientCommands = (program: Command) => {
   registerManage(program);
   registerLogin(program);
   registerWebhook(program);
+  if (options.events !== false) registerEvents(program);
 };
