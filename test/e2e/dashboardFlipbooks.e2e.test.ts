@@ -545,4 +545,53 @@ describe('dashboard: upload and one flipbook (embedded store, one worker)', () =
     },
     SLOW,
   );
+
+  it(
+    'uploads several PDFs at once, a flipbook each, with a row of progress and outcome each',
+    async () => {
+      const page = await d.signedIn('multi@example.com', { context: { ...PHONE } });
+      await page.goto(`${url}/dashboard/upload`);
+      const files = [
+        join(CORPUS, 'odd_tiny-issue11878.pdf'),
+        join(CORPUS, 'enc_issue3371.pdf'), // password-protected: processing fails
+        join(CORPUS, 'vec_vector.pdf'),
+      ];
+      await page.getByLabel('PDF').setInputFiles(files);
+      await page.getByRole('button', { name: 'Upload', exact: true }).click();
+      const rows = page.getByRole('list', { name: 'Uploads' }).locator('li');
+      await expect.poll(() => rows.count()).toBe(3);
+      await page
+        .getByRole('status')
+        .filter({ hasText: /of 3 PDFs ready/ })
+        .waitFor({ timeout: SLOW });
+      expect(
+        await page
+          .getByRole('status')
+          .filter({ hasText: /of 3 PDFs ready/ })
+          .textContent(),
+      ).toBe('2 of 3 PDFs ready, 1 not.');
+      expect(await rows.nth(0).textContent()).toContain('Ready');
+      expect(await rows.nth(1).textContent()).toContain(
+        'Could not be processed: The PDF is password-protected',
+      );
+      expect(await rows.nth(2).textContent()).toContain('Ready');
+      const reader = await rows
+        .nth(2)
+        .getByRole('link', { name: 'Open the reader' })
+        .getAttribute('href');
+      expect((await fetch(reader ?? '')).status).toBe(200);
+      await page.screenshot({
+        path: join(IMAGES, 'dashboard-upload-several-phone.png'),
+        fullPage: true,
+      });
+      // three flipbooks, titled after their files
+      const listed = (await api.list('per_page=100')).body.flipbooks.map(
+        (f: { title: string }) => f.title,
+      );
+      for (const name of ['odd_tiny-issue11878.pdf', 'enc_issue3371.pdf', 'vec_vector.pdf']) {
+        expect(listed).toContain(name);
+      }
+    },
+    SLOW,
+  );
 });

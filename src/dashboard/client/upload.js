@@ -9,6 +9,38 @@ const MB = 1024 * 1024;
 const sizeWords = (n) =>
   n < MB ? `${Math.max(1, Math.round(n / 1024))} KB` : `${(n / MB).toFixed(1)} MB`;
 
+/** One upload with XMLHttpRequest (real progress): resolves with the status and the JSON answer. */
+const send = (form, token, body, onProgress) =>
+  new Promise((resolve) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', form.action);
+    xhr.setRequestHeader('Accept', 'application/json');
+    xhr.setRequestHeader('X-CSRF-Token', token);
+    xhr.upload.addEventListener('progress', (e) => {
+      if (e.lengthComputable) onProgress(e.loaded, e.total);
+    });
+    xhr.addEventListener('error', () =>
+      resolve({
+        status: 0,
+        answer: { error: 'The upload was interrupted: check the connection.' },
+      }),
+    );
+    xhr.addEventListener('load', () => {
+      let answer = null;
+      try {
+        answer = JSON.parse(xhr.responseText);
+      } catch {
+        answer = {
+          error: xhr.responseURL.includes('/login')
+            ? 'Your session has ended: sign in again, then upload.'
+            : 'Something went wrong on our side; try again in a moment.',
+        };
+      }
+      resolve({ status: xhr.status, answer });
+    });
+    xhr.send(body);
+  });
+
 const setup = (form) => {
   const input = form.querySelector('input[type=file]');
   const zone = form.querySelector('[data-dropzone]');
@@ -59,11 +91,15 @@ const setup = (form) => {
   for (const type of ['dragleave', 'dragend']) {
     zone.addEventListener(type, () => zone.classList.remove('over'));
   }
+  // New flipbooks: several PDFs at once (each its own flipbook, sent one after another). Without
+  // the script the form takes one, as the server's plain form does.
+  const many = form.dataset.upload === 'flipbook';
+  if (many) input.multiple = true;
   zone.addEventListener('drop', (event) => {
     event.preventDefault();
     zone.classList.remove('over');
     const dropped = event.dataTransfer?.files;
-    if (dropped && dropped.length > 1) {
+    if (dropped && dropped.length > 1 && !many) {
       showError(`Drop one PDF at a time (${dropped.length} files were dropped).`);
       return;
     }
@@ -74,8 +110,14 @@ const setup = (form) => {
   });
   input.addEventListener('change', () => {
     clearError();
-    const file = input.files?.[0];
-    zone.dataset.file = file ? `${file.name} · ${sizeWords(file.size)}` : '';
+    const files = [...(input.files ?? [])];
+    const size = files.reduce((sum, f) => sum + f.size, 0);
+    zone.dataset.file =
+      files.length > 1
+        ? `${files.length} PDFs · ${sizeWords(size)}`
+        : files[0]
+          ? `${files[0].name} · ${sizeWords(files[0].size)}`
+          : '';
   });
 
   form.addEventListener('submit', (event) => {
@@ -83,6 +125,7 @@ const setup = (form) => {
     clearError();
     const file = input.files?.[0];
     if (!file) return showError('Choose a PDF first.');
+    if (many && input.files.length > 1) return uploadMany([...input.files]);
     if (file.size > maxBytes) {
       return showError(
         `File too large for the ${form.dataset.plan} plan: the upload limit is ${maxBytes / MB} MB, this file is ${(file.size / MB).toFixed(1)} MB`,
@@ -93,13 +136,8 @@ const setup = (form) => {
     input.disabled = true;
     lastSaid = '';
     show('Uploading', 0, 100, '0%', `Uploading ${file.name}`);
-    const xhr = new XMLHttpRequest();
-    xhr.open('POST', form.action);
-    xhr.setRequestHeader('Accept', 'application/json');
-    xhr.setRequestHeader('X-CSRF-Token', token);
-    xhr.upload.addEventListener('progress', (e) => {
-      if (!e.lengthComputable) return;
-      const percent = Math.floor((e.loaded / e.total) * 100);
+    send(form, token, body, (loaded, total) => {
+      const percent = Math.floor((loaded / total) * 100);
       show(
         'Uploading',
         percent,
@@ -107,27 +145,111 @@ const setup = (form) => {
         `${percent}% of ${sizeWords(file.size)}`,
         `Uploading: ${Math.floor(percent / 25) * 25}%`,
       );
+    }).then(({ status, answer }) => {
+      if (status === 201 && answer && !answer.error) return accepted(answer);
+      showError(answer?.error ?? 'Something went wrong on our side; try again in a moment.');
     });
-    xhr.addEventListener('error', () =>
-      showError('The upload was interrupted: check the connection and try again.'),
-    );
-    xhr.addEventListener('load', () => {
-      let answer = null;
-      try {
-        answer = JSON.parse(xhr.responseText);
-      } catch {
-        // a page instead of JSON: the session ended (the sign-in page) or the server failed
-      }
-      if (xhr.status === 201 && answer) return accepted(answer);
-      if (answer?.error) return showError(answer.error);
-      showError(
-        xhr.responseURL.includes('/login')
-          ? 'Your session has ended: sign in again, then upload.'
-          : 'Something went wrong on our side; try again in a moment.',
-      );
-    });
-    xhr.send(body);
   });
+
+  // Several PDFs: a list with a row each (its own progress and outcome), sent one after another;
+  // each becomes a flipbook titled after its file. A refusal stops only its own row.
+  const uploadMany = async (files) => {
+    const tooBig = files.find((f) => f.size > maxBytes);
+    if (tooBig) {
+      return showError(
+        `${tooBig.name} is too large for the ${form.dataset.plan} plan: the upload limit is ${maxBytes / MB} MB`,
+      );
+    }
+    button.disabled = true;
+    input.disabled = true;
+    const list = document.createElement('ol');
+    list.className = 'queue';
+    list.setAttribute('aria-label', 'Uploads');
+    const rows = files.map((file) => {
+      const row = document.createElement('li');
+      const name = document.createElement('span');
+      name.className = 'queue-name';
+      name.textContent = file.name;
+      const state = document.createElement('span');
+      state.className = 'queue-state';
+      state.textContent = 'Waiting';
+      const bar = document.createElement('progress');
+      bar.max = 100;
+      bar.value = 0;
+      bar.setAttribute('aria-label', `${file.name}: progress`);
+      row.append(name, state, bar);
+      list.append(row);
+      return { file, row, state, bar };
+    });
+    // What happened, said as it happens (a visible live region: the bar's box stays hidden).
+    const summary = document.createElement('p');
+    summary.className = 'queue-summary';
+    summary.setAttribute('role', 'status');
+    form.querySelector('.upload-actions').after(list, summary);
+    let ready = 0;
+    let failed = 0;
+    const say = (words) => {
+      summary.textContent = words;
+    };
+    say(`Uploading ${files.length} PDFs, one after another.`);
+    const following = [];
+    for (const item of rows) {
+      item.state.textContent = 'Uploading';
+      const body = new FormData();
+      body.append('_csrf', token);
+      body.append('file', item.file);
+      const { status, answer } = await send(form, token, body, (loaded, total) => {
+        item.bar.value = Math.floor((loaded / total) * 100);
+      });
+      if (status !== 201) {
+        failed++;
+        item.row.classList.add('failed');
+        item.state.textContent = answer?.error ?? 'Refused';
+        item.bar.remove();
+        say(`${item.file.name}: ${item.state.textContent}`);
+        continue;
+      }
+      item.state.textContent = 'Processing';
+      item.bar.removeAttribute('value');
+      following.push(
+        pollStatus(answer.status_url, (s) => {
+          if (s.status === 'processing' && s.pageCount > 0) {
+            item.bar.max = s.pageCount;
+            item.bar.value = s.pagesReady;
+            item.state.textContent = `Processing: ${s.pagesReady} of ${s.pageCount} pages`;
+          }
+        })
+          .then((s) => {
+            item.bar.remove();
+            if (s.status === 'error') {
+              failed++;
+              item.row.classList.add('failed');
+              item.state.textContent = `Could not be processed: ${s.error}`;
+              return;
+            }
+            ready++;
+            item.state.textContent = '';
+            const link = document.createElement('a');
+            link.href = answer.reader_url;
+            link.textContent = 'Open the reader';
+            const manage = document.createElement('a');
+            manage.href = answer.flipbook_url;
+            manage.textContent = 'Manage';
+            item.state.append('Ready · ', link, ' · ', manage);
+          })
+          .catch((error) => {
+            failed++;
+            item.state.textContent = error.message;
+          }),
+      );
+    }
+    await Promise.all(following);
+    say(`${ready} of ${files.length} PDFs ready${failed ? `, ${failed} not` : ''}.`);
+    button.disabled = false;
+    input.disabled = false;
+    input.value = '';
+    zone.dataset.file = '';
+  };
 
   const accepted = (answer) => {
     show('Processing', null, 1, 'Waiting for its turn…', 'Uploaded. Processing…');

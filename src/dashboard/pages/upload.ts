@@ -31,7 +31,7 @@ ${pdfForm({
   before: html`<div class="field">
 <label for="title">Title <span class="optional">(optional)</span></label>
 <input id="title" name="title" maxlength="${MAX_TITLE}" value="${form.title ?? ''}" aria-describedby="title-hint">
-<p class="hint" id="title-hint">Left empty, the flipbook takes the file's name; the reader shows the PDF's own title when it has one.</p>
+<p class="hint" id="title-hint">Left empty, the flipbook takes the file's name; the reader shows the PDF's own title when it has one. Several PDFs at once (drop or choose them together) become a flipbook each, named after its file.</p>
 </div>`,
 })}
 <div class="upload-done" data-done hidden tabindex="-1">
