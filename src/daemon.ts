@@ -223,7 +223,14 @@ export const runDaemon = async (options: DaemonOptions) => {
         )
       : null;
   const { port } = server.address() as AddressInfo;
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  // Listening on every address (0.0.0.0, ::, a container's default): a URL with that in it leads
+  // nowhere; this machine's own name for itself does, until --public-url says better.
+  const wildcard = options.host === '0.0.0.0' || options.host === '::' || options.host === '';
+  const host = wildcard
+    ? 'localhost'
+    : options.host.includes(':')
+      ? `[${options.host}]`
+      : options.host;
   publicUrl ||= `http://${host}:${port}`;
   // For the admin CLI's links (an invitation): best effort, the daemon serves without it.
   await setMeta(store.db, 'public_url', publicUrl).catch((error) =>

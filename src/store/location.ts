@@ -12,7 +12,8 @@ export type Location = {
   revive: () => Promise<boolean>;
 };
 
-export const DEFAULT_DATA_DIR = './data';
+/** --data-dir unless told: FLIPBOOK_DATA_DIR (the container image sets /data), else ./data. */
+export const DEFAULT_DATA_DIR = process.env.FLIPBOOK_DATA_DIR || './data';
 
 /** Where originals and page images go unless --blob-dir says otherwise: beside the store's data. */
 export const defaultBlobDir = (dataDir?: string) => join(dataDir ?? DEFAULT_DATA_DIR, 'blobs');

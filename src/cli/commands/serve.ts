@@ -17,7 +17,7 @@ export const registerServe = (program: Command) => {
       program
         .command('serve')
         .description('run the flipbook daemon (HTTP API, reader, processing)')
-        .option('--port <port>', 'TCP port', '8080')
+        .option('--port <port>', 'TCP port (default: $PORT, else 8080)', process.env.PORT || '8080')
         .option('--host <host>', 'address to listen on', '127.0.0.1')
         .option('--public-url <url>', 'base of every absolute URL the API returns')
         .option(
