@@ -39,7 +39,7 @@ WORKDIR /app
 USER flipbook
 # FLIPBOOK_DATA_DIR: the default --data-dir of serve and of every admin command run with
 # `docker exec` (so `flipbook workspace create ...` finds the store); PORT: serve's default --port.
-ENV NODE_ENV=production FLIPBOOK_DATA_DIR=/data PORT=8080
+ENV NODE_ENV=production FLIPBOOK_DATA_DIR=/data PORT=8080 PATH=/app/bin:$PATH
 VOLUME /data
 EXPOSE 8080
 # SIGTERM: stops accepting, lets requests finish (--grace, 30 s), hands renders back, stops the

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what this project needs and is missing, on Debian or Ubuntu:
 #   scripts/setup.sh          to run the service (poppler-utils, qpdf, npm dependencies with Node 24)
-#   scripts/setup.sh --test   to run the tests as well (adds PostgreSQL, Chromium and Python 3)
+#   scripts/setup.sh --test   to run the tests as well (adds PostgreSQL, Chromium, Python 3 and
+#                             podman for the container image)
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +13,9 @@ packages=(poppler-utils qpdf)
 if [[ "${1:-}" == "--test" ]]; then
   # a real PostgreSQL for the external-store tests, real Chromium for the reader's tests,
   # Python 3 for the third-party verification script of docs/audit.md
-  packages+=(postgresql chromium python3)
+  # ...and podman, runc and mmdebstrap for the container image's test (it builds its own base
+  # image: no registry is reachable from CI)
+  packages+=(postgresql chromium python3 podman runc mmdebstrap)
 fi
 
 missing=()
