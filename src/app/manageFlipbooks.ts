@@ -77,8 +77,18 @@ export const deleteFlipbook = async (
     );
     return listed;
   });
+  // The deletion is recorded: files are best effort. Once the database stops answering, the
+  // originals are left to the sweep (each would wait out its own timeout), the pages still go.
+  let originals = true;
   for (const version of versions) {
-    await removeVersionFiles(store, blobs, version.version_id, version.checksum);
+    const dropped = await removeVersionFiles(
+      store,
+      blobs,
+      version.version_id,
+      version.checksum,
+      originals,
+    );
+    if (dropped === 'left') originals = false;
   }
   return { success: true };
 };

@@ -3,6 +3,7 @@
 import { originalInUse } from '../../projections/versions.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
 import type { Store } from '../store/store.ts';
+import { isDatabaseUnavailable } from '../store/unavailable.ts';
 
 /**
  * A deleted version's files: its pages, and its original unless another version (of any
@@ -14,9 +15,11 @@ export const removeVersionFiles = async (
   blobs: BlobStore,
   versionId: string,
   checksum: string,
+  /** false: leave the original to the sweep (the database is away: asking again only waits) */
+  original = true,
 ) => {
   await blobs.removePages(versionId).catch(() => {});
-  await dropUnusedOriginal(store, blobs, checksum);
+  return original ? dropUnusedOriginal(store, blobs, checksum) : 'left';
 };
 
 /**
@@ -24,13 +27,18 @@ export const removeVersionFiles = async (
  * same bytes, between committing the file (which it finds already there) and appending its
  * version, would otherwise lose it to us. Best effort: what stays is the start-up sweep's.
  */
-export const dropUnusedOriginal = (store: Store, blobs: BlobStore, checksum: string) =>
+export const dropUnusedOriginal = (
+  store: Store,
+  blobs: BlobStore,
+  checksum: string,
+): Promise<'done' | 'left'> =>
   store.locks
     .originals(async () => {
       if (!(await originalInUse(store.db, checksum)))
         await blobs.removeOriginal(checksum).catch(() => {});
+      return 'done' as const;
     })
-    .catch(() => {});
+    .catch(() => 'left' as const);
 
 /**
  * Runs `work` (which stores the original, then records the version); if it fails after the
@@ -48,8 +56,11 @@ export const withStoredOriginal = async <T>(
       committed = true;
     });
   } catch (error) {
-    // (after work's locks are released: the originals lock is taken exclusively here)
-    if (committed) await dropUnusedOriginal(store, blobs, checksum);
+    // (after work's locks are released: the originals lock is taken exclusively here). Not when
+    // the database is away: the request's answer must not wait for it again; the sweep removes
+    // an original no version uses.
+    if (committed && !isDatabaseUnavailable(error))
+      await dropUnusedOriginal(store, blobs, checksum);
     throw error;
   }
 };

@@ -8,6 +8,7 @@ import { endQuietlyOnClosedStdout, exitCodeOf } from '../../packages/cli/src/exi
 import { CLIENT_VERSION } from '../../packages/cli/src/version.ts';
 import { AppError, InvalidInput } from '../domain/errors.ts';
 import { StoreError } from '../store/storeError.ts';
+import { isDatabaseUnavailable } from '../store/unavailable.ts';
 import { registerAudit } from './commands/audit.ts';
 import { registerBlobs } from './commands/blobs.ts';
 import { registerDownload } from './commands/download.ts';
@@ -42,8 +43,12 @@ try {
   await program.parseAsync(process.argv);
   process.exitCode = 0;
 } catch (error) {
-  process.exitCode = exitCodeOf(error, (e) =>
-    e instanceof InvalidInput ? 2 : e instanceof AppError || e instanceof StoreError ? 1 : null,
+  process.exitCode = exitCodeOf(
+    isDatabaseUnavailable(error)
+      ? new StoreError(`the database is unavailable: ${(error as Error).message}`)
+      : error,
+    (e) =>
+      e instanceof InvalidInput ? 2 : e instanceof AppError || e instanceof StoreError ? 1 : null,
   );
 } finally {
   await closeConnections();

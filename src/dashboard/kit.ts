@@ -70,7 +70,10 @@ export const createKit = (deps: DashboardDeps) => {
         const unavailable = asUnavailable(caught);
         if (unavailable) {
           // The database (or the disk) is away: at once, without asking it who is signed in.
-          deps.log.error({ err: caught, url: req.url }, 'service unavailable');
+          deps.log.warn(
+            { reason: String((caught as Error)?.message ?? caught), url: req.url },
+            'service unavailable',
+          );
           // A browser gets a page; anything else the JSON answer every other route gives.
           if (!prefersHtml(req)) throw unavailable;
           return sendPage(res, 503, messagePage('Unavailable for a moment', unavailable.message), {

@@ -20,6 +20,7 @@ import {
 } from '../domain/errors.ts';
 import type { Logger } from '../log.ts';
 import { httpDuration, httpRequests } from '../metrics.ts';
+import { withDatabaseBudget } from '../store/databaseLimits.ts';
 import { beginRequest, type ContextOptions } from './requestContext.ts';
 import { sendError } from './respond.ts';
 import { asUnavailable } from './unavailable.ts';
@@ -42,6 +43,8 @@ export const createHttpServer = (
   mount: (routes: Routes) => void,
   before: Before = async () => {},
   context: ContextOptions = { trustProxy: false, recordClientInfo: true },
+  /** database time each request may spend (docs/deploy.md); none: unbounded */
+  databaseBudgetMs?: number,
 ): Server => {
   // No Host header required: nothing here routes by it (absolute URLs come from --public-url),
   // and node:http's own refusal would be a bare 400 without our JSON body.
@@ -69,7 +72,11 @@ export const createHttpServer = (
         'the blob store failed',
       );
     } else if (error !== cause) {
-      log.error({ err: cause, url: req.url }, 'service unavailable');
+      // Expected while the database is away, and many at once: a line each, without the stack.
+      log.warn(
+        { reason: String((cause as Error)?.message ?? cause), url: req.url },
+        'service unavailable',
+      );
     }
     if (error instanceof AppError) {
       if (res.headersSent) return res.destroy();
@@ -125,10 +132,13 @@ export const createHttpServer = (
       heads.add(req);
       req.method = 'GET';
     }
-    before(req, res).then(
-      () => app.handler(req, res),
-      (error) => fail(req, res, error),
-    );
+    const handle = () =>
+      before(req, res).then(
+        () => app.handler(req, res),
+        (error) => fail(req, res, error),
+      );
+    if (databaseBudgetMs === undefined) handle();
+    else withDatabaseBudget(databaseBudgetMs, handle);
   });
   return server;
 };
@@ -142,8 +152,11 @@ export const isHead = (req: IncomingMessage) => heads.has(req);
 const clientGone = (req: IncomingMessage, res: ServerResponse, cause: unknown) => {
   const code = (cause as { code?: string } | null)?.code;
   const message = String((cause as Error | null)?.message ?? '');
+  // The client's connection, not the request stream: a request whose (empty) body was read is
+  // destroyed by Node while its client still waits, and an ECONNRESET then comes from
+  // elsewhere (the database's connection): that client is answered.
   return (
-    (req.destroyed || res.destroyed || res.writableEnded) &&
+    (req.socket.destroyed || res.destroyed || res.writableEnded) &&
     (code === 'ECONNRESET' ||
       code === 'ERR_STREAM_PREMATURE_CLOSE' ||
       code === 'EPIPE' ||

@@ -72,6 +72,16 @@ export const notFoundPage = () =>
 </main>`,
   );
 
+/** The service cannot answer for a moment (its database is away): for a person, in words. */
+export const stalledPage = () =>
+  shell(
+    '<title>Unavailable for a moment</title>\n<meta name="robots" content="noindex">',
+    `<main class="message">
+<h1>Unavailable for a moment</h1>
+<p>This flipbook cannot be shown right now. Try again in a few seconds.</p>
+</main>`,
+  );
+
 /** An archived flipbook: withdrawn by its owner, perhaps for a while. Nothing of it is shown. */
 export const unavailablePage = () =>
   shell(

@@ -12,10 +12,17 @@ import { NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
 import type { Urls } from '../http/present.ts';
 import { sendBody } from '../http/sendBody.ts';
-import type { Routes } from '../http/server.ts';
+import type { Request, Routes } from '../http/server.ts';
+import { asUnavailable } from '../http/unavailable.ts';
 import { findAsset } from './assets.ts';
 import { loadPageTexts, loadReaderBook, readerStatus } from './readerData.ts';
-import { notFoundPage, readerHeaders, readerPage, unavailablePage } from './readerPage.ts';
+import {
+  notFoundPage,
+  readerHeaders,
+  readerPage,
+  stalledPage,
+  unavailablePage,
+} from './readerPage.ts';
 import { textPage } from './textPage.ts';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -27,25 +34,52 @@ export const mountReader = (routes: Routes, deps: { db: Db; blobs: BlobStore; ur
       ? loadReaderBook(deps.db, deps.blobs, deps.urls, id.toLowerCase(), withLeadTexts)
       : Promise.resolve(null);
 
-  routes.get('/f/:id', async (req, res) => {
-    const found = await book(req.params.id);
-    if (!found) return sendHtml(req, res, 404, notFoundPage());
-    // Gone for now, not unknown: 410 tells crawlers to drop it; the link works again on restore.
-    if (found === 'archived') return sendHtml(req, res, 410, unavailablePage());
-    // No version could be processed: nothing to read (a new version brings the link to life).
-    if (found.status === 'error') return sendHtml(req, res, 404, notFoundPage());
-    await sendHtml(req, res, 200, readerPage(found));
-  });
+  /**
+   * A page for people: when the service cannot answer (503), a browser gets a page in words with
+   * the same status and Retry-After; any other client the JSON every route gives.
+   */
+  const page =
+    (handler: (req: Request, res: ServerResponse) => Promise<void>) =>
+    async (req: Request, res: ServerResponse) => {
+      try {
+        await handler(req, res);
+      } catch (error) {
+        const unavailable = asUnavailable(error);
+        if (!unavailable || res.headersSent || !/\btext\/html\b/.test(req.headers.accept ?? '')) {
+          throw error;
+        }
+        for (const [name, value] of Object.entries(unavailable.headers)) res.setHeader(name, value);
+        await sendHtml(req, res, 503, stalledPage());
+      }
+    };
+
+  routes.get(
+    '/f/:id',
+    page(async (req, res) => {
+      const found = await book(req.params.id);
+      if (!found) return sendHtml(req, res, 404, notFoundPage());
+      // Gone for now, not unknown: 410 tells crawlers to drop it; the link works again on restore.
+      if (found === 'archived') return sendHtml(req, res, 410, unavailablePage());
+      // No version could be processed: nothing to read (a new version brings the link to life).
+      if (found.status === 'error') return sendHtml(req, res, 404, notFoundPage());
+      await sendHtml(req, res, 200, readerPage(found));
+    }),
+  );
 
   // The text of every page, as a document: for search engines, screen readers, no JavaScript.
-  routes.get('/f/:id/text', async (req, res) => {
-    const found = await book(req.params.id, false);
-    if (!found) return sendHtml(req, res, 404, notFoundPage());
-    if (found === 'archived') return sendHtml(req, res, 410, unavailablePage());
-    if (found.status === 'error') return sendHtml(req, res, 404, notFoundPage());
-    const texts = found.versionId ? await loadPageTexts(deps.db, deps.blobs, found.versionId) : [];
-    await sendHtml(req, res, 200, textPage(found, texts));
-  });
+  routes.get(
+    '/f/:id/text',
+    page(async (req, res) => {
+      const found = await book(req.params.id, false);
+      if (!found) return sendHtml(req, res, 404, notFoundPage());
+      if (found === 'archived') return sendHtml(req, res, 410, unavailablePage());
+      if (found.status === 'error') return sendHtml(req, res, 404, notFoundPage());
+      const texts = found.versionId
+        ? await loadPageTexts(deps.db, deps.blobs, found.versionId)
+        : [];
+      await sendHtml(req, res, 200, textPage(found, texts));
+    }),
+  );
 
   // Polled by the reader while its version is processing: a few hundred bytes, and a 304 when
   // nothing changed, instead of the whole page again.
@@ -67,19 +101,23 @@ export const mountReader = (routes: Routes, deps: { db: Db; blobs: BlobStore; ur
 
   // The readable address of a flipbook: its workspace's name and its slug. It follows the slug
   // (which may change) to the share link (which never does), so it is a 302 and never cached.
-  routes.get('/w/:workspace/:slug', async (req, res) => {
-    const name = decodeParam(req.params.workspace);
-    const slug = decodeParam(req.params.slug);
-    const workspace = name ? await findWorkspaceByName(deps.db, name) : null;
-    const found = workspace && slug ? await findFlipbookBySlug(deps.db, workspace.id, slug) : null;
-    if (!found) return sendHtml(req, res, 404, notFoundPage());
-    res.writeHead(302, {
-      Location: deps.urls.reader(found.flipbook_id),
-      'Cache-Control': 'no-cache',
-      'Content-Length': 0,
-    });
-    res.end();
-  });
+  routes.get(
+    '/w/:workspace/:slug',
+    page(async (req, res) => {
+      const name = decodeParam(req.params.workspace);
+      const slug = decodeParam(req.params.slug);
+      const workspace = name ? await findWorkspaceByName(deps.db, name) : null;
+      const found =
+        workspace && slug ? await findFlipbookBySlug(deps.db, workspace.id, slug) : null;
+      if (!found) return sendHtml(req, res, 404, notFoundPage());
+      res.writeHead(302, {
+        Location: deps.urls.reader(found.flipbook_id),
+        'Cache-Control': 'no-cache',
+        'Content-Length': 0,
+      });
+      res.end();
+    }),
+  );
 
   // No icon of our own; answering stops browsers from logging a 404 on every visit.
   routes.get('/favicon.ico', (_req, res) => {

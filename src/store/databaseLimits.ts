@@ -15,6 +15,7 @@
 // Long work that is meant to be long (migrations, replay, `audit verify`) runs on a connection of
 // its own without the statement limits (`longWork`); everything else, the daemon's requests, the
 // workers and the webhook sender, has the limits.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import type { DatabaseLimits } from './limits.ts';
 
@@ -63,21 +64,36 @@ export class BoundedClient extends pg.Client {
 
   // biome-ignore lint/suspicious/noExplicitAny: pg's query() has a dozen overloads, passed through as they are
   override query(...args: any[]): any {
-    const limit = this.limitMs;
     const run = () => (pg.Client.prototype.query as (...a: unknown[]) => unknown).apply(this, args);
-    if (limit === null) return run();
+    if (this.limitMs === null) return run();
+    const last = args.at(-1);
+    const callback =
+      typeof last === 'function' ? (last as (e: unknown, r?: unknown) => void) : null;
+    // Within a request, what is left of its budget bounds the statement too.
+    const spending = requestBudget.getStore();
+    const left = spending ? spending.limitMs - spending.spentMs : Number.POSITIVE_INFINITY;
+    if (left <= 0) {
+      const error = new DatabaseTimeout(
+        `The database gave no answer within this request's ${seconds(spending?.limitMs ?? 0)} s`,
+      );
+      if (callback) return void process.nextTick(callback, error);
+      return Promise.reject(error);
+    }
+    const limit = Math.min(this.limitMs, left);
+    const started = performance.now();
     const timer = setTimeout(() => {
-      const seconds = Math.round(limit / 100) / 10;
       streamOf(this)?.destroy(
-        new DatabaseTimeout(`The database gave no answer within ${seconds} s`),
+        new DatabaseTimeout(`The database gave no answer within ${seconds(limit)} s`),
       );
     }, limit);
-    const done = () => clearTimeout(timer);
-    const last = args.at(-1);
-    if (typeof last === 'function') {
+    const done = () => {
+      clearTimeout(timer);
+      if (spending) spending.spentMs += performance.now() - started;
+    };
+    if (callback) {
       args[args.length - 1] = (error: unknown, result: unknown) => {
         done();
-        last(error, result);
+        callback(error, result);
       };
       return run();
     }
@@ -88,6 +104,29 @@ export class BoundedClient extends pg.Client {
     return result;
   }
 }
+
+const seconds = (ms: number) => Math.round(ms / 100) / 10;
+
+/**
+ * A request's budget of database time: every statement it runs (awaited one after another or
+ * not) spends from it, and past it the next statement fails at once, a DatabaseTimeout (a 503).
+ * So a database that answers, but too slowly for the request's many statements to finish in the
+ * documented bound, is a 503 too, not a 200 after a minute.
+ */
+const requestBudget = new AsyncLocalStorage<{ limitMs: number; spentMs: number }>();
+
+/** A request's database time for a statement limit: 1.8 times it (9 s for the default 5 s). */
+export const requestBudgetMs = (statementMs: number) => Math.round(statementMs * 1.8);
+
+/** Runs `fn` (a request's handling) with `limitMs` of database time to spend. */
+export const withDatabaseBudget = <T>(limitMs: number, fn: () => T): T =>
+  requestBudget.run({ limitMs, spentMs: 0 }, fn);
+
+/**
+ * Runs `fn` outside the request's budget: waiting for a lock another process holds is waiting
+ * for that process, not for a database that does not answer (it has its own bound).
+ */
+export const outsideDatabaseBudget = <T>(fn: () => T): T => requestBudget.exit(fn);
 
 /** A pool's configuration with the limits (at least 2 connections; see openStore). */
 export const poolConfig = (
@@ -139,7 +178,13 @@ export const probeDatabase = async (connectionString: string, limits: DatabaseLi
   const client = new BoundedClient({ ...config, limitMs: limitMs ?? limits.connectMs });
   try {
     await client.connect();
-    await client.query('SELECT 1');
+    // A standby after a failover, or a database made read-only (its disk full): it answers, but
+    // takes no write, so the daemon cannot do its work.
+    const { rows }: { rows: { standby: boolean; read_only: string }[] } = await client.query(
+      "SELECT pg_is_in_recovery() AS standby, current_setting('transaction_read_only') AS read_only",
+    );
+    if (rows[0]?.standby || rows[0]?.read_only === 'on')
+      throw new Error('the database is read-only');
   } finally {
     // Not awaited: a server that stopped answering never acknowledges the goodbye (end() cuts
     // the socket after a few seconds).

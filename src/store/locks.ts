@@ -10,7 +10,7 @@
 // drops (PostgreSQL ends the session).
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { type DatabaseLimits, poolConfig } from './databaseLimits.ts';
+import { type DatabaseLimits, outsideDatabaseBudget, poolConfig } from './databaseLimits.ts';
 import { StoreBusy } from './handleCommand.ts';
 import { createKeyedMutex } from './keyedMutex.ts';
 import { isDatabaseUnavailable } from './unavailable.ts';
@@ -42,7 +42,7 @@ const acquire = async (client: pg.PoolClient, take: string, key: string) => {
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (;;) {
     try {
-      await client.query(`SELECT ${take}($1::bigint)`, [key]);
+      await outsideDatabaseBudget(() => client.query(`SELECT ${take}($1::bigint)`, [key]));
       return;
     } catch (error) {
       const code = (error as { code?: unknown }).code;
@@ -77,9 +77,15 @@ export const createLocks = (connectionString: string, limits: DatabaseLimits): L
     try {
       for (const [take, , key] of locks) await acquire(client, take, key);
       return await fn();
+    } catch (error) {
+      // The database stopped answering: unlocking would only wait its own timeout. Dropping the
+      // connection frees the locks, once the server notices.
+      if (isDatabaseUnavailable(error)) broken = error as Error;
+      throw error;
     } finally {
       // A failed unlock leaves the session in doubt: drop the connection, which frees its locks.
       for (const [, release, key] of locks.toReversed()) {
+        if (broken) break;
         await client.query(`SELECT ${release}($1::bigint)`, [key]).catch((error: Error) => {
           broken ??= error;
         });

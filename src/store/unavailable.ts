@@ -8,9 +8,13 @@
  * 53400); 57P operator intervention (shutting down, crash shutdown, cannot connect now, database
  * dropped, idle session timeout); 57014 a statement cancelled (our statement_timeout); 58 system
  * error (I/O error 58030); 55P03 a lock not available in time; 25P03 the server ended a session
- * idle in a transaction.
+ * idle in a transaction; 25006 a read-only transaction (a standby after a failover, a managed
+ * database gone read-only when its disk filled); 40001 and 40P01 a serialization failure or a
+ * deadlock the server broke (the same request can simply be sent again).
  */
-const UNAVAILABLE_SQLSTATES = /^(08|53|57P|58)|^(57014|55P03|25P03)$/;
+const UNAVAILABLE_SQLSTATES = /^(08|53|57P|58)|^(57014|55P03|25P03|25006|40001|40P01)$/;
+/** 55000 is many things; this one is a database that takes no connections now (ALLOW_CONNECTIONS). */
+const NOT_ACCEPTING = /is not currently accepting connections/i;
 
 /** What the socket under a connection says when the server is away or unreachable. */
 const NETWORK_CODES = new Set([
@@ -37,6 +41,7 @@ export const isDatabaseUnavailable = (error: unknown, depth = 0): boolean => {
   const code = typeof e.code === 'string' ? e.code : '';
   const message = typeof e.message === 'string' ? e.message : '';
   if (UNAVAILABLE_SQLSTATES.test(code) || NETWORK_CODES.has(code)) return true;
+  if (code === '55000' && NOT_ACCEPTING.test(message)) return true;
   if (CLIENT_MESSAGES.test(message)) return true;
   // Emmett and dumbo sometimes wrap the driver's error.
   return e.cause !== undefined && isDatabaseUnavailable(e.cause, depth + 1);

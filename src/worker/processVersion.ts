@@ -17,6 +17,7 @@ import { type DocumentStructure, readDocumentStructure } from '../pdf/documentSt
 import { storageProblem } from '../pdf/renderFailure.ts';
 import { RenderFailure, type RenderOptions, renderPdf } from '../pdf/renderPdf.ts';
 import type { Store } from '../store/store.ts';
+import { isDatabaseUnavailable } from '../store/unavailable.ts';
 import type { Job } from './jobQueue.ts';
 
 export const MAX_ATTEMPTS = 3;
@@ -96,6 +97,8 @@ export const processVersion = async (
       });
       return 'error';
     }
+    // The database away is no storage failure (no 60 s deferral): the lane hands the job back.
+    if (isDatabaseUnavailable(error)) throw error;
     const storage = storageProblem(error);
     if (!storage) throw error;
     log.warn({ versionId, reason: storage.message }, 'processing deferred: storage failed');
@@ -227,6 +230,8 @@ export const processVersion = async (
       }
       return 'cancelled';
     }
+    // The database away is no storage failure (no 60 s deferral): the lane hands the job back.
+    if (isDatabaseUnavailable(error)) throw error;
     const storage = storageProblem(error);
     if (storage) {
       await target.abandon().catch(() => {});

@@ -4,6 +4,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { hostname } from 'node:os';
 import type { Pool, PoolClient } from 'pg';
 import type { Logger } from '../log.ts';
+import { isDatabaseUnavailable } from '../store/unavailable.ts';
 import { claimJob, deferJob, type Job, releaseJob, renewLease } from './jobQueue.ts';
 import { type ProcessDeps, processVersion } from './processVersion.ts';
 
@@ -107,11 +108,33 @@ export const startWorkers = (deps: ProcessDeps, options: WorkerOptions): WorkerP
         job = await claimJob(deps.store.db, owner, options.leaseMs);
         if (job) await runJob(job);
       } catch (error) {
+        if (job && isDatabaseUnavailable(error)) {
+          // The database stopped answering mid-job: hand the job back the moment it answers
+          // again, so it is taken up at once instead of when its lease runs out.
+          log.warn(
+            { err: error, versionId: job.version_id },
+            'processing stopped: the database is unavailable',
+          );
+          await handBack(job);
+          continue;
+        }
         // The store or the disk failed: the lease runs out and the job is tried again.
         log.error({ err: error, versionId: job?.version_id }, 'processing failed; will retry');
         await sleep(options.pollMs * 4, stopping.signal);
       }
       if (!job) await sleep(options.pollMs, stopping.signal, wake);
+    }
+  };
+
+  /** Releases the job as soon as the database takes the write (or the pool stops). */
+  const handBack = async (job: Job) => {
+    while (!stopping.signal.aborted) {
+      const released = await releaseJob(deps.store.db, job, owner).then(
+        () => true,
+        () => false,
+      );
+      if (released) return;
+      await sleep(options.pollMs, stopping.signal);
     }
   };
 

@@ -93,7 +93,11 @@ describe('a database that stops answering or runs out', () => {
     );
 
   beforeAll(async () => {
-    server = await startPostgresServer({ settings: { max_connections: '40' } });
+    // Durable, as a production server is (the shared test server is not): a lost acknowledged
+    // write would show.
+    server = await startPostgresServer({
+      settings: { max_connections: '40', fsync: 'on', synchronous_commit: 'on' },
+    });
     blobDir = await tempDataDir();
     receiver = await startReceiver();
     dash = await startDashboard(
@@ -176,7 +180,10 @@ describe('a database that stops answering or runs out', () => {
         timed('GET a flipbook', c.flipbook(small.flipbookId)),
         timed('the list', c.list()),
         timed('a version status', c.status(big.flipbookId, big.versionId)),
-        timed('an upload', c.create(pdf(SMALL_PDF), { title: 'during the freeze' })),
+        // several at once to one workspace: they queue for its lock, and hear the 503 together
+        ...[1, 2, 3, 4].map((n) =>
+          timed(`upload ${n}`, c.create(pdf(SMALL_PDF), { title: `during the freeze ${n}` })),
+        ),
         timed('a feed long-poll', c.get('/events?after=now&wait=30')),
         timed('the reader', send(`${base}/f/${small.flipbookId}`)),
         timed('a page image', send(`${base}/files/pages/${small.versionId}/1/max.jpg`)),
@@ -191,6 +198,15 @@ describe('a database that stops answering or runs out', () => {
         ),
       ]);
       for (const result of results) expectUnavailable(result);
+      // A person's browser gets the reader's own page, 503 as well.
+      const readerPage = await timed(
+        'the reader for a browser',
+        send(`${base}/f/${small.flipbookId}`, { headers: { accept: 'text/html' } }),
+      );
+      expect(readerPage.reply.status).toBe(503);
+      expect(readerPage.reply.headers.get('retry-after')).toBe('5');
+      expect(readerPage.reply.text).toContain('Unavailable for a moment');
+      expect(readerPage.ms).toBeLessThanOrEqual(BOUND_MS);
       const ready = await timed('/readyz', send(`${base}/readyz`));
       expect(ready.reply.status).toBe(503);
       expect(ready.reply.body.error).toBe('The database is unavailable');
@@ -282,6 +298,15 @@ describe('a database that stops answering or runs out', () => {
       expectUnavailable(await timed('GET a flipbook', c.flipbook(small.flipbookId)));
       expectUnavailable(await timed('an upload', c.create(pdf(SMALL_PDF))));
       expectUnavailable(await timed('the reader', send(`${base}/f/${small.flipbookId}`)));
+      // A person's browser gets the reader's own page, 503 as well.
+      const readerPage = await timed(
+        'the reader for a browser',
+        send(`${base}/f/${small.flipbookId}`, { headers: { accept: 'text/html' } }),
+      );
+      expect(readerPage.reply.status).toBe(503);
+      expect(readerPage.reply.headers.get('retry-after')).toBe('5');
+      expect(readerPage.reply.text).toContain('Unavailable for a moment');
+      expect(readerPage.ms).toBeLessThanOrEqual(BOUND_MS);
       const ready = await timed('/readyz', send(`${base}/readyz`));
       expect(ready.reply.status).toBe(503);
       expect(ready.ms).toBeLessThanOrEqual(BOUND_MS);
@@ -298,4 +323,36 @@ describe('a database that stops answering or runs out', () => {
     await done(small.flipbookId, small.versionId);
     expect(dash.fx.daemon.process.exitCode).toBeNull();
   }, 180_000);
+
+  it('answers 503 within the bound when the database answers, but too slowly for a request', async () => {
+    const book = await createFlipbook(c, { title: 'Slowly' });
+    // Another session takes the tables a GET reads, 4 s at a time: each statement waits less
+    // than its own limit, the request's statements together far more than the bound.
+    const holder = new pg.Client({ connectionString: server.url });
+    await holder.connect();
+    let holding = true;
+    let locked = () => {};
+    const firstLock = new Promise<void>((r) => {
+      locked = r;
+    });
+    const hold = (async () => {
+      while (holding) {
+        await holder.query('BEGIN');
+        await holder.query('LOCK TABLE flipbooks, versions, pages IN ACCESS EXCLUSIVE MODE');
+        locked();
+        await new Promise((r) => setTimeout(r, 4000));
+        await holder.query('COMMIT');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })();
+    try {
+      await firstLock;
+      expectUnavailable(await timed('GET a flipbook, slowly', c.flipbook(book.flipbookId)));
+    } finally {
+      holding = false;
+      await hold;
+      await holder.end();
+    }
+    expectJson(await c.flipbook(book.flipbookId), 200);
+  }, 120_000);
 });

@@ -23,6 +23,9 @@ describe('an unavailable database', () => {
     ['58030', 'I/O error'],
     ['55P03', 'lock not available'],
     ['25P03', 'idle in transaction session timeout'],
+    ['25006', 'read-only transaction (a standby, a full disk)'],
+    ['40001', 'serialization failure'],
+    ['40P01', 'deadlock detected'],
   ])('SQLSTATE %s (%s) is unavailable', (code) => {
     expect(isDatabaseUnavailable(pgError(code))).toBe(true);
     expect(asUnavailable(pgError(code))?.status).toBe(503);
@@ -39,6 +42,15 @@ describe('an unavailable database', () => {
     expect(isDatabaseUnavailable(new Error(message))).toBe(true);
   });
 
+  it('a database that takes no connections now counts (55000 with its words), not all of 55000', () => {
+    expect(
+      isDatabaseUnavailable(
+        pgError('55000', 'database "flipbook" is not currently accepting connections'),
+      ),
+    ).toBe(true);
+    expect(isDatabaseUnavailable(pgError('55000', 'cannot do that now'))).toBe(false);
+  });
+
   it('our own limit, the socket, and a cause wrapped by Emmett count', () => {
     expect(isDatabaseUnavailable(new DatabaseTimeout('no answer within 6 s'))).toBe(true);
     expect(isDatabaseUnavailable(pgError('ECONNREFUSED'))).toBe(true);
@@ -47,7 +59,7 @@ describe('an unavailable database', () => {
   });
 
   it('a broken query, a broken rule or a constraint is no outage', () => {
-    for (const code of ['23505', '42P01', '42601', '22P02', '40001', 'XX000']) {
+    for (const code of ['23505', '42P01', '42601', '22P02', '55000', 'XX000']) {
       expect(isDatabaseUnavailable(pgError(code)), code).toBe(false);
     }
     expect(isDatabaseUnavailable(new Error('boom'))).toBe(false);
