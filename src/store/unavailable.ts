@@ -1,6 +1,7 @@
 // Whether an error means the database cannot serve us right now (and a retry later may work), as
 // opposed to a broken query or a broken rule: down, restarting, unreachable, not answering in
 // time, out of connections, memory or disk. Callers answer those with 503 and Retry-After.
+import { AppError } from '../domain/errors.ts';
 
 /**
  * SQLSTATEs by class (PostgreSQL's appendix A): 08 connection exception; 53 insufficient resources
@@ -38,6 +39,9 @@ const CLIENT_MESSAGES =
 export const isDatabaseUnavailable = (error: unknown, depth = 0): boolean => {
   const e = error as { code?: unknown; message?: unknown; cause?: unknown } | null;
   if (!e || typeof e !== 'object' || depth > 4) return false;
+  // An answer already (the blob store's own failure, whose cause may be a refused connection to
+  // the bucket): not the database's.
+  if (error instanceof AppError) return false;
   const code = typeof e.code === 'string' ? e.code : '';
   const message = typeof e.message === 'string' ? e.message : '';
   if (UNAVAILABLE_SQLSTATES.test(code) || NETWORK_CODES.has(code)) return true;

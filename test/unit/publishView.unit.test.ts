@@ -50,16 +50,35 @@ describe('PublishView', () => {
         startedAt: T0,
         status: 'processing',
         pages: 14,
+        pagesDone: 7,
       },
       T0 + 8000,
     );
     expect(text).toContain('Uploaded catalogue.pdf');
     expect(text).toContain(`[${'█'.repeat(30)}] 100%`);
     expect(text).toContain('20.0/20.0 MB');
-    expect(text).toContain('Processing: processing (14 pages)');
-    // No rate or estimate once the upload is over.
+    // a second bar: pages done of the total
+    expect(text).toContain(`Processing [${'█'.repeat(15)}${'░'.repeat(15)}] 7 of 14 pages`);
+    // No upload rate or estimate once the upload is over, and no pace before one is known.
     expect(text).not.toContain('MB/s');
     expect(text).not.toContain('left');
+  });
+
+  it('processing with a known pace shows it on a line of its own', () => {
+    const text = frame(
+      {
+        file: 'catalogue.pdf',
+        sent: MB,
+        total: MB,
+        startedAt: T0,
+        status: 'processing',
+        pages: 352,
+        pagesDone: 120,
+        pace: '14.2 pages/s, about 17 s left',
+      },
+      T0 + 8000,
+    );
+    expect(text).toMatch(/120 of 352 pages\n.*14\.2 pages\/s, about 17 s left/);
   });
 
   it('processing before the page count is known shows no page count', () => {

@@ -70,5 +70,6 @@ describe('an unavailable database', () => {
   it('an answer already given keeps its own words (the blob store is not the database)', () => {
     const blob = new BlobStoreUnavailable('head', pgError('ETIMEDOUT'));
     expect(asUnavailable(blob)).toBeNull();
+    expect(isDatabaseUnavailable(blob)).toBe(false); // a worker defers it as a storage failure
   });
 });
