@@ -15,7 +15,7 @@
 // Long work that is meant to be long (migrations, replay, `audit verify`) runs on a connection of
 // its own without the statement limits (`longWork`); everything else, the daemon's requests, the
 // workers and the webhook sender, has the limits.
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import pg from 'pg';
 import type { DatabaseLimits } from './limits.ts';
 
@@ -114,6 +114,19 @@ const seconds = (ms: number) => Math.round(ms / 100) / 10;
  * documented bound, is a 503 too, not a 200 after a minute.
  */
 const requestBudget = new AsyncLocalStorage<{ limitMs: number; spentMs: number }>();
+
+/**
+ * A pool whose callbacks run in their caller's context: pg-pool hands a waiting caller its client
+ * from whatever released one (another request, a worker), and `pool.query` goes on in that
+ * callback, so without this a request's statements could be charged to another's budget, or to
+ * none.
+ */
+export const keepingContext = (pool: pg.Pool): pg.Pool => {
+  const connect = pool.connect.bind(pool) as (callback?: unknown) => unknown;
+  pool.connect = ((callback?: (...args: unknown[]) => void) =>
+    callback ? connect(AsyncResource.bind(callback)) : connect()) as typeof pool.connect;
+  return pool;
+};
 
 /** A request's database time for a statement limit: 1.8 times it (9 s for the default 5 s). */
 export const requestBudgetMs = (statementMs: number) => Math.round(statementMs * 1.8);

@@ -10,7 +10,12 @@
 // drops (PostgreSQL ends the session).
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { type DatabaseLimits, outsideDatabaseBudget, poolConfig } from './databaseLimits.ts';
+import {
+  type DatabaseLimits,
+  keepingContext,
+  outsideDatabaseBudget,
+  poolConfig,
+} from './databaseLimits.ts';
 import { StoreBusy } from './handleCommand.ts';
 import { createKeyedMutex } from './keyedMutex.ts';
 import { isDatabaseUnavailable } from './unavailable.ts';
@@ -61,7 +66,7 @@ const ORIGINALS = lockKey('originals');
 export const createLocks = (connectionString: string, limits: DatabaseLimits): Locks => {
   // The limits hold here too: a holder in another process that stopped answering (its database
   // session frozen with it) makes a waiter give up after the statement limit, a 503.
-  const pool = new pg.Pool(poolConfig(connectionString, limits, LOCK_CONNECTIONS));
+  const pool = keepingContext(new pg.Pool(poolConfig(connectionString, limits, LOCK_CONNECTIONS)));
   pool.on('error', () => {}); // an idle connection dropped: the next checkout reconnects
   const local = createKeyedMutex({ sharedFailure: isDatabaseUnavailable });
 

@@ -10,6 +10,7 @@ import type { Db } from '../../projections/readTable.ts';
 import {
   type DatabaseLimits,
   databaseLimits,
+  keepingContext,
   longWork,
   poolConfig,
   probeDatabase,
@@ -46,10 +47,12 @@ export const openStore = async (
 ): Promise<Store> => {
   const location = await locateStore(options);
   const limits = options.limits ?? databaseLimits();
-  const pool = new pg.Pool(
-    // At least 2: migrate() holds one connection under its advisory lock while Emmett's own
-    // schema migration takes another from this pool (with 1 it would wait forever).
-    poolConfig(location.connectionString, limits, Math.max(2, options.poolSize ?? 10)),
+  const pool = keepingContext(
+    new pg.Pool(
+      // At least 2: migrate() holds one connection under its advisory lock while Emmett's own
+      // schema migration takes another from this pool (with 1 it would wait forever).
+      poolConfig(location.connectionString, limits, Math.max(2, options.poolSize ?? 10)),
+    ),
   );
   // A dropped connection (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});

@@ -326,32 +326,33 @@ describe('a database that stops answering or runs out', () => {
 
   it('answers 503 within the bound when the database answers, but too slowly for a request', async () => {
     const book = await createFlipbook(c, { title: 'Slowly' });
-    // Another session takes the tables a GET reads, 4 s at a time: each statement waits less
-    // than its own limit, the request's statements together far more than the bound.
-    const holder = new pg.Client({ connectionString: server.url });
-    await holder.connect();
-    let holding = true;
-    let locked = () => {};
-    const firstLock = new Promise<void>((r) => {
-      locked = r;
-    });
-    const hold = (async () => {
-      while (holding) {
+    // Other sessions hold the tables a GET uses, in the order it uses them (the rate limit, the
+    // key, the flipbook, its versions), until 3, 6, 9 and 12 s: each of its statements waits
+    // less than its own limit (5 s), all of them together more than the bound.
+    const holders = await Promise.all(
+      ['rate_limits', 'api_keys', 'flipbooks', 'versions'].map(async (table, i) => {
+        const holder = new pg.Client({ connectionString: server.url });
+        await holder.connect();
         await holder.query('BEGIN');
-        await holder.query('LOCK TABLE flipbooks, versions, pages IN ACCESS EXCLUSIVE MODE');
-        locked();
-        await new Promise((r) => setTimeout(r, 4000));
-        await holder.query('COMMIT');
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    })();
+        await holder.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+        const released = new Promise<void>((resolve) =>
+          setTimeout(
+            () => {
+              holder
+                .query('COMMIT')
+                .then(() => holder.end())
+                .then(resolve, resolve);
+            },
+            4000 * (i + 1),
+          ),
+        );
+        return { released }; // (not the promise itself: the map would wait for it)
+      }),
+    );
     try {
-      await firstLock;
       expectUnavailable(await timed('GET a flipbook, slowly', c.flipbook(book.flipbookId)));
     } finally {
-      holding = false;
-      await hold;
-      await holder.end();
+      await Promise.all(holders.map((h) => h.released));
     }
     expectJson(await c.flipbook(book.flipbookId), 200);
   }, 120_000);
