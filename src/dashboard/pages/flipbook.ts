@@ -7,7 +7,7 @@ import { type Html, html } from '../html.ts';
 import { alert, dashboardPage } from '../layout.ts';
 import { activitySection } from './activity.ts';
 import { type DetailsForm, settingsColumn } from './flipbookSettings.ts';
-import { bytes, pages, statusWords, at as time } from './format.ts';
+import { availabilityBadge, bytes, pages, statusWords, at as time } from './format.ts';
 import { pdfForm } from './uploadForm.ts';
 
 export type FlipbookPageState = {
@@ -42,15 +42,7 @@ ${
 <div class="head-main">
 <p class="crumbs"><a href="/dashboard">Flipbooks</a></p>
 <h1>${f.title}</h1>
-<p class="head-meta">${
-      archived
-        ? html`<span class="badge archived">Archived</span>`
-        : failed
-          ? html`<span class="badge failed">Failed</span>`
-          : active
-            ? html`<span class="badge published">Published</span>`
-            : html`<span class="badge waiting">Not yet published</span>`
-    }
+<p class="head-meta">${availabilityBadge({ archived, failed, active: Boolean(active) })}
 ${active ? html`<span>${pages(active.pageCount)}</span>` : html`<span>No active version yet</span>`}
 <span>Changed ${time(f.updated_at)}</span></p>
 </div>

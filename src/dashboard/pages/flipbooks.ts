@@ -8,6 +8,7 @@ import { ListFlipbooksQuery } from '../../contract/flipbooks.ts';
 import { html } from '../html.ts';
 import { alert, dashboardPage } from '../layout.ts';
 import type { Notice } from '../notices.ts';
+import { availabilityBadge } from './format.ts';
 
 const MAX_SEARCH = ListFlipbooksQuery.properties.search.maxLength as number;
 
@@ -84,15 +85,7 @@ ${list.cards.map(({ flipbook: f, active, failed }) => {
 <span class="tile-title">${f.title}</span>
 </a>
 <span class="tile-meta">
-${
-  f.status === 'archived'
-    ? html`<span class="badge archived">Archived</span>`
-    : failed
-      ? html`<span class="badge failed">Failed</span>`
-      : active
-        ? html`<span class="badge published">Published</span>`
-        : html`<span class="badge waiting">Not yet published</span>`
-}
+${availabilityBadge({ archived: f.status === 'archived', failed, active: active !== null })}
 ${active ? html`<span>${active.status === 'done' ? `${active.pageCount} ${active.pageCount === 1 ? 'page' : 'pages'}` : statusWords(active.status)}</span>` : html`<span>${failed ? 'No version could be processed' : 'No active version yet'}</span>`}
 </span>
 <span class="tile-date">Changed ${when(f.updated_at)}</span>

@@ -34,3 +34,14 @@ export const statusWords = (v: Pick<VersionLine, 'status' | 'pageCount' | 'pages
       return 'Could not be processed';
   }
 };
+
+/** Where a flipbook stands for readers, as a badge: archived, failed (no version could be
+ * processed), published (it has an active version), or not yet. */
+export const availabilityBadge = (book: { archived: boolean; failed: boolean; active: boolean }) =>
+  book.archived
+    ? html`<span class="badge archived">Archived</span>`
+    : book.failed
+      ? html`<span class="badge failed">Failed</span>`
+      : book.active
+        ? html`<span class="badge published">Published</span>`
+        : html`<span class="badge waiting">Not yet published</span>`;
