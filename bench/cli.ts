@@ -11,10 +11,11 @@
 // server's `bin/flipbook --version`. Prints medians of wall time and CPU time (user + system,
 // from /proc) and each against its target.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { footprint, systemNode } from '../test/support/clientInstall.ts';
 import { cpuSplitMs } from './cpuTime.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -23,17 +24,6 @@ const FLIPBOOK = join(ROOT, 'bin/flipbook');
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '21' } } });
 const RUNS = Number(values.runs);
 
-const systemNode = () => {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    try {
-      const real = realpathSync(join(dir, 'node'));
-      if (!real.startsWith(ROOT)) return join(dir, 'node');
-    } catch {
-      // not there
-    }
-  }
-  throw new Error('no system Node.js on PATH');
-};
 const NODE = systemNode();
 const cleanPath = [
   dirname(NODE),
@@ -53,24 +43,6 @@ const time = async (file: string, args: string[], env: NodeJS.ProcessEnv) => {
   const wall = performance.now() - started;
   if (run.status !== 0) throw new Error(`${file} ${args.join(' ')}: ${run.stderr}`);
   return { wall, cpu: (await cpuSplitMs()).children - before };
-};
-
-const footprint = (dir: string) => {
-  let bytes = 0;
-  const packages: string[] = [];
-  const walk = (at: string) => {
-    for (const entry of readdirSync(at, { withFileTypes: true })) {
-      const path = join(at, entry.name);
-      if (entry.isDirectory()) {
-        if (dirname(path).endsWith('node_modules') && !entry.name.startsWith('.')) {
-          packages.push(entry.name);
-        }
-        walk(path);
-      } else if (entry.isFile()) bytes += statSync(path).size;
-    }
-  };
-  walk(dir);
-  return { bytes, packages };
 };
 
 // A daemon with one processed flipbook.
