@@ -76,9 +76,9 @@ const service = async (pdf: string) => {
   const issued = await flipbook(['key', 'create', '--workspace', 'bench', '--json', ...store]);
   if (issued.code !== 0) throw new Error(`key create: ${issued.stderr}`);
   const key = JSON.parse(issued.stdout).key;
-  // One lane: the whole machine for the one document, as for the pdftoppm baseline.
+  // The defaults a user gets: every core shared by the documents in flight (here, one).
   const blobs = s3 ? (await freshBucket(s3.endpoint)).args : [];
-  const daemon = await startDaemon([...store, ...blobs, '--workers', '1', '--rate-limit', '0']);
+  const daemon = await startDaemon([...store, ...blobs, '--rate-limit', '0']);
   let peakRssKb = 0;
   const sampler = setInterval(async () => {
     const status = await readFile(`/proc/${daemon.process.pid}/status`, 'utf8').catch(() => '');

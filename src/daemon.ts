@@ -22,13 +22,12 @@ import { installLastResort } from './lastResort.ts';
 import { logger } from './log.ts';
 import { jobGauge, registry } from './metrics.ts';
 import { sweepWrapperDirs } from './pdf/poppler.ts';
-import { DEFAULT_RENDER_OPTIONS } from './pdf/renderPdf.ts';
 import { SCRIPT, STYLESHEET } from './reader/assets.ts';
 import { mountReader } from './reader/readerRoutes.ts';
 import { type DatabaseLimits, requestBudgetMs } from './store/databaseLimits.ts';
 import { openStore } from './store/store.ts';
 import { startWebhookSender } from './webhooks/sender.ts';
-import { renderOptionsFor } from './worker/renderSettings.ts';
+import { defaultRenderProcesses, renderOptionsFor } from './worker/renderSettings.ts';
 import { startWorkers, workerOptions } from './worker/workerPool.ts';
 
 export type DaemonOptions = {
@@ -52,6 +51,8 @@ export type DaemonOptions = {
   graceMs: number;
   /** processing lanes inside the daemon; 0 leaves processing to `flipbook worker` */
   workers: number;
+  /** renderer processes at once, shared by the documents the workers process */
+  renderProcesses?: number;
   /** at most one "last used" write per key per this many ms (FLIPBOOK_KEY_USAGE_INTERVAL_MS) */
   keyUsageIntervalMs?: number;
   /** how long an idle keep-alive connection stays open (--keep-alive-timeout) */
@@ -135,6 +136,9 @@ export const runDaemon = async (options: DaemonOptions) => {
 
   let publicUrl = options.publicUrl ?? '';
   const urls = urlsFor(() => publicUrl, options.blobPublicUrl);
+  // One set of render slots for this process: the workers' documents and the page images
+  // readers ask for share the cores (src/pdf/renderSlots.ts).
+  const render = renderOptionsFor(options.renderProcesses ?? defaultRenderProcesses());
   const server = createHttpServer(
     logger,
     (routes) => {
@@ -161,7 +165,7 @@ export const runDaemon = async (options: DaemonOptions) => {
         clock,
         webhookAllowPrivate: options.webhookAllowPrivate ?? false,
       });
-      mountFiles(routes, { db: store.db, blobs, limits: DEFAULT_RENDER_OPTIONS.limits });
+      mountFiles(routes, { db: store.db, blobs, render });
       mountDownloads(routes, { log: logger });
       mountReader(routes, { db: store.db, blobs, urls });
       mountDashboard(routes, {
@@ -220,10 +224,7 @@ export const runDaemon = async (options: DaemonOptions) => {
   // Processing starts once the daemon serves: a daemon that cannot start takes no jobs.
   const workers =
     options.workers > 0
-      ? startWorkers(
-          { store, blobs, log: logger, render: renderOptionsFor(options.workers) },
-          workerOptions(options.workers),
-        )
+      ? startWorkers({ store, blobs, log: logger, render }, workerOptions(options.workers))
       : null;
   const { port } = server.address() as AddressInfo;
   // Listening on every address (0.0.0.0, ::, a container's default): a URL with that in it leads

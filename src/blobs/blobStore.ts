@@ -30,7 +30,7 @@ export type RenderTarget = {
   dir: string;
   /** the version's page URLs show this attempt from now on */
   activate: () => Promise<void>;
-  /** page `position`'s images in `dir/<position>/` are complete: make them visible */
+  /** page `position`'s images in `dir/<position>/` (those rendered now) are complete: make them visible */
   publishPage: (position: number) => Promise<void>;
   /** a small file (`<position>/text.txt`, `document.json`), visible only once whole */
   writeFile: (relative: string, content: string) => Promise<void>;
@@ -69,12 +69,15 @@ export type BlobStore = {
   openPageFile: (versionId: string, position: number, file: PageFile) => Promise<OpenedBlob | null>;
   /** a small page file (text.txt, words.json) as text, or null if there is none */
   readPageFile: (versionId: string, position: number, file: PageFile) => Promise<string | null>;
-  /** keeps a page file made after processing (words.json, on a reader's first search) */
+  /**
+   * keeps a page file made after processing (words.json on a reader's first search, max.jpg when
+   * first asked for or filled in), visible only once whole
+   */
   writePageFile: (
     versionId: string,
     position: number,
     file: PageFile,
-    content: string,
+    content: string | Uint8Array,
   ) => Promise<void>;
   /** the version's document.json (title, direction, outline, page labels, links) */
   readDocument: (versionId: string) => Promise<string | null>;

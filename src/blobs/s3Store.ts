@@ -332,10 +332,16 @@ export const openS3Store = async (options: S3StoreOptions): Promise<BlobStore> =
         },
         publishPage: async (position) => {
           const folder = join(dir, String(position));
+          const rendered = new Set(await readdir(folder));
           await Promise.all(
-            (['max.jpg', 'mid.jpg', 'min.jpg'] as const).map(async (file) =>
-              put(prefix + pageKey(versionId, position, file), await readFile(join(folder, file))),
-            ),
+            (['max.jpg', 'mid.jpg', 'min.jpg'] as const)
+              .filter((file) => rendered.has(file))
+              .map(async (file) =>
+                put(
+                  prefix + pageKey(versionId, position, file),
+                  await readFile(join(folder, file)),
+                ),
+              ),
           );
           await rm(folder, { recursive: true, force: true }); // the bucket has them now
         },

@@ -9,11 +9,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { servableOriginal, servablePagesStatus } from '../../projections/files.ts';
 import type { Db } from '../../projections/readTable.ts';
+import { demandRendition } from '../app/laterRenditions.ts';
 import { pageWordsJson } from '../app/pageWords.ts';
 import type { BlobStore, OpenedBlob, PageFile } from '../blobs/blobStore.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
-import type { ProcessLimits } from '../pdf/poppler.ts';
+import type { RenderOptions } from '../pdf/renderPdf.ts';
+import type { RenditionName } from '../pdf/renditions.ts';
 import { answerFor } from './conditional.ts';
 import { sendBody } from './sendBody.ts';
 import { isHead, type Routes } from './server.ts';
@@ -28,13 +30,14 @@ const TYPES: Record<Exclude<PageFile, 'words.json'>, string> = {
 
 export const mountFiles = (
   routes: Routes,
-  deps: { db: Db; blobs: BlobStore; limits: ProcessLimits },
+  deps: { db: Db; blobs: BlobStore; render: RenderOptions },
 ) => {
+  const words = { ...deps, limits: deps.render.limits };
   routes.get('/files/pages/:versionId/:position/:file', async (req, res) => {
     const { versionId = '', position = '', file = '' } = req.params;
     if (file === 'words.json' && isUuid(versionId) && /^[1-9]\d{0,5}$/.test(position)) {
       // A finished page's words and their boxes, for the reader's search highlights.
-      const json = await pageWordsJson(deps, versionId.toLowerCase(), Number(position));
+      const json = await pageWordsJson(words, versionId.toLowerCase(), Number(position));
       return sendBody(
         req,
         res,
@@ -55,7 +58,15 @@ export const mountFiles = (
     const status = await servablePagesStatus(deps.db, id);
     if (status === null) throw new NotFound('Not found');
     const kind = file as keyof typeof TYPES;
-    await sendFile(req, res, await deps.blobs.openPageFile(id, Number(position), kind), {
+    let blob = await deps.blobs.openPageFile(id, Number(position), kind);
+    const rendition = kind.replace('.jpg', '') as RenditionName;
+    if (!blob && kind.endsWith('.jpg') && !deps.render.renditions.includes(rendition)) {
+      // A rendition left out of processing (processing.md, "The largest rendition"): rendered
+      // now, for this page and the ones asked for with it, then sent like any other.
+      await demandRendition(deps, id, Number(position), rendition);
+      blob = await deps.blobs.openPageFile(id, Number(position), kind);
+    }
+    await sendFile(req, res, blob, {
       'Content-Type': TYPES[kind],
       'Cache-Control': status === 'done' ? IMMUTABLE : REVALIDATE,
     });

@@ -2,7 +2,7 @@
 // "succeeds" with a 1x1 image when it runs out of memory), three files a page, so the check must
 // cost next to nothing. pdftoppm writes SOI, JFIF, the tables, then the frame header: all within
 // the first few hundred bytes.
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
 /** pdftoppm's frame header comes within the first kilobyte; sharp reads what this misses. */
 const HEAD_BYTES = 4096;
@@ -46,4 +46,28 @@ export const frameSize = (bytes: Uint8Array): PixelSize | null => {
     at += 2 + length;
   }
   return null;
+};
+
+/**
+ * Whether a JPEG being written is complete: it ends with the EOI marker (FF D9). pdftoppm writes
+ * through a stdio buffer, so a partial file ends at a 4 KB boundary; FF D9 cannot end one by
+ * chance, because in the coded data every FF byte is followed by 00 (or a restart marker, which
+ * pdftoppm does not write), and the tables before it all fit in the first buffer.
+ */
+export const endsJpeg = (file: string): boolean => {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const { size } = fstatSync(fd);
+    if (size < 4) return false;
+    const tail = Buffer.alloc(2);
+    readSync(fd, tail, 0, 2, size - 2);
+    return tail[0] === 0xff && tail[1] === 0xd9;
+  } finally {
+    closeSync(fd);
+  }
 };

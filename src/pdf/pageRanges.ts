@@ -13,14 +13,20 @@ export type Task = PagesTask | { kind: 'text' };
 /**
  * Every process costs its start (loading the document and its fonts: ~20 ms for the why3
  * manual, measured), so the pages go in as few ranges as possible; an idle process takes the
- * second half of a busy one's range instead (renderQueue.ts). min and mid come before max so
- * that what is left at the end, and split, is the largest.
+ * second half of a busy one's range instead (renderQueue.ts). Smaller renditions come before
+ * larger ones so that what is left at the end, and split, is the largest. `renditions` are the
+ * ones rendered now (the largest may be left for later: processing.md, "The largest rendition").
  */
-export const planTasks = (geometry: PageGeometry[]): Task[] => {
+export const planTasks = (
+  geometry: PageGeometry[],
+  renditions: RenditionName[] = ['max', 'mid', 'min'],
+): Task[] => {
   const front = sizedRuns(geometry.slice(0, 1));
   const others = sizedRuns(geometry.slice(1));
   const over = (rendition: RenditionName, ranges: Range[]): Task[] =>
-    ranges.map((range) => ({ kind: 'pages', rendition, ...range }));
+    renditions.includes(rendition)
+      ? ranges.map((range) => ({ kind: 'pages', rendition, ...range }))
+      : [];
   return [
     ...over('max', front),
     ...over('mid', front),

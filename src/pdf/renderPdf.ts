@@ -26,13 +26,13 @@ import {
 } from './renderFailure.ts';
 import { runTasks } from './renderQueue.ts';
 import { startRange } from './renderRange.ts';
+import { machineSlots, type RenderSlots } from './renderSlots.ts';
 import {
   blankPage,
   FALLBACK_PAGE,
   type PageFiles,
   placeRendition,
   QUALITY,
-  RENDITIONS,
   type RenditionName,
   type RenditionSizes,
 } from './renditions.ts';
@@ -42,8 +42,13 @@ export { RenderFailure, StorageFailure };
 
 export type RenderOptions = {
   sizes: RenditionSizes;
-  /** pdftoppm processes at once for this document */
-  processes: number;
+  /**
+   * The renditions rendered before the document is done; the others are rendered when first
+   * asked for and filled in afterwards (src/worker/fillRenditions.ts).
+   */
+  renditions: RenditionName[];
+  /** the renderer processes this process may run, shared by every document (renderSlots.ts) */
+  slots: RenderSlots;
   maxPages: number;
   pageTimeoutMs: number;
   documentTimeoutMs: (pages: number) => number;
@@ -51,7 +56,7 @@ export type RenderOptions = {
   signal?: AbortSignal;
   /** called once the page count is known, before rendering starts */
   onStart?: (pages: PageGeometry[]) => void | Promise<void>;
-  /** called as each page's three renditions are ready */
+  /** called as each page's renditions are ready */
   onPage?: (page: RenderedPage) => void;
   /** called with each page's text once it is extracted, while the pages still render */
   onText?: (texts: string[]) => void;
@@ -79,7 +84,10 @@ export type RenderResult = { pages: RenderedPage[]; timings: Timings };
 
 export const DEFAULT_RENDER_OPTIONS: RenderOptions = {
   sizes: { max: 2000, mid: 1000, min: 300 },
-  processes: 2,
+  renditions: ['mid', 'min'],
+  get slots() {
+    return machineSlots();
+  },
   maxPages: 2000,
   pageTimeoutMs: 30_000,
   documentTimeoutMs: (pages) => Math.min(30 * 60_000, 60_000 + pages * 5_000),
@@ -119,11 +127,11 @@ export const renderPdf = async (
   const pageDone = (position: number, rendition: RenditionName) => {
     const done = placed.get(position) ?? new Set();
     placed.set(position, done);
-    // Once, when the last of its three renditions is in place (a rendition placed twice, by a
-    // range and the process that took its end, counts once).
+    // Once, when the last of its renditions is in place (a rendition placed twice, by a range
+    // and the process that took its end, counts once).
     if (done.has(rendition)) return;
     done.add(rendition);
-    if (done.size < RENDITIONS.length) return;
+    if (done.size < options.renditions.length) return;
     const size = geometry[position - 1];
     const sized = size && size.width > 0 && size.height > 0;
     const page: RenderedPage = {
@@ -200,7 +208,14 @@ export const renderPdf = async (
   };
 
   let failure: unknown = null;
-  await runTasks(planTasks(geometry), options.processes, start).catch((error: unknown) => {
+  // Page 1 goes before every other document's pages: the reader shows it while the rest renders.
+  const priority = (task: Task) => (task.kind === 'pages' && task.last === 1 ? 'first' : 'normal');
+  await runTasks(
+    planTasks(geometry, options.renditions),
+    options.slots.job(),
+    start,
+    priority,
+  ).catch((error: unknown) => {
     failure = error;
   });
   timings.renderMs = performance.now() - started;

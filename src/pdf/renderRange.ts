@@ -1,13 +1,15 @@
 // One pdftoppm process over a contiguous range of pages at one size, watched while it runs.
 //
 // pdftoppm renders a page, then writes its file in one go, then starts the next page: so when a
-// page's file appears the one before it is complete, and when the process ends all are. Each
+// page's file appears the one before it is complete, and when the process ends all are; a file
+// that ends with the JPEG end marker is complete too (jpegSize.ts). Each
 // complete file goes to `onFile` in page order. The watchdog counts files: a range that writes no
 // new file for pageTimeoutMs (counted from the start, then from each file) is killed, and the page
 // it was on is named. The range can be cut short while it runs (another process takes its last
-// pages): it stops once it has written the file after the new last page.
+// pages, or its slot is wanted): it stops once the file of its new last page is complete.
 import { mkdir, readdir } from 'node:fs/promises';
 import { resolve as absolute, join } from 'node:path';
+import { endsJpeg } from './jpegSize.ts';
 import { type ProcessLimits, runPoppler } from './poppler.ts';
 import { RenderFailure } from './renderFailure.ts';
 
@@ -129,9 +131,13 @@ const renderRange = async (
         written = files.size;
         progressAt = Date.now();
       }
-      // Every file but the newest is complete (and the newest too, once a later one exists).
-      await hand(Math.min(newest - 1, state.last));
-      if (newest > state.last) {
+      // Every file but the newest is complete; the newest too once it ends with the JPEG's
+      // end marker (or a later one exists).
+      const newestFile = files.get(newest);
+      const complete =
+        newestFile && newest >= state.next && endsJpeg(join(dir, newestFile)) ? newest : newest - 1;
+      await hand(Math.min(complete, state.last));
+      if (newest > state.last || (state.last < options.last && state.next > state.last)) {
         cutShort = true; // cut: the pages it keeps are all written
         stop.abort();
         break;

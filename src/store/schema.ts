@@ -9,6 +9,7 @@ import { EVENT_FEED_DDL, indexExistingFeed } from '../../projections/eventFeed.t
 import { READ_MODEL_VERSION, readTables } from '../../projections/index.ts';
 import { KEY_USAGE_DDL } from '../../projections/keyUsage.ts';
 import { PASSKEY_STATE_DDL } from '../../projections/passkeyState.ts';
+import { RENDITION_FILLS_DDL } from '../../projections/renditionFills.ts';
 import { rebuildReadTables } from './replay.ts';
 
 /**
@@ -40,6 +41,7 @@ export const migrate = async (client: pg.PoolClient, events: PostgresEventStore)
     // Not projections: state that is not derived from events and survives replays.
     await client.query(OPERATIONAL_DDL);
     await client.query(KEY_USAGE_DDL);
+    await client.query(RENDITION_FILLS_DDL);
     await client.query(ACCOUNTS_DDL);
     await client.query(PASSKEY_STATE_DDL);
     // The audit chain, started over the events already there the first time (docs/audit.md).

@@ -6,6 +6,7 @@
 // attempt's files go and the job is tried again later. It throws only when the store fails, and
 // then the job's lease runs out and another attempt follows.
 import { randomUUID } from 'node:crypto';
+import { endFill, queueFill } from '../../projections/renditionFills.ts';
 import { versionStatusById } from '../../projections/versions.ts';
 import { runFlipbookCommand } from '../app/commands.ts';
 import type { EventMetadata } from '../app/eventContext.ts';
@@ -18,6 +19,7 @@ import { storageProblem } from '../pdf/renderFailure.ts';
 import { RenderFailure, type RenderOptions, renderPdf } from '../pdf/renderPdf.ts';
 import type { Store } from '../store/store.ts';
 import { isDatabaseUnavailable } from '../store/unavailable.ts';
+import { laterRenditions } from './fillRenditions.ts';
 import type { Job } from './jobQueue.ts';
 
 export const MAX_ATTEMPTS = 3;
@@ -138,14 +140,26 @@ export const processVersion = async (
   let structureMs = 0;
   const readStructure = (pageCount: number, pageTexts: string[]) => {
     const structureStarted = performance.now();
-    structure = readDocumentStructure(original.path, {
-      limits: deps.render.limits,
-      signal: AbortSignal.any([signal, stopStructure.signal]),
-      pageCount,
-      pageTexts,
-    }).finally(() => {
-      structureMs = performance.now() - structureStarted;
-    });
+    // Its processes take a render slot like the pages' (the machine's cores are shared).
+    const stopped = AbortSignal.any([signal, stopStructure.signal]);
+    structure = deps.render.slots
+      .job()
+      .acquire('normal', stopped)
+      .then(async (slot) => {
+        try {
+          return await readDocumentStructure(original.path, {
+            limits: deps.render.limits,
+            signal: stopped,
+            pageCount,
+            pageTexts,
+          });
+        } finally {
+          slot.release();
+        }
+      })
+      .finally(() => {
+        structureMs = performance.now() - structureStarted;
+      });
     return structure;
   };
   let pageCount = 0;
@@ -177,6 +191,10 @@ export const processVersion = async (
       ));
     signal.throwIfAborted(); // an extraction cut short is not this version's structure
     await target.writeFile('document.json', JSON.stringify(read));
+    // The renditions left out are filled in after `done` (fillRenditions.ts): queued first, so
+    // a crash between the two leaves a fill for nothing rather than a version without one.
+    const later = laterRenditions(deps);
+    if (later.length > 0) await queueFill(store.db, versionId, job.checksum);
     const first = result.pages[0];
     const { events } = await command({
       type: 'CompleteProcessing',
@@ -195,6 +213,7 @@ export const processVersion = async (
     });
     if (events.length === 0) {
       // Deleted while we rendered: nothing to show, so nothing to keep.
+      if (later.length > 0) await endFill(store.db, versionId);
       await target.abandon();
       await blobs.removePages(versionId);
       return 'cancelled';

@@ -1,10 +1,10 @@
-// How hard each job may push the machine: pdftoppm processes per job share the cores among lanes.
-import { availableParallelism } from 'node:os';
+// The render options of a daemon or worker: its renderer processes are shared by all its jobs.
 import { DEFAULT_RENDER_OPTIONS, type RenderOptions } from '../pdf/renderPdf.ts';
+import { RenderSlots } from '../pdf/renderSlots.ts';
 
-export { defaultLanes } from './lanes.ts';
+export { defaultLanes, defaultRenderProcesses } from './lanes.ts';
 
-export const renderOptionsFor = (lanes: number): RenderOptions => ({
+export const renderOptionsFor = (processes: number): RenderOptions => ({
   ...DEFAULT_RENDER_OPTIONS,
-  processes: Math.max(1, Math.round(availableParallelism() / Math.max(1, lanes))),
+  slots: new RenderSlots({ capacity: processes }),
 });

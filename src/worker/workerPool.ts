@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import type { Pool, PoolClient } from 'pg';
 import type { Logger } from '../log.ts';
 import { isDatabaseUnavailable } from '../store/unavailable.ts';
+import { laterRenditions, startFills } from './fillRenditions.ts';
 import { claimJob, deferJob, type Job, releaseJob, renewLease } from './jobQueue.ts';
 import { type ProcessDeps, processVersion } from './processVersion.ts';
 
@@ -60,6 +61,8 @@ export const startWorkers = (deps: ProcessDeps, options: WorkerOptions): WorkerP
   const stopping = new AbortController();
   const log: Logger = deps.log;
 
+  /** tells the fill that a version is done: its renditions can be filled in now */
+  const fillWake = new EventTarget();
   // The running jobs' cancel switches, for a deletion's NOTIFY.
   const running = new Map<string, AbortController>();
 
@@ -77,6 +80,7 @@ export const startWorkers = (deps: ProcessDeps, options: WorkerOptions): WorkerP
         stop: (reason: unknown) => cancel.abort(reason),
       };
       const outcome = await currentJob.run(context, () => processVersion(deps, job, signal, owner));
+      if (outcome === 'done') fillWake.dispatchEvent(new Event('fill'));
       if (outcome === 'cancelled') {
         log.info({ versionId: job.version_id }, 'processing stopped');
         if (stopping.signal.aborted) await releaseJob(deps.store.db, job, owner);
@@ -139,10 +143,20 @@ export const startWorkers = (deps: ProcessDeps, options: WorkerOptions): WorkerP
   };
 
   const lanes = Array.from({ length: Math.max(1, options.lanes) }, lane);
+  // The renditions processing left out, filled in behind the lanes (fillRenditions.ts).
+  const fills =
+    laterRenditions(deps).length > 0
+      ? startFills(
+          deps,
+          { leaseMs: options.leaseMs, pollMs: options.pollMs, retryMs: options.retryMs },
+          fillWake,
+        )
+      : null;
   return {
     stop: async () => {
       stopping.abort();
       await Promise.all(lanes);
+      await fills?.stop();
       await (await listener).close();
     },
   };

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Task } from '../../src/pdf/pageRanges.ts';
 import { type Running, runTasks } from '../../src/pdf/renderQueue.ts';
 import type { RangeRun } from '../../src/pdf/renderRange.ts';
+import { RenderSlots } from '../../src/pdf/renderSlots.ts';
 
 const turn = () => new Promise((r) => setImmediate(r));
 
@@ -51,7 +52,7 @@ describe('runTasks', () => {
   it('renders every page of every rendition once, the idle lane taking the end of the busy range', async () => {
     const rendered: string[] = [];
     const started: string[] = [];
-    await runTasks(plan(60), 2, (task, signal) => {
+    await runTasks(plan(60), new RenderSlots({ capacity: 2, burst: 0 }).job(), (task, signal) => {
       if (task.kind === 'text') return { done: turn().then(() => undefined) };
       started.push(`${task.rendition} ${task.first}-${task.last}`);
       // max pages cost three times min's, as on a real text page (and more)
@@ -70,20 +71,100 @@ describe('runTasks', () => {
   it('reports the first failure, after every other task has stopped', async () => {
     const rendered: string[] = [];
     let running = 0;
-    const failure = await runTasks(plan(40), 2, (task, signal) => {
-      running++;
-      const done =
-        task.kind === 'text'
-          ? turn().then(() => {
-              throw new Error('the text failed first');
-            })
-          : fakeRange(task, signal, rendered, 2).done;
-      return { done: done.finally(() => running--) };
-    }).then(
+    const failure = await runTasks(
+      plan(40),
+      new RenderSlots({ capacity: 2 }).job(),
+      (task, signal) => {
+        running++;
+        const done =
+          task.kind === 'text'
+            ? turn().then(() => {
+                throw new Error('the text failed first');
+              })
+            : fakeRange(task, signal, rendered, 2).done;
+        return { done: done.finally(() => running--) };
+      },
+    ).then(
       () => null,
       (error: Error) => error.message,
     );
     expect(failure).toBe('the text failed first');
     expect(running).toBe(0);
+  });
+
+  it('uses every slot for one document, and never more processes than the slots allow', async () => {
+    const slots = new RenderSlots({ capacity: 4, burst: 0 });
+    const rendered: string[] = [];
+    let running = 0;
+    let most = 0;
+    await runTasks(plan(200), slots.job(), (task, signal) => {
+      running++;
+      most = Math.max(most, running);
+      const run =
+        task.kind === 'text'
+          ? { done: turn().then(() => undefined) }
+          : fakeRange(task, signal, rendered, 1);
+      return { ...run, done: run.done.finally(() => running--) };
+    });
+    expect(most).toBe(4);
+    expect(rendered).toHaveLength(400);
+    expect(new Set(rendered).size).toBe(400);
+  });
+
+  it('gives a slot back to a document with none, and renders the rest of the cut range later', async () => {
+    const slots = new RenderSlots({ capacity: 1, burst: 0 });
+    const rendered: string[] = [];
+    const long = runTasks(
+      [{ kind: 'pages', rendition: 'min', first: 1, last: 100, sized: true }],
+      slots.job(),
+      (task, signal) => {
+        if (task.kind === 'text') throw new Error('no text here');
+        return fakeRange(task, signal, rendered, 1);
+      },
+    );
+    while (rendered.length < 10) await turn();
+    // A second document's page 1 asks for the only slot: the range stops after its page.
+    const first: string[] = [];
+    const short = runTasks(
+      [{ kind: 'pages', rendition: 'mid', first: 1, last: 1, sized: true }],
+      slots.job(),
+      (task, signal) => {
+        if (task.kind === 'text') throw new Error('no text here');
+        first.push(`while ${rendered.length} pages were done`);
+        return fakeRange(task, signal, rendered, 1);
+      },
+      () => 'first',
+    );
+    await Promise.all([long, short]);
+    const before = Number(/while (\d+)/.exec(first[0] ?? '')?.[1]);
+    expect(before).toBeLessThan(15);
+    const min = rendered.filter((r) => r.startsWith('min')).map((r) => Number(r.split(' ')[1]));
+    expect(min).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+  });
+
+  it('lets a range on its last page end by itself when its slot is wanted', async () => {
+    const slots = new RenderSlots({ capacity: 1, burst: 0 });
+    const rendered: string[] = [];
+    const started: string[] = [];
+    const start = (task: Task, signal: AbortSignal) => {
+      if (task.kind === 'text') throw new Error('no text here');
+      started.push(`${task.first}-${task.last}`);
+      return fakeRange(task, signal, rendered, 3);
+    };
+    const one = runTasks(
+      [{ kind: 'pages', rendition: 'min', first: 1, last: 1, sized: true }],
+      slots.job(),
+      start,
+    );
+    await turn();
+    const other = runTasks(
+      [{ kind: 'pages', rendition: 'mid', first: 1, last: 1, sized: true }],
+      slots.job(),
+      start,
+      () => 'first',
+    );
+    await Promise.all([one, other]);
+    expect(started).toEqual(['1-1', '1-1']); // no empty range was queued for the rest
+    expect(rendered.sort()).toEqual(['mid 1', 'min 1']);
   });
 });

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { CliError, EXIT } from '../../../packages/cli/src/client/cliErrors.ts';
 import { DEFAULT_RATE_LIMIT } from '../../http/rateLimit.ts';
-import { defaultLanes } from '../../worker/lanes.ts';
+import { defaultLanes, defaultRenderProcesses } from '../../worker/lanes.ts';
 import {
   type BlobFlags,
   checkBlobFlags,
@@ -46,8 +46,13 @@ export const registerServe = (program: Command) => {
         .option('--grace <seconds>', 'on SIGTERM, how long requests in flight may finish', '30')
         .option(
           '--workers <n>',
-          'processing lanes in this daemon (0: none)',
+          'documents this daemon processes at once (0: none)',
           String(defaultLanes()),
+        )
+        .option(
+          '--render-processes <n>',
+          'renderer processes at once, shared by those documents',
+          String(defaultRenderProcesses()),
         ),
     ),
   ).action(
@@ -63,6 +68,7 @@ export const registerServe = (program: Command) => {
           webhookAllowPrivate?: boolean;
           clientInfo: boolean;
           workers: string;
+          renderProcesses: string;
           grace: string;
           keepAliveTimeout: string;
         },
@@ -70,7 +76,8 @@ export const registerServe = (program: Command) => {
       const { runDaemon, StartupError } = await import('../../daemon.ts');
       const port = flagInteger('--port', flags.port, 0, 65535);
       const rateLimit = flagInteger('--rate-limit', flags.rateLimit, 0, 1_000_000);
-      const workers = flagInteger('--workers', flags.workers, 0, 64);
+      const workers = flagInteger('--workers', flags.workers, 0, 256);
+      const renderProcesses = flagInteger('--render-processes', flags.renderProcesses, 1, 256);
       const graceMs = flagInteger('--grace', flags.grace, 0, 86_400) * 1000;
       const keepAliveMs =
         flagInteger('--keep-alive-timeout', flags.keepAliveTimeout, 1, 3_600) * 1000;
@@ -92,6 +99,7 @@ export const registerServe = (program: Command) => {
         port,
         rateLimit,
         workers,
+        renderProcesses,
         trustProxy: flags.trustProxy ?? false,
         webhookAllowPrivate: flags.webhookAllowPrivate ?? false,
         recordClientInfo: flags.clientInfo,

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { CliError, EXIT } from '../../../packages/cli/src/client/cliErrors.ts';
-import { defaultLanes } from '../../worker/lanes.ts';
+import { defaultLanes, defaultRenderProcesses } from '../../worker/lanes.ts';
 import { type BlobFlags, checkBlobFlags, withBlobOptions } from '../blobOptions.ts';
 import { flagInteger } from '../flagInteger.ts';
 import { limitsOf, type StoreFlags, withStoreOptions } from '../storeOptions.ts';
@@ -13,9 +13,14 @@ export const registerWorker = (program: Command) => {
         .description(
           'process uploaded PDFs only (scale out: run on more machines sharing the database and the bucket or blob directory)',
         )
-        .option('--workers <n>', 'processing lanes', String(defaultLanes())),
+        .option('--workers <n>', 'documents processed at once', String(defaultLanes()))
+        .option(
+          '--render-processes <n>',
+          'renderer processes at once, shared by those documents',
+          String(defaultRenderProcesses()),
+        ),
     ),
-  ).action(async (flags: StoreFlags & BlobFlags & { workers: string }) => {
+  ).action(async (flags: StoreFlags & BlobFlags & { workers: string; renderProcesses: string }) => {
     const { openCheckedBlobStore } = await import('../../blobs/openBlobStore.ts');
     const { startBlobSweep } = await import('../../blobs/sweep.ts');
     const { installLastResort } = await import('../../lastResort.ts');
@@ -25,7 +30,8 @@ export const registerWorker = (program: Command) => {
     const { renderOptionsFor } = await import('../../worker/renderSettings.ts');
     const { startWorkers, workerOptions } = await import('../../worker/workerPool.ts');
     checkBlobFlags(flags);
-    const lanes = flagInteger('--workers', flags.workers, 1, 64);
+    const lanes = flagInteger('--workers', flags.workers, 1, 256);
+    const processes = flagInteger('--render-processes', flags.renderProcesses, 1, 256);
     installLastResort(logger);
     void sweepWrapperDirs().catch(() => {});
     const store = await openStore({
@@ -39,10 +45,13 @@ export const registerWorker = (program: Command) => {
     });
     const sweep = startBlobSweep(store, blobs, logger);
     const pool = startWorkers(
-      { store, blobs, log: logger, render: renderOptionsFor(lanes) },
+      { store, blobs, log: logger, render: renderOptionsFor(processes) },
       workerOptions(lanes),
     );
-    logger.info({ lanes, store: store.describe, blobs: blobs.describe }, 'flipbook worker ready');
+    logger.info(
+      { lanes, processes, store: store.describe, blobs: blobs.describe },
+      'flipbook worker ready',
+    );
     await new Promise<void>((resolve) => {
       process.once('SIGTERM', () => resolve());
       process.once('SIGINT', () => resolve());

@@ -1,0 +1,131 @@
+// The background fill: after a version is done, the renditions processing left out (the 2000 px
+// max.jpg) are rendered for every page nobody has asked for yet, at the render slots' lowest
+// priority, so any upload's pages and any reader's request go first (src/app/laterRenditions.ts).
+// One fill at a time per process. The queue is the `rendition_fills` table, leased like jobs, so
+// a fill cut off by a crash or a stop is taken up again; a fill never fails a version (a page
+// that cannot be rendered is rendered, or told busy, when asked for).
+import { hostname } from 'node:os';
+import {
+  claimFill,
+  dropOrphanFills,
+  endFill,
+  type Fill,
+  releaseFill,
+  renditionSource,
+  renewFill,
+} from '../../projections/renditionFills.ts';
+import { renderStoredPages } from '../app/laterRenditions.ts';
+import { RenderFailure } from '../pdf/renderFailure.ts';
+import { RENDITIONS } from '../pdf/renditions.ts';
+import { isDatabaseUnavailable } from '../store/unavailable.ts';
+import type { ProcessDeps } from './processVersion.ts';
+
+export type FillOptions = { leaseMs: number; pollMs: number; retryMs: number };
+
+/** The renditions a version's fill renders: those processing leaves out. */
+export const laterRenditions = (deps: ProcessDeps) =>
+  RENDITIONS.filter((r) => !deps.render.renditions.includes(r));
+
+export const startFills = (deps: ProcessDeps, options: FillOptions, wake: EventTarget) => {
+  const owner = `${hostname()}:${process.pid}`;
+  const stopping = new AbortController();
+  const { store, log } = deps;
+
+  const fillOne = async (fill: Fill) => {
+    const cancel = new AbortController();
+    const signal = AbortSignal.any([cancel.signal, stopping.signal]);
+    const heartbeat = setInterval(async () => {
+      const held = await renewFill(store.db, fill.version_id, owner, options.leaseMs).catch(
+        () => true,
+      );
+      const source = await renditionSource(store.db, fill.version_id).catch(() => true);
+      if (!held || source === null) cancel.abort(); // taken over, or the version is gone
+    }, options.leaseMs / 3);
+    const started = performance.now();
+    let rendered = 0;
+    try {
+      const source = await renditionSource(store.db, fill.version_id);
+      if (!source || source.status !== 'done')
+        return void (await endFill(store.db, fill.version_id));
+      for (const rendition of laterRenditions(deps)) {
+        const missing: number[] = [];
+        for (let position = 1; position <= source.page_count; position++) {
+          signal.throwIfAborted();
+          const file = await deps.blobs.openPageFile(fill.version_id, position, `${rendition}.jpg`);
+          if (file) await file.close();
+          else missing.push(position);
+        }
+        await renderStoredPages(
+          { db: store.db, blobs: deps.blobs, render: deps.render },
+          { versionId: fill.version_id, checksum: fill.checksum },
+          missing,
+          rendition,
+          'fill',
+          signal,
+          () => rendered++,
+        );
+      }
+      await endFill(store.db, fill.version_id);
+      log.info(
+        {
+          versionId: fill.version_id,
+          pages: rendered,
+          ms: Math.round(performance.now() - started),
+        },
+        'renditions filled in',
+      );
+    } catch (error) {
+      if (stopping.signal.aborted) {
+        await releaseFill(store.db, fill.version_id, owner).catch(() => {});
+      } else if (cancel.signal.aborted || error instanceof RenderFailure) {
+        // Gone, taken over, or a page poppler cannot render at this size: nothing to come back for.
+        log.info({ versionId: fill.version_id, reason: String(error) }, 'fill ended early');
+        await endFill(store.db, fill.version_id).catch(() => {});
+      } else {
+        log.warn({ err: error, versionId: fill.version_id }, 'fill failed; will retry');
+        await releaseFill(store.db, fill.version_id, owner, options.retryMs).catch(() => {});
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
+  };
+
+  const loop = async () => {
+    let sweptAt = 0;
+    while (!stopping.signal.aborted) {
+      let fill: Fill | null = null;
+      try {
+        if (Date.now() - sweptAt > 3_600_000) {
+          await dropOrphanFills(store.db);
+          sweptAt = Date.now();
+        }
+        fill = await claimFill(store.db, owner, options.leaseMs);
+        if (fill) await fillOne(fill);
+      } catch (error) {
+        if (!isDatabaseUnavailable(error)) log.error({ err: error }, 'fill loop failed');
+      }
+      if (!fill) await sleep(options.pollMs, stopping.signal, wake);
+    }
+  };
+  const running = loop();
+  return {
+    stop: async () => {
+      stopping.abort();
+      await running;
+    },
+  };
+};
+
+const sleep = (ms: number, signal: AbortSignal, wake: EventTarget) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      wake.removeEventListener('fill', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    wake.addEventListener('fill', done, { once: true });
+  });

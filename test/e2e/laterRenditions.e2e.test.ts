@@ -1,0 +1,164 @@
+// The largest rendition (max.jpg) is left out of processing: filled in after `done` in the
+// background, and rendered for a page when someone asks for it first. On both blob stores.
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DeleteObjectCommand } from '@aws-sdk/client-s3';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiFixture, startApi } from '../support/apiFixture.ts';
+import {
+  type Client,
+  client,
+  createFlipbook,
+  expectJson,
+  pdf,
+  sleep,
+} from '../support/apiHelpers.ts';
+import { type BlobPlace, s3TestClient, storedKeys } from '../support/blobPlace.ts';
+
+const BOOK = 'vec_asymptote.pdf'; // 196 pages
+const PAGES = 196;
+
+const until = async (what: string, check: () => Promise<boolean>, timeoutMs = 120_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+};
+
+/** Positions whose max.jpg is stored. */
+const storedMax = async (place: BlobPlace, versionId: string) =>
+  new Set(
+    (await storedKeys(place, `pages/${versionId}`))
+      .map((key) => /(?:^|\/)(\d+)\/max\.jpg$/.exec(key)?.[1])
+      .filter((p): p is string => p !== undefined)
+      .map(Number),
+  );
+
+/** Removes page `position`'s max.jpg from the store, as if it had never been rendered. */
+const removeMax = async (place: BlobPlace, versionId: string, position: number) => {
+  if (place.kind === 'dir') {
+    await rm(join(place.dir, 'pages', versionId, 'current', String(position), 'max.jpg'));
+    return;
+  }
+  const s3 = s3TestClient(place.endpoint);
+  try {
+    await s3.send(
+      new DeleteObjectCommand({
+        Bucket: place.bucket,
+        Key: `${place.prefix}pages/${versionId}/${position}/max.jpg`,
+      }),
+    );
+  } finally {
+    s3.destroy();
+  }
+};
+
+describe.each([
+  ['embedded', 'a directory'],
+  ['postgres', 'a bucket'],
+] as const)('the largest rendition after done (%s store, blobs in %s)', (kind) => {
+  let fx: ApiFixture;
+  let c: Client;
+  let versionId = '';
+  let doneAt = 0;
+  let storedAtDone = new Set<number>();
+
+  beforeAll(async () => {
+    fx = await startApi(kind, ['--rate-limit', '0', '--workers', '2']);
+    c = client(fx.api, fx.key);
+    const ids = await createFlipbook(c, {}, pdf(BOOK));
+    versionId = ids.versionId;
+    await until('done', async () => {
+      const reply = await c.status(ids.flipbookId, ids.versionId);
+      expectJson(reply, 200);
+      return reply.body.status === 'done';
+    });
+    doneAt = performance.now();
+    storedAtDone = await storedMax(fx.blobPlace, versionId);
+  });
+  afterAll(async () => {
+    await fx?.stop();
+  });
+
+  const maxUrl = (position: number) =>
+    `${fx.daemon.url}/files/pages/${versionId}/${position}/max.jpg`;
+
+  it('is done before every page has its largest image, and fills them all in afterwards', async () => {
+    // The mid and min images are all there at done; the max ones mostly not yet.
+    const keys = await storedKeys(fx.blobPlace, `pages/${versionId}`);
+    expect(keys.filter((k) => k.endsWith('mid.jpg'))).toHaveLength(PAGES);
+    expect(keys.filter((k) => k.endsWith('min.jpg'))).toHaveLength(PAGES);
+    expect(storedAtDone.size).toBeLessThan(PAGES);
+    await until('every max.jpg stored', async () => {
+      return (await storedMax(fx.blobPlace, versionId)).size === PAGES;
+    });
+    console.log(
+      `${kind}: ${storedAtDone.size} of ${PAGES} max images at done; all ${Math.round(performance.now() - doneAt)} ms later`,
+    );
+  });
+
+  it('renders a missing largest image when asked: a whole 2000 px JPEG, stored for the next reader', async () => {
+    for (const position of [1, 77, PAGES]) await removeMax(fx.blobPlace, versionId, position);
+    expect([...(await storedMax(fx.blobPlace, versionId))]).not.toContain(77);
+    const replies = await Promise.all(
+      [77, 77, 77, 1, PAGES].map(async (position) => {
+        const res = await fetch(maxUrl(position));
+        return {
+          status: res.status,
+          type: res.headers.get('content-type'),
+          body: Buffer.from(await res.arrayBuffer()),
+        };
+      }),
+    );
+    for (const reply of replies) {
+      expect(reply.status).toBe(200);
+      expect(reply.type).toBe('image/jpeg');
+      const meta = await sharp(reply.body).metadata();
+      expect(Math.max(meta.width ?? 0, meta.height ?? 0)).toBe(2000);
+    }
+    // One image, however many asked at once.
+    expect(replies[1]?.body.equals(replies[0]?.body ?? Buffer.alloc(0))).toBe(true);
+    const stored = await storedMax(fx.blobPlace, versionId);
+    for (const position of [1, 77, PAGES]) expect(stored.has(position)).toBe(true);
+  });
+
+  it('answers a flood of requests for every largest image of a book with complete images', async () => {
+    for (let position = 1; position <= PAGES; position++) {
+      await removeMax(fx.blobPlace, versionId, position);
+    }
+    const statuses = await Promise.all(
+      Array.from({ length: PAGES }, async (_, i) => {
+        const res = await fetch(maxUrl(i + 1));
+        const body = Buffer.from(await res.arrayBuffer());
+        if (res.status === 200) {
+          // a complete JPEG: it ends with its end marker
+          expect(body.subarray(-2).toString('hex')).toBe('ffd9');
+        }
+        return res.status;
+      }),
+    );
+    // A page that took too long is told to come back (503): never a broken image.
+    expect(statuses.every((s) => s === 200 || s === 503)).toBe(true);
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(PAGES / 2);
+    await until('every max.jpg stored again', async () => {
+      const stored = await storedMax(fx.blobPlace, versionId);
+      if (stored.size === PAGES) return true;
+      // what the flood left is for the next reader to ask for
+      await Promise.all(
+        Array.from({ length: PAGES }, (_, i) => i + 1)
+          .filter((p) => !stored.has(p))
+          .slice(0, 16)
+          .map((p) => fetch(maxUrl(p)).then((r) => r.arrayBuffer())),
+      );
+      return false;
+    });
+  });
+
+  it('answers 404 for a page the version does not have, and for a version that does not exist', async () => {
+    expect((await fetch(maxUrl(PAGES + 1))).status).toBe(404);
+    const unknown = `${fx.daemon.url}/files/pages/00000000-0000-4000-8000-000000000000/1/max.jpg`;
+    expect((await fetch(unknown)).status).toBe(404);
+  });
+});
