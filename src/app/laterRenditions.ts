@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Db } from '../../projections/readTable.ts';
 import { renditionSource } from '../../projections/renditionFills.ts';
+import { versionStatusById } from '../../projections/versions.ts';
 import type { BlobStore, PageFile } from '../blobs/blobStore.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import type { PagesTask } from '../pdf/pageRanges.ts';
@@ -56,13 +57,70 @@ export const renderStoredPages = async (
   onStored: (position: number) => void = () => {},
 ) => {
   if (positions.length === 0) return;
+  // Known to this process until it ends, so a deletion here can stop it and wait (below).
+  const stop = new AbortController();
+  const running = renderStored(
+    deps,
+    source,
+    positions,
+    rendition,
+    priority,
+    AbortSignal.any([signal, stop.signal]),
+    onStored,
+  );
+  const entry = { stop, running };
+  const mine = inFlight.get(source.versionId) ?? new Set();
+  inFlight.set(source.versionId, mine.add(entry));
+  try {
+    return await running;
+  } finally {
+    mine.delete(entry);
+    if (mine.size === 0 && inFlight.get(source.versionId) === mine) {
+      inFlight.delete(source.versionId);
+    }
+  }
+};
+
+/** This process's later renders, by version. */
+const inFlight = new Map<string, Set<{ stop: AbortController; running: Promise<void> }>>();
+
+/**
+ * Stops this process's later renders of a version being deleted and waits until they have
+ * ended, so none writes a page after its files are removed. (One in another process notices the
+ * deletion after its next page, and removes what it wrote: see `renderStored`.)
+ */
+export const stopLaterRenditions = async (versionId: string) => {
+  const running = [...(inFlight.get(versionId) ?? [])];
+  for (const r of running) r.stop.abort(new Error('the version was deleted'));
+  await Promise.all(running.map((r) => r.running.catch(() => {})));
+};
+
+const renderStored = async (
+  deps: LaterDeps,
+  source: { versionId: string; checksum: string },
+  positions: number[],
+  rendition: RenditionName,
+  priority: Priority,
+  signal: AbortSignal,
+  onStored: (position: number) => void,
+) => {
   const original = await deps.blobs.localOriginal(source.checksum);
-  const work = await mkdtemp(join(tmpdir(), 'flipbook-pages-'));
+  const work = await mkdtemp(join(tmpdir(), 'flipbook-pages-')).catch(async (error) => {
+    await original.release();
+    throw error;
+  });
   const longSide = deps.render.sizes[rendition];
   const file = `${rendition}.jpg` as PageFile;
   const store = async (position: number, made: string) => {
+    signal.throwIfAborted();
     await deps.blobs.writePageFile(source.versionId, position, file, await readFile(made));
     await rm(made, { force: true });
+    // Deleted meanwhile (by another process, which removed the files before this one was
+    // written): what this wrote goes too, and the render stops.
+    if ((await versionStatusById(deps.db, source.versionId)) === null) {
+      await deps.blobs.removePages(source.versionId);
+      throw new NotFound('Not found');
+    }
     onStored(position);
   };
   let serial = 0;

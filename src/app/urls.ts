@@ -15,8 +15,10 @@ export type Urls = {
 /**
  * `publicUrl` is read on each use: with --port 0 it is known only once the server listens.
  * `blobPublicUrl` (--blob-public-url) is where the bucket's keys are public (a CDN, a public
- * bucket): page images are addressed there by their keys, `pages/<version>/<position>/max.jpg`.
- * Originals stay on the daemon, which checks that downloads are allowed.
+ * bucket): page images are addressed there by their keys, `pages/<version>/<position>/mid.jpg`.
+ * `max.jpg` stays on the daemon: it may not be rendered yet, and the daemon renders it when asked
+ * (docs/processing.md, "The largest rendition"), where a CDN would answer 404. Originals stay on
+ * the daemon too, which checks that downloads are allowed.
  */
 export const urlsFor = (publicUrl: () => string, blobPublicUrl?: string): Urls => {
   const base = () => publicUrl().replace(/\/+$/, '');
@@ -26,7 +28,8 @@ export const urlsFor = (publicUrl: () => string, blobPublicUrl?: string): Urls =
     blobBase ? `${blobBase}/pages/${versionId}/` : pages(versionId);
   return {
     reader: (flipbookId) => `${base()}/f/${flipbookId}`,
-    page: (versionId, position, size) => `${images(versionId)}${position}/${size}.jpg`,
+    page: (versionId, position, size) =>
+      `${size === 'max' ? pages(versionId) : images(versionId)}${position}/${size}.jpg`,
     pages,
     images,
     imageOrigin: blobBase ? new URL(blobBase).origin : null,

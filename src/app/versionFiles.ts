@@ -4,6 +4,7 @@ import { originalInUse } from '../../projections/versions.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
 import type { Store } from '../store/store.ts';
 import { isDatabaseUnavailable } from '../store/unavailable.ts';
+import { stopLaterRenditions } from './laterRenditions.ts';
 
 /**
  * A deleted version's files: its pages, and its original unless another version (of any
@@ -18,6 +19,8 @@ export const removeVersionFiles = async (
   /** false: leave the original to the sweep (the database is away: asking again only waits) */
   original = true,
 ) => {
+  // This process's renders of its largest images first: none may write after the removal.
+  await stopLaterRenditions(versionId);
   await blobs.removePages(versionId).catch(() => {});
   return original ? dropUnusedOriginal(store, blobs, checksum) : 'left';
 };

@@ -14,7 +14,9 @@ import {
   renditionSource,
   renewFill,
 } from '../../projections/renditionFills.ts';
+import { versionStatusById } from '../../projections/versions.ts';
 import { renderStoredPages } from '../app/laterRenditions.ts';
+import { NotFound } from '../domain/errors.ts';
 import { RenderFailure } from '../pdf/renderFailure.ts';
 import { RENDITIONS } from '../pdf/renditions.ts';
 import { isDatabaseUnavailable } from '../store/unavailable.ts';
@@ -77,7 +79,12 @@ export const startFills = (deps: ProcessDeps, options: FillOptions, wake: EventT
     } catch (error) {
       if (stopping.signal.aborted) {
         await releaseFill(store.db, fill.version_id, owner).catch(() => {});
-      } else if (cancel.signal.aborted || error instanceof RenderFailure) {
+      } else if (
+        cancel.signal.aborted ||
+        error instanceof RenderFailure ||
+        error instanceof NotFound ||
+        (await versionStatusById(store.db, fill.version_id).catch(() => '')) === null
+      ) {
         // Gone, taken over, or a page poppler cannot render at this size: nothing to come back for.
         log.info({ versionId: fill.version_id, reason: String(error) }, 'fill ended early');
         await endFill(store.db, fill.version_id).catch(() => {});

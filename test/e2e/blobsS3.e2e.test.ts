@@ -31,7 +31,7 @@ import {
   SMALL_PDF,
   send,
 } from '../support/apiHelpers.ts';
-import { type BlobPlace, s3TestClient, storedKeys } from '../support/blobPlace.ts';
+import { type BlobPlace, s3TestClient, storedKeys, waitForFill } from '../support/blobPlace.ts';
 import { type Daemon, flipbook, startDaemon } from '../support/cli.ts';
 import { freshDatabase, tempDataDir } from '../support/databases.ts';
 import { freshBucket, type S3Server, startS3Server } from '../support/s3Server.ts';
@@ -201,8 +201,9 @@ describe('two daemons and a worker sharing only a PostgreSQL database and a buck
     expect(final).toMatchObject({ status: 'done', pages: 14, is_active: true });
     expect(started[0]?.logs()).toContain(v1);
 
-    // Everything is in the bucket; nothing of it on daemon B's disk, no page on A's.
-    const pages = await storedKeys(place, `pages/${v1}`);
+    // Everything is in the bucket once the largest images are filled in; nothing of it on
+    // daemon B's disk, no page on A's.
+    const pages = await waitForFill(place, v1, 14);
     for (let n = 1; n <= 14; n++) {
       for (const file of ['max.jpg', 'mid.jpg', 'min.jpg', 'text.txt']) {
         expect(pages).toContain(`${n}/${file}`);
@@ -275,12 +276,14 @@ describe('two daemons and a worker sharing only a PostgreSQL database and a buck
     expect(pages).toHaveLength(14);
     const stored = new Set((await storedKeys(place, 'pages')).map((k) => `pages/${k}`));
     for (const page of pages) {
-      for (const size of ['max', 'mid', 'min']) {
+      for (const size of ['mid', 'min']) {
         const url = page[`img_${size}`] as string;
         expect(url).toBe(`${CDN}/pages/${v1}/${page.position}/${size}.jpg`);
         // The CDN would serve the bucket's object under the same key.
         expect(stored.has(url.slice(CDN.length + 1)), url).toBe(true);
       }
+      // The largest from the daemon, which renders it if it is not there yet.
+      expect(page.img_max).toBe(pageUrl(daemonB.url, v1, page.position as number, 'max.jpg'));
     }
     // Daemon A has no --blob-public-url: its own /files routes.
     const onA = (await a.flipbook(flipbookId)).body.pages as Json[];
@@ -386,7 +389,9 @@ describe('two daemons and a worker sharing only a PostgreSQL database and a buck
     const other = await createFlipbook(a, {}, pdf(SMALL_PDF)); // the same bytes: one original
     await waitForOutcome(a, flipbookId, v2);
     await waitForOutcome(a, other.flipbookId, other.versionId);
-    expect(await storedKeys(place, `pages/${v2}`)).toContain('3/max.jpg');
+    // (A deletion during the fill: laterRenditions.e2e.)
+    expect(await waitForFill(place, v2, 3)).toContain('3/max.jpg');
+    await waitForFill(place, other.versionId, 3);
     expect(await storedKeys(place, 'originals')).toContain(smallKey);
 
     expectJson(await b.remove(flipbookId, v2), 200); // through daemon B: one bucket for all
@@ -594,7 +599,7 @@ describe('the bucket going away and coming back', () => {
     await storeUp();
     const final = await waitForOutcome(c, flipbookId, versionId, 90_000);
     expect(final).toMatchObject({ status: 'done', pages: 14, is_active: true });
-    const keys = await storedKeys(fx.blobPlace, `pages/${versionId}`);
+    const keys = await waitForFill(fx.blobPlace, versionId, 14);
     for (let n = 1; n <= 14; n++) expect(keys).toContain(`${n}/max.jpg`);
     expect((await get(pageUrl(fx.daemon.url, versionId, 14, 'max.jpg'))).status).toBe(200);
     expect(worker.logs()).not.toContain('"version failed"');
@@ -752,7 +757,7 @@ describe('a bucket that belongs to another database', () => {
       const c = client(fx.api, fx.key);
       const book = await createFlipbook(c, {}, pdf(SMALL_PDF));
       await waitForOutcome(c, book.flipbookId, book.versionId);
-      const pagesBefore = await storedKeys(fx.blobPlace, `pages/${book.versionId}`);
+      const pagesBefore = await waitForFill(fx.blobPlace, book.versionId, 3);
       expect(pagesBefore.length).toBeGreaterThan(0);
 
       // A typo in --database-url: an empty database on the production bucket.

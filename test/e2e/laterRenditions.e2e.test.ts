@@ -58,7 +58,7 @@ const removeMax = async (place: BlobPlace, versionId: string, position: number) 
 describe.each([
   ['embedded', 'a directory'],
   ['postgres', 'a bucket'],
-] as const)('the largest rendition after done (%s store, blobs in %s)', (kind) => {
+] as const)('the largest rendition after done (%s store, blobs in %s)', (kind, _blobs) => {
   let fx: ApiFixture;
   let c: Client;
   let versionId = '';
@@ -154,6 +154,26 @@ describe.each([
       );
       return false;
     });
+  });
+
+  it('deleting a version while its largest images are filled in leaves none of its files', async () => {
+    const ids = await createFlipbook(c, {}, pdf(BOOK));
+    await until('done', async () => {
+      const reply = await c.status(ids.flipbookId, ids.versionId);
+      return reply.body.status === 'done';
+    });
+    // the fill is under way (or about to be): a few of its pages are out
+    await until(
+      'the fill started',
+      async () => (await storedMax(fx.blobPlace, ids.versionId)).size > 2,
+    );
+    expectJson(await c.del(`/flipbooks/${ids.flipbookId}`), 200);
+    expect(await storedKeys(fx.blobPlace, `pages/${ids.versionId}`)).toEqual([]);
+    await sleep(500); // a page the fill was writing would show by now
+    expect(await storedKeys(fx.blobPlace, `pages/${ids.versionId}`)).toEqual([]);
+    expect((await fetch(`${fx.daemon.url}/files/pages/${ids.versionId}/5/max.jpg`)).status).toBe(
+      404,
+    );
   });
 
   it('answers 404 for a page the version does not have, and for a version that does not exist', async () => {

@@ -7,7 +7,7 @@
 // it has finished), and the per-test timeout means what it says.
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -21,7 +21,12 @@ import {
 } from '../../src/pdf/renderPdf.ts';
 import { CORPUS, corpus } from '../support/corpus.ts';
 
-const OPTIONS = DEFAULT_RENDER_OPTIONS;
+// Every rendition, the largest included: the service leaves it for later (laterRenditions.ts),
+// but it comes from the same adapter and must be as right as the others.
+const OPTIONS: typeof DEFAULT_RENDER_OPTIONS = {
+  ...DEFAULT_RENDER_OPTIONS,
+  renditions: ['max', 'mid', 'min'],
+};
 const CONCURRENCY = 2;
 const TEST_TIMEOUT_MS = 180_000;
 /** Time for reading the document before its render deadline starts. */
@@ -413,6 +418,24 @@ describe('special cases', () => {
       const text = result.pages[0]?.text ?? '';
       expect(text.trim()).not.toBe('');
       for (const word of words) expect(text).toContain(word);
+    } finally {
+      await removeDir(dir);
+    }
+  });
+
+  it('renders only the renditions asked for: by default mid and min, the largest left for later', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'render-default-'));
+    try {
+      const result = await renderPdf(
+        corpus('vec_tracemonkey.pdf'),
+        join(dir, 'out'),
+        DEFAULT_RENDER_OPTIONS,
+      );
+      expect(result.pages).toHaveLength(14);
+      for (const page of result.pages) {
+        const files = await readdir(join(dir, 'out', String(page.position)));
+        expect(files.sort()).toEqual(['mid.jpg', 'min.jpg']);
+      }
     } finally {
       await removeDir(dir);
     }

@@ -72,3 +72,22 @@ export const storedKeys = async (place: BlobPlace, under: string): Promise<strin
     client.destroy();
   }
 };
+
+/**
+ * Waits until every page of a version has its largest image: the background fill after `done`
+ * (docs/processing.md, "The largest rendition"). Returns the version's keys then.
+ */
+export const waitForFill = async (
+  place: BlobPlace,
+  versionId: string,
+  pages: number,
+  timeoutMs = 60_000,
+): Promise<string[]> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const keys = await storedKeys(place, `pages/${versionId}`);
+    if (keys.filter((k) => /(?:^|\/)\d+\/max\.jpg$/.test(k)).length >= pages) return keys;
+    if (Date.now() > deadline) throw new Error(`the fill of ${versionId} did not end`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};

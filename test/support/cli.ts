@@ -30,10 +30,18 @@ export type Daemon = {
   stop: () => Promise<number | null>;
 };
 
-/** Starts `flipbook serve` on a random port and waits for its ready line. */
-export const startDaemon = (args: string[], env: NodeJS.ProcessEnv = {}): Promise<Daemon> =>
+/**
+ * Starts `flipbook serve` on a random port and waits for its ready line. `prefix` runs it under
+ * another command that execs it (`taskset -c 0`: the benchmark's one core), keeping its pid.
+ */
+export const startDaemon = (
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  prefix: string[] = [],
+): Promise<Daemon> =>
   new Promise((done, fail) => {
-    const child = spawn(NODE, [FLIPBOOK, 'serve', '--port', '0', ...args], {
+    const command = [...prefix, NODE, FLIPBOOK, 'serve', '--port', '0', ...args];
+    const child = spawn(command[0] as string, command.slice(1), {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: '', ...S3_ENV, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -33,7 +33,9 @@ export const createBook = (data) => {
       return page && page.w > 0 && page.h > 0 ? page.w / page.h : 0.75;
     },
     // Images may come from elsewhere (--blob-public-url); the JSON files are the daemon's.
-    url: (n, file) => `${file.endsWith('.jpg') ? data.imageBase : data.pageBase}${n}/${file}`,
+    // max.jpg from the daemon, which renders it when first asked for (a CDN would answer 404).
+    url: (n, file) =>
+      `${file.endsWith('.jpg') && file !== 'max.jpg' ? data.imageBase : data.pageBase}${n}/${file}`,
   };
 
   /** Every ready page's text (a Map), fetched once, when search or an alt text first needs it. */
