@@ -68,6 +68,8 @@ export const jobs: ReadTable = {
       if (event.type === 'VersionDeleted') {
         await db.query("SELECT pg_notify('flipbook_jobs_deleted', $1)", [event.data.versionId]);
       }
+      // The flipbook's next version may be claimed now (versions go in upload order): wake lanes.
+      await db.query("SELECT pg_notify('flipbook_jobs', $1)", [event.data.versionId]);
     }
   },
 };

@@ -9,7 +9,7 @@
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { build, type Metafile } from 'esbuild';
+import { build, type Metafile, type Plugin } from 'esbuild';
 import { create } from 'tar';
 
 const HERE = import.meta.dirname;
@@ -21,6 +21,22 @@ export const FORBIDDEN_IN_CLIENT =
 // Some bundled CommonJS modules require Node's own modules: in an ES module they need `require`.
 // (The hashbang makes the entry runnable as the package's bin; Node ignores it in the chunks.)
 const REQUIRE_SHIM = "#!/usr/bin/env node\nimport { createRequire as __flipbookRequire } from 'node:module';\nconst require = __flipbookRequire(import.meta.url);";
+
+/**
+ * The project's package.json gives the client its version (src/version.ts), and nothing else of
+ * it: the server's dependency list has no business in the client's code.
+ */
+const onlyTheVersion: Plugin = {
+  name: 'only-the-version',
+  setup: (build) => {
+    const root = resolve(HERE, '../../package.json');
+    build.onLoad({ filter: /package\.json$/ }, async (args) => {
+      if (args.path !== root) return undefined;
+      const { version } = JSON.parse(await readFile(root, 'utf8')) as { version: string };
+      return { contents: JSON.stringify({ version }), loader: 'json' };
+    });
+  },
+};
 
 /** Builds dist/ into `outDir`; returns esbuild's account of every input it took. */
 export const buildClient = async (outDir: string): Promise<Metafile> => {
@@ -44,6 +60,7 @@ export const buildClient = async (outDir: string): Promise<Metafile> => {
     alias: { 'react-devtools-core': join(HERE, 'devtoolsStub.ts') },
     metafile: true,
     logLevel: 'silent',
+    plugins: [onlyTheVersion],
   });
   const inputs = Object.keys(result.metafile.inputs);
   const forbidden = inputs.filter((input) => FORBIDDEN_IN_CLIENT.test(input));
@@ -59,9 +76,8 @@ export const packClient = async (): Promise<Buffer> => {
   try {
     await buildClient(join(staging, 'dist'));
     await cp(join(HERE, 'README.md'), join(staging, 'README.md'));
-    const manifest = JSON.parse(await readFile(join(HERE, 'package.json'), 'utf8'));
-    delete manifest.scripts; // built already: nothing to run on install
-    await writeFile(join(staging, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    // As it is, byte for byte, as `npm pack` takes it (its prepack script does not run on install).
+    await cp(join(HERE, 'package.json'), join(staging, 'package.json'));
     const chunks: Buffer[] = [];
     const stream = create(
       { gzip: true, cwd: staging, prefix: 'package', portable: true, mtime: new Date(0) },

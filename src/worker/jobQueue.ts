@@ -1,6 +1,9 @@
 // The processing queue's claims and leases (the rows themselves come from the jobs projection).
 // A claim is one statement: the first free or expired job, locked with SKIP LOCKED so workers on
-// any number of machines never take the same one, and leased for a while. A worker that dies
+// any number of machines never take the same one, and leased for a while. The versions of one
+// flipbook are processed one after the other, in upload order: so they finish in that order, and
+// the newest one published (`--slug` every night) is the one left active, never an older one that
+// happened to finish last. A worker that dies
 // simply stops renewing; when the lease runs out, another worker takes the job.
 import type { Db } from '../../projections/readTable.ts';
 
@@ -20,8 +23,12 @@ export const claimJob = async (db: Db, owner: string, leaseMs: number): Promise<
     `UPDATE jobs SET lease_owner = $1, lease_until = now() + make_interval(secs => $2::float8 / 1000),
        attempts = attempts + 1
      WHERE version_id = (
-       SELECT version_id FROM jobs WHERE lease_until IS NULL OR lease_until < now()
-       ORDER BY enqueued_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+       SELECT j.version_id FROM jobs j JOIN versions v USING (version_id)
+       WHERE (j.lease_until IS NULL OR j.lease_until < now())
+         AND NOT EXISTS (
+           SELECT 1 FROM jobs e JOIN versions ev USING (version_id)
+           WHERE e.flipbook_id = j.flipbook_id AND ev.number < v.number)
+       ORDER BY j.enqueued_at LIMIT 1 FOR UPDATE OF j SKIP LOCKED)
      RETURNING version_id, flipbook_id, workspace_id, checksum, attempts, correlation_id,
        causation_id`,
     [owner, leaseMs],

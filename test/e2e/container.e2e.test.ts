@@ -121,8 +121,18 @@ describe('the container image', () => {
     return name;
   };
 
+  /** untagged images there before the build: the build's own stages are the new ones */
+  let danglingBefore = new Set<string>();
+  const dangling = async () =>
+    new Set(
+      (await podman(['images', '-q', '--filter', 'dangling=true'])).stdout
+        .split('\n')
+        .filter(Boolean),
+    );
+
   beforeAll(async () => {
     await baseImage();
+    danglingBefore = await dangling();
     const started = performance.now();
     await must(['build', '--pull=never', '--format', 'docker', '--network=host', '-t', TAG, '.']);
     const size = Number(await must(['image', 'inspect', TAG, '--format', '{{.Size}}']));
@@ -137,6 +147,8 @@ describe('the container image', () => {
     for (const name of containers) await podman(['rm', '-f', '-t', '0', name]);
     await podman(['volume', 'rm', '-f', volume]);
     await podman(['rmi', '-f', TAG]);
+    // The build stage's image (1.2 GB, untagged) goes too, and nothing that was there before.
+    for (const id of await dangling()) if (!danglingBefore.has(id)) await podman(['rmi', '-f', id]);
   }, 120_000);
 
   it('serves as a non-root user, publishes from outside, stops cleanly and keeps its data', async () => {

@@ -15,6 +15,7 @@ import {
   sleep,
 } from '../support/apiHelpers.ts';
 import { type BlobPlace, s3TestClient, storedKeys } from '../support/blobPlace.ts';
+import { type Daemon, startDaemon } from '../support/cli.ts';
 
 const BOOK = 'vec_asymptote.pdf'; // 196 pages
 const PAGES = 196;
@@ -181,4 +182,45 @@ describe.each([
     const unknown = `${fx.daemon.url}/files/pages/00000000-0000-4000-8000-000000000000/1/max.jpg`;
     expect((await fetch(unknown)).status).toBe(404);
   });
+});
+
+describe('a daemon killed with SIGKILL mid-fill', () => {
+  it('leaves the fill to the next start, which renders the rest once the lease runs out', async () => {
+    const env = { FLIPBOOK_LEASE_MS: '3000' };
+    const fx = await startApi('embedded', ['--rate-limit', '0', '--workers', '2'], env);
+    let next: Daemon | null = null;
+    try {
+      const c = client(fx.api, fx.key);
+      const ids = await createFlipbook(c, {}, pdf(BOOK));
+      await until('done', async () => {
+        const reply = await c.status(ids.flipbookId, ids.versionId);
+        return reply.body.status === 'done';
+      });
+      await until(
+        'the fill started',
+        async () => (await storedMax(fx.blobPlace, ids.versionId)).size > 2,
+      );
+      fx.daemon.process.kill('SIGKILL');
+      await new Promise((r) => fx.daemon.process.once('exit', r));
+      const left = (await storedMax(fx.blobPlace, ids.versionId)).size;
+      expect(left).toBeLessThan(PAGES);
+      next = await startDaemon([...fx.storeArgs, '--rate-limit', '0', '--workers', '2'], env);
+      await until(
+        'every max.jpg stored',
+        async () => (await storedMax(fx.blobPlace, ids.versionId)).size === PAGES,
+      );
+      // every one whole
+      const res = await fetch(`${next.url}/files/pages/${ids.versionId}/${PAGES}/max.jpg`);
+      expect(res.status).toBe(200);
+      expect(
+        Buffer.from(await res.arrayBuffer())
+          .subarray(-2)
+          .toString('hex'),
+      ).toBe('ffd9');
+      console.log(`killed with ${left} of ${PAGES} max images; the next start filled the rest`);
+    } finally {
+      await next?.stop();
+      await fx.stop().catch(() => {});
+    }
+  }, 180_000);
 });

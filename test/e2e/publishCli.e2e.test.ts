@@ -7,17 +7,20 @@ import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer, request as httpRequest } from 'node:http';
+import { type AddressInfo, connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
 import { type CliResult, FLIPBOOK, flipbook, NODE, ROOT } from '../support/cli.ts';
 import { corpus } from '../support/corpus.ts';
+import { descendants } from '../support/processTree.ts';
 
 const SMALL = corpus('text_multicolumn.pdf'); // 3 pages
 const ENCRYPTED = corpus('enc_issue3371.pdf'); // needs a password: processing ends in error
-const LONG = corpus('text_why3-manual.pdf'); // 184 pages, ~13 s to render
+// 352 pages: with one render slot (below) it processes for longer than the progress tests need
+const LONG = corpus('text_freeculture.pdf');
 const ANSI = '\u001b';
 const UUID = '[0-9a-f-]{36}';
 const WRONG_KEY = `svc_${'0'.repeat(48)}`;
@@ -109,7 +112,8 @@ beforeAll(async () => {
     FLIPBOOK_API_KEY: undefined,
   };
   [fx, limited] = await Promise.all([
-    startApi('embedded', ['--workers', '2', '--rate-limit', '0']),
+    // One render slot: long renders last long enough to follow (what is tested is the CLI).
+    startApi('embedded', ['--workers', '2', '--render-processes', '1', '--rate-limit', '0']),
     startApi('embedded', ['--rate-limit', '3']),
   ]);
   rateLimited = rateLimitScenario(limited).catch((error: Error) => error);
@@ -549,9 +553,9 @@ describe('following a long render', () => {
     expect(result.code, raw).toBe(0);
     // biome-ignore lint/suspicious/noControlCharactersInRegex: removing escape sequences
     const text = raw.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
-    expect(text).toMatch(/Processing \[[█░]+\] \d+ of 184 pages/);
+    expect(text).toMatch(/Processing \[[█░]+\] \d+ of 352 pages/);
     expect(text).toMatch(/[\d.]+ pages\/s, about \d+ (s|min)/);
-    expect(text).toContain('Processing: done (184 pages)');
+    expect(text).toContain('Processing: done (352 pages)');
   }, 200_000);
 
   it('in a pipeline: a plain line at most every 5 s while processing; Ctrl-C says what to follow', async () => {
@@ -572,12 +576,12 @@ describe('following a long render', () => {
       // Two progress lines, then Ctrl-C mid-render.
       for (
         let i = 0;
-        i < 600 && lines.filter((l) => / of 184 pages/.test(l.text)).length < 2;
+        i < 600 && lines.filter((l) => / of 352 pages/.test(l.text)).length < 2;
         i++
       ) {
         await sleep(100);
       }
-      const progress = lines.filter((l) => /^status: processing \(\d+ of 184 pages/.test(l.text));
+      const progress = lines.filter((l) => /^status: processing \(\d+ of 352 pages/.test(l.text));
       expect(progress.length, stderr).toBeGreaterThanOrEqual(2);
       for (let i = 1; i < progress.length; i++) {
         expect((progress[i]?.at ?? 0) - (progress[i - 1]?.at ?? 0)).toBeGreaterThanOrEqual(4500);
@@ -595,8 +599,8 @@ describe('following a long render', () => {
       expect(followed.code, followed.stderr).toBe(0);
       expect(JSON.parse(followed.stdout)).toMatchObject({
         status: 'done',
-        pages: 184,
-        pages_done: 184,
+        pages: 352,
+        pages_done: 352,
       });
     } finally {
       child.kill('SIGKILL');
@@ -620,4 +624,165 @@ describe('rate limited (3 requests a minute)', () => {
       status: 'pending', // no workers on this daemon
     });
   });
+});
+
+describe('told truthfully', () => {
+  it('an empty --api-key or --url is an error naming it (never a saved login)', async () => {
+    for (const [flag, value] of [
+      ['--api-key', ''],
+      ['--url', ' '],
+    ] as const) {
+      const result = await flipbook(['list', '--json', flag, value], env());
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain(`${flag} was given but is empty`);
+    }
+  });
+
+  it('a server URL with a query or a fragment: exit 2', async () => {
+    const result = await flipbook(['list'], { ...env(), FLIPBOOK_URL: `${fx.daemon.url}/?x=1` });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('must not have a query or fragment');
+  });
+
+  it('a login page (or any other site) in front of the server is a failure, never an empty success', async () => {
+    const sso = createHttpServer((req, res) => {
+      if (req.url?.startsWith('/login')) {
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<form>Sign in</form>');
+      } else res.writeHead(302, { location: '/login' }).end();
+    });
+    await new Promise<void>((r) => sso.listen(0, '127.0.0.1', r));
+    const address = sso.address() as AddressInfo;
+    try {
+      const other = { ...env(), FLIPBOOK_URL: `http://127.0.0.1:${address.port}` };
+      for (const args of [
+        ['list', '--json'],
+        ['show', randomUUID(), '--json'],
+        ['publish', SMALL],
+      ]) {
+        const result = await flipbook(args, other);
+        expect(result.code, `${args[0]}: ${result.stdout}`).toBe(1);
+        expect(result.stdout).toBe('');
+        expect(result.stderr).toContain('did not answer as a flipbook server (HTTP 302 to /login');
+      }
+    } finally {
+      sso.close();
+    }
+  });
+
+  it('publishes a file whose name has quotes, brackets and a dollar sign', async () => {
+    const dir = await tempDir();
+    const name = `Price list (2026) 'final' $x!.pdf`;
+    await writeFile(join(dir, name), readFileSync(SMALL));
+    const result = json<Published>(await flipbook(['publish', join(dir, name), '--json'], env()));
+    const book = json<Book>(await flipbook(['show', result.flipbook_id, '--json'], env()));
+    expect(book.title).toBe(name);
+  });
+
+  it('goes through HTTP_PROXY when one is set', async () => {
+    const seen: string[] = [];
+    const proxy = createHttpServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      const target = new URL(req.url ?? '/');
+      const forward = httpRequest(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname + target.search,
+          method: req.method,
+          headers: req.headers,
+        },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      forward.on('error', () => res.writeHead(502).end());
+      req.pipe(forward);
+    });
+    // undici reaches every target through a tunnel (CONNECT), http:// ones too
+    proxy.on('connect', (req, socket, head) => {
+      seen.push(`CONNECT ${req.url}`);
+      const [host, port] = (req.url ?? '').split(':');
+      const upstream = connect(Number(port), host, () => {
+        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.write(head);
+        upstream.pipe(socket);
+        socket.pipe(upstream);
+      });
+      upstream.on('error', () => socket.destroy());
+      socket.on('error', () => upstream.destroy());
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const address = proxy.address() as AddressInfo;
+    try {
+      const result = await flipbook(['list', '--json'], {
+        ...env(),
+        HTTP_PROXY: `http://127.0.0.1:${address.port}`,
+        NO_PROXY: '',
+      });
+      expect(result.code, result.stderr).toBe(0);
+      const daemon = new URL(fx.daemon.url);
+      expect(seen).toContain(`CONNECT ${daemon.hostname}:${daemon.port}`);
+    } finally {
+      proxy.close();
+    }
+  });
+
+  it('Ctrl-C on a terminal, with the progress view drawn: the ids and what to follow, exit 130', async () => {
+    const dir = await tempDir();
+    const log = join(dir, 'typescript.log');
+    const marker = `interrupted-${randomUUID()}`;
+    const command = [
+      NODE,
+      FLIPBOOK,
+      'publish',
+      LONG,
+      '--wait',
+      '--title',
+      marker,
+      '--url',
+      fx.daemon.url,
+      '--api-key',
+      fx.key,
+    ]
+      .map((arg) => `'${arg}'`)
+      .join(' ');
+    const { CI: _ci, CONTINUOUS_INTEGRATION: _ci2, ...noCi } = process.env;
+    const terminal = spawn('script', ['-q', '-e', '-c', command, log], {
+      cwd: ROOT,
+      env: { ...noCi, ...isolated, TERM: 'xterm-256color' },
+    });
+    const exited = new Promise<number | null>((r) => terminal.once('exit', (code) => r(code)));
+    try {
+      // Once the server renders its pages, Ctrl-C the command (the signal a terminal sends it).
+      // (script's log is written late: the server tells the state.)
+      let rendering = false;
+      for (let i = 0; i < 600 && !rendering; i++) {
+        await sleep(100);
+        const listed = await flipbook(['list', '--search', marker, '--json'], env());
+        const id = (JSON.parse(listed.stdout || '{}').flipbooks ?? [])[0]?.id as string | undefined;
+        if (!id) continue;
+        const book = json<Book>(await flipbook(['show', id, '--json'], env()));
+        const version = book.versions[0];
+        if (!version) continue;
+        const status = json<{ pages_done?: number }>(
+          await flipbook(['status', id, version.id, '--json'], env()),
+        );
+        rendering = (status.pages_done ?? 0) > 0;
+      }
+      expect(rendering).toBe(true);
+      const node = descendants(terminal.pid ?? 0).find((p) => p.program.startsWith('node'));
+      expect(node).toBeDefined();
+      process.kill(node?.pid ?? 0, 'SIGINT');
+      expect(await exited).toBe(130);
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: removing escape sequences
+      const text = readFileSync(log, 'utf8').replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
+      expect(text).toMatch(
+        new RegExp(`Interrupted; processing goes on: flipbook ${UUID} version ${UUID}`),
+      );
+      expect(text).toMatch(new RegExp(`Follow it: flipbook status ${UUID} ${UUID} --wait`));
+    } finally {
+      terminal.kill('SIGKILL');
+    }
+  }, 120_000);
 });

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
 import {
+  addVersion,
   type Client,
   client,
   createFlipbook,
@@ -105,5 +106,21 @@ describe('the render schedule (--render-processes 2, the default --workers)', ()
       const [x, y] = await Promise.all([statusOf(c, long), statusOf(c, longer)]);
       return x.status === 'done' && y.status === 'done';
     });
+  });
+
+  it("processes a flipbook's versions in upload order, so the newest is the one left active", async () => {
+    const first = await createFlipbook(c, {}, pdf(LONG));
+    const newer = await addVersion(c, first.flipbookId, {}, pdf(SHORT));
+    await until('both versions done', async () => {
+      const [a, b] = await Promise.all([
+        statusOf(c, first),
+        statusOf(c, { flipbookId: first.flipbookId, versionId: newer }),
+      ]);
+      return a.status === 'done' && b.status === 'done';
+    });
+    const book = await c.flipbook(first.flipbookId);
+    expectJson(book, 200);
+    const versions = book.body.versions as { id: string; is_active: boolean }[];
+    expect(versions.find((v) => v.is_active)?.id).toBe(newer);
   });
 });

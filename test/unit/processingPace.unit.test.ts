@@ -34,9 +34,12 @@ describe('processing pace', () => {
       { at: 0, done: 10 },
       { at: 2000, done: 30 },
     ];
-    expect(describePace(30, 352, samples)).toBe('30 of 352 pages, 10.0 pages/s, about 33 s left');
-    expect(describePace(30, 2000, samples)).toBe(
-      '30 of 2000 pages, 10.0 pages/s, about 3 min 17 s left',
+    // two seconds of answers are too few to guess from
+    expect(describePace(30, 352, samples)).toBe('30 of 352 pages');
+    samples.push({ at: 4000, done: 50 });
+    expect(describePace(50, 352, samples)).toBe('50 of 352 pages, 10.0 pages/s, about 31 s left');
+    expect(describePace(50, 2000, samples)).toBe(
+      '50 of 2000 pages, 10.0 pages/s, about 3 min 15 s left',
     );
     expect(describePace(0, 0, [])).toBe('');
     expect(describePace(3, 10, [])).toBe('3 of 10 pages');

@@ -27,10 +27,20 @@ export const parseTimeout = (text: string) => {
   return seconds * 1000;
 };
 
-/** Ctrl-C stops waiting cleanly: the signal aborts polling, and the command exits 130. */
+/**
+ * Ctrl-C stops waiting cleanly: the signal aborts polling, and the command exits 130; a second
+ * Ctrl-C ends it at once. A listener that stays (`on`, not `once`): ink's signal-exit re-raises
+ * the signal when it finds itself the only listener left, which killed the command before it
+ * could say what to follow.
+ */
 export const interruptible = () => {
   const controller = new AbortController();
-  process.once('SIGINT', () => controller.abort());
+  const onSigint = () => {
+    if (!controller.signal.aborted) return controller.abort();
+    process.off('SIGINT', onSigint);
+    process.kill(process.pid, 'SIGINT');
+  };
+  process.on('SIGINT', onSigint);
   return controller.signal;
 };
 

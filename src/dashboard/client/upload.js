@@ -108,9 +108,21 @@ const setup = (form) => {
       input.dispatchEvent(new Event('change', { bubbles: true }));
     }
   });
+  // A PDF by its type or, where the system gives none, its name: anything else dropped with
+  // PDFs is set aside (and said), not counted among them.
+  const isPdf = (f) => f.type === 'application/pdf' || (!f.type && /\.pdf$/i.test(f.name));
+  const title = form.querySelector('input[name="title"]');
   input.addEventListener('change', () => {
     clearError();
-    const files = [...(input.files ?? [])];
+    const all = [...(input.files ?? [])];
+    const files = many ? all.filter(isPdf) : all;
+    if (files.length < all.length) {
+      const left = all.length - files.length;
+      showError(`${left} file${left > 1 ? 's are' : ' is'} not a PDF and will not be uploaded.`);
+      const kept = new DataTransfer();
+      for (const f of files) kept.items.add(f);
+      input.files = kept.files;
+    }
     const size = files.reduce((sum, f) => sum + f.size, 0);
     zone.dataset.file =
       files.length > 1
@@ -118,6 +130,11 @@ const setup = (form) => {
         : files[0]
           ? `${files[0].name} · ${sizeWords(files[0].size)}`
           : '';
+    // Several PDFs are titled after their files: one title cannot be each one's.
+    if (title) {
+      title.disabled = files.length > 1;
+      title.placeholder = files.length > 1 ? 'Each flipbook takes its file’s name' : '';
+    }
   });
 
   form.addEventListener('submit', (event) => {
@@ -224,7 +241,12 @@ const setup = (form) => {
             if (s.status === 'error') {
               failed++;
               item.row.classList.add('failed');
-              item.state.textContent = `Could not be processed: ${s.error}`;
+              // The flipbook stays (failed): where to upload a better PDF or delete it.
+              const manage = document.createElement('a');
+              manage.href = answer.flipbook_url;
+              manage.textContent = 'Manage';
+              item.state.textContent = `Could not be processed: ${s.error} · `;
+              item.state.append(manage);
               return;
             }
             ready++;

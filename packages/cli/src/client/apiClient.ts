@@ -19,20 +19,31 @@ import { multipartBody } from './multipartBody.ts';
 import type { PdfFile } from './pdfFile.ts';
 
 const RETRIES = 4;
+/** How long a request waits for the server's answer to begin (an upload: after its last byte). */
+const HEADERS_TIMEOUT_MS = 60_000;
 
 /**
  * undici and one connection pool for the whole command, made on the first request: `flipbook
  * --help` and usage errors never parse undici. Bundled (packages/cli/build.ts), a CommonJS
  * module's exports arrive as `default` only.
  */
-let connections: Promise<{ request: typeof Request; agent: import('undici').Agent }> | null = null;
+let connections: Promise<{ request: typeof Request; agent: import('undici').Dispatcher }> | null =
+  null;
 const undici = () => {
   connections ??= import('undici').then((module) => {
     const loaded: Partial<typeof import('undici')> = module;
     const lib = (loaded.request ? loaded : (loaded as { default: typeof loaded }).default) as typeof import(
       'undici'
     );
-    return { request: lib.request, agent: new lib.Agent() };
+    // HTTP_PROXY, HTTPS_PROXY and NO_PROXY as curl and npm read them (behind a mandatory
+    // proxy, the install works through it: so must every command).
+    const proxied = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'].some(
+      (name) => process.env[name],
+    );
+    return {
+      request: lib.request,
+      agent: proxied ? new lib.EnvHttpProxyAgent() : new lib.Agent(),
+    };
   });
   return connections;
 };
@@ -74,6 +85,8 @@ type Options = {
    * an upload can be sent again after a network failure without making a second flipbook.
    */
   idempotencyKey?: string;
+  /** how long network failures are retried (a wait outlasts a server's restart); default ~4 s */
+  patienceMs?: number;
 };
 
 /** How long the command waits for a server that said 503 (Retry-After), at most, each time. */
@@ -92,6 +105,7 @@ const present = (fields: Record<string, string | undefined>) =>
 
 export const apiClient = (connection: Connection, onWait?: (message: string) => void) => {
   const call = async <T>(path: string, options: Options = {}): Promise<T> => {
+    const patientUntil = Date.now() + (options.patienceMs ?? 0);
     for (let attempt = 1; ; attempt++) {
       let response: Awaited<ReturnType<typeof Request>>;
       const upload = options.body?.();
@@ -110,13 +124,21 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
           },
           body: upload?.body as never,
           signal: options.signal,
-          headersTimeout: 60_000,
-          bodyTimeout: 0,
+          // A server that takes the connection but never answers is given up on after this.
+          headersTimeout: HEADERS_TIMEOUT_MS,
+          bodyTimeout: HEADERS_TIMEOUT_MS,
         });
       } catch (error) {
         // Ctrl-C aborts the request in flight: that is an interruption, not a network failure.
         if (options.signal?.aborted) throw new CliError(EXIT.interrupted, 'Interrupted');
         const code = (error as { code?: string }).code ?? '';
+        if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+          // It is up but says nothing: asking again would only wait as long again.
+          throw new ApiError(
+            0,
+            `${connection.url} took the request but did not answer within ${HEADERS_TIMEOUT_MS / 1000} s`,
+          );
+        }
         const neverSent = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(code);
         // (a PATCH is idempotent: sent twice, it changes the same fields to the same values; an
         // upload with a key is answered once by the server however often it is sent)
@@ -127,10 +149,10 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
               'check `flipbook list` before publishing again',
           );
         }
-        if (attempt >= RETRIES) {
+        if (attempt >= RETRIES && Date.now() >= patientUntil) {
           throw new ApiError(0, `Cannot reach ${connection.url}: ${(error as Error).message}`);
         }
-        const wait = 2 ** attempt * 250;
+        const wait = Math.min(5000, 2 ** attempt * 250);
         onWait?.(`network error (${(error as Error).message}); retrying in ${wait / 1000} s`);
         await sleep(wait, options.signal);
         continue;
@@ -150,6 +172,18 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
         onWait?.(`the server is unavailable for a moment; retrying in ${seconds} s`);
         await sleep(seconds * 1000, options.signal);
         continue;
+      }
+      // A login page, a proxy's error page, another site: not this service, whatever its status.
+      const type = String(response.headers['content-type'] ?? '');
+      if (
+        (response.statusCode >= 300 && response.statusCode < 400) ||
+        (text !== '' && !/^application\/(problem\+)?json\b/i.test(type))
+      ) {
+        const where = response.headers.location ? ` to ${response.headers.location}` : '';
+        throw new ApiError(
+          0,
+          `${connection.url} did not answer as a flipbook server (HTTP ${response.statusCode}${where}, ${type || 'no content type'}): check --url or FLIPBOOK_URL, and that nothing in front of it asks for a login`,
+        );
       }
       const json = text ? safeJson(text) : {};
       if (response.statusCode >= 400) {
@@ -212,10 +246,10 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
         `/flipbooks/${encodeURIComponent(flipbookId)}/versions/${encodeURIComponent(versionId)}`,
         { method: 'DELETE' },
       ),
-    status: (flipbookId: string, versionId: string, signal?: AbortSignal) =>
+    status: (flipbookId: string, versionId: string, signal?: AbortSignal, patienceMs?: number) =>
       call<VersionStatus>(
         `/flipbooks/${encodeURIComponent(flipbookId)}/versions/${encodeURIComponent(versionId)}/status`,
-        { signal },
+        { signal, patienceMs },
       ),
     /** the flipbook now, or as it was at `at` (an RFC 3339 date-time) */
     show: (flipbookId: string, at?: string) =>
@@ -283,9 +317,12 @@ const safeJson = (text: string) => {
 
 export const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
+    // The listener goes with the sleep: a long wait sleeps hundreds of times on one signal.
+    const done = () => {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
       resolve();
-    });
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
   });

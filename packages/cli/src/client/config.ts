@@ -36,13 +36,22 @@ const fromEnvironment = (name: 'FLIPBOOK_URL' | 'FLIPBOOK_API_KEY') => {
   return value.trim();
 };
 
+/** A flag given but empty (`--api-key "$SECRET"` with the secret missing) is an error too. */
+const fromFlag = (name: string, value: string | undefined) => {
+  if (value === undefined) return undefined;
+  if (value.trim() === '') {
+    throw new CliError(EXIT.usage, `${name} was given but is empty (a secret that is not set here?)`);
+  }
+  return value.trim();
+};
+
 export const resolveConnection = async (
   flags: { url?: string; apiKey?: string },
   /** told where the credentials came from when it is not the command line or the environment */
   note: (message: string) => void = () => {},
 ) => {
-  const givenUrl = flags.url || fromEnvironment('FLIPBOOK_URL');
-  const givenKey = flags.apiKey || fromEnvironment('FLIPBOOK_API_KEY');
+  const givenUrl = fromFlag('--url', flags.url) ?? fromEnvironment('FLIPBOOK_URL');
+  const givenKey = fromFlag('--api-key', flags.apiKey) ?? fromEnvironment('FLIPBOOK_API_KEY');
   const saved: Partial<Connection> = givenUrl && givenKey ? {} : await readConfig();
   const url = givenUrl ?? saved.url;
   const apiKey = givenKey ?? saved.apiKey;
@@ -58,6 +67,12 @@ export const resolveConnection = async (
     );
   }
   if (!/^https?:\/\/[^/]/.test(url)) throw new CliError(EXIT.usage, `Not an http(s) URL: ${url}`);
+  if (/[?#]/.test(url)) {
+    throw new CliError(
+      EXIT.usage,
+      `The server URL must not have a query or fragment: ${url} (the service's root, e.g. https://flipbooks.example.com)`,
+    );
+  }
   if (!givenUrl || !givenKey) {
     const what = !givenUrl && !givenKey ? 'server and API key' : !givenKey ? 'API key' : 'server';
     note(`flipbook: using the ${what} saved by flipbook login (${configPath()})`);

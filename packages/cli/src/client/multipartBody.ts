@@ -27,7 +27,7 @@ export const multipartBody = (
           `--${boundary}\r\nContent-Disposition: form-data; name="${quote(name)}"\r\n\r\n${value}\r\n`,
       )
       .join('') +
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${quote(file.name)}"; filename*=UTF-8''${encodeURIComponent(file.name)}\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${quote(file.name)}"; filename*=UTF-8''${extValue(file.name)}\r\n` +
     'Content-Type: application/pdf\r\n\r\n';
   const tail = `\r\n--${boundary}--\r\n`;
   const headBytes = Buffer.from(head);
@@ -49,3 +49,13 @@ export const multipartBody = (
     length: headBytes.length + file.size + tailBytes.length,
   };
 };
+
+/**
+ * RFC 5987's ext-value: percent-encoded UTF-8 with only attr-chars left as they are.
+ * encodeURIComponent leaves ' ( ) * ! alone, and a quote there ends the value for a parser.
+ */
+const extValue = (name: string) =>
+  encodeURIComponent(name).replace(
+    /['()*!]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );

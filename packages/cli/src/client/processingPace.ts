@@ -6,6 +6,8 @@ export type Sample = { at: number; done: number };
 
 /** Only the last stretch counts: a render's pace changes (the first pages go first, alone). */
 const WINDOW_MS = 15_000;
+/** A pace over less than this is noise. */
+const MIN_SECONDS = 3;
 
 export const processingPace = (samples: Sample[], total: number) => {
   const last = samples.at(-1);
@@ -13,7 +15,8 @@ export const processingPace = (samples: Sample[], total: number) => {
   const first = samples.find((s) => s.at >= last.at - WINDOW_MS) ?? last;
   const seconds = (last.at - first.at) / 1000;
   const pages = last.done - first.done;
-  if (seconds <= 0 || pages <= 0) return { rate: null, leftSeconds: null };
+  // Too little seen to say (the first answers come while page 1 renders alone): no guess yet.
+  if (seconds < MIN_SECONDS || pages <= 0) return { rate: null, leftSeconds: null };
   const rate = pages / seconds;
   return { rate, leftSeconds: total > last.done ? Math.ceil((total - last.done) / rate) : 0 };
 };

@@ -1,7 +1,7 @@
 // Polls a version's status with backoff until it is done or failed: an async generator, so a
 // view can show every step and a script can simply take the last one.
 import { type ApiClient, sleep, type VersionStatus } from './apiClient.ts';
-import { CliError, EXIT } from './cliErrors.ts';
+import { ApiError, CliError, EXIT } from './cliErrors.ts';
 
 export async function* waitForVersion(
   client: ApiClient,
@@ -12,7 +12,19 @@ export async function* waitForVersion(
   const deadline = Date.now() + options.timeoutMs;
   let delay = 300;
   for (;;) {
-    const status = await client.status(flipbookId, versionId, options.signal);
+    // A server restarting meanwhile (a deploy) is waited for, two minutes at most.
+    const status = await client
+      .status(flipbookId, versionId, options.signal, 120_000)
+      .catch((error: unknown) => {
+        if (error instanceof ApiError && error.status === 0) {
+          throw new ApiError(
+            0,
+            `${error.message}\nProcessing goes on without us: flipbook ${flipbookId} version ${versionId}\n` +
+              `Follow it: flipbook status ${flipbookId} ${versionId} --wait`,
+          );
+        }
+        throw error;
+      });
     yield status;
     if (status.status === 'done' || status.status === 'error') return;
     if (options.signal?.aborted) throw new CliError(EXIT.interrupted, 'Interrupted');
