@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
 import { sleep } from '../support/apiHelpers.ts';
@@ -146,10 +146,11 @@ describe('the reader’s first load', () => {
   });
 
   /** Opens a reader in a fresh context (an empty cache), recording each request's URL. */
-  const open = async (url: string) => {
+  const open = async (url: string, device: BrowserContextOptions = {}) => {
     const context = await browser.newContext({
       viewport: { width: 1366, height: 800 },
       reducedMotion: 'reduce',
+      ...device,
     });
     const page = await context.newPage();
     const requested: string[] = [];
@@ -167,6 +168,32 @@ describe('the reader’s first load', () => {
     page.waitForFunction(
       "(() => { const img = document.querySelector('#stage img'); return Boolean(img && img.complete && img.naturalWidth > 0); })()",
     );
+
+  it('takes the image for the size a page is shown at, two image pixels per CSS pixel at most', async () => {
+    const shown = async (device: BrowserContextOptions) => {
+      const { page, requested, close } = await open(book.url, device);
+      const src = await page
+        .locator('#stage img')
+        .first()
+        .evaluate((img) => (img as unknown as { currentSrc: string }).currentSrc);
+      const pages = requested.filter((u) => /\/files\/pages\/.*\.jpg$/.test(u));
+      await close();
+      return { src, pages };
+    };
+    const phone = {
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 3,
+      isMobile: true,
+      hasTouch: true,
+    };
+    // A 3x phone: the 1000 px image (2x), never the 2000 px one, for the page or its neighbours.
+    const onPhone = await shown(phone);
+    expect(onPhone.src).toMatch(/\/1\/mid\.jpg$/);
+    expect(onPhone.pages.filter((u) => u.endsWith('max.jpg'))).toEqual([]);
+    // A 2x laptop showing a page 800 px high: the 2000 px image.
+    const laptop = await shown({ deviceScaleFactor: 2 });
+    expect(laptop.src).toMatch(/\/1\/max\.jpg$/);
+  });
 
   it('requests the cover first, at high priority, its neighbours only once it has loaded', async () => {
     const { page, events, close } = await open(book.url);

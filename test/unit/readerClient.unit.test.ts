@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   expandLabels,
+  imageSizes,
   isSpread,
   onScreen,
   pageForInput,
@@ -96,5 +97,18 @@ describe('reader search', () => {
     expect(coveredWords(['The', 'quick', 'brown', 'fox'], 'quick bro')).toEqual([1, 2]);
     expect(coveredWords(['حَبيبي', 'x'], 'حبيبي')).toEqual([0]);
     expect(coveredWords(['a'], '')).toEqual([]);
+  });
+});
+
+describe('the image size a page asks for', () => {
+  it('at most two image pixels per CSS pixel: a 3x phone asks as a 2x screen does', () => {
+    expect(imageSizes(390, 3)).toBe('247px'); // 247 x 3 = 741 px: the 1000 px rendition
+    expect(imageSizes(390, 2)).toBe('390px');
+    expect(imageSizes(390, 1)).toBe('390px');
+    expect(imageSizes(1200.2, 1.5)).toBe('1201px');
+    // what the browser then takes, on a 3x phone: at least 780 px wide, i.e. mid (773 px for
+    // Letter) or max, never max for a page shown 390 px wide
+    const [, mid] = renditionWidths(612, 792);
+    expect(mid).toBeGreaterThanOrEqual(Number.parseInt(imageSizes(390, 3), 10) * 3);
   });
 });

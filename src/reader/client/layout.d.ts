@@ -12,6 +12,7 @@ export declare const slotSizes: (
   height: number,
 ) => Slot[];
 export declare const renditionWidths: (w: number, h: number) => number[];
+export declare const imageSizes: (cssWidth: number, density?: number) => string;
 export declare const labelOf: (labels: Map<number, string>, n: number) => string;
 export declare const expandLabels: (runs: unknown[] | undefined) => Map<number, string>;
 export declare const pageForInput: (

@@ -47,6 +47,21 @@ export const renditionWidths = (w, h) => {
   );
 };
 
+/**
+ * The `sizes` of a page image shown `cssWidth` CSS pixels wide: the browser then takes the
+ * smallest rendition with at most two image pixels per CSS pixel, not the three a phone's screen
+ * has (a 3x phone took the 2000 px image for every page: 250-480 KB where the 1000 px one, at
+ * 2x, is a third of it and reads as well). Screens of 2x and less get their own density.
+ */
+export const imageSizes = (cssWidth, density = globalThis.devicePixelRatio || 1) =>
+  density <= MAX_DENSITY
+    ? `${Math.ceil(cssWidth)}px`
+    : `${Math.ceil(cssWidth * (MAX_DENSITY / density) * SLACK)}px`;
+
+const MAX_DENSITY = 2;
+/** A rendition a few percent short of 2x still counts as 2x (Letter's mid is 773 px, not 780). */
+const SLACK = 0.95;
+
 /** A page's label as the book prints it ("iv", "A-3"), or its number when it has none. */
 export const labelOf = (labels, n) => labels.get(n) ?? String(n);
 

@@ -8,6 +8,7 @@ import { createBook } from './book.js';
 import { attachGestures } from './gestures.js';
 import {
   firstOf,
+  imageSizes,
   isSpread,
   lastOf,
   onScreen,
@@ -49,7 +50,7 @@ const zoom = createZoom({
     // srcset picks img_max once the page is shown big enough to need it.
     for (const img of stage.querySelectorAll('img[data-n]')) {
       const width = img.parentElement.getBoundingClientRect().width;
-      img.sizes = `${Math.ceil(width)}px`;
+      img.sizes = imageSizes(width);
     }
   },
   onZoom: (scale) => {

@@ -2,7 +2,7 @@
 // widths of the three renditions, its links as real <a> elements over the image, and the search
 // hits lit on it. Only the pages on screen are in the DOM.
 import { plainText } from './altText.js';
-import { renditionWidths } from './layout.js';
+import { imageSizes, renditionWidths } from './layout.js';
 
 /**
  * A page's figure at the given CSS size. `side` is left/right (in a spread) or single; null
@@ -38,7 +38,7 @@ export const pageFigure = (book, n, side, size, options = {}) => {
   img.width = mid;
   img.height = Math.round((mid * page.h) / page.w) || mid;
   img.srcset = `${book.url(n, 'min.jpg')} ${min}w, ${book.url(n, 'mid.jpg')} ${mid}w, ${book.url(n, 'max.jpg')} ${max}w`;
-  img.sizes = `${Math.ceil(size.w * (options.scale ?? 1))}px`;
+  img.sizes = imageSizes(size.w * (options.scale ?? 1));
   img.src = book.url(n, 'mid.jpg');
   img.draggable = false;
   figure.append(img);
