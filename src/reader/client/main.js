@@ -96,6 +96,7 @@ const updateChrome = (pages) => {
 /** Draws the pages shown with page `current`, then their links and hits, then preloads. */
 const render = () => {
   const pages = visible(current);
+  stopPreloads(pages);
   const screen = onScreen(pages, book.rtl);
   const sizes = slotSizes(screen, book.aspect, stage.clientWidth, stage.clientHeight);
   const lead = firstOf(pages);
@@ -135,6 +136,9 @@ const drawPageLinks = (shownNow = renders) =>
 const nextStart = () => lastOf(visible(current)) + 1;
 const prevStart = () => firstOf(visible(current)) - 1;
 
+/** Images loading for the pages one turn away (not in the document). */
+let preloading = [];
+
 /** Warms the browser cache for the pages one turn away, at the size they will be shown. */
 const preload = () => {
   const box = stage.querySelector('figure[data-n]')?.getBoundingClientRect();
@@ -143,9 +147,25 @@ const preload = () => {
   for (const n of [...visible(clamp(nextStart())), ...visible(clamp(prevStart()))]) {
     // An image that is not in the document still loads: the browser keeps it for the turn.
     if (n && !shown.includes(n) && book.pages.has(n)) {
-      pageFigure(book, n, 'single', size, { priority: 'low', interactive: false });
+      const figure = pageFigure(book, n, 'single', size, { priority: 'low', interactive: false });
+      const img = figure.querySelector('img');
+      if (img) preloading.push(img);
     }
   }
+};
+
+/**
+ * Stops the preloads still under way: after a jump elsewhere they would share a slow link with
+ * the pages now wanted (on slow 4G, two of them made a jump take twice as long). One that is the
+ * page now shown is left to finish.
+ */
+const stopPreloads = (wanted) => {
+  for (const img of preloading) {
+    if (img.complete || wanted.includes(Number(img.dataset.n))) continue;
+    img.removeAttribute('srcset');
+    img.removeAttribute('src');
+  }
+  preloading = [];
 };
 
 /**
