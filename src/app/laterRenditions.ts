@@ -59,15 +59,13 @@ export const renderStoredPages = async (
   if (positions.length === 0) return;
   // Known to this process until it ends, so a deletion here can stop it and wait (below).
   const stop = new AbortController();
-  const running = renderStored(
-    deps,
-    source,
+  const running = renderStored(deps, source, {
     positions,
     rendition,
     priority,
-    AbortSignal.any([signal, stop.signal]),
+    signal: AbortSignal.any([signal, stop.signal]),
     onStored,
-  );
+  });
   const entry = { stop, running };
   const mine = inFlight.get(source.versionId) ?? new Set();
   inFlight.set(source.versionId, mine.add(entry));
@@ -98,14 +96,17 @@ export const stopLaterRenditions = async (versionId: string) => {
 const renderStored = async (
   deps: LaterDeps,
   source: { versionId: string; checksum: string },
-  positions: number[],
-  rendition: RenditionName,
-  priority: Priority,
-  signal: AbortSignal,
-  onStored: (position: number) => void,
+  work: {
+    positions: number[];
+    rendition: RenditionName;
+    priority: Priority;
+    signal: AbortSignal;
+    onStored: (position: number) => void;
+  },
 ) => {
+  const { positions, rendition, priority, signal, onStored } = work;
   const original = await deps.blobs.localOriginal(source.checksum);
-  const work = await mkdtemp(join(tmpdir(), 'flipbook-pages-')).catch(async (error) => {
+  const scratch = await mkdtemp(join(tmpdir(), 'flipbook-pages-')).catch(async (error) => {
     await original.release();
     throw error;
   });
@@ -139,7 +140,7 @@ const renderStored = async (
         const range = startRange({
           limits: deps.render.limits,
           pdfPath: original.path,
-          dir: join(work, `${task.first}-${serial++}`),
+          dir: join(scratch, `${task.first}-${serial++}`),
           first: task.first,
           last: task.last,
           longSide,
@@ -147,7 +148,7 @@ const renderStored = async (
           pageTimeoutMs: deps.render.pageTimeoutMs,
           signal: AbortSignal.any([signal, stop]),
           onFile: async (position, made) => {
-            const placed = join(work, `${position}.jpg`);
+            const placed = join(scratch, `${position}.jpg`);
             await placeRendition(made, placed, longSide, { position, sized: true, rendition });
             await store(position, placed);
           },
@@ -157,7 +158,7 @@ const renderStored = async (
           done: range.done.catch(async (error: unknown) => {
             // A page with no size (a 0x0 MediaBox): blank, as processing made its other images.
             if (task.first === task.last && /hDPI or vDPI values are invalid/.test(String(error))) {
-              const placed = join(work, `${task.first}.jpg`);
+              const placed = join(scratch, `${task.first}.jpg`);
               await blankPage(placed, longSide, rendition);
               await store(task.first, placed);
               return;
@@ -169,7 +170,7 @@ const renderStored = async (
       () => priority,
     );
   } finally {
-    await rm(work, { recursive: true, force: true });
+    await rm(scratch, { recursive: true, force: true });
     await original.release();
   }
 };

@@ -89,6 +89,33 @@ const ok = (result: CliResult) => {
 const json = <T>(result: CliResult) => JSON.parse(ok(result).stdout) as T;
 
 /**
+ * `flipbook ARGS` on a terminal: `script` gives it one and records what it drew in `log`. The
+ * terminal's environment has no CI variables (the CLI draws no live view under CI).
+ */
+const onTerminal = (args: string[], log: string) => {
+  const command = [NODE, FLIPBOOK, ...args].map((arg) => `'${arg}'`).join(' ');
+  const { CI: _ci, CONTINUOUS_INTEGRATION: _ci2, ...noCi } = process.env;
+  return {
+    command: 'script',
+    args: ['-q', '-e', '-c', command, log],
+    options: { cwd: ROOT, env: { ...noCi, ...isolated, TERM: 'xterm-256color' } },
+  };
+};
+
+/** Runs `flipbook ARGS` on a terminal to its end. */
+const runOnTerminal = (args: string[], log: string, timeout: number) =>
+  new Promise<CliResult>((done) => {
+    const terminal = onTerminal(args, log);
+    execFile(
+      terminal.command,
+      terminal.args,
+      { ...terminal.options, timeout },
+      (error, stdout, stderr) =>
+        done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+
+/**
  * 429 then retry: `publish` (no --wait) makes exactly 3 requests (create, status, show), so the
  * `status` after it is the 4th in the window: refused with Retry-After, retried in the next
  * window. All four must fall in one fixed one-minute window, so it starts early in one.
@@ -487,29 +514,11 @@ describe('waiting on a long job', () => {
 describe('on a terminal', () => {
   it('draws the progress bar and the processing state, then prints the URL', async () => {
     const log = join(await tempDir(), 'typescript.log');
-    const command = [
-      NODE,
-      FLIPBOOK,
-      'publish',
-      SMALL,
-      '--wait',
-      '--url',
-      fx.daemon.url,
-      '--api-key',
-      fx.key,
-    ]
-      .map((arg) => `'${arg}'`)
-      .join(' ');
-    const { CI: _ci, CONTINUOUS_INTEGRATION: _ci2, ...noCi } = process.env;
-    const result = await new Promise<CliResult>((done) => {
-      execFile(
-        'script',
-        ['-q', '-e', '-c', command, log],
-        { cwd: ROOT, env: { ...noCi, ...isolated, TERM: 'xterm-256color' }, timeout: 60_000 },
-        (error, stdout, stderr) =>
-          done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-      );
-    });
+    const result = await runOnTerminal(
+      ['publish', SMALL, '--wait', '--url', fx.daemon.url, '--api-key', fx.key],
+      log,
+      60_000,
+    );
     const raw = readFileSync(log, 'utf8');
     expect(result.code, raw).toBe(0);
     expect(raw).toContain(ANSI); // a live view redrawn in place, not plain lines
@@ -526,29 +535,11 @@ describe('on a terminal', () => {
 describe('following a long render', () => {
   it('on a terminal: a bar of pages done with the pace and the time left', async () => {
     const log = join(await tempDir(), 'typescript.log');
-    const command = [
-      NODE,
-      FLIPBOOK,
-      'publish',
-      LONG,
-      '--wait',
-      '--url',
-      fx.daemon.url,
-      '--api-key',
-      fx.key,
-    ]
-      .map((arg) => `'${arg}'`)
-      .join(' ');
-    const { CI: _ci, CONTINUOUS_INTEGRATION: _ci2, ...noCi } = process.env;
-    const result = await new Promise<CliResult>((done) => {
-      execFile(
-        'script',
-        ['-q', '-e', '-c', command, log],
-        { cwd: ROOT, env: { ...noCi, ...isolated, TERM: 'xterm-256color' }, timeout: 180_000 },
-        (error, stdout, stderr) =>
-          done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-      );
-    });
+    const result = await runOnTerminal(
+      ['publish', LONG, '--wait', '--url', fx.daemon.url, '--api-key', fx.key],
+      log,
+      180_000,
+    );
     const raw = readFileSync(log, 'utf8');
     expect(result.code, raw).toBe(0);
     // biome-ignore lint/suspicious/noControlCharactersInRegex: removing escape sequences
@@ -732,26 +723,11 @@ describe('told truthfully', () => {
     const dir = await tempDir();
     const log = join(dir, 'typescript.log');
     const marker = `interrupted-${randomUUID()}`;
-    const command = [
-      NODE,
-      FLIPBOOK,
-      'publish',
-      LONG,
-      '--wait',
-      '--title',
-      marker,
-      '--url',
-      fx.daemon.url,
-      '--api-key',
-      fx.key,
-    ]
-      .map((arg) => `'${arg}'`)
-      .join(' ');
-    const { CI: _ci, CONTINUOUS_INTEGRATION: _ci2, ...noCi } = process.env;
-    const terminal = spawn('script', ['-q', '-e', '-c', command, log], {
-      cwd: ROOT,
-      env: { ...noCi, ...isolated, TERM: 'xterm-256color' },
-    });
+    const run = onTerminal(
+      ['publish', LONG, '--wait', '--title', marker, '--url', fx.daemon.url, '--api-key', fx.key],
+      log,
+    );
+    const terminal = spawn(run.command, run.args, run.options);
     const exited = new Promise<number | null>((r) => terminal.once('exit', (code) => r(code)));
     try {
       // Once the server renders its pages, Ctrl-C the command (the signal a terminal sends it).
