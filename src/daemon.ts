@@ -20,7 +20,7 @@ import { createHttpServer } from './http/server.ts';
 import { makeAssetsNow } from './http/staticAssets.ts';
 import { installLastResort } from './lastResort.ts';
 import { logger } from './log.ts';
-import { jobGauge, registry } from './metrics.ts';
+import { jobGauge, registry, renderSlotGauge } from './metrics.ts';
 import { sweepWrapperDirs } from './pdf/poppler.ts';
 import { SCRIPT, STYLESHEET } from './reader/assets.ts';
 import { mountReader } from './reader/readerRoutes.ts';
@@ -139,6 +139,11 @@ export const runDaemon = async (options: DaemonOptions) => {
   // One set of render slots for this process: the workers' documents and the page images
   // readers ask for share the cores (src/pdf/renderSlots.ts).
   const render = renderOptionsFor(options.renderProcesses ?? defaultRenderProcesses());
+  renderSlotGauge(() => ({
+    running: render.slots.running,
+    waiting: render.slots.waiting,
+    slots: render.slots.capacity,
+  }));
   const server = createHttpServer(
     logger,
     (routes) => {

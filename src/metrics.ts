@@ -56,3 +56,18 @@ export const jobGauge = (read: () => Promise<Record<string, number>>) =>
       for (const state of ['queued', 'running', 'failed']) this.set({ state }, counts[state] ?? 0);
     },
   });
+
+/** This process's render slots when scraped: renderer processes running and requests waiting. */
+export const renderSlotGauge = (read: () => { running: number; waiting: number; slots: number }) =>
+  new Gauge({
+    name: 'flipbook_render_processes',
+    help: 'Renderer processes of this process: running now, waiting for a slot, and its slots',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const now = read();
+      this.set({ state: 'running' }, now.running);
+      this.set({ state: 'waiting' }, now.waiting);
+      this.set({ state: 'slots' }, now.slots);
+    },
+  });

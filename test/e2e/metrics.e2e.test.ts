@@ -14,7 +14,14 @@ describe('metrics, readiness and keep-alive (embedded store, one worker)', () =>
   let fx: ApiFixture;
 
   beforeAll(async () => {
-    fx = await startApi('embedded', ['--workers', '1', '--rate-limit', '0']);
+    fx = await startApi('embedded', [
+      '--workers',
+      '1',
+      '--render-processes',
+      '2',
+      '--rate-limit',
+      '0',
+    ]);
   });
   afterAll(async () => {
     await fx?.stop();
@@ -65,6 +72,9 @@ describe('metrics, readiness and keep-alive (embedded store, one worker)', () =>
     expect(value(text, 'flipbook_jobs{state="queued"}')).toBe(0);
     expect(value(text, 'flipbook_jobs{state="running"}')).toBe(0);
     expect(value(text, 'flipbook_jobs{state="failed"}')).toBe(0);
+    // this daemon's render slots (--render-processes 2 here): idle once the work is done
+    expect(value(text, 'flipbook_render_processes{state="slots"}')).toBe(2);
+    expect(value(text, 'flipbook_render_processes{state="waiting"}')).toBe(0);
     expect(text).toContain('flipbook_process_resident_memory_bytes');
   });
 
