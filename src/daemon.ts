@@ -99,6 +99,8 @@ export const runDaemon = async (options: DaemonOptions) => {
     dataDir: options.dataDir,
     databaseUrl: options.databaseUrl,
     limits: options.databaseLimits,
+    // A database starting beside the daemon (compose, a loaded machine) is waited for a while.
+    startupPatienceMs: 30_000,
   });
   const blobs = await openCheckedBlobStore(options).catch(async (error: Error) => {
     await store.close();

@@ -19,6 +19,7 @@ import { locateStore, type StoreOptions } from './location.ts';
 import { createLocks, type Locks } from './locks.ts';
 import { inlineProjections } from './projections.ts';
 import { migrate } from './schema.ts';
+import { isDatabaseUnavailable } from './unavailable.ts';
 
 export type Store = {
   events: PostgresEventStore;
@@ -43,6 +44,12 @@ export const openStore = async (
     migrate?: boolean;
     /** the bounds on every use of the database (default: databaseLimits()) */
     limits?: DatabaseLimits;
+    /**
+     * how long to wait for the database to accept a first connection (a daemon or worker
+     * starting beside its database, or on a loaded machine); default 0: one try, as a command
+     * run by a person should fail at once
+     */
+    startupPatienceMs?: number;
   },
 ): Promise<Store> => {
   const location = await locateStore(options);
@@ -62,6 +69,9 @@ export const openStore = async (
     connectionOptions: { pooled: true, pool },
   });
   try {
+    // A server just started (ours, or a container's beside us), or a machine under load, may take
+    // longer than one connection's timeout to accept the first: starting waits for it a while.
+    await firstConnection(pool, options.startupPatienceMs ?? 0);
     // Long by nature (another daemon's migration may hold the lock through a replay): no limit.
     if (options.migrate !== false) await longWork(pool, (client) => migrate(client, events));
   } catch (error) {
@@ -89,4 +99,17 @@ export const openStore = async (
       await location.release();
     },
   };
+};
+
+const firstConnection = async (pool: pg.Pool, patienceMs: number) => {
+  const deadline = Date.now() + patienceMs;
+  for (;;) {
+    try {
+      (await pool.connect()).release();
+      return;
+    } catch (error) {
+      if (!isDatabaseUnavailable(error) || Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
 };

@@ -38,6 +38,7 @@ export const registerWorker = (program: Command) => {
       dataDir: flags.dataDir,
       databaseUrl: flags.databaseUrl,
       limits: limitsOf(flags),
+      startupPatienceMs: 30_000,
     });
     const blobs = await openCheckedBlobStore(flags).catch(async (error: Error) => {
       await store.close();
