@@ -256,6 +256,7 @@ export const runDaemon = async (options: DaemonOptions) => {
       blobs: blobs.describe,
       rateLimit: options.rateLimit,
       workers: options.workers,
+      renderProcesses: render.slots.capacity,
       startupMs: Math.round(performance.now() - started),
     },
     `flipbook ready on ${publicUrl}`,

@@ -23,6 +23,7 @@ import { runTasks } from '../pdf/renderQueue.ts';
 import { startRange } from '../pdf/renderRange.ts';
 import type { Priority } from '../pdf/renderSlots.ts';
 import { blankPage, placeRendition, QUALITY, type RenditionName } from '../pdf/renditions.ts';
+import { isDatabaseUnavailable } from '../store/unavailable.ts';
 
 export type LaterDeps = { db: Db; blobs: BlobStore; render: RenderOptions };
 
@@ -106,10 +107,13 @@ const renderStored = async (
 ) => {
   const { positions, rendition, priority, signal, onStored } = work;
   const original = await deps.blobs.localOriginal(source.checksum);
-  const scratch = await mkdtemp(join(tmpdir(), 'flipbook-pages-')).catch(async (error) => {
-    await original.release();
-    throw error;
-  });
+  // Named after this process: a start after a kill removes it (sweepWrapperDirs).
+  const scratch = await mkdtemp(join(tmpdir(), `flipbook-pages-${process.pid}-`)).catch(
+    async (error) => {
+      await original.release();
+      throw error;
+    },
+  );
   const longSide = deps.render.sizes[rendition];
   const file = `${rendition}.jpg` as PageFile;
   const store = async (position: number, made: string) => {
@@ -182,25 +186,106 @@ export class RenditionBusy extends AppError {
   }
 }
 
-type Waiting = { resolve: () => void; reject: (error: unknown) => void };
-type Queue = { pending: Map<number, Waiting[]>; running: boolean };
+/** What a request for a page image gets: the file is stored, or the page cannot be rendered. */
+export type Demanded = 'stored' | 'unrenderable';
 
-/** Per version: the pages asked for and not yet rendered, and whether a render is under way. */
+type Waiting = { resolve: (outcome: Demanded) => void; reject: (error: unknown) => void };
+type Queue = { pending: Map<number, Set<Waiting>>; running: boolean };
+
+/** Per version and rendition: the pages asked for and not yet rendered, and whether a render runs. */
 const queues = new Map<string, Queue>();
 
 /**
+ * Pages poppler could not render at a size (a page over the time or memory allowed), for an hour:
+ * asked again, they get the smaller image at once instead of another render (which would hold a
+ * slot for the page's whole time limit each time).
+ */
+const unrenderable = new Map<string, number>();
+const UNRENDERABLE_FOR_MS = 60 * 60_000;
+const unrenderableKey = (versionId: string, position: number, rendition: RenditionName) =>
+  `${versionId}/${position}/${rendition}`;
+const isUnrenderable = (versionId: string, position: number, rendition: RenditionName) => {
+  const key = unrenderableKey(versionId, position, rendition);
+  const until = unrenderable.get(key);
+  if (until !== undefined && until < Date.now()) unrenderable.delete(key);
+  return until !== undefined && until >= Date.now();
+};
+
+/**
+ * Renders what it can of `positions`: a page poppler cannot render (named by the failure, or the
+ * first one not stored) is set aside as unrenderable, and the rest go on. Returns the pages set
+ * aside.
+ */
+export const renderWhatCan = async (
+  deps: LaterDeps,
+  source: { versionId: string; checksum: string },
+  positions: number[],
+  rendition: RenditionName,
+  priority: Priority,
+  signal: AbortSignal,
+  onStored: (position: number) => void = () => {},
+): Promise<number[]> => {
+  const stored = new Set<number>();
+  const failed = positions.filter((p) => isUnrenderable(source.versionId, p, rendition));
+  let left = positions.filter((p) => !failed.includes(p));
+  while (left.length > 0) {
+    try {
+      await renderStoredPages(deps, source, left, rendition, priority, signal, (position) => {
+        stored.add(position);
+        onStored(position);
+      });
+      return failed;
+    } catch (error) {
+      if (!(error instanceof RenderFailure)) throw error;
+      const named = Number(/\bpage (\d+)/i.exec(error.message)?.[1]);
+      const bad =
+        left.includes(named) && !stored.has(named) ? named : left.find((p) => !stored.has(p));
+      if (bad === undefined) return failed;
+      unrenderable.set(
+        unrenderableKey(source.versionId, bad, rendition),
+        Date.now() + UNRENDERABLE_FOR_MS,
+      );
+      failed.push(bad);
+      left = left.filter((p) => p !== bad && !stored.has(p));
+    }
+  }
+  return failed;
+};
+
+/**
+ * Demand renders at once in this process, whatever the book: at most half the render slots, so
+ * floods of requests (for several public books at once) leave the other half to uploads.
+ */
+let demandsRunning = 0;
+const demandsWaiting: (() => void)[] = [];
+const demandTurn = async (capacity: number) => {
+  if (demandsRunning < Math.max(1, Math.floor(capacity / 2))) {
+    demandsRunning++;
+    return;
+  }
+  await new Promise<void>((resolve) => demandsWaiting.push(resolve));
+};
+const demandDone = () => {
+  const next = demandsWaiting.shift();
+  if (next) next();
+  else demandsRunning--;
+};
+
+/**
  * Makes sure page `position`'s `rendition` exists in the store, rendering it now if it does not.
- * Resolves once it is stored (the caller opens it then); NotFound for a version that has no such
- * page; RenditionBusy when the page takes too long (the reader asks again).
+ * 'stored' once it is (the caller opens it then), 'unrenderable' for a page poppler cannot render
+ * at this size (the caller sends a smaller image); NotFound for a version that has no such page;
+ * RenditionBusy when the page takes too long (the reader asks again).
  */
 export const demandRendition = async (
   deps: LaterDeps,
   versionId: string,
   position: number,
   rendition: RenditionName,
-): Promise<void> => {
+): Promise<Demanded> => {
   const source = await renditionSource(deps.db, versionId);
   if (!source || position > source.page_count) throw new NotFound('Not found');
+  if (isUnrenderable(versionId, position, rendition)) return 'unrenderable';
   if (source.status !== 'done') {
     // Still processing: only a page whose images are out has a folder to put this one in.
     const out = await deps.blobs.openPageFile(versionId, position, 'min.jpg');
@@ -213,18 +298,26 @@ export const demandRendition = async (
     queue = { pending: new Map(), running: false };
     queues.set(key, queue);
   }
-  const ready = new Promise<void>((resolve, reject) => {
-    const waiting = queue.pending.get(position) ?? [];
-    waiting.push({ resolve, reject });
-    queue.pending.set(position, waiting);
+  const mine = queue;
+  let waiter: Waiting | undefined;
+  const ready = new Promise<Demanded>((resolve, reject) => {
+    waiter = { resolve, reject };
+    const waiting = mine.pending.get(position) ?? new Set();
+    mine.pending.set(position, waiting.add(waiter));
   });
   if (!queue.running) void drain(deps, { versionId, checksum: source.checksum }, key, rendition);
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new RenditionBusy()), WAIT_MS);
+    timer = setTimeout(() => {
+      // Given up on: nobody waits for the page any more, so it is not rendered for nobody.
+      const waiting = mine.pending.get(position);
+      if (waiter) waiting?.delete(waiter);
+      if (waiting?.size === 0) mine.pending.delete(position);
+      reject(new RenditionBusy());
+    }, WAIT_MS);
   });
   try {
-    await Promise.race([ready, late]);
+    return await Promise.race([ready, late]);
   } finally {
     clearTimeout(timer);
   }
@@ -240,34 +333,60 @@ const drain = async (
   const queue = queues.get(key);
   if (!queue || queue.running) return;
   queue.running = true;
+  const settle = (position: number, outcome: Demanded | { error: unknown }) => {
+    const waiting = queue.pending.get(position);
+    queue.pending.delete(position);
+    for (const w of waiting ?? []) {
+      if (typeof outcome === 'string') w.resolve(outcome);
+      else w.reject(outcome.error);
+    }
+  };
   try {
     while (queue.pending.size > 0) {
-      const first = Math.min(...queue.pending.keys());
-      const batch = [...queue.pending.keys()].filter((p) => p < first + SPAN);
-      const last = Math.max(...batch);
-      const settle = (position: number, error?: unknown) => {
-        const waiting = queue.pending.get(position);
-        queue.pending.delete(position);
-        for (const w of waiting ?? []) error === undefined ? w.resolve() : w.reject(error);
-      };
+      await demandTurn(deps.render.slots.capacity);
       try {
+        if (queue.pending.size === 0) break; // all given up on while waiting for a turn
+        const first = Math.min(...queue.pending.keys());
+        const last = Math.max(...[...queue.pending.keys()].filter((p) => p < first + SPAN));
         // The pages between those asked for come with them (the reader turns that way).
         const positions = Array.from({ length: last - first + 1 }, (_, i) => first + i);
-        await renderStoredPages(
-          deps,
-          source,
-          positions,
-          rendition,
-          'demand',
-          AbortSignal.timeout(WAIT_MS * 3),
-          (position) => settle(position),
-        );
-        for (const position of batch) settle(position, new RenditionBusy());
-      } catch (error) {
-        // Not kept: the next request tries again. A page poppler cannot render at this size
-        // is the reader's to work around (it shows the smaller image it has).
-        const told = error instanceof RenderFailure ? new RenditionBusy() : error;
-        for (const position of batch) settle(position, told);
+        const stored = new Set<number>();
+        try {
+          const failed = await renderWhatCan(
+            deps,
+            source,
+            positions,
+            rendition,
+            'demand',
+            AbortSignal.timeout(WAIT_MS * 3),
+            (position) => {
+              stored.add(position);
+              settle(position, 'stored');
+            },
+          );
+          for (const position of failed) settle(position, 'unrenderable');
+          // A request that came in while its page was being stored (it had not found the file)
+          // finds it now; one for a page that came out neither way is told to come back.
+          for (const position of positions) {
+            if (stored.has(position)) settle(position, 'stored');
+            else if (queue.pending.has(position)) settle(position, { error: new RenditionBusy() });
+          }
+        } catch (error) {
+          // The version went (deleted meanwhile): its pages are not found. The database or the
+          // store away: said as such. Anything else (a render cut off): the next request tries again.
+          const gone =
+            (await versionStatusById(deps.db, source.versionId).catch(() => '')) === null;
+          const told = gone
+            ? new NotFound('Not found')
+            : error instanceof AppError || isDatabaseUnavailable(error)
+              ? error
+              : new RenditionBusy();
+          for (const position of positions) {
+            if (!stored.has(position)) settle(position, { error: told });
+          }
+        }
+      } finally {
+        demandDone();
       }
     }
   } finally {

@@ -60,15 +60,18 @@ export const mountFiles = (
     const kind = file as keyof typeof TYPES;
     let blob = await deps.blobs.openPageFile(id, Number(position), kind);
     const rendition = kind.replace('.jpg', '') as RenditionName;
+    let standIn = false;
     if (!blob && kind.endsWith('.jpg') && !deps.render.renditions.includes(rendition)) {
       // A rendition left out of processing (processing.md, "The largest rendition"): rendered
-      // now, for this page and the ones asked for with it, then sent like any other.
-      await demandRendition(deps, id, Number(position), rendition);
-      blob = await deps.blobs.openPageFile(id, Number(position), kind);
+      // now, for this page and the ones asked for with it, then sent like any other. A page
+      // poppler cannot render that large gets its 1000 px image, never kept as this one.
+      const outcome = await demandRendition(deps, id, Number(position), rendition);
+      standIn = outcome === 'unrenderable';
+      blob = await deps.blobs.openPageFile(id, Number(position), standIn ? 'mid.jpg' : kind);
     }
     await sendFile(req, res, blob, {
       'Content-Type': TYPES[kind],
-      'Cache-Control': status === 'done' ? IMMUTABLE : REVALIDATE,
+      'Cache-Control': status === 'done' && !standIn ? IMMUTABLE : REVALIDATE,
     });
   });
 

@@ -15,7 +15,7 @@ import {
   renewFill,
 } from '../../projections/renditionFills.ts';
 import { versionStatusById } from '../../projections/versions.ts';
-import { renderStoredPages } from '../app/laterRenditions.ts';
+import { renderWhatCan } from '../app/laterRenditions.ts';
 import { NotFound } from '../domain/errors.ts';
 import { RenderFailure } from '../pdf/renderFailure.ts';
 import { RENDITIONS } from '../pdf/renditions.ts';
@@ -57,7 +57,9 @@ export const startFills = (deps: ProcessDeps, options: FillOptions, wake: EventT
           if (file) await file.close();
           else missing.push(position);
         }
-        await renderStoredPages(
+        // A page poppler cannot render this large is skipped (its requests get the smaller
+        // image); the rest are filled in.
+        const skipped = await renderWhatCan(
           { db: store.db, blobs: deps.blobs, render: deps.render },
           { versionId: fill.version_id, checksum: fill.checksum },
           missing,
@@ -66,6 +68,12 @@ export const startFills = (deps: ProcessDeps, options: FillOptions, wake: EventT
           signal,
           () => rendered++,
         );
+        if (skipped.length > 0) {
+          log.info(
+            { versionId: fill.version_id, rendition, pages: skipped },
+            'pages left out of the fill: too heavy to render this large',
+          );
+        }
       }
       await endFill(store.db, fill.version_id);
       log.info(

@@ -180,6 +180,35 @@ describe.each([
     );
   });
 
+  it('answers every one of many requests for one missing page with its image', async () => {
+    await removeMax(fx.blobPlace, versionId, 150);
+    const replies = await Promise.all(
+      Array.from({ length: 60 }, async () => {
+        const res = await fetch(maxUrl(150));
+        return { status: res.status, bytes: Buffer.from(await res.arrayBuffer()) };
+      }),
+    );
+    expect(replies.map((r) => r.status)).toEqual(replies.map(() => 200));
+    for (const reply of replies)
+      expect(reply.bytes.equals(replies[0]?.bytes ?? Buffer.alloc(0))).toBe(true);
+  });
+
+  it('answers 404, never a 500, to requests waiting for pages of a book deleted meanwhile', async () => {
+    const ids = await doneAndFilling(c, fx.blobPlace);
+    const url = (n: number) => `${fx.daemon.url}/files/pages/${ids.versionId}/${n}/max.jpg`;
+    const waiting = Array.from({ length: 40 }, (_, i) =>
+      fetch(url(PAGES - i)).then(async (res) => {
+        await res.arrayBuffer();
+        return res.status;
+      }),
+    );
+    await sleep(200);
+    expectJson(await c.del(`/flipbooks/${ids.flipbookId}`), 200);
+    const statuses = await Promise.all(waiting);
+    expect(statuses.filter((s) => s !== 200 && s !== 404)).toEqual([]);
+    expect(await storedKeys(fx.blobPlace, `pages/${ids.versionId}`)).toEqual([]);
+  });
+
   it('answers 404 for a page the version does not have, and for a version that does not exist', async () => {
     expect((await fetch(maxUrl(PAGES + 1))).status).toBe(404);
     const unknown = `${fx.daemon.url}/files/pages/00000000-0000-4000-8000-000000000000/1/max.jpg`;

@@ -102,13 +102,18 @@ describe('reader search', () => {
 
 describe('the image size a page asks for', () => {
   it('at most two image pixels per CSS pixel: a 3x phone asks as a 2x screen does', () => {
-    expect(imageSizes(390, 3)).toBe('247px'); // 247 x 3 = 741 px: the 1000 px rendition
+    expect(imageSizes(390, 3)).toBe('221px'); // 221 x 3 = 663 px: the 1000 px rendition
     expect(imageSizes(390, 2)).toBe('390px');
     expect(imageSizes(390, 1)).toBe('390px');
     expect(imageSizes(1200.2, 1.5)).toBe('1201px');
     // what the browser then takes, on a 3x phone: at least 780 px wide, i.e. mid (773 px for
     // Letter) or max, never max for a page shown 390 px wide
-    const [, mid] = renditionWidths(612, 792);
-    expect(mid).toBeGreaterThanOrEqual(Number.parseInt(imageSizes(390, 3), 10) * 3);
+    for (const [w, h] of [
+      [612, 792], // Letter: 773 px wide
+      [595, 842], // A4: 707 px wide
+    ]) {
+      const [, mid] = renditionWidths(w as number, h as number);
+      expect(mid).toBeGreaterThanOrEqual(Number.parseInt(imageSizes(390, 3), 10) * 3);
+    }
   });
 });

@@ -59,8 +59,11 @@ export const imageSizes = (cssWidth, density = globalThis.devicePixelRatio || 1)
     : `${Math.ceil(cssWidth * (MAX_DENSITY / density) * SLACK)}px`;
 
 const MAX_DENSITY = 2;
-/** A rendition a few percent short of 2x still counts as 2x (Letter's mid is 773 px, not 780). */
-const SLACK = 0.95;
+/**
+ * A rendition a little short of 2x still counts as 2x: a portrait page's 1000 px image is 773 px
+ * wide for Letter and 707 for A4, where a 390 px wide page at 2x wants 780.
+ */
+const SLACK = 0.85;
 
 /** A page's label as the book prints it ("iv", "A-3"), or its number when it has none. */
 export const labelOf = (labels, n) => labels.get(n) ?? String(n);
