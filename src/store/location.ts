@@ -10,6 +10,8 @@ export type Location = {
   release: () => Promise<void>;
   /** the embedded server restarted if it died; an external one is its operator's (false) */
   revive: () => Promise<boolean>;
+  /** the embedded server (this machine's, perhaps just started by this very process) */
+  embedded: boolean;
 };
 
 /** --data-dir unless told: FLIPBOOK_DATA_DIR (the container image sets /data), else ./data. */
@@ -26,6 +28,7 @@ export const locateStore = async (options: StoreOptions): Promise<Location> => {
       describe: redact(databaseUrl),
       release: async () => {},
       revive: async () => false,
+      embedded: false,
     };
   }
   const dataDir = options.dataDir ?? DEFAULT_DATA_DIR;
@@ -37,6 +40,7 @@ export const locateStore = async (options: StoreOptions): Promise<Location> => {
     describe: `embedded PostgreSQL in ${dataDir}`,
     release: embedded.stop,
     revive: embedded.revive,
+    embedded: true,
   };
 };
 

@@ -46,8 +46,8 @@ export const openStore = async (
     limits?: DatabaseLimits;
     /**
      * how long to wait for the database to accept a first connection (a daemon or worker
-     * starting beside its database, or on a loaded machine); default 0: one try, as a command
-     * run by a person should fail at once
+     * starting beside its database, or on a loaded machine); default: 30 s for the embedded
+     * server, 0 (one try) for a --database-url, as a command run by a person should fail at once
      */
     startupPatienceMs?: number;
   },
@@ -71,7 +71,8 @@ export const openStore = async (
   try {
     // A server just started (ours, or a container's beside us), or a machine under load, may take
     // longer than one connection's timeout to accept the first: starting waits for it a while.
-    await firstConnection(pool, options.startupPatienceMs ?? 0);
+    // The embedded server, which this very command may just have started, is always waited for.
+    await firstConnection(pool, options.startupPatienceMs ?? (location.embedded ? 30_000 : 0));
     // Long by nature (another daemon's migration may hold the lock through a replay): no limit.
     if (options.migrate !== false) await longWork(pool, (client) => migrate(client, events));
   } catch (error) {

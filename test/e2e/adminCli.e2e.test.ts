@@ -40,7 +40,10 @@ describe.each(STORE_KINDS)('admin CLI on the %s store', (kind) => {
 
     const daemon = await startDaemon(store);
     try {
-      expect(daemon.startupMs).toBeLessThan(5000);
+      // It says how long it took (a loaded machine's embedded server may take a while to accept
+      // its first connection, which the daemon waits up to 30 s for: docs/deploy.md).
+      expect(daemon.startupMs).toBeGreaterThan(0);
+      expect(daemon.startupMs).toBeLessThan(35_000);
       // Daemon running: the same commands work against the same store.
       expect(
         (await flipbook(['workspace', 'create', 'hobby', '--plan', 'free', ...store])).code,
