@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import sharp from 'sharp';
 import { CORPUS } from '../test/support/corpus.ts';
+import { sideBySide } from './sideBySide.ts';
 
 const [file = '', page = '1', left, top, width, height, out = 'crops.png'] = process.argv.slice(2);
 const dir = mkdtempSync(join(tmpdir(), 'bench-crops-'));
@@ -34,27 +35,8 @@ try {
     width: Number(width),
     height: Number(height),
   };
-  const crop = (name: string) =>
-    sharp(join(dir, name))
-      .extract(region)
-      .resize(region.width * 2, region.height * 2, { kernel: 'nearest' })
-      .png()
-      .toBuffer();
-  const gap = 12;
-  await sharp({
-    create: {
-      width: region.width * 4 + gap,
-      height: region.height * 2,
-      channels: 3,
-      background: '#888888',
-    },
-  })
-    .composite([
-      { input: await crop('derived.jpg'), left: 0, top: 0 },
-      { input: await crop('rendered.jpg'), left: region.width * 2 + gap, top: 0 },
-    ])
-    .png()
-    .toFile(out);
+  const cut = (name: string) => sharp(join(dir, name)).extract(region).png().toBuffer();
+  await sideBySide(await cut('derived.jpg'), await cut('rendered.jpg'), region, out);
   // sharp's sharpness: the standard deviation of the Laplacian, of the crop in grey
   const measure = async (name: string) => {
     const { size } = await stat(join(dir, name));

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import sharp from 'sharp';
 import { CORPUS } from '../test/support/corpus.ts';
+import { sideBySide } from './sideBySide.ts';
 
 const DEVICE_WIDTH = 1170;
 const [file = '', page = '1', left, top, width, height, out = 'phone-crops.png'] =
@@ -45,26 +46,7 @@ try {
       .png()
       .toBuffer();
   const [before, now] = [await shown('before'), await shown('now')];
-  const enlarged = (png: Buffer) =>
-    sharp(png)
-      .resize(region.width * 2, region.height * 2, { kernel: 'nearest' })
-      .png()
-      .toBuffer();
-  const gap = 12;
-  await sharp({
-    create: {
-      width: region.width * 4 + gap,
-      height: region.height * 2,
-      channels: 3,
-      background: '#888888',
-    },
-  })
-    .composite([
-      { input: await enlarged(before), left: 0, top: 0 },
-      { input: await enlarged(now), left: region.width * 2 + gap, top: 0 },
-    ])
-    .png()
-    .toFile(out);
+  await sideBySide(before, now, region, out);
   const words = async (name: string, png: Buffer) => {
     const bytes = statSync(join(dir, `${name}.jpg`)).size;
     const { sharpness } = await sharp(png).greyscale().stats();

@@ -27,6 +27,15 @@ import { isDatabaseUnavailable } from '../store/unavailable.ts';
 
 export type LaterDeps = { db: Db; blobs: BlobStore; render: RenderOptions };
 
+/** Pages to render at a size, at a priority, and what to tell as each is stored. */
+type LaterWork = {
+  positions: number[];
+  rendition: RenditionName;
+  priority: Priority;
+  signal: AbortSignal;
+  onStored: (position: number) => void;
+};
+
 /** Pages a demand render may take in one process (the first one asked, and those after it). */
 const SPAN = 16;
 /** How long a request waits for its page before it is told to come back. */
@@ -48,24 +57,18 @@ export const runsOf = (positions: number[]) => {
  * as it is done (`onStored`). Runs cut short by the slots come back later in the same call. A
  * page without a size (pdftoppm cannot scale it) gets a blank page, as in processing.
  */
-export const renderStoredPages = async (
+const renderStoredPages = async (
   deps: LaterDeps,
   source: { versionId: string; checksum: string },
-  positions: number[],
-  rendition: RenditionName,
-  priority: Priority,
-  signal: AbortSignal,
-  onStored: (position: number) => void = () => {},
+  work: LaterWork,
 ) => {
+  const { positions, signal } = work;
   if (positions.length === 0) return;
   // Known to this process until it ends, so a deletion here can stop it and wait (below).
   const stop = new AbortController();
   const running = renderStored(deps, source, {
-    positions,
-    rendition,
-    priority,
+    ...work,
     signal: AbortSignal.any([signal, stop.signal]),
-    onStored,
   });
   const entry = { stop, running };
   const mine = inFlight.get(source.versionId) ?? new Set();
@@ -97,13 +100,7 @@ export const stopLaterRenditions = async (versionId: string) => {
 const renderStored = async (
   deps: LaterDeps,
   source: { versionId: string; checksum: string },
-  work: {
-    positions: number[];
-    rendition: RenditionName;
-    priority: Priority;
-    signal: AbortSignal;
-    onStored: (position: number) => void;
-  },
+  work: LaterWork,
 ) => {
   const { positions, rendition, priority, signal, onStored } = work;
   const original = await deps.blobs.localOriginal(source.checksum);
@@ -230,9 +227,15 @@ export const renderWhatCan = async (
   let left = positions.filter((p) => !failed.includes(p));
   while (left.length > 0) {
     try {
-      await renderStoredPages(deps, source, left, rendition, priority, signal, (position) => {
-        stored.add(position);
-        onStored(position);
+      await renderStoredPages(deps, source, {
+        positions: left,
+        rendition,
+        priority,
+        signal,
+        onStored: (position) => {
+          stored.add(position);
+          onStored(position);
+        },
       });
       return failed;
     } catch (error) {
