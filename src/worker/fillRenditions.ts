@@ -1,7 +1,9 @@
 // The background fill: after a version is done, the renditions processing left out (the 2000 px
 // max.jpg) are rendered for every page nobody has asked for yet, at the render slots' lowest
 // priority, so any upload's pages and any reader's request go first (src/app/laterRenditions.ts).
-// One fill at a time per process. The queue is the `rendition_fills` table, leased like jobs, so
+// As many fills at once per process as it has render slots: a one-page book's fill keeps one
+// process busy, and fills one after another left the other cores idle behind a burst of small
+// uploads (bench:drain); the slots still decide who renders. The queue is the `rendition_fills` table, leased like jobs, so
 // a fill cut off by a crash or a stop is taken up again; a fill never fails a version (a page
 // that cannot be rendered is rendered, or told busy, when asked for).
 import { hostname } from 'node:os';
@@ -105,14 +107,14 @@ export const startFills = (deps: ProcessDeps, options: FillOptions, wake: EventT
     }
   };
 
+  let sweptAt = 0;
   const loop = async () => {
-    let sweptAt = 0;
     while (!stopping.signal.aborted) {
       let fill: Fill | null = null;
       try {
         if (Date.now() - sweptAt > 3_600_000) {
+          sweptAt = Date.now(); // before the await: one loop sweeps
           await dropOrphanFills(store.db);
-          sweptAt = Date.now();
         }
         fill = await claimFill(store.db, owner, options.leaseMs);
         if (fill) await fillOne(fill);
@@ -122,11 +124,11 @@ export const startFills = (deps: ProcessDeps, options: FillOptions, wake: EventT
       if (!fill) await sleep(options.pollMs, stopping.signal, wake);
     }
   };
-  const running = loop();
+  const running = Array.from({ length: deps.render.slots.capacity }, loop);
   return {
     stop: async () => {
       stopping.abort();
-      await running;
+      await Promise.all(running);
     },
   };
 };

@@ -9,12 +9,17 @@ export const FLIPBOOK = resolve(ROOT, 'bin/flipbook');
 
 export type CliResult = { code: number; stdout: string; stderr: string };
 
-export const flipbook = (args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> =>
+/** `root` runs another checkout's build (a benchmark's baseline), with that checkout's Node. */
+export const flipbook = (
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  root = ROOT,
+): Promise<CliResult> =>
   new Promise((done) => {
     execFile(
-      NODE,
-      [FLIPBOOK, ...args],
-      { cwd: ROOT, env: { ...process.env, DATABASE_URL: '', ...S3_ENV, ...env }, timeout: 60_000 },
+      resolve(root, 'node_modules/.bin/node'),
+      [resolve(root, 'bin/flipbook'), ...args],
+      { cwd: root, env: { ...process.env, DATABASE_URL: '', ...S3_ENV, ...env }, timeout: 60_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         done({ code, stdout, stderr });
@@ -32,17 +37,28 @@ export type Daemon = {
 
 /**
  * Starts `flipbook serve` on a random port and waits for its ready line. `prefix` runs it under
- * another command that execs it (`taskset -c 0`: the benchmark's one core), keeping its pid.
+ * another command that execs it (`taskset -c 0`: the benchmark's one core), keeping its pid;
+ * `root`, another checkout's build.
  */
 export const startDaemon = (
   args: string[],
   env: NodeJS.ProcessEnv = {},
   prefix: string[] = [],
+  root = ROOT,
 ): Promise<Daemon> =>
   new Promise((done, fail) => {
-    const command = [...prefix, NODE, FLIPBOOK, 'serve', '--port', '0', ...args];
+    const node = resolve(root, 'node_modules/.bin/node');
+    const command = [
+      ...prefix,
+      node,
+      resolve(root, 'bin/flipbook'),
+      'serve',
+      '--port',
+      '0',
+      ...args,
+    ];
     const child = spawn(command[0] as string, command.slice(1), {
-      cwd: ROOT,
+      cwd: root,
       env: { ...process.env, DATABASE_URL: '', ...S3_ENV, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
