@@ -10,7 +10,7 @@ import { openCheckedBlobStore } from './blobs/openBlobStore.ts';
 import { startBlobSweep } from './blobs/sweep.ts';
 import { DASHBOARD_SCRIPT, DASHBOARD_STYLES } from './dashboard/assets.ts';
 import { mountDashboard } from './dashboard/routes.ts';
-import { mountApi, readsBody } from './http/api.ts';
+import { apiBodyPolicy, mountApi } from './http/api.ts';
 import { discardBody } from './http/bodyLimit.ts';
 import { mountDownloads } from './http/downloads.ts';
 import { mountFiles } from './http/files.ts';
@@ -189,7 +189,7 @@ export const runDaemon = async (options: DaemonOptions) => {
       const path = (req.url ?? '/').split('?')[0] ?? '/';
       if (!path.startsWith('/api/v1/') && path !== '/api/v1') return;
       await limiter.check(req, res);
-      if (!readsBody(req.method, path)) await discardBody(req);
+      if (apiBodyPolicy(req.method, path) === 'none') await discardBody(req);
     },
     { trustProxy: options.trustProxy, recordClientInfo: options.recordClientInfo },
     // 9 s by default: with the rest of the work, a request answers within the documented 10 s

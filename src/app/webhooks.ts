@@ -12,6 +12,7 @@ import {
 } from '../../projections/webhookDeliveries.ts';
 import { findWebhook, listWebhooks, type WebhookRow } from '../../projections/webhooks.ts';
 import { InvalidInput, NotFound, RuleBroken } from '../domain/errors.ts';
+import type { PublicEventType } from '../domain/publicEvents.ts';
 import { isUuid } from '../domain/uuid.ts';
 import { checkWebhookUrl } from '../domain/workspace/webhooks.ts';
 import type { Store } from '../store/store.ts';
@@ -25,7 +26,8 @@ export type WebhookDeps = { store: Store; clock: Clock; allowPrivate: boolean };
 export const shownWebhook = (row: WebhookRow) => ({
   id: row.id,
   url: row.url,
-  events: row.events,
+  // (stored from a request checked against the public types: src/contract/webhooks.ts)
+  events: row.events as PublicEventType[] | null,
   description: row.description,
   status: row.enabled ? ('enabled' as const) : ('disabled' as const),
   disabled_reason: (row.disabled_reason as 'gone' | 'failing' | null) ?? null,

@@ -1,7 +1,13 @@
 // Building blocks of the API contract: TypeBox schemas are plain JSON Schema 2020-12 objects, so
 // the same object types the code (`Static<typeof X>`), validates requests (Ajv) and is embedded
 // in the OpenAPI 3.1 document as is (src/http/openapi.ts).
-import { type SchemaOptions, type Static, type TProperties, Type } from '@sinclair/typebox';
+import {
+  type SchemaOptions,
+  type Static,
+  type TProperties,
+  type TSchema,
+  Type,
+} from '@sinclair/typebox';
 
 /**
  * A named schema: its `title` is its name in the OpenAPI document's components, where the
@@ -22,6 +28,14 @@ export const StringEnum = <const T extends readonly string[]>(
   values: T,
   options: SchemaOptions = {},
 ) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+
+/**
+ * An optional query parameter with a default: a request may leave it out, and once read (the
+ * reader fills the default in, src/http/endpointInput.ts) it is always there, so code sees it
+ * required.
+ */
+export const Defaulted = <T extends TSchema>(schema: T) =>
+  Type.Unsafe<Static<T>>(Type.Optional(schema));
 
 export const Uuid = (description: string) => Type.String({ format: 'uuid', description });
 

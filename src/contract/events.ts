@@ -1,7 +1,7 @@
 // The audit trail (beyond the spec): GET /flipbooks/:id/events, a page at a time, each event with
 // who did it (docs/audit.md). The shapes src/app/eventLog.ts and src/app/eventContext.ts produce.
 import { type Static, Type } from '@sinclair/typebox';
-import { Closed, Count, Named, StringEnum, Uuid } from './common.ts';
+import { Closed, Count, Defaulted, Named, StringEnum, Uuid } from './common.ts';
 
 const nullable = (description: string, options: { maxLength?: number } = {}) =>
   Type.Union([Type.String(options), Type.Null()], { description });
@@ -118,7 +118,7 @@ export type EventList = Static<typeof EventList>;
 
 /** GET /flipbooks/:id/events: the paging src/http/listQuery.ts enforces. */
 export const EventsQuery = Closed({
-  page: Type.Optional(
+  page: Defaulted(
     Type.Integer({
       minimum: 1,
       maximum: 1_000_000,
@@ -126,7 +126,7 @@ export const EventsQuery = Closed({
       description: 'Page number, from 1; a page past the end is empty',
     }),
   ),
-  per_page: Type.Optional(
+  per_page: Defaulted(
     Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Events per page' }),
   ),
 });

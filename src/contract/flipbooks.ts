@@ -8,7 +8,7 @@ import {
   MAX_TITLE,
   SLUG_PATTERN,
 } from '../domain/flipbookFields.ts';
-import { Closed, DateTime, Named, StringEnum, Uuid } from './common.ts';
+import { Closed, DateTime, Defaulted, Named, StringEnum, Uuid } from './common.ts';
 import { createdAtUnix, estimatedSeconds, Page, uploadedSize, Version } from './versions.ts';
 
 export const FLIPBOOK_STATUSES = ['published', 'archived'] as const;
@@ -73,7 +73,7 @@ export type Flipbook = Static<typeof Flipbook>;
 export const LIST_SORTS = ['created_at', 'updated_at', 'title'] as const;
 export const LIST_DIRS = ['asc', 'desc'] as const;
 export const ListFlipbooksQuery = Closed({
-  page: Type.Optional(
+  page: Defaulted(
     Type.Integer({
       minimum: 1,
       maximum: 1_000_000,
@@ -81,7 +81,7 @@ export const ListFlipbooksQuery = Closed({
       description: 'Page number, from 1; a page past the end is empty',
     }),
   ),
-  per_page: Type.Optional(
+  per_page: Defaulted(
     Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Items per page' }),
   ),
   search: Type.Optional(
@@ -94,13 +94,13 @@ export const ListFlipbooksQuery = Closed({
   status: Type.Optional(
     status('Only flipbooks with this status (case-insensitive). Empty means no filter'),
   ),
-  sort: Type.Optional(
+  sort: Defaulted(
     StringEnum(LIST_SORTS, {
       default: 'created_at',
       description: 'Sort field (case-insensitive); `title` sorts case-insensitively',
     }),
   ),
-  dir: Type.Optional(
+  dir: Defaulted(
     StringEnum(LIST_DIRS, {
       default: 'desc',
       description: 'Sort direction (case-insensitive)',
@@ -192,3 +192,11 @@ export const FlipbookEdits = Named(
   { description: 'Any of the editable fields; a field absent stays as it is' },
 );
 export type FlipbookEdits = Static<typeof FlipbookEdits>;
+
+/** The path of every endpoint under /flipbooks/{id}. */
+export const FlipbookIdParams = Type.Object({ id: Uuid('Flipbook id (any letter case)') });
+
+/** POST /flipbooks/by-slug/{slug}/versions. */
+export const SlugParams = Type.Object({
+  slug: slug('A slug of the workspace: lowercase letters, digits and hyphens'),
+});

@@ -112,3 +112,9 @@ export const CreateVersionFields = Closed({
     }),
   ),
 });
+
+/** The path of every endpoint under /flipbooks/{id}/versions/{vid}. */
+export const VersionIdsParams = Type.Object({
+  id: Uuid('Flipbook id (any letter case)'),
+  vid: Uuid('Version id (any letter case)'),
+});

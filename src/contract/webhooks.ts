@@ -3,7 +3,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { PUBLIC_EVENT_TYPES } from '../domain/publicEvents.ts';
 import { MAX_DESCRIPTION, MAX_URL } from '../domain/workspace/webhooks.ts';
-import { Closed, Count, DateTime, Named, StringEnum, Uuid } from './common.ts';
+import { Closed, Count, DateTime, Defaulted, Named, StringEnum, Uuid } from './common.ts';
 
 export const FEED_MAX_LIMIT = 100;
 export const FEED_DEFAULT_LIMIT = 50;
@@ -40,17 +40,18 @@ export const EventFeed = Named(
 export type EventFeed = Static<typeof EventFeed>;
 
 export const EventFeedQuery = Closed({
-  after: Type.Optional(
+  after: Defaulted(
     Type.String({
       pattern: '^(0|[1-9][0-9]{0,18}|now)$',
+      default: '0',
       description:
         '`next` of the previous page; `0` (the default) for the oldest event, `now` for only events to come',
     }),
   ),
-  limit: Type.Optional(
+  limit: Defaulted(
     Type.Integer({ minimum: 1, maximum: FEED_MAX_LIMIT, default: FEED_DEFAULT_LIMIT }),
   ),
-  wait: Type.Optional(
+  wait: Defaulted(
     Type.Integer({
       minimum: 0,
       maximum: FEED_MAX_WAIT_S,
@@ -133,3 +134,6 @@ export const WebhookRemoved = Named('WebhookRemoved', {
 export const TestQueued = Named('WebhookTestQueued', {
   delivery_id: Uuid('The test delivery’s id'),
 });
+
+/** The path of every endpoint under /webhooks/{webhookId}. */
+export const WebhookIdParams = Type.Object({ webhookId: Uuid('Webhook id (any letter case)') });

@@ -10,7 +10,7 @@ import { addVersion, createFlipbook } from '../app/flipbooks.ts';
 import type { ReceivedUpload } from '../app/received.ts';
 import type { UploadTarget } from '../app/uploadLimits.ts';
 import { AppError } from '../domain/errors.ts';
-import { refuseBeforeBody } from '../http/api.ts';
+import { refuseBeforeBody } from '../http/endpoints/uploads.ts';
 import type { Request, Routes } from '../http/server.ts';
 import { receiveUpload } from '../http/upload.ts';
 import { flipbookView, idOf, idsOf, refusal } from './flipbookView.ts';

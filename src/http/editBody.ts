@@ -1,14 +1,11 @@
-// The body of PATCH /api/v1/flipbooks/:id: a JSON object with any of the editable fields, checked
-// against the contract's schema (src/contract/flipbooks.ts), then each field by the domain's own
-// rules (flipbookFields.ts). Every refusal is a 400 naming the field, in the words below (or a 413
-// for a body past 64 KB, which no edit needs).
-import type { IncomingMessage } from 'node:http';
+// The body of PATCH /api/v1/flipbooks/:id (and of the dashboard's edit form): a JSON object with
+// any of the editable fields, checked against the contract's schema (src/contract/flipbooks.ts),
+// then each field by the domain's own rules (flipbookFields.ts). Every refusal is a 400 naming
+// the field, in the words below (or a 413 for a body past 64 KB, which no edit needs).
 import { FlipbookEdits } from '../contract/flipbooks.ts';
 import { type Failure, validator } from '../contract/validate.ts';
-import { AppError, InvalidInput } from '../domain/errors.ts';
+import { InvalidInput } from '../domain/errors.ts';
 import * as fields from '../domain/flipbookFields.ts';
-import { bodyDeadline } from './bodyLimit.ts';
-import { PayloadTooLarge } from './upload.ts';
 
 export const MAX_EDIT_BYTES = 64 * 1024;
 export const EDITABLE = Object.keys(FlipbookEdits.properties) as (keyof FlipbookEdits)[];
@@ -24,24 +21,8 @@ const WRONG: Record<keyof FlipbookEdits, string> = {
   direction: fields.INVALID_DIRECTION,
 };
 
-export const readEdits = async (req: IncomingMessage): Promise<FlipbookEdits> => {
-  const type = req.headers['content-type'] ?? '';
-  if (!/^application\/json\s*(;|$)/i.test(type)) {
-    throw new InvalidInput('The body must be JSON (Content-Type: application/json)');
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(await readText(req));
-  } catch (error) {
-    if (error instanceof AppError) throw error; // too large, too slow
-    throw new InvalidInput('Malformed JSON body');
-  }
-  return editsFrom(value);
-};
-
 /** The edits in a parsed body, or the first refusal: the body's shape, then field by field. */
-export const editsFrom = (value: unknown): FlipbookEdits => {
-  const failures = check(value);
+export const editsFrom = (value: unknown, failures = check(value)): FlipbookEdits => {
   if (failures.some((f) => f.instancePath === '' && f.keyword === 'type')) {
     throw new InvalidInput(`The body must be a JSON object with any of ${EDITABLE.join(', ')}`);
   }
@@ -82,35 +63,3 @@ const wrongType = (failures: Failure[], name: string) =>
   failures.some(
     (f) => f.instancePath === `/${name}` && (f.keyword === 'type' || f.keyword === 'enum'),
   );
-
-/** The body as text, at most MAX_EDIT_BYTES; `what` names it in the 413 ("an edit"). */
-export const readText = (req: IncomingMessage, what = 'an edit') =>
-  new Promise<string>((resolve, reject) => {
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > MAX_EDIT_BYTES) {
-      req.resume();
-      return reject(tooLarge(what));
-    }
-    const arrived = bodyDeadline(req, reject);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_EDIT_BYTES) {
-        req.removeAllListeners('data');
-        req.resume();
-        reject(tooLarge(what));
-      } else chunks.push(chunk);
-    });
-    req.on('end', () => {
-      arrived();
-      resolve(Buffer.concat(chunks).toString('utf8'));
-    });
-    req.on('error', (error) => {
-      arrived();
-      reject(error);
-    });
-  });
-
-const tooLarge = (what: string) =>
-  new PayloadTooLarge(`Request body too large: ${what} is at most ${MAX_EDIT_BYTES / 1024} KB`);

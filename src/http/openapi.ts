@@ -1,13 +1,14 @@
 // The OpenAPI 3.1 description of Client API v1, served (without authentication) at
 // GET /api/v1/openapi.json. Generated, never written by hand: the shapes are the contract's
-// TypeBox schemas (src/contract/, JSON Schema 2020-12 as OpenAPI 3.1 embeds it), the routes and
-// their answers come from src/http/openapiRoutes.ts, and every limit it states is the constant
-// the code enforces. Each schema with a name (its `title`) becomes a component, and every use of
+// TypeBox schemas (src/contract/, JSON Schema 2020-12 as OpenAPI 3.1 embeds it), the endpoints and
+// their answers come from the route table (src/http/api.ts), and every limit it states is the
+// constant the code enforces. Each schema with a name (its `title`) becomes a component, and every use of
 // it inside another schema a `$ref`.
-import type { TSchema } from '@sinclair/typebox';
+import type { TObject, TSchema } from '@sinclair/typebox';
+import { ErrorBody } from '../contract/common.ts';
 import { PLAN_LIMITS } from '../domain/plans.ts';
 import { MAX_BODY_BYTES } from './bodyLimit.ts';
-import { type Answer, EXTRA_SCHEMAS, ROUTES, type Route } from './openapiRoutes.ts';
+import { type Answer, type Endpoint, openApiPath } from './endpoint.ts';
 import { DEFAULT_RATE_LIMIT, WINDOW_SECONDS } from './rateLimit.ts';
 import { REQUEST_ID_PATTERN } from './requestContext.ts';
 import { MAX_UPLOAD_BYTES } from './upload.ts';
@@ -65,7 +66,9 @@ const schemaOf = (schema: TSchema) =>
 
 // --- operations ---
 
-const answer = (given: Answer) => {
+type Success = Endpoint<unknown>['ok'];
+
+const answer = (given: Answer | Success) => {
   if ('ref' in given) return ref('responses', given.ref);
   if ('error' in given) {
     return given.retryAfter
@@ -86,7 +89,7 @@ const answer = (given: Answer) => {
   };
 };
 
-const requestBody = (body: NonNullable<Route['body']>) => {
+const requestBody = (body: NonNullable<Endpoint<unknown>['body']>) => {
   if ('json' in body) {
     return { required: true, content: { 'application/json': { schema: schemaOf(body.json) } } };
   }
@@ -118,36 +121,40 @@ const pdfPart = {
 };
 
 /** A query schema's properties as query parameters, each with its description beside its schema. */
-const queryParameters = (query: NonNullable<Route['query']>) =>
+const queryParameters = (query: TObject) =>
   Object.entries((json(query) as { properties: Record<string, Json> }).properties).map(
     ([name, { description, ...schema }]) => ({ name, in: 'query', description, schema }),
   );
 
-const operation = (route: Route) => {
-  const isUpload = route.body !== undefined && 'upload' in route.body;
+const operation = (endpoint: Endpoint<unknown>) => {
+  const isUpload = endpoint.body !== undefined && 'upload' in endpoint.body;
   const shared: Record<number, Answer> = {
-    413: { ref: route.body && 'upload' in route.body ? 'UploadTooLarge' : 'BodyTooLarge' },
+    413: { ref: isUpload ? 'UploadTooLarge' : 'BodyTooLarge' },
     429: { ref: 'TooManyRequests' },
     500: { ref: 'InternalError' },
     503: { ref: 'Unavailable' },
   };
-  if (!route.public) shared[401] = { ref: 'Unauthorized' };
-  const responses = { ...shared, ...route.responses };
+  if (!endpoint.public) shared[401] = { ref: 'Unauthorized' };
+  const responses: Record<number, Answer | Success> = {
+    ...shared,
+    ...endpoint.errors,
+    [endpoint.ok.status]: endpoint.ok,
+  };
   return {
-    operationId: route.operationId,
-    tags: [route.tag],
-    summary: route.summary,
-    ...(route.description ? { description: route.description } : {}),
-    ...(route.public ? { security: [] } : {}),
-    ...(route.query || isUpload
+    operationId: endpoint.operationId,
+    tags: [endpoint.tag],
+    summary: endpoint.summary,
+    ...(endpoint.description ? { description: endpoint.description } : {}),
+    ...(endpoint.public ? { security: [] } : {}),
+    ...(endpoint.query || isUpload
       ? {
           parameters: [
-            ...(route.query ? queryParameters(route.query) : []),
+            ...(endpoint.query ? queryParameters(endpoint.query) : []),
             ...(isUpload ? [ref('parameters', 'IdempotencyKey')] : []),
           ],
         }
       : {}),
-    ...(route.body ? { requestBody: requestBody(route.body) } : {}),
+    ...(endpoint.body ? { requestBody: requestBody(endpoint.body) } : {}),
     responses: Object.fromEntries(
       Object.entries(responses)
         .sort(([a], [b]) => Number(a) - Number(b))
@@ -156,6 +163,7 @@ const operation = (route: Route) => {
   };
 };
 
+/** Each path parameter's component: one per name, whichever endpoint declares it. */
 const PATH_PARAMETERS: Record<string, string> = {
   id: 'FlipbookId',
   vid: 'VersionId',
@@ -163,12 +171,17 @@ const PATH_PARAMETERS: Record<string, string> = {
   slug: 'Slug',
 };
 
-const slugParameter = {
-  name: 'slug',
-  in: 'path',
-  required: true,
-  description: 'A slug of the workspace: lowercase letters, digits and hyphens',
-  schema: { type: 'string', pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$', maxLength: 100 },
+const pathParameters = (endpoints: readonly Endpoint<unknown>[]) => {
+  const found: Record<string, Json> = {};
+  for (const endpoint of endpoints) {
+    const properties = (endpoint.params?.schema.properties ?? {}) as Record<string, Json>;
+    for (const [name, { description, ...schema }] of Object.entries(properties)) {
+      const component = PATH_PARAMETERS[name];
+      if (!component) throw new Error(`no component named for the path parameter ${name}`);
+      found[component] ??= { name, in: 'path', required: true, description, schema: json(schema) };
+    }
+  }
+  return found;
 };
 
 /** Every upload takes one (beyond the spec; docs/api.md, "Idempotency-Key"). */
@@ -181,37 +194,28 @@ const idempotencyKeyParameter = {
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 };
 
-const paths = () => {
+const paths = (endpoints: readonly Endpoint<unknown>[]) => {
   const items: Record<string, Json> = {};
-  for (const route of ROUTES) {
-    const placeholders = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
-    items[route.path] ??= placeholders.length
-      ? { parameters: placeholders.map((name) => ref('parameters', PATH_PARAMETERS[name] ?? name)) }
+  for (const endpoint of endpoints) {
+    const path = openApiPath(endpoint.path);
+    const names = Object.keys(endpoint.params?.schema.properties ?? {});
+    items[path] ??= names.length
+      ? { parameters: names.map((name) => ref('parameters', PATH_PARAMETERS[name] ?? name)) }
       : {};
-    (items[route.path] as Json)[route.method] = operation(route);
+    (items[path] as Json)[endpoint.method] = operation(endpoint);
   }
   return items;
 };
 
 // --- the document ---
 
-const build = () => {
-  for (const route of ROUTES) {
-    for (const given of Object.values(route.responses))
-      if ('schema' in given) collect(given.schema);
-    if (route.body) collect('json' in route.body ? route.body.json : route.body.upload);
+export const buildOpenApiDocument = <Deps>(endpoints: readonly Endpoint<Deps>[]) => {
+  const all = endpoints as readonly Endpoint<unknown>[];
+  for (const endpoint of all) {
+    collect(endpoint.ok.schema);
+    if (endpoint.body) collect('json' in endpoint.body ? endpoint.body.json : endpoint.body.upload);
   }
-  EXTRA_SCHEMAS.forEach(collect);
-  const builtPaths = paths();
-  // The document's own 200: not one of the contract's shapes.
-  const self = (builtPaths['/openapi.json'] as { get: { responses: Json } }).get.responses;
-  self['200'] = {
-    description: 'The OpenAPI 3.1 document',
-    headers: answerHeaders,
-    content: {
-      'application/json': { schema: { type: 'object', required: ['openapi', 'info', 'paths'] } },
-    },
-  };
+  collect(ErrorBody);
   return {
     openapi: '3.1.0',
     info: {
@@ -236,16 +240,10 @@ const build = () => {
       },
       { name: 'meta', description: 'This description' },
     ],
-    paths: builtPaths,
+    paths: paths(all),
     components: {
       securitySchemes,
-      parameters: {
-        FlipbookId: pathParameter('id', 'Flipbook id (any letter case)'),
-        VersionId: pathParameter('vid', 'Version id (any letter case)'),
-        WebhookId: pathParameter('webhookId', 'Webhook id (any letter case)'),
-        Slug: slugParameter,
-        IdempotencyKey: idempotencyKeyParameter,
-      },
+      parameters: { ...pathParameters(all), IdempotencyKey: idempotencyKeyParameter },
       headers,
       responses: {
         Unauthorized: errorAnswer(
@@ -323,14 +321,6 @@ const securitySchemes = {
   },
 };
 
-const pathParameter = (name: string, description: string) => ({
-  name,
-  in: 'path',
-  required: true,
-  description,
-  schema: { type: 'string', format: 'uuid' },
-});
-
 const headers = {
   'X-Request-Id': {
     description:
@@ -367,5 +357,3 @@ const headers = {
     schema: { type: 'integer', minimum: 0 },
   },
 };
-
-export const openApiDocument = build();

@@ -1,6 +1,7 @@
 // The daemon's HTTP side: a polka router on a node:http server we own (so we can close it), and
-// one error path that answers every failure as {"error": message}. Unknown routes are a JSON 404;
-// requests node:http refuses before routing (an over-long header, bad syntax) get JSON errors too.
+// one error path that answers every failure as {"error": message}. Unknown routes are a JSON 404,
+// a method a known path does not have a 405 naming those it has (`Allow`); requests node:http
+// refuses before routing (an over-long header, bad syntax) get JSON errors too.
 
 import { randomUUID } from 'node:crypto';
 import {
@@ -21,6 +22,7 @@ import {
 import type { Logger } from '../log.ts';
 import { httpDuration, httpRequests } from '../metrics.ts';
 import { withDatabaseBudget } from '../store/databaseLimits.ts';
+import { pathPattern } from './endpoint.ts';
 import { beginRequest, type ContextOptions } from './requestContext.ts';
 import { sendError } from './respond.ts';
 import { asUnavailable } from './unavailable.ts';
@@ -49,9 +51,18 @@ export const createHttpServer = (
   // No Host header required: nothing here routes by it (absolute URLs come from --public-url),
   // and node:http's own refusal would be a bare 400 without our JSON body.
   const server = createServer({ requireHostHeader: false });
+  const mounted: { method: string; pattern: RegExp }[] = [];
   const app = polka({
     server,
-    onNoMatch: (_req, res) => sendError(res, 404, 'Not found'),
+    onNoMatch: (req, res) => {
+      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      const methods = new Set(mounted.filter((m) => m.pattern.test(path)).map((m) => m.method));
+      if (methods.size === 0) return sendError(res, 404, 'Not found');
+      if (methods.has('GET')) methods.add('HEAD');
+      const allow = [...methods].join(', ');
+      res.setHeader('Allow', allow);
+      sendError(res, 405, `Method not allowed: use ${allow}`);
+    },
   });
   const fail = (req: IncomingMessage, res: ServerResponse, cause: unknown) => {
     // Wherever the disk filled up on the way, the client hears the same 507; the operator hears
@@ -99,16 +110,19 @@ export const createHttpServer = (
     }
   };
   // Each handler knows its route's pattern: the metrics' label (never the URL a client sent).
-  const named = (path: string, handler: Handler) =>
-    guard(async (req, res) => {
+  const named = (method: string, path: string, handler: Handler) => {
+    // (a catch-all route, such as the dashboard's own 404 page, tells no path exists)
+    if (!path.includes('*')) mounted.push({ method, pattern: pathPattern(path) });
+    return guard(async (req, res) => {
       routeOf.set(req, path);
       await handler(req, res);
     });
+  };
   const routes: Routes = {
-    get: (path, handler) => void app.get(path, named(path, handler)),
-    post: (path, handler) => void app.post(path, named(path, handler)),
-    delete: (path, handler) => void app.delete(path, named(path, handler)),
-    patch: (path, handler) => void app.patch(path, named(path, handler)),
+    get: (path, handler) => void app.get(path, named('GET', path, handler)),
+    post: (path, handler) => void app.post(path, named('POST', path, handler)),
+    delete: (path, handler) => void app.delete(path, named('DELETE', path, handler)),
+    patch: (path, handler) => void app.patch(path, named('PATCH', path, handler)),
   };
   mount(routes);
   server.on('clientError', answerClientError);

@@ -847,6 +847,24 @@ describe.each(STORE_KINDS)('Client API v1 on the %s store', (kind) => {
       }
     });
 
+    it('a method a path does not have is a JSON 405 naming those it has (Allow)', async () => {
+      const id = randomUUID();
+      for (const [method, path, allow] of [
+        ['PUT', '/flipbooks', 'GET, POST, HEAD'],
+        ['POST', `/flipbooks/${id}`, 'GET, PATCH, DELETE, HEAD'],
+        ['GET', `/flipbooks/${id}/versions`, 'POST'],
+        ['DELETE', '/openapi.json', 'GET, HEAD'],
+      ] as const) {
+        // (with a key and without: the method is wrong whoever asks)
+        for (const headers of [{ authorization: `Bearer ${fx.key}` }, {}]) {
+          const res = await fetch(`${fx.api}${path}`, { method, headers });
+          expect(res.status, `${method} ${path}`).toBe(405);
+          expect(res.headers.get('allow')).toBe(allow);
+          expect(await res.json()).toEqual({ error: `Method not allowed: use ${allow}` });
+        }
+      }
+    });
+
     it('413 JSON for a body over 10 MB to a non-upload endpoint', async () => {
       const { flipbookId, versionId } = await createFlipbook(acme);
       const path = `/flipbooks/${flipbookId}/versions/${versionId}/activate`;

@@ -43,7 +43,7 @@ const violations = async (dir: string, forbidden: string[]) => {
 describe('layering', () => {
   it('reads import lines the way TypeScript writes them', async () => {
     expect(await importsOf('test/unit/layering.unit.test.ts')).toEqual([]);
-    expect(await importsOf('src/http/api.ts')).toContain('src/app/flipbooks.ts');
+    expect(await importsOf('src/http/endpoints/flipbooks.ts')).toContain('src/app/flipbooks.ts');
     expect(await importsOf('src/app/flipbooks.ts')).toContain('projections/flipbooks.ts');
   });
 
