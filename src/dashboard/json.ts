@@ -3,11 +3,11 @@
 // never a crash. The checks (origin, CSRF) are the caller's, as for forms.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, InvalidInput } from '../domain/errors.ts';
+import { readBody } from '../http/bodyLimit.ts';
 import type { Request } from '../http/server.ts';
 import type { Logger } from '../log.ts';
 
 const MAX_JSON_BYTES = 64 * 1024;
-const JSON_DEADLINE_MS = 30_000;
 
 /** An application/json body holding an object, at most 64 KB, within 30 s. */
 export const readJson = async (req: IncomingMessage): Promise<Record<string, unknown>> => {
@@ -16,41 +16,14 @@ export const readJson = async (req: IncomingMessage): Promise<Record<string, unk
     req.resume();
     throw new AppError(415, 'Send the body as application/json');
   }
-  if (Number(req.headers['content-length'] ?? 0) > MAX_JSON_BYTES) {
-    req.resume();
-    throw new AppError(413, 'This request is too large');
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      req.removeAllListeners('data');
-      req.resume();
-      reject(new AppError(408, 'The request took too long to arrive'));
-    }, JSON_DEADLINE_MS);
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_JSON_BYTES) {
-        clearTimeout(timer);
-        req.removeAllListeners('data');
-        req.resume();
-        reject(new AppError(413, 'This request is too large'));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    req.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
+  const bytes = await readBody(req, {
+    limit: MAX_JSON_BYTES,
+    tooLarge: () => new AppError(413, 'This request is too large'),
+    tooSlow: () => new AppError(408, 'The request took too long to arrive'),
   });
   let body: unknown;
   try {
-    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    body = JSON.parse(bytes.toString('utf8'));
   } catch {
     throw new InvalidInput('The body is not valid JSON');
   }

@@ -5,6 +5,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, Forbidden, InvalidInput } from '../domain/errors.ts';
+import { readBody } from '../http/bodyLimit.ts';
 
 export const COOKIE = 'flipbook_session';
 /** With https the cookie is `__Host-`: Secure, host-only, path / (no subdomain can set it). */
@@ -82,7 +83,6 @@ export const checkCsrf = (sent: string | undefined, expected: string) => {
 };
 
 const MAX_FORM_BYTES = 64 * 1024;
-const FORM_DEADLINE_MS = 30_000;
 
 /** An application/x-www-form-urlencoded body, at most 64 KB, within 30 s. */
 export const readForm = async (req: IncomingMessage): Promise<URLSearchParams> => {
@@ -91,38 +91,12 @@ export const readForm = async (req: IncomingMessage): Promise<URLSearchParams> =
     req.resume();
     throw new AppError(415, 'Send the form as application/x-www-form-urlencoded');
   }
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_FORM_BYTES) {
-    req.resume();
-    throw new AppError(413, 'This form is too large');
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new AppError(408, 'The form took too long to arrive')),
-      FORM_DEADLINE_MS,
-    );
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_FORM_BYTES) {
-        clearTimeout(timer);
-        req.resume();
-        reject(new AppError(413, 'This form is too large'));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    req.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
+  const body = await readBody(req, {
+    limit: MAX_FORM_BYTES,
+    tooLarge: () => new AppError(413, 'This form is too large'),
+    tooSlow: () => new AppError(408, 'The form took too long to arrive'),
   });
-  const text = Buffer.concat(chunks).toString('utf8');
+  const text = body.toString('utf8');
   if (text.includes('\u0000') || text.includes('%00'))
     throw new InvalidInput('The form holds a NUL character');
   return new URLSearchParams(text);

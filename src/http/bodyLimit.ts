@@ -11,47 +11,62 @@ const tooLarge = () => new PayloadTooLarge('Request body too large: the limit is
 /** How long a small (non-upload) body may take to arrive: uploads alone get the hour. */
 export const BODY_TIMEOUT_MS = 30_000;
 
-/**
- * Fails a body that has not arrived within BODY_TIMEOUT_MS: a client holding a connection open
- * with a trickle (or nothing) after its headers gets a 408, and the connection closes.
- * Returns the cancel function for when the body did arrive.
- */
-export const bodyDeadline = (req: IncomingMessage, reject: (error: Error) => void) => {
-  const timer = setTimeout(() => {
-    req.removeAllListeners('data');
-    req.resume();
-    reject(
-      new AppError(408, 'Request timeout: the body did not arrive in time', {
-        Connection: 'close',
-      }),
-    );
-  }, BODY_TIMEOUT_MS);
-  timer.unref();
-  return () => clearTimeout(timer);
+/** The 408 of a body that has not arrived within BODY_TIMEOUT_MS: the connection closes. */
+const tooSlow = () =>
+  new AppError(408, 'Request timeout: the body did not arrive in time', { Connection: 'close' });
+
+export type BodyLimits = {
+  /** at most this many bytes (declared or arrived) */
+  limit: number;
+  tooLarge: () => Error;
+  /** a client holding the connection open with a trickle (or nothing) after its headers */
+  tooSlow?: () => Error;
 };
 
-export const discardBody = (req: IncomingMessage): Promise<void> => {
+/**
+ * A request's body, at most `limit` bytes, within BODY_TIMEOUT_MS: every body the service reads
+ * whole (an edit, a webhook, a dashboard form or JSON call), and those it only counts and drops
+ * (`keep` false: the answer is an empty buffer). Past a limit the rest is read into the void and
+ * the promise fails with that limit's error.
+ */
+export const readBody = (
+  req: IncomingMessage,
+  { limit, tooLarge, tooSlow: slow = tooSlow }: BodyLimits,
+  keep = true,
+): Promise<Buffer> => {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) return Promise.reject(tooLarge());
-  if (req.readableEnded) return Promise.resolve();
+  if (Number.isFinite(declared) && declared > limit) {
+    req.resume();
+    return Promise.reject(tooLarge());
+  }
+  if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
   return new Promise((resolve, reject) => {
-    const arrived = bodyDeadline(req, reject);
-    let seen = 0;
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      req.removeAllListeners('data');
+      req.resume();
+      reject(error);
+    };
+    const timer = setTimeout(() => fail(slow()), BODY_TIMEOUT_MS);
+    timer.unref();
+    const chunks: Buffer[] = [];
+    let size = 0;
     req.on('data', (chunk: Buffer) => {
-      seen += chunk.length;
-      if (seen > MAX_BODY_BYTES) {
-        req.removeAllListeners('data');
-        req.resume();
-        reject(tooLarge());
-      }
+      size += chunk.length;
+      if (size > limit) fail(tooLarge());
+      else if (keep) chunks.push(chunk);
     });
     req.on('end', () => {
-      arrived();
-      resolve();
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks));
     });
     req.on('error', (error) => {
-      arrived();
+      clearTimeout(timer);
       reject(error);
     });
   });
 };
+
+/** A body no endpoint reads: counted against the 10 MB limit and dropped. */
+export const discardBody = (req: IncomingMessage): Promise<void> =>
+  readBody(req, { limit: MAX_BODY_BYTES, tooLarge }, false).then(() => undefined);

@@ -6,7 +6,7 @@ import type { TObject, TSchema } from '@sinclair/typebox';
 import { validator } from '../contract/validate.ts';
 import { AppError, InvalidInput } from '../domain/errors.ts';
 import { storableText } from '../domain/storableText.ts';
-import { bodyDeadline } from './bodyLimit.ts';
+import { readBody } from './bodyLimit.ts';
 import type { JsonBody, ParamsSpec } from './endpoint.ts';
 import { PayloadTooLarge } from './upload.ts';
 
@@ -111,32 +111,8 @@ export const jsonReader = <B>(body: JsonBody<B>) => {
 };
 
 /** The body as text, at most `limit` bytes; `what` names it in the 413 ("an edit"). */
-export const readText = (req: IncomingMessage, limit: number, what: string) =>
-  new Promise<string>((resolve, reject) => {
-    const tooLarge = () =>
-      new PayloadTooLarge(`Request body too large: ${what} is at most ${limit / 1024} KB`);
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) {
-      req.resume();
-      return reject(tooLarge());
-    }
-    const arrived = bodyDeadline(req, reject);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.removeAllListeners('data');
-        req.resume();
-        reject(tooLarge());
-      } else chunks.push(chunk);
-    });
-    req.on('end', () => {
-      arrived();
-      resolve(Buffer.concat(chunks).toString('utf8'));
-    });
-    req.on('error', (error) => {
-      arrived();
-      reject(error);
-    });
-  });
+export const readText = async (req: IncomingMessage, limit: number, what: string) => {
+  const tooLarge = () =>
+    new PayloadTooLarge(`Request body too large: ${what} is at most ${limit / 1024} KB`);
+  return (await readBody(req, { limit, tooLarge })).toString('utf8');
+};
