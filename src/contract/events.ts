@@ -1,6 +1,7 @@
 // The audit trail (beyond the spec): GET /flipbooks/:id/events, a page at a time, each event with
 // who did it (docs/audit.md). The shapes src/app/eventLog.ts and src/app/eventContext.ts produce.
 import { type Static, Type } from '@sinclair/typebox';
+import { FLIPBOOK_EVENT_TYPES } from '../domain/eventTypes.ts';
 import { Closed, Count, Defaulted, Named, StringEnum, Uuid } from './common.ts';
 
 const nullable = (description: string, options: { maxLength?: number } = {}) =>
@@ -80,21 +81,7 @@ export const Event = Named(
       description: 'When it happened: RFC 3339 in UTC with milliseconds',
     }),
     type: Type.String({
-      examples: [
-        'FlipbookCreated',
-        'FlipbookEdited',
-        'FlipbookArchived',
-        'FlipbookRestored',
-        'FlipbookDownloadChanged',
-        'FlipbookDeleted',
-        'VersionUploaded',
-        'VersionProcessingStarted',
-        'VersionPagesRendered',
-        'VersionProcessed',
-        'VersionProcessingFailed',
-        'VersionActivated',
-        'VersionDeleted',
-      ],
+      examples: FLIPBOOK_EVENT_TYPES,
       description: 'What happened (past tense); new types may appear',
     }),
     data: Type.Unsafe<Record<string, unknown>>({

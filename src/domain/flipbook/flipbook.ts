@@ -91,22 +91,6 @@ export type FlipbookEvent =
   | VersionActivated
   | VersionDeleted;
 
-export const FLIPBOOK_EVENT_TYPES: FlipbookEvent['type'][] = [
-  'FlipbookCreated',
-  'FlipbookEdited',
-  'FlipbookArchived',
-  'FlipbookRestored',
-  'FlipbookDeleted',
-  'FlipbookDownloadChanged',
-  'VersionUploaded',
-  'VersionProcessingStarted',
-  'VersionPagesRendered',
-  'VersionProcessed',
-  'VersionProcessingFailed',
-  'VersionActivated',
-  'VersionDeleted',
-];
-
 export type VersionState = {
   number: number;
   status: VersionStatus;
