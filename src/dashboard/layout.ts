@@ -2,7 +2,7 @@
 // bar with the navigation once signed in, and a main region. Pages hand in their title and body.
 import type { SignedIn } from '../app/accounts/sessions.ts';
 import { DASHBOARD_SCRIPT, DASHBOARD_STYLES, dashboardAssetUrl } from './assets.ts';
-import { type Html, html } from './html.ts';
+import { type Html, html } from '../http/html.ts';
 
 export type Section = 'flipbooks' | 'keys' | 'members' | 'profile';
 

@@ -16,7 +16,7 @@ import { sendBody } from '../http/sendBody.ts';
 import type { Routes } from '../http/server.ts';
 import { findDashboardAsset } from './assets.ts';
 import { mountFlipbookPages } from './flipbookRoutes.ts';
-import { html } from './html.ts';
+import { html } from '../http/html.ts';
 import { mountKeyPages } from './keyRoutes.ts';
 import { createKit, type DashboardDeps } from './kit.ts';
 import { dashboardPage } from './layout.ts';

@@ -2,13 +2,14 @@
 // index and what a screen reader or a reader without JavaScript reads. The reader links to it
 // (its skip link, and a <noscript> note) instead of carrying the text itself, which would make
 // its HTML grow with the book. Each page's heading links back to that page in the reader.
+import { html } from '../http/html.ts';
 import { scriptLanguage } from './documentSummary.ts';
 import type { ReaderBook } from './readerData.ts';
-import { escapeHtml, pageImages, shell } from './readerPage.ts';
+import { pageImages, shell } from './readerPage.ts';
 
 export const textPage = (book: ReaderBook, pages: { n: number; text: string }[]) => {
-  const title = escapeHtml(book.title);
-  const reader = escapeHtml(book.url);
+  const title = book.title;
+  const reader = book.url;
   // The language its script tells (Arabic, Hebrew...), from the text itself here.
   const lang =
     book.lang ??
@@ -22,32 +23,27 @@ export const textPage = (book: ReaderBook, pages: { n: number; text: string }[])
       : null);
   // Each page's image too (lazily loaded): without JavaScript this is the book, page by page.
   const images = new Map(
-    pages.map(({ n }) => [n, book.pageBase ? (pageImages(book, n, n)[0] ?? '') : '']),
+    pages.map(({ n }) => [n, book.pageBase ? pageImages(book, n, n)[0] : undefined]),
   );
-  const articles = pages
-    .map(
-      ({ n, text }) =>
-        `<article id="page-${n}"><h2><a href="${reader}#page=${n}">Page ${escapeHtml(book.labelOf(n))}</a></h2>${images.get(n)}${
-          text
-            .split(/\n{2,}/)
-            .map((para) => para.trim())
-            .filter(Boolean)
-            .map((para) => `<p>${escapeHtml(para)}</p>`)
-            .join('') || '<p>(no text on this page)</p>'
-        }</article>`,
-    )
-    .join('\n');
+  const paragraphs = (text: string) => {
+    const found = text
+      .split(/\n{2,}/)
+      .map((para) => para.trim())
+      .filter(Boolean);
+    return found.length > 0
+      ? found.map((para) => html`<p>${para}</p>`)
+      : html`<p>(no text on this page)</p>`;
+  };
+  const articles = pages.map(
+    ({ n, text }, i) =>
+      html`${i > 0 && '\n'}<article id="page-${n}"><h2><a href="${reader}#page=${n}">Page ${book.labelOf(n)}</a></h2>${images.get(n)}${paragraphs(text)}</article>`,
+  );
   return shell(
-    [
-      `<title>${title}: text</title>`,
-      book.description ? `<meta name="description" content="${escapeHtml(book.description)}">` : '',
-    ]
-      .filter(Boolean)
-      .join('\n'),
-    `<main class="page-texts" id="page-texts" dir="${book.direction}"${lang ? ` lang="${escapeHtml(lang)}"` : ''}>
+    html`<title>${title}: text</title>${book.description && html`\n<meta name="description" content="${book.description}">`}`,
+    html`<main class="page-texts" id="page-texts" dir="${book.direction}"${lang && html` lang="${lang}"`}>
 <h1>${title}</h1>
 <p><a href="${reader}">Open the flipbook</a></p>
-${book.status === 'done' ? '' : '<p>This version is still being prepared: the text of the pages not ready yet is missing.</p>'}
+${book.status !== 'done' && html`<p>This version is still being prepared: the text of the pages not ready yet is missing.</p>`}
 ${articles}
 </main>`,
   );

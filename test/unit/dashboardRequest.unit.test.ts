@@ -1,7 +1,7 @@
 // The dashboard's request rules that need no browser: cookies, origins, CSRF, escaping.
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { html, trusted } from '../../src/dashboard/html.ts';
+import { html, trusted } from '../../src/http/html.ts';
 import {
   checkCsrf,
   checkSameOrigin,

@@ -4,7 +4,7 @@
 
 import type { LoggedEvent } from '../../app/eventLog.ts';
 import type { Activity } from '../../app/flipbookOverview.ts';
-import { html } from '../html.ts';
+import { html } from '../../http/html.ts';
 import { bytes, pages as pageCount, at as time } from './format.ts';
 
 export const ACTIVITY_PER_PAGE = 20;

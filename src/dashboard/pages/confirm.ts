@@ -1,7 +1,7 @@
 // "Are you sure?" as a page of its own: a Delete button leads here (a GET, changing nothing), and
 // only this page's form deletes. It works the same with and without JavaScript.
 import type { SignedIn } from '../../app/accounts/sessions.ts';
-import { html } from '../html.ts';
+import { html } from '../../http/html.ts';
 import { dashboardPage } from '../layout.ts';
 
 export const confirmPage = (

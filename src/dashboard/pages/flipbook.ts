@@ -3,7 +3,7 @@
 // availability and deletion (./flipbookSettings.ts), and its Activity (./activity.ts).
 import type { SignedIn } from '../../app/accounts/sessions.ts';
 import type { Activity, FlipbookOverview, VersionLine } from '../../app/flipbookOverview.ts';
-import { type Html, html } from '../html.ts';
+import { type Html, html } from '../../http/html.ts';
 import { alert, dashboardPage } from '../layout.ts';
 import { activitySection } from './activity.ts';
 import { type DetailsForm, settingsColumn } from './flipbookSettings.ts';

@@ -4,7 +4,7 @@
 import type { SignedIn } from '../../app/accounts/sessions.ts';
 import type { FlipbookOverview } from '../../app/flipbookOverview.ts';
 import { MAX_DESCRIPTION, MAX_SLUG, MAX_TITLE } from '../../domain/flipbookFields.ts';
-import { html } from '../html.ts';
+import { html } from '../../http/html.ts';
 import { alert } from '../layout.ts';
 
 /** What the person typed, kept when the edit is refused, with the reason. */

@@ -5,7 +5,7 @@ import type { ListQuery } from '../../../projections/flipbooks.ts';
 import type { SignedIn } from '../../app/accounts/sessions.ts';
 import type { listFlipbookCards } from '../../app/flipbooks.ts';
 import { ListFlipbooksQuery } from '../../contract/flipbooks.ts';
-import { html } from '../html.ts';
+import { html } from '../../http/html.ts';
 import { alert, dashboardPage } from '../layout.ts';
 import type { Notice } from '../notices.ts';
 import { availabilityBadge } from './format.ts';

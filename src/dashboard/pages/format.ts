@@ -1,6 +1,6 @@
 // Small words the flipbook pages share: sizes, times, a version's status.
 import type { VersionLine } from '../../app/flipbookOverview.ts';
-import { html } from '../html.ts';
+import { html } from '../../http/html.ts';
 
 /** 1.2 MB, 840 KB, 512 bytes. */
 export const bytes = (n: number) => {

@@ -3,7 +3,7 @@
 // their own so that every action works without JavaScript.
 import type { SignedIn } from '../../app/accounts/sessions.ts';
 import type { ApiKeyListing } from '../../app/apiKeys.ts';
-import { html } from '../html.ts';
+import { html } from '../../http/html.ts';
 import { alert, dashboardPage } from '../layout.ts';
 import { createdBy, keyName, keyStatusBadge, when } from './keys.ts';
 

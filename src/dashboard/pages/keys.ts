@@ -4,7 +4,7 @@
 // on the Team plan, or a word on why there is none.
 import type { SignedIn } from '../../app/accounts/sessions.ts';
 import { type ApiKeyListing, mayManageKey } from '../../app/apiKeys.ts';
-import { type Html, html } from '../html.ts';
+import { type Html, html } from '../../http/html.ts';
 import { alert, dashboardPage } from '../layout.ts';
 
 /** What the person typed in "Create key", given back when it is refused. */

@@ -3,7 +3,7 @@
 
 import type { InvitationRow, UserRow } from '../../../projections/users.ts';
 import type { SignedIn } from '../../app/accounts/sessions.ts';
-import { html } from '../html.ts';
+import { html } from '../../http/html.ts';
 import { alert, dashboardPage } from '../layout.ts';
 
 const day = (iso: string) => iso.slice(0, 10);

@@ -5,7 +5,7 @@
 import type { PasskeyRow } from '../../../projections/passkeys.ts';
 import type { SignedIn } from '../../app/accounts/sessions.ts';
 import { MAX_PASSKEY_NAME, type RelyingParty } from '../../domain/user/passkey.ts';
-import { html } from '../html.ts';
+import { html } from '../../http/html.ts';
 import { dashboardPage } from '../layout.ts';
 
 const when = (iso: string) => iso.replace('T', ' ').replace(/:\d\dZ$/, ' UTC');

@@ -4,7 +4,7 @@
 import type { SessionRow } from '../../../projections/accounts.ts';
 import { MAX_PASSWORD, MIN_PASSWORD } from '../../app/accounts/passwords.ts';
 import type { SignedIn } from '../../app/accounts/sessions.ts';
-import { type Html, html } from '../html.ts';
+import { type Html, html } from '../../http/html.ts';
 import { alert, dashboardPage } from '../layout.ts';
 
 const when = (iso: string) => iso.replace('T', ' ').replace(/:\d\dZ$/, ' UTC');

@@ -1,6 +1,6 @@
 // Sign-in and the invitation page (choose a password). Both work without JavaScript.
 import { MAX_PASSWORD, MIN_PASSWORD } from '../../app/accounts/passwords.ts';
-import { html } from '../html.ts';
+import { html } from '../../http/html.ts';
 import { alert, publicPage } from '../layout.ts';
 
 /**

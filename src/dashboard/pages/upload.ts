@@ -2,7 +2,7 @@
 // own progress, then processing page by page, until the reader link appears (client/upload.js).
 import type { SignedIn } from '../../app/accounts/sessions.ts';
 import { MAX_TITLE } from '../../domain/flipbookFields.ts';
-import { html } from '../html.ts';
+import { html } from '../../http/html.ts';
 import { dashboardPage } from '../layout.ts';
 import { pdfForm } from './uploadForm.ts';
 

@@ -6,7 +6,7 @@
 
 import { PLAN_LIMITS } from '../../domain/plans.ts';
 import type { Plan } from '../../domain/workspace/workspace.ts';
-import { type Html, html } from '../html.ts';
+import { type Html, html } from '../../http/html.ts';
 
 const MB = 1024 * 1024;
 

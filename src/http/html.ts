@@ -1,7 +1,8 @@
-// HTML for the dashboard's pages: a tagged template that escapes every value put into it, unless
-// the value is itself HTML made by this tag. Escaping is the default, so a page cannot forget it;
-// nesting and lists work (`${items.map((i) => html`<li>${i}</li>`)}`). No template language and
-// no JSX build: pages are TypeScript functions that return Html (see docs/architecture.md).
+// HTML for every page the service serves (the dashboard's, the reader's): a tagged template that
+// escapes every value put into it, unless the value is itself HTML made by this tag. Escaping is
+// the default, so a page cannot forget it; nesting and lists work
+// (`${items.map((i) => html`<li>${i}</li>`)}`). No template language and no JSX build: pages are
+// TypeScript functions that return Html (see docs/architecture.md).
 export class Html {
   readonly text: string;
   constructor(text: string) {
@@ -40,5 +41,8 @@ export const html = (strings: TemplateStringsArray, ...values: Value[]) =>
     ),
   );
 
-/** HTML we made elsewhere and trust (an icon's SVG): never anything a person typed. */
+/**
+ * HTML we made elsewhere and trust (an icon's SVG, JSON made safe for a script element): never
+ * anything a person typed.
+ */
 export const trusted = (text: string) => new Html(text);
