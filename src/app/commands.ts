@@ -3,6 +3,7 @@
 import { decisionEvents, streamLength } from '../../projections/eventLog.ts';
 import { decide as decideFlipbook, type FlipbookCommand } from '../domain/flipbook/decide.ts';
 import * as flipbook from '../domain/flipbook/flipbook.ts';
+import { decide as decideUser, type UserCommand } from '../domain/user/decide.ts';
 import * as user from '../domain/user/user.ts';
 import { decide as decideWorkspace, type WorkspaceCommand } from '../domain/workspace/decide.ts';
 import * as workspace from '../domain/workspace/workspace.ts';
@@ -43,22 +44,17 @@ export const runFlipbookCommand = (
     },
   );
 
-/** Records facts about a person's account on their stream: nothing there is refused. */
-export const recordUserEvents = (
-  store: Store,
-  userId: string,
-  events: user.UserEvent[],
-  metadata: EventMetadata,
-) =>
+/** A command on a person's account, on their stream. */
+export const runUserCommand = (store: Store, command: UserCommand, metadata: EventMetadata) =>
   handleCommand(
     store.events,
-    user.userStream(userId),
+    user.userStream(command.data.userId),
     user,
-    () => events,
+    (state) => decideUser(command, state),
     metadata,
     async () => ({
       // No decision reads an account's past: only its version is needed, for the append.
       events: [],
-      version: BigInt(await streamLength(store.db, user.userStream(userId))),
+      version: BigInt(await streamLength(store.db, user.userStream(command.data.userId))),
     }),
   );

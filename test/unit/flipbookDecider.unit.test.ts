@@ -1,5 +1,4 @@
 // The flipbook decider, rule by rule: given past events, when a command, then the new events.
-import { DeciderSpecification } from '@event-driven-io/emmett';
 import { describe, expect, it } from 'vitest';
 import { Conflict, InvalidInput, NotFound, RuleBroken } from '../../src/domain/errors.ts';
 import { decide, type FlipbookCommand } from '../../src/domain/flipbook/decide.ts';
@@ -17,21 +16,9 @@ import {
   type VersionProcessingStarted,
   type VersionUploaded,
 } from '../../src/domain/flipbook/flipbook.ts';
+import { deciderSpec } from '../support/deciderSpec.ts';
 
-const spec = DeciderSpecification.for({ decide, evolve, initialState });
-
-// Emmett 0.42's `then` only checks that each expected event is a subset of some produced event
-// (any order, extra fields ignored) and fails outright on any `null` field in the expectation.
-// Keep its given/when/thenNothingHappened/thenThrows, and make `then` an exact, ordered match.
-const given = (events: FlipbookEvent[]) => ({
-  when: (command: FlipbookCommand) => ({
-    ...spec(events).when(command),
-    // biome-ignore lint/suspicious/noThenProperty: the given/when/then vocabulary of Emmett's spec
-    then: (expected: FlipbookEvent[]) => {
-      expect(decide(command, events.reduce(evolve, initialState()))).toStrictEqual(expected);
-    },
-  }),
-});
+const given = deciderSpec({ decide, evolve, initialState });
 
 const FLIPBOOK_ID = '0b9f6c2e-5d1a-4c3b-9e8f-1a2b3c4d5e6f';
 const WORKSPACE_ID = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';

@@ -1,5 +1,4 @@
 // The workspace decider, rule by rule: given past events, when a command, then the new events.
-import { DeciderSpecification } from '@event-driven-io/emmett';
 import { describe, expect, it } from 'vitest';
 import { Conflict, InvalidInput, NotFound, RuleBroken } from '../../src/domain/errors.ts';
 import { decide, type WorkspaceCommand } from '../../src/domain/workspace/decide.ts';
@@ -13,21 +12,9 @@ import {
   type WorkspaceCreated,
   type WorkspaceEvent,
 } from '../../src/domain/workspace/workspace.ts';
+import { deciderSpec } from '../support/deciderSpec.ts';
 
-const spec = DeciderSpecification.for({ decide, evolve, initialState });
-
-// Emmett 0.42's `then` only checks that each expected event is a subset of some produced event
-// (any order, extra fields ignored) and fails outright on any `null` field in the expectation.
-// Keep its given/when/thenNothingHappened/thenThrows, and make `then` an exact, ordered match.
-const given = (events: WorkspaceEvent[]) => ({
-  when: (command: WorkspaceCommand) => ({
-    ...spec(events).when(command),
-    // biome-ignore lint/suspicious/noThenProperty: the given/when/then vocabulary of Emmett's spec
-    then: (expected: WorkspaceEvent[]) => {
-      expect(decide(command, events.reduce(evolve, initialState()))).toStrictEqual(expected);
-    },
-  }),
-});
+const given = deciderSpec({ decide, evolve, initialState });
 
 const WORKSPACE_ID = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
 const KEY_ID = 'b7e1a2c3-d4e5-4f60-a1b2-c3d4e5f60718';

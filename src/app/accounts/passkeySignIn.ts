@@ -16,7 +16,6 @@ import {
 import { findPasskey } from '../../../projections/passkeys.ts';
 import { findUser, type UserRow } from '../../../projections/users.ts';
 import { InvalidInput } from '../../domain/errors.ts';
-import { iso } from '../../domain/iso.ts';
 import {
   CEREMONY_TIMEOUT_MS,
   CHALLENGE_MS,
@@ -25,7 +24,7 @@ import {
 } from '../../domain/user/passkey.ts';
 import type { Store } from '../../store/store.ts';
 import type { Clock } from '../clock.ts';
-import { recordUserEvents } from '../commands.ts';
+import { runUserCommand } from '../commands.ts';
 import { authenticationResponse } from './passkeyResponses.ts';
 import { bytes, PasskeyRefused, reason, usable, userMetadata } from './passkeys.ts';
 import { type Context, type StartedSession, startSession } from './sessions.ts';
@@ -76,21 +75,18 @@ export const signInWithPasskey = async (
   const refuse = async (message: string, detail: string | null, user?: UserRow, id?: string) => {
     await noteWrongAttempt(store, attempt, now);
     if (user && id) {
-      await recordUserEvents(
+      await runUserCommand(
         store,
-        user.id,
-        [
-          {
-            type: 'UserSignInFailed',
-            data: {
-              userId: user.id,
-              workspaceId: user.workspace_id,
-              reason: 'passkey',
-              credentialId: id,
-              occurredAt: iso(now),
-            },
+        {
+          type: 'RecordFailedSignIn',
+          data: {
+            userId: user.id,
+            workspaceId: user.workspace_id,
+            reason: 'passkey',
+            credentialId: id,
+            now,
           },
-        ],
+        },
         userMetadata(user, context),
       );
     }

@@ -13,7 +13,6 @@ import {
 } from '../../../projections/passkeyState.ts';
 import { findPasskey, listPasskeys, type PasskeyRow } from '../../../projections/passkeys.ts';
 import { AppError, Conflict, NotFound, RuleBroken } from '../../domain/errors.ts';
-import { iso } from '../../domain/iso.ts';
 import {
   CEREMONY_TIMEOUT_MS,
   CHALLENGE_MS,
@@ -24,7 +23,7 @@ import {
 } from '../../domain/user/passkey.ts';
 import type { Store } from '../../store/store.ts';
 import type { Clock } from '../clock.ts';
-import { recordUserEvents } from '../commands.ts';
+import { runUserCommand } from '../commands.ts';
 import { registrationResponse } from './passkeyResponses.ts';
 import type { Context, SignedIn } from './sessions.ts';
 
@@ -139,26 +138,23 @@ export const addPasskey = async (
   const credential = info.credential;
   const now = clock.now();
   try {
-    await recordUserEvents(
+    await runUserCommand(
       store,
-      signedIn.person.id,
-      [
-        {
-          type: 'PasskeyAdded',
-          data: {
-            userId: signedIn.person.id,
-            workspaceId: signedIn.person.workspaceId,
-            credentialId: credential.id,
-            name,
-            publicKey: Buffer.from(credential.publicKey).toString('base64url'),
-            transports: credential.transports ?? [],
-            deviceType: info.credentialDeviceType,
-            backedUp: info.credentialBackedUp,
-            aaguid: info.aaguid,
-            occurredAt: iso(now),
-          },
+      {
+        type: 'AddPasskey',
+        data: {
+          userId: signedIn.person.id,
+          workspaceId: signedIn.person.workspaceId,
+          credentialId: credential.id,
+          name,
+          publicKey: Buffer.from(credential.publicKey).toString('base64url'),
+          transports: credential.transports ?? [],
+          deviceType: info.credentialDeviceType,
+          backedUp: info.credentialBackedUp,
+          aaguid: info.aaguid,
+          now,
         },
-      ],
+      },
       userMetadata(signedIn.person, context),
     );
   } catch (error) {
@@ -180,20 +176,17 @@ export const removePasskey = async (
   clock: Clock,
 ) => {
   const passkey = await myPasskey(store, signedIn, credentialId);
-  await recordUserEvents(
+  await runUserCommand(
     store,
-    signedIn.person.id,
-    [
-      {
-        type: 'PasskeyRemoved',
-        data: {
-          userId: signedIn.person.id,
-          workspaceId: signedIn.person.workspaceId,
-          credentialId: passkey.credential_id,
-          occurredAt: iso(clock.now()),
-        },
+    {
+      type: 'RemovePasskey',
+      data: {
+        userId: signedIn.person.id,
+        workspaceId: signedIn.person.workspaceId,
+        credentialId: passkey.credential_id,
+        now: clock.now(),
       },
-    ],
+    },
     userMetadata(signedIn.person, context),
   );
   await forgetUsage(store.db, passkey.credential_id);

@@ -24,7 +24,7 @@ import { UNUSABLE_LINK } from '../../domain/workspace/members.ts';
 import { ROLES, type Role } from '../../domain/workspace/workspace.ts';
 import type { Store } from '../../store/store.ts';
 import type { Clock } from '../clock.ts';
-import { recordUserEvents, runWorkspaceCommand } from '../commands.ts';
+import { runUserCommand, runWorkspaceCommand } from '../commands.ts';
 import type { EventMetadata } from '../eventContext.ts';
 import { checkNewPassword, hashPassword, verifyPassword } from './passwords.ts';
 import { noteRightAttempt, noteWrongAttempt, refuseIfThrottled } from './throttle.ts';
@@ -159,15 +159,12 @@ export const acceptInvitation = async (
   // without a password, and a new invitation (a reset) gives them one.
   const credentialId = randomUUID();
   await saveCredential(store.db, { credentialId, userId, hash, now });
-  await recordUserEvents(
+  await runUserCommand(
     store,
-    userId,
-    [
-      {
-        type: 'UserPasswordSet',
-        data: { userId, workspaceId: invitation.workspace_id, credentialId, occurredAt: iso(now) },
-      },
-    ],
+    {
+      type: 'SetPassword',
+      data: { userId, workspaceId: invitation.workspace_id, credentialId, now },
+    },
     metadata,
   );
   if (invitation.user_id) await endUserSessions(store.db, userId, now);
@@ -302,20 +299,12 @@ export const changePassword = async (
     hash: await hashPassword(input.next),
     now,
   });
-  await recordUserEvents(
+  await runUserCommand(
     store,
-    user.id,
-    [
-      {
-        type: 'UserPasswordSet',
-        data: {
-          userId: user.id,
-          workspaceId: user.workspace_id,
-          credentialId,
-          occurredAt: iso(now),
-        },
-      },
-    ],
+    {
+      type: 'SetPassword',
+      data: { userId: user.id, workspaceId: user.workspace_id, credentialId, now },
+    },
     metadata,
   );
   await endOtherSessions(store.db, user.id, input.sessionId, now);

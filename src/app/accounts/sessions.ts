@@ -15,13 +15,12 @@ import {
 import { findUser, findUserByEmail } from '../../../projections/users.ts';
 import { findWorkspaceById } from '../../../projections/workspaces.ts';
 import { AppError, NotFound } from '../../domain/errors.ts';
-import { iso } from '../../domain/iso.ts';
 import type { SignInMethod } from '../../domain/user/user.ts';
 import { isUuid } from '../../domain/uuid.ts';
 import type { Store } from '../../store/store.ts';
 import type { Caller } from '../caller.ts';
 import type { Clock } from '../clock.ts';
-import { recordUserEvents } from '../commands.ts';
+import { runUserCommand } from '../commands.ts';
 import type { EventMetadata } from '../eventContext.ts';
 import { decoyHash, verifyPassword } from './passwords.ts';
 import { noteRightAttempt, noteWrongAttempt, refuseIfThrottled } from './throttle.ts';
@@ -76,21 +75,12 @@ export const startSession = async (
     clientIp: context.client_ip ?? null,
     userAgent: context.user_agent ?? null,
   });
-  await recordUserEvents(
+  await runUserCommand(
     store,
-    person.id,
-    [
-      {
-        type: 'UserSignedIn',
-        data: {
-          userId: person.id,
-          workspaceId: person.workspaceId,
-          sessionId,
-          method,
-          occurredAt: iso(now),
-        },
-      },
-    ],
+    {
+      type: 'RecordSignIn',
+      data: { userId: person.id, workspaceId: person.workspaceId, sessionId, method, now },
+    },
     actorMetadata(person, context),
   );
   return { token, sessionId, expiresAt };
@@ -119,20 +109,12 @@ export const signInWithPassword = async (
   if (!user || !stored || !matches) {
     await noteWrongAttempt(store, attempt, now);
     if (user) {
-      await recordUserEvents(
+      await runUserCommand(
         store,
-        user.id,
-        [
-          {
-            type: 'UserSignInFailed',
-            data: {
-              userId: user.id,
-              workspaceId: user.workspace_id,
-              reason: 'password',
-              occurredAt: iso(now),
-            },
-          },
-        ],
+        {
+          type: 'RecordFailedSignIn',
+          data: { userId: user.id, workspaceId: user.workspace_id, reason: 'password', now },
+        },
         actorMetadata({ id: user.id, email: user.email, workspaceId: user.workspace_id }, context),
       );
     }
@@ -202,20 +184,17 @@ export const currentSession = async (
 export const signOut = async (store: Store, signedIn: SignedIn, context: Context, clock: Clock) => {
   const now = clock.now();
   if (await endSession(store.db, signedIn.sessionId, signedIn.person.id, now)) {
-    await recordUserEvents(
+    await runUserCommand(
       store,
-      signedIn.person.id,
-      [
-        {
-          type: 'UserSignedOut',
-          data: {
-            userId: signedIn.person.id,
-            workspaceId: signedIn.person.workspaceId,
-            sessionId: signedIn.sessionId,
-            occurredAt: iso(now),
-          },
+      {
+        type: 'RecordSignOut',
+        data: {
+          userId: signedIn.person.id,
+          workspaceId: signedIn.person.workspaceId,
+          sessionId: signedIn.sessionId,
+          now,
         },
-      ],
+      },
       actorMetadata(signedIn.person, context),
     );
   }
@@ -233,20 +212,17 @@ export const revokeSession = async (
   if (!isUuid(sessionId) || !(await endSession(store.db, sessionId, signedIn.person.id, now))) {
     throw new NotFound('Session not found');
   }
-  await recordUserEvents(
+  await runUserCommand(
     store,
-    signedIn.person.id,
-    [
-      {
-        type: 'UserSessionRevoked',
-        data: {
-          userId: signedIn.person.id,
-          workspaceId: signedIn.person.workspaceId,
-          sessionId,
-          occurredAt: iso(now),
-        },
+    {
+      type: 'RevokeSession',
+      data: {
+        userId: signedIn.person.id,
+        workspaceId: signedIn.person.workspaceId,
+        sessionId,
+        now,
       },
-    ],
+    },
     actorMetadata(signedIn.person, context),
   );
 };
