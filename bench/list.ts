@@ -186,8 +186,8 @@ try {
       await store.pool.query<{ id: string }>(
         "SELECT workspace_id AS id FROM workspaces WHERE name = 'bench'",
       )
-    ).rows[0] ?? (await createWorkspace(store, { name: 'bench', plan: 'team' }, META));
-  const { key } = await issueApiKey(store, { workspace: { id: workspace.id } }, META);
+    ).rows[0] ?? (await createWorkspace(store, { name: 'bench', plan: 'team' }, META, new Date()));
+  const { key } = await issueApiKey(store, { workspace: { id: workspace.id } }, META, new Date());
   const port = await freePort();
   daemon = await startDaemon(dataDir, port);
   const base = `http://127.0.0.1:${port}`;

@@ -130,6 +130,7 @@ export const runDaemon = async (options: DaemonOptions) => {
     intervalMs: options.keyUsageIntervalMs ?? DEFAULT_KEY_USAGE_INTERVAL_MS,
     onError: (error, keyId) =>
       logger.warn({ err: error, keyId }, 'could not record when an API key was last used'),
+    clock,
   });
   const limiter = createRateLimiter(store.db, {
     limit: options.rateLimit,
@@ -231,7 +232,7 @@ export const runDaemon = async (options: DaemonOptions) => {
   // Processing starts once the daemon serves: a daemon that cannot start takes no jobs.
   const workers =
     options.workers > 0
-      ? startWorkers({ store, blobs, log: logger, render }, workerOptions(options.workers))
+      ? startWorkers({ store, blobs, log: logger, render, clock }, workerOptions(options.workers))
       : null;
   const { port } = server.address() as AddressInfo;
   // Listening on every address (0.0.0.0, ::, a container's default): a URL with that in it leads

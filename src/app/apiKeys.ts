@@ -71,7 +71,7 @@ export const issueApiKey = async (
     expiresInMs?: number;
   },
   metadata: EventMetadata,
-  now = new Date(),
+  now: Date,
 ): Promise<IssuedKey> => {
   const workspace = await findWorkspace(store, input.workspace);
   const expiresAt = expiryOf(input, now);
@@ -99,7 +99,7 @@ export const issueApiKey = async (
 export const listApiKeys = async (
   store: Store,
   workspace: WorkspaceRef,
-  now = new Date(),
+  now: Date,
 ): Promise<ApiKeyListing[]> => {
   const found = await findWorkspace(store, workspace);
   return (await queryApiKeys(store.db, found.id)).map((row) => listing(row, now));
@@ -113,7 +113,7 @@ export const rollApiKey = async (
   store: Store,
   input: { keyId: string; graceMs: number; workspaceId?: string },
   metadata: EventMetadata,
-  now = new Date(),
+  now: Date,
 ): Promise<RolledKey> => {
   if (!Number.isSafeInteger(input.graceMs) || input.graceMs < 0) {
     throw new InvalidInput('The grace period must be a whole number of milliseconds, 0 or more');
@@ -158,7 +158,7 @@ export const revokeApiKey = async (
   store: Store,
   input: { keyId: string; workspaceId?: string },
   metadata: EventMetadata,
-  now = new Date(),
+  now: Date,
 ) => {
   const key = await findKey(store, input.keyId, input.workspaceId);
   await runWorkspaceCommand(

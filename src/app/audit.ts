@@ -42,7 +42,7 @@ const bad = (seq: number | null, stream: string, position: number, problem: stri
   problem,
 });
 
-export const cutCheckpoint = async (store: Store, now = new Date()): Promise<Checkpoint> => {
+export const cutCheckpoint = async (store: Store, now: Date): Promise<Checkpoint> => {
   const head = await chainHead(store.db);
   return {
     version: 1,

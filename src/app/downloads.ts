@@ -10,12 +10,13 @@ export const setDownload = async (
   flipbookId: string,
   allowed: boolean,
   metadata: EventMetadata,
+  now: Date,
 ) => {
   if (!isUuid(flipbookId)) throw new NotFound(`No flipbook with id ${flipbookId}`);
   await runFlipbookCommand(
     store,
     flipbookId.toLowerCase(),
-    { type: 'SetDownload', data: { allowed, now: new Date() } },
+    { type: 'SetDownload', data: { allowed, now } },
     metadata,
   );
   return { id: flipbookId.toLowerCase(), download: allowed };

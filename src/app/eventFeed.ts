@@ -21,10 +21,10 @@ export const readEventFeed = async (
   gone: () => boolean = () => false,
 ): Promise<EventFeed> => {
   const after = query.after === 'now' ? await feedHead(store.db, caller.workspaceId) : query.after;
-  const deadline = Date.now() + query.waitS * 1000;
+  const deadline = performance.now() + query.waitS * 1000;
   for (;;) {
     const rows = await feedPage(store.db, caller.workspaceId, after, query.limit);
-    if (rows.length > 0 || Date.now() >= deadline || gone()) {
+    if (rows.length > 0 || performance.now() >= deadline || gone()) {
       const events = rows.flatMap((row) => {
         const shown = publicEvent(row.type, row.data);
         return shown

@@ -32,6 +32,7 @@ import { slugify } from '../domain/slug.ts';
 import type { Store } from '../store/store.ts';
 import { acceptPdf } from './acceptUpload.ts';
 import type { Caller } from './caller.ts';
+import type { Clock } from './clock.ts';
 import { runFlipbookCommand } from './commands.ts';
 import { estimateSeconds } from './estimate.ts';
 import {
@@ -47,7 +48,8 @@ import type { ReceivedUpload } from './received.ts';
 import type { Urls } from './urls.ts';
 import { removeVersionFiles, withStoredOriginal } from './versionFiles.ts';
 
-export type ApiDeps = { store: Store; blobs: BlobStore; urls: Urls };
+/** What the flipbook use cases stand on; the clock dates every event they record. */
+export type ApiDeps = { store: Store; blobs: BlobStore; urls: Urls; clock: Clock };
 
 export const listFlipbooks = async (
   { store, urls }: ApiDeps,
@@ -405,7 +407,7 @@ const remadeVersion = async (
 };
 
 export const activateVersion = async (
-  { store }: ApiDeps,
+  { store, clock }: ApiDeps,
   caller: Caller,
   flipbookId: string,
   versionId: string,
@@ -416,7 +418,7 @@ export const activateVersion = async (
     flipbookId,
     {
       type: 'ActivateVersion',
-      data: { versionId, now: new Date() },
+      data: { versionId, now: clock.now() },
     },
     caller.metadata,
   );
@@ -435,7 +437,7 @@ export const versionStatus = async (
 };
 
 export const deleteVersion = async (
-  { store, blobs }: ApiDeps,
+  { store, blobs, clock }: ApiDeps,
   caller: Caller,
   flipbookId: string,
   versionId: string,
@@ -446,7 +448,7 @@ export const deleteVersion = async (
     flipbookId,
     {
       type: 'DeleteVersion',
-      data: { versionId, now: new Date() },
+      data: { versionId, now: clock.now() },
     },
     caller.metadata,
   );

@@ -97,7 +97,7 @@ export const keepAnswer = async (
     () => undefined,
   );
   // Now and then, the keys whose window is over go (once a minute at most, per process).
-  const now = Date.now();
+  const now = performance.now();
   if (now - lastSweep > 60_000) {
     lastSweep = now;
     await sweepIdempotentUploads(db, idempotency.since).catch(() => undefined);

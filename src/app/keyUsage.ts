@@ -4,6 +4,7 @@
 // Not an event (docs/architecture.md): it is the one fact about keys a replay cannot rebuild.
 import { recordKeyUse } from '../../projections/keyUsage.ts';
 import type { Db } from '../../projections/readTable.ts';
+import type { Clock } from './clock.ts';
 
 /** Five minutes: "last used" is to within that, and a busy key costs one write per interval. */
 export const DEFAULT_KEY_USAGE_INTERVAL_MS = 5 * 60_000;
@@ -20,7 +21,11 @@ const PRUNE_ABOVE = 10_000;
 
 export const keyUsageRecorder = (
   db: Db,
-  options: { intervalMs: number; onError: (error: unknown, keyId: string) => void },
+  options: {
+    intervalMs: number;
+    onError: (error: unknown, keyId: string) => void;
+    clock: Clock;
+  },
 ): KeyUsage => {
   const lastWrite = new Map<string, number>();
   const pending = new Set<Promise<void>>();
@@ -30,7 +35,7 @@ export const keyUsageRecorder = (
     }
   };
   return {
-    used: (keyId, at = new Date()) => {
+    used: (keyId, at = options.clock.now()) => {
       const now = at.getTime();
       const last = lastWrite.get(keyId);
       if (last !== undefined && now - last < options.intervalMs) return;

@@ -204,8 +204,8 @@ const unrenderableKey = (versionId: string, position: number, rendition: Renditi
 const isUnrenderable = (versionId: string, position: number, rendition: RenditionName) => {
   const key = unrenderableKey(versionId, position, rendition);
   const until = unrenderable.get(key);
-  if (until !== undefined && until < Date.now()) unrenderable.delete(key);
-  return until !== undefined && until >= Date.now();
+  if (until !== undefined && until < performance.now()) unrenderable.delete(key);
+  return until !== undefined && until >= performance.now();
 };
 
 /**
@@ -246,7 +246,7 @@ export const renderWhatCan = async (
       if (bad === undefined) return failed;
       unrenderable.set(
         unrenderableKey(source.versionId, bad, rendition),
-        Date.now() + UNRENDERABLE_FOR_MS,
+        performance.now() + UNRENDERABLE_FOR_MS,
       );
       failed.push(bad);
       left = left.filter((p) => p !== bad && !stored.has(p));

@@ -36,7 +36,7 @@ export const editFlipbook = async (
           direction: edits.direction,
           archived: edits.status === undefined ? undefined : edits.status === 'archived',
           downloadAllowed: edits.allow_download,
-          now: new Date(),
+          now: deps.clock.now(),
         },
       },
       caller.metadata,
@@ -72,7 +72,7 @@ export const deleteFlipbook = async (
     await runFlipbookCommand(
       store,
       flipbookId,
-      { type: 'DeleteFlipbook', data: { now: new Date() } },
+      { type: 'DeleteFlipbook', data: { now: deps.clock.now() } },
       caller.metadata,
     );
     return listed;

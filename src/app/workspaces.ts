@@ -17,6 +17,7 @@ export const createWorkspace = async (
   store: Store,
   input: { name: string; plan: string },
   metadata: EventMetadata,
+  now: Date,
 ) => {
   const name = input.name.trim();
   if (name.length === 0 || name.length > MAX_NAME) {
@@ -31,7 +32,7 @@ export const createWorkspace = async (
     await runWorkspaceCommand(
       store,
       workspaceId,
-      { type: 'CreateWorkspace', data: { workspaceId, name, plan, now: new Date() } },
+      { type: 'CreateWorkspace', data: { workspaceId, name, plan, now } },
       metadata,
     );
   } catch (error) {
@@ -46,13 +47,14 @@ export const changePlan = async (
   store: Store,
   input: { name: string; plan: string },
   metadata: EventMetadata,
+  now: Date,
 ) => {
   const workspace = await requireWorkspace(store, input.name);
   const plan = parsePlan(input.plan);
   await runWorkspaceCommand(
     store,
     workspace.id,
-    { type: 'ChangePlan', data: { plan, now: new Date() } },
+    { type: 'ChangePlan', data: { plan, now } },
     metadata,
   );
   return { id: workspace.id, name: workspace.name, plan };

@@ -1,6 +1,7 @@
 // Every command that touches the store takes --data-dir or --database-url, and runs with a store
 // it opens and always closes (stopping the embedded server only if it started it).
 import type { Command } from 'commander';
+import { clockFromEnv } from '../app/clock.ts';
 import { adminMetadata } from '../app/eventContext.ts';
 import {
   type DatabaseLimits,
@@ -39,6 +40,9 @@ export const limitsOf = (flags: StoreFlags): DatabaseLimits =>
       600,
     ),
   );
+
+/** When an admin command acts: the system's time, or the test clock's (src/app/clock.ts). */
+export const adminNow = () => clockFromEnv().now();
 
 /** The metadata of the events an admin command records: --as, or the OS user. */
 export const adminOf = (flags: StoreFlags) => adminMetadata(flags.as);

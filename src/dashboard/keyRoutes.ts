@@ -41,7 +41,8 @@ export const GRACES = new Map([
 
 export const mountKeyPages = (routes: Routes, kit: Kit) => {
   const { deps, context, signedInPage, signedInForm } = kit;
-  const keysOf = (signedIn: SignedIn) => listApiKeys(deps.store, { id: signedIn.workspace.id });
+  const keysOf = (signedIn: SignedIn) =>
+    listApiKeys(deps.store, { id: signedIn.workspace.id }, deps.clock.now());
   /** One of the person's workspace's keys; any other id, another workspace's too, is a 404. */
   const keyOf = async (signedIn: SignedIn, id: string): Promise<ApiKeyListing> => {
     const key = (await keysOf(signedIn)).find((k) => k.id === id);
@@ -104,6 +105,7 @@ export const mountKeyPages = (routes: Routes, kit: Kit) => {
           deps.store,
           { workspace: { id: signedIn.workspace.id }, ...keyInput(draft) },
           actor(req, signedIn),
+          deps.clock.now(),
         );
         await showOnce(res, signedIn, {
           name: draft.name,
@@ -140,6 +142,7 @@ export const mountKeyPages = (routes: Routes, kit: Kit) => {
           deps.store,
           { keyId: key.id, graceMs, workspaceId: signedIn.workspace.id },
           actor(req, signedIn),
+          deps.clock.now(),
         );
         await showOnce(res, signedIn, {
           name: key.label ?? '',
@@ -172,6 +175,7 @@ export const mountKeyPages = (routes: Routes, kit: Kit) => {
         deps.store,
         { keyId: key.id, workspaceId: signedIn.workspace.id },
         actor(req, signedIn),
+        deps.clock.now(),
       );
       // Post/redirect/get: the list says which key was revoked (its id is no secret).
       redirect(res, `/dashboard/keys?revoked=${encodeURIComponent(id)}`);

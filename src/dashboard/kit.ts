@@ -7,11 +7,11 @@ import { currentSession, type SignedIn } from '../app/accounts/sessions.ts';
 import type { Clock } from '../app/clock.ts';
 import type { ApiDeps } from '../app/flipbooks.ts';
 import { AppError } from '../domain/errors.ts';
+import { type Html, html } from '../http/html.ts';
 import { requestContext } from '../http/requestContext.ts';
 import type { Request } from '../http/server.ts';
 import { asUnavailable } from '../http/unavailable.ts';
 import type { Logger } from '../log.ts';
-import { type Html, html } from '../http/html.ts';
 import { dashboardPage } from './layout.ts';
 import { messagePage } from './pages/signIn.ts';
 import {

@@ -1,8 +1,8 @@
 // The frame of every dashboard page: the head (one stylesheet, one script, both ours), the top
 // bar with the navigation once signed in, and a main region. Pages hand in their title and body.
 import type { SignedIn } from '../app/accounts/sessions.ts';
-import { DASHBOARD_SCRIPT, DASHBOARD_STYLES, dashboardAssetUrl } from './assets.ts';
 import { type Html, html } from '../http/html.ts';
+import { DASHBOARD_SCRIPT, DASHBOARD_STYLES, dashboardAssetUrl } from './assets.ts';
 
 export type Section = 'flipbooks' | 'keys' | 'members' | 'profile';
 

@@ -112,8 +112,8 @@ export const startFills = (deps: ProcessDeps, options: FillOptions, wake: EventT
     while (!stopping.signal.aborted) {
       let fill: Fill | null = null;
       try {
-        if (Date.now() - sweptAt > 3_600_000) {
-          sweptAt = Date.now(); // before the await: one loop sweeps
+        if (performance.now() - sweptAt > 3_600_000) {
+          sweptAt = performance.now(); // before the await: one loop sweeps
           await dropOrphanFills(store.db);
         }
         fill = await claimFill(store.db, owner, options.leaseMs);

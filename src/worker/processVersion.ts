@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { endFill, queueFill } from '../../projections/renditionFills.ts';
 import { versionStatusById } from '../../projections/versions.ts';
+import type { Clock } from '../app/clock.ts';
 import { runFlipbookCommand } from '../app/commands.ts';
 import type { EventMetadata } from '../app/eventContext.ts';
 import { type BlobStore, OriginalMissing, type RenderTarget } from '../blobs/blobStore.ts';
@@ -26,7 +27,14 @@ export const MAX_ATTEMPTS = 3;
 /** Ready pages are recorded at most this often (and at the end), not one event per page. */
 const PROGRESS_EVERY_MS = 1000;
 
-export type ProcessDeps = { store: Store; blobs: BlobStore; log: Logger; render: RenderOptions };
+export type ProcessDeps = {
+  store: Store;
+  blobs: BlobStore;
+  log: Logger;
+  render: RenderOptions;
+  /** dates the events processing records */
+  clock: Clock;
+};
 
 export type Outcome = 'done' | 'error' | 'cancelled' | 'deferred';
 
@@ -65,7 +73,7 @@ export const processVersion = async (
       data: {
         versionId,
         reason: `Processing was interrupted ${MAX_ATTEMPTS} times; the PDF may be too heavy to render`,
-        now: new Date(),
+        now: deps.clock.now(),
       },
     });
     return 'error';
@@ -79,7 +87,7 @@ export const processVersion = async (
     return id;
   };
   const progress = progressRecorder((pages) =>
-    command({ type: 'RecordRenderedPages', data: { versionId, pages, now: new Date() } }),
+    command({ type: 'RecordRenderedPages', data: { versionId, pages, now: deps.clock.now() } }),
   );
 
   const started = performance.now();
@@ -95,7 +103,7 @@ export const processVersion = async (
       log.warn({ versionId, checksum: job.checksum }, 'version failed: its original is missing');
       await command({
         type: 'FailProcessing',
-        data: { versionId, reason: error.message, now: new Date() },
+        data: { versionId, reason: error.message, now: deps.clock.now() },
       });
       return 'error';
     }
@@ -173,7 +181,12 @@ export const processVersion = async (
         await target.activate();
         await command({
           type: 'StartProcessing',
-          data: { versionId, attempt: job.attempts, pageCount: geometry.length, now: new Date() },
+          data: {
+            versionId,
+            attempt: job.attempts,
+            pageCount: geometry.length,
+            now: deps.clock.now(),
+          },
         });
       },
       onPage: publish,
@@ -208,7 +221,7 @@ export const processVersion = async (
           width: p.width,
           height: p.height,
         })),
-        now: new Date(),
+        now: deps.clock.now(),
       },
     });
     if (events.length === 0) {
@@ -269,7 +282,7 @@ export const processVersion = async (
       await blobs.removePages(versionId); // partial output goes
       await command({
         type: 'FailProcessing',
-        data: { versionId, reason: error.message, now: new Date() },
+        data: { versionId, reason: error.message, now: deps.clock.now() },
       });
       return 'error';
     }

@@ -3,10 +3,12 @@
 // what the first one left remembered (listMarks.ts, searchResults.ts). Titles repeat (in different letter cases) and
 // so do timestamps, so the tie-breaker decides; searches hold `%` and `_`; some flipbooks are
 // archived, restored or deleted, so the kept counts are tested too, and again after a replay.
+
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listFlipbooks } from '../../projections/flipbookList.ts';
 import { type ListQuery, SORT_FIELDS } from '../../projections/flipbooks.ts';
+import { systemClock } from '../../src/app/clock.ts';
 import { runFlipbookCommand } from '../../src/app/commands.ts';
 import { listFlipbookCards, listFlipbooks as listForApi } from '../../src/app/flipbooks.ts';
 import { urlsFor } from '../../src/app/urls.ts';
@@ -90,9 +92,12 @@ describe.each(STORE_KINDS)('the flipbook list on the %s store', (kind) => {
 
   beforeAll(async () => {
     store = await openTestStore(kind);
-    workspaceId = (await createWorkspace(store, { name: 'lister', plan: 'team' }, TEST_METADATA))
-      .id;
-    const other = (await createWorkspace(store, { name: 'other', plan: 'team' }, TEST_METADATA)).id;
+    workspaceId = (
+      await createWorkspace(store, { name: 'lister', plan: 'team' }, TEST_METADATA, new Date())
+    ).id;
+    const other = (
+      await createWorkspace(store, { name: 'other', plan: 'team' }, TEST_METADATA, new Date())
+    ).id;
     for (let i = 0; i < 20; i++) await create(other, i); // never listed in `lister`
     const ids: string[] = [];
     for (let i = 0; i < FLIPBOOKS; i++) {
@@ -194,7 +199,12 @@ describe.each(STORE_KINDS)('the flipbook list on the %s store', (kind) => {
   }, 120_000);
 
   it('gives the API and the dashboard the same pages', async () => {
-    const deps = { store, urls: urlsFor(() => 'http://flipbooks.test'), blobs: undefined as never };
+    const deps = {
+      store,
+      urls: urlsFor(() => 'http://flipbooks.test'),
+      blobs: undefined as never,
+      clock: systemClock,
+    };
     const caller = { workspaceId, plan: 'team' as const, metadata: TEST_METADATA };
     for (const q of queries([5])) {
       if (q.page > 3) continue;

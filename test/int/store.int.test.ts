@@ -29,7 +29,9 @@ describe.each(STORE_KINDS)('event-sourced core on the %s store', (kind) => {
 
   beforeAll(async () => {
     store = await openTestStore(kind);
-    workspaceId = (await createWorkspace(store, { name: 'acme', plan: 'team' }, TEST_METADATA)).id;
+    workspaceId = (
+      await createWorkspace(store, { name: 'acme', plan: 'team' }, TEST_METADATA, new Date())
+    ).id;
   });
   afterAll(() => store?.close());
 
@@ -76,7 +78,7 @@ describe.each(STORE_KINDS)('event-sourced core on the %s store', (kind) => {
 
   it('refuses a second workspace with the same name', async () => {
     await expect(
-      createWorkspace(store, { name: 'acme', plan: 'free' }, TEST_METADATA),
+      createWorkspace(store, { name: 'acme', plan: 'free' }, TEST_METADATA, new Date()),
     ).rejects.toBeInstanceOf(Conflict);
     expect((await listWorkspaces(store)).map((w) => w.name)).toEqual(['acme']);
   });
@@ -90,6 +92,7 @@ describe.each(STORE_KINDS)('event-sourced core on the %s store', (kind) => {
         expires: '2099-01-01',
       },
       TEST_METADATA,
+      new Date(),
     );
     expect(issued.key).toMatch(/^svc_[0-9a-f]{48}$/);
     const { rows } = await store.pool.query('SELECT key_hash FROM api_keys WHERE key_id = $1', [
@@ -103,22 +106,22 @@ describe.each(STORE_KINDS)('event-sourced core on the %s store', (kind) => {
     );
     expect(events).not.toContain(issued.key);
 
-    const listed = await listApiKeys(store, 'acme');
+    const listed = await listApiKeys(store, 'acme', new Date());
     expect(listed.find((k) => k.id === issued.id)).toMatchObject({
       label: 'ci',
       expires_at: '2099-01-01T00:00:00Z',
       revoked_at: null,
     });
-    await revokeApiKey(store, { keyId: issued.id }, TEST_METADATA);
-    const after = await listApiKeys(store, 'acme');
+    await revokeApiKey(store, { keyId: issued.id }, TEST_METADATA, new Date());
+    const after = await listApiKeys(store, 'acme', new Date());
     expect(after.find((k) => k.id === issued.id)?.revoked_at).not.toBeNull();
   });
 
   it('refuses keys for a workspace on the free plan', async () => {
-    await createWorkspace(store, { name: 'hobby', plan: 'free' }, TEST_METADATA);
-    await expect(issueApiKey(store, { workspace: 'hobby' }, TEST_METADATA)).rejects.toThrow(
-      /Team plan/,
-    );
+    await createWorkspace(store, { name: 'hobby', plan: 'free' }, TEST_METADATA, new Date());
+    await expect(
+      issueApiKey(store, { workspace: 'hobby' }, TEST_METADATA, new Date()),
+    ).rejects.toThrow(/Team plan/);
   });
 
   it('shows a write in the read tables at once (inline projections)', async () => {
@@ -257,7 +260,12 @@ describe.each(STORE_KINDS)('schema on the %s store', (kind) => {
   it('is created safely by several processes starting at once, and kept on restart', async () => {
     const options = await storeOptions(kind);
     const stores = await Promise.all([openStore(options), openStore(options), openStore(options)]);
-    await createWorkspace(stores[0] as Store, { name: 'first', plan: 'team' }, TEST_METADATA);
+    await createWorkspace(
+      stores[0] as Store,
+      { name: 'first', plan: 'team' },
+      TEST_METADATA,
+      new Date(),
+    );
     for (const s of stores) expect((await listWorkspaces(s)).map((w) => w.name)).toEqual(['first']);
     await Promise.all(stores.map((s) => s.close()));
     const again = await openStore(options);
@@ -268,7 +276,7 @@ describe.each(STORE_KINDS)('schema on the %s store', (kind) => {
   it('rebuilds the read tables on start when their version changed', async () => {
     const options = await storeOptions(kind);
     const first = await openStore(options);
-    await createWorkspace(first, { name: 'kept', plan: 'free' }, TEST_METADATA);
+    await createWorkspace(first, { name: 'kept', plan: 'free' }, TEST_METADATA, new Date());
     await first.pool.query("UPDATE flipbook_meta SET value = '0' WHERE key = 'read_model_version'");
     await first.pool.query('DELETE FROM workspaces');
     await first.close();

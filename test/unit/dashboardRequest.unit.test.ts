@@ -1,7 +1,6 @@
 // The dashboard's request rules that need no browser: cookies, origins, CSRF, escaping.
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { html, trusted } from '../../src/http/html.ts';
 import {
   checkCsrf,
   checkSameOrigin,
@@ -11,6 +10,7 @@ import {
   safeNext,
   sessionCookie,
 } from '../../src/dashboard/request.ts';
+import { html, trusted } from '../../src/http/html.ts';
 
 const request = (headers: Record<string, string>) =>
   ({ headers, socket: {} }) as unknown as IncomingMessage;

@@ -2,6 +2,7 @@
 // failing write never reaches the request: it is reported, and the next use tries again.
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../projections/readTable.ts';
+import { systemClock } from '../../src/app/clock.ts';
 import { keyUsageRecorder } from '../../src/app/keyUsage.ts';
 
 const A = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
@@ -25,7 +26,11 @@ const fakeDb = () => {
 describe('keyUsageRecorder', () => {
   it('writes the first use, then at most once per interval per key', async () => {
     const { db, writes } = fakeDb();
-    const usage = keyUsageRecorder(db, { intervalMs: 60_000, onError: () => {} });
+    const usage = keyUsageRecorder(db, {
+      intervalMs: 60_000,
+      clock: systemClock,
+      onError: () => {},
+    });
     usage.used(A, at(0));
     usage.used(A, at(10));
     usage.used(B, at(20));
@@ -41,7 +46,7 @@ describe('keyUsageRecorder', () => {
 
   it('with an interval of 0, writes every use', async () => {
     const { db, writes } = fakeDb();
-    const usage = keyUsageRecorder(db, { intervalMs: 0, onError: () => {} });
+    const usage = keyUsageRecorder(db, { intervalMs: 0, clock: systemClock, onError: () => {} });
     usage.used(A, at(0));
     usage.used(A, at(0));
     await usage.settle();
@@ -53,6 +58,7 @@ describe('keyUsageRecorder', () => {
     const errors: string[] = [];
     const usage = keyUsageRecorder(db, {
       intervalMs: 60_000,
+      clock: systemClock,
       onError: (error, keyId) => errors.push(`${keyId}: ${(error as Error).message}`),
     });
     state.failing = true;
@@ -70,6 +76,7 @@ describe('keyUsageRecorder', () => {
     state.failing = true;
     const usage = keyUsageRecorder(db, {
       intervalMs: 0,
+      clock: systemClock,
       onError: () => {
         throw new Error('logger broken');
       },

@@ -1,5 +1,5 @@
 // The workspace decider, rule by rule: given past events, when a command, then the new events.
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { Conflict, InvalidInput, NotFound, RuleBroken } from '../../src/domain/errors.ts';
 import { decide, type WorkspaceCommand } from '../../src/domain/workspace/decide.ts';
 import {

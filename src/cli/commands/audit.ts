@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { CliError, EXIT } from '../../../packages/cli/src/client/cliErrors.ts';
 import { printJson, safe } from '../../../packages/cli/src/output.ts';
 import type { Checkpoint } from '../../app/audit.ts';
-import { type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
+import { adminNow, type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
 
 export const registerAudit = (program: Command) => {
   const audit = program
@@ -137,7 +137,10 @@ export const registerAudit = (program: Command) => {
   ).action(async (flags: StoreFlags) => {
     const { cutCheckpoint } = await import('../../app/audit.ts');
     printJson(
-      await withStore(flags, (store) => cutCheckpoint(store), { readOnly: true, long: true }),
+      await withStore(flags, (store) => cutCheckpoint(store, adminNow()), {
+        readOnly: true,
+        long: true,
+      }),
     );
   });
 };

@@ -1,7 +1,13 @@
 import type { Command } from 'commander';
 import { CliError, EXIT } from '../../../packages/cli/src/client/cliErrors.ts';
 import { printJson } from '../../../packages/cli/src/output.ts';
-import { adminOf, type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
+import {
+  adminNow,
+  adminOf,
+  type StoreFlags,
+  withStore,
+  withStoreOptions,
+} from '../storeOptions.ts';
 
 export const registerDownload = (program: Command) => {
   withStoreOptions(
@@ -13,7 +19,7 @@ export const registerDownload = (program: Command) => {
     const { setDownload } = await import('../../app/downloads.ts');
     if (onOrOff !== 'on' && onOrOff !== 'off') throw new CliError(EXIT.usage, 'say "on" or "off"');
     const result = await withStore(flags, (store) =>
-      setDownload(store, flipbookId, onOrOff === 'on', adminOf(flags)),
+      setDownload(store, flipbookId, onOrOff === 'on', adminOf(flags), adminNow()),
     );
     if (flags.json) printJson(result);
     else process.stdout.write(`downloads ${onOrOff} for flipbook ${result.id}\n`);

@@ -3,7 +3,13 @@ import { CliError, EXIT } from '../../../packages/cli/src/client/cliErrors.ts';
 import { printJson, printTable } from '../../../packages/cli/src/output.ts';
 import type { ApiKeyListing } from '../../app/apiKeys.ts';
 import { flagDuration } from '../flagDuration.ts';
-import { adminOf, type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
+import {
+  adminNow,
+  adminOf,
+  type StoreFlags,
+  withStore,
+  withStoreOptions,
+} from '../storeOptions.ts';
 
 type CreateFlags = StoreFlags & {
   workspace: string;
@@ -38,6 +44,7 @@ export const registerKey = (program: Command) => {
         store,
         { workspace: flags.workspace, expires: flags.expires, expiresInMs, label: flags.name },
         adminOf(flags),
+        adminNow(),
       ),
     );
     if (flags.json) {
@@ -60,7 +67,7 @@ export const registerKey = (program: Command) => {
       .option('--json', 'print JSON'),
   ).action(async (flags: StoreFlags & { workspace: string; json?: boolean }) => {
     const { listApiKeys } = await import('../../app/apiKeys.ts');
-    const rows = await withStore(flags, (store) => listApiKeys(store, flags.workspace));
+    const rows = await withStore(flags, (store) => listApiKeys(store, flags.workspace, adminNow()));
     if (flags.json) printJson(rows);
     else printTable(rows.map(tableRow), COLUMNS);
   });
@@ -75,7 +82,7 @@ export const registerKey = (program: Command) => {
     const { rollApiKey } = await import('../../app/apiKeys.ts');
     const graceMs = flagDuration('--grace', flags.grace);
     const rolled = await withStore(flags, (store) =>
-      rollApiKey(store, { keyId: id, graceMs }, adminOf(flags)),
+      rollApiKey(store, { keyId: id, graceMs }, adminOf(flags), adminNow()),
     );
     if (flags.json) {
       printJson(rolled);
@@ -93,7 +100,9 @@ export const registerKey = (program: Command) => {
   withStoreOptions(key.command('revoke <id>').description('revoke an API key by its id')).action(
     async (id: string, flags: StoreFlags) => {
       const { revokeApiKey } = await import('../../app/apiKeys.ts');
-      await withStore(flags, (store) => revokeApiKey(store, { keyId: id }, adminOf(flags)));
+      await withStore(flags, (store) =>
+        revokeApiKey(store, { keyId: id }, adminOf(flags), adminNow()),
+      );
       process.stdout.write(`revoked key ${id}\n`);
     },
   );

@@ -22,6 +22,7 @@ export const registerWorker = (program: Command) => {
     ),
   ).action(async (flags: StoreFlags & BlobFlags & { workers: string; renderProcesses: string }) => {
     const { openCheckedBlobStore } = await import('../../blobs/openBlobStore.ts');
+    const { clockFromEnv } = await import('../../app/clock.ts');
     const { startBlobSweep } = await import('../../blobs/sweep.ts');
     const { installLastResort } = await import('../../lastResort.ts');
     const { logger } = await import('../../log.ts');
@@ -46,7 +47,7 @@ export const registerWorker = (program: Command) => {
     });
     const sweep = startBlobSweep(store, blobs, logger);
     const pool = startWorkers(
-      { store, blobs, log: logger, render: renderOptionsFor(processes) },
+      { store, blobs, log: logger, render: renderOptionsFor(processes), clock: clockFromEnv() },
       workerOptions(lanes),
     );
     logger.info(

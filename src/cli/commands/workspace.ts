@@ -1,6 +1,12 @@
 import type { Command } from 'commander';
 import { printJson, printTable } from '../../../packages/cli/src/output.ts';
-import { adminOf, type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
+import {
+  adminNow,
+  adminOf,
+  type StoreFlags,
+  withStore,
+  withStoreOptions,
+} from '../storeOptions.ts';
 
 export const registerWorkspace = (program: Command) => {
   const workspace = program.command('workspace').description('manage workspaces');
@@ -14,7 +20,7 @@ export const registerWorkspace = (program: Command) => {
   ).action(async (name: string, flags: StoreFlags & { plan: string; json?: boolean }) => {
     const { createWorkspace } = await import('../../app/workspaces.ts');
     const created = await withStore(flags, (store) =>
-      createWorkspace(store, { name, plan: flags.plan }, adminOf(flags)),
+      createWorkspace(store, { name, plan: flags.plan }, adminOf(flags), adminNow()),
     );
     if (flags.json) printJson(created);
     else
@@ -40,7 +46,7 @@ export const registerWorkspace = (program: Command) => {
   ).action(async (name: string, plan: string, flags: StoreFlags & { json?: boolean }) => {
     const { changePlan } = await import('../../app/workspaces.ts');
     const changed = await withStore(flags, (store) =>
-      changePlan(store, { name, plan }, adminOf(flags)),
+      changePlan(store, { name, plan }, adminOf(flags), adminNow()),
     );
     if (flags.json) printJson(changed);
     else process.stdout.write(`workspace ${changed.name} is on the ${changed.plan} plan\n`);
