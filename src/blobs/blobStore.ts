@@ -1,42 +1,36 @@
 // The blob store: originals (named by their SHA-256, so a key never changes meaning and an
-// identical upload is stored once) and each version's page files. Two implementations behind one
-// interface: a directory (./dirStore.ts, the default) and an S3-compatible bucket
-// (./s3Store.ts). Keys are made here, from hashes, ids and positions we generate or validate,
-// never from anything a client sends.
+// identical upload is stored once) and each version's page files. Written once
+// (./storeOperations.ts) over a small object-store primitive (./objectStore.ts) that a directory
+// (./dirObjects.ts, the default) and an S3-compatible bucket (./s3Objects.ts) implement. Keys are
+// made here, from hashes, ids and positions we generate or validate, never from anything a client
+// sends.
 import type { Readable, Writable } from 'node:stream';
 import { BlobStoreUnavailable } from '../domain/errors.ts';
 import { logger } from '../log.ts';
 import { blobStoreErrors } from '../metrics.ts';
 import type { Original, PageFolder, Temporary } from './listing.ts';
+import type { OpenedBlob } from './objectStore.ts';
+
+export type { OpenedBlob } from './objectStore.ts';
 
 export type PageFile = 'max.jpg' | 'mid.jpg' | 'min.jpg' | 'text.txt' | 'words.json';
 
-/** A stored file opened for sending: its validators, and its bytes on demand. */
-export type OpenedBlob = {
-  size: number;
-  etag: string;
-  lastModified: Date;
-  /** bytes start..end (inclusive), exactly these: the object the validators describe */
-  read: (start: number, end: number) => Promise<Readable>;
-  close: () => Promise<void>;
-};
-
 /**
- * Where one processing attempt writes. The renderer writes into `dir`, a local directory; what
- * becomes visible, and when, is the store's: the directory store renders in place, the bucket
- * store uploads each page as it finishes.
+ * Where one processing attempt writes. The renderer writes into `dir`, this process's own local
+ * folder; each page becomes visible when it is published (a rename into a directory store, an
+ * upload to a bucket).
  */
 export type RenderTarget = {
   dir: string;
-  /** the version's page URLs show this attempt from now on */
+  /** makes `dir`, before the renderer writes into it */
   activate: () => Promise<void>;
   /** page `position`'s images in `dir/<position>/` (those rendered now) are complete: make them visible */
   publishPage: (position: number) => Promise<void>;
   /** a small file (`<position>/text.txt`, `document.json`), visible only once whole */
   writeFile: (relative: string, content: string) => Promise<void>;
-  /** the attempt finished: what it no longer needs goes (older attempts, local copies) */
+  /** the attempt finished: its local files go */
   finish: () => Promise<void>;
-  /** the attempt stops: its own files go (another attempt's are never touched) */
+  /** the attempt stops: its unpublished files go (what is published stays) */
   abandon: () => Promise<void>;
   /** on every path, last: local files the attempt held go (the visible ones stay) */
   release: () => Promise<void>;
@@ -132,7 +126,7 @@ export const versionKey = (versionId: string) => {
   return `pages/${versionId}`;
 };
 
-/** `pages/<version>/<position>/<file>`; the directory store puts its attempt link in between */
+/** `pages/<version>/<position>/<file>` */
 export const pageKey = (versionId: string, position: number, file: PageFile) => {
   if (!Number.isInteger(position) || position < 1) throw new Error(`not a page: ${position}`);
   if (!FILES.has(file)) throw new Error(`not a page file: ${file}`);

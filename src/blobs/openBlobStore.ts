@@ -5,8 +5,13 @@ import { join } from 'node:path';
 import { BlobStoreUnavailable } from '../domain/errors.ts';
 import { defaultBlobDir } from '../store/location.ts';
 import type { BlobStore } from './blobStore.ts';
-import { openDirStore } from './dirStore.ts';
-import { openS3Store } from './s3Store.ts';
+import { openDirObjects } from './dirObjects.ts';
+import { openS3Objects, type S3StoreOptions } from './s3Objects.ts';
+import { blobStoreOn } from './storeOperations.ts';
+
+export const openDirStore = async (dir: string) => blobStoreOn(await openDirObjects(dir));
+export const openS3Store = async (options: S3StoreOptions) =>
+  blobStoreOn(await openS3Objects(options));
 
 export type BlobOptions = {
   dataDir?: string;

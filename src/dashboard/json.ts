@@ -3,27 +3,19 @@
 // never a crash. The checks (origin, CSRF) are the caller's, as for forms.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, InvalidInput } from '../domain/errors.ts';
-import { readBody } from '../http/bodyLimit.ts';
 import type { Request } from '../http/server.ts';
 import type { Logger } from '../log.ts';
-
-const MAX_JSON_BYTES = 64 * 1024;
+import { readSmallBody } from './request.ts';
 
 /** An application/json body holding an object, at most 64 KB, within 30 s. */
 export const readJson = async (req: IncomingMessage): Promise<Record<string, unknown>> => {
-  const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-  if (type !== 'application/json') {
-    req.resume();
-    throw new AppError(415, 'Send the body as application/json');
-  }
-  const bytes = await readBody(req, {
-    limit: MAX_JSON_BYTES,
-    tooLarge: () => new AppError(413, 'This request is too large'),
-    tooSlow: () => new AppError(408, 'The request took too long to arrive'),
+  const text = await readSmallBody(req, 'application/json', {
+    wrongType: 'Send the body as application/json',
+    noun: 'request',
   });
   let body: unknown;
   try {
-    body = JSON.parse(bytes.toString('utf8'));
+    body = JSON.parse(text);
   } catch {
     throw new InvalidInput('The body is not valid JSON');
   }

@@ -82,21 +82,36 @@ export const checkCsrf = (sent: string | undefined, expected: string) => {
   }
 };
 
-const MAX_FORM_BYTES = 64 * 1024;
+const MAX_SMALL_BODY_BYTES = 64 * 1024;
+
+/**
+ * A form's or a script's body of one content type, at most 64 KB, within 30 s, as text; the
+ * refusals name it (`noun`) and say which type to send.
+ */
+export const readSmallBody = async (
+  req: IncomingMessage,
+  type: string,
+  refusals: { wrongType: string; noun: string },
+): Promise<string> => {
+  const given = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  if (given !== type) {
+    req.resume();
+    throw new AppError(415, refusals.wrongType);
+  }
+  const body = await readBody(req, {
+    limit: MAX_SMALL_BODY_BYTES,
+    tooLarge: () => new AppError(413, `This ${refusals.noun} is too large`),
+    tooSlow: () => new AppError(408, `The ${refusals.noun} took too long to arrive`),
+  });
+  return body.toString('utf8');
+};
 
 /** An application/x-www-form-urlencoded body, at most 64 KB, within 30 s. */
 export const readForm = async (req: IncomingMessage): Promise<URLSearchParams> => {
-  const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded') {
-    req.resume();
-    throw new AppError(415, 'Send the form as application/x-www-form-urlencoded');
-  }
-  const body = await readBody(req, {
-    limit: MAX_FORM_BYTES,
-    tooLarge: () => new AppError(413, 'This form is too large'),
-    tooSlow: () => new AppError(408, 'The form took too long to arrive'),
+  const text = await readSmallBody(req, 'application/x-www-form-urlencoded', {
+    wrongType: 'Send the form as application/x-www-form-urlencoded',
+    noun: 'form',
   });
-  const text = body.toString('utf8');
   if (text.includes('\u0000') || text.includes('%00'))
     throw new InvalidInput('The form holds a NUL character');
   return new URLSearchParams(text);

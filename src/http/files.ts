@@ -38,17 +38,7 @@ export const mountFiles = (
     if (file === 'words.json' && isUuid(versionId) && /^[1-9]\d{0,5}$/.test(position)) {
       // A finished page's words and their boxes, for the reader's search highlights.
       const json = await pageWordsJson(words, versionId.toLowerCase(), Number(position));
-      return sendBody(
-        req,
-        res,
-        200,
-        {
-          'Content-Type': 'application/json; charset=utf-8',
-          'Cache-Control': IMMUTABLE,
-          'X-Content-Type-Options': 'nosniff',
-        },
-        json,
-      );
+      return sendBody(req, res, 200, FINISHED_JSON, json);
     }
     if (!isUuid(versionId) || !/^[1-9]\d{0,5}$/.test(position) || !(file in TYPES)) {
       throw new NotFound('Not found');
@@ -85,17 +75,7 @@ export const mountFiles = (
     if (status !== 'done') throw new NotFound('Not found');
     const content = await deps.blobs.readDocument(id);
     if (!content) throw new NotFound('Not found');
-    await sendBody(
-      req,
-      res,
-      200,
-      {
-        'Content-Type': 'application/json; charset=utf-8',
-        'Cache-Control': IMMUTABLE,
-        'X-Content-Type-Options': 'nosniff',
-      },
-      content,
-    );
+    await sendBody(req, res, 200, FINISHED_JSON, content);
   });
 
   routes.get('/files/originals/:versionId', async (req, res) => {
@@ -113,6 +93,12 @@ export const mountFiles = (
 };
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
+/** A finished version's JSON files (a page's words, the document's structure): never change. */
+const FINISHED_JSON = {
+  'Content-Type': 'application/json; charset=utf-8',
+  'Cache-Control': IMMUTABLE,
+  'X-Content-Type-Options': 'nosniff',
+};
 const REVALIDATE = 'public, no-cache';
 
 const sendFile = async (

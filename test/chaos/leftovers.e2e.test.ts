@@ -164,14 +164,14 @@ describe('leftovers in the blob directory', () => {
     const usedOriginal = join(blobs, 'originals', sha.slice(0, 2), `${sha}.pdf`);
     expect(existsSync(usedOriginal)).toBe(true);
     await setAge(usedOriginal, 3 * HOUR);
-    const livePages = join(blobs, 'pages', versionId, 'attempt-1-aaaaaaaa', '1');
+    const livePages = join(blobs, 'pages', versionId, '1');
     await mkdir(livePages, { recursive: true });
     await writeFile(join(livePages, 'max.jpg'), 'jpeg');
 
     // A deleted version whose folder survived (a crash between the event and the removal).
     const deleted = (await c.addVersion(flipbookId)).body.version_id as string;
     expectJson(await c.remove(flipbookId, deleted), 200);
-    const deletedPages = join(blobs, 'pages', deleted, 'attempt-1-bbbbbbbb', '1');
+    const deletedPages = join(blobs, 'pages', deleted, '1');
     await mkdir(deletedPages, { recursive: true });
     await writeFile(join(deletedPages, 'max.jpg'), 'x'.repeat(1000));
     // A folder of a version that never existed.

@@ -2,36 +2,17 @@
 // a password, signing in and out, the throttle, CSRF and origin refusals, the cookie's flags,
 // session expiry on the daemon's injected clock, the API refusing cookies, isolation between
 // workspaces, the audit trail, axe and the phone layout.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { client, createFlipbook } from '../support/apiHelpers.ts';
 import { flipbook } from '../support/cli.ts';
-import {
-  axeViolations,
-  type DashboardFixture,
-  PASSWORD,
-  PHONE,
-  startDashboard,
-} from '../support/dashboard.ts';
+import { axeViolations, PASSWORD, PHONE, useDashboard } from '../support/dashboard.ts';
 import { STORE_KINDS } from '../support/stores.ts';
 
 describe.each(STORE_KINDS)('dashboard sign-in (%s store)', (kind) => {
-  let d: DashboardFixture;
-  let url = '';
-
-  beforeAll(async () => {
-    d = await startDashboard(kind);
-    url = d.fx.daemon.url;
-  });
-  afterEach(async () => {
-    await d.closeContexts();
-    expect(d.problems).toEqual([]);
-  });
-  afterAll(async () => {
-    await d?.stop();
-  });
+  const d = useDashboard(kind);
 
   const post = (path: string, body: Record<string, string>, headers: Record<string, string> = {}) =>
-    fetch(`${url}${path}`, {
+    fetch(`${d.url}${path}`, {
       method: 'POST',
       redirect: 'manual',
       headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
@@ -40,7 +21,7 @@ describe.each(STORE_KINDS)('dashboard sign-in (%s store)', (kind) => {
 
   it('invite → password → signed in; the link works once; sign out ends the session', async () => {
     const link = await d.invite('ann@example.com', 'owner');
-    expect(link).toMatch(new RegExp(`^${url}/invite/[A-Za-z0-9_-]{43}$`));
+    expect(link).toMatch(new RegExp(`^${d.url}/invite/[A-Za-z0-9_-]{43}$`));
     const page = await d.open();
     await page.goto(link);
     expect(await page.locator('h1').textContent()).toContain('acme');
@@ -50,7 +31,7 @@ describe.each(STORE_KINDS)('dashboard sign-in (%s store)', (kind) => {
     expect(await page.getByRole('alert').textContent()).toMatch(/most common/);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Create my account' }).click();
-    await page.waitForURL(`${url}/dashboard`);
+    await page.waitForURL(`${d.url}/dashboard`);
     expect(await page.locator('h1').textContent()).toBe('Flipbooks');
     for (const name of ['Flipbooks', 'API keys', 'Members', 'Profile']) {
       expect(await page.getByRole('link', { name, exact: true }).count()).toBe(1);
@@ -58,7 +39,7 @@ describe.each(STORE_KINDS)('dashboard sign-in (%s store)', (kind) => {
     const [cookie] = await page.context().cookies();
     expect(cookie).toMatchObject({ name: 'flipbook_session', httpOnly: true, sameSite: 'Lax' });
     expect(cookie?.secure).toBe(false); // http here; https gives __Host- and Secure (unit test)
-    const pageResponse = await page.request.get(`${url}/dashboard`);
+    const pageResponse = await page.request.get(`${d.url}/dashboard`);
     expect(pageResponse.headers()['cache-control']).toBe('no-store');
     expect(pageResponse.headers()['x-frame-options']).toBe('DENY');
     expect(pageResponse.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
@@ -70,9 +51,9 @@ describe.each(STORE_KINDS)('dashboard sign-in (%s store)', (kind) => {
     expect(await again.locator('h1').textContent()).toBe('This link cannot be used');
 
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.waitForURL(`${url}/login`);
+    await page.waitForURL(`${d.url}/login`);
     // The old cookie no longer signs anyone in.
-    const res = await fetch(`${url}/dashboard`, {
+    const res = await fetch(`${d.url}/dashboard`, {
       redirect: 'manual',
       headers: { cookie: `${cookie?.name}=${cookie?.value}` },
     });
@@ -85,19 +66,19 @@ describe.each(STORE_KINDS)('dashboard sign-in (%s store)', (kind) => {
     const setup = await d.signedIn('bob-setup@example.com', { role: 'member' });
     await setup.close();
     const page = await d.open();
-    await page.goto(`${url}/dashboard?status=archived`);
+    await page.goto(`${d.url}/dashboard?status=archived`);
     await page.waitForURL(/\/login\?next=/);
     await page.getByLabel('Email').fill('BOB-setup@Example.com '); // case and spaces do not matter
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.waitForURL(`${url}/dashboard?status=archived`);
+    await page.waitForURL(`${d.url}/dashboard?status=archived`);
     expect(await page.locator('#status').inputValue()).toBe('archived');
   });
 
   it('answers a wrong password and an unknown email alike, then throttles both', async () => {
     await (await d.signedIn('carol@example.com')).close();
     const attempt = (email: string, password: string) =>
-      post('/login', { email, password }, { origin: url });
+      post('/login', { email, password }, { origin: d.url });
     const wrong = await attempt('carol@example.com', 'not the password at all');
     const unknown = await attempt('nobody@example.com', 'not the password at all');
     expect([wrong.status, unknown.status]).toEqual([401, 401]);
@@ -136,10 +117,10 @@ describe.each(STORE_KINDS)('dashboard sign-in (%s store)', (kind) => {
     expect(
       (await post('/logout', { _csrf: csrf }, { ...jar, 'sec-fetch-site': 'cross-site' })).status,
     ).toBe(403);
-    expect((await post('/logout', {}, { ...jar, origin: url })).status).toBe(403);
-    expect((await post('/logout', { _csrf: 'x'.repeat(43) }, { ...jar, origin: url })).status).toBe(
-      403,
-    );
+    expect((await post('/logout', {}, { ...jar, origin: d.url })).status).toBe(403);
+    expect(
+      (await post('/logout', { _csrf: 'x'.repeat(43) }, { ...jar, origin: d.url })).status,
+    ).toBe(403);
     expect(
       (
         await post(
@@ -150,11 +131,11 @@ describe.each(STORE_KINDS)('dashboard sign-in (%s store)', (kind) => {
       ).status,
     ).toBe(403);
     // Still signed in: none of the refused forms did anything.
-    expect((await fetch(`${url}/dashboard`, { headers: jar, redirect: 'manual' })).status).toBe(
+    expect((await fetch(`${d.url}/dashboard`, { headers: jar, redirect: 'manual' })).status).toBe(
       200,
     );
     // The API takes keys only: the dashboard's cookie is not one.
-    expect((await fetch(`${url}/api/v1/flipbooks`, { headers: jar })).status).toBe(401);
+    expect((await fetch(`${d.url}/api/v1/flipbooks`, { headers: jar })).status).toBe(401);
   });
 
   it('ends a session after 12 idle hours, and any session after 14 days', async () => {
@@ -234,7 +215,7 @@ describe.each(STORE_KINDS)('dashboard sign-in (%s store)', (kind) => {
     const link = await d.invite('ivy@example.com', 'member');
     for (const options of [{ viewport: { width: 1280, height: 860 } }, PHONE]) {
       const page = await d.open({ ...options, bypassCSP: true });
-      await page.goto(`${url}/login`);
+      await page.goto(`${d.url}/login`);
       expect(await axeViolations(page), 'login').toEqual([]);
       await page.goto(link);
       expect(await axeViolations(page), 'invitation').toEqual([]);

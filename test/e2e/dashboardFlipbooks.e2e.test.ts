@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   type Client,
   client,
@@ -17,13 +17,7 @@ import {
   SMALL_PDF,
 } from '../support/apiHelpers.ts';
 import { CORPUS } from '../support/corpus.ts';
-import {
-  axeViolations,
-  type DashboardFixture,
-  DESKTOP,
-  PHONE,
-  startDashboard,
-} from '../support/dashboard.ts';
+import { axeViolations, DESKTOP, PHONE, useDashboard } from '../support/dashboard.ts';
 import { waitFor } from '../support/waitFor.ts';
 
 const IMAGES = join(import.meta.dirname, '..', '..', 'docs', 'images');
@@ -33,22 +27,12 @@ const SMALL = join(CORPUS, SMALL_PDF);
 const SLOW = 240_000;
 
 describe('dashboard: upload and one flipbook (embedded store, one worker)', () => {
-  let d: DashboardFixture;
-  let url = '';
+  const d = useDashboard('embedded', ['--workers', '1']);
   let api: Client;
 
-  beforeAll(async () => {
+  beforeAll(() => {
     mkdirSync(IMAGES, { recursive: true });
-    d = await startDashboard('embedded', ['--workers', '1']);
-    url = d.fx.daemon.url;
     api = client(d.fx.api, d.fx.key);
-  });
-  afterEach(async () => {
-    await d.closeContexts();
-    expect(d.problems).toEqual([]);
-  });
-  afterAll(async () => {
-    await d?.stop();
   });
 
   /** A flipbook made through the API (its key is the actor), processed. */
@@ -73,14 +57,14 @@ describe('dashboard: upload and one flipbook (embedded store, one worker)', () =
       has: page.getByRole('rowheader', { name: new RegExp(`^Version ${n}\\b`) }),
     });
   const activity = (page: Page) => page.locator('#activity ol > li');
-  const status = async (path: string) => (await fetch(`${url}${path}`)).status;
+  const status = async (path: string) => (await fetch(`${d.url}${path}`)).status;
 
   it(
     'uploads a PDF with real progress, follows processing to the reader link; the grid shows it',
     async () => {
       const page = await d.signedIn('ann@example.com');
       await page.getByRole('link', { name: 'Upload a PDF' }).click();
-      await page.waitForURL(`${url}/dashboard/upload`);
+      await page.waitForURL(`${d.url}/dashboard/upload`);
       await page.getByLabel('Title').fill('TraceMonkey paper');
       await page.getByLabel('PDF').setInputFiles(TRACEMONKEY);
       // Every state the progress bar goes through, as the page shows it.
@@ -117,7 +101,7 @@ describe('dashboard: upload and one flipbook (embedded store, one worker)', () =
 
       await ready.waitFor({ timeout: SLOW });
       const readerUrl = (await ready.getAttribute('href')) ?? '';
-      expect(readerUrl).toMatch(new RegExp(`^${url}/f/[0-9a-f-]{36}$`));
+      expect(readerUrl).toMatch(new RegExp(`^${d.url}/f/[0-9a-f-]{36}$`));
       const seen = (await page.evaluate('window.seen')) as string[];
       expect(seen.some((s) => /^Uploading [1-9]\d?\/100$/.test(s))).toBe(true);
       expect(seen).toContain('Uploading 100/100');
@@ -154,7 +138,7 @@ describe('dashboard: upload and one flipbook (embedded store, one worker)', () =
       const before = (await api.list()).body.flipbooks.length;
 
       const page = await d.signedIn('ben@example.com');
-      await page.goto(`${url}/dashboard/upload`);
+      await page.goto(`${d.url}/dashboard/upload`);
       await page.getByLabel('PDF').setInputFiles(notPdf);
       await page.getByRole('button', { name: 'Upload', exact: true }).click();
       const error = page.locator('#file-error');
@@ -165,7 +149,7 @@ describe('dashboard: upload and one flipbook (embedded store, one worker)', () =
       // Over the plan's limits: a free workspace takes at most 200 pages.
       await d.fx.newWorkspace('freebies', 'free');
       const free = await d.signedIn('flo@example.com', { workspace: 'freebies' });
-      await free.goto(`${url}/dashboard/upload`);
+      await free.goto(`${d.url}/dashboard/upload`);
       expect(await free.locator('#file-hint').textContent()).toContain(
         'Up to 50 MB and 200 pages on the free plan.',
       );
@@ -180,11 +164,11 @@ describe('dashboard: upload and one flipbook (embedded store, one worker)', () =
       const plain = await d.signedIn('cy@example.com', {
         context: { ...DESKTOP, javaScriptEnabled: false },
       });
-      await plain.goto(`${url}/dashboard/upload`);
+      await plain.goto(`${d.url}/dashboard/upload`);
       await plain.getByLabel('Title').fill('My notes');
       await plain.getByLabel('PDF').setInputFiles(notPdf);
       const [refused] = await Promise.all([
-        plain.waitForResponse((r) => r.url() === `${url}/dashboard/upload`),
+        plain.waitForResponse((r) => r.url() === `${d.url}/dashboard/upload`),
         plain.getByRole('button', { name: 'Upload', exact: true }).click(),
       ]);
       expect(refused.status()).toBe(422);
@@ -209,7 +193,7 @@ describe('dashboard: upload and one flipbook (embedded store, one worker)', () =
     async () => {
       const { flipbookId } = await processedFlipbook('Versions');
       const page = await d.signedIn('dee@example.com');
-      await page.goto(`${url}/dashboard/flipbooks/${flipbookId}`);
+      await page.goto(`${d.url}/dashboard/flipbooks/${flipbookId}`);
       expect(await row(page, 1).textContent()).toContain('Active');
       // The active version can be neither activated nor deleted.
       expect(await row(page, 1).getByRole('button').count()).toBe(0);
@@ -270,7 +254,7 @@ describe('dashboard: upload and one flipbook (embedded store, one worker)', () =
       const { flipbookId, versionId } = await processedFlipbook('Before');
       await createFlipbook(api, { title: 'Taken', slug: 'taken' });
       const page = await d.signedIn('eve@example.com');
-      await page.goto(`${url}/dashboard/flipbooks/${flipbookId}`);
+      await page.goto(`${d.url}/dashboard/flipbooks/${flipbookId}`);
 
       // A slug in use is refused in words, what was typed is kept.
       await page.getByLabel('Title').fill('After');
@@ -335,7 +319,7 @@ describe('dashboard: upload and one flipbook (embedded store, one worker)', () =
       const theirs = await createFlipbook(client(d.fx.api, other.key), { title: 'Theirs' });
       const ours = await processedFlipbook('Ours');
       const page = await d.signedIn('fay@example.com');
-      await page.goto(`${url}/dashboard/flipbooks/${ours.flipbookId}`);
+      await page.goto(`${d.url}/dashboard/flipbooks/${ours.flipbookId}`);
       const csrf = await page.locator('input[name=_csrf]').first().inputValue();
       const f = `/dashboard/flipbooks/${theirs.flipbookId}`;
       const mixed = `/dashboard/flipbooks/${ours.flipbookId}/versions/${theirs.versionId}`;
@@ -348,7 +332,7 @@ describe('dashboard: upload and one flipbook (embedded store, one worker)', () =
         `${mixed}/status.json`,
         '/dashboard/flipbooks/not-an-id',
       ]) {
-        expect((await page.request.get(`${url}${path}`)).status(), path).toBe(404);
+        expect((await page.request.get(`${d.url}${path}`)).status(), path).toBe(404);
       }
       const form = {
         _csrf: csrf,
@@ -368,19 +352,19 @@ describe('dashboard: upload and one flipbook (embedded store, one worker)', () =
         `${mixed}/activate`,
         `${mixed}/delete`,
       ]) {
-        const reply = await page.request.post(`${url}${path}`, {
+        const reply = await page.request.post(`${d.url}${path}`, {
           form,
-          headers: { origin: url },
+          headers: { origin: d.url },
           maxRedirects: 0,
         });
         expect(reply.status(), path).toBe(404);
       }
-      const upload = await page.request.post(`${url}${f}/versions`, {
+      const upload = await page.request.post(`${d.url}${f}/versions`, {
         multipart: {
           _csrf: csrf,
           file: { name: 'a.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4') },
         },
-        headers: { origin: url },
+        headers: { origin: d.url },
         maxRedirects: 0,
       });
       expect(upload.status()).toBe(404);
@@ -397,12 +381,12 @@ describe('dashboard: upload and one flipbook (embedded store, one worker)', () =
     async () => {
       const { flipbookId } = await processedFlipbook('Guarded');
       const page = await d.signedIn('gus@example.com');
-      await page.goto(`${url}/dashboard/flipbooks/${flipbookId}`);
-      const base = `${url}/dashboard/flipbooks/${flipbookId}`;
+      await page.goto(`${d.url}/dashboard/flipbooks/${flipbookId}`);
+      const base = `${d.url}/dashboard/flipbooks/${flipbookId}`;
       for (const path of ['/archive', '/download', '/delete', '']) {
         const reply = await page.request.post(`${base}${path}`, {
           form: { title: 'Hijacked', slug: 'hijacked', allow: 'false' },
-          headers: { origin: url },
+          headers: { origin: d.url },
           maxRedirects: 0,
         });
         expect(reply.status(), path).toBe(403);
@@ -414,11 +398,11 @@ describe('dashboard: upload and one flipbook (embedded store, one worker)', () =
         buffer: Buffer.from(pdf(SMALL_PDF).bytes),
       };
       for (const [path, headers] of [
-        ['/dashboard/upload', { origin: url }],
-        ['/dashboard/upload', { origin: url, 'x-csrf-token': 'wrong' }],
-        [`/dashboard/flipbooks/${flipbookId}/versions`, { origin: url }],
+        ['/dashboard/upload', { origin: d.url }],
+        ['/dashboard/upload', { origin: d.url, 'x-csrf-token': 'wrong' }],
+        [`/dashboard/flipbooks/${flipbookId}/versions`, { origin: d.url }],
       ] as const) {
-        const reply = await page.request.post(`${url}${path}`, {
+        const reply = await page.request.post(`${d.url}${path}`, {
           multipart: { title: 'Sneaky', file },
           headers,
           maxRedirects: 0,
@@ -427,7 +411,7 @@ describe('dashboard: upload and one flipbook (embedded store, one worker)', () =
       }
       // From another site, even with the right token.
       const csrf = await page.locator('input[name=_csrf]').first().inputValue();
-      const foreign = await page.request.post(`${url}/dashboard/upload`, {
+      const foreign = await page.request.post(`${d.url}/dashboard/upload`, {
         multipart: { _csrf: csrf, file },
         headers: { origin: 'https://evil.example' },
         maxRedirects: 0,
@@ -480,15 +464,15 @@ describe('dashboard: upload and one flipbook (embedded store, one worker)', () =
               fullPage: true,
             });
           }
-          await page.goto(`${url}/dashboard/upload`);
+          await page.goto(`${d.url}/dashboard/upload`);
           expect(await axeViolations(page), `${name} ${colorScheme} upload`).toEqual([]);
           expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
             options.viewport?.width ?? 0,
           );
-          await page.goto(`${url}/dashboard/flipbooks/${flipbookId}/delete`);
+          await page.goto(`${d.url}/dashboard/flipbooks/${flipbookId}/delete`);
           expect(await axeViolations(page), `${name} ${colorScheme} confirm`).toEqual([]);
           if (name === 'desktop' && colorScheme === 'light') {
-            await page.goto(`${url}/dashboard`);
+            await page.goto(`${d.url}/dashboard`);
             await waitFor('the covers', () =>
               page.evaluate(
                 `[...document.images].every((i) => i.complete && i.naturalWidth > 0) || undefined`,
@@ -515,9 +499,9 @@ describe('dashboard: upload and one flipbook (embedded store, one worker)', () =
         SLOW,
         200,
       );
-      const reader = await fetch(`${url}/f/${made.flipbookId}`);
+      const reader = await fetch(`${d.url}/f/${made.flipbookId}`);
       expect(reader.status).toBe(404);
-      expect((await fetch(`${url}/f/${made.flipbookId}/text`)).status).toBe(404);
+      expect((await fetch(`${d.url}/f/${made.flipbookId}/text`)).status).toBe(404);
 
       const page = await d.signedIn('fay@example.com', { context: PHONE });
       const tile = page.locator('.tile').filter({ hasText: 'Locked report' });
@@ -538,7 +522,7 @@ describe('dashboard: upload and one flipbook (embedded store, one worker)', () =
       // A version that works brings it to life, at the same link.
       const fixed = await api.addVersion(made.flipbookId, pdf(SMALL_PDF));
       await processed(made.flipbookId, fixed.body.version_id);
-      expect((await fetch(`${url}/f/${made.flipbookId}`)).status).toBe(200);
+      expect((await fetch(`${d.url}/f/${made.flipbookId}`)).status).toBe(200);
       await page.reload();
       expect(await page.locator('.head-meta .badge').textContent()).toBe('Published');
       expect(await page.locator('#reader-link').count()).toBe(1);
@@ -550,7 +534,7 @@ describe('dashboard: upload and one flipbook (embedded store, one worker)', () =
     'uploads several PDFs at once, a flipbook each, with a row of progress and outcome each',
     async () => {
       const page = await d.signedIn('multi@example.com', { context: { ...PHONE } });
-      await page.goto(`${url}/dashboard/upload`);
+      await page.goto(`${d.url}/dashboard/upload`);
       const files = [
         join(CORPUS, 'odd_tiny-issue11878.pdf'),
         join(CORPUS, 'enc_issue3371.pdf'), // password-protected: processing fails

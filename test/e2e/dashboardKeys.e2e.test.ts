@@ -7,16 +7,10 @@ import { createHash } from 'node:crypto';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { flipbook, ROOT } from '../support/cli.ts';
 import { pipelineEnv, shell } from '../support/clientInstall.ts';
-import {
-  axeViolations,
-  type DashboardFixture,
-  DESKTOP,
-  PHONE,
-  startDashboard,
-} from '../support/dashboard.ts';
+import { axeViolations, DESKTOP, PHONE, useDashboard } from '../support/dashboard.ts';
 import { STORE_KINDS } from '../support/stores.ts';
 
 const IMAGES = join(ROOT, 'docs', 'images');
@@ -28,20 +22,7 @@ const TEAM_ONLY =
 const fingerprint = (key: string) => createHash('sha256').update(key).digest('hex').slice(0, 8);
 
 describe.each(STORE_KINDS)('dashboard API keys (%s store)', (kind) => {
-  let d: DashboardFixture;
-  let url = '';
-
-  beforeAll(async () => {
-    d = await startDashboard(kind, [], { FLIPBOOK_KEY_USAGE_INTERVAL_MS: '0' });
-    url = d.fx.daemon.url;
-  });
-  afterEach(async () => {
-    await d.closeContexts();
-    expect(d.problems).toEqual([]);
-  });
-  afterAll(async () => {
-    await d?.stop();
-  });
+  const d = useDashboard(kind, [], { FLIPBOOK_KEY_USAGE_INTERVAL_MS: '0' });
 
   /** The status of one API call with the key. */
   const call = async (key: string) =>
@@ -66,7 +47,7 @@ describe.each(STORE_KINDS)('dashboard API keys (%s store)', (kind) => {
 
   /** "Create key" on the page; the answer and the key it shows. */
   const createKey = async (page: Page, name: string, expiry = 'In 30 days') => {
-    await page.goto(`${url}/dashboard/keys`);
+    await page.goto(`${d.url}/dashboard/keys`);
     await page.getByLabel('Name', { exact: true }).fill(name);
     await page.getByLabel(expiry, { exact: true }).check();
     // POST, redirect, GET: the key is shown by the page after the redirect, once.
@@ -82,7 +63,7 @@ describe.each(STORE_KINDS)('dashboard API keys (%s store)', (kind) => {
   it('creates a key, shows it once on a no-store page, and it works against the API', async () => {
     const page = await d.signedIn('kim@example.com');
     await page.getByRole('link', { name: 'API keys' }).click();
-    await page.waitForURL(`${url}/dashboard/keys`);
+    await page.waitForURL(`${d.url}/dashboard/keys`);
     expect(await page.locator('h1').textContent()).toBe('API keys');
     // The fixture's key, made by the admin CLI, is listed with the operator who made it.
     expect(await cell(page, fingerprint(d.fx.key), 'Created by').textContent()).toBe(
@@ -92,16 +73,16 @@ describe.each(STORE_KINDS)('dashboard API keys (%s store)', (kind) => {
     const { key, response } = await createKey(page, 'laptop');
     expect(response.status()).toBe(200);
     expect(response.headers()['cache-control']).toBe('no-store');
-    expect(response.url()).toBe(`${url}/dashboard/keys/new`); // the key is in no URL
+    expect(response.url()).toBe(`${d.url}/dashboard/keys/new`); // the key is in no URL
     expect(await page.getByRole('status').first().textContent()).toContain('“laptop” is ready');
     expect(await page.locator('#login-line').textContent()).toBe(
-      `flipbook login --url ${url} --api-key ${key}`,
+      `flipbook login --url ${d.url} --api-key ${key}`,
     );
     const lines = [
       (await page.locator('#install-line').textContent()) ?? '',
       (await page.locator('#login-line').textContent()) ?? '',
     ];
-    expect(lines[0]).toBe(`npm install -g ${url}/downloads/flipbook-cli.tgz`);
+    expect(lines[0]).toBe(`npm install -g ${d.url}/downloads/flipbook-cli.tgz`);
     // Copy, with the script: the key reaches the clipboard and the page says so.
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
     await page.getByRole('button', { name: 'Copy', exact: true }).click();
@@ -110,7 +91,7 @@ describe.each(STORE_KINDS)('dashboard API keys (%s store)', (kind) => {
 
     // Reloading shows the list, not the key, and makes no second key.
     await page.reload();
-    expect(page.url()).toBe(`${url}/dashboard/keys`);
+    expect(page.url()).toBe(`${d.url}/dashboard/keys`);
     expect(await page.content()).not.toContain(key);
     expect(await page.locator('tbody tr').filter({ hasText: 'laptop' }).count()).toBe(1);
     const fp = fingerprint(key);
@@ -122,12 +103,12 @@ describe.each(STORE_KINDS)('dashboard API keys (%s store)', (kind) => {
       (await cell(page, fp, 'Expires').locator('time').getAttribute('datetime')) ?? '',
     );
     expect(Math.abs(expires - Date.now() - 30 * 86_400_000)).toBeLessThan(120_000);
-    const again = await page.request.get(`${url}/dashboard/keys`);
+    const again = await page.request.get(`${d.url}/dashboard/keys`);
     expect(again.headers()['cache-control']).toBe('no-store');
     expect(await again.text()).not.toContain(key);
     // The page that showed it, asked for again (a reload without the script): the list instead.
-    const shownAgain = await page.request.get(`${url}/dashboard/keys/new`);
-    expect(shownAgain.url()).toBe(`${url}/dashboard/keys`);
+    const shownAgain = await page.request.get(`${d.url}/dashboard/keys/new`);
+    expect(shownAgain.url()).toBe(`${d.url}/dashboard/keys`);
     expect(await shownAgain.text()).not.toContain(key);
 
     // The two lines run as shown, on a machine with only Node.js: install, sign in, then list.
@@ -159,7 +140,7 @@ describe.each(STORE_KINDS)('dashboard API keys (%s store)', (kind) => {
 
   it('creates a key from the keyboard, with an expiry date or none', async () => {
     const page = await d.signedIn('kit@example.com');
-    await page.goto(`${url}/dashboard/keys`);
+    await page.goto(`${d.url}/dashboard/keys`);
     await page.getByLabel('Name', { exact: true }).focus();
     await page.keyboard.type('nightly build');
     // Using the date picks "On": the form works by keyboard alone.
@@ -173,7 +154,7 @@ describe.each(STORE_KINDS)('dashboard API keys (%s store)', (kind) => {
     ).toBe('2099-01-31T00:00:00Z');
 
     await createKey(page, 'archive sync', 'Never');
-    await page.goto(`${url}/dashboard/keys`);
+    await page.goto(`${d.url}/dashboard/keys`);
     const forever = page.locator('tbody tr').filter({ hasText: 'archive sync' });
     expect(await forever.locator('td[data-label="Expires"]').textContent()).toBe('Never');
 
@@ -185,9 +166,9 @@ describe.each(STORE_KINDS)('dashboard API keys (%s store)', (kind) => {
     expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('no date');
     expect(await page.getByLabel('On', { exact: true }).isChecked()).toBe(true);
     // A day in the past is the decider's to refuse (the date field's min stops it in a browser).
-    const past = await page.request.post(`${url}/dashboard/keys`, {
+    const past = await page.request.post(`${d.url}/dashboard/keys`, {
       form: { _csrf: await csrfOf(page), name: 'past', expiry: 'date', expires_on: '2001-01-01' },
-      headers: { origin: url },
+      headers: { origin: d.url },
     });
     expect(past.status()).toBe(422);
     expect(await past.text()).toContain('already be expired');
@@ -196,7 +177,7 @@ describe.each(STORE_KINDS)('dashboard API keys (%s store)', (kind) => {
   it('rolls a key: the old one works for the grace chosen, or is refused at once', async () => {
     const page = await d.signedIn('lee@example.com');
     const first = (await createKey(page, 'deploy')).key;
-    await page.goto(`${url}/dashboard/keys`);
+    await page.goto(`${d.url}/dashboard/keys`);
     await row(page, fingerprint(first)).getByRole('button', { name: 'Roll' }).click();
     expect(await page.locator('h1').textContent()).toBe('Roll “deploy”');
     await page.getByLabel('For 1 hour').check();
@@ -209,7 +190,7 @@ describe.each(STORE_KINDS)('dashboard API keys (%s store)', (kind) => {
     expect([await call(first), await call(second)]).toEqual([200, 200]);
 
     await page.reload(); // the list, not the roll form again
-    expect(page.url()).toBe(`${url}/dashboard/keys`);
+    expect(page.url()).toBe(`${d.url}/dashboard/keys`);
     expect(await cell(page, fingerprint(first), 'Status').textContent()).toMatch(
       /Rolled\s+works until/,
     );
@@ -232,7 +213,7 @@ describe.each(STORE_KINDS)('dashboard API keys (%s store)', (kind) => {
     expect(await page.getByRole('status').first().textContent()).toContain('refused from now on');
     expect([await call(second), await call(third), await call(first)]).toEqual([401, 200, 200]);
     // Rolled without a grace: past it at once, and shown as rolled (it was replaced), not expired.
-    await page.goto(`${url}/dashboard/keys`);
+    await page.goto(`${d.url}/dashboard/keys`);
     expect(await cell(page, fingerprint(second), 'Status').textContent()).toMatch(
       /Rolled\s+stopped/,
     );
@@ -243,45 +224,45 @@ describe.each(STORE_KINDS)('dashboard API keys (%s store)', (kind) => {
     const ownersKey = (await createKey(owner, 'owner ci')).key;
     const member = await d.signedIn('ozzy@example.com', { role: 'member' });
     const membersKey = (await createKey(member, 'oz laptop')).key;
-    await member.goto(`${url}/dashboard/keys`);
+    await member.goto(`${d.url}/dashboard/keys`);
     expect(await row(member, fingerprint(ownersKey)).getByRole('button').count()).toBe(0);
     expect(await row(member, fingerprint(membersKey)).getByRole('button').count()).toBe(2);
     expect(await member.getByText('You can roll and revoke the keys you created').count()).toBe(1);
     // Forced by hand: refused in words, and the key still works.
     const id = await keyIdOf('acme', fingerprint(ownersKey));
-    await member.goto(`${url}/dashboard/keys`);
+    await member.goto(`${d.url}/dashboard/keys`);
     const csrf = await csrfOf(member);
     for (const action of ['roll', 'revoke']) {
-      const forced = await member.request.post(`${url}/dashboard/keys/${id}/${action}`, {
+      const forced = await member.request.post(`${d.url}/dashboard/keys/${id}/${action}`, {
         form: { _csrf: csrf, grace: '1h' },
-        headers: { origin: url },
+        headers: { origin: d.url },
         maxRedirects: 0,
       });
       expect(forced.status()).toBe(403);
       expect(await forced.text()).toContain(
         'Only owners can roll or revoke a key someone else created',
       );
-      expect((await member.goto(`${url}/dashboard/keys/${id}/${action}`))?.status()).toBe(403);
+      expect((await member.goto(`${d.url}/dashboard/keys/${id}/${action}`))?.status()).toBe(403);
     }
     expect(await call(ownersKey)).toBe(200);
     // The owner manages the member's key too.
-    await owner.goto(`${url}/dashboard/keys`);
+    await owner.goto(`${d.url}/dashboard/keys`);
     expect(await row(owner, fingerprint(membersKey)).getByRole('button').count()).toBe(2);
   });
 
   it('refuses a day that does not exist, rather than moving it', async () => {
     const page = await d.signedIn('pim@example.com');
-    await page.goto(`${url}/dashboard/keys`);
-    const answer = await page.request.post(`${url}/dashboard/keys`, {
+    await page.goto(`${d.url}/dashboard/keys`);
+    const answer = await page.request.post(`${d.url}/dashboard/keys`, {
       form: { _csrf: await csrfOf(page), name: 'odd', expiry: 'date', expires_on: '2099-02-30' },
-      headers: { origin: url },
+      headers: { origin: d.url },
     });
     expect(answer.status()).toBe(400);
     expect(await answer.text()).toContain('a day that does not exist: 2099-02-30');
     // And a value the form never offers is refused, whatever its name (a Map, not an object).
-    const odd = await page.request.post(`${url}/dashboard/keys`, {
+    const odd = await page.request.post(`${d.url}/dashboard/keys`, {
       form: { _csrf: await csrfOf(page), name: 'odd', expiry: 'constructor' },
-      headers: { origin: url },
+      headers: { origin: d.url },
     });
     expect(odd.status()).toBe(400);
     expect(await odd.text()).toContain('Choose when the key expires');
@@ -291,7 +272,7 @@ describe.each(STORE_KINDS)('dashboard API keys (%s store)', (kind) => {
     const page = await d.signedIn('max@example.com');
     const { key } = await createKey(page, 'old laptop');
     expect(await call(key)).toBe(200);
-    await page.goto(`${url}/dashboard/keys`);
+    await page.goto(`${d.url}/dashboard/keys`);
     await row(page, fingerprint(key)).getByRole('button', { name: 'Revoke' }).click();
     expect(await page.locator('h1').textContent()).toBe('Revoke “old laptop”?');
     expect(await call(key)).toBe(200); // nothing happens before the confirmation
@@ -316,7 +297,7 @@ describe.each(STORE_KINDS)('dashboard API keys (%s store)', (kind) => {
   it('on the free plan: no form, a forced request refused with the reason, revoke still works', async () => {
     const hobby = await d.fx.newWorkspace('hobby', 'free');
     const page = await d.signedIn('nia@example.com', { workspace: 'hobby' });
-    await page.goto(`${url}/dashboard/keys`);
+    await page.goto(`${d.url}/dashboard/keys`);
     expect(
       await page.getByRole('heading', { name: 'Creating keys needs the Team plan' }).count(),
     ).toBe(1);
@@ -348,17 +329,17 @@ describe.each(STORE_KINDS)('dashboard API keys (%s store)', (kind) => {
     expect(await page.getByRole('alert').textContent()).toBe(TEAM_ONLY);
     expect(await page.locator('#new-key').count()).toBe(0);
     const rolled = await page.request.post(
-      `${url}/dashboard/keys/${await keyIdOf('hobby', fp)}/roll`,
+      `${d.url}/dashboard/keys/${await keyIdOf('hobby', fp)}/roll`,
       {
         form: { _csrf: csrf, grace: 'now' },
-        headers: { origin: url },
+        headers: { origin: d.url },
       },
     );
     expect(rolled.status()).toBe(422);
     expect(await rolled.text()).toContain(TEAM_ONLY.replaceAll('"', '&quot;'));
     expect(await call(hobby.key)).toBe(200);
 
-    await page.goto(`${url}/dashboard/keys`);
+    await page.goto(`${d.url}/dashboard/keys`);
     await row(page, fp).getByRole('button', { name: 'Revoke' }).click();
     await page.getByRole('button', { name: 'Revoke' }).click();
     await page.waitForURL(/\/dashboard\/keys\?revoked=/);
@@ -370,18 +351,18 @@ describe.each(STORE_KINDS)('dashboard API keys (%s store)', (kind) => {
     const other = await d.fx.newWorkspace('other');
     const otherId = await keyIdOf('other', fingerprint(other.key));
     const page = await d.signedIn('oli@example.com');
-    await page.goto(`${url}/dashboard/keys`);
+    await page.goto(`${d.url}/dashboard/keys`);
     expect(await page.content()).not.toContain(fingerprint(other.key));
     const csrf = await csrfOf(page);
     for (const path of [`/dashboard/keys/${otherId}/revoke`, `/dashboard/keys/${otherId}/roll`]) {
-      expect((await page.goto(`${url}${path}`))?.status(), path).toBe(404);
+      expect((await page.goto(`${d.url}${path}`))?.status(), path).toBe(404);
     }
     for (const [path, form] of [
       [`/dashboard/keys/${otherId}/revoke`, { _csrf: csrf }],
       [`/dashboard/keys/${otherId}/roll`, { _csrf: csrf, grace: 'now' }],
       ['/dashboard/keys/not-a-key/revoke', { _csrf: csrf }],
     ] as const) {
-      const res = await page.request.post(`${url}${path}`, { form, headers: { origin: url } });
+      const res = await page.request.post(`${d.url}${path}`, { form, headers: { origin: d.url } });
       expect(res.status(), path).toBe(404);
     }
     expect(await call(other.key)).toBe(200);
@@ -392,8 +373,8 @@ describe.each(STORE_KINDS)('dashboard API keys (%s store)', (kind) => {
     const { key } = await createKey(page, 'staging server');
     const csrf = await csrfOf(page);
     const id = await keyIdOf('acme', fingerprint(key));
-    const post = (path: string, form: Record<string, string>, origin = url) =>
-      page.request.post(`${url}${path}`, { form, headers: { origin } });
+    const post = (path: string, form: Record<string, string>, origin = d.url) =>
+      page.request.post(`${d.url}${path}`, { form, headers: { origin } });
     expect((await post('/dashboard/keys', { name: 'sneaky', expiry: '30' })).status()).toBe(403);
     expect(
       (
@@ -416,7 +397,7 @@ describe.each(STORE_KINDS)('dashboard API keys (%s store)', (kind) => {
     expect((await post(`/dashboard/keys/${id}/revoke`, {})).status()).toBe(403);
     expect((await post(`/dashboard/keys/${id}/roll`, { grace: 'now' })).status()).toBe(403);
     expect(await call(key)).toBe(200);
-    await page.goto(`${url}/dashboard/keys`);
+    await page.goto(`${d.url}/dashboard/keys`);
     expect(await page.locator('tbody tr').filter({ hasText: 'sneaky' }).count()).toBe(0);
   });
 
@@ -424,17 +405,17 @@ describe.each(STORE_KINDS)('dashboard API keys (%s store)', (kind) => {
     const page = await d.signedIn('quinn@example.com', {
       context: { ...DESKTOP, bypassCSP: true },
     });
-    await page.goto(`${url}/dashboard/keys`);
+    await page.goto(`${d.url}/dashboard/keys`);
     expect(await axeViolations(page), 'keys').toEqual([]);
     await page.screenshot({ path: join(IMAGES, 'dashboard-keys-desktop.png'), fullPage: true });
     const { key } = await createKey(page, 'CI publishing', 'In 90 days');
     expect(await axeViolations(page), 'key created').toEqual([]);
     await page.screenshot({ path: join(IMAGES, 'dashboard-key-created-desktop.png') });
-    await page.goto(`${url}/dashboard/keys`);
+    await page.goto(`${d.url}/dashboard/keys`);
     await row(page, fingerprint(key)).getByRole('button', { name: 'Roll' }).click();
     expect(await axeViolations(page), 'roll').toEqual([]);
     await page.screenshot({ path: join(SHOTS, 'dashboard-key-roll.png') });
-    await page.goto(`${url}/dashboard/keys`);
+    await page.goto(`${d.url}/dashboard/keys`);
     await row(page, fingerprint(key)).getByRole('button', { name: 'Revoke' }).click();
     expect(await axeViolations(page), 'revoke').toEqual([]);
     await page.screenshot({ path: join(SHOTS, 'dashboard-key-revoke.png') });
@@ -442,7 +423,7 @@ describe.each(STORE_KINDS)('dashboard API keys (%s store)', (kind) => {
     const dark = await d.signedIn('ray@example.com', {
       context: { ...DESKTOP, bypassCSP: true, colorScheme: 'dark' },
     });
-    await dark.goto(`${url}/dashboard/keys`);
+    await dark.goto(`${d.url}/dashboard/keys`);
     expect(await axeViolations(dark), 'keys, dark').toEqual([]);
     await dark.screenshot({ path: join(SHOTS, 'dashboard-keys-dark.png'), fullPage: true });
     await createKey(dark, 'design team');
@@ -450,7 +431,7 @@ describe.each(STORE_KINDS)('dashboard API keys (%s store)', (kind) => {
     await dark.screenshot({ path: join(SHOTS, 'dashboard-key-created-dark.png') });
 
     const phone = await d.signedIn('sam@example.com', { context: { ...PHONE, bypassCSP: true } });
-    await phone.goto(`${url}/dashboard/keys`);
+    await phone.goto(`${d.url}/dashboard/keys`);
     expect(await axeViolations(phone), 'keys, phone').toEqual([]);
     // Nothing wider than the phone.
     expect(await phone.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);

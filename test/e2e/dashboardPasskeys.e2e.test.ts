@@ -8,16 +8,9 @@
 // The daemon listens on localhost: browsers refuse an IP address as a passkey's relying party.
 import { join } from 'node:path';
 import type { CDPSession, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { flipbook } from '../support/cli.ts';
-import {
-  axeViolations,
-  type DashboardFixture,
-  DESKTOP,
-  PASSWORD,
-  PHONE,
-  startDashboard,
-} from '../support/dashboard.ts';
+import { axeViolations, DESKTOP, PASSWORD, PHONE, useDashboard } from '../support/dashboard.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const IMAGES = join(ROOT, 'docs', 'images');
@@ -64,20 +57,7 @@ const authenticator = async (
 };
 
 describe('dashboard passkeys (embedded store)', () => {
-  let d: DashboardFixture;
-  let url = '';
-
-  beforeAll(async () => {
-    d = await startDashboard('embedded', ['--host', 'localhost']);
-    url = d.fx.daemon.url;
-  });
-  afterEach(async () => {
-    await d.closeContexts();
-    expect(d.problems).toEqual([]);
-  });
-  afterAll(async () => {
-    await d?.stop();
-  });
+  const d = useDashboard('embedded', ['--host', 'localhost']);
 
   const auditLog = async () => {
     const log = await flipbook([
@@ -97,7 +77,7 @@ describe('dashboard passkeys (embedded store)', () => {
 
   /** Adds a passkey named `name` on the profile page; back on the profile with it listed. */
   const addPasskey = async (page: Page, name: string) => {
-    await page.goto(`${url}/dashboard/profile`);
+    await page.goto(`${d.url}/dashboard/profile`);
     await page.getByLabel('Name of the new passkey').fill(name);
     await page.getByRole('button', { name: 'Add passkey' }).click();
     await page.locator('table.passkeys tr', { hasText: name }).waitFor();
@@ -105,7 +85,7 @@ describe('dashboard passkeys (embedded store)', () => {
 
   const signOut = async (page: Page) => {
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.waitForURL(`${url}/login`);
+    await page.waitForURL(`${d.url}/login`);
   };
 
   const passkeyAlert = (page: Page) => page.locator('[data-passkey-status] [role="alert"]');
@@ -113,7 +93,7 @@ describe('dashboard passkeys (embedded store)', () => {
   it('adds a passkey on the profile page and signs in with it, recorded as a passkey sign-in', async () => {
     const page = await d.signedIn('pat@example.com');
     const device = await authenticator(page);
-    await page.goto(`${url}/dashboard/profile`);
+    await page.goto(`${d.url}/dashboard/profile`);
     expect(await page.getByText('No passkeys yet.').count()).toBe(1);
     // With the script, the hint about JavaScript gives way to the button.
     expect(await page.getByText('needs JavaScript').isVisible()).toBe(false);
@@ -132,9 +112,9 @@ describe('dashboard passkeys (embedded store)', () => {
 
     await signOut(page);
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
-    await page.waitForURL(`${url}/dashboard`);
+    await page.waitForURL(`${d.url}/dashboard`);
     expect(await page.locator('.email').textContent()).toBe('pat@example.com');
-    await page.goto(`${url}/dashboard/profile`);
+    await page.goto(`${d.url}/dashboard/profile`);
     const lastUsed = await row.locator('td').nth(2).textContent();
     expect(lastUsed).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
     // A replay rebuilds the passkey from its event and leaves its counter and last use alone.
@@ -146,10 +126,10 @@ describe('dashboard passkeys (embedded store)', () => {
 
     // `next` is honoured: signed out, a page asks for sign-in and comes back after it.
     await signOut(page);
-    await page.goto(`${url}/dashboard/keys`);
+    await page.goto(`${d.url}/dashboard/keys`);
     await page.waitForURL(/\/login\?next=/);
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
-    await page.waitForURL(`${url}/dashboard/keys`);
+    await page.waitForURL(`${d.url}/dashboard/keys`);
 
     const events = await auditLog();
     const pats = events.filter((e) => e.metadata?.actor?.email === 'pat@example.com');
@@ -174,13 +154,13 @@ describe('dashboard passkeys (embedded store)', () => {
     const removeUrl = await page.getByRole('link', { name: 'Remove Phone' }).getAttribute('href');
     const other = await d.signedIn('quinn-other@example.com');
     const csrf = await other.locator('input[name="_csrf"]').first().inputValue();
-    expect((await other.goto(`${url}${removeUrl}`))?.status()).toBe(404);
-    const forced = await other.request.post(`${url}${removeUrl}`, {
-      headers: { origin: url },
+    expect((await other.goto(`${d.url}${removeUrl}`))?.status()).toBe(404);
+    const forced = await other.request.post(`${d.url}${removeUrl}`, {
+      headers: { origin: d.url },
       form: { _csrf: csrf },
     });
     expect(forced.status()).toBe(404);
-    expect((await other.goto(`${url}/dashboard/passkeys/not-an-id/remove`))?.status()).toBe(404);
+    expect((await other.goto(`${d.url}/dashboard/passkeys/not-an-id/remove`))?.status()).toBe(404);
     await page.getByRole('link', { name: 'Remove Phone' }).click();
     expect(await page.locator('h1').textContent()).toBe('Remove the passkey “Phone”?');
     // Cancel changes nothing.
@@ -188,7 +168,7 @@ describe('dashboard passkeys (embedded store)', () => {
     expect(await page.locator('table.passkeys tbody tr').count()).toBe(1);
     await page.getByRole('link', { name: 'Remove Phone' }).click();
     await page.getByRole('button', { name: 'Remove' }).click();
-    await page.waitForURL(`${url}/dashboard/profile#passkeys`);
+    await page.waitForURL(`${d.url}/dashboard/profile#passkeys`);
     expect(await page.locator('table.passkeys').count()).toBe(0);
     expect(await page.getByText('No passkeys yet.').count()).toBe(1);
 
@@ -216,7 +196,7 @@ describe('dashboard passkeys (embedded store)', () => {
     await addPasskey(page, 'Tablet');
     await signOut(page);
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
-    await page.waitForURL(`${url}/dashboard`);
+    await page.waitForURL(`${d.url}/dashboard`);
     await signOut(page);
     // The same key, as a copy that has counted less: its next signature's counter is too low.
     const [credential] = await device.credentials();
@@ -263,7 +243,7 @@ describe('dashboard passkeys (embedded store)', () => {
     const csrf = await page.locator('input[name="_csrf"]').first().inputValue();
     const json = { 'content-type': 'application/json' };
     const post = (path: string, headers: Record<string, string>, body = '{}') =>
-      fetch(`${url}${path}`, { method: 'POST', headers: { ...json, ...headers }, body });
+      fetch(`${d.url}${path}`, { method: 'POST', headers: { ...json, ...headers }, body });
     const refused = async (response: Response, status: number, words: RegExp) => {
       expect(response.status).toBe(status);
       expect(response.headers.get('content-type')).toMatch(/^application\/json/);
@@ -272,9 +252,9 @@ describe('dashboard passkeys (embedded store)', () => {
 
     // Signed in: the session's token in X-CSRF-Token, from this site only.
     const options = '/dashboard/passkeys/options';
-    await refused(await post(options, { ...jar, origin: url }), 403, /expired/);
+    await refused(await post(options, { ...jar, origin: d.url }), 403, /expired/);
     await refused(
-      await post(options, { ...jar, origin: url, 'x-csrf-token': 'x'.repeat(43) }),
+      await post(options, { ...jar, origin: d.url, 'x-csrf-token': 'x'.repeat(43) }),
       403,
       /expired/,
     );
@@ -288,8 +268,12 @@ describe('dashboard passkeys (embedded store)', () => {
       403,
       /another site/,
     );
-    await refused(await post(options, { origin: url, 'x-csrf-token': csrf }), 401, /sign in again/);
-    const ok = await post(options, { ...jar, origin: url, 'x-csrf-token': csrf });
+    await refused(
+      await post(options, { origin: d.url, 'x-csrf-token': csrf }),
+      401,
+      /sign in again/,
+    );
+    const ok = await post(options, { ...jar, origin: d.url, 'x-csrf-token': csrf });
     expect(ok.status).toBe(200);
     expect(ok.headers.get('cache-control')).toBe('no-store');
     const made = (await ok.json()) as { user: { id: string }; challenge: string };
@@ -303,7 +287,7 @@ describe('dashboard passkeys (embedded store)', () => {
     expect(made.challenge).toMatch(/^[A-Za-z0-9_-]{43}$/);
     // An answer that is not a passkey's is refused in words; the challenge is spent with it.
     const bogus = JSON.stringify({ name: 'x', response: { id: 'nope', type: 'public-key' } });
-    const signed = { ...jar, origin: url, 'x-csrf-token': csrf };
+    const signed = { ...jar, origin: d.url, 'x-csrf-token': csrf };
     await refused(await post('/dashboard/passkeys', signed, bogus), 400, /not a passkey’s/);
     await refused(await post('/dashboard/passkeys', signed, bogus), 400, /took too long/);
 
@@ -312,18 +296,18 @@ describe('dashboard passkeys (embedded store)', () => {
     await refused(await post(signIn, { origin: 'https://evil.example' }), 403, /another site/);
     await refused(await post(signIn, { 'sec-fetch-site': 'cross-site' }), 403, /another site/);
     await refused(
-      await post(signIn, { origin: url, 'content-type': 'application/x-www-form-urlencoded' }),
+      await post(signIn, { origin: d.url, 'content-type': 'application/x-www-form-urlencoded' }),
       415,
       /application\/json/,
     );
-    await refused(await post(signIn, { origin: url }, 'not json'), 400, /not valid JSON/);
-    await refused(await post(signIn, { origin: url }, '[1]'), 400, /JSON object/);
+    await refused(await post(signIn, { origin: d.url }, 'not json'), 400, /not valid JSON/);
+    await refused(await post(signIn, { origin: d.url }, '[1]'), 400, /JSON object/);
     await refused(
-      await post(signIn, { origin: url }, JSON.stringify({ pad: 'x'.repeat(70_000) })),
+      await post(signIn, { origin: d.url }, JSON.stringify({ pad: 'x'.repeat(70_000) })),
       413,
       /too large/,
     );
-    const started = await post(signIn, { origin: url });
+    const started = await post(signIn, { origin: d.url });
     expect(started.status).toBe(200);
     const cookie = started.headers.get('set-cookie') ?? '';
     expect(cookie).toMatch(
@@ -337,23 +321,23 @@ describe('dashboard passkeys (embedded store)', () => {
     const answer = JSON.stringify({ response: { id: 'A'.repeat(22), type: 'public-key' } });
     // A malformed answer, then the same challenge again (spent), then no challenge at all.
     await refused(
-      await post('/login/passkey', { origin: url, cookie: challenge }, answer),
+      await post('/login/passkey', { origin: d.url, cookie: challenge }, answer),
       401,
       /could not be verified/,
     );
     await refused(
-      await post('/login/passkey', { origin: url, cookie: challenge }, answer),
+      await post('/login/passkey', { origin: d.url, cookie: challenge }, answer),
       401,
       /took too long, or was already used/,
     );
-    await refused(await post('/login/passkey', { origin: url }, answer), 401, /took too long/);
+    await refused(await post('/login/passkey', { origin: d.url }, answer), 401, /took too long/);
     await refused(
       await post('/login/passkey', { origin: 'https://evil.example', cookie: challenge }, answer),
       403,
       /another site/,
     );
     // The daemon is still here and answering.
-    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${d.url}/healthz`)).status).toBe(200);
   });
 
   it('is axe-clean with a passkey listed and on the sign-in page; the profile’s screenshot', async () => {
@@ -368,7 +352,7 @@ describe('dashboard passkeys (embedded store)', () => {
     // Used once, so the list shows when.
     await signOut(page);
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
-    await page.waitForURL(`${url}/dashboard`);
+    await page.waitForURL(`${d.url}/dashboard`);
     // A security key is another device.
     await laptop.cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId: laptop.id });
     await authenticator(page, 'usb');
@@ -381,7 +365,7 @@ describe('dashboard passkeys (embedded store)', () => {
       ['phone', PHONE],
     ] as const) {
       const phone = await d.open({ ...options, bypassCSP: true });
-      await phone.goto(`${url}/login`);
+      await phone.goto(`${d.url}/login`);
       await phone.getByRole('button', { name: 'Sign in with a passkey' }).waitFor();
       expect(await phone.getByText('needs JavaScript').isVisible()).toBe(false);
       expect(await axeViolations(phone), 'sign-in').toEqual([]);
@@ -392,12 +376,12 @@ describe('dashboard passkeys (embedded store)', () => {
     // password alone (and says why).
     const noScript = await d.open({ ...DESKTOP, javaScriptEnabled: false });
     await noScript.context().addCookies(await page.context().cookies());
-    await noScript.goto(`${url}/dashboard/profile`);
+    await noScript.goto(`${d.url}/dashboard/profile`);
     expect(await noScript.getByText('Adding a passkey needs JavaScript').isVisible()).toBe(true);
     expect(await noScript.getByRole('button', { name: 'Add passkey' }).isDisabled()).toBe(true);
     expect(await noScript.locator('table.passkeys tbody tr').count()).toBe(2);
     const signedOut = await d.open({ ...DESKTOP, javaScriptEnabled: false });
-    await signedOut.goto(`${url}/login`);
+    await signedOut.goto(`${d.url}/login`);
     expect(
       await signedOut.getByText('Signing in with a passkey needs JavaScript').isVisible(),
     ).toBe(true);
@@ -411,9 +395,9 @@ describe('dashboard passkeys (embedded store)', () => {
 
   it('counts failed passkey sign-ins in the throttle per address, as wrong passwords are', async () => {
     const attempt = () =>
-      fetch(`${url}/login/passkey`, {
+      fetch(`${d.url}/login/passkey`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', origin: url },
+        headers: { 'content-type': 'application/json', origin: d.url },
         body: '{}',
       });
     let last = await attempt();
@@ -422,10 +406,10 @@ describe('dashboard passkeys (embedded store)', () => {
     expect(last.headers.get('retry-after')).toBe('900');
     expect(((await last.json()) as { error: string }).error).toContain('Too many wrong attempts');
     // The same address's password attempts wait too: one throttle.
-    const password = await fetch(`${url}/login`, {
+    const password = await fetch(`${d.url}/login`, {
       method: 'POST',
       redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: url },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: d.url },
       body: new URLSearchParams({ email: 'pat@example.com', password: PASSWORD }).toString(),
     });
     expect(password.status).toBe(429);

@@ -2,32 +2,12 @@
 // joins; roles change but a workspace keeps an owner; a member cannot manage people; removal
 // signs the person out at once; pending invitations renewed and revoked; a password change needs
 // the current one and signs the other sessions out; sessions are listed and revoked.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { flipbook } from '../support/cli.ts';
-import {
-  axeViolations,
-  type DashboardFixture,
-  DESKTOP,
-  PASSWORD,
-  PHONE,
-  startDashboard,
-} from '../support/dashboard.ts';
+import { axeViolations, DESKTOP, PASSWORD, PHONE, useDashboard } from '../support/dashboard.ts';
 
 describe('dashboard members and profile (embedded store)', () => {
-  let d: DashboardFixture;
-  let url = '';
-
-  beforeAll(async () => {
-    d = await startDashboard('embedded');
-    url = d.fx.daemon.url;
-  });
-  afterEach(async () => {
-    await d.closeContexts();
-    expect(d.problems).toEqual([]);
-  });
-  afterAll(async () => {
-    await d?.stop();
-  });
+  const d = useDashboard('embedded');
 
   const row = (page: import('playwright-core').Page, text: string) =>
     page.getByRole('row').filter({ hasText: text });
@@ -48,7 +28,7 @@ describe('dashboard members and profile (embedded store)', () => {
     await owner.getByLabel('Role', { exact: true }).selectOption('member');
     await owner.getByRole('button', { name: 'Invite' }).click();
     const link = await owner.getByLabel('Invitation link', { exact: true }).inputValue();
-    expect(link).toMatch(new RegExp(`^${url}/invite/[A-Za-z0-9_-]{43}$`));
+    expect(link).toMatch(new RegExp(`^${d.url}/invite/[A-Za-z0-9_-]{43}$`));
     expect(await row(owner, 'pete@example.com').count()).toBe(1); // pending, lower-cased
     // Shown once: the page again has no link.
     await owner.reload();
@@ -58,7 +38,7 @@ describe('dashboard members and profile (embedded store)', () => {
     await pete.goto(link);
     await pete.getByLabel('Password').fill(PASSWORD);
     await pete.getByRole('button', { name: 'Create my account' }).click();
-    await pete.waitForURL(`${url}/dashboard`);
+    await pete.waitForURL(`${d.url}/dashboard`);
 
     await owner.reload();
     expect(await owner.getByRole('heading', { name: 'Pending invitations' }).count()).toBe(1);
@@ -69,22 +49,22 @@ describe('dashboard members and profile (embedded store)', () => {
     expect(await olga.getByRole('link', { name: 'Remove' }).count()).toBe(0);
     expect(await olga.textContent()).toContain('(the only one)');
     const olgaId = await userId('olga@example.com');
-    const forced = await owner.request.post(`${url}/dashboard/members/${olgaId}/role`, {
+    const forced = await owner.request.post(`${d.url}/dashboard/members/${olgaId}/role`, {
       form: {
         _csrf: await owner.locator('input[name="_csrf"]').first().inputValue(),
         role: 'member',
       },
-      headers: { origin: url },
+      headers: { origin: d.url },
     });
     expect(forced.status()).toBe(422);
     expect(await forced.text()).toContain('keeps at least one owner');
     // Pete becomes an owner; then Olga may step down.
-    await owner.goto(`${url}/dashboard/members`);
+    await owner.goto(`${d.url}/dashboard/members`);
     await row(owner, 'pete@example.com')
       .getByLabel(/Role of/)
       .selectOption('owner');
     await row(owner, 'pete@example.com').getByRole('button', { name: 'Save role' }).click();
-    await owner.waitForURL(`${url}/dashboard/members?notice=role-changed`);
+    await owner.waitForURL(`${d.url}/dashboard/members?notice=role-changed`);
     expect(
       await row(owner, 'pete@example.com')
         .getByLabel(/Role of/)
@@ -94,13 +74,13 @@ describe('dashboard members and profile (embedded store)', () => {
 
   it('a member sees the people but cannot manage them, even by forcing a form', async () => {
     const member = await d.signedIn('quinn@example.com', { role: 'member' });
-    await member.goto(`${url}/dashboard/members`);
+    await member.goto(`${d.url}/dashboard/members`);
     expect(await member.getByRole('button', { name: 'Invite' }).count()).toBe(0);
     expect(await member.getByText('Only owners invite people').count()).toBe(1);
     const csrf = await member.locator('input[name="_csrf"]').first().inputValue();
-    const forced = await member.request.post(`${url}/dashboard/members/invite`, {
+    const forced = await member.request.post(`${d.url}/dashboard/members/invite`, {
       form: { _csrf: csrf, email: 'x@example.com', role: 'owner' },
-      headers: { origin: url },
+      headers: { origin: d.url },
     });
     expect(forced.status()).toBe(403);
     expect(await forced.text()).toContain('Only owners');
@@ -109,27 +89,27 @@ describe('dashboard members and profile (embedded store)', () => {
   it('removing someone signs them out at once; another workspace’s member is unknown', async () => {
     const owner = await d.signedIn('rita@example.com');
     const sam = await d.signedIn('sam@example.com', { role: 'member' });
-    await owner.goto(`${url}/dashboard/members`);
+    await owner.goto(`${d.url}/dashboard/members`);
     await row(owner, 'sam@example.com').getByRole('link', { name: 'Remove' }).click();
     expect(await owner.locator('h1').textContent()).toBe('Remove sam@example.com?');
     await owner.getByRole('button', { name: 'Remove' }).click();
-    await owner.waitForURL(`${url}/dashboard/members?notice=member-removed`);
+    await owner.waitForURL(`${d.url}/dashboard/members?notice=member-removed`);
     expect(await row(owner, 'sam@example.com').count()).toBe(0);
     await sam.reload();
     expect(new URL(sam.url()).pathname).toBe('/login');
 
     await d.fx.newWorkspace('initech');
     const other = await d.signedIn('tom@example.com', { workspace: 'initech' });
-    await other.goto(`${url}/dashboard/members`);
+    await other.goto(`${d.url}/dashboard/members`);
     expect(await row(other, 'tom@example.com').count()).toBe(1);
     const tomId = await userId('tom@example.com');
-    const probe = await owner.goto(`${url}/dashboard/members/${tomId}/remove`);
+    const probe = await owner.goto(`${d.url}/dashboard/members/${tomId}/remove`);
     expect(probe?.status()).toBe(404);
   });
 
   it('renews and revokes a pending invitation: the old link stops working', async () => {
     const owner = await d.signedIn('uma@example.com');
-    await owner.goto(`${url}/dashboard/members`);
+    await owner.goto(`${d.url}/dashboard/members`);
     await owner.getByLabel('Email').fill('vic@example.com');
     await owner.getByRole('button', { name: 'Invite' }).click();
     const first = await owner.getByLabel('Invitation link', { exact: true }).inputValue();
@@ -139,16 +119,16 @@ describe('dashboard members and profile (embedded store)', () => {
     const check = await d.open();
     expect((await check.goto(first))?.status()).toBe(404);
     expect((await check.goto(second))?.status()).toBe(200);
-    await owner.goto(`${url}/dashboard/members`);
+    await owner.goto(`${d.url}/dashboard/members`);
     await row(owner, 'vic@example.com').getByRole('button', { name: 'Revoke' }).click();
-    await owner.waitForURL(`${url}/dashboard/members?notice=invitation-revoked`);
+    await owner.waitForURL(`${d.url}/dashboard/members?notice=invitation-revoked`);
     expect(await row(owner, 'vic@example.com').count()).toBe(0);
     expect((await check.goto(second))?.status()).toBe(404);
   });
 
   it('keeps one live link per email; a reset link is named as one, and goes with a removed member', async () => {
     const owner = await d.signedIn('yan@example.com');
-    await owner.goto(`${url}/dashboard/members`);
+    await owner.goto(`${d.url}/dashboard/members`);
     const invite = async (email: string, role = 'member') => {
       await owner.getByLabel('Email').fill(email);
       await owner.getByLabel('Role', { exact: true }).selectOption(role);
@@ -163,11 +143,11 @@ describe('dashboard members and profile (embedded store)', () => {
     await check.goto(second);
     await check.getByLabel('Password').fill(PASSWORD);
     await check.getByRole('button', { name: 'Create my account' }).click();
-    await check.waitForURL(`${url}/dashboard`);
+    await check.waitForURL(`${d.url}/dashboard`);
     expect((await check.goto(first))?.status()).toBe(404);
 
     // Zed is a member: inviting them as an owner makes a password link, and says so.
-    await owner.goto(`${url}/dashboard/members`);
+    await owner.goto(`${d.url}/dashboard/members`);
     const reset = await invite('zed@example.com', 'owner');
     expect(await owner.getByRole('heading', { name: /Password link/ }).count()).toBe(1);
     expect(await owner.getByText('Their role stays').count()).toBe(1);
@@ -181,38 +161,38 @@ describe('dashboard members and profile (embedded store)', () => {
     // Removed, their reset link goes with them.
     await row(owner, 'zed@example.com').getByRole('link', { name: 'Remove' }).click();
     await owner.getByRole('button', { name: 'Remove' }).click();
-    await owner.waitForURL(`${url}/dashboard/members?notice=member-removed`);
+    await owner.waitForURL(`${d.url}/dashboard/members?notice=member-removed`);
     expect(await row(owner, 'zed@example.com').count()).toBe(0);
     expect((await check.goto(reset))?.status()).toBe(404);
   });
 
   it('answers a mistyped address or a hand-edited query with a page in words', async () => {
     const page = await d.signedIn('abe@example.com');
-    const missing = await page.goto(`${url}/dashboard/no-such-page`);
+    const missing = await page.goto(`${d.url}/dashboard/no-such-page`);
     expect(missing?.status()).toBe(404);
     expect(missing?.headers()['content-type']).toContain('text/html');
     expect(await page.locator('h1').textContent()).toBe('Page not found');
     expect(await page.getByRole('navigation', { name: 'Dashboard' }).count()).toBe(1);
     const anonymous = await d.open();
-    expect((await anonymous.goto(`${url}/dashboard/%5Cevil`))?.status()).toBe(404);
+    expect((await anonymous.goto(`${d.url}/dashboard/%5Cevil`))?.status()).toBe(404);
     expect(await anonymous.locator('h1').textContent()).toBe('Page not found');
     // A list query the API refuses: the grid with the reason, not a bare error page.
-    const bad = await page.goto(`${url}/dashboard?sort=colour`);
+    const bad = await page.goto(`${d.url}/dashboard?sort=colour`);
     expect(bad?.status()).toBe(400);
     expect(await page.getByRole('alert').textContent()).toContain('Invalid sort');
     expect(await page.getByRole('search').count()).toBe(1);
     // A notice is a fixed text by name; an inherited name shows nothing.
     for (const name of ['constructor', '__proto__', 'toString']) {
-      await page.goto(`${url}/dashboard/profile?notice=${name}`);
+      await page.goto(`${d.url}/dashboard/profile?notice=${name}`);
       expect(await page.locator('.alert').count()).toBe(0);
-      await page.goto(`${url}/dashboard?notice=${name}`);
+      await page.goto(`${d.url}/dashboard?notice=${name}`);
       expect(await page.locator('.alert').count()).toBe(0);
     }
   });
 
   it('throttles wrong current passwords on the profile page like wrong sign-ins', async () => {
     const page = await d.signedIn('bea@example.com');
-    await page.goto(`${url}/dashboard/profile`);
+    await page.goto(`${d.url}/dashboard/profile`);
     for (let i = 0; i < 5; i++) {
       await page.getByLabel('Current password').fill(`wrong guess number ${i}`);
       await page.getByLabel('New password').fill('another fine secret 7');
@@ -232,13 +212,13 @@ describe('dashboard members and profile (embedded store)', () => {
   it('changes the password with the current one, signing the other sessions out; sessions are revoked one by one', async () => {
     const laptop = await d.signedIn('wes@example.com');
     const phone = await d.open(PHONE);
-    await phone.goto(`${url}/login`);
+    await phone.goto(`${d.url}/login`);
     await phone.getByLabel('Email').fill('wes@example.com');
     await phone.getByLabel('Password').fill(PASSWORD);
     await phone.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await phone.waitForURL(`${url}/dashboard`);
+    await phone.waitForURL(`${d.url}/dashboard`);
 
-    await laptop.goto(`${url}/dashboard/profile`);
+    await laptop.goto(`${d.url}/dashboard/profile`);
     const sessions = laptop.locator('#sessions');
     expect(await sessions.getByRole('row').count()).toBe(3); // the header and two sessions
     expect(await sessions.getByText('This device').count()).toBe(1);
@@ -247,7 +227,7 @@ describe('dashboard members and profile (embedded store)', () => {
       .filter({ hasNotText: 'This device' })
       .getByRole('button', { name: 'Revoke' })
       .click();
-    await laptop.waitForURL(`${url}/dashboard/profile?notice=session-revoked`);
+    await laptop.waitForURL(`${d.url}/dashboard/profile?notice=session-revoked`);
     expect(await laptop.getByRole('status').first().textContent()).toBe(
       'The session is signed out.',
     );
@@ -263,30 +243,30 @@ describe('dashboard members and profile (embedded store)', () => {
     await laptop.getByLabel('New password').fill('another fine secret 7');
     await laptop.getByRole('button', { name: 'Change password' }).click();
     // post/redirect/get: a reload shows the page, it does not send the form again
-    await laptop.waitForURL(`${url}/dashboard/profile?notice=password-changed`);
+    await laptop.waitForURL(`${d.url}/dashboard/profile?notice=password-changed`);
     expect(await laptop.getByRole('status').first().textContent()).toContain('password is changed');
 
     const fresh = await d.open(DESKTOP);
-    await fresh.goto(`${url}/login`);
+    await fresh.goto(`${d.url}/login`);
     await fresh.getByLabel('Email').fill('wes@example.com');
     await fresh.getByLabel('Password').fill(PASSWORD);
     await fresh.getByRole('button', { name: 'Sign in', exact: true }).click();
     expect(await fresh.getByRole('alert').textContent()).toContain('not right');
     await fresh.getByLabel('Password').fill('another fine secret 7');
     await fresh.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await fresh.waitForURL(`${url}/dashboard`);
+    await fresh.waitForURL(`${d.url}/dashboard`);
 
     // Two more devices, then every other session signed out at once; this one stays.
     const tablet = await d.open(PHONE);
-    await tablet.goto(`${url}/login`);
+    await tablet.goto(`${d.url}/login`);
     await tablet.getByLabel('Email').fill('wes@example.com');
     await tablet.getByLabel('Password').fill('another fine secret 7');
     await tablet.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await tablet.waitForURL(`${url}/dashboard`);
-    await laptop.goto(`${url}/dashboard/profile`);
+    await tablet.waitForURL(`${d.url}/dashboard`);
+    await laptop.goto(`${d.url}/dashboard/profile`);
     expect(await laptop.locator('#sessions').getByRole('row').count()).toBe(4);
     await laptop.getByRole('button', { name: 'Sign out every other session' }).click();
-    await laptop.waitForURL(`${url}/dashboard/profile?notice=sessions-revoked`);
+    await laptop.waitForURL(`${d.url}/dashboard/profile?notice=sessions-revoked`);
     expect(await laptop.locator('#sessions').getByRole('row').count()).toBe(2);
     for (const other of [fresh, tablet]) {
       await other.reload();
@@ -300,7 +280,7 @@ describe('dashboard members and profile (embedded store)', () => {
         context: { ...context, bypassCSP: true },
       });
       for (const path of ['/dashboard/members', '/dashboard/profile']) {
-        await page.goto(`${url}${path}`);
+        await page.goto(`${d.url}${path}`);
         expect(await axeViolations(page), path).toEqual([]);
         expect(
           await page.evaluate('document.documentElement.scrollWidth <= innerWidth'),

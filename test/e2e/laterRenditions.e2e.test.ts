@@ -40,7 +40,7 @@ const storedMax = async (place: BlobPlace, versionId: string) =>
 /** Removes page `position`'s max.jpg from the store, as if it had never been rendered. */
 const removeMax = async (place: BlobPlace, versionId: string, position: number) => {
   if (place.kind === 'dir') {
-    await rm(join(place.dir, 'pages', versionId, 'current', String(position), 'max.jpg'));
+    await rm(join(place.dir, 'pages', versionId, String(position), 'max.jpg'));
     return;
   }
   const s3 = s3TestClient(place.endpoint);

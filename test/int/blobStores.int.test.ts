@@ -4,7 +4,7 @@
 // the client's timeouts, and an upload cut short must leave no object and no spool behind.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -18,9 +18,9 @@ import {
   pageKey,
 } from '../../src/blobs/blobStore.ts';
 import { copyBlobs } from '../../src/blobs/copy.ts';
-import { openDirStore } from '../../src/blobs/dirStore.ts';
 import { thisOwner } from '../../src/blobs/listing.ts';
-import { openS3Store } from '../../src/blobs/s3Store.ts';
+import { openDirStore, openS3Store } from '../../src/blobs/openBlobStore.ts';
+
 import { BlobStoreUnavailable } from '../../src/domain/errors.ts';
 import { type BlobPlace, storedKeys } from '../support/blobPlace.ts';
 import { freshBucket, S3_ENV, startS3Server } from '../support/s3Server.ts';
@@ -263,8 +263,8 @@ describe.each<Kind>(['dir', 's3'])('the %s blob store', (kind) => {
     await target.finish();
     await target.release();
     expect(await served(store, versionId, files)).toEqual(files);
-    // The bucket store's render was local scratch, gone; the directory's files are the pages.
-    expect(existsSync(join(target.dir, '1', 'mid.jpg'))).toBe(kind === 'dir');
+    // The render was local scratch: published, then gone.
+    expect(existsSync(target.dir)).toBe(false);
 
     const words = JSON.stringify([{ word: 'flipbook', box: [1, 2, 3, 4] }]);
     expect(await store.readPageFile(versionId, 1, 'words.json')).toBeNull();
@@ -341,11 +341,9 @@ describe.each<Kind>(['dir', 's3'])('the %s blob store', (kind) => {
     expect(original.size).toBe(bytes.length);
     expect(original.mtimeMs).toBeGreaterThan(Date.now() - 60_000);
 
-    // A directory also counts its `current` link: the few bytes of the attempt's name.
-    const linkBytes = kind === 'dir' ? 'attempt-1-12345678'.length : 0;
-    expect(await store.sizeOfListed(folder.ref)).toBe(pageBytes + linkBytes);
+    expect(await store.sizeOfListed(folder.ref)).toBe(pageBytes);
     expect(await store.sizeOfListed(original.ref)).toBe(bytes.length);
-    expect(await store.removeListed(folder.ref)).toBe(pageBytes + linkBytes);
+    expect(await store.removeListed(folder.ref)).toBe(pageBytes);
     expect(await store.removeListed(original.ref)).toBe(bytes.length);
 
     expect(await store.openPageFile(versionId, 1, 'min.jpg')).toBeNull();
@@ -430,6 +428,52 @@ describe.each<Kind>(['dir', 's3'])('the %s blob store', (kind) => {
     kept(gone);
     if (kind === 'dir') await rm(gone.describe, { recursive: true, force: true });
     await expect(gone.check()).rejects.toThrow();
+  });
+});
+
+describe('a blob directory in the layout of attempt folders (before the object-store primitive)', () => {
+  it('brings the shown attempt up on open, also after an open cut short; unshown attempts go', async () => {
+    const dir = await tempDir();
+    const version = (id: string) => join(dir, 'pages', id);
+    const plant = async (path: string, content: string) => {
+      await mkdir(join(path, '..'), { recursive: true });
+      await writeFile(path, content);
+    };
+    // A version as a finished render left it, with a stray older attempt beside it.
+    const whole = randomUUID();
+    await plant(join(version(whole), 'attempt-2-aaaaaaaa', '1', 'max.jpg'), 'image 1');
+    await plant(join(version(whole), 'attempt-2-aaaaaaaa', '2', 'text.txt'), 'text 2');
+    await plant(join(version(whole), 'attempt-2-aaaaaaaa', 'document.json'), '{"pages":2}');
+    await plant(join(version(whole), 'attempt-1-bbbbbbbb', '1', 'max.jpg'), 'older');
+    await symlink('attempt-2-aaaaaaaa', join(version(whole), 'current'));
+    // One whose move was cut short: page 1 already up, page 2 still in its attempt.
+    const half = randomUUID();
+    await plant(join(version(half), '1', 'text.txt'), 'half 1');
+    await plant(join(version(half), 'attempt-1-cccccccc', '2', 'text.txt'), 'half 2');
+    await symlink('attempt-1-cccccccc', join(version(half), 'current'));
+    // One whose render never showed anything: no link.
+    const never = randomUUID();
+    await plant(join(version(never), 'attempt-1-dddddddd', '1', 'max.jpg'), 'never');
+
+    const store = kept(await openDirStore(dir));
+    expect(await store.readPageFile(whole, 2, 'text.txt')).toBe('text 2');
+    expect(await contentOf(store.openPageFile(whole, 1, 'max.jpg'))).toEqual(
+      Buffer.from('image 1'),
+    );
+    expect(await store.readDocument(whole)).toBe('{"pages":2}');
+    expect(await store.readPageFile(half, 1, 'text.txt')).toBe('half 1');
+    expect(await store.readPageFile(half, 2, 'text.txt')).toBe('half 2');
+    expect(await store.openPageFile(never, 1, 'max.jpg')).toBeNull();
+    for (const id of [whole, half, never]) {
+      expect((await readdir(version(id))).filter((n) => !/^\d+$|^document\.json$/.test(n))).toEqual(
+        [],
+      );
+    }
+    expect((await storedKeys({ kind: 'dir', dir }, `pages/${whole}`)).sort()).toEqual([
+      '1/max.jpg',
+      '2/text.txt',
+      'document.json',
+    ]);
   });
 });
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../projections/readTable.ts';
 import { renderWhatCan } from '../../src/app/laterRenditions.ts';
 import type { BlobStore } from '../../src/blobs/blobStore.ts';
-import { openDirStore } from '../../src/blobs/dirStore.ts';
+import { openDirStore } from '../../src/blobs/openBlobStore.ts';
 import { DEFAULT_RENDER_OPTIONS } from '../../src/pdf/renderPdf.ts';
 import { RenderSlots } from '../../src/pdf/renderSlots.ts';
 import { corpus } from '../support/corpus.ts';

@@ -12,7 +12,7 @@ import {
   chromium,
   type Page,
 } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { type ApiFixture, type StorePlace, startApi } from './apiFixture.ts';
 import { flipbook } from './cli.ts';
 
@@ -28,6 +28,8 @@ export const PASSWORD = 'a long enough secret 42';
 
 export type DashboardFixture = {
   fx: ApiFixture;
+  /** the daemon's address */
+  url: string;
   browser: Browser;
   /** seconds added to the daemon's clock (FLIPBOOK_TEST_CLOCK_FILE): sessions and links age */
   advanceClock: (seconds: number) => void;
@@ -109,6 +111,7 @@ export const startDashboard = async (
   };
   return {
     fx,
+    url: fx.daemon.url,
     browser,
     advanceClock: (seconds) => {
       offset += seconds;
@@ -127,6 +130,31 @@ export const startDashboard = async (
       await fx.stop();
     },
   };
+};
+
+/**
+ * A dashboard for the suite it is called in: started before its first test, stopped after its
+ * last; after each test its browser contexts close and no page may have logged a problem. The
+ * value stands for the started fixture (reading it before the suite starts is an error).
+ */
+export const useDashboard = (...start: Parameters<typeof startDashboard>): DashboardFixture => {
+  let started: DashboardFixture | undefined;
+  beforeAll(async () => {
+    started = await startDashboard(...start);
+  });
+  afterEach(async () => {
+    await started?.closeContexts();
+    expect(started?.problems).toEqual([]);
+  });
+  afterAll(async () => {
+    await started?.stop();
+  });
+  return new Proxy({} as DashboardFixture, {
+    get: (_, key) => {
+      if (!started) throw new Error("the dashboard starts before the suite's first test");
+      return Reflect.get(started, key);
+    },
+  });
 };
 
 /** axe-core on the page as it is (the page's CSP keeps axe out: open it with bypassCSP). */

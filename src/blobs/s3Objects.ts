@@ -1,0 +1,361 @@
+// The object-store primitive in an S3-compatible bucket (AWS S3, R2, MinIO, Ceph, Garage...),
+// for daemons and workers with no shared file system; keys under an optional prefix. An object
+// appears whole or not at all (PUT and multipart completion are atomic). Every failure other than
+// "no such object" is a BlobStoreUnavailable: a 503 for a request, a retry later for processing.
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { PassThrough, type Readable, Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import {
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { BlobStoreUnavailable } from '../domain/errors.ts';
+import { logger } from '../log.ts';
+import type { ObjectStore, OpenedBlob, StoredObject } from './objectStore.ts';
+import { parseS3Url } from './s3Url.ts';
+import { makeScratch } from './scratch.ts';
+
+export type S3StoreOptions = {
+  /** s3://bucket[/prefix] */
+  url: string;
+  endpoint?: string;
+  pathStyle?: boolean;
+  /** where renders and local copies of originals go; this process's own folder is made in it */
+  scratchDir: string;
+};
+
+/**
+ * Parts of a multipart upload: 5 MiB each (S3's smallest), two in flight, so an upload holds
+ * ~15 MiB at most (8 MiB parts measured ~20 MB more at the peak of a 512 MB upload).
+ */
+const PART_SIZE = 5 * 1024 * 1024;
+const PARTS_IN_FLIGHT = 2;
+
+const TYPES: Record<string, string> = {
+  jpg: 'image/jpeg',
+  txt: 'text/plain; charset=utf-8',
+  json: 'application/json; charset=utf-8',
+  pdf: 'application/pdf',
+};
+const typeOf = (key: string) => TYPES[key.split('.').pop() ?? ''] ?? 'application/octet-stream';
+
+export const s3Client = (options: { endpoint?: string; pathStyle?: boolean }) => {
+  const endpoint = options.endpoint ?? process.env.AWS_ENDPOINT_URL_S3;
+  return new S3Client({
+    ...(endpoint ? { endpoint } : {}),
+    forcePathStyle: options.pathStyle ?? false,
+    // Stores other than AWS often have no region: any name does for them.
+    ...(endpoint && !process.env.AWS_REGION && !process.env.AWS_DEFAULT_REGION
+      ? { region: 'us-east-1' }
+      : {}),
+    // Only the checksums a request needs: newer SDKs add CRC32 trailers by default, which many
+    // S3-compatible stores refuse.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    maxAttempts: 3,
+    // A store that stops answering is a failure within seconds, not a hung request: 5 s to
+    // connect, 10 s of silence (a socket idle, not a transfer's length), three tries.
+    // (throwOnRequestTimeout: without it the SDK only warns, and a frozen store hangs requests.)
+    requestHandler: {
+      connectionTimeout: 5_000,
+      requestTimeout: 10_000,
+      throwOnRequestTimeout: true,
+    },
+    // The SDK's own warnings go to our JSON log, not to stderr as bare text. Its error lines are
+    // every failed command (a 404 too), which we handle and log ourselves: not repeated.
+    logger: {
+      debug: () => {},
+      info: () => {},
+      warn: (...args: unknown[]) => logger.warn({ sdk: sdkWords(args) }, 'S3 client'),
+      error: () => {},
+    },
+  });
+};
+
+const sdkWords = (args: unknown[]) =>
+  args
+    .map((a) =>
+      a instanceof Error ? a.message : typeof a === 'object' ? JSON.stringify(a) : String(a),
+    )
+    .join(' ')
+    .slice(0, 2000);
+
+const isMissing = (error: unknown) => {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  // The bucket itself missing is the store's failure, not the object's absence (a HEAD's 404
+  // cannot tell them apart: /readyz's listing does).
+  if (e?.name === 'NoSuchBucket') return false;
+  return (
+    e?.name === 'NoSuchKey' ||
+    e?.name === 'NotFound' ||
+    e?.$metadata?.httpStatusCode === 404 ||
+    e?.$metadata?.httpStatusCode === 412 // If-Match: the object changed or went
+  );
+};
+
+export const openS3Objects = async (options: S3StoreOptions): Promise<ObjectStore> => {
+  const { bucket, prefix } = parseS3Url(options.url);
+  const client = s3Client(options);
+  const scratch = await makeScratch(options.scratchDir);
+
+  /** runs one call; a missing object is `null`, anything else BlobStoreUnavailable */
+  const call = async <T>(operation: string, run: () => Promise<T>): Promise<T | null> => {
+    try {
+      return await run();
+    } catch (error) {
+      if (isMissing(error)) return null;
+      if (error instanceof BlobStoreUnavailable) throw error;
+      throw new BlobStoreUnavailable(operation, error);
+    }
+  };
+  const must = async <T>(operation: string, run: () => Promise<T>): Promise<T> => {
+    const result = await call(operation, run);
+    if (result === null) throw new BlobStoreUnavailable(operation, new Error('no such object'));
+    return result;
+  };
+
+  const put = async (key: string, body: Uint8Array | string) => {
+    await must('put', () =>
+      client.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: prefix + key,
+          Body: body,
+          ContentType: typeOf(key),
+          ContentLength: Buffer.byteLength(body),
+        }),
+      ),
+    );
+  };
+  const head = async (key: string): Promise<StoredObject | null> => {
+    const info = await call('head', () =>
+      client.send(new HeadObjectCommand({ Bucket: bucket, Key: prefix + key })),
+    );
+    return info
+      ? { key, size: info.ContentLength ?? 0, mtimeMs: info.LastModified?.getTime() ?? 0 }
+      : null;
+  };
+
+  /** pages of a listing under `under` (a full key prefix), with or without a delimiter */
+  async function* pages(under: string, delimiter?: string) {
+    let token: string | undefined;
+    do {
+      const page = await must('list', () =>
+        client.send(
+          new ListObjectsV2Command({
+            Bucket: bucket,
+            Prefix: under,
+            ContinuationToken: token,
+            ...(delimiter ? { Delimiter: delimiter } : {}),
+          }),
+        ),
+      );
+      yield page;
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+  async function* list(under: string): AsyncIterable<StoredObject> {
+    for await (const page of pages(prefix + under)) {
+      for (const object of page.Contents ?? []) {
+        if (object.Key?.startsWith(prefix)) {
+          yield {
+            key: object.Key.slice(prefix.length),
+            size: object.Size ?? 0,
+            mtimeMs: object.LastModified?.getTime() ?? 0,
+          };
+        }
+      }
+    }
+  }
+
+  return {
+    describe: `s3://${bucket}/${prefix}`,
+    kind: 's3',
+    scratch,
+    head,
+    open: async (key): Promise<OpenedBlob | null> => {
+      const info = await call('head', () =>
+        client.send(new HeadObjectCommand({ Bucket: bucket, Key: prefix + key })),
+      );
+      if (!info) return null;
+      const etag = info.ETag ?? `"${info.ContentLength ?? 0}"`;
+      return {
+        size: info.ContentLength ?? 0,
+        etag,
+        lastModified: info.LastModified ?? new Date(0),
+        // If-Match: the bytes are the object the validators describe, or a 404 if it changed.
+        read: async (start, end) => {
+          const object = await must('get', () =>
+            client.send(
+              new GetObjectCommand({
+                Bucket: bucket,
+                Key: prefix + key,
+                IfMatch: etag,
+                ...(end >= start ? { Range: `bytes=${start}-${end}` } : {}),
+              }),
+            ),
+          );
+          return object.Body as Readable;
+        },
+        close: async () => {},
+      };
+    },
+    get: async (key) => {
+      const object = await call('get', () =>
+        client.send(new GetObjectCommand({ Bucket: bucket, Key: prefix + key })),
+      );
+      if (!object?.Body) return null;
+      const body = object.Body as { transformToByteArray: () => Promise<Uint8Array> };
+      return Buffer.from(await must('get', () => body.transformToByteArray()));
+    },
+    put,
+    putFile: async (key, path) => {
+      await put(key, await readFile(path));
+      await rm(path, { force: true });
+    },
+    upload: async (key, spool) => uploadStream(client, bucket, prefix + key, spool),
+    move: async (from, to) => {
+      await must('copy', () =>
+        client.send(
+          new CopyObjectCommand({
+            Bucket: bucket,
+            Key: prefix + to,
+            CopySource: `${bucket}/${(prefix + from).split('/').map(encodeURIComponent).join('/')}`,
+            ContentType: typeOf(to),
+            MetadataDirective: 'REPLACE',
+          }),
+        ),
+      );
+      // The object is stored under `to`: `from` left behind is only the sweep's, never an error.
+      await call('delete', () =>
+        client.send(new DeleteObjectCommand({ Bucket: bucket, Key: prefix + from })),
+      ).catch(() => undefined);
+    },
+    list,
+    folders: async (under) => {
+      // The delimiter's common prefixes: one entry per folder, not every object under it.
+      const found: string[] = [];
+      for await (const page of pages(prefix + under, '/')) {
+        for (const common of page.CommonPrefixes ?? []) {
+          const name = (common.Prefix ?? '').slice((prefix + under).length, -1);
+          if (name) found.push(name);
+        }
+      }
+      return found;
+    },
+    remove: async (key) => {
+      await call('delete', () =>
+        client.send(new DeleteObjectCommand({ Bucket: bucket, Key: prefix + key })),
+      );
+    },
+    removeAll: async (under) => {
+      let bytes = 0;
+      let batch: string[] = [];
+      const flush = async () => {
+        if (batch.length === 0) return;
+        const keys = batch;
+        batch = [];
+        await must('delete', () =>
+          client.send(
+            new DeleteObjectsCommand({
+              Bucket: bucket,
+              Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true },
+            }),
+          ),
+        );
+      };
+      for await (const object of list(under)) {
+        bytes += object.size;
+        batch.push(prefix + object.key);
+        if (batch.length === 1000) await flush();
+      }
+      await flush();
+      return bytes;
+    },
+    localPath: () => null,
+    check: async () => {
+      await must('list', () =>
+        client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, MaxKeys: 1 })),
+      );
+    },
+    close: async () => {
+      await rm(scratch, { recursive: true, force: true }).catch(() => {});
+      client.destroy();
+    },
+  };
+};
+
+/**
+ * A writable that streams into a multipart upload: at most PARTS_IN_FLIGHT parts in memory, the
+ * rest waits (backpressure reaches the client's socket). It finishes only once the object is
+ * complete in the bucket; destroyed, it aborts the upload so no parts are left behind.
+ */
+const uploadStream = (
+  client: S3Client,
+  bucket: string,
+  key: string,
+  spoolPath?: string,
+): Writable => {
+  const body = new PassThrough({ highWaterMark: 1024 * 1024 });
+  const spool = spoolPath ? createWriteStream(spoolPath, { flags: 'wx' }) : null;
+  const spooled = spool ? finished(spool) : Promise.resolve();
+  spooled.catch(() => {});
+  const upload = new Upload({
+    client,
+    params: { Bucket: bucket, Key: key, Body: body, ContentType: typeOf(key) },
+    partSize: PART_SIZE,
+    queueSize: PARTS_IN_FLIGHT,
+    leavePartsOnError: false,
+  });
+  const done = upload.done();
+  const stream: Writable = new Writable({
+    write(chunk, _encoding, callback) {
+      // On to the bucket and the spool both; the next chunk waits for whichever is slower.
+      const waits: Promise<unknown>[] = [];
+      // (the body fails only because the upload did: that is the store's failure)
+      if (!body.write(chunk)) {
+        waits.push(
+          once(body, 'drain').catch((error: unknown) => {
+            throw new BlobStoreUnavailable('upload', error);
+          }),
+        );
+      }
+      if (spool && !spool.write(chunk)) waits.push(once(spool, 'drain'));
+      if (waits.length === 0) return callback();
+      Promise.all(waits).then(() => callback(), callback);
+    },
+    final(callback) {
+      body.end();
+      spool?.end();
+      Promise.all([
+        done.catch((error: unknown) => {
+          throw new BlobStoreUnavailable('upload', error);
+        }),
+        spooled,
+      ]).then(() => callback(), callback);
+    },
+    destroy(error, callback) {
+      if (error || !stream.writableFinished) {
+        void upload.abort().catch(() => {});
+        body.destroy();
+        spool?.destroy();
+      }
+      callback(error);
+    },
+  });
+  // The store failing mid-upload stops reading from `body`: the writer would wait forever for
+  // a drain. Fail the stream now instead.
+  done.catch((error: unknown) => {
+    if (!stream.destroyed) stream.destroy(new BlobStoreUnavailable('upload', error));
+  });
+  return stream;
+};
