@@ -40,7 +40,6 @@ import {
   keepAnswer,
   priorAnswer,
   type UploadOptions,
-  uploadTime,
   withKey,
 } from './idempotentUploads.ts';
 import { presentFlipbook, presentPage, presentStatus } from './present.ts';
@@ -129,7 +128,7 @@ export const createFlipbook = async (
   options: UploadOptions = {},
 ): Promise<Created> => {
   const { store } = deps;
-  const idempotency = idempotencyOf(options, 'create', null, upload);
+  const idempotency = idempotencyOf(options, deps.clock.now(), 'create', null, upload);
   const remake = (prior: IdempotentUpload) => remadeCreated(store.db, caller, prior);
   const first = await priorAnswer(store.db, caller, idempotency, remake);
   if (first) return replayed(options, first);
@@ -164,7 +163,7 @@ export const createFlipbook = async (
         askedSlug ?? fields.freeSlug(base, await slugsLike(store.db, caller.workspaceId, base));
       await deps.blobs.commitOriginal(ref, file.checksum);
       stored();
-      const at = uploadTime(options);
+      const at = deps.clock.now();
       await runFlipbookCommand(
         store,
         flipbookId,
@@ -210,7 +209,7 @@ export const addVersion = async (
   options: UploadOptions = {},
 ): Promise<CreatedVersion> => {
   const { store } = deps;
-  const idempotency = idempotencyOf(options, 'version', flipbookId, upload);
+  const idempotency = idempotencyOf(options, deps.clock.now(), 'version', flipbookId, upload);
   const remake = (prior: IdempotentUpload) => remadeVersion(store.db, caller, prior);
   const first = await priorAnswer(store.db, caller, idempotency, remake);
   if (first) return replayed(options, first);
@@ -230,7 +229,7 @@ export const addVersion = async (
       checkVersionCount(caller.plan, await countVersions(store.db, flipbookId));
       await deps.blobs.commitOriginal(ref, file.checksum);
       stored();
-      const at = uploadTime(options);
+      const at = deps.clock.now();
       await runFlipbookCommand(
         store,
         flipbookId,
@@ -271,7 +270,7 @@ export const publishToSlug = async (
 ): Promise<PublishedToSlug> => {
   const { store } = deps;
   const slug = fields.slug(slugText);
-  const idempotency = idempotencyOf(options, 'slug', slug, upload);
+  const idempotency = idempotencyOf(options, deps.clock.now(), 'slug', slug, upload);
   const remake = async (prior: IdempotentUpload): Promise<PublishedToSlug> => {
     const created = await remadeCreated(store.db, caller, prior);
     const version = await findVersion(
@@ -315,7 +314,7 @@ export const publishToSlug = async (
       }
       await deps.blobs.commitOriginal(ref, file.checksum);
       stored();
-      const at = uploadTime(options);
+      const at = deps.clock.now();
       const versionId = randomUUID();
       const flipbookId = existing?.flipbook_id ?? randomUUID();
       const metadata = withKey(caller.metadata, idempotency);

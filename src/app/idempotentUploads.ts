@@ -13,26 +13,23 @@ import type { Db } from '../../projections/readTable.ts';
 import { RuleBroken } from '../domain/errors.ts';
 import { IDEMPOTENCY_WINDOW_MS, requestFingerprint } from '../domain/idempotency.ts';
 import type { Caller } from './caller.ts';
-import { type Clock, systemClock } from './clock.ts';
 import type { EventMetadata } from './eventContext.ts';
 import type { ReceivedUpload } from './received.ts';
 
-/** What an upload route passes down: the daemon's clock and the client's key. */
+/** What an upload route passes down: the client's key. */
 export type UploadOptions = {
-  clock?: Clock;
   idempotencyKey?: string;
   /** told when the answer is the first request's again (the route sets Idempotent-Replayed) */
   replayed?: () => void;
 };
-
-/** The upload's time, by the daemon's clock (the idempotency window counts by it too). */
-export const uploadTime = (options: UploadOptions) => (options.clock ?? systemClock).now();
 
 export type Idempotency = { key: string; fingerprint: string; since: Date };
 
 /** The request's key and fingerprint, or null when it sent no key. */
 export const idempotencyOf = (
   options: UploadOptions,
+  /** the upload's time, by the daemon's clock: the idempotency window counts back from it */
+  now: Date,
   operation: string,
   target: string | null,
   upload: ReceivedUpload,
@@ -46,7 +43,7 @@ export const idempotencyOf = (
           fields: upload.fields,
           fileSha256: upload.file?.sha256 ?? null,
         }),
-        since: new Date(uploadTime(options).getTime() - IDEMPOTENCY_WINDOW_MS),
+        since: new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS),
       }
     : null;
 

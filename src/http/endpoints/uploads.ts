@@ -44,7 +44,6 @@ export const uploadOptions = async (
     )) !== null;
   if (!known) await refuseBeforeBody(deps.store.db, req, caller, target);
   return {
-    clock: deps.clock,
     ...(key === null ? {} : { idempotencyKey: key }),
     replayed: () => res.setHeader('Idempotent-Replayed', 'true'),
   };
