@@ -5,7 +5,7 @@ import { findAssetIn, scriptAsset, stylesheetAsset } from '../http/staticAssets.
 
 export const DASHBOARD_SCRIPT = scriptAsset(
   'dashboard.js',
-  join(import.meta.dirname, 'client', 'main.js'),
+  join(import.meta.dirname, 'client', 'main.ts'),
 );
 export const DASHBOARD_STYLES = stylesheetAsset(
   'dashboard.css',

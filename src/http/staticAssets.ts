@@ -4,7 +4,7 @@
 // names, so no page ever runs an old script. The plain names (`reader.js`) still answer,
 // revalidated, for anyone who kept them.
 //
-// Scripts are written as small modules and bundled here by esbuild into one minified file: one
+// Scripts are written as small TypeScript modules and bundled here by esbuild into one minified file: one
 // request, whatever the number of modules, and no build step to forget (docs/architecture.md).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';

@@ -5,7 +5,7 @@ import { findAssetIn, scriptAsset, stylesheetAsset } from '../http/staticAssets.
 
 export type { Asset } from '../http/staticAssets.ts';
 
-export const SCRIPT = scriptAsset('reader.js', join(import.meta.dirname, 'client', 'main.js'));
+export const SCRIPT = scriptAsset('reader.js', join(import.meta.dirname, 'client', 'main.ts'));
 export const STYLESHEET = stylesheetAsset(
   'reader.css',
   join(import.meta.dirname, 'assets', 'reader.css'),

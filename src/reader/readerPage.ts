@@ -17,7 +17,7 @@ export const jsonForScript = (value: unknown) =>
     .replace(/\u2028/g, '\\u2028')
     .replace(/\u2029/g, '\\u2029');
 
-/** Alternative text for a page image: its own words, shortened (as src/reader/client/altText.js). */
+/** Alternative text for a page image: its own words, shortened (as src/reader/client/altText.ts). */
 export const altText = (position: number | string, text: string) => {
   const words = text.replace(/\s+/g, ' ').trim();
   const excerpt = words.length > 180 ? `${words.slice(0, 180).replace(/\s+\S*$/, '')}…` : words;

@@ -1,4 +1,4 @@
-// The reader's pure logic (src/reader/client/layout.js and searchText.js): which pages a spread
+// The reader's pure logic (src/reader/client/layout.ts and searchText.ts): which pages a spread
 // shows, their sizes at their own shapes, label runs, search hits and the words they light.
 import { describe, expect, it } from 'vitest';
 import {
@@ -10,8 +10,8 @@ import {
   renditionWidths,
   slotSizes,
   spreadOf,
-} from '../../src/reader/client/layout.js';
-import { coveredWords, findHits, fold } from '../../src/reader/client/searchText.js';
+} from '../../src/reader/client/layout.ts';
+import { coveredWords, findHits, fold } from '../../src/reader/client/searchText.ts';
 import { labelRuns } from '../../src/reader/readerData.ts';
 
 describe('reader layout', () => {

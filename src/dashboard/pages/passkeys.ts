@@ -1,6 +1,6 @@
 // Passkeys on the profile page: each one's name, when it was added and last used, a "Remove"
 // that leads to a confirmation page (no script needed), and "Add passkey", which needs the
-// browser's WebAuthn and so a script (src/dashboard/client/passkeys.js): without one, the page
+// browser's WebAuthn and so a script (src/dashboard/client/passkeys.ts): without one, the page
 // says so. A public URL that cannot hold passkeys (an IP address) is said in words.
 import type { PasskeyRow } from '../../../projections/passkeys.ts';
 import type { SignedIn } from '../../app/accounts/sessions.ts';

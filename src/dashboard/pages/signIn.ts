@@ -4,7 +4,7 @@ import { html } from '../../http/html.ts';
 import { alert, publicPage } from '../layout.ts';
 
 /**
- * Shown by the script when the browser can use passkeys (src/dashboard/client/passkeys.js),
+ * Shown by the script when the browser can use passkeys (src/dashboard/client/passkeys.ts),
  * which also takes away the note, there for when no script runs.
  */
 const passkeySignIn = html`<div class="passkey-sign-in" data-passkey-sign-in hidden>

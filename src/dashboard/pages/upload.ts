@@ -1,5 +1,5 @@
 // Upload (/dashboard/upload): a PDF, an optional title, "Upload". With the script, the upload's
-// own progress, then processing page by page, until the reader link appears (client/upload.js).
+// own progress, then processing page by page, until the reader link appears (client/upload.ts).
 import type { SignedIn } from '../../app/accounts/sessions.ts';
 import { MAX_TITLE } from '../../domain/flipbookFields.ts';
 import { html } from '../../http/html.ts';

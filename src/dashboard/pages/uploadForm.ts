@@ -1,7 +1,7 @@
 // The PDF form both uploads share (a new flipbook, a new version of one): a file input labelled
 // "PDF" inside a drop zone, the CSRF token before the file (so the server checks it before it
 // stores a byte), the error in words right under the file, and the progress the script shows.
-// Without JavaScript it is a plain multipart form; with it, client/upload.js sends it with
+// Without JavaScript it is a plain multipart form; with it, client/upload.ts sends it with
 // XMLHttpRequest for real upload progress, then follows processing page by page.
 
 import { PLAN_LIMITS } from '../../domain/plans.ts';

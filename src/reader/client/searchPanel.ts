@@ -1,16 +1,20 @@
 // Search: every hit counted, listed with a snippet and its page label, and lit on the page image
 // (from the page's word boxes, fetched for the pages on screen). Enter in the field, or "Next",
 // goes to the next hit after the pages shown.
-import { coveredWords, findHits } from './searchText.js';
-import { drawHits } from './stage.js';
+import type { Reader } from './panels.ts';
+import { coveredWords, findHits, type Hit } from './searchText.ts';
+import { drawHits } from './stage.ts';
 
-export const createSearch = ({ reader }) => {
-  const form = document.getElementById('search-form');
-  const input = document.getElementById('search-input');
-  const summary = document.getElementById('search-summary');
-  const results = document.getElementById('search-results');
+/** An element of the search panel, which the page always renders (src/reader/readerPage.ts). */
+const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+export const createSearch = ({ reader }: { reader: Reader }) => {
+  const form = byId<HTMLFormElement>('search-form');
+  const input = byId<HTMLInputElement>('search-input');
+  const summary = byId('search-summary');
+  const results = byId('search-results');
   let query = '';
-  let hits = [];
+  let hits: Hit[] = [];
   let asked = 0;
 
   const run = async () => {
@@ -57,13 +61,14 @@ export const createSearch = ({ reader }) => {
     const next = isNew
       ? hits.find((h) => h.n >= Math.min(...shown))
       : hits.find((h) => h.n > Math.max(...shown));
-    reader.go((next ?? hits[0]).n);
+    const first = next ?? hits[0];
+    if (first) reader.go(first.n);
     highlight();
   };
 
   /** Lights the query's words on the pages on screen. */
   const highlight = () => {
-    for (const figure of document.querySelectorAll('#stage figure[data-n]')) {
+    for (const figure of document.querySelectorAll<HTMLElement>('#stage figure[data-n]')) {
       const n = Number(figure.dataset.n);
       if (!query || !hits.some((h) => h.n === n)) {
         drawHits(figure, []);
@@ -78,7 +83,7 @@ export const createSearch = ({ reader }) => {
         );
         drawHits(
           figure,
-          covered.map((i) => words[i]),
+          covered.flatMap((i) => words[i] ?? []),
         );
       });
     }
@@ -98,7 +103,8 @@ export const createSearch = ({ reader }) => {
     }
   });
   results.addEventListener('click', (e) => {
-    const a = e.target.closest('[data-page]');
+    if (!(e.target instanceof Element)) return;
+    const a = e.target.closest<HTMLElement>('[data-page]');
     if (!a) return;
     e.preventDefault();
     reader.go(Number(a.dataset.page));

@@ -6,20 +6,37 @@
 // - a double tap (or a double click) zooms in to that point, or back out;
 // - the wheel turns pages (one turn per gesture, so a trackpad's long scroll is one turn);
 //   with Ctrl (a trackpad pinch arrives so) it zooms at the pointer; zoomed, it pans.
-export const attachGestures = ({ area, zoom, turn, isTurning }) => {
-  const pointers = new Map();
-  let pinch = null;
-  let swipe = null;
+import type { Zoom } from './zoom.ts';
+
+/** Where a gesture turns: the side the next page comes from, or forward and back. */
+export type Turn = 'left' | 'right' | 'forward' | 'backward';
+
+type Point = { x: number; y: number };
+
+export const attachGestures = ({
+  area,
+  zoom,
+  turn,
+  isTurning,
+}: {
+  area: HTMLElement;
+  zoom: Zoom;
+  turn: (direction: Turn) => void;
+  isTurning: () => boolean;
+}) => {
+  const pointers = new Map<number, Point>();
+  let pinch: { distance: number; scale: number; mid: Point } | null = null;
+  let swipe: (Point & { time: number; type: string }) | null = null;
   let moved = false;
-  let lastTap = null;
+  let lastTap: (Point & { time: number }) | null = null;
   let lastType = 'mouse';
 
-  const point = (e) => {
+  const point = (e: MouseEvent): Point => {
     const box = area.getBoundingClientRect();
     return { x: e.clientX - box.left, y: e.clientY - box.top };
   };
-  const distance = (a, b) => Math.hypot(a.x - b.x, a.y - b.y);
-  const middle = (a, b) => ({ x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 });
+  const distance = (a: Point, b: Point) => Math.hypot(a.x - b.x, a.y - b.y);
+  const middle = (a: Point, b: Point) => ({ x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 });
 
   area.addEventListener('pointerdown', (e) => {
     if (e.pointerType === 'mouse' && e.button !== 0) return;
@@ -28,6 +45,7 @@ export const attachGestures = ({ area, zoom, turn, isTurning }) => {
     moved = false;
     if (pointers.size === 2) {
       const [a, b] = [...pointers.values()];
+      if (!a || !b) return;
       pinch = { distance: distance(a, b), scale: zoom.scale, mid: middle(a, b) };
       swipe = null;
     } else if (pointers.size === 1) {
@@ -45,6 +63,7 @@ export const attachGestures = ({ area, zoom, turn, isTurning }) => {
     }
     if (pinch && pointers.size === 2) {
       const [a, b] = [...pointers.values()];
+      if (!a || !b) return;
       const mid = middle(a, b);
       zoom.panBy(mid.x - pinch.mid.x, mid.y - pinch.mid.y);
       zoom.zoomAt((pinch.scale * distance(a, b)) / pinch.distance, mid.x, mid.y);
@@ -57,7 +76,7 @@ export const attachGestures = ({ area, zoom, turn, isTurning }) => {
     }
   });
 
-  const end = (e) => {
+  const end = (e: PointerEvent) => {
     if (!pointers.has(e.pointerId)) return;
     const at = point(e);
     pointers.delete(e.pointerId);
@@ -101,7 +120,9 @@ export const attachGestures = ({ area, zoom, turn, isTurning }) => {
   area.addEventListener('dblclick', (e) => {
     // A double tap was handled as it ended (above); mobile browsers then send a dblclick too,
     // which would zoom straight back out.
-    if (lastType === 'touch' || e.target.closest('a, button')) return;
+    if (lastType === 'touch' || (e.target instanceof Element && e.target.closest('a, button'))) {
+      return;
+    }
     const at = point(e);
     zoom.toggleAt(at.x, at.y);
   });

@@ -2,16 +2,34 @@
 // XMLHttpRequest so its progress is real (bytes sent of the total), then processing followed
 // page by page from the dashboard's status JSON until the reader link appears. Without this
 // script the same form posts as plain multipart and the server answers with a page.
-import { pollStatus } from './status.js';
+import { pollStatus, type VersionStatus } from './status.ts';
+
+/** An accepted upload: where to follow it, where it will be read (src/dashboard/uploadRoutes.ts). */
+type Accepted = { status_url: string; reader_url: string; flipbook_url: string; error?: undefined };
+/** A refused upload, in the server's words (or ours, when the answer was no JSON). */
+type Refusal = { error: string };
+type Answer = Accepted | Refusal;
+
+const isAccepted = (status: number, answer: Answer | null): answer is Accepted =>
+  status === 201 && !!answer && !answer.error;
+
+/** An element of the upload form, which the server always renders (./pages/uploadForm.ts). */
+const part = <T extends Element>(root: ParentNode, selector: string) =>
+  root.querySelector(selector) as T;
 
 const MB = 1024 * 1024;
 
-const sizeWords = (n) =>
+const sizeWords = (n: number) =>
   n < MB ? `${Math.max(1, Math.round(n / 1024))} KB` : `${(n / MB).toFixed(1)} MB`;
 
 /** One upload with XMLHttpRequest (real progress): resolves with the status and the JSON answer. */
-const send = (form, token, body, onProgress) =>
-  new Promise((resolve) => {
+const send = (
+  form: HTMLFormElement,
+  token: string,
+  body: FormData,
+  onProgress: (loaded: number, total: number) => void,
+) =>
+  new Promise<{ status: number; answer: Answer | null }>((resolve) => {
     const xhr = new XMLHttpRequest();
     xhr.open('POST', form.action);
     xhr.setRequestHeader('Accept', 'application/json');
@@ -26,7 +44,7 @@ const send = (form, token, body, onProgress) =>
       }),
     );
     xhr.addEventListener('load', () => {
-      let answer = null;
+      let answer: Answer | null = null;
       try {
         answer = JSON.parse(xhr.responseText);
       } catch {
@@ -41,21 +59,21 @@ const send = (form, token, body, onProgress) =>
     xhr.send(body);
   });
 
-const setup = (form) => {
-  const input = form.querySelector('input[type=file]');
-  const zone = form.querySelector('[data-dropzone]');
-  const errorText = form.querySelector('[data-file-error]');
-  const button = form.querySelector('button[type=submit]');
-  const box = form.querySelector('[data-progress]');
-  const bar = box.querySelector('progress');
-  const label = box.querySelector('[data-progress-label]');
-  const text = box.querySelector('[data-progress-text]');
-  const live = box.querySelector('[data-progress-live]');
+const setup = (form: HTMLFormElement) => {
+  const input = part<HTMLInputElement>(form, 'input[type=file]');
+  const zone = part<HTMLElement>(form, '[data-dropzone]');
+  const errorText = part<HTMLElement>(form, '[data-file-error]');
+  const button = part<HTMLButtonElement>(form, 'button[type=submit]');
+  const box = part<HTMLElement>(form, '[data-progress]');
+  const bar = part<HTMLProgressElement>(box, 'progress');
+  const label = part<HTMLElement>(box, '[data-progress-label]');
+  const text = part<HTMLElement>(box, '[data-progress-text]');
+  const live = part<HTMLElement>(box, '[data-progress-live]');
   const maxBytes = Number(form.dataset.maxBytes);
-  const token = form.querySelector('input[name=_csrf]').value;
+  const token = part<HTMLInputElement>(form, 'input[name=_csrf]').value;
   let lastSaid = '';
 
-  const showError = (message) => {
+  const showError = (message: string) => {
     errorText.textContent = message;
     input.setAttribute('aria-invalid', 'true');
     box.hidden = true;
@@ -68,7 +86,7 @@ const setup = (form) => {
     input.removeAttribute('aria-invalid');
   };
   /** The bar and its words; screen readers hear the phase and every quarter, not each percent. */
-  const show = (phase, value, max, words, say) => {
+  const show = (phase: string, value: number | null, max: number, words: string, say: string) => {
     box.hidden = false;
     label.textContent = phase;
     bar.max = max;
@@ -110,8 +128,8 @@ const setup = (form) => {
   });
   // A PDF by its type or, where the system gives none, its name: anything else dropped with
   // PDFs is set aside (and said), not counted among them.
-  const isPdf = (f) => f.type === 'application/pdf' || (!f.type && /\.pdf$/i.test(f.name));
-  const title = form.querySelector('input[name="title"]');
+  const isPdf = (f: File) => f.type === 'application/pdf' || (!f.type && /\.pdf$/i.test(f.name));
+  const title = form.querySelector<HTMLInputElement>('input[name="title"]');
   input.addEventListener('change', () => {
     clearError();
     const all = [...(input.files ?? [])];
@@ -142,7 +160,7 @@ const setup = (form) => {
     clearError();
     const file = input.files?.[0];
     if (!file) return showError('Choose a PDF first.');
-    if (many && input.files.length > 1) return uploadMany([...input.files]);
+    if (many && input.files && input.files.length > 1) return uploadMany([...input.files]);
     if (file.size > maxBytes) {
       return showError(
         `File too large for the ${form.dataset.plan} plan: the upload limit is ${maxBytes / MB} MB, this file is ${(file.size / MB).toFixed(1)} MB`,
@@ -163,14 +181,14 @@ const setup = (form) => {
         `Uploading: ${Math.floor(percent / 25) * 25}%`,
       );
     }).then(({ status, answer }) => {
-      if (status === 201 && answer && !answer.error) return accepted(answer);
+      if (isAccepted(status, answer)) return accepted(answer);
       showError(answer?.error ?? 'Something went wrong on our side; try again in a moment.');
     });
   });
 
   // Several PDFs: a list with a row each (its own progress and outcome), sent one after another;
   // each becomes a flipbook titled after its file. A refusal stops only its own row.
-  const uploadMany = async (files) => {
+  const uploadMany = async (files: File[]) => {
     const tooBig = files.find((f) => f.size > maxBytes);
     if (tooBig) {
       return showError(
@@ -202,14 +220,14 @@ const setup = (form) => {
     const summary = document.createElement('p');
     summary.className = 'queue-summary';
     summary.setAttribute('role', 'status');
-    form.querySelector('.upload-actions').after(list, summary);
+    part<HTMLElement>(form, '.upload-actions').after(list, summary);
     let ready = 0;
     let failed = 0;
-    const say = (words) => {
+    const say = (words: string) => {
       summary.textContent = words;
     };
     say(`Uploading ${files.length} PDFs, one after another.`);
-    const following = [];
+    const following: Promise<void>[] = [];
     for (const item of rows) {
       item.state.textContent = 'Uploading';
       const body = new FormData();
@@ -218,7 +236,7 @@ const setup = (form) => {
       const { status, answer } = await send(form, token, body, (loaded, total) => {
         item.bar.value = Math.floor((loaded / total) * 100);
       });
-      if (status !== 201) {
+      if (!isAccepted(status, answer)) {
         failed++;
         item.row.classList.add('failed');
         item.state.textContent = answer?.error ?? 'Refused';
@@ -259,7 +277,7 @@ const setup = (form) => {
             manage.textContent = 'Manage';
             item.state.append('Ready · ', link, ' · ', manage);
           })
-          .catch((error) => {
+          .catch((error: Error) => {
             failed++;
             item.state.textContent = error.message;
           }),
@@ -273,7 +291,7 @@ const setup = (form) => {
     zone.dataset.file = '';
   };
 
-  const accepted = (answer) => {
+  const accepted = (answer: Accepted) => {
     show('Processing', null, 1, 'Waiting for its turn…', 'Uploaded. Processing…');
     // A new version: its row on this page follows it from here.
     if (form.dataset.upload === 'version') {
@@ -292,18 +310,19 @@ const setup = (form) => {
       }
       if (s.status === 'error') showError(`The PDF could not be processed: ${s.error}`);
       if (s.status === 'done') done(answer, s);
-    }).catch((error) => showError(error.message));
+    }).catch((error: Error) => showError(error.message));
   };
 
-  const done = (answer, s) => {
+  const done = (answer: Accepted, s: VersionStatus) => {
     show('Processed', s.pageCount, s.pageCount || 1, `${s.pageCount} of ${s.pageCount} pages`, '');
-    const panel = document.querySelector('[data-done]');
-    panel.querySelector('[data-reader-link]').href = answer.reader_url;
-    panel.querySelector('[data-manage-link]').href = answer.flipbook_url;
+    // The page that has the flipbook upload form has this panel (./pages/upload.ts).
+    const panel = part<HTMLElement>(document, '[data-done]');
+    part<HTMLAnchorElement>(panel, '[data-reader-link]').href = answer.reader_url;
+    part<HTMLAnchorElement>(panel, '[data-manage-link]').href = answer.flipbook_url;
     form.hidden = true;
     panel.hidden = false;
     panel.focus();
   };
 };
 
-for (const form of document.querySelectorAll('form[data-upload]')) setup(form);
+for (const form of document.querySelectorAll<HTMLFormElement>('form[data-upload]')) setup(form);

@@ -1,14 +1,28 @@
 // The pages on the stage: each at its own shape, its image with srcset describing the real pixel
 // widths of the three renditions, its links as real <a> elements over the image, and the search
 // hits lit on it. Only the pages on screen are in the DOM.
-import { plainText } from './altText.js';
-import { imageSizes, renditionWidths } from './layout.js';
+import { plainText } from './altText.ts';
+import type { Book, PageLink, Word } from './book.ts';
+import { imageSizes, renditionWidths, type Side, type Slot } from './layout.ts';
+
+/** How a page is drawn: its image's fetch priority, the zoom, and whether it takes links. */
+export type FigureOptions = {
+  priority?: 'high' | 'low' | 'auto';
+  scale?: number;
+  interactive?: boolean;
+};
 
 /**
  * A page's figure at the given CSS size. `side` is left/right (in a spread) or single; null
  * n is the empty side beside the cover: drawn as nothing, it only holds the spine in place.
  */
-export const pageFigure = (book, n, side, size, options = {}) => {
+export const pageFigure = (
+  book: Book,
+  n: Side,
+  side: string,
+  size: Slot,
+  options: FigureOptions = {},
+): HTMLElement => {
   const figure = document.createElement('figure');
   figure.className = `page ${side}`;
   figure.style.width = `${size.w}px`;
@@ -51,7 +65,7 @@ export const pageFigure = (book, n, side, size, options = {}) => {
 };
 
 /** The links of page n as anchors over its image, positioned in fractions of the page. */
-export const drawLinks = (figure, links, book) => {
+export const drawLinks = (figure: Element, links: PageLink[] | undefined, book: Book) => {
   const layer = figure.querySelector('.overlay');
   if (!layer || !links?.length) return;
   for (const link of links) {
@@ -78,13 +92,13 @@ export const drawLinks = (figure, links, book) => {
     } else {
       continue;
     }
-    a.title = a.getAttribute('aria-label');
+    a.title = a.getAttribute('aria-label') ?? '';
     layer.append(a);
   }
 };
 
 /** Lights the given word boxes ([{ x, y, w, h }] in fractions of the page) on a page figure. */
-export const drawHits = (figure, boxes) => {
+export const drawHits = (figure: Element, boxes: Word[]) => {
   const layer = figure.querySelector('.overlay');
   if (!layer) return;
   for (const old of layer.querySelectorAll('.hit')) old.remove();
@@ -102,7 +116,7 @@ export const drawHits = (figure, boxes) => {
 };
 
 /** Whether an image has loaded (or failed: nothing to wait for then). */
-export const settled = (img) =>
+export const settled = (img: HTMLImageElement): Promise<unknown> =>
   img.complete
     ? Promise.resolve()
     : new Promise((resolve) => {

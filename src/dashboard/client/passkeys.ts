@@ -9,15 +9,22 @@
 // page offers the password form alone.
 import {
   browserSupportsWebAuthn,
+  type PublicKeyCredentialCreationOptionsJSON,
+  type PublicKeyCredentialRequestOptionsJSON,
   startAuthentication,
   startRegistration,
+  WebAuthnError,
 } from '@simplewebauthn/browser';
 
 /** The server's refusal, in its own words. */
 class Refused extends Error {}
 
-const postJson = async (url, body, headers = {}) => {
-  let response;
+const postJson = async <T>(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<T> => {
+  let response: Response;
   try {
     response = await fetch(url, {
       method: 'POST',
@@ -36,22 +43,27 @@ const postJson = async (url, body, headers = {}) => {
 };
 
 /** What went wrong, in words a person can act on. */
-export const problemText = (error) => {
+export const problemText = (error: unknown) => {
   if (error instanceof Refused) return error.message;
-  if (error?.name === 'NotAllowedError' || error?.code === 'ERROR_CEREMONY_ABORTED') {
+  // The browser's own errors (DOMException) say what happened in their name; the library's
+  // (WebAuthnError) in their code too.
+  const name = error instanceof Error ? error.name : undefined;
+  const code = error instanceof WebAuthnError ? error.code : undefined;
+  const message = error instanceof Error ? error.message : undefined;
+  if (name === 'NotAllowedError' || code === 'ERROR_CEREMONY_ABORTED') {
     return 'No passkey was used: the request was cancelled or timed out.';
   }
-  if (error?.code === 'ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED') {
+  if (code === 'ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED') {
     return 'This device or password manager already holds one of your passkeys.';
   }
-  if (error?.name === 'SecurityError' || error?.code === 'ERROR_INVALID_DOMAIN') {
+  if (name === 'SecurityError' || code === 'ERROR_INVALID_DOMAIN') {
     return 'This browser refuses passkeys for this address: open the dashboard at its public URL.';
   }
-  return `The passkey could not be used${error?.message ? `: ${error.message}` : '.'}`;
+  return `The passkey could not be used${message ? `: ${message}` : '.'}`;
 };
 
 /** A message in the given box: an alert for a problem, a status otherwise. */
-const say = (box, message, kind = 'error') => {
+const say = (box: Element | null, message: string | null, kind = 'error') => {
   if (!box) return;
   box.replaceChildren();
   if (!message) return;
@@ -62,17 +74,17 @@ const say = (box, message, kind = 'error') => {
   box.append(p);
 };
 
-const enhanceAdd = (form) => {
-  const button = form.querySelector('button[type="submit"]');
+const enhanceAdd = (form: HTMLFormElement) => {
+  const button = form.querySelector('button[type="submit"]') as HTMLButtonElement;
   const status = form.querySelector('[data-passkey-status]');
-  const needsScript = form.querySelector('[data-passkey-needs-script]');
+  const needsScript = form.querySelector<HTMLElement>('[data-passkey-needs-script]');
   if (!browserSupportsWebAuthn()) {
     if (needsScript) needsScript.textContent = 'This browser cannot make passkeys.';
     return;
   }
   if (needsScript) needsScript.hidden = true;
   button.disabled = false;
-  const csrf = form.querySelector('input[name="_csrf"]')?.value ?? '';
+  const csrf = form.querySelector<HTMLInputElement>('input[name="_csrf"]')?.value ?? '';
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     if (button.disabled) return;
@@ -80,9 +92,13 @@ const enhanceAdd = (form) => {
     say(status, 'Follow your browser’s prompt to make the passkey…', 'ok');
     try {
       const headers = { 'X-CSRF-Token': csrf };
-      const optionsJSON = await postJson('/dashboard/passkeys/options', {}, headers);
+      const optionsJSON = await postJson<PublicKeyCredentialCreationOptionsJSON>(
+        '/dashboard/passkeys/options',
+        {},
+        headers,
+      );
       const response = await startRegistration({ optionsJSON });
-      const name = form.querySelector('input[name="name"]')?.value ?? '';
+      const name = form.querySelector<HTMLInputElement>('input[name="name"]')?.value ?? '';
       await postJson('/dashboard/passkeys', { name, response }, headers);
       say(status, 'Passkey added.', 'ok');
       // The list is the server's: show it as it now is, at the passkeys.
@@ -95,13 +111,15 @@ const enhanceAdd = (form) => {
   });
 };
 
-const enhanceSignIn = (box) => {
+const enhanceSignIn = (box: HTMLElement) => {
   // The note for browsers without a script; one that cannot use passkeys is not offered them.
-  for (const note of document.querySelectorAll('[data-passkey-needs-script]')) note.hidden = true;
+  for (const note of document.querySelectorAll<HTMLElement>('[data-passkey-needs-script]')) {
+    note.hidden = true;
+  }
   // Browsers refuse passkeys on an IP address: no button that can only fail.
   const onIpAddress = /^[\d.]+$|^\[/.test(location.hostname);
   if (!browserSupportsWebAuthn() || onIpAddress) return;
-  const button = box.querySelector('button');
+  const button = box.querySelector('button') as HTMLButtonElement;
   const status = box.querySelector('[data-passkey-status]');
   box.hidden = false;
   button.addEventListener('click', async () => {
@@ -109,10 +127,18 @@ const enhanceSignIn = (box) => {
     button.disabled = true;
     say(status, null);
     try {
-      const optionsJSON = await postJson('/login/passkey/options', {});
+      const optionsJSON = await postJson<PublicKeyCredentialRequestOptionsJSON>(
+        '/login/passkey/options',
+        {},
+      );
       const response = await startAuthentication({ optionsJSON });
-      const next = document.querySelector('form[action="/login"] input[name="next"]')?.value;
-      const signedIn = await postJson('/login/passkey', { response, ...(next ? { next } : {}) });
+      const next = document.querySelector<HTMLInputElement>(
+        'form[action="/login"] input[name="next"]',
+      )?.value;
+      const signedIn = await postJson<{ redirect: string }>('/login/passkey', {
+        response,
+        ...(next ? { next } : {}),
+      });
       location.assign(signedIn.redirect);
     } catch (error) {
       say(status, problemText(error));
@@ -121,5 +147,9 @@ const enhanceSignIn = (box) => {
   });
 };
 
-for (const form of document.querySelectorAll('form[data-passkey-add]')) enhanceAdd(form);
-for (const box of document.querySelectorAll('[data-passkey-sign-in]')) enhanceSignIn(box);
+for (const form of document.querySelectorAll<HTMLFormElement>('form[data-passkey-add]')) {
+  enhanceAdd(form);
+}
+for (const box of document.querySelectorAll<HTMLElement>('[data-passkey-sign-in]')) {
+  enhanceSignIn(box);
+}

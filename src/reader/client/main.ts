@@ -4,8 +4,8 @@
 // near the current one (srcset picks min/mid/max for the screen and the zoom); turns pages with
 // a curl unless the reader prefers reduced motion; mirrors everything for a right-to-left book.
 // The stage never scrolls: the wheel turns pages, Ctrl+wheel and pinches zoom.
-import { createBook } from './book.js';
-import { attachGestures } from './gestures.js';
+import { createBook, type FlipbookData, type SizeRun } from './book.ts';
+import { attachGestures } from './gestures.ts';
 import {
   firstOf,
   imageSizes,
@@ -13,60 +13,69 @@ import {
   lastOf,
   onScreen,
   pageForInput,
+  type Side,
+  type Slot,
   slotSizes,
   spreadOf,
-} from './layout.js';
-import { createPanels } from './panels.js';
-import { createSearch } from './searchPanel.js';
-import { drawLinks, pageFigure, settled } from './stage.js';
-import { createZoom } from './zoom.js';
+} from './layout.ts';
+import { createPanels, type Reader } from './panels.ts';
+import { createSearch } from './searchPanel.ts';
+import { drawLinks, pageFigure, settled } from './stage.ts';
+import { createZoom } from './zoom.ts';
 
-const data = JSON.parse(document.getElementById('flipbook-data').textContent);
+/** An element of the reader's page, which always renders it (src/reader/readerPage.ts). */
+const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+const one = <T extends HTMLElement>(selector: string) => document.querySelector(selector) as T;
+
+const data: FlipbookData = JSON.parse(byId('flipbook-data').textContent ?? '');
 const book = createBook(data);
 
-const area = document.getElementById('book');
-const view = document.getElementById('view');
-const stage = document.getElementById('stage');
-const slider = document.getElementById('slider');
-const counter = document.getElementById('counter');
-const live = document.getElementById('live');
+const area = byId('book');
+const view = byId('view');
+const stage = byId('stage');
+const slider = byId<HTMLInputElement>('slider');
+const counter = byId('counter');
+const live = byId('live');
 const reducedMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
 
 let current = 1;
 let turning = false;
 let renders = 0;
-const turnListeners = [];
+const turnListeners: (() => void)[] = [];
 
-const clamp = (n) => Math.min(Math.max(1, Math.round(n) || 1), book.total);
+/** The i-th of the sizes slotSizes gives (one per page shown: always there). */
+const slot = (sizes: Slot[], i: number): Slot => sizes[i] ?? { w: 0, h: 0 };
+
+const clamp = (n: number) => Math.min(Math.max(1, Math.round(n) || 1), book.total);
 // A one-page document is never a spread: its page has the whole stage.
 const spread = () => book.total > 1 && isSpread(stage.clientWidth, stage.clientHeight);
-const visible = (n) => spreadOf(n, book.total, spread());
-const sides = (count) => (count === 2 ? ['left', 'right'] : ['single']);
+const visible = (n: number) => spreadOf(n, book.total, spread());
+const sides = (count: number) => (count === 2 ? ['left', 'right'] : ['single']);
 
 const zoom = createZoom({
   area,
   view,
   onSettle: () => {
     // srcset picks img_max once the page is shown big enough to need it.
-    for (const img of stage.querySelectorAll('img[data-n]')) {
-      const width = img.parentElement.getBoundingClientRect().width;
+    for (const img of stage.querySelectorAll<HTMLImageElement>('img[data-n]')) {
+      const width = img.parentElement?.getBoundingClientRect().width ?? 0;
       img.sizes = imageSizes(width);
     }
   },
   onZoom: (scale) => {
     const zoomed = scale > 1.001;
-    document.querySelector('[data-action="zoom-out"]').disabled = !zoomed;
-    document.querySelector('[data-action="zoom-reset"]').hidden = !zoomed;
-    document.querySelector('[data-action="zoom-in"]').disabled = scale >= 3.999;
+    one<HTMLButtonElement>('[data-action="zoom-out"]').disabled = !zoomed;
+    one('[data-action="zoom-reset"]').hidden = !zoomed;
+    one<HTMLButtonElement>('[data-action="zoom-in"]').disabled = scale >= 3.999;
     area.tabIndex = zoomed ? 0 : -1;
   },
 });
 
 /** The label of the pages shown, as the book prints them, and as numbers. */
-const rangeLabel = (shown, label) =>
-  shown.length === 2 ? `${label(shown[0])}–${label(shown[1])}` : `${label(shown[0])}`;
+const rangeLabel = (shown: number[], label: (n: number) => string) =>
+  shown.map((n) => label(n)).join('–');
 
-const updateChrome = (pages) => {
+const updateChrome = (pages: Side[]) => {
   const shown = pages.filter((p) => p !== null);
   const numbers = rangeLabel(shown, String);
   const printed = rangeLabel(shown, book.label);
@@ -83,10 +92,14 @@ const updateChrome = (pages) => {
   live.textContent = spoken;
   const hash = `#page=${current}`;
   if (location.hash !== hash) history.replaceState(null, '', hash);
-  for (const button of document.querySelectorAll('[data-action="prev"], [data-action="first"]')) {
+  for (const button of document.querySelectorAll<HTMLButtonElement>(
+    '[data-action="prev"], [data-action="first"]',
+  )) {
     button.disabled = firstOf(pages) <= 1;
   }
-  for (const button of document.querySelectorAll('[data-action="next"], [data-action="last"]')) {
+  for (const button of document.querySelectorAll<HTMLButtonElement>(
+    '[data-action="next"], [data-action="last"]',
+  )) {
     button.disabled = lastOf(pages) >= total;
   }
   panels.follow(shown);
@@ -102,7 +115,7 @@ const render = () => {
   const lead = firstOf(pages);
   const side = sides(screen.length);
   const figures = screen.map((n, i) =>
-    pageFigure(book, n, side[i], sizes[i], {
+    pageFigure(book, n, side[i] ?? 'single', slot(sizes, i), {
       priority: n === lead ? 'high' : 'auto',
       scale: zoom.scale,
     }),
@@ -127,7 +140,7 @@ const render = () => {
 const drawPageLinks = (shownNow = renders) =>
   book.structure().then((structure) => {
     if (shownNow !== renders) return;
-    for (const figure of stage.querySelectorAll('figure[data-n]')) {
+    for (const figure of stage.querySelectorAll<HTMLElement>('figure[data-n]')) {
       if (figure.querySelector('.link')) continue;
       drawLinks(figure, structure.links?.[Number(figure.dataset.n) - 1], book);
     }
@@ -137,7 +150,7 @@ const nextStart = () => lastOf(visible(current)) + 1;
 const prevStart = () => firstOf(visible(current)) - 1;
 
 /** Images loading for the pages one turn away (not in the document). */
-let preloading = [];
+let preloading: HTMLImageElement[] = [];
 
 /** Warms the browser cache for the pages one turn away, at the size they will be shown. */
 const preload = () => {
@@ -159,7 +172,7 @@ const preload = () => {
  * the pages now wanted (on slow 4G, two of them made a jump take twice as long). One that is the
  * page now shown is left to finish.
  */
-const stopPreloads = (wanted) => {
+const stopPreloads = (wanted: Side[]) => {
   for (const img of preloading) {
     if (img.complete || wanted.includes(Number(img.dataset.n))) continue;
     img.removeAttribute('srcset');
@@ -174,17 +187,21 @@ const stopPreloads = (wanted) => {
  * would be drawn stretched), and no side may be empty (a lone page stands centred). Otherwise
  * the pages change at once.
  */
-const sameShapes = (from, to) => {
+const sameShapes = (from: Side[], to: Side[]) => {
   if (from.length !== to.length || from.includes(null) || to.includes(null)) {
-    return from.length === 1 && to.length === 1 && close(book.aspect(from[0]), book.aspect(to[0]));
+    return (
+      from.length === 1 &&
+      to.length === 1 &&
+      close(book.aspect(firstOf(from)), book.aspect(firstOf(to)))
+    );
   }
-  const ratios = [...from, ...to].map((n) => book.aspect(n));
-  return ratios.every((r) => close(r, ratios[0]));
+  const ratios = [...from, ...to].map((n) => book.aspect(n ?? 1));
+  return ratios.every((r) => close(r, ratios[0] ?? r));
 };
-const close = (a, b) => Math.abs(a - b) / Math.max(a, b) < 0.03;
+const close = (a: number, b: number) => Math.abs(a - b) / Math.max(a, b) < 0.03;
 
 /** Turns to page n: the leaf between here and there curls over, or the pages change at once. */
-const go = (n) => {
+const go = (n: number) => {
   const target = clamp(n);
   const from = visible(current);
   const to = visible(target);
@@ -213,15 +230,15 @@ const go = (n) => {
   const screenTo = onScreen(to, book.rtl);
   const sizes = slotSizes(screenTo, book.aspect, stage.clientWidth, stage.clientHeight);
   const side = sides(screenTo.length);
-  let under;
-  let leaf;
+  let under: HTMLElement[];
+  let leaf: HTMLElement;
   if (single) {
     // One page: the old one folds away about its spine edge (forward), or the new one folds in.
-    under = [pageFigure(book, forward ? target : firstOf(from), 'single', sizes[0])];
+    under = [pageFigure(book, forward ? target : firstOf(from), 'single', slot(sizes, 0))];
     // The spine of a single page is its left edge (its right one in a right-to-left book).
-    leaf = makeLeaf(sizes[0], forward ? 'fold-out' : 'fold-in', !book.rtl);
+    leaf = makeLeaf(slot(sizes, 0), forward ? 'fold-out' : 'fold-in', !book.rtl);
     leaf.append(
-      pageFigure(book, forward ? firstOf(from) : target, 'front', sizes[0], {
+      pageFigure(book, forward ? firstOf(from) : target, 'front', slot(sizes, 0), {
         interactive: false,
       }),
     );
@@ -232,12 +249,21 @@ const go = (n) => {
     const liftIndex = fromRight ? 1 : 0;
     const landIndex = 1 - liftIndex;
     under = screenTo.map((n, i) =>
-      pageFigure(book, i === landIndex ? fromScreen[i] : n, side[i], sizes[i]),
+      pageFigure(
+        book,
+        i === landIndex ? (fromScreen[i] ?? null) : n,
+        side[i] ?? 'single',
+        slot(sizes, i),
+      ),
     );
-    leaf = makeLeaf(sizes[liftIndex], 'turn', fromRight);
+    leaf = makeLeaf(slot(sizes, liftIndex), 'turn', fromRight);
     leaf.append(
-      pageFigure(book, fromScreen[liftIndex], 'front', sizes[liftIndex], { interactive: false }),
-      pageFigure(book, screenTo[landIndex], 'back', sizes[liftIndex], { interactive: false }),
+      pageFigure(book, fromScreen[liftIndex] ?? null, 'front', slot(sizes, liftIndex), {
+        interactive: false,
+      }),
+      pageFigure(book, screenTo[landIndex] ?? null, 'back', slot(sizes, liftIndex), {
+        interactive: false,
+      }),
     );
   }
   stage.replaceChildren(...under, leaf);
@@ -255,7 +281,7 @@ const go = (n) => {
   setTimeout(done, 1000);
 };
 
-const makeLeaf = (size, kind, fromRight) => {
+const makeLeaf = (size: Slot, kind: string, fromRight: boolean) => {
   const leaf = document.createElement('div');
   leaf.className = `leaf ${kind} ${fromRight ? 'from-right' : 'from-left'}`;
   leaf.style.width = `${size.w}px`;
@@ -265,9 +291,15 @@ const makeLeaf = (size, kind, fromRight) => {
 };
 
 /** Puts the leaf exactly over the page it lifts from (the stage centres its pages). */
-const placeLeaf = (leaf, under, single, fromRight) => {
+const placeLeaf = (
+  leaf: HTMLElement,
+  under: HTMLElement[],
+  single: boolean,
+  fromRight: boolean,
+) => {
   const box = stage.getBoundingClientRect();
   const target = single ? under[0] : under[fromRight ? 1 : 0];
+  if (!target) return;
   const at = target.getBoundingClientRect();
   leaf.style.left = `${at.left - box.left}px`;
   leaf.style.top = `${at.top - box.top}px`;
@@ -279,7 +311,7 @@ const prev = () => firstOf(visible(current)) > 1 && go(Math.max(1, prevStart()))
 const toLeft = () => (book.rtl ? next() : prev());
 const toRight = () => (book.rtl ? prev() : next());
 
-const reader = {
+const reader: Reader = {
   book,
   go,
   current: () => current,
@@ -299,7 +331,7 @@ const toggleFullscreen = () => {
   else document.documentElement.requestFullscreen?.();
 };
 
-const actions = {
+const actions: Record<string, () => unknown> = {
   next,
   prev,
   first: () => go(1),
@@ -311,7 +343,8 @@ const actions = {
 };
 
 document.addEventListener('click', (event) => {
-  const link = event.target.closest('a[data-page]');
+  if (!(event.target instanceof Element)) return;
+  const link = event.target.closest<HTMLElement>('a[data-page]');
   if (link) {
     // An internal link (in the page, the contents or the search results): turn to its page.
     event.preventDefault();
@@ -319,8 +352,8 @@ document.addEventListener('click', (event) => {
     go(Number(link.dataset.page));
     return;
   }
-  const target = event.target.closest('[data-action]');
-  const action = target && actions[target.dataset.action];
+  const target = event.target.closest<HTMLElement>('[data-action]');
+  const action = target && actions[target.dataset.action ?? ''];
   if (!action) return;
   if (zoom.zoomed && target.classList.contains('edge')) return; // zoomed: the edges never flip
   event.preventDefault();
@@ -328,10 +361,12 @@ document.addEventListener('click', (event) => {
 });
 
 document.addEventListener('keydown', (event) => {
-  if (event.target.closest?.('input, textarea, select, .panel') || event.altKey) return;
+  const inField =
+    event.target instanceof Element && event.target.closest('input, textarea, select, .panel');
+  if (inField || event.altKey) return;
   if (event.ctrlKey || event.metaKey) return; // the browser's own shortcuts
-  const pan = (dx, dy) => () => zoom.panBy(dx, dy);
-  const keys = zoom.zoomed
+  const pan = (dx: number, dy: number) => () => zoom.panBy(dx, dy);
+  const keys: Record<string, () => unknown> = zoom.zoomed
     ? {
         ArrowRight: pan(-80, 0),
         ArrowLeft: pan(80, 0),
@@ -391,6 +426,15 @@ new ResizeObserver(() => {
   if (!turning) render();
 }).observe(stage);
 
+/** The status JSON (/f/:id/status.json, src/reader/readerRoutes.ts). */
+type ReaderStatus = {
+  versionId: string | null;
+  status: string;
+  pageCount: number;
+  ready: number;
+  runs: SizeRun[];
+};
+
 // While the version is still processing, pick up newly ready pages now and then from the status
 // JSON (a 304 when nothing changed). The stage is redrawn only when a page it shows became ready,
 // and the notice floats over the book: when processing ends, nothing on screen moves.
@@ -403,13 +447,13 @@ if (data.processing) {
       if (notice) notice.textContent = 'This flipbook could not be prepared.';
       return;
     }
-    const status = answer?.ok ? await answer.json().catch(() => null) : null;
+    const status: ReaderStatus | null = answer?.ok ? await answer.json().catch(() => null) : null;
     if (status && status.versionId !== data.versionId) {
       location.reload(); // another version is shown now: the page holds another book
       return;
     }
     if (status) {
-      const missing = visible(current).filter((n) => n !== null && !book.pages.has(n));
+      const missing = visible(current).filter((n): n is number => n !== null && !book.pages.has(n));
       const before = book.pages.size;
       book.addRuns(status.runs);
       if (book.pages.size !== before) book.forgetTexts(); // the text JSON has more pages now

@@ -6,7 +6,21 @@
 export const MIN = 1;
 export const MAX = 4;
 
-export const createZoom = ({ area, view, onZoom, onSettle }) => {
+export type Zoom = ReturnType<typeof createZoom>;
+
+export const createZoom = ({
+  area,
+  view,
+  onZoom,
+  onSettle,
+}: {
+  /** the book: the zoom's frame, its size the view's at 1× */
+  area: HTMLElement;
+  /** what grows and moves */
+  view: HTMLElement;
+  onZoom: (scale: number) => void;
+  onSettle: (scale: number) => void;
+}) => {
   let scale = 1;
   let x = 0;
   let y = 0;
@@ -32,7 +46,7 @@ export const createZoom = ({ area, view, onZoom, onSettle }) => {
   };
 
   /** Zooms to `next`, keeping the point (px, py) of the area where it is on screen. */
-  const zoomAt = (next, px, py, animate = false) => {
+  const zoomAt = (next: number, px: number, py: number, animate = false) => {
     const target = Math.min(MAX, Math.max(MIN, next));
     if (target === 1) {
       x = 0;
@@ -55,7 +69,7 @@ export const createZoom = ({ area, view, onZoom, onSettle }) => {
       return scale > 1.001;
     },
     zoomAt,
-    panBy: (dx, dy) => {
+    panBy: (dx: number, dy: number) => {
       x += dx;
       y += dy;
       apply();
@@ -76,7 +90,7 @@ export const createZoom = ({ area, view, onZoom, onSettle }) => {
       apply(animate);
     },
     /** Double-tap or double-click: in to 2.5× at that point, or back out. */
-    toggleAt: (px, py) => zoomAt(scale > 1.001 ? 1 : 2.5, px, py, true),
+    toggleAt: (px: number, py: number) => zoomAt(scale > 1.001 ? 1 : 2.5, px, py, true),
     refit: () => apply(),
   };
 };

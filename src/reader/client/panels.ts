@@ -1,35 +1,69 @@
 // The side panels: contents (the PDF's outline), page thumbnails, go to page, share, and search
-// (./searchPanel.js fills its own). One is open at a time, beside the book on wide screens and
+// (./searchPanel.ts fills its own). One is open at a time, beside the book on wide screens and
 // over it on phones; the button that opens one says so (aria-expanded), Escape or its close
 // button shuts it and gives focus back to that button. Each panel's content is built the first
 // time it opens: nothing of it costs the first load.
-import { plainText } from './altText.js';
+import { plainText } from './altText.ts';
+import type { Book, OutlineEntry } from './book.ts';
 
-export const createPanels = ({ reader }) => {
-  const buttons = [...document.querySelectorAll('[data-panel]')];
-  let open = null;
-  const built = new Set();
-  const builders = {
+/** What the panels and the search know of the reader (src/reader/client/main.ts). */
+export type Reader = {
+  book: Book;
+  go: (n: number) => void;
+  current: () => number;
+  /** the pages shown (no empty side) */
+  shown: () => number[];
+  pageFor: (input: string) => number | null;
+  onTurn: (listener: () => void) => void;
+  relayout: () => void;
+  panels?: Panels;
+};
+
+export type Panels = {
+  show: (name: string) => Promise<void>;
+  close: (returnFocus?: boolean) => void;
+  readonly open: string | null;
+  follow: (shown: number[]) => void;
+  onOpen?: (name: string, panel: HTMLElement) => void;
+};
+
+/** Fills a panel's body the first time it opens. */
+type Builder = (
+  body: HTMLElement,
+  reader: Reader,
+  close: () => void,
+  built: Set<string>,
+) => void | Promise<void>;
+
+/** A panel's body: the page renders one in every panel (src/reader/readerPage.ts). */
+const bodyOf = (panel: HTMLElement) => panel.querySelector('.panel-body') as HTMLElement;
+
+export const createPanels = ({ reader }: { reader: Reader }): Panels => {
+  const buttons = [...document.querySelectorAll<HTMLElement>('[data-panel]')];
+  let open: string | null = null;
+  const built = new Set<string>();
+  const builders: Record<string, Builder> = {
     contents: buildContents,
     thumbnails: buildThumbnails,
     share: buildShare,
     goto: buildGoto,
   };
 
-  const panelOf = (name) => document.getElementById(`panel-${name}`);
+  const panelOf = (name: string) => document.getElementById(`panel-${name}`);
 
   const close = (returnFocus = true) => {
     if (!open) return;
     const name = open;
-    panelOf(name).hidden = true;
+    const panel = panelOf(name);
+    if (panel) panel.hidden = true;
     document.body.classList.remove('panel-open');
     for (const b of buttons) if (b.dataset.panel === name) b.setAttribute('aria-expanded', 'false');
     open = null;
-    if (returnFocus) document.querySelector(`[data-panel="${name}"]`)?.focus();
+    if (returnFocus) document.querySelector<HTMLElement>(`[data-panel="${name}"]`)?.focus();
     reader.relayout();
   };
 
-  const show = async (name) => {
+  const show = async (name: string) => {
     if (open === name) return close();
     close(false);
     const panel = panelOf(name);
@@ -40,16 +74,16 @@ export const createPanels = ({ reader }) => {
     for (const b of buttons) b.setAttribute('aria-expanded', String(b.dataset.panel === name));
     if (!built.has(name) && builders[name]) {
       built.add(name);
-      await builders[name](panel.querySelector('.panel-body'), reader, () => close(false), built);
+      await builders[name](bodyOf(panel), reader, () => close(false), built);
     }
     panels.onOpen?.(name, panel);
     reader.relayout();
     // Into the panel's content (the search field, the current page's thumbnail, the first
     // entry), not onto its close button.
-    const body = panel.querySelector('.panel-body');
+    const body = bodyOf(panel);
     (
-      body.querySelector('[aria-current="page"]') ??
-      body.querySelector('input, textarea, a, button') ??
+      body.querySelector<HTMLElement>('[aria-current="page"]') ??
+      body.querySelector<HTMLElement>('input, textarea, a, button') ??
       panel.querySelector('button')
     )?.focus();
   };
@@ -57,10 +91,10 @@ export const createPanels = ({ reader }) => {
   for (const button of buttons) {
     button.addEventListener('click', (e) => {
       e.preventDefault();
-      show(button.dataset.panel);
+      show(button.dataset.panel ?? '');
     });
   }
-  for (const panel of document.querySelectorAll('.panel')) {
+  for (const panel of document.querySelectorAll<HTMLElement>('.panel')) {
     panel.addEventListener('keydown', (e) => {
       if (e.key === 'Escape') {
         e.stopPropagation();
@@ -70,7 +104,7 @@ export const createPanels = ({ reader }) => {
     panel.querySelector('.panel-close')?.addEventListener('click', () => close());
   }
 
-  const panels = {
+  const panels: Panels = {
     show,
     close,
     get open() {
@@ -92,7 +126,7 @@ export const createPanels = ({ reader }) => {
 };
 
 /** The outline, nested as the PDF has it; an entry is a link to its page (#page=N). */
-const buildContents = async (body, reader, _close, built) => {
+const buildContents: Builder = async (body, reader, _close, built) => {
   body.textContent = 'Loading the contents…';
   const { outline, pending } = await reader.book.structure();
   body.textContent = '';
@@ -107,7 +141,7 @@ const buildContents = async (body, reader, _close, built) => {
     if (pending) built.delete('contents');
     return;
   }
-  const list = (entries) => {
+  const list = (entries: OutlineEntry[]) => {
     const ul = document.createElement('ul');
     for (const entry of entries) {
       const li = document.createElement('li');
@@ -143,7 +177,7 @@ const buildContents = async (body, reader, _close, built) => {
  * Every page as a small image (img_min, loaded lazily as the grid scrolls), a button to it.
  * Arrow keys move between them, Home/End to the first and last.
  */
-const buildThumbnails = (body, reader, close) => {
+const buildThumbnails: Builder = (body, reader, close) => {
   const grid = document.createElement('div');
   grid.className = 'thumbs';
   // Laid out in reading order: right to left in a right-to-left book, as its arrow keys go.
@@ -177,38 +211,43 @@ const buildThumbnails = (body, reader, close) => {
     grid.append(button);
   }
   grid.addEventListener('click', (e) => {
-    const button = e.target.closest('[data-page]');
+    if (!(e.target instanceof Element)) return;
+    const button = e.target.closest<HTMLElement>('[data-page]');
     if (!button) return;
     // On a phone the panel covers the book: it closes to show the page chosen.
     if (window.matchMedia('(max-width: 719px)').matches) close();
     reader.go(Number(button.dataset.page));
   });
   grid.addEventListener('keydown', (e) => {
-    const button = e.target.closest('[data-page]');
+    if (!(e.target instanceof Element)) return;
+    const button = e.target.closest<HTMLElement>('[data-page]');
     if (!button) return;
     const columns = Math.max(
       1,
       Math.round(grid.clientWidth / (button.getBoundingClientRect().width || 1)),
     );
-    const step = {
+    const steps: Record<string, number> = {
       ArrowRight: reader.book.rtl ? -1 : 1,
       ArrowLeft: reader.book.rtl ? 1 : -1,
       ArrowDown: columns,
       ArrowUp: -columns,
-    }[e.key];
+    };
+    const step = steps[e.key];
     const n = Number(button.dataset.page);
     const target = e.key === 'Home' ? 1 : e.key === 'End' ? book.total : step ? n + step : null;
     if (target === null) return;
     e.preventDefault();
-    grid.querySelector(`[data-page="${Math.min(book.total, Math.max(1, target))}"]`)?.focus();
+    grid
+      .querySelector<HTMLElement>(`[data-page="${Math.min(book.total, Math.max(1, target))}"]`)
+      ?.focus();
   });
   body.append(grid);
-  reader.panels.follow(reader.shown());
+  reader.panels?.follow(reader.shown());
   grid.querySelector('[aria-current="page"]')?.scrollIntoView({ block: 'center' });
 };
 
 /** Go to a page by its printed label ("iv", "12") or its number. */
-const buildGoto = (body, reader, close) => {
+const buildGoto: Builder = (body, reader, close) => {
   const form = document.createElement('form');
   form.className = 'goto';
   const id = 'goto-input';
@@ -242,18 +281,19 @@ const buildGoto = (body, reader, close) => {
     message.textContent = '';
     close();
     reader.go(n);
-    document.getElementById('book').focus();
+    document.getElementById('book')?.focus();
   });
   body.append(form);
 };
 
 /** Copy the link, a link to this page, or an <iframe> snippet to embed the book elsewhere. */
-const buildShare = (body, reader) => {
+const buildShare: Builder = (body, reader) => {
   const url = reader.book.data.url;
   const title = document.title;
-  const rows = [
+  const pageLink = () => `${url}#page=${reader.current()}`;
+  const rows: [string, string, () => string][] = [
     ['share-link', 'Link to this flipbook', () => url],
-    ['share-page', 'Link to this page', () => `${url}#page=${reader.current()}`],
+    ['share-page', 'Link to this page', pageLink],
     [
       'share-embed',
       'Embed on a web page',
@@ -274,7 +314,7 @@ const buildShare = (body, reader) => {
     field.id = id;
     field.readOnly = true;
     field.value = value();
-    if (id === 'share-embed') field.rows = 7; // the whole snippet, no half-hidden line
+    if (field instanceof HTMLTextAreaElement) field.rows = 7; // the whole snippet, no half-hidden line
     field.addEventListener('focus', () => {
       field.value = value();
       field.select();
@@ -294,11 +334,11 @@ const buildShare = (body, reader) => {
   body.append(status);
   reader.onTurn(() => {
     const page = document.getElementById('share-page');
-    if (page) page.value = rows[1][2]();
+    if (page instanceof HTMLInputElement) page.value = pageLink();
   });
 };
 
-const copyText = async (field) => {
+const copyText = async (field: HTMLInputElement | HTMLTextAreaElement) => {
   try {
     await navigator.clipboard.writeText(field.value);
     return true;
@@ -309,5 +349,5 @@ const copyText = async (field) => {
   }
 };
 
-const escapeAttr = (text) =>
-  text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
+const escapeAttr = (text: string) => text.replace(/[&<>"]/g, (c) => ESCAPES[c] ?? c);
