@@ -74,6 +74,23 @@ const expectUnavailable = (result: { what: string; reply: Reply; ms: number }) =
   expect(ms, `${what} answered after ${ms} ms`).toBeLessThanOrEqual(BOUND_MS);
 };
 
+/** A person's browser gets the reader's own page, 503 as well; readiness fails in JSON. */
+const expectReaderPageAndReadinessUnavailable = async (base: string, flipbookId: string) => {
+  const readerPage = await timed(
+    'the reader for a browser',
+    send(`${base}/f/${flipbookId}`, { headers: { accept: 'text/html' } }),
+  );
+  expect(readerPage.reply.status).toBe(503);
+  expect(readerPage.reply.headers.get('retry-after')).toBe('5');
+  expect(readerPage.reply.text).toContain('Unavailable for a moment');
+  expect(readerPage.ms).toBeLessThanOrEqual(BOUND_MS);
+  const ready = await timed('/readyz', send(`${base}/readyz`));
+  expect(ready.reply.status).toBe(503);
+  expect(ready.reply.body.error).toBe('The database is unavailable');
+  expect(ready.ms).toBeLessThanOrEqual(BOUND_MS);
+  return ready.ms;
+};
+
 describe('a database that stops answering or runs out', () => {
   let server: PostgresServer;
   let dash: DashboardFixture;
@@ -198,19 +215,7 @@ describe('a database that stops answering or runs out', () => {
         ),
       ]);
       for (const result of results) expectUnavailable(result);
-      // A person's browser gets the reader's own page, 503 as well.
-      const readerPage = await timed(
-        'the reader for a browser',
-        send(`${base}/f/${small.flipbookId}`, { headers: { accept: 'text/html' } }),
-      );
-      expect(readerPage.reply.status).toBe(503);
-      expect(readerPage.reply.headers.get('retry-after')).toBe('5');
-      expect(readerPage.reply.text).toContain('Unavailable for a moment');
-      expect(readerPage.ms).toBeLessThanOrEqual(BOUND_MS);
-      const ready = await timed('/readyz', send(`${base}/readyz`));
-      expect(ready.reply.status).toBe(503);
-      expect(ready.reply.body.error).toBe('The database is unavailable');
-      expect(ready.ms).toBeLessThanOrEqual(BOUND_MS);
+      const readyMs = await expectReaderPageAndReadinessUnavailable(base, small.flipbookId);
       // A person's browser gets the dashboard's own page, 503 as well.
       const started = performance.now();
       const shown = await page.goto(`${base}/dashboard`);
@@ -220,7 +225,7 @@ describe('a database that stops answering or runs out', () => {
       console.info(
         'time to 503 while frozen (ms):',
         Object.fromEntries(results.map((r) => [r.what, r.ms])),
-        { readyz: ready.ms },
+        { readyz: readyMs },
       );
       expect(dash.fx.daemon.process.exitCode).toBeNull();
     } finally {
@@ -298,18 +303,7 @@ describe('a database that stops answering or runs out', () => {
       expectUnavailable(await timed('GET a flipbook', c.flipbook(small.flipbookId)));
       expectUnavailable(await timed('an upload', c.create(pdf(SMALL_PDF))));
       expectUnavailable(await timed('the reader', send(`${base}/f/${small.flipbookId}`)));
-      // A person's browser gets the reader's own page, 503 as well.
-      const readerPage = await timed(
-        'the reader for a browser',
-        send(`${base}/f/${small.flipbookId}`, { headers: { accept: 'text/html' } }),
-      );
-      expect(readerPage.reply.status).toBe(503);
-      expect(readerPage.reply.headers.get('retry-after')).toBe('5');
-      expect(readerPage.reply.text).toContain('Unavailable for a moment');
-      expect(readerPage.ms).toBeLessThanOrEqual(BOUND_MS);
-      const ready = await timed('/readyz', send(`${base}/readyz`));
-      expect(ready.reply.status).toBe(503);
-      expect(ready.ms).toBeLessThanOrEqual(BOUND_MS);
+      await expectReaderPageAndReadinessUnavailable(base, small.flipbookId);
     } finally {
       await Promise.all(fillers.map((f) => f.end().catch(() => {})));
     }

@@ -59,22 +59,6 @@ const authenticator = async (
 describe('dashboard passkeys (embedded store)', () => {
   const d = useDashboard('embedded', ['--host', 'localhost']);
 
-  const auditLog = async () => {
-    const log = await flipbook([
-      'audit',
-      'log',
-      '--workspace',
-      'acme',
-      '--json',
-      ...d.fx.storeArgs,
-    ]);
-    expect(log.code, log.stderr).toBe(0);
-    return log.stdout
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line));
-  };
-
   /** Adds a passkey named `name` on the profile page; back on the profile with it listed. */
   const addPasskey = async (page: Page, name: string) => {
     await page.goto(`${d.url}/dashboard/profile`);
@@ -131,7 +115,7 @@ describe('dashboard passkeys (embedded store)', () => {
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
     await page.waitForURL(`${d.url}/dashboard/keys`);
 
-    const events = await auditLog();
+    const events = await d.auditLog();
     const pats = events.filter((e) => e.metadata?.actor?.email === 'pat@example.com');
     const added = pats.find((e) => e.type === 'PasskeyAdded');
     expect(added?.data).toMatchObject({
@@ -184,7 +168,7 @@ describe('dashboard passkeys (embedded store)', () => {
     expect(await page.getByRole('button', { name: 'Sign in with a passkey' }).isEnabled()).toBe(
       true,
     );
-    const removed = (await auditLog()).filter(
+    const removed = (await d.auditLog()).filter(
       (e) => e.type === 'PasskeyRemoved' && e.metadata?.actor?.email === 'quinn@example.com',
     );
     expect(removed.length).toBe(1);
@@ -212,7 +196,7 @@ describe('dashboard passkeys (embedded store)', () => {
     expect(await passkeyAlert(page).textContent()).toBe(
       'This passkey could not be verified: try again, or use your password',
     );
-    const failed = (await auditLog()).filter(
+    const failed = (await d.auditLog()).filter(
       (e) => e.type === 'UserSignInFailed' && e.metadata?.actor?.email === 'vic@example.com',
     );
     expect(failed.map((e) => e.data)).toEqual([

@@ -16,6 +16,7 @@ import { createWorkspace } from '../../src/app/workspaces.ts';
 import type { FlipbookCommand } from '../../src/domain/flipbook/decide.ts';
 import { rebuildReadTables } from '../../src/store/replay.ts';
 import type { Store } from '../../src/store/store.ts';
+import { createInStore } from '../support/inStore.ts';
 import { TEST_METADATA } from '../support/metadata.ts';
 import { openTestStore, STORE_KINDS } from '../support/stores.ts';
 
@@ -55,30 +56,13 @@ describe.each(STORE_KINDS)('the flipbook list on the %s store', (kind) => {
   const run = (flipbookId: string, command: FlipbookCommand) =>
     runFlipbookCommand(store, flipbookId, command, TEST_METADATA);
 
-  const create = async (workspace: string, i: number) => {
-    const flipbookId = randomUUID();
-    const versionId = randomUUID();
-    await run(flipbookId, {
-      type: 'CreateFlipbook',
-      data: {
-        flipbookId,
-        workspaceId: workspace,
-        title: TITLES[i % TITLES.length] as string,
-        slug: `book-${i}`,
-        description: '',
-        versionId,
-        file: {
-          name: 'b.pdf',
-          type: 'pdf',
-          mimeType: 'application/pdf',
-          size: 1,
-          checksum: 'ab'.repeat(32),
-        },
-        now: at(i, 37),
-      },
+  const create = (workspace: string, i: number) =>
+    createInStore(store, {
+      workspaceId: workspace,
+      title: TITLES[i % TITLES.length] as string,
+      slug: `book-${i}`,
+      now: at(i, 37),
     });
-    return { flipbookId, versionId };
-  };
 
   const edit = (title: string): FlipbookCommand => ({
     type: 'EditFlipbook',

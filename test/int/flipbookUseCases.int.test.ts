@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ListQuery } from '../../projections/flipbooks.ts';
 import type { Caller } from '../../src/app/caller.ts';
 import type { Clock } from '../../src/app/clock.ts';
 import { flipbookEvents } from '../../src/app/eventLog.ts';
@@ -33,6 +32,7 @@ import type { BlobStore } from '../../src/blobs/blobStore.ts';
 import { openDirStore } from '../../src/blobs/openBlobStore.ts';
 import { NotFound, RuleBroken } from '../../src/domain/errors.ts';
 import type { Plan } from '../../src/domain/workspace/workspace.ts';
+import { parseListQuery } from '../../src/http/listQuery.ts';
 import type { Store } from '../../src/store/store.ts';
 import { markDone, SMALL_PDF } from '../support/apiHelpers.ts';
 import { corpus } from '../support/corpus.ts';
@@ -41,14 +41,8 @@ import { openTestStore, STORE_KINDS } from '../support/stores.ts';
 
 const NOW = new Date('2026-03-04T05:06:07.000Z');
 const clock: Clock = { now: () => NOW };
-const LIST: ListQuery = {
-  page: 1,
-  perPage: 20,
-  search: null,
-  status: null,
-  sort: 'created_at',
-  dir: 'desc',
-};
+/** the first page of the list, as GET /flipbooks with no query asks for it */
+const LIST = parseListQuery(new URLSearchParams());
 
 describe.each(STORE_KINDS)('the flipbook use cases in process (%s store)', (kind) => {
   let store: Store;

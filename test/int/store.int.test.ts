@@ -12,6 +12,7 @@ import type { UploadedFile } from '../../src/domain/flipbook/flipbook.ts';
 import { rebuildReadTables } from '../../src/store/replay.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { markDone } from '../support/apiHelpers.ts';
+import { createInStore } from '../support/inStore.ts';
 import { TEST_METADATA } from '../support/metadata.ts';
 import { openTestStore, STORE_KINDS, storeOptions } from '../support/stores.ts';
 
@@ -35,29 +36,13 @@ describe.each(STORE_KINDS)('event-sourced core on the %s store', (kind) => {
   });
   afterAll(() => store?.close());
 
-  const newFlipbook = async () => {
-    const flipbookId = randomUUID();
-    const versionId = randomUUID();
-    await runFlipbookCommand(
-      store,
-      flipbookId,
-      {
-        type: 'CreateFlipbook',
-        data: {
-          flipbookId,
-          workspaceId,
-          title: 'Spring catalogue',
-          slug: 'spring',
-          description: '',
-          versionId,
-          file: file(),
-          now: new Date(),
-        },
-      },
-      TEST_METADATA,
-    );
-    return { flipbookId, versionId };
-  };
+  const newFlipbook = () =>
+    createInStore(store, {
+      workspaceId,
+      title: 'Spring catalogue',
+      slug: 'spring',
+      file: file(),
+    });
 
   const processVersion = (flipbookId: string, versionId: string, pages = 2) =>
     markDone(store, flipbookId, versionId, pages);

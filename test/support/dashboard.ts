@@ -26,6 +26,13 @@ export const PHONE: BrowserContextOptions = {
 export const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 export const PASSWORD = 'a long enough secret 42';
 
+/** One event of `flipbook audit log --json`. */
+export type AuditLine = {
+  type: string;
+  data: Record<string, unknown>;
+  metadata: { actor: Record<string, unknown> } & Record<string, unknown>;
+} & Record<string, unknown>;
+
 export type DashboardFixture = {
   fx: ApiFixture;
   /** the daemon's address */
@@ -42,6 +49,8 @@ export type DashboardFixture = {
     email: string,
     options?: { role?: 'owner' | 'member'; workspace?: string; context?: BrowserContextOptions },
   ) => Promise<Page>;
+  /** the workspace's audit trail, as `flipbook audit log --json` prints it */
+  auditLog: (workspace?: string) => Promise<AuditLine[]>;
   /** what went wrong in any page so far (console errors, uncaught errors) */
   problems: string[];
   closeContexts: () => Promise<void>;
@@ -109,9 +118,25 @@ export const startDashboard = async (
     await page.waitForURL(/\/dashboard$/);
     return page;
   };
+  const auditLog = async (workspace = 'acme') => {
+    const log = await flipbook([
+      'audit',
+      'log',
+      '--workspace',
+      workspace,
+      '--json',
+      ...fx.storeArgs,
+    ]);
+    expect(log.code, log.stderr).toBe(0);
+    return log.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as AuditLine);
+  };
   return {
     fx,
     url: fx.daemon.url,
+    auditLog,
     browser,
     advanceClock: (seconds) => {
       offset += seconds;

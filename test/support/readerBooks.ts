@@ -2,7 +2,7 @@
 // files), so a test does not wait for rendering: one small JPEG copied for every page, and, when
 // asked, a page of made-up text per page (varied words, so that compression cannot cheat).
 import { randomUUID } from 'node:crypto';
-import { copyFile, mkdir, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { runFlipbookCommand } from '../../src/app/commands.ts';
@@ -10,6 +10,7 @@ import { openBlobStore } from '../../src/blobs/openBlobStore.ts';
 import { openStore } from '../../src/store/store.ts';
 import type { ApiFixture } from './apiFixture.ts';
 import { markDone } from './apiHelpers.ts';
+import { createInStore } from './inStore.ts';
 import { TEST_METADATA } from './metadata.ts';
 
 export type MadeBook = {
@@ -57,7 +58,8 @@ export const makeBook = async (
       await mkdir(join(attempt, String(n)), { recursive: true });
       for (const file of ['max.jpg', 'mid.jpg', 'min.jpg'])
         await copyFile(sample, join(attempt, String(n), file));
-      if (options.withText) await writeFile(join(attempt, String(n), 'text.txt'), pageText(n));
+      await target.publishPage(n);
+      if (options.withText) await target.writeFile(`${n}/text.txt`, pageText(n));
     }
   };
   const withStore = async (work: (store: Awaited<ReturnType<typeof openStore>>) => unknown) => {
@@ -77,30 +79,13 @@ export const makeBook = async (
     }));
 
   await withStore(async (store) => {
-    await runFlipbookCommand(
-      store,
+    await createInStore(store, {
       flipbookId,
-      {
-        type: 'CreateFlipbook',
-        data: {
-          flipbookId,
-          workspaceId: fx.workspaceId,
-          title: `${pages} pages`,
-          slug: 'book',
-          description: '',
-          versionId,
-          file: {
-            name: 'b.pdf',
-            type: 'pdf',
-            mimeType: 'application/pdf',
-            size: 1,
-            checksum: 'ab'.repeat(32),
-          },
-          now: new Date(),
-        },
-      },
-      TEST_METADATA,
-    );
+      versionId,
+      workspaceId: fx.workspaceId,
+      title: `${pages} pages`,
+      slug: 'book',
+    });
     await runFlipbookCommand(
       store,
       flipbookId,

@@ -1,0 +1,54 @@
+// Flipbooks made straight through the store, for tests of what comes after an upload (lists,
+// the reader, the core's rules): the `CreateFlipbook` command with a placeholder file, no blob.
+import { randomUUID } from 'node:crypto';
+import { runFlipbookCommand } from '../../src/app/commands.ts';
+import type { EventMetadata } from '../../src/app/eventContext.ts';
+import type { UploadedFile } from '../../src/domain/flipbook/flipbook.ts';
+import type { Store } from '../../src/store/store.ts';
+import { TEST_METADATA } from './metadata.ts';
+
+/** A file as an upload records it; its checksum names no stored original. */
+export const placeholderFile = (name = 'b.pdf'): UploadedFile => ({
+  name,
+  type: 'pdf',
+  mimeType: 'application/pdf',
+  size: 1,
+  checksum: 'ab'.repeat(32),
+});
+
+export const createInStore = async (
+  store: Store,
+  book: {
+    workspaceId: string;
+    title: string;
+    slug: string;
+    now?: Date;
+    file?: UploadedFile;
+    /** ids chosen by the caller (a test that writes files for them first) */
+    flipbookId?: string;
+    versionId?: string;
+  },
+  metadata: EventMetadata = TEST_METADATA,
+) => {
+  const flipbookId = book.flipbookId ?? randomUUID();
+  const versionId = book.versionId ?? randomUUID();
+  await runFlipbookCommand(
+    store,
+    flipbookId,
+    {
+      type: 'CreateFlipbook',
+      data: {
+        flipbookId,
+        workspaceId: book.workspaceId,
+        title: book.title,
+        slug: book.slug,
+        description: '',
+        versionId,
+        file: book.file ?? placeholderFile(),
+        now: book.now ?? new Date(),
+      },
+    },
+    metadata,
+  );
+  return { flipbookId, versionId };
+};
