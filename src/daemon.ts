@@ -339,7 +339,8 @@ const keepDatabaseAlive = (store: Awaited<ReturnType<typeof openStore>>) => {
         () => true,
         () => false,
       );
-      if (!up && (await store.revive().catch(() => false))) {
+      // A server only slow to answer (a loaded machine, a busy pool) is left alone, unsaid.
+      if (!up && (await store.revive().catch(() => 'down')) === 'started') {
         logger.warn('the embedded PostgreSQL had stopped: started it again');
       }
     } finally {

@@ -126,6 +126,23 @@ const renderStored = async (
     onStored(position);
   };
   let serial = 0;
+  const startPages = (first: number, last: number, stop: AbortSignal) =>
+    startRange({
+      limits: deps.render.limits,
+      pdfPath: original.path,
+      dir: join(scratch, `${first}-${serial++}`),
+      first,
+      last,
+      longSide,
+      quality: QUALITY[rendition],
+      pageTimeoutMs: deps.render.pageTimeoutMs,
+      signal: stop,
+      onFile: async (position, made) => {
+        const placed = join(scratch, `${position}.jpg`);
+        await placeRendition(made, placed, longSide, { position, sized: true, rendition });
+        await store(position, placed);
+      },
+    });
   try {
     const tasks: PagesTask[] = runsOf(positions).map((run) => ({
       kind: 'pages',
@@ -138,33 +155,23 @@ const renderStored = async (
       deps.render.slots.job(),
       (task, stop) => {
         if (task.kind !== 'pages') throw new Error('only pages here');
-        const range = startRange({
-          limits: deps.render.limits,
-          pdfPath: original.path,
-          dir: join(scratch, `${task.first}-${serial++}`),
-          first: task.first,
-          last: task.last,
-          longSide,
-          quality: QUALITY[rendition],
-          pageTimeoutMs: deps.render.pageTimeoutMs,
-          signal: AbortSignal.any([signal, stop]),
-          onFile: async (position, made) => {
-            const placed = join(scratch, `${position}.jpg`);
-            await placeRendition(made, placed, longSide, { position, sized: true, rendition });
-            await store(position, placed);
-          },
-        });
+        const cancelled = AbortSignal.any([signal, stop]);
+        const range = startPages(task.first, task.last, cancelled);
         return {
           range,
           done: range.done.catch(async (error: unknown) => {
-            // A page with no size (a 0x0 MediaBox): blank, as processing made its other images.
-            if (task.first === task.last && /hDPI or vDPI values are invalid/.test(String(error))) {
-              const placed = join(scratch, `${task.first}.jpg`);
-              await blankPage(placed, longSide, rendition);
-              await store(task.first, placed);
-              return;
+            if (!unsized(error)) throw error;
+            // A page with no size (a 0x0 MediaBox) ends the whole range: its pages from the one
+            // under way are taken again one at a time, and each page without a size is blank, as
+            // processing made its other images.
+            for (let position = range.next; position <= range.last; position++) {
+              await startPages(position, position, cancelled).done.catch(async (again: unknown) => {
+                if (!unsized(again)) throw again;
+                const placed = join(scratch, `${position}.jpg`);
+                await blankPage(placed, longSide, rendition);
+                await store(position, placed);
+              });
             }
-            throw error;
           }),
         };
       },
@@ -175,6 +182,9 @@ const renderStored = async (
     await original.release();
   }
 };
+
+/** pdftoppm's refusal of a page it cannot scale: one without a size */
+const unsized = (error: unknown) => /hDPI or vDPI values are invalid/.test(String(error));
 
 export class RenditionBusy extends AppError {
   override name = 'RenditionBusy';
@@ -387,6 +397,10 @@ const drain = async (
           for (const position of positions) {
             if (!stored.has(position)) settle(position, { error: told });
           }
+          // Every other page waiting for a deleted version is not found either: told at once,
+          // not after a turn and a failed render each.
+          if (gone)
+            for (const position of [...queue.pending.keys()]) settle(position, { error: told });
         }
       } finally {
         demandDone();

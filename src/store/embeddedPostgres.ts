@@ -23,7 +23,7 @@ export type EmbeddedStore = {
   /** stops the server if this process started or adopted it and nobody else is connected */
   stop: () => Promise<void>;
   /** starts the server again if it died (on the same port); true when it answers */
-  revive: () => Promise<boolean>;
+  revive: () => Promise<Revived>;
 };
 
 type Credentials = { user: string; password: string };
@@ -128,6 +128,24 @@ const otherClients = async (url: string): Promise<number | null> => {
   }
 };
 
+/**
+ * Whether the server has no other sessions, waiting while they go: a daemon and its worker told
+ * to stop at the same moment each see the other still there, and the one that owns the server
+ * would leave it running after both are gone. Sessions that stay (a daemon or worker that goes on)
+ * cost one look of 300 ms; sessions leaving are waited for up to 3 s.
+ */
+const othersGone = async (url: string) => {
+  const until = performance.now() + 3000;
+  let before = Number.POSITIVE_INFINITY;
+  for (;;) {
+    const others = await otherClients(url);
+    if (others === 0) return true;
+    if (others === null || others >= before || performance.now() >= until) return false;
+    before = others;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+};
+
 /** `port`: start on this one (reviving a server whose URL the pools already hold). */
 const tryStart = async (dir: string, clusterDir: string, c: Credentials, fixedPort?: number) => {
   const bin = await binaries();
@@ -199,20 +217,27 @@ const ownerFile = (dir: string) => {
 };
 
 /**
- * Starts the server again, on the port every pool already points at, when it has died under us
- * (killed, crashed): true when it answers again. A server that answers is left alone.
+ * What `revive` found: the server answering (only slow, or busy: left alone), started again here,
+ * or down still.
  */
-const reviver = (dir: string, clusterDir: string, c: Credentials, url: string) => async () => {
-  if ((await otherClients(url)) !== null) return true;
-  const port = Number(new URL(url).port);
-  return (await tryStart(dir, clusterDir, c, port)) !== null;
-};
+export type Revived = 'answering' | 'started' | 'down';
+
+/**
+ * Starts the server again, on the port every pool already points at, when it has died under us
+ * (killed, crashed). A server that answers is left alone.
+ */
+const reviver =
+  (dir: string, clusterDir: string, c: Credentials, url: string) => async (): Promise<Revived> => {
+    if ((await otherClients(url)) !== null) return 'answering';
+    const port = Number(new URL(url).port);
+    return (await tryStart(dir, clusterDir, c, port)) !== null ? 'started' : 'down';
+  };
 
 const stopper =
   (url: string, clusterDir: string, owner: ReturnType<typeof ownerFile>) => async () => {
     // The last one out stops the server: leave it running for a daemon or worker still on it.
     if (!(await owner.mayStop())) return;
-    if ((await otherClients(url)) !== 0) return;
+    if (!(await othersGone(url))) return;
     const bin = await binaries();
     const runAs = await serverUser();
     await run(bin.pg_ctl, ['stop', '-w', '-m', 'fast', '-D', clusterDir], { ...runAs }).catch(

@@ -1,5 +1,6 @@
 // Where the store lives: an external PostgreSQL named by URL, or the embedded one in a data dir.
 import { join } from 'node:path';
+import type { Revived } from './embeddedPostgres.ts';
 
 export type StoreOptions = { dataDir?: string; databaseUrl?: string };
 
@@ -8,8 +9,8 @@ export type Location = {
   describe: string;
   /** stops the embedded server if this process started it; a no-op otherwise */
   release: () => Promise<void>;
-  /** the embedded server restarted if it died; an external one is its operator's (false) */
-  revive: () => Promise<boolean>;
+  /** the embedded server restarted if it died; an external one is its operator's ('down') */
+  revive: () => Promise<Revived>;
   /** the embedded server (this machine's, perhaps just started by this very process) */
   embedded: boolean;
 };
@@ -27,7 +28,7 @@ export const locateStore = async (options: StoreOptions): Promise<Location> => {
       connectionString: databaseUrl,
       describe: redact(databaseUrl),
       release: async () => {},
-      revive: async () => false,
+      revive: async () => 'down' as const,
       embedded: false,
     };
   }

@@ -15,6 +15,7 @@ import {
   poolConfig,
   probeDatabase,
 } from './databaseLimits.ts';
+import type { Revived } from './embeddedPostgres.ts';
 import { locateStore, type StoreOptions } from './location.ts';
 import { createLocks, type Locks } from './locks.ts';
 import { inlineProjections } from './projections.ts';
@@ -33,7 +34,7 @@ export type Store = {
   /** resolves when a new connection can be opened and answers (readiness); rejects otherwise */
   probe: () => Promise<void>;
   /** restarts the embedded server if it died (see location.ts); false for an external one */
-  revive: () => Promise<boolean>;
+  revive: () => Promise<Revived>;
   close: () => Promise<void>;
 };
 

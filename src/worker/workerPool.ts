@@ -39,12 +39,13 @@ export const stopJobOf = (error: unknown): string | null => {
 /**
  * Options for `lanes` lanes. FLIPBOOK_LEASE_MS shortens the lease, so tests see a killed worker's
  * job taken over in seconds instead of a minute, and FLIPBOOK_RETRY_MS the wait after a full
- * disk; unset or invalid means the default.
+ * disk; unset or invalid (under a second, or over an hour: timers past 2^31 ms fire at once)
+ * means the default.
  */
 export const workerOptions = (lanes: number): WorkerOptions => {
   const fromEnv = (name: string, fallback: number) => {
     const value = Number(process.env[name]);
-    return Number.isFinite(value) && value >= 1000 ? value : fallback;
+    return Number.isFinite(value) && value >= 1000 && value <= 3_600_000 ? value : fallback;
   };
   return {
     ...DEFAULT_WORKER_OPTIONS,

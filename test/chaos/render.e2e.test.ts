@@ -17,6 +17,7 @@ import {
   SMALL_PDF,
 } from '../support/apiHelpers.ts';
 import { FLIPBOOK, flipbook, NODE, ROOT, startDaemon } from '../support/cli.ts';
+import { useApi } from '../support/useApi.ts';
 import { waitFor } from '../support/waitFor.ts';
 
 const LONG = 'text_why3-manual.pdf'; // 184 pages, ~13 s to render on 2 cores
@@ -69,25 +70,16 @@ const logLines = (fx: ApiFixture) =>
     .map((l) => JSON.parse(l) as { msg: string; level: number; versionId?: string });
 
 describe('a daemon rendering while clients delete and fetch', () => {
-  let fx: ApiFixture;
-  let c: Client;
-
-  beforeAll(async () => {
-    fx = await startApi('embedded', [...NO_RATE_LIMIT, '--workers', '2']);
-    c = client(fx.api, fx.key);
-  });
-  afterAll(async () => {
-    await fx?.stop();
-  });
+  const fx = useApi('embedded', [...NO_RATE_LIMIT, '--workers', '2']);
 
   it('survives a version deleted mid-render 10 times, at different points of the render', async () => {
-    const book = await createFlipbook(c, {}, pdf(SMALL_PDF));
-    await untilStatus(c, book.flipbookId, book.versionId, ['done']);
+    const book = await createFlipbook(fx.c, {}, pdf(SMALL_PDF));
+    await untilStatus(fx.c, book.flipbookId, book.versionId, ['done']);
     for (let round = 0; round < 10; round++) {
-      const reply = await c.addVersion(book.flipbookId, pdf(LONG), { activate: 'false' });
+      const reply = await fx.c.addVersion(book.flipbookId, pdf(LONG), { activate: 'false' });
       expectJson(reply, 201);
       const versionId = reply.body.version_id as string;
-      await untilStatus(c, book.flipbookId, versionId, ['processing']);
+      await untilStatus(fx.c, book.flipbookId, versionId, ['processing']);
       // Delete while pages are being derived, each round a little further into the document:
       // the derivations under way then lose their input (what crashed the daemon).
       const page = 1 + round * 3;
@@ -96,11 +88,11 @@ describe('a daemon rendering while clients delete and fetch', () => {
         await res.arrayBuffer();
         return res.status === 200 ? true : undefined;
       });
-      const removed = await c.remove(book.flipbookId, versionId);
+      const removed = await fx.c.remove(book.flipbookId, versionId);
       expect(removed.status, fx.daemon.logs().slice(-3000)).toBe(200);
 
       expect(fx.daemon.process.exitCode, fx.daemon.logs().slice(-2000)).toBeNull();
-      expectJson(await c.status(book.flipbookId, versionId), 404);
+      expectJson(await fx.c.status(book.flipbookId, versionId), 404);
       const gone = await fetch(pageUrl(fx, versionId, 1, 'mid.jpg'));
       await gone.arrayBuffer();
       expect(gone.status).toBe(404);
@@ -113,12 +105,14 @@ describe('a daemon rendering while clients delete and fetch', () => {
     // Every failure was handled where it happened: the last resort never had to step in.
     expect(logLines(fx).filter((l) => /unhandled|uncaught/.test(l.msg))).toEqual([]);
     // And the daemon still processes.
-    const next = await createFlipbook(c, {}, pdf(SMALL_PDF));
-    expect(await untilStatus(c, next.flipbookId, next.versionId, ['done', 'error'])).toBe('done');
+    const next = await createFlipbook(fx.c, {}, pdf(SMALL_PDF));
+    expect(await untilStatus(fx.c, next.flipbookId, next.versionId, ['done', 'error'])).toBe(
+      'done',
+    );
   }, 240_000);
 
   it('serves only whole page files while they are being written, revalidated until done', async () => {
-    const book = await createFlipbook(c, {}, pdf(LONG));
+    const book = await createFlipbook(fx.c, {}, pdf(LONG));
     const files = ['max.jpg', 'mid.jpg', 'min.jpg'];
     let whole = 0;
     let missing = 0;
@@ -126,7 +120,7 @@ describe('a daemon rendering while clients delete and fetch', () => {
     // Fetch every page's renditions over and over (keep-alive connections: a body longer than
     // its Content-Length would corrupt the next answer on the connection) until the render ends.
     for (;;) {
-      const status = await statusOf(c, book.flipbookId, book.versionId);
+      const status = await statusOf(fx.c, book.flipbookId, book.versionId);
       const finished = status === 'done' || status === 'error';
       for (let position = 1; position <= 184; position += finished ? 1 : 4) {
         await Promise.all(
@@ -149,7 +143,7 @@ describe('a daemon rendering while clients delete and fetch', () => {
         );
       }
       if (immutableSeen && !finished) {
-        expect(await statusOf(c, book.flipbookId, book.versionId), 'immutable before done').toBe(
+        expect(await statusOf(fx.c, book.flipbookId, book.versionId), 'immutable before done').toBe(
           'done',
         );
       }

@@ -12,10 +12,7 @@ import { findReaderFlipbook } from '../../projections/reader.ts';
 import * as flipbookDecider from '../../src/domain/flipbook/flipbook.ts';
 import { handleCommand } from '../../src/store/handleCommand.ts';
 import type { Store } from '../../src/store/store.ts';
-import { type ApiFixture, startApi } from '../support/apiFixture.ts';
 import {
-  type Client,
-  client,
   createFlipbook,
   expectJson,
   openStoreOf,
@@ -26,12 +23,12 @@ import {
 import { flipbook } from '../support/cli.ts';
 import { CORPUS } from '../support/corpus.ts';
 import { TEST_METADATA } from '../support/metadata.ts';
+import { useApi } from '../support/useApi.ts';
 
 const INVALID = 'Invalid direction: must be "ltr", "rtl" or "auto"';
 
 describe('reading direction and the title from the file', () => {
-  let fx: ApiFixture;
-  let c: Client;
+  const fx = useApi('embedded', ['--rate-limit', '0']);
   let store: Store;
   let cliHome: string;
 
@@ -88,58 +85,55 @@ describe('reading direction and the title from the file', () => {
 
   beforeAll(async () => {
     cliHome = await mkdtemp(join(tmpdir(), 'flipbook-direction-cli-'));
-    fx = await startApi('embedded', ['--rate-limit', '0']);
-    c = client(fx.api, fx.key);
     store = await openStoreOf(fx.storeArgs);
   });
   afterAll(async () => {
     await store?.close();
-    await fx?.stop();
     await rm(cliHome, { recursive: true, force: true });
   });
 
   it('takes `direction` at creation (any letter case), shows it everywhere, and defaults to auto', async () => {
-    const rtl = await createFlipbook(c, { title: 'Kitab', direction: 'rtl' });
-    const ltr = await createFlipbook(c, { title: 'Book', direction: ' LTR ' });
-    const auto = await createFlipbook(c, { title: 'Either', direction: 'auto' });
-    const none = await createFlipbook(c, { title: 'Unsaid' });
+    const rtl = await createFlipbook(fx.c, { title: 'Kitab', direction: 'rtl' });
+    const ltr = await createFlipbook(fx.c, { title: 'Book', direction: ' LTR ' });
+    const auto = await createFlipbook(fx.c, { title: 'Either', direction: 'auto' });
+    const none = await createFlipbook(fx.c, { title: 'Unsaid' });
     const expected: [string, string][] = [
       [rtl.flipbookId, 'rtl'],
       [ltr.flipbookId, 'ltr'],
       [auto.flipbookId, 'auto'],
       [none.flipbookId, 'auto'],
     ];
-    const listed = (await c.list('per_page=100')).body.flipbooks as {
+    const listed = (await fx.c.list('per_page=100')).body.flipbooks as {
       id: string;
       direction: string;
     }[];
     for (const [id, direction] of expected) {
-      const shown = await c.flipbook(id);
+      const shown = await fx.c.flipbook(id);
       expectJson(shown, 200);
       expect(shown.body.direction).toBe(direction);
       expect(listed.find((f) => f.id === id)?.direction).toBe(direction);
       expect((await reader(id))?.direction).toBe(direction === 'auto' ? null : direction);
     }
     // the past view (?at=) is built by the same projection
-    const then = await c.get(`/flipbooks/${rtl.flipbookId}?at=${new Date().toISOString()}`);
+    const then = await fx.c.get(`/flipbooks/${rtl.flipbookId}?at=${new Date().toISOString()}`);
     expect(then.body.direction).toBe('rtl');
   });
 
   it('refuses any other direction with a 400, creating nothing', async () => {
-    const count = async () => (await c.list('per_page=100')).body.flipbooks.length as number;
+    const count = async () => (await fx.c.list('per_page=100')).body.flipbooks.length as number;
     const n = await count();
     for (const bad of ['sideways', '', 'right-to-left', 'rtl ltr']) {
-      expectJson(await c.create(pdf(SMALL_PDF), { direction: bad }), 400, INVALID);
+      expectJson(await fx.c.create(pdf(SMALL_PDF), { direction: bad }), 400, INVALID);
     }
     expect(await count()).toBe(n);
   });
 
   it('changes the direction with PATCH, answering and showing it; anything else is a 400', async () => {
-    const { flipbookId } = await createFlipbook(c, { title: 'Turning' });
+    const { flipbookId } = await createFlipbook(fx.c, { title: 'Turning' });
     let reply = await patch(flipbookId, { direction: 'rtl' });
     expectJson(reply, 200);
     expect(reply.body.direction).toBe('rtl');
-    expect((await c.flipbook(flipbookId)).body.direction).toBe('rtl');
+    expect((await fx.c.flipbook(flipbookId)).body.direction).toBe('rtl');
     expect((await reader(flipbookId))?.direction).toBe('rtl');
 
     // with other fields, and a field not sent leaves it
@@ -157,24 +151,28 @@ describe('reading direction and the title from the file', () => {
       400,
       'Invalid direction: must be a string',
     );
-    expect((await c.flipbook(flipbookId)).body.direction).toBe('auto');
+    expect((await fx.c.flipbook(flipbookId)).body.direction).toBe('auto');
   });
 
   it('tells the reader whether the title is still the file name, until a title is set', async () => {
-    const named = await createFlipbook(c, { title: 'Annual report' }, pdf(SMALL_PDF, 'annual.pdf'));
+    const named = await createFlipbook(
+      fx.c,
+      { title: 'Annual report' },
+      pdf(SMALL_PDF, 'annual.pdf'),
+    );
     expect(await reader(named.flipbookId)).toEqual({
       title: 'Annual report',
       title_from_file: false,
       direction: null,
     });
     // a given title equal to the file name is still a given title
-    const same = await createFlipbook(c, { title: 'annual.pdf' }, pdf(SMALL_PDF, 'annual.pdf'));
+    const same = await createFlipbook(fx.c, { title: 'annual.pdf' }, pdf(SMALL_PDF, 'annual.pdf'));
     expect((await reader(same.flipbookId))?.title_from_file).toBe(false);
 
     // no title (or a blank one): the API's title is the file name, per the spec
     for (const fields of [{}, { title: '  ' }] as Record<string, string>[]) {
-      const unnamed = await createFlipbook(c, fields, pdf(SMALL_PDF, 'annual.pdf'));
-      expect((await c.flipbook(unnamed.flipbookId)).body.title).toBe('annual.pdf');
+      const unnamed = await createFlipbook(fx.c, fields, pdf(SMALL_PDF, 'annual.pdf'));
+      expect((await fx.c.flipbook(unnamed.flipbookId)).body.title).toBe('annual.pdf');
       expect(await reader(unnamed.flipbookId)).toEqual({
         title: 'annual.pdf',
         title_from_file: true,
@@ -205,7 +203,7 @@ describe('reading direction and the title from the file', () => {
       title_from_file: false,
       direction: null,
     });
-    expect((await c.flipbook(fromFile)).body).toMatchObject({
+    expect((await fx.c.flipbook(fromFile)).body).toMatchObject({
       title: 'old.pdf',
       direction: 'auto',
     });
@@ -217,7 +215,7 @@ describe('reading direction and the title from the file', () => {
       title_from_file: false,
       direction: 'rtl',
     });
-    const events = (await c.get(`/flipbooks/${fromFile}/events`)).body.events as {
+    const events = (await fx.c.get(`/flipbooks/${fromFile}/events`)).body.events as {
       type: string;
       data: Record<string, unknown>;
     }[];
@@ -231,7 +229,7 @@ describe('reading direction and the title from the file', () => {
     let run = await cli(['publish', join(CORPUS, SMALL_PDF), '--direction', 'rtl', '--json']);
     expect(run.code, run.stderr).toBe(0);
     const id = JSON.parse(run.stdout).flipbook_id as string;
-    expect((await c.flipbook(id)).body.direction).toBe('rtl');
+    expect((await fx.c.flipbook(id)).body.direction).toBe('rtl');
     expect(await reader(id)).toMatchObject({ title: SMALL_PDF, title_from_file: true });
 
     run = await cli(['edit', id, '--direction', 'auto', '--json']);
@@ -244,11 +242,11 @@ describe('reading direction and the title from the file', () => {
     expect(run.stderr).toMatch(/--direction must be ltr, rtl or auto/);
     run = await cli(['publish', join(CORPUS, SMALL_PDF), '--direction', 'down']);
     expect(run.code).toBe(2);
-    expect((await c.flipbook(id)).body.direction).toBe('auto');
+    expect((await fx.c.flipbook(id)).body.direction).toBe('auto');
   });
 
   it('rebuilds both columns by replay exactly as they were', async () => {
-    const ids = ((await c.list('per_page=100')).body.flipbooks as { id: string }[]).map(
+    const ids = ((await fx.c.list('per_page=100')).body.flipbooks as { id: string }[]).map(
       (f) => f.id,
     );
     expect(ids.length).toBeGreaterThan(10);

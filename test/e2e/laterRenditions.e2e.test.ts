@@ -4,8 +4,8 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiFixture, startApi } from '../support/apiFixture.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startApi } from '../support/apiFixture.ts';
 import {
   type Client,
   client,
@@ -16,6 +16,7 @@ import {
 } from '../support/apiHelpers.ts';
 import { type BlobPlace, s3TestClient, storedKeys } from '../support/blobPlace.ts';
 import { type Daemon, startDaemon } from '../support/cli.ts';
+import { useApi } from '../support/useApi.ts';
 
 const BOOK = 'vec_asymptote.pdf'; // 196 pages
 const PAGES = 196;
@@ -40,7 +41,7 @@ const storedMax = async (place: BlobPlace, versionId: string) =>
 /** Removes page `position`'s max.jpg from the store, as if it had never been rendered. */
 const removeMax = async (place: BlobPlace, versionId: string, position: number) => {
   if (place.kind === 'dir') {
-    await rm(join(place.dir, 'pages', versionId, String(position), 'max.jpg'));
+    await rm(join(place.dir, 'pages', versionId, String(position), 'max.jpg'), { force: true });
     return;
   }
   const s3 = s3TestClient(place.endpoint);
@@ -71,27 +72,21 @@ describe.each([
   ['embedded', 'a directory'],
   ['postgres', 'a bucket'],
 ] as const)('the largest rendition after done (%s store, blobs in %s)', (kind, _blobs) => {
-  let fx: ApiFixture;
-  let c: Client;
   let versionId = '';
   let doneAt = 0;
   let storedAtDone = new Set<number>();
 
+  const fx = useApi(kind, ['--rate-limit', '0', '--workers', '2']);
   beforeAll(async () => {
-    fx = await startApi(kind, ['--rate-limit', '0', '--workers', '2']);
-    c = client(fx.api, fx.key);
-    const ids = await createFlipbook(c, {}, pdf(BOOK));
+    const ids = await createFlipbook(fx.c, {}, pdf(BOOK));
     versionId = ids.versionId;
     await until('done', async () => {
-      const reply = await c.status(ids.flipbookId, ids.versionId);
+      const reply = await fx.c.status(ids.flipbookId, ids.versionId);
       expectJson(reply, 200);
       return reply.body.status === 'done';
     });
     doneAt = performance.now();
     storedAtDone = await storedMax(fx.blobPlace, versionId);
-  });
-  afterAll(async () => {
-    await fx?.stop();
   });
 
   const maxUrl = (position: number) =>
@@ -170,8 +165,8 @@ describe.each([
   });
 
   it('deleting a version while its largest images are filled in leaves none of its files', async () => {
-    const ids = await doneAndFilling(c, fx.blobPlace);
-    expectJson(await c.del(`/flipbooks/${ids.flipbookId}`), 200);
+    const ids = await doneAndFilling(fx.c, fx.blobPlace);
+    expectJson(await fx.c.del(`/flipbooks/${ids.flipbookId}`), 200);
     expect(await storedKeys(fx.blobPlace, `pages/${ids.versionId}`)).toEqual([]);
     await sleep(500); // a page the fill was writing would show by now
     expect(await storedKeys(fx.blobPlace, `pages/${ids.versionId}`)).toEqual([]);
@@ -194,7 +189,7 @@ describe.each([
   });
 
   it('answers 404, never a 500, to requests waiting for pages of a book deleted meanwhile', async () => {
-    const ids = await doneAndFilling(c, fx.blobPlace);
+    const ids = await doneAndFilling(fx.c, fx.blobPlace);
     const url = (n: number) => `${fx.daemon.url}/files/pages/${ids.versionId}/${n}/max.jpg`;
     const waiting = Array.from({ length: 40 }, (_, i) =>
       fetch(url(PAGES - i)).then(async (res) => {
@@ -203,10 +198,33 @@ describe.each([
       }),
     );
     await sleep(200);
-    expectJson(await c.del(`/flipbooks/${ids.flipbookId}`), 200);
+    expectJson(await fx.c.del(`/flipbooks/${ids.flipbookId}`), 200);
     const statuses = await Promise.all(waiting);
     expect(statuses.filter((s) => s !== 200 && s !== 404)).toEqual([]);
     expect(await storedKeys(fx.blobPlace, `pages/${ids.versionId}`)).toEqual([]);
+  });
+
+  it('answers every page without a size (a 0x0 box) with a blank image, also asked for at once', async () => {
+    const ids = await createFlipbook(fx.c, {}, pdf('odd_zerosize-unreadablemetadata.pdf'));
+    await until('done', async () => {
+      const reply = await fx.c.status(ids.flipbookId, ids.versionId);
+      return reply.body.status === 'done';
+    });
+    for (let position = 1; position <= 4; position++) {
+      await removeMax(fx.blobPlace, ids.versionId, position);
+    }
+    // One request each at the same moment: one render takes the four pages as one range.
+    const replies = await Promise.all(
+      [1, 2, 3, 4].map(async (position) => {
+        const res = await fetch(`${fx.daemon.url}/files/pages/${ids.versionId}/${position}/max.jpg`);
+        return { status: res.status, body: Buffer.from(await res.arrayBuffer()) };
+      }),
+    );
+    expect(replies.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    for (const reply of replies) {
+      const meta = await sharp(reply.body).metadata();
+      expect(Math.max(meta.width ?? 0, meta.height ?? 0)).toBe(2000);
+    }
   });
 
   it('answers 404 for a page the version does not have, and for a version that does not exist', async () => {

@@ -8,9 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiFixture, startApi } from '../support/apiFixture.ts';
 import {
-  type Client,
   client,
   corpus,
   createFlipbook,
@@ -25,6 +23,7 @@ import {
 import { storedKeys } from '../support/blobPlace.ts';
 import { flipbook } from '../support/cli.ts';
 import { STORE_KINDS } from '../support/stores.ts';
+import { useApi } from '../support/useApi.ts';
 
 const LONG_PDF = 'text_why3-manual.pdf'; // 184 pages: still rendering when deleted
 const OWN_PDF = 'vec_vector.pdf'; // used by no other flipbook here: its original goes with it
@@ -44,13 +43,13 @@ const waitFor = async <T>(what: string, check: () => Promise<T>, ms = 60_000): P
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
-  let fx: ApiFixture;
-  let c: Client;
   /** whether any of the version's page files, or the original, is stored */
   const hasPages = async (versionId: string) =>
     (await storedKeys(fx.blobPlace, `pages/${versionId}`)).length > 0;
   const hasOriginal = async (sum: string) =>
     (await storedKeys(fx.blobPlace, 'originals')).includes(`${sum.slice(0, 2)}/${sum}.pdf`);
+  // the embedded store keeps its blobs in a directory, the postgres store in a bucket
+  const fx = useApi(kind, ['--workers', '1', '--rate-limit', '0']);
   let cliHome: string;
 
   const patch = (id: string, body: unknown, headers: Record<string, string> = {}) =>
@@ -67,13 +66,13 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
     fetch(`${fx.daemon.url}${path}`, { redirect: 'manual', ...init });
   const waitDone = (flipbookId: string, versionId: string) =>
     waitFor(`version ${versionId} done`, async () => {
-      const reply = await c.status(flipbookId, versionId);
+      const reply = await fx.c.status(flipbookId, versionId);
       expect(reply.body.status).not.toBe('error');
       return reply.body.status === 'done';
     });
   /** A processed flipbook: its ids, one page image URL and the original's URL. */
   const processed = async (fields: Record<string, string> = {}, file = SMALL_PDF) => {
-    const ids = await createFlipbook(c, fields, pdf(file));
+    const ids = await createFlipbook(fx.c, fields, pdf(file));
     await waitDone(ids.flipbookId, ids.versionId);
     return {
       ...ids,
@@ -91,17 +90,13 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
 
   beforeAll(async () => {
     cliHome = await mkdtemp(join(tmpdir(), 'flipbook-manage-cli-'));
-    // the embedded store keeps its blobs in a directory, the postgres store in a bucket
-    fx = await startApi(kind, ['--workers', '1', '--rate-limit', '0']);
-    c = client(fx.api, fx.key);
   });
   afterAll(async () => {
-    await fx?.stop();
     await rm(cliHome, { recursive: true, force: true });
   });
 
   it('changes each field with PATCH, alone or together, and answers the flipbook', async () => {
-    const { flipbookId } = await createFlipbook(c, { title: 'Before' });
+    const { flipbookId } = await createFlipbook(fx.c, { title: 'Before' });
     let reply = await patch(flipbookId, { title: '  After  ' });
     expectJson(reply, 200);
     expect(reply.body).toMatchObject({ id: flipbookId, title: 'After', slug: 'before' });
@@ -121,7 +116,7 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
     // an empty edit changes nothing and is no error
     reply = await patch(flipbookId, {});
     expectJson(reply, 200);
-    const shown = (await c.flipbook(flipbookId)).body;
+    const shown = (await fx.c.flipbook(flipbookId)).body;
     expect(shown).toMatchObject({
       title: 'After',
       slug: 'after-2026',
@@ -131,8 +126,8 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
   });
 
   it('refuses every malformed edit with a 400 naming the field (413 past 64 KB), changing nothing', async () => {
-    const { flipbookId } = await createFlipbook(c, { title: 'Untouched' });
-    const before = (await c.flipbook(flipbookId)).body;
+    const { flipbookId } = await createFlipbook(fx.c, { title: 'Untouched' });
+    const before = (await fx.c.flipbook(flipbookId)).body;
     const refused: [unknown, RegExp][] = [
       [{ title: 5 }, /^Invalid title: must be a string$/],
       [{ title: null }, /^Invalid title/],
@@ -175,7 +170,7 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
     expectError(await patch(flipbookId, { description: 'x'.repeat(70 * 1024) }), 413, /64 KB/);
     // a field right at its limit is fine
     expectJson(await patch(flipbookId, { slug: 's'.repeat(100) }), 200);
-    const after = (await c.flipbook(flipbookId)).body;
+    const after = (await fx.c.flipbook(flipbookId)).body;
     // (its version may have been processed meanwhile: only the flipbook's own fields are compared)
     const own = ({ title, description, status, url }: Json) => ({
       title,
@@ -192,10 +187,10 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
   });
 
   it('keeps slugs unique in a workspace: same titles get -2, a taken slug is a 422', async () => {
-    const first = await createFlipbook(c, { title: 'Annual Report' });
-    const second = await createFlipbook(c, { title: 'Annual Report' });
-    expect((await c.flipbook(first.flipbookId)).body.slug).toBe('annual-report');
-    expect((await c.flipbook(second.flipbookId)).body.slug).toBe('annual-report-2');
+    const first = await createFlipbook(fx.c, { title: 'Annual Report' });
+    const second = await createFlipbook(fx.c, { title: 'Annual Report' });
+    expect((await fx.c.flipbook(first.flipbookId)).body.slug).toBe('annual-report');
+    expect((await fx.c.flipbook(second.flipbookId)).body.slug).toBe('annual-report-2');
 
     expectError(
       await patch(second.flipbookId, { slug: 'annual-report' }),
@@ -209,22 +204,22 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
     expectJson(await patch(second.flipbookId, { slug: 'annual-report' }), 200);
 
     // create with a description and a slug; the same slug again is a 422, a bad one a 400
-    const created = await c.create(pdf(SMALL_PDF), {
+    const created = await fx.c.create(pdf(SMALL_PDF), {
       title: 'Catalogue',
       slug: 'spring-2026',
       description: 'Everything we sell',
     });
     expectJson(created, 201);
-    const shown = (await c.flipbook(created.body.flipbook_id)).body;
+    const shown = (await fx.c.flipbook(created.body.flipbook_id)).body;
     expect(shown).toMatchObject({ slug: 'spring-2026', description: 'Everything we sell' });
     expectError(
-      await c.create(pdf(SMALL_PDF), { slug: 'spring-2026' }),
+      await fx.c.create(pdf(SMALL_PDF), { slug: 'spring-2026' }),
       422,
       /^Slug "spring-2026" is already used/,
     );
-    expectError(await c.create(pdf(SMALL_PDF), { slug: 'Spring 2026' }), 400, /^Invalid slug/);
+    expectError(await fx.c.create(pdf(SMALL_PDF), { slug: 'Spring 2026' }), 400, /^Invalid slug/);
     expectError(
-      await c.create(pdf(SMALL_PDF), { description: 'd'.repeat(5001) }),
+      await fx.c.create(pdf(SMALL_PDF), { description: 'd'.repeat(5001) }),
       400,
       /^Invalid description/,
     );
@@ -237,8 +232,8 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
   });
 
   it('redirects /w/<workspace>/<slug> to the flipbook url, following slug changes', async () => {
-    const { flipbookId } = await createFlipbook(c, { title: 'Readable', slug: 'readable-one' });
-    const url = (await c.flipbook(flipbookId)).body.url as string;
+    const { flipbookId } = await createFlipbook(fx.c, { title: 'Readable', slug: 'readable-one' });
+    const url = (await fx.c.flipbook(flipbookId)).body.url as string;
     let res = await web('/w/acme/readable-one');
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe(url);
@@ -275,7 +270,7 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
       slug: 'secret-plans',
       description: 'Hidden words',
     });
-    const url = (await c.flipbook(book.flipbookId)).body.url as string;
+    const url = (await fx.c.flipbook(book.flipbookId)).body.url as string;
     for (const path of [book.page, book.text, book.original]) {
       expect((await web(path)).status, path).toBe(200);
     }
@@ -285,13 +280,13 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
     expectJson(archived, 200);
     expect(archived.body.status).toBe('archived');
     const listed = (status: string) =>
-      c
+      fx.c
         .list(`status=${status}&per_page=100`)
         .then((r: Reply) => r.body.flipbooks.map((f: Json) => f.id));
     expect(await listed('archived')).toContain(book.flipbookId);
     expect(await listed('published')).not.toContain(book.flipbookId);
     // still the owner's to see over the API
-    expectJson(await c.flipbook(book.flipbookId), 200);
+    expectJson(await fx.c.flipbook(book.flipbookId), 200);
 
     const gone = await fetch(url);
     expect(gone.status).toBe(410);
@@ -393,7 +388,7 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
   });
 
   it('keeps workspaces apart: another workspace cannot edit or delete a flipbook', async () => {
-    const { flipbookId } = await createFlipbook(c, { title: 'Ours' });
+    const { flipbookId } = await createFlipbook(fx.c, { title: 'Ours' });
     const other = await fx.newWorkspace(`others-${kind}`);
     const theirs = client(fx.api, other.key);
     expectError(
@@ -406,7 +401,7 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
       /^Flipbook not found$/,
     );
     expectError(await theirs.del(`/flipbooks/${flipbookId}`), 404, /^Flipbook not found$/);
-    const shown = await c.flipbook(flipbookId);
+    const shown = await fx.c.flipbook(flipbookId);
     expectJson(shown, 200);
     expect(shown.body.title).toBe('Ours');
   });
@@ -416,25 +411,27 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
     const sum = sha256(corpus(OWN_PDF));
     expect(await hasPages(book.versionId)).toBe(true);
     expect(await hasOriginal(sum)).toBe(true);
-    const url = (await c.flipbook(book.flipbookId)).body.url as string;
+    const url = (await fx.c.flipbook(book.flipbookId)).body.url as string;
 
-    const deleted = await c.del(`/flipbooks/${book.flipbookId}`);
+    const deleted = await fx.c.del(`/flipbooks/${book.flipbookId}`);
     expectJson(deleted, 200);
     expect(deleted.body).toEqual({ success: true });
 
     const id = book.flipbookId;
     const notFound = /^Flipbook not found$/;
-    expectError(await c.flipbook(id), 404, notFound);
+    expectError(await fx.c.flipbook(id), 404, notFound);
     expectError(await patch(id, { title: 'Back?' }), 404, notFound);
-    expectError(await c.del(`/flipbooks/${id}`), 404, notFound);
-    expectError(await c.addVersion(id), 404, notFound);
-    expectError(await c.status(id, book.versionId), 404);
-    expectError(await c.activate(id, book.versionId), 404);
-    expectError(await c.remove(id, book.versionId), 404);
+    expectError(await fx.c.del(`/flipbooks/${id}`), 404, notFound);
+    expectError(await fx.c.addVersion(id), 404, notFound);
+    expectError(await fx.c.status(id, book.versionId), 404);
+    expectError(await fx.c.activate(id, book.versionId), 404);
+    expectError(await fx.c.remove(id, book.versionId), 404);
     // every URL of it is a 404, its trail and its past included (the events stay: see below)
-    expectError(await c.get(`/flipbooks/${id}/events`), 404, notFound);
-    expectError(await c.get(`/flipbooks/${id}?at=${new Date().toISOString()}`), 404, notFound);
-    expect((await c.list('per_page=100')).body.flipbooks.map((f: Json) => f.id)).not.toContain(id);
+    expectError(await fx.c.get(`/flipbooks/${id}/events`), 404, notFound);
+    expectError(await fx.c.get(`/flipbooks/${id}?at=${new Date().toISOString()}`), 404, notFound);
+    expect((await fx.c.list('per_page=100')).body.flipbooks.map((f: Json) => f.id)).not.toContain(
+      id,
+    );
     expect((await fetch(url)).status).toBe(404);
     expect((await web('/w/acme/doomed')).status).toBe(404);
     for (const path of [book.page, book.text, book.original]) {
@@ -443,7 +440,7 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
     expect(await hasPages(book.versionId)).toBe(false);
     expect(await hasOriginal(sum)).toBe(false);
     // the slug is free again
-    expectJson(await c.create(pdf(SMALL_PDF), { slug: 'doomed' }), 201);
+    expectJson(await fx.c.create(pdf(SMALL_PDF), { slug: 'doomed' }), 201);
 
     const events = await flipbook(['events', id, '--json', ...fx.storeArgs]);
     expect(events.code, events.stderr).toBe(0);
@@ -459,7 +456,7 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
     const one = await processed({ title: 'Shared one' }, SHARED_PDF);
     const two = await processed({ title: 'Shared two' }, SHARED_PDF);
     const sum = sha256(corpus(SHARED_PDF));
-    expectJson(await c.del(`/flipbooks/${one.flipbookId}`), 200);
+    expectJson(await fx.c.del(`/flipbooks/${one.flipbookId}`), 200);
     expect(await hasPages(one.versionId)).toBe(false);
     expect(await hasPages(two.versionId)).toBe(true);
     expect((await web(one.original)).status).toBe(404);
@@ -468,10 +465,10 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
     expect(new Uint8Array(await kept.arrayBuffer())).toEqual(corpus(SHARED_PDF));
     expect(await hasOriginal(sum)).toBe(true);
     // (the range test's flipbook uses these bytes too; delete every user of them)
-    const users = (await c.list('per_page=100')).body.flipbooks.filter((f: Json) =>
+    const users = (await fx.c.list('per_page=100')).body.flipbooks.filter((f: Json) =>
       ['Shared two', 'Ranges'].includes(f.title),
     );
-    for (const f of users) expectJson(await c.del(`/flipbooks/${f.id}`), 200);
+    for (const f of users) expectJson(await fx.c.del(`/flipbooks/${f.id}`), 200);
     expect(await hasOriginal(sum)).toBe(false);
   });
 
@@ -505,7 +502,7 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
     run = await cli(['edit', id, '--description', 'From the terminal']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('Renamed');
-    expect((await c.flipbook(id)).body.description).toBe('From the terminal');
+    expect((await fx.c.flipbook(id)).body.description).toBe('From the terminal');
 
     run = await cli(['edit', id, '--download', 'off']);
     expect(run.code, run.stderr).toBe(0);
@@ -524,7 +521,7 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
     run = await cli(['edit', id, '--slug', 'Not A Slug']);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/Invalid slug/);
-    expect((await c.flipbook(id)).body.slug).toBe('renamed-cli');
+    expect((await fx.c.flipbook(id)).body.slug).toBe('renamed-cli');
 
     run = await cli(['archive', id]);
     expect(run.code, run.stderr).toBe(0);
@@ -539,36 +536,36 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
     run = await cli(['delete', id]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/--yes/);
-    expectJson(await c.flipbook(id), 200);
+    expectJson(await fx.c.flipbook(id), 200);
 
     run = await cli(['delete', id, '--yes']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain(id);
-    expectError(await c.flipbook(id), 404);
+    expectError(await fx.c.flipbook(id), 404);
     run = await cli(['delete', id, '--yes']);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/not found/i);
     // another workspace's key cannot reach it either
     run = await cli(
-      ['archive', (await createFlipbook(c)).flipbookId],
+      ['archive', (await createFlipbook(fx.c)).flipbookId],
       (await fx.newWorkspace(`cli-${kind}`)).key,
     );
     expect(run.code).toBe(1);
   });
 
   it('stops a running render when its flipbook is deleted; the daemon stays up and goes on', async () => {
-    const { flipbookId, versionId } = await createFlipbook(c, { title: 'Long' }, pdf(LONG_PDF));
+    const { flipbookId, versionId } = await createFlipbook(fx.c, { title: 'Long' }, pdf(LONG_PDF));
     // processing, some pages written, most still to come (184 pages)
     await waitFor(
       'the render to be under way',
       async () =>
         (await hasPages(versionId)) &&
-        (await c.status(flipbookId, versionId)).body.status === 'processing',
+        (await fx.c.status(flipbookId, versionId)).body.status === 'processing',
     );
-    expectJson(await c.del(`/flipbooks/${flipbookId}`), 200);
+    expectJson(await fx.c.del(`/flipbooks/${flipbookId}`), 200);
 
     // the worker is free again: the next upload is processed to the end
-    const next = await createFlipbook(c, { title: 'Next' });
+    const next = await createFlipbook(fx.c, { title: 'Next' });
     await waitDone(next.flipbookId, next.versionId);
     expect((await fetch(`${fx.daemon.url}/healthz`)).status).toBe(200);
     expect(fx.daemon.process.exitCode).toBeNull();

@@ -6,11 +6,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiFixture, startApi } from '../support/apiFixture.ts';
+import { describe, expect, it } from 'vitest';
 import {
-  type Client,
-  client,
   expectJson,
   type FileSpec,
   form,
@@ -21,13 +18,15 @@ import {
 } from '../support/apiHelpers.ts';
 import { flipbook } from '../support/cli.ts';
 import { CORPUS } from '../support/corpus.ts';
+import { useApi } from '../support/useApi.ts';
 
 const OTHER_PDF = 'vec_vector.pdf';
 
 describe('publishing once', () => {
-  let fx: ApiFixture;
-  let c: Client;
-  let clockFile: string;
+  // The daemon's clock is the real time plus this file's seconds: the idempotency window ages.
+  const clockFile = join(mkdtempSync(join(tmpdir(), 'flipbook-clock-')), 'offset');
+  writeFileSync(clockFile, '0');
+  const fx = useApi('postgres', ['--rate-limit', '0'], { FLIPBOOK_TEST_CLOCK_FILE: clockFile });
 
   const upload = (
     path: string,
@@ -47,19 +46,9 @@ describe('publishing once', () => {
   const bySlug = (slug: string, file = pdf(SMALL_PDF), fields = {}, key?: string) =>
     upload(`/flipbooks/by-slug/${slug}/versions`, file, fields, key);
   const titled = async (title: string) =>
-    (await c.list(`search=${encodeURIComponent(title)}&per_page=100`)).body.flipbooks.filter(
+    (await fx.c.list(`search=${encodeURIComponent(title)}&per_page=100`)).body.flipbooks.filter(
       (f: { title: string }) => f.title === title,
     );
-
-  beforeAll(async () => {
-    clockFile = join(mkdtempSync(join(tmpdir(), 'flipbook-clock-')), 'offset');
-    writeFileSync(clockFile, '0');
-    fx = await startApi('postgres', ['--rate-limit', '0'], { FLIPBOOK_TEST_CLOCK_FILE: clockFile });
-    c = client(fx.api, fx.key);
-  }, 120_000);
-  afterAll(async () => {
-    await fx?.stop();
-  });
 
   it('makes the flipbook for a new slug, then versions of it: one URL', async () => {
     const first = await bySlug('catalogue', pdf(SMALL_PDF), { title: 'The catalogue' });
@@ -76,7 +65,7 @@ describe('publishing once', () => {
     expect(second.body.flipbook_id).toBe(first.body.flipbook_id);
     expect(second.body.version_id).not.toBe(first.body.version_id);
     expect(second.body).toMatchObject({ created: false, title: 'The catalogue' });
-    const book = await c.flipbook(first.body.flipbook_id);
+    const book = await fx.c.flipbook(first.body.flipbook_id);
     expect(book.body.versions).toHaveLength(2);
     expect(book.body.slug).toBe('catalogue');
   });
@@ -90,7 +79,7 @@ describe('publishing once', () => {
     expect(new Set(answers.map((a) => a.body.flipbook_id)).size).toBe(1);
     expect(answers.map((a) => a.body.created).sort()).toEqual([false, true]);
     expect(await titled('Race')).toHaveLength(1);
-    expect((await c.flipbook(answers[0]?.body.flipbook_id)).body.versions).toHaveLength(2);
+    expect((await fx.c.flipbook(answers[0]?.body.flipbook_id)).body.versions).toHaveLength(2);
   });
 
   it('refuses a bad slug before the upload, and an archived flipbook’s slug', async () => {
@@ -152,7 +141,7 @@ describe('publishing once', () => {
       'v2-of-keyed',
     );
     expect(versionAgain.text).toBe(version.text);
-    expect((await c.flipbook(first.body.flipbook_id)).body.versions).toHaveLength(2);
+    expect((await fx.c.flipbook(first.body.flipbook_id)).body.versions).toHaveLength(2);
     const slugged = await bySlug('keyed-slug', pdf(SMALL_PDF), {}, '"quoted key"');
     const sluggedAgain = await bySlug('keyed-slug', pdf(SMALL_PDF), {}, 'quoted key');
     expect(sluggedAgain.text).toBe(slugged.text); // the quoted form is the same key
