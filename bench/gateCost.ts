@@ -46,7 +46,7 @@ export const measureGate = async (
   const limiter = createRateLimiter(store.db, { limit: 1_000_000, trustProxy: false });
   const parts: [string, () => Promise<unknown>][] = [
     ['rate limit', () => limiter.check(req, res)],
-    ['authenticate', () => authenticate(store.db, req)],
+    ['authenticate', () => authenticate(store.db, req, new Date())],
     ['one indexed read', () => findFlipbook(store.db, workspaceId, flipbookId)],
   ];
   for (const [name, call] of parts) {

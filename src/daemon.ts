@@ -125,7 +125,7 @@ export const runDaemon = async (options: DaemonOptions) => {
     );
     return blobStore ? null : 'The blob store is unavailable';
   };
-  const sweep = startBlobSweep(store, blobs, logger); // in the background: readiness never waits
+  const sweep = startBlobSweep(store, blobs, logger, clock.now()); // in the background: readiness never waits
   const keyUsage = keyUsageRecorder(store.db, {
     intervalMs: options.keyUsageIntervalMs ?? DEFAULT_KEY_USAGE_INTERVAL_MS,
     onError: (error, keyId) =>

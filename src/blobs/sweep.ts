@@ -197,9 +197,15 @@ const chunks = <T>(items: T[], size: number): T[][] =>
  * Sweeps in the background, so readiness never waits for it; a failure is logged and never
  * ends the process. `stop` cuts it short and waits, before the store closes under it.
  */
-export const startBlobSweep = (store: Store, blobs: BlobStore, log: Logger) => {
+export const startBlobSweep = (
+  store: Store,
+  blobs: BlobStore,
+  log: Logger,
+  /** the process's clock at its start: leftovers are aged by it */
+  now: Date,
+) => {
   const abort = new AbortController();
-  const done = sweepBlobs(store, blobs, log, new Date(), abort.signal).then(
+  const done = sweepBlobs(store, blobs, log, now, abort.signal).then(
     () => {},
     (error: unknown) => log.warn({ err: error }, 'blob sweep failed; it runs again at next start'),
   );

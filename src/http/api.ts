@@ -44,7 +44,7 @@ export const openApiDocument = buildOpenApiDocument(API_ENDPOINTS);
 
 export const mountApi = (routes: Routes, deps: EndpointDeps) =>
   mountEndpoints(routes, API_ENDPOINTS, deps, async (req) => {
-    const caller = await authenticate(deps.store.db, req);
+    const caller = await authenticate(deps.store.db, req, deps.clock.now());
     deps.keyUsage.used(caller.keyId); // noted, not awaited: "last used" is written off the path
     return caller;
   });

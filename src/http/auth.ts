@@ -41,7 +41,8 @@ export const presentedKey = (req: IncomingMessage): string | null => {
 export const authenticate = async (
   db: Db,
   req: IncomingMessage,
-  now = new Date(),
+  /** the daemon's clock: a key expires by it */
+  now: Date,
 ): Promise<Caller & { keyId: string }> => {
   const key = presentedKey(req);
   if (!key || !isWellFormedApiKey(key)) throw new Unauthorized();

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { CliError, EXIT } from '../../../packages/cli/src/client/cliErrors.ts';
 import { printJson } from '../../../packages/cli/src/output.ts';
 import { type BlobFlags, checkBlobFlags, withBlobOptions } from '../blobOptions.ts';
-import { type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
+import { adminNow, type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
@@ -39,7 +39,7 @@ export const registerBlobs = (program: Command) => {
             db,
             store,
             pino({ level: 'silent' }),
-            new Date(),
+            adminNow(),
             undefined,
             flags.dryRun ?? false,
           ),

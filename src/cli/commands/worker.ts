@@ -45,9 +45,10 @@ export const registerWorker = (program: Command) => {
       await store.close();
       throw new CliError(EXIT.failure, error.message);
     });
-    const sweep = startBlobSweep(store, blobs, logger);
+    const clock = clockFromEnv();
+    const sweep = startBlobSweep(store, blobs, logger, clock.now());
     const pool = startWorkers(
-      { store, blobs, log: logger, render: renderOptionsFor(processes), clock: clockFromEnv() },
+      { store, blobs, log: logger, render: renderOptionsFor(processes), clock },
       workerOptions(lanes),
     );
     logger.info(
