@@ -216,7 +216,9 @@ describe.each([
     // One request each at the same moment: one render takes the four pages as one range.
     const replies = await Promise.all(
       [1, 2, 3, 4].map(async (position) => {
-        const res = await fetch(`${fx.daemon.url}/files/pages/${ids.versionId}/${position}/max.jpg`);
+        const res = await fetch(
+          `${fx.daemon.url}/files/pages/${ids.versionId}/${position}/max.jpg`,
+        );
         return { status: res.status, body: Buffer.from(await res.arrayBuffer()) };
       }),
     );
