@@ -5,6 +5,7 @@ import { createWriteStream } from 'node:fs';
 import {
   access,
   constants,
+  copyFile,
   lstat,
   mkdir,
   open,
@@ -15,7 +16,7 @@ import {
 } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
-import { writeFileAtomically } from '../atomicFile.ts';
+import { writeAtomically, writeFileAtomically } from '../atomicFile.ts';
 import { flattenAttemptFolders } from './attemptFolders.ts';
 import type { ObjectStore, OpenedBlob, StoredObject } from './objectStore.ts';
 import { makeScratch } from './scratch.ts';
@@ -54,7 +55,12 @@ export const openDirObjects = async (dir: string): Promise<ObjectStore> => {
     putFile: async (key, path) => {
       const target = pathOf(key);
       await mkdir(dirname(target), { recursive: true });
-      await rename(path, target);
+      await rename(path, target).catch(async (error: NodeJS.ErrnoException) => {
+        // pages/ mounted apart from the scratch folder: copied beside, then renamed in.
+        if (error.code !== 'EXDEV') throw error;
+        await writeAtomically(target, (to) => copyFile(path, to));
+        await rm(path, { force: true });
+      });
     },
     upload: async (key): Promise<Writable> => {
       const path = pathOf(key);
