@@ -28,6 +28,12 @@ export type RenderTarget = {
   publishPage: (position: number) => Promise<void>;
   /** a small file (`<position>/text.txt`, `document.json`), visible only once whole */
   writeFile: (relative: string, content: string) => Promise<void>;
+  /**
+   * throws (BlobStoreUnavailable) unless everything this attempt published is still there: a
+   * folder removed under a render by hand is a render to do again, not a version done without
+   * its pages
+   */
+  verify: () => Promise<void>;
   /** the attempt finished: its local files go */
   finish: () => Promise<void>;
   /** the attempt stops: its unpublished files go (what is published stays) */

@@ -115,6 +115,8 @@ export const blobStoreOn = (objects: ObjectStore): BlobStore => {
       // Named after the version: an operator (or a test) can tell whose render it is.
       const dir = join(scratch, `render-${versionId}-${randomUUID().slice(0, 8)}`);
       const gone = () => rm(dir, { recursive: true, force: true });
+      /** every key this attempt published, for `verify` */
+      const published = new Set<string>();
       return {
         dir,
         activate: async () => {
@@ -124,14 +126,32 @@ export const blobStoreOn = (objects: ObjectStore): BlobStore => {
           const folder = join(dir, String(position));
           const rendered = new Set(await readdir(folder));
           await Promise.all(
-            IMAGES.filter((file) => rendered.has(file)).map((file) =>
-              objects.putFile(pageKey(versionId, position, file), join(folder, file)),
-            ),
+            IMAGES.filter((file) => rendered.has(file)).map(async (file) => {
+              const key = pageKey(versionId, position, file);
+              await objects.putFile(key, join(folder, file));
+              published.add(key);
+            }),
           );
           await rm(folder, { recursive: true, force: true }); // published
         },
-        writeFile: (relative, content) =>
-          objects.put(`${versionKey(versionId)}/${relative}`, content),
+        writeFile: async (relative, content) => {
+          const key = `${versionKey(versionId)}/${relative}`;
+          await objects.put(key, content);
+          published.add(key);
+        },
+        verify: async () => {
+          const present = new Set<string>();
+          for await (const object of objects.list(`${versionKey(versionId)}/`)) {
+            present.add(object.key);
+          }
+          const vanished = [...published].filter((key) => !present.has(key));
+          if (vanished.length > 0) {
+            throw new BlobStoreUnavailable(
+              'verify',
+              new Error(`${vanished.length} of the render's files vanished, ${vanished[0]} first`),
+            );
+          }
+        },
         finish: gone,
         abandon: gone,
         release: gone,

@@ -204,6 +204,7 @@ export const processVersion = async (
       ));
     signal.throwIfAborted(); // an extraction cut short is not this version's structure
     await target.writeFile('document.json', JSON.stringify(read));
+    await target.verify();
     // The renditions left out are filled in after `done` (fillRenditions.ts): queued first, so
     // a crash between the two leaves a fill for nothing rather than a version without one.
     const later = laterRenditions(deps);

@@ -260,6 +260,7 @@ describe.each<Kind>(['dir', 's3'])('the %s blob store', (kind) => {
     expect(page?.lastModified).toBeInstanceOf(Date);
     await page?.close();
 
+    await target.verify(); // everything it published is there
     await target.finish();
     await target.release();
     expect(await served(store, versionId, files)).toEqual(files);
@@ -270,6 +271,15 @@ describe.each<Kind>(['dir', 's3'])('the %s blob store', (kind) => {
     expect(await store.readPageFile(versionId, 1, 'words.json')).toBeNull();
     await store.writePageFile(versionId, 1, 'words.json', words);
     expect(await store.readPageFile(versionId, 1, 'words.json')).toBe(words);
+  });
+
+  it("tells a render its published files vanished (a version's folder removed by hand)", async () => {
+    const versionId = randomUUID();
+    const { target } = await render(store, versionId, 2);
+    await target.verify();
+    await store.removeListed(`pages/${versionId}/`);
+    await expect(target.verify()).rejects.toBeInstanceOf(BlobStoreUnavailable);
+    await target.release();
   });
 
   it('answers null for a page file or document that is not there', async () => {
