@@ -5,7 +5,8 @@
 // layout over when it opens, before it serves anything: the current attempt's files move up (by
 // rename, so nothing is copied and a kill midway leaves every file in one place or the other; the
 // next open finishes), then the link and every attempt folder go (those no link pointed at were
-// never shown).
+// never shown). Every daemon and worker of an older release must be stopped first: it reads only
+// the old layout (docs/deploy.md, "Upgrading").
 import { lstat, readdir, readlink, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -21,6 +22,9 @@ export const flattenAttemptFolders = async (pages: string) => {
     if ((await lstat(link).catch(() => null))?.isSymbolicLink()) {
       const shown = join(folder, await readlink(link));
       for (const name of await readdir(shown).catch(() => [] as string[])) {
+        // Only what the URLs showed: page folders and document.json (an interrupted render's
+        // raw output, `work/`, goes with its attempt folder).
+        if (!/^[1-9]\d*$/.test(name) && name !== 'document.json') continue;
         // Already moved by an open that was cut short (or another process opening now).
         if (await lstat(join(folder, name)).catch(() => null)) continue;
         await rename(join(shown, name), join(folder, name)).catch(ignoreGone);

@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { BlobStoreUnavailable } from '../domain/errors.ts';
 import {
@@ -50,7 +51,7 @@ export const blobStoreOn = (objects: ObjectStore): BlobStore => {
     if (!blob) throw new OriginalMissing();
     try {
       await pipeline(
-        await blob.read(0, blob.size - 1),
+        blob.size === 0 ? Readable.from([]) : await blob.read(0, blob.size - 1),
         createWriteStream(to, { flags: 'wx' }),
       ).catch((error: unknown) => {
         // A local disk's errno is the local disk's; the rest is the store going away mid-read.
@@ -219,7 +220,14 @@ export const blobStoreOn = (objects: ObjectStore): BlobStore => {
       if (!isStoreKey(key)) throw new Error(`not a blob key: ${key}`);
       const blob = await objects.open(key);
       if (!blob) throw new BlobStoreUnavailable('get', new Error('no such object'));
-      const body = await blob.read(0, blob.size - 1);
+      if (blob.size === 0) {
+        await blob.close(); // an empty page text: nothing to read
+        return Readable.from([]);
+      }
+      const body = await blob.read(0, blob.size - 1).catch(async (error: unknown) => {
+        await blob.close();
+        throw error;
+      });
       body.once('close', () => void blob.close());
       return body;
     },

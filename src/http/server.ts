@@ -146,6 +146,12 @@ export const createHttpServer = (
       heads.add(req);
       req.method = 'GET';
     }
+    // A request target in absolute form (`GET http://host/path`, which RFC 9112 says a server
+    // must accept) is routed by its path, like the origin form every browser sends.
+    if (req.url && /^https?:\/\//i.test(req.url)) {
+      const target = URL.parse(req.url);
+      req.url = target ? `${target.pathname}${target.search}` : '/';
+    }
     const handle = () =>
       before(req, res).then(
         () => app.handler(req, res),

@@ -124,6 +124,13 @@ describe('a daemon under operational chaos', () => {
     );
     expect(noHost).toMatch(/^HTTP\/1.1 401/);
     expect(noHost).toMatch(/\{"error":"Unauthorized"\}/);
+    // a request target in absolute form is routed by its path (RFC 9112 §3.2.2)
+    const absolute = await raw(
+      fx.daemon.url,
+      'GET http://example.com/healthz?x=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+    );
+    expect(absolute).toMatch(/^HTTP\/1.1 200/);
+    expect(absolute).toMatch(/\{"status":"ok"\}/);
     const expectation = await raw(
       fx.daemon.url,
       'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: 200-nope\r\nConnection: close\r\n\r\n',

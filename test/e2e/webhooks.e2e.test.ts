@@ -390,6 +390,20 @@ describe('the event feed and webhooks (embedded store, one worker)', () => {
     const nul = await addWebhook({ url: 'https://example.com/x', description: 'a\u0000b' });
     expect(nul.status).toBe(400);
     expect(nul.body.error).toMatch(/Invalid description: it contains a NUL character/);
+    // in the house's words, as PATCH's, not the schema validator's
+    const shapes: [Record<string, unknown>, string][] = [
+      [{ url: 1 }, 'Invalid url: must be a string'],
+      [{ url: null }, 'url is required'],
+      [
+        { url: 'https://example.com/x', description: 'd'.repeat(501) },
+        'Invalid description: at most 500 characters',
+      ],
+    ];
+    for (const [body, said] of shapes) {
+      const reply = await addWebhook(body);
+      expect(reply.status, JSON.stringify(body)).toBe(400);
+      expect(reply.body.error).toBe(said);
+    }
     const extra = await addWebhook({ url: 'https://example.com/x', secret: 'mine' });
     expect(extra.body.error).toMatch(/Unknown field "secret"/);
     const free = await fx.newWorkspace('hobby', 'free');

@@ -410,6 +410,14 @@ describe.each<Kind>(['dir', 's3'])('the %s blob store', (kind) => {
     expect(await store.hasKey(pageKey(copied, 1, 'mid.jpg'))).toBe(image.length);
   });
 
+  it('reads an empty file by key (a page without text), as `blobs copy` does', async () => {
+    const versionId = randomUUID();
+    await store.writePageFile(versionId, 1, 'text.txt', '');
+    const key = pageKey(versionId, 1, 'text.txt');
+    expect(await store.hasKey(key)).toBe(0);
+    expect((await bytesOf(await store.readKey(key))).length).toBe(0);
+  });
+
   it('refuses keys it does not make', async () => {
     for (const key of [
       'tmp/x.part',
@@ -455,6 +463,8 @@ describe('a blob directory in the layout of attempt folders (before the object-s
     await plant(join(version(whole), 'attempt-2-aaaaaaaa', '2', 'text.txt'), 'text 2');
     await plant(join(version(whole), 'attempt-2-aaaaaaaa', 'document.json'), '{"pages":2}');
     await plant(join(version(whole), 'attempt-1-bbbbbbbb', '1', 'max.jpg'), 'older');
+    // pdftoppm's raw output of an interrupted render, never shown
+    await plant(join(version(whole), 'attempt-2-aaaaaaaa', 'work', 'p-1.jpg'), 'raw');
     await symlink('attempt-2-aaaaaaaa', join(version(whole), 'current'));
     // One whose move was cut short: page 1 already up, page 2 still in its attempt.
     const half = randomUUID();

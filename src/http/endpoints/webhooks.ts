@@ -33,6 +33,21 @@ const MAX_SEQ = 9_223_372_036_854_775_807n;
 const INVALID_AFTER = 'Invalid after: use the `next` of a previous page, 0 or now';
 
 /** The first refusal of a POST /webhooks body, in words naming the field. */
+/** A field's refusal in the house's words (as PATCH's), not Ajv's. */
+const fieldRefusal = (field: string, failure: Failure) => {
+  const limit = (failure.params as { limit?: number }).limit;
+  switch (failure.keyword) {
+    case 'type':
+      return `Invalid ${field}: must be a string`;
+    case 'maxLength':
+      return `Invalid ${field}: at most ${limit} characters`;
+    case 'minLength':
+      return field === 'url' ? 'url is required' : `Invalid ${field}: must not be empty`;
+    default:
+      return `Invalid ${field}: ${failure.message ?? 'not allowed'}`;
+  }
+};
+
 const readCreate = (value: unknown, failures: Failure[]) => {
   const first = failures[0];
   if (first) {
@@ -47,14 +62,16 @@ const readCreate = (value: unknown, failures: Failure[]) => {
         `Unknown field ${JSON.stringify(key).slice(0, 100)}: use url, events, description`,
       );
     }
-    if (first.keyword === 'required') throw new InvalidInput('url is required');
+    const body = value as { url?: unknown };
+    if (first.keyword === 'required' || body.url === null)
+      throw new InvalidInput('url is required');
     const field = first.instancePath.split('/')[1] ?? 'body';
     if (field === 'events') {
       throw new InvalidInput(
         `Invalid events: a non-empty list of ${PUBLIC_EVENT_TYPES.join(', ')}`,
       );
     }
-    throw new InvalidInput(`Invalid ${field}: ${first.message ?? 'not allowed'}`);
+    throw new InvalidInput(fieldRefusal(field, first));
   }
   return value as { url: string; events?: string[]; description?: string };
 };
