@@ -147,7 +147,15 @@ describe('two daemons and a worker sharing only a PostgreSQL database and a buck
     s3 = await startS3Server();
     blobArgs = (await freshBucket(s3.endpoint)).args;
     [dirA, dirB, dirW] = await Promise.all([tempDataDir(), tempDataDir(), tempDataDir()]);
-    fx = await startApi('postgres', [...blobArgs, ...NO_RATE_LIMIT, '--data-dir', dirA]);
+    // A takes uploads and renders nothing (the worker does: the first test checks its log).
+    fx = await startApi('postgres', [
+      ...blobArgs,
+      ...NO_RATE_LIMIT,
+      '--workers',
+      '0',
+      '--data-dir',
+      dirA,
+    ]);
     place = fx.blobPlace;
     expect(place.kind).toBe('s3');
     const shared = [...fx.storeArgs, ...blobArgs];
