@@ -17,6 +17,7 @@ import {
 import { dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { writeAtomically, writeFileAtomically } from '../atomicFile.ts';
+import { BlobStoreUnavailable } from '../domain/errors.ts';
 import { flattenAttemptFolders } from './attemptFolders.ts';
 import type { ObjectStore, OpenedBlob, StoredObject } from './objectStore.ts';
 import { makeScratch } from './scratch.ts';
@@ -36,6 +37,27 @@ export const openDirObjects = async (dir: string): Promise<ObjectStore> => {
     return join(root, key);
   };
   const folderOf = (prefix: string) => pathOf(prefix.replace(/\/$/, ''));
+  /**
+   * Makes a key's folder (true when it made one), and its parents under the root if someone
+   * removed them, but never the root itself: a store that is gone (a volume unmounted, the folder
+   * moved away) is unavailable, not a new empty store to fill on whatever disk is left beneath.
+   */
+  const folderFor = async (path: string): Promise<boolean> => {
+    const folder = dirname(path);
+    try {
+      await mkdir(folder);
+      return true;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') return false;
+      if (code !== 'ENOENT') throw error;
+    }
+    const rootThere = await lstat(root).catch(() => null);
+    if (!rootThere?.isDirectory()) {
+      throw new BlobStoreUnavailable('write', new Error(`${root} is gone`));
+    }
+    return (await mkdir(folder, { recursive: true })) !== undefined;
+  };
 
   return {
     describe: root,
@@ -49,12 +71,12 @@ export const openDirObjects = async (dir: string): Promise<ObjectStore> => {
     get: (key) => readFile(pathOf(key)).catch(nullIfMissing),
     put: async (key, body) => {
       const path = pathOf(key);
-      await mkdir(dirname(path), { recursive: true });
+      await folderFor(path);
       await writeFileAtomically(path, body);
     },
     putFile: async (key, path) => {
       const target = pathOf(key);
-      await mkdir(dirname(target), { recursive: true });
+      await folderFor(target);
       await rename(path, target).catch(async (error: NodeJS.ErrnoException) => {
         // pages/ mounted apart from the scratch folder: copied beside, then renamed in.
         if (error.code !== 'EXDEV') throw error;
@@ -65,12 +87,12 @@ export const openDirObjects = async (dir: string): Promise<ObjectStore> => {
     upload: async (key): Promise<Writable> => {
       const path = pathOf(key);
       // Made again if someone removed it: one stray `rm -rf` must not fail every upload after.
-      await mkdir(dirname(path), { recursive: true });
+      await folderFor(path);
       return createWriteStream(path, { flags: 'wx' });
     },
     move: async (from, to) => {
       const target = pathOf(to);
-      const made = await mkdir(dirname(target), { recursive: true });
+      const made = await folderFor(target);
       // Acknowledged data: its bytes reach the disk before its name does, and the name itself is
       // made durable, so a power cut cannot leave an empty or missing file under its key.
       await syncPath(pathOf(from));

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { BlobStoreUnavailable } from '../domain/errors.ts';
@@ -42,6 +42,29 @@ const WHOLE_BYTES = 8 * 1024 * 1024;
 
 export const blobStoreOn = (objects: ObjectStore): BlobStore => {
   const { scratch } = objects;
+  /**
+   * A folder in this process's scratch folder (made when the store opened). Made again if someone
+   * removed the scratch folder, but only while the store is there: a directory store keeps its
+   * scratch under its root, and a root that is gone (a volume unmounted) is an unavailable store,
+   * never a new one made on whatever disk is left beneath.
+   */
+  const folderIn = async (name: string) => {
+    const folder = join(scratch, name);
+    try {
+      await mkdir(folder);
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') return;
+      if (code !== 'ENOENT') throw error;
+    }
+    await objects.check().catch((error: unknown) => {
+      throw error instanceof BlobStoreUnavailable
+        ? error
+        : new BlobStoreUnavailable('scratch', error);
+    });
+    await mkdir(folder, { recursive: true });
+  };
   /** upload key -> its local spool (a store with no local files) */
   const spools = new Map<string, string>();
   /** uploads committed and not yet discarded by their request */
@@ -75,7 +98,7 @@ export const blobStoreOn = (objects: ObjectStore): BlobStore => {
       // Spooled beside the upload for its inspection only: pdfinfo must seek in a file to count
       // pages and refuse an unreadable PDF with the spec's 422 before the 201.
       const spool = join(scratch, 'uploads', name);
-      await mkdir(join(scratch, 'uploads'), { recursive: true });
+      await folderIn('uploads');
       spools.set(ref, spool);
       return { ref, path: spool, stream: await objects.upload(ref, spool) };
     },
@@ -120,9 +143,7 @@ export const blobStoreOn = (objects: ObjectStore): BlobStore => {
       const published = new Set<string>();
       return {
         dir,
-        activate: async () => {
-          await mkdir(dir, { recursive: true });
-        },
+        activate: () => folderIn(basename(dir)),
         publishPage: async (position) => {
           const folder = join(dir, String(position));
           const rendered = new Set(await readdir(folder));

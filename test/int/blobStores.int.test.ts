@@ -4,7 +4,16 @@
 // the client's timeouts, and an upload cut short must leave no object and no spool behind.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import {
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -446,6 +455,27 @@ describe.each<Kind>(['dir', 's3'])('the %s blob store', (kind) => {
     kept(gone);
     if (kind === 'dir') await rm(gone.describe, { recursive: true, force: true });
     await expect(gone.check()).rejects.toThrow();
+  });
+});
+
+describe('a blob directory moved away (a volume unmounted)', () => {
+  it('is unavailable for writes and renders, and never made again where it was', async () => {
+    const root = join(await tempDir(), 'blobs');
+    const store = kept(await openDirStore(root));
+    await rename(root, `${root}.away`);
+    const versionId = randomUUID();
+    const writes = {
+      writePageFile: () => store.writePageFile(versionId, 1, 'words.json', '[]'),
+      renderTarget: async () => (await store.renderTarget(versionId, 1)).activate(),
+      temporary: () => store.temporary(),
+    };
+    for (const [name, write] of Object.entries(writes)) {
+      await expect(write(), name).rejects.toBeInstanceOf(BlobStoreUnavailable);
+    }
+    expect(existsSync(root), 'the root is not made again').toBe(false);
+    await rename(`${root}.away`, root);
+    await store.writePageFile(versionId, 1, 'words.json', '[]');
+    expect(await store.readPageFile(versionId, 1, 'words.json')).toBeTruthy();
   });
 });
 

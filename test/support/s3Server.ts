@@ -3,10 +3,12 @@
 // test that takes the store away starts its own, and brings it back on the same port and
 // directory (so the buckets and objects are still there).
 import crypto, { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { s3TestClient } from './blobPlace.ts';
@@ -28,6 +30,43 @@ const singleDesAsTriple =
 const patchable = crypto as unknown as Record<'createCipheriv' | 'createDecipheriv', CipherFactory>;
 patchable.createCipheriv = singleDesAsTriple(patchable.createCipheriv.bind(crypto));
 patchable.createDecipheriv = singleDesAsTriple(patchable.createDecipheriv.bind(crypto));
+
+// s3rver writes an object into its file in place, and answers the PUT before the bytes are on
+// disk (it resolves when its own hashing stream ends, not the file's): a GET meanwhile read an
+// empty or half-written object, which no S3 service serves (a PUT is atomic). Here the bytes go
+// to a file beside it first, the object's metadata next, and a rename makes the object appear
+// whole.
+type S3rverObject = {
+  bucket: string;
+  key: string;
+  content: Buffer | Readable;
+  metadata: Record<string, string>;
+};
+type Store = {
+  getResourcePath: (bucket: string, key: string, resource: string) => string;
+  putMetadata: (bucket: string, key: string, metadata: unknown, md5: string) => Promise<void>;
+};
+const FilesystemStore = createRequire(import.meta.url)('s3rver/lib/stores/filesystem.js') as {
+  prototype: Record<string, unknown>;
+};
+const storeProto = FilesystemStore.prototype;
+storeProto.putObject = async function (this: Store, object: S3rverObject) {
+  const path = this.getResourcePath(object.bucket, object.key, 'object');
+  let content: Buffer;
+  if (Buffer.isBuffer(object.content)) content = object.content;
+  else {
+    const chunks: Buffer[] = [];
+    for await (const chunk of object.content) chunks.push(Buffer.from(chunk as Buffer));
+    content = Buffer.concat(chunks);
+  }
+  const md5 = crypto.createHash('md5').update(content).digest('hex');
+  await mkdir(dirname(path), { recursive: true });
+  const part = `${path}.${randomBytes(6).toString('hex')}.writing`;
+  await writeFile(part, content);
+  await this.putMetadata(object.bucket, object.key, object.metadata, md5);
+  await rename(part, path);
+  return { size: content.length, md5 };
+};
 
 export type S3Server = {
   endpoint: string;
