@@ -1,4 +1,5 @@
 // Read table `flipbooks`: one row per flipbook, with its active version for list queries.
+import type { Visibility } from '../src/domain/flipbook/access.ts';
 import { defaultTitleOf } from '../src/domain/flipbookFields.ts';
 import { type FlipbookStatus, noteListChange } from './flipbookCounts.ts';
 import type { Db, ReadTable } from './readTable.ts';
@@ -35,6 +36,10 @@ export const flipbooks: ReadTable = {
     status TEXT NOT NULL DEFAULT 'published',
     active_version_id UUID,
     download_allowed BOOLEAN NOT NULL DEFAULT TRUE,
+    -- who may read it: 'public', 'workspace' or 'links' (src/domain/flipbook/access.ts)
+    visibility TEXT NOT NULL DEFAULT 'public',
+    -- the sites that may frame its reader; empty: its visibility's default
+    embed_origins TEXT[] NOT NULL DEFAULT '{}',
     created_at TIMESTAMPTZ NOT NULL,
     updated_at TIMESTAMPTZ NOT NULL,
     -- the title as the list sorts it: a column (not an expression index) so that a page can be
@@ -63,6 +68,8 @@ export const flipbooks: ReadTable = {
     'FlipbookRestored',
     'FlipbookDeleted',
     'FlipbookDownloadChanged',
+    'FlipbookVisibilityChanged',
+    'FlipbookEmbedsChanged',
     'VersionUploaded',
     'VersionProcessed',
     'VersionProcessingFailed',
@@ -74,8 +81,8 @@ export const flipbooks: ReadTable = {
       const { flipbookId, workspaceId, title, slug, description, occurredAt } = event.data;
       const { rowCount } = await db.query(
         `INSERT INTO flipbooks (flipbook_id, workspace_id, title, title_from_file, slug,
-           description, direction, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) ON CONFLICT (flipbook_id) DO NOTHING`,
+           description, direction, visibility, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $9, $8, $8) ON CONFLICT (flipbook_id) DO NOTHING`,
         [
           flipbookId,
           workspaceId,
@@ -85,6 +92,7 @@ export const flipbooks: ReadTable = {
           description,
           event.data.direction ?? null,
           occurredAt,
+          event.data.visibility ?? 'public',
         ],
       );
       if (rowCount) await noteListChange(db, workspaceId, { published: 1, reordered: true });
@@ -156,6 +164,20 @@ export const flipbooks: ReadTable = {
       );
       return;
     }
+    if (event.type === 'FlipbookVisibilityChanged') {
+      await db.query(
+        'UPDATE flipbooks SET visibility = $2, updated_at = GREATEST(updated_at, $3) WHERE flipbook_id = $1',
+        [event.data.flipbookId, event.data.visibility, event.data.occurredAt],
+      );
+      return;
+    }
+    if (event.type === 'FlipbookEmbedsChanged') {
+      await db.query(
+        'UPDATE flipbooks SET embed_origins = $2, updated_at = GREATEST(updated_at, $3) WHERE flipbook_id = $1',
+        [event.data.flipbookId, event.data.origins, event.data.occurredAt],
+      );
+      return;
+    }
     if (!('flipbookId' in event.data)) return;
     const activate = event.type === 'VersionActivated';
     await db.query(
@@ -182,12 +204,14 @@ export type FlipbookRow = {
   direction: 'ltr' | 'rtl' | null;
   status: 'published' | 'archived';
   active_version_id: string | null;
+  visibility: Visibility;
+  embed_origins: string[];
   created_at: string;
   updated_at: string;
 };
 
 export const flipbookColumns = `f.flipbook_id, f.workspace_id, f.title, f.slug, f.description, f.direction,
-  f.status, f.active_version_id, ${utc('f.created_at', 'created_at')}, ${utc('f.updated_at', 'updated_at')}`;
+  f.status, f.active_version_id, f.visibility, f.embed_origins, ${utc('f.created_at', 'created_at')}, ${utc('f.updated_at', 'updated_at')}`;
 
 export const SORT_FIELDS = ['created_at', 'updated_at', 'title'] as const;
 export type SortField = (typeof SORT_FIELDS)[number];

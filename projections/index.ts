@@ -7,6 +7,7 @@ import { jobs } from './jobs.ts';
 import { pages } from './pages.ts';
 import { passkeys } from './passkeys.ts';
 import type { ReadTable } from './readTable.ts';
+import { shareLinks } from './shareLinks.ts';
 import { invitations, users } from './users.ts';
 import { versions } from './versions.ts';
 import { webhooks } from './webhooks.ts';
@@ -23,6 +24,7 @@ export const readTables: ReadTable[] = [
   invitations,
   passkeys,
   webhooks,
+  shareLinks,
   idempotentUploads,
   // last: it locks the workspace's row until the commit (see there)
   flipbookCounts,
@@ -32,4 +34,4 @@ export const readTables: ReadTable[] = [
  * Bump when any table's DDL or apply changes: on start, a store whose read tables were built by
  * another version is rebuilt by replay.
  */
-export const READ_MODEL_VERSION = 11;
+export const READ_MODEL_VERSION = 12;

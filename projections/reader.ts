@@ -1,5 +1,6 @@
 // Queries behind the public reader (/f/:id): a flipbook by id alone (the id is the share link),
 // and the version it shows. Not a read table of its own: it reads `flipbooks` and `versions`.
+import type { Visibility } from '../src/domain/flipbook/access.ts';
 import type { Db } from './readTable.ts';
 import type { VersionRow } from './versions.ts';
 
@@ -13,6 +14,9 @@ export type ReaderFlipbookRow = {
   status: 'published' | 'archived';
   active_version_id: string | null;
   download_allowed: boolean;
+  workspace_id: string;
+  visibility: Visibility;
+  embed_origins: string[];
 };
 
 /** A live flipbook by id, archived or not; null once deleted (or never created). */
@@ -20,7 +24,7 @@ export const findReaderFlipbook = async (db: Db, flipbookId: string) =>
   (
     await db.query<ReaderFlipbookRow>(
       `SELECT title, coalesce(title_from_file, FALSE) AS title_from_file, direction, description,
-         status, active_version_id, download_allowed
+         status, active_version_id, download_allowed, workspace_id, visibility, embed_origins
        FROM flipbooks WHERE flipbook_id = $1`,
       [flipbookId],
     )

@@ -5,6 +5,7 @@ import { countJobs } from '../projections/jobs.ts';
 import { setMeta } from '../projections/meta.ts';
 import { clockFromEnv } from './app/clock.ts';
 import { DEFAULT_KEY_USAGE_INTERVAL_MS, keyUsageRecorder } from './app/keyUsage.ts';
+import { openGrants } from './app/readerAccess.ts';
 import { urlsFor } from './app/urls.ts';
 import { openCheckedBlobStore } from './blobs/openBlobStore.ts';
 import { startBlobSweep } from './blobs/sweep.ts';
@@ -147,6 +148,8 @@ export const runDaemon = async (options: DaemonOptions) => {
     waiting: render.slots.waiting,
     slots: render.slots.capacity,
   }));
+  // Reading grants for non-public books, signed with the installation's secret (readerAccess.ts).
+  const access = { store, clock, grants: await openGrants(store) };
   const server = createHttpServer(
     logger,
     (routes) => {
@@ -173,9 +176,15 @@ export const runDaemon = async (options: DaemonOptions) => {
         clock,
         webhookAllowPrivate: options.webhookAllowPrivate ?? false,
       });
-      mountFiles(routes, { db: store.db, blobs, render });
+      mountFiles(routes, { db: store.db, blobs, render, access });
       mountDownloads(routes, { log: logger });
-      mountReader(routes, { db: store.db, blobs, urls });
+      mountReader(routes, {
+        db: store.db,
+        blobs,
+        urls,
+        access,
+        trustProxy: options.trustProxy,
+      });
       mountDashboard(routes, {
         store,
         blobs,

@@ -26,6 +26,7 @@ import type { Created, Flipbook, FlipbookList, PublishedToSlug } from '../contra
 import type { Activated, CreatedVersion, VersionStatus } from '../contract/versions.ts';
 import { parseActivateFlag } from '../domain/activateFlag.ts';
 import { NotFound, RuleBroken } from '../domain/errors.ts';
+import { visibility } from '../domain/flipbook/access.ts';
 import * as fields from '../domain/flipbookFields.ts';
 import { checkFlipbookCount, checkVersionCount } from '../domain/plans.ts';
 import { slugify } from '../domain/slug.ts';
@@ -115,9 +116,11 @@ export const showFlipbook = async (
   const versions = await listVersions(db, flipbookId);
   const active = flipbook.active_version_id;
   const pages = active ? await listPages(db, active) : [];
+  // A non-public book's images are the daemon's, which checks who asks (the CDN would not).
+  const imageUrls = flipbook.visibility === 'public' ? urls : urls.onDaemon();
   return {
     ...presentFlipbook(urls, flipbook, versions),
-    pages: pages.map((p) => presentPage(urls, active as string, p)),
+    pages: pages.map((p) => presentPage(imageUrls, active as string, p)),
   };
 };
 
@@ -138,6 +141,10 @@ export const createFlipbook = async (
   const askedSlug = upload.fields.slug === undefined ? null : fields.slug(upload.fields.slug);
   const direction =
     upload.fields.direction === undefined ? 'auto' : fields.direction(upload.fields.direction);
+  const readers =
+    upload.fields.visibility === undefined
+      ? 'public'
+      : visibility(upload.fields.visibility.trim().toLowerCase());
   // A quick refusal before the slow inspection; the count that decides is taken under the lock.
   checkFlipbookCount(caller.plan, await countWorkspaceFlipbooks(store.db, caller.workspaceId));
   const { file, pages, ref } = await acceptPdf(caller.plan, upload.file);
@@ -177,6 +184,7 @@ export const createFlipbook = async (
             slug,
             description,
             direction,
+            visibility: readers,
             versionId,
             file,
             now: at,
@@ -293,6 +301,10 @@ export const publishToSlug = async (
     upload.fields.description === undefined ? '' : fields.description(upload.fields.description);
   const direction =
     upload.fields.direction === undefined ? 'auto' : fields.direction(upload.fields.direction);
+  const readers =
+    upload.fields.visibility === undefined
+      ? 'public'
+      : visibility(upload.fields.visibility.trim().toLowerCase());
   const { file, pages, ref } = await acceptPdf(caller.plan, upload.file);
   const done = await withStoredOriginal(store, deps.blobs, file.checksum, (stored) =>
     store.locks.workspace(caller.workspaceId, async () => {
@@ -334,6 +346,7 @@ export const publishToSlug = async (
                 slug,
                 description,
                 direction,
+                visibility: readers,
                 versionId,
                 file,
                 now: at,

@@ -36,6 +36,8 @@ export const editFlipbook = async (
           direction: edits.direction,
           archived: edits.status === undefined ? undefined : edits.status === 'archived',
           downloadAllowed: edits.allow_download,
+          visibility: edits.visibility,
+          embedOrigins: edits.embed_origins,
           now: deps.clock.now(),
         },
       },

@@ -44,6 +44,8 @@ export const presentFlipbook = (
   description: f.description,
   direction: f.direction ?? 'auto',
   status: f.status,
+  visibility: f.visibility,
+  embed_origins: f.embed_origins,
   url: urls.reader(f.flipbook_id),
   created_at: f.created_at,
   updated_at: f.updated_at,

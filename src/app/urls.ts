@@ -2,6 +2,8 @@
 
 export type Urls = {
   reader: (flipbookId: string) => string;
+  /** a share link's reader, by its token */
+  shareLink: (token: string) => string;
   page: (versionId: string, position: number, size: 'max' | 'mid' | 'min') => string;
   /** Where a version's page files live on the daemon: `<pages>text.json`, `<pages>1/words.json`. */
   pages: (versionId: string) => string;
@@ -10,6 +12,13 @@ export type Urls = {
   /** the origin page images come from when it is not the daemon's (for the reader's CSP) */
   imageOrigin: string | null;
   original: (versionId: string) => string;
+  /**
+   * The same addresses for a non-public book's reader let in with a grant (readerAccess.ts): its
+   * files under /a/<grant>/ on the daemon, never on a CDN.
+   */
+  granted: (grant: string) => Urls;
+  /** the same without --blob-public-url: a non-public book's images are never on a CDN */
+  onDaemon: () => Urls;
 };
 
 /**
@@ -28,11 +37,30 @@ export const urlsFor = (publicUrl: () => string, blobPublicUrl?: string): Urls =
     blobBase ? `${blobBase}/pages/${versionId}/` : pages(versionId);
   return {
     reader: (flipbookId) => `${base()}/f/${flipbookId}`,
+    shareLink: (token) => `${base()}/s/${token}`,
+    granted: (grant) => grantedUrls(base, grant),
+    onDaemon: () => urlsFor(publicUrl),
     page: (versionId, position, size) =>
       `${size === 'max' ? pages(versionId) : images(versionId)}${position}/${size}.jpg`,
     pages,
     images,
     imageOrigin: blobBase ? new URL(blobBase).origin : null,
     original: (versionId) => `${base()}/files/originals/${versionId}`,
+  };
+};
+
+const grantedUrls = (base: () => string, grant: string): Urls => {
+  const root = () => `${base()}/a/${grant}`;
+  const pages = (versionId: string) => `${root()}/pages/${versionId}/`;
+  return {
+    reader: (flipbookId) => `${base()}/f/${flipbookId}`,
+    shareLink: (token) => `${base()}/s/${token}`,
+    page: (versionId, position, size) => `${pages(versionId)}${position}/${size}.jpg`,
+    pages,
+    images: pages,
+    imageOrigin: null,
+    original: (versionId) => `${root()}/originals/${versionId}`,
+    granted: (other) => grantedUrls(base, other),
+    onDaemon: () => grantedUrls(base, grant),
   };
 };

@@ -1,6 +1,7 @@
 // Flipbooks: the spec's Flipbook (one, and as listed), the list and its query, what creating one
 // answers, and the edits PATCH /flipbooks/:id takes (beyond the spec).
 import { type Static, Type } from '@sinclair/typebox';
+import { MAX_EMBED_ORIGINS, VISIBILITIES } from '../domain/flipbook/access.ts';
 import {
   DIRECTIONS,
   MAX_DESCRIPTION,
@@ -20,6 +21,9 @@ const description = (text: string) =>
   Type.String({ maxLength: MAX_DESCRIPTION, description: text });
 const status = (text: string) => StringEnum(FLIPBOOK_STATUSES, { description: text });
 const direction = (text: string) => StringEnum(DIRECTIONS, { description: text });
+const visibility = (text: string) => StringEnum(VISIBILITIES, { description: text });
+const embedOrigins = (text: string) =>
+  Type.Array(Type.String({ maxLength: 300 }), { maxItems: MAX_EMBED_ORIGINS, description: text });
 
 /** The fields of a flipbook, shared by the list item and the full flipbook. */
 const flipbookFields = {
@@ -37,6 +41,12 @@ const flipbookFields = {
   ),
   status: status(
     '`archived` flipbooks are listed under status=archived; their reader is not available',
+  ),
+  visibility: visibility(
+    'Beyond the spec: who may read it (docs/access.md): `public` (anyone with its link), `workspace` (the workspace’s members, signed in), `links` (only through its share links)',
+  ),
+  embed_origins: embedOrigins(
+    'Beyond the spec: the sites that may frame its reader (e.g. `https://example.com`); empty: any site for a public flipbook, none for another',
   ),
   url: Type.String({ format: 'uri', description: 'Absolute URL of the reader view' }),
   created_at: DateTime('When the flipbook was created'),
@@ -168,6 +178,11 @@ export const CreateFlipbookFields = Closed({
       'Beyond the spec: how the reader turns pages: `ltr`, `rtl`, or `auto` (the PDF’s own). In any letter case, spaces around ignored; absent means `auto`; anything else is a 400',
     ),
   ),
+  visibility: Type.Optional(
+    visibility(
+      'Beyond the spec: who may read it: `public` (the default), `workspace` or `links` (docs/access.md)',
+    ),
+  ),
 });
 
 /** PATCH /flipbooks/:id: any of these, each checked on its own; what is absent stays as it is. */
@@ -187,6 +202,16 @@ export const FlipbookEdits = Named(
     ),
     direction: Type.Optional(
       direction('How the reader turns pages: `ltr`, `rtl`, or `auto` (the PDF’s own)'),
+    ),
+    visibility: Type.Optional(
+      visibility(
+        'Who may read it: `public`, `workspace` or `links` (docs/access.md); takes effect at once, also for pages already open',
+      ),
+    ),
+    embed_origins: Type.Optional(
+      embedOrigins(
+        'The sites that may frame its reader, each `https://host` (or `http://`, a port, `*.host`); `[]` for the default',
+      ),
     ),
   },
   { description: 'Any of the editable fields; a field absent stays as it is' },

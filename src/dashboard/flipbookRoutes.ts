@@ -14,10 +14,12 @@ import { flipbookView, idOf, idsOf, refusal } from './flipbookView.ts';
 import type { Kit } from './kit.ts';
 import { confirmPage } from './pages/confirm.ts';
 import { redirect, sendPage } from './request.ts';
+import { mountShareLinkPages } from './shareLinkRoutes.ts';
 import { mountUploadRoutes } from './uploadRoutes.ts';
 
 export const mountFlipbookPages = (routes: Routes, kit: Kit) => {
   mountUploadRoutes(routes, kit);
+  mountShareLinkPages(routes, kit);
   const { deps, signedInPage, signedInForm } = kit;
   const { caller, showFlipbook } = flipbookView(kit);
 

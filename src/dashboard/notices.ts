@@ -22,6 +22,13 @@ const NOTICES = new Map<string, { text: string; page: NoticePage }>([
   ],
   ['downloads-off', { page: 'flipbook', text: 'Downloads are off.' }],
   [
+    'visibility',
+    {
+      page: 'flipbook',
+      text: 'Saved: who can read it changed at once, for pages already open too.',
+    },
+  ],
+  [
     'flipbook-deleted',
     { page: 'grid', text: 'The flipbook was deleted, with its versions and pages.' },
   ],

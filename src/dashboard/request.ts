@@ -6,20 +6,9 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, Forbidden, InvalidInput } from '../domain/errors.ts';
 import { readBody } from '../http/bodyLimit.ts';
+import { cookieName } from '../http/cookies.ts';
 
-export const COOKIE = 'flipbook_session';
-/** With https the cookie is `__Host-`: Secure, host-only, path / (no subdomain can set it). */
-export const cookieName = (secure: boolean) => (secure ? `__Host-${COOKIE}` : COOKIE);
-
-export const readCookie = (req: IncomingMessage, name: string): string | null => {
-  const header = req.headers.cookie;
-  if (!header) return null;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return null;
-};
+export { cookieName, readCookie } from '../http/cookies.ts';
 
 export const sessionCookie = (secure: boolean, token: string, expiresAt: Date) =>
   [

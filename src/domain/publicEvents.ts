@@ -11,7 +11,12 @@ export const PUBLIC_EVENT_TYPES = [
   'flipbook.archived',
   'flipbook.unarchived',
   'flipbook.download_changed',
+  'flipbook.visibility_changed',
+  'flipbook.embeds_changed',
   'flipbook.deleted',
+  'share_link.created',
+  'share_link.updated',
+  'share_link.revoked',
   'version.uploaded',
   'version.processing',
   'version.done',
@@ -37,6 +42,12 @@ const pick = <K extends string>(data: Record<string, unknown>, keys: Record<K, s
 
 const ofFlipbook = { flipbook_id: 'flipbookId' };
 const ofVersion = { flipbook_id: 'flipbookId', version_id: 'versionId' };
+const ofLink = { flipbook_id: 'flipbookId', link_id: 'linkId' };
+/** A share link's fields as the API names them: never its token's hash or its password's id. */
+const linkFields = (data: Record<string, unknown>) => ({
+  ...pick(data, { label: 'label', expires_at: 'expiresAt', allow_download: 'allowDownload' }),
+  ...(data.passwordId === undefined ? {} : { has_password: data.passwordId !== null }),
+});
 
 /** The public face of a stored event; null for events that have none (sign-ins, keys...). */
 export const publicEvent = (type: string, data: Record<string, unknown>): PublicEvent | null => {
@@ -52,12 +63,26 @@ const publicData = (type: string, data: Record<string, unknown>): Record<string,
     case 'FlipbookDeleted':
       return pick(data, ofFlipbook);
     case 'FlipbookCreated':
-      return pick(data, {
-        ...ofFlipbook,
-        title: 'title',
-        slug: 'slug',
-        description: 'description',
-      });
+      return {
+        ...pick(data, {
+          ...ofFlipbook,
+          title: 'title',
+          slug: 'slug',
+          description: 'description',
+        }),
+        visibility: data.visibility ?? 'public',
+      };
+    case 'FlipbookVisibilityChanged':
+      return { ...pick(data, ofFlipbook), visibility: data.visibility };
+    case 'FlipbookEmbedsChanged':
+      return { ...pick(data, ofFlipbook), embed_origins: data.origins ?? [] };
+    case 'ShareLinkCreated':
+      return { ...pick(data, ofLink), ...linkFields(data) };
+    case 'ShareLinkEdited':
+      // only the fields that changed
+      return { ...pick(data, ofLink), changes: linkFields(data) };
+    case 'ShareLinkRevoked':
+      return pick(data, ofLink);
     case 'FlipbookEdited':
       return {
         ...pick(data, ofFlipbook),

@@ -8,6 +8,7 @@ import { authenticate } from './auth.ts';
 import type { Endpoint } from './endpoint.ts';
 import { apiEndpoint, type EndpointDeps } from './endpoints/declare.ts';
 import { FLIPBOOK_ENDPOINTS } from './endpoints/flipbooks.ts';
+import { SHARE_LINK_ENDPOINTS } from './endpoints/shareLinks.ts';
 import { VERSION_ENDPOINTS } from './endpoints/versions.ts';
 import { WEBHOOK_ENDPOINTS } from './endpoints/webhooks.ts';
 import { bodyPolicy, mountEndpoints } from './mountEndpoints.ts';
@@ -36,6 +37,7 @@ const DOCUMENT_ENDPOINT = apiEndpoint({
 export const API_ENDPOINTS: readonly Endpoint<EndpointDeps>[] = [
   DOCUMENT_ENDPOINT,
   ...FLIPBOOK_ENDPOINTS,
+  ...SHARE_LINK_ENDPOINTS,
   ...VERSION_ENDPOINTS,
   ...WEBHOOK_ENDPOINTS,
 ];

@@ -5,6 +5,7 @@
 import { FlipbookEdits } from '../contract/flipbooks.ts';
 import { type Failure, validator } from '../contract/validate.ts';
 import { InvalidInput } from '../domain/errors.ts';
+import { embedOrigins, MAX_EMBED_ORIGINS, VISIBILITIES } from '../domain/flipbook/access.ts';
 import * as fields from '../domain/flipbookFields.ts';
 
 export const MAX_EDIT_BYTES = 64 * 1024;
@@ -19,6 +20,8 @@ const WRONG: Record<keyof FlipbookEdits, string> = {
   status: 'Invalid status: must be "published" or "archived"',
   allow_download: 'Invalid allow_download: must be true or false',
   direction: fields.INVALID_DIRECTION,
+  visibility: `Invalid visibility: one of ${VISIBILITIES.join(', ')}`,
+  embed_origins: `Invalid embed_origins: give a list of at most ${MAX_EMBED_ORIGINS} sites, e.g. ["https://example.com"]`,
 };
 
 /** The edits in a parsed body, or the first refusal: the body's shape, then field by field. */
@@ -38,7 +41,8 @@ export const editsFrom = (value: unknown, failures = check(value)): FlipbookEdit
     if (raw === undefined || !wrongType(failures, name)) return raw;
     // a status or direction that is no string at all is told so, like the other text fields
     throw new InvalidInput(
-      (name === 'status' || name === 'direction') && typeof raw !== 'string'
+      (name === 'status' || name === 'direction' || name === 'visibility') &&
+        typeof raw !== 'string'
         ? `Invalid ${name}: must be a string`
         : WRONG[name],
     );
@@ -56,6 +60,10 @@ export const editsFrom = (value: unknown, failures = check(value)): FlipbookEdit
   if (allowDownload !== undefined) edits.allow_download = allowDownload;
   const direction = field('direction');
   if (direction !== undefined) edits.direction = direction;
+  const visibility = field('visibility');
+  if (visibility !== undefined) edits.visibility = visibility;
+  const origins = field('embed_origins');
+  if (origins !== undefined) edits.embed_origins = embedOrigins(origins);
   return edits;
 };
 

@@ -7,18 +7,22 @@
 // Range, If-Range, ETag/Last-Modified revalidation and HEAD are answered by ./conditional.ts.
 // A deleted version's files, and every file of an archived flipbook, are a 404 at once.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { servableOriginal, servablePagesStatus } from '../../projections/files.ts';
+import { type VersionAccess, versionAccess } from '../../projections/access.ts';
 import type { Db } from '../../projections/readTable.ts';
+import { currentSession } from '../app/accounts/sessions.ts';
 import { demandRendition } from '../app/laterRenditions.ts';
 import { pageWordsJson } from '../app/pageWords.ts';
+import { type AccessDeps, grantAllows } from '../app/readerAccess.ts';
 import type { BlobStore, OpenedBlob, PageFile } from '../blobs/blobStore.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
 import type { RenderOptions } from '../pdf/renderPdf.ts';
 import type { RenditionName } from '../pdf/renditions.ts';
+import { authenticate } from './auth.ts';
 import { answerFor } from './conditional.ts';
+import { sessionTokenOf } from './cookies.ts';
 import { sendBody } from './sendBody.ts';
-import { isHead, type Routes } from './server.ts';
+import { isHead, type Request, type Routes } from './server.ts';
 
 // words.json is answered on its own (made on first request): see below.
 const TYPES: Record<Exclude<PageFile, 'words.json'>, string> = {
@@ -28,25 +32,92 @@ const TYPES: Record<Exclude<PageFile, 'words.json'>, string> = {
   'text.txt': 'text/plain; charset=utf-8',
 };
 
-export const mountFiles = (
+/**
+ * Who may have a version's files, asked of every request once the version is known: null when
+ * they may not (a 404, as for an unknown id), else whether the original may be downloaded and
+ * whether the answer is private (never cached by anyone but this browser, revalidated each time).
+ */
+export type FileGate = (
+  version: VersionAccess,
+) => Promise<{ download: boolean; private: boolean } | null>;
+
+export type FileDeps = { db: Db; blobs: BlobStore; render: RenderOptions; access: AccessDeps };
+
+/**
+ * The files at /files/... answer for public books (and for the API key of the book's own
+ * workspace, whose answers name these URLs); the same files at /a/<grant>/... for whoever holds
+ * a grant to the book (src/app/readerAccess.ts), checked on every request.
+ */
+/**
+ * /files/...: a public book's; another's to the API key of its workspace (the API's answers name
+ * these URLs) or to its members signed in to the dashboard (its pages show these images).
+ */
+export const publicGate =
+  (deps: { db: Db; access: AccessDeps }, req: IncomingMessage): FileGate =>
+  async (version) => {
+    const open = { download: version.download_allowed, private: false };
+    if (version.visibility === 'public') return open;
+    const { store, clock } = deps.access;
+    if (req.headers.authorization) {
+      const caller = await authenticate(deps.db, req, clock.now()).catch(() => null);
+      return caller?.workspaceId === version.workspace_id ? { ...open, private: true } : null;
+    }
+    const token = sessionTokenOf(req);
+    const session = token ? await currentSession(store, token, clock) : null;
+    return session?.workspace.id === version.workspace_id ? { ...open, private: true } : null;
+  };
+
+/** /a/<grant>/...: whoever holds a grant to the book that is still good (readerAccess.ts). */
+export const grantGate =
+  (access: AccessDeps, grant: string): FileGate =>
+  async (version) => {
+    const allowed = await grantAllows(access, grant);
+    if (allowed?.flipbookId !== version.flipbook_id) return null;
+    return { download: version.download_allowed && allowed.download, private: true };
+  };
+
+/**
+ * The files at /files/... answer for public books (and for the API key of the book's own
+ * workspace, whose answers name these URLs); the same files at /a/<grant>/... for whoever holds
+ * a grant to the book (src/app/readerAccess.ts), checked on every request.
+ */
+export const mountFiles = (routes: Routes, deps: FileDeps) => {
+  mountVersionFiles(routes, '/files', deps, (req) => publicGate(deps, req));
+  mountVersionFiles(routes, '/a/:grant', deps, (req) =>
+    grantGate(deps.access, req.params.grant ?? ''),
+  );
+};
+
+/** The version a request names, when its files may be served to this requester. */
+export const gatedVersion = async (db: Db, rawId: string, gate: FileGate) => {
+  const id = rawId.toLowerCase();
+  const version = isUuid(id) ? await versionAccess(db, id) : null;
+  const allowed = version && (await gate(version));
+  return version && allowed ? { id, version, ...allowed } : null;
+};
+
+const mountVersionFiles = (
   routes: Routes,
-  deps: { db: Db; blobs: BlobStore; render: RenderOptions },
+  prefix: string,
+  deps: FileDeps,
+  gateOf: (req: Request) => FileGate,
 ) => {
   const words = { ...deps, limits: deps.render.limits };
-  routes.get('/files/pages/:versionId/:position/:file', async (req, res) => {
+  routes.get(`${prefix}/pages/:versionId/:position/:file`, async (req, res) => {
     const { versionId = '', position = '', file = '' } = req.params;
-    if (file === 'words.json' && isUuid(versionId) && /^[1-9]\d{0,5}$/.test(position)) {
-      // A finished page's words and their boxes, for the reader's search highlights.
-      const json = await pageWordsJson(words, versionId.toLowerCase(), Number(position));
-      return sendBody(req, res, 200, FINISHED_JSON, json);
-    }
-    if (!isUuid(versionId) || !/^[1-9]\d{0,5}$/.test(position) || !(file in TYPES)) {
+    const known = file === 'words.json' || file in TYPES;
+    if (!isUuid(versionId) || !/^[1-9]\d{0,5}$/.test(position) || !known) {
       throw new NotFound('Not found');
     }
-    const id = versionId.toLowerCase();
     // Checked before the file is opened: gone for the web at once, even before (or if never) removed.
-    const status = await servablePagesStatus(deps.db, id);
-    if (status === null) throw new NotFound('Not found');
+    const found = await gatedVersion(deps.db, versionId, gateOf(req));
+    if (!found) throw new NotFound('Not found');
+    const { id } = found;
+    if (file === 'words.json') {
+      // A finished page's words and their boxes, for the reader's search highlights.
+      const json = await pageWordsJson(words, id, Number(position));
+      return sendBody(req, res, 200, finishedJson(found.private), json);
+    }
     const kind = file as keyof typeof TYPES;
     let blob = await deps.blobs.openPageFile(id, Number(position), kind);
     const rendition = kind.replace('.jpg', '') as RenditionName;
@@ -61,7 +132,11 @@ export const mountFiles = (
     }
     await sendFile(req, res, blob, {
       'Content-Type': TYPES[kind],
-      'Cache-Control': status === 'done' && !standIn ? IMMUTABLE : REVALIDATE,
+      'Cache-Control': found.private
+        ? PRIVATE
+        : found.version.status === 'done' && !standIn
+          ? IMMUTABLE
+          : REVALIDATE,
     });
   });
 
@@ -69,37 +144,40 @@ export const mountFiles = (
   // direction, outline, page labels and links, for the reader. Written once the version is done
   // (versions processed before it have none: 404), so it is immutable, and compressed (it is
   // mostly JSON text).
-  routes.get('/files/pages/:versionId/document.json', async (req, res) => {
-    const id = (req.params.versionId ?? '').toLowerCase();
-    const status = isUuid(id) ? await servablePagesStatus(deps.db, id) : null;
-    if (status !== 'done') throw new NotFound('Not found');
-    const content = await deps.blobs.readDocument(id);
+  routes.get(`${prefix}/pages/:versionId/document.json`, async (req, res) => {
+    const found = await gatedVersion(deps.db, req.params.versionId ?? '', gateOf(req));
+    if (found?.version.status !== 'done') throw new NotFound('Not found');
+    const content = await deps.blobs.readDocument(found.id);
     if (!content) throw new NotFound('Not found');
-    await sendBody(req, res, 200, FINISHED_JSON, content);
+    await sendBody(req, res, 200, finishedJson(found.private), content);
   });
 
-  routes.get('/files/originals/:versionId', async (req, res) => {
-    const versionId = req.params.versionId ?? '';
-    if (!isUuid(versionId)) throw new NotFound('Not found');
-    // Only while the flipbook allows downloads: turning them off closes the link too.
-    const version = await servableOriginal(deps.db, versionId.toLowerCase());
-    if (!version) throw new NotFound('Not found');
-    await sendFile(req, res, await deps.blobs.openOriginal(version.checksum), {
+  routes.get(`${prefix}/originals/:versionId`, async (req, res) => {
+    // Only while the flipbook (and the link read through) allows downloads: turning them off
+    // closes the link too.
+    const found = await gatedVersion(deps.db, req.params.versionId ?? '', gateOf(req));
+    if (!found?.download) throw new NotFound('Not found');
+    await sendFile(req, res, await deps.blobs.openOriginal(found.version.checksum), {
       'Content-Type': 'application/pdf',
-      'Content-Disposition': contentDisposition(version.file_name),
-      'Cache-Control': IMMUTABLE,
+      'Content-Disposition': contentDisposition(found.version.file_name),
+      'Cache-Control': found.private ? PRIVATE : IMMUTABLE,
     });
   });
 };
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** A finished version's JSON files (a page's words, the document's structure): never change. */
-const FINISHED_JSON = {
+const finishedJson = (isPrivate: boolean) => ({
   'Content-Type': 'application/json; charset=utf-8',
-  'Cache-Control': IMMUTABLE,
+  'Cache-Control': isPrivate ? PRIVATE : IMMUTABLE,
   'X-Content-Type-Options': 'nosniff',
-};
+});
 const REVALIDATE = 'public, no-cache';
+/**
+ * A non-public book's files: kept by this browser only, and asked again every time (a 304 after
+ * the access check), so a cached copy never outlives the access it was given under.
+ */
+export const PRIVATE = 'private, no-cache';
 
 const sendFile = async (
   req: IncomingMessage,

@@ -168,6 +168,7 @@ const PATH_PARAMETERS: Record<string, string> = {
   id: 'FlipbookId',
   vid: 'VersionId',
   webhookId: 'WebhookId',
+  linkId: 'ShareLinkId',
   slug: 'Slug',
 };
 

@@ -23,6 +23,7 @@ import type { Logger } from '../log.ts';
 import { httpDuration, httpRequests } from '../metrics.ts';
 import { withDatabaseBudget } from '../store/databaseLimits.ts';
 import { pathPattern } from './endpoint.ts';
+import { loggedUrl } from './loggedUrl.ts';
 import { beginRequest, type ContextOptions } from './requestContext.ts';
 import { sendError } from './respond.ts';
 import { asUnavailable } from './unavailable.ts';
@@ -69,23 +70,23 @@ export const createHttpServer = (
     // of it in the log, since nothing else will tell them.
     // A client that went away mid-request is no failure of ours: nobody is left to answer.
     if (clientGone(req, res, cause)) {
-      log.info({ url: req.url, reason: (cause as Error)?.message }, 'client went away');
+      log.info({ url: loggedUrl(req.url), reason: (cause as Error)?.message }, 'client went away');
       res.destroy();
       return;
     }
     const error = isOutOfSpace(cause) ? new InsufficientStorage() : (asUnavailable(cause) ?? cause);
     if (error instanceof InsufficientStorage) {
-      log.error({ err: cause, url: req.url }, 'out of storage space');
+      log.error({ err: cause, url: loggedUrl(req.url) }, 'out of storage space');
     } else if (error instanceof BlobStoreUnavailable) {
       // The daemon says what failed: the operation and the bucket's own error.
       log.error(
-        { operation: error.operation, cause: error.detail, url: req.url },
+        { operation: error.operation, cause: error.detail, url: loggedUrl(req.url) },
         'the blob store failed',
       );
     } else if (error !== cause) {
       // Expected while the database is away, and many at once: a line each, without the stack.
       log.warn(
-        { reason: String((cause as Error)?.message ?? cause), url: req.url },
+        { reason: String((cause as Error)?.message ?? cause), url: loggedUrl(req.url) },
         'service unavailable',
       );
     }
@@ -97,7 +98,7 @@ export const createHttpServer = (
       if (!req.complete && error.status >= 500) res.setHeader('Connection', 'close');
       return sendError(res, error.status, error.message);
     }
-    log.error({ err: error, url: req.url }, 'request failed');
+    log.error({ err: error, url: loggedUrl(req.url) }, 'request failed');
     if (!res.headersSent) sendError(res, 500, 'Internal server error');
     else res.destroy();
   };

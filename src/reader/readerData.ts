@@ -6,6 +6,7 @@ import { listPages, type PageRow } from '../../projections/pages.ts';
 import { findReaderFlipbook, readerVersion } from '../../projections/reader.ts';
 import type { Db } from '../../projections/readTable.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
+import { frameAncestors } from '../domain/flipbook/access.ts';
 import type { Urls } from '../http/present.ts';
 import { readDocumentSummary, scriptLanguage } from './documentSummary.ts';
 
@@ -38,6 +39,13 @@ export type ReaderBook = {
   labelRuns: LabelRun[];
   /** page n's label, or its number */
   labelOf: (n: number) => string;
+  /**
+   * read at its public URLs (false: let in with a grant, at /f/:id as a member or at a share
+   * link): a public reader has previews and search engines; a private one neither
+   */
+  isPublic: boolean;
+  /** the sites that may frame the reader; [] for the default of its visibility (access.ts) */
+  frameAncestors: string;
 };
 
 /** [first, count, prefix, start]: pages numbered prefix+start...; [first, 1, label]: one page. */
@@ -57,6 +65,8 @@ export const loadReaderBook = async (
   urls: Urls,
   flipbookId: string,
   withLeadTexts = true,
+  /** let in with a grant: the reader's own URL (a share link's), and whether it may download */
+  granted?: { url: string; download: boolean },
 ): Promise<ReaderBook | 'archived' | null> => {
   const book = await findReaderFlipbook(db, flipbookId);
   if (!book) return null;
@@ -85,7 +95,12 @@ export const loadReaderBook = async (
     labelRuns: labels ? labelRuns(labels) : [],
     labelOf: (n) => labels?.[n - 1] ?? String(n),
     description: book.description,
-    url: urls.reader(flipbookId),
+    url: granted?.url ?? urls.reader(flipbookId),
+    isPublic: !granted,
+    frameAncestors: frameAncestors({
+      visibility: granted ? 'links' : book.visibility,
+      embedOrigins: book.embed_origins,
+    }),
     versionId: version?.version_id ?? null,
     status: version?.status ?? null,
     pageCount: version?.page_count ?? 0,
@@ -99,7 +114,7 @@ export const loadReaderBook = async (
         )
       : [],
     download:
-      book.download_allowed && version && pages.length > 0
+      book.download_allowed && (granted?.download ?? true) && version && pages.length > 0
         ? urls.original(version.version_id)
         : null,
   };

@@ -24,24 +24,41 @@ export const altText = (position: number | string, text: string) => {
   return excerpt ? `Page ${position}: ${excerpt}` : `Page ${position}`;
 };
 
+/** How a reader page is seen: by anyone (a public book at its URL), or let in (docs/access.md). */
+export type ReaderView = { isPublic: boolean; frameAncestors: string };
+export const PUBLIC_VIEW: ReaderView = { isPublic: true, frameAncestors: 'frame-ancestors *' };
+/** A page of a non-public book, or of a share link: framed by its own site only by default. */
+export const PRIVATE_VIEW: ReaderView = {
+  isPublic: false,
+  frameAncestors: "frame-ancestors 'self'",
+};
+
 /**
  * Security headers for every reader response: a strict CSP, no third-party anything (but the
- * page images' origin when --blob-public-url puts them elsewhere).
+ * page images' origin when --blob-public-url puts them elsewhere), framed by the sites the book
+ * allows. A private one is never stored, never indexed, and its address (a share link's token)
+ * never sent to another site as a Referer.
  */
-export const readerHeaders = (imageOrigin: string | null) => ({
+export const readerHeaders = (imageOrigin: string | null, view: ReaderView = PUBLIC_VIEW) => ({
   'Content-Security-Policy': [
     "default-src 'none'",
     "script-src 'self'",
     "style-src 'self'",
-    imageOrigin ? `img-src 'self' ${imageOrigin}` : "img-src 'self'",
+    imageOrigin && view.isPublic ? `img-src 'self' ${imageOrigin}` : "img-src 'self'",
     "connect-src 'self'",
     "base-uri 'none'",
-    "form-action 'none'",
-    // Embeddable: an <iframe> on any site may show a flipbook (it is a public share link).
-    'frame-ancestors *',
+    // only a share link's password form posts, to its own address
+    view.isPublic ? "form-action 'none'" : "form-action 'self'",
+    view.frameAncestors,
   ].join('; '),
   'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'strict-origin-when-cross-origin',
+  ...(view.isPublic
+    ? { 'Referrer-Policy': 'strict-origin-when-cross-origin' }
+    : {
+        'Referrer-Policy': 'no-referrer',
+        'X-Robots-Tag': 'noindex, nofollow',
+        'Cache-Control': 'no-store',
+      }),
 });
 
 /** A whole page, as the text sent. */
@@ -61,7 +78,7 @@ ${body}
 `.text;
 
 const noindex = (title: string) => html`<title>${title}</title>
-<meta name="robots" content="noindex">`;
+<meta name="robots" content="noindex, nofollow">`;
 
 export const notFoundPage = () =>
   shell(
@@ -89,6 +106,30 @@ export const unavailablePage = () =>
     html`<main class="message" id="unavailable">
 <h1>This flipbook is not available</h1>
 <p>Its owner has withdrawn it. If it is published again, this link will work again.</p>
+</main>`,
+  );
+
+/**
+ * A share link that asks for a password: a plain form (it works without JavaScript), posted to
+ * the link's own address. `problem`: why the last try was refused, said once for every reason.
+ */
+/** The oEmbed address that describes a public reader (./oembed.ts). */
+const oembedUrl = (readerUrl: string) =>
+  `${readerUrl.replace(/\/f\/[^/]+$/, '')}/oembed?url=${encodeURIComponent(readerUrl)}&format=json`;
+
+export const passwordPage = (action: string, problem: string | null = null) =>
+  shell(
+    noindex('Password required'),
+    html`<main class="message" id="password-required">
+<h1>This flipbook needs a password</h1>
+<p>Whoever shared this link with you can tell you its password.</p>
+<form class="password-form" method="post" action="${action}">
+${problem && html`<p class="form-problem" id="password-problem" role="alert">${problem}</p>\n`}<label for="password">Password</label>
+<div class="password-row">
+<input id="password" name="password" type="password" autocomplete="current-password" required maxlength="1024" autofocus${problem ? html` aria-invalid="true" aria-describedby="password-problem"` : ''}>
+<button type="submit">Open</button>
+</div>
+</form>
 </main>`,
   );
 
@@ -165,11 +206,16 @@ export const readerPage = (book: ReaderBook) => {
   const title = book.title;
   const first = book.runs[0]?.[0];
   const cover = book.imageBase && first ? `${book.imageBase}${first}/mid.jpg` : null;
-  const head = html`<title>${title}</title>
+  // Previews (Open Graph, a card) and a canonical address for public books only: a private one
+  // shows nothing of itself to whatever fetches its link, and asks not to be indexed.
+  const head = book.isPublic
+    ? html`<title>${title}</title>
 ${book.description && html`<meta name="description" content="${book.description}">\n`}<meta property="og:title" content="${title}">
 <meta property="og:type" content="book">
 <meta property="og:url" content="${book.url}">
-${cover && html`<meta property="og:image" content="${cover}">\n<meta name="twitter:card" content="summary_large_image">\n`}<link rel="canonical" href="${book.url}">`;
+${cover && html`<meta property="og:image" content="${cover}">\n<meta name="twitter:card" content="summary_large_image">\n`}<link rel="canonical" href="${book.url}">
+<link rel="alternate" type="application/json+oembed" href="${oembedUrl(book.url)}" title="${title}">`
+    : noindex(title);
 
   if (!book.pageBase || !book.versionId) {
     // Nothing ready yet: say so, and look again shortly (a meta refresh needs no script, and this

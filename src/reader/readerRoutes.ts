@@ -1,23 +1,40 @@
-// The public reader: GET /f/:id (the share link), its status JSON (polled while processing) and
-// its text page; a version's page text as JSON (fetched by the reader when search first needs it);
-// GET /w/:workspace/:slug (a readable address that redirects to it); and the reader's two static
-// assets. Every body here goes through sendBody: an ETag (304s), compressed as negotiated.
+// The reader: GET /f/:id (the flipbook's link), its status JSON (polled while processing) and its
+// text page; the same at a share link (/s/<token>, with its password form); a version's page
+// text as JSON (fetched by the reader when search first needs it); GET /w/:workspace/:slug (a
+// readable address that redirects to it); and the reader's two static assets. Who may read a
+// non-public book is src/app/readerAccess.ts's to say. Every body here goes through sendBody: an
+// ETag (304s), compressed as negotiated.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { servablePagesStatus } from '../../projections/files.ts';
 import { findFlipbookBySlug } from '../../projections/flipbooks.ts';
 import type { Db } from '../../projections/readTable.ts';
 import { findWorkspaceByName } from '../../projections/workspaces.ts';
+import {
+  type AccessDeps,
+  type Entry,
+  enterByBook,
+  enterByLink,
+  unlockLink,
+} from '../app/readerAccess.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
-import { NotFound } from '../domain/errors.ts';
+import { readForm } from '../dashboard/request.ts';
+import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
+import { readCookie, sessionTokenOf } from '../http/cookies.ts';
+import { type FileGate, gatedVersion, grantGate, PRIVATE } from '../http/files.ts';
 import type { Urls } from '../http/present.ts';
+import { clientAddress } from '../http/rateLimit.ts';
 import { sendBody } from '../http/sendBody.ts';
 import type { Request, Routes } from '../http/server.ts';
 import { asUnavailable } from '../http/unavailable.ts';
 import { findAsset } from './assets.ts';
-import { loadPageTexts, loadReaderBook, readerStatus } from './readerData.ts';
+import { oembedOf, pixels, readerIdOf } from './oembed.ts';
+import { loadPageTexts, loadReaderBook, type ReaderBook, readerStatus } from './readerData.ts';
 import {
   notFoundPage,
+  PRIVATE_VIEW,
+  PUBLIC_VIEW,
+  passwordPage,
+  type ReaderView,
   readerHeaders,
   readerPage,
   stalledPage,
@@ -27,12 +44,62 @@ import { textPage } from './textPage.ts';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
-export const mountReader = (routes: Routes, deps: { db: Db; blobs: BlobStore; urls: Urls }) => {
+export type ReaderDeps = {
+  db: Db;
+  blobs: BlobStore;
+  urls: Urls;
+  access: AccessDeps;
+  trustProxy?: boolean;
+};
+
+export const mountReader = (routes: Routes, deps: ReaderDeps) => {
   const sendHtml = htmlSender(deps.urls.imageOrigin);
-  const book = (id = '', withLeadTexts = true) =>
-    isUuid(id)
-      ? loadReaderBook(deps.db, deps.blobs, deps.urls, id.toLowerCase(), withLeadTexts)
-      : Promise.resolve(null);
+
+  /**
+   * The book someone entering at /f/:id may read, with the URLs they are given: a public book's
+   * own, or (a workspace's members, signed in) its files under a grant. Otherwise why not.
+   */
+  const enterBook = async (req: Request, rawId: string, withLeadTexts = true) => {
+    if (!isUuid(rawId)) return { entry: { kind: 'not-found' } as Entry, book: null };
+    const id = rawId.toLowerCase();
+    const entry = await enterByBook(deps.access, id, sessionTokenOf(req));
+    if (entry.kind === 'public') {
+      return {
+        entry,
+        book: await loadReaderBook(deps.db, deps.blobs, deps.urls, id, withLeadTexts),
+      };
+    }
+    if (entry.kind !== 'granted') return { entry, book: null };
+    const urls = deps.urls.granted(entry.grant);
+    const granted = { url: deps.urls.reader(id), download: entry.download };
+    return {
+      entry,
+      book: await loadReaderBook(deps.db, deps.blobs, urls, id, withLeadTexts, granted),
+    };
+  };
+
+  /** The same at a share link (/s/<token>): its book, under a grant, whatever its visibility. */
+  const enterLink = async (req: Request, opened: boolean, withLeadTexts = true) => {
+    const token = req.params.token ?? '';
+    const { entry, flipbookId } = await enterByLink(
+      deps.access,
+      token,
+      readCookie(req, LINK_COOKIE),
+      opened,
+    );
+    if (entry.kind !== 'granted' || !flipbookId) return { entry, book: null };
+    const urls = deps.urls.granted(entry.grant);
+    const granted = { url: deps.urls.shareLink(token), download: entry.download };
+    const book = await loadReaderBook(
+      deps.db,
+      deps.blobs,
+      urls,
+      flipbookId,
+      withLeadTexts,
+      granted,
+    );
+    return { entry, book };
+  };
 
   /**
    * A page for people: when the service cannot answer (503), a browser gets a page in words with
@@ -53,16 +120,46 @@ export const mountReader = (routes: Routes, deps: { db: Db; blobs: BlobStore; ur
       }
     };
 
+  type Entered = { entry: Entry; book: ReaderBook | 'archived' | null };
+  /**
+   * What a reader's address answers: the book, or the page that says why not. A workspace's book
+   * with no one signed in sends to the sign-in page, and back here after.
+   */
+  const answer = async (
+    req: Request,
+    res: ServerResponse,
+    { entry, book }: Entered,
+    show: (book: ReaderBook) => Promise<string>,
+    back: string,
+  ) => {
+    const privately = entry.kind !== 'public';
+    if (entry.kind === 'sign-in') {
+      res.writeHead(303, {
+        Location: `/login?next=${encodeURIComponent(back)}`,
+        'Cache-Control': 'no-store',
+        'Content-Length': 0,
+      });
+      res.end();
+      return;
+    }
+    const view = book && book !== 'archived' ? book : privately ? PRIVATE_VIEW : PUBLIC_VIEW;
+    if (!book) return sendHtml(req, res, 404, notFoundPage(), view);
+    // Gone for now, not unknown: 410 tells crawlers to drop it; the link works again on restore.
+    if (book === 'archived') return sendHtml(req, res, 410, unavailablePage(), view);
+    // No version could be processed: nothing to read (a new version brings the link to life).
+    if (book.status === 'error') return sendHtml(req, res, 404, notFoundPage(), view);
+    await sendHtml(req, res, 200, await show(book), view);
+  };
+
+  const readerOf = async (book: ReaderBook) => readerPage(book);
+  const textOf = async (book: ReaderBook) =>
+    textPage(book, book.versionId ? await loadPageTexts(deps.db, deps.blobs, book.versionId) : []);
+
   routes.get(
     '/f/:id',
     page(async (req, res) => {
-      const found = await book(req.params.id);
-      if (!found) return sendHtml(req, res, 404, notFoundPage());
-      // Gone for now, not unknown: 410 tells crawlers to drop it; the link works again on restore.
-      if (found === 'archived') return sendHtml(req, res, 410, unavailablePage());
-      // No version could be processed: nothing to read (a new version brings the link to life).
-      if (found.status === 'error') return sendHtml(req, res, 404, notFoundPage());
-      await sendHtml(req, res, 200, readerPage(found));
+      const id = req.params.id ?? '';
+      await answer(req, res, await enterBook(req, id), readerOf, `/f/${id}`);
     }),
   );
 
@@ -70,37 +167,109 @@ export const mountReader = (routes: Routes, deps: { db: Db; blobs: BlobStore; ur
   routes.get(
     '/f/:id/text',
     page(async (req, res) => {
-      const found = await book(req.params.id, false);
-      if (!found) return sendHtml(req, res, 404, notFoundPage());
-      if (found === 'archived') return sendHtml(req, res, 410, unavailablePage());
-      if (found.status === 'error') return sendHtml(req, res, 404, notFoundPage());
-      const texts = found.versionId
-        ? await loadPageTexts(deps.db, deps.blobs, found.versionId)
-        : [];
-      await sendHtml(req, res, 200, textPage(found, texts));
+      const id = req.params.id ?? '';
+      await answer(req, res, await enterBook(req, id, false), textOf, `/f/${id}/text`);
     }),
   );
 
   // Polled by the reader while its version is processing: a few hundred bytes, and a 304 when
   // nothing changed, instead of the whole page again.
   routes.get('/f/:id/status.json', async (req, res) => {
-    const found = await book(req.params.id, false);
-    if (!found || found === 'archived' || found.status === 'error') throw new NotFound('Not found');
-    await sendJson(req, res, readerStatus(found), 'no-cache');
+    const { book } = await enterBook(req, req.params.id ?? '', false);
+    if (!book || book === 'archived' || book.status === 'error') throw new NotFound('Not found');
+    await sendJson(req, res, readerStatus(book), book.isPublic ? 'no-cache' : 'no-store');
+  });
+
+  // A share link: its book's reader, or first the password it asks for.
+  routes.get(
+    '/s/:token',
+    page(async (req, res) => {
+      const entered = await enterLink(req, true);
+      if (entered.entry.kind === 'password') {
+        return sendHtml(req, res, 200, passwordPage(linkPath(req)), PRIVATE_VIEW);
+      }
+      await answer(req, res, entered, readerOf, linkPath(req));
+    }),
+  );
+  routes.post(
+    '/s/:token',
+    page(async (req, res) => {
+      const action = linkPath(req);
+      try {
+        const form = await readForm(req);
+        const { proof, maxAgeSeconds } = await unlockLink(
+          deps.access,
+          req.params.token ?? '',
+          form.get('password') ?? '',
+          clientAddress(req, deps.trustProxy ?? false),
+        );
+        // For this link's address only: its reader, its text and its status poll.
+        const cookie = [
+          `${LINK_COOKIE}=${proof}`,
+          `Path=${action}`,
+          'HttpOnly',
+          'SameSite=Lax',
+          `Max-Age=${maxAgeSeconds}`,
+          ...(deps.urls.reader('').startsWith('https:') ? ['Secure'] : []),
+        ].join('; ');
+        res.writeHead(303, {
+          Location: action,
+          'Set-Cookie': cookie,
+          'Cache-Control': 'no-store',
+          'Referrer-Policy': 'no-referrer',
+          'Content-Length': 0,
+        });
+        res.end();
+      } catch (error) {
+        if (error instanceof NotFound) return sendHtml(req, res, 404, notFoundPage(), PRIVATE_VIEW);
+        if (!(error instanceof AppError) || asUnavailable(error)) throw error;
+        for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
+        await sendHtml(req, res, error.status, passwordPage(action, error.message), PRIVATE_VIEW);
+      }
+    }),
+  );
+  routes.get(
+    '/s/:token/text',
+    page(async (req, res) => {
+      const entered = await enterLink(req, false, false);
+      if (entered.entry.kind === 'password') {
+        return sendHtml(req, res, 200, passwordPage(linkPath(req)), PRIVATE_VIEW);
+      }
+      await answer(req, res, entered, textOf, `${linkPath(req)}/text`);
+    }),
+  );
+  routes.get('/s/:token/status.json', async (req, res) => {
+    const { book } = await enterLink(req, false, false);
+    if (!book || book === 'archived' || book.status === 'error') throw new NotFound('Not found');
+    await sendJson(req, res, readerStatus(book), 'no-store');
   });
 
   // A version's page text, built from each page's text.txt. Like the page files: a 404 once the
-  // version is deleted or its flipbook archived; immutable once the version is done.
-  routes.get('/files/pages/:versionId/text.json', async (req, res) => {
-    const id = (req.params.versionId ?? '').toLowerCase();
-    const status = isUuid(id) ? await servablePagesStatus(deps.db, id) : null;
-    if (status === null) throw new NotFound('Not found');
-    const pages = await loadPageTexts(deps.db, deps.blobs, id);
-    await sendJson(req, res, { versionId: id, pages }, status === 'done' ? IMMUTABLE : 'no-cache');
-  });
+  // version is deleted or its flipbook archived; immutable once the version is done (public).
+  const textJson =
+    (gateOf: (req: Request) => FileGate) => async (req: Request, res: ServerResponse) => {
+      const found = await gatedVersion(deps.db, req.params.versionId ?? '', gateOf(req));
+      if (!found) throw new NotFound('Not found');
+      const pages = await loadPageTexts(deps.db, deps.blobs, found.id);
+      const cache = found.private
+        ? PRIVATE
+        : found.version.status === 'done'
+          ? IMMUTABLE
+          : 'no-cache';
+      await sendJson(req, res, { versionId: found.id, pages }, cache);
+    };
+  routes.get(
+    '/files/pages/:versionId/text.json',
+    textJson(() => publicOnly),
+  );
+  routes.get(
+    '/a/:grant/pages/:versionId/text.json',
+    textJson((req) => grantGate(deps.access, req.params.grant ?? '')),
+  );
 
   // The readable address of a flipbook: its workspace's name and its slug. It follows the slug
   // (which may change) to the share link (which never does), so it is a 302 and never cached.
+  // A book only share links open has no readable address.
   routes.get(
     '/w/:workspace/:slug',
     page(async (req, res) => {
@@ -109,7 +278,7 @@ export const mountReader = (routes: Routes, deps: { db: Db; blobs: BlobStore; ur
       const workspace = name ? await findWorkspaceByName(deps.db, name) : null;
       const found =
         workspace && slug ? await findFlipbookBySlug(deps.db, workspace.id, slug) : null;
-      if (!found) return sendHtml(req, res, 404, notFoundPage());
+      if (!found || found.visibility === 'links') return sendHtml(req, res, 404, notFoundPage());
       res.writeHead(302, {
         Location: deps.urls.reader(found.flipbook_id),
         'Cache-Control': 'no-cache',
@@ -118,6 +287,28 @@ export const mountReader = (routes: Routes, deps: { db: Db; blobs: BlobStore; ur
       res.end();
     }),
   );
+
+  // oEmbed for public flipbooks (./oembed.ts): how a pasted link unfurls.
+  routes.get('/oembed', async (req, res) => {
+    const query = new URL(req.url ?? '/', 'http://x').searchParams;
+    const format = query.get('format') ?? 'json';
+    if (format !== 'json') throw new AppError(501, 'Only format=json is answered');
+    const id = readerIdOf(query.get('url') ?? '', deps.urls.reader('').replace(/\/f\/$/, ''));
+    const entry = id ? await enterByBook(deps.access, id, null) : null;
+    const book =
+      id && entry?.kind === 'public'
+        ? await loadReaderBook(deps.db, deps.blobs, deps.urls, id, false)
+        : null;
+    if (!book || book === 'archived' || book.status === 'error' || !book.isPublic) {
+      throw new NotFound('Not found');
+    }
+    const limits = {
+      maxWidth: pixels(query.get('maxwidth')),
+      maxHeight: pixels(query.get('maxheight')),
+    };
+    const provider = deps.urls.reader('').replace(/\/f\/$/, '/');
+    await sendJson(req, res, oembedOf(book, provider, limits), 'public, max-age=300');
+  });
 
   // No icon of our own; answering stops browsers from logging a 404 on every visit.
   routes.get('/favicon.ico', (_req, res) => {
@@ -143,6 +334,15 @@ export const mountReader = (routes: Routes, deps: { db: Db; blobs: BlobStore; ur
   });
 };
 
+/** The cookie that proves a share link's password was given: for that link's path only. */
+const LINK_COOKIE = 'flipbook_link';
+/** The path of the share link a request came to, as it was sent (the token is ours to check). */
+const linkPath = (req: Request) => `/s/${encodeURIComponent(req.params.token ?? '')}`;
+
+/** A public book's files only (the text JSON of the reader at its public URL). */
+const publicOnly: FileGate = async (version) =>
+  version.visibility === 'public' ? { download: version.download_allowed, private: false } : null;
+
 /**
  * A path segment as the client meant it; null when it is not valid percent-encoding or holds a
  * NUL, which no name or slug can (and PostgreSQL would refuse as text).
@@ -158,16 +358,23 @@ const decodeParam = (raw = '') => {
 
 const htmlSender =
   (imageOrigin: string | null) =>
-  (req: IncomingMessage, res: ServerResponse, status: number, html: string) =>
+  (
+    req: IncomingMessage,
+    res: ServerResponse,
+    status: number,
+    html: string,
+    view: ReaderView = PUBLIC_VIEW,
+  ) =>
     sendBody(
       req,
       res,
       status,
       {
-        ...readerHeaders(imageOrigin),
         'Content-Type': 'text/html; charset=utf-8',
         // Shows the active version: must be revalidated (its ETag) when another version is activated.
         'Cache-Control': 'no-cache',
+        // (a private page is never stored: its headers say no-store)
+        ...readerHeaders(imageOrigin, view),
       },
       html,
     );

@@ -10,6 +10,7 @@ import { READ_MODEL_VERSION, readTables } from '../../projections/index.ts';
 import { KEY_USAGE_DDL } from '../../projections/keyUsage.ts';
 import { PASSKEY_STATE_DDL } from '../../projections/passkeyState.ts';
 import { RENDITION_FILLS_DDL } from '../../projections/renditionFills.ts';
+import { SHARE_LINK_STATE_DDL } from '../../projections/shareLinks.ts';
 import { rebuildReadTables } from './replay.ts';
 
 /**
@@ -44,6 +45,7 @@ export const migrate = async (client: pg.PoolClient, events: PostgresEventStore)
     await client.query(RENDITION_FILLS_DDL);
     await client.query(ACCOUNTS_DDL);
     await client.query(PASSKEY_STATE_DDL);
+    await client.query(SHARE_LINK_STATE_DDL);
     // The audit chain, started over the events already there the first time (docs/audit.md).
     await client.query(AUDIT_DDL);
     if (!(await chainStarted(client))) {

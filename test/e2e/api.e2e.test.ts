@@ -32,6 +32,7 @@ const FLIPBOOK_KEYS = [
   'created_at',
   'description',
   'direction',
+  'embed_origins',
   'id',
   'slug',
   'status',
@@ -39,6 +40,7 @@ const FLIPBOOK_KEYS = [
   'updated_at',
   'url',
   'versions',
+  'visibility',
 ];
 const VERSION_KEYS = [
   'activate_on_done',

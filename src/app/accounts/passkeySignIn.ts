@@ -70,7 +70,7 @@ export const signInWithPasskey = async (
 ): Promise<StartedSession> => {
   const relying = usable(rp);
   const now = clock.now();
-  const attempt = { email: null, address: input.address };
+  const attempt = { account: null, address: input.address };
   await refuseIfThrottled(store, attempt, now);
   const refuse = async (message: string, detail: string | null, user?: UserRow, id?: string) => {
     await noteWrongAttempt(store, attempt, now);

@@ -27,7 +27,12 @@ import type { Clock } from '../clock.ts';
 import { runUserCommand, runWorkspaceCommand } from '../commands.ts';
 import type { EventMetadata } from '../eventContext.ts';
 import { checkNewPassword, hashPassword, verifyPassword } from './passwords.ts';
-import { noteRightAttempt, noteWrongAttempt, refuseIfThrottled } from './throttle.ts';
+import {
+  noteRightAttempt,
+  noteWrongAttempt,
+  personAccount,
+  refuseIfThrottled,
+} from './throttle.ts';
 import { hashToken, isWellFormedToken, newToken } from './tokens.ts';
 
 export const INVITATION_HOURS = 24;
@@ -281,7 +286,7 @@ export const changePassword = async (
   const now = clock.now();
   // Counted like a sign-in's: the same window for the account, so an open session does not
   // buy unlimited guesses.
-  const attempt = { email: user.email, address: input.address };
+  const attempt = { account: personAccount(user.email), address: input.address };
   await refuseIfThrottled(store, attempt, now);
   const stored = user.password_credential_id
     ? await credentialHash(store.db, user.password_credential_id)

@@ -23,7 +23,12 @@ import type { Clock } from '../clock.ts';
 import { runUserCommand } from '../commands.ts';
 import type { EventMetadata } from '../eventContext.ts';
 import { decoyHash, verifyPassword } from './passwords.ts';
-import { noteRightAttempt, noteWrongAttempt, refuseIfThrottled } from './throttle.ts';
+import {
+  noteRightAttempt,
+  noteWrongAttempt,
+  personAccount,
+  refuseIfThrottled,
+} from './throttle.ts';
 import { hashToken, isWellFormedToken, newToken } from './tokens.ts';
 
 export const SESSION_IDLE_MS = 12 * 3_600_000;
@@ -95,7 +100,7 @@ export const signInWithPassword = async (
 ): Promise<StartedSession> => {
   const email = input.email.trim().toLowerCase().slice(0, 254);
   const now = clock.now();
-  const attempt = { email, address: input.address };
+  const attempt = { account: personAccount(email), address: input.address };
   await refuseIfThrottled(store, attempt, now);
   const user = email ? await findUserByEmail(store.db, email) : null;
   const stored = user?.password_credential_id

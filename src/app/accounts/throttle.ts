@@ -1,6 +1,7 @@
-// Wrong secrets are throttled per account and per client address: a sign-in's password, and
-// the current password a signed-in person confirms before changing it (a session left open must
-// not let anyone guess the password at leisure). The counts live in `sign_in_failures`.
+// Wrong secrets are throttled per account and per client address: a sign-in's password, the
+// current password a signed-in person confirms before changing it (a session left open must
+// not let anyone guess the password at leisure), and a share link's password (the link is the
+// account). The counts live in `sign_in_failures`.
 import {
   clearFailures,
   countFailures,
@@ -25,13 +26,17 @@ export class TooManyAttempts extends AppError {
 }
 
 /**
- * Who an attempt counts against: the account's email (none for a passkey, which names no account
- * until it is verified), and the client's address when known.
+ * Who an attempt counts against: the account (`email:<address>` for a person, none for a
+ * passkey, which names no account until it is verified; `link:<id>` for a share link), and the
+ * client's address when known.
  */
-export type Attempt = { email: string | null; address: string | null };
+export type Attempt = { account: string | null; address: string | null };
 
-const subjectsOf = ({ email, address }: Attempt) => [
-  ...(email !== null ? [`email:${email}`] : []),
+export const personAccount = (email: string) => `email:${email}`;
+export const linkAccount = (linkId: string) => `link:${linkId}`;
+
+const subjectsOf = ({ account, address }: Attempt) => [
+  ...(account !== null ? [account] : []),
   ...(address ? [`ip:${address}`] : []),
 ];
 
@@ -40,8 +45,7 @@ export const refuseIfThrottled = async (store: Store, attempt: Attempt, now: Dat
   const since = new Date(now.getTime() - THROTTLE.windowMs);
   const counts = await countFailures(store.db, subjectsOf(attempt), since);
   if (
-    (attempt.email !== null &&
-      (counts.get(`email:${attempt.email}`) ?? 0) >= THROTTLE.perAccount) ||
+    (attempt.account !== null && (counts.get(attempt.account) ?? 0) >= THROTTLE.perAccount) ||
     (attempt.address && (counts.get(`ip:${attempt.address}`) ?? 0) >= THROTTLE.perAddress)
   ) {
     throw new TooManyAttempts(Math.ceil(THROTTLE.windowMs / 60_000));
@@ -59,5 +63,5 @@ export const noteWrongAttempt = async (store: Store, attempt: Attempt, now: Date
 
 /** A right secret clears the account's count (not the address's: it may be shared). */
 export const noteRightAttempt = async (store: Store, attempt: Attempt) => {
-  if (attempt.email !== null) await clearFailures(store.db, `email:${attempt.email}`);
+  if (attempt.account !== null) await clearFailures(store.db, attempt.account);
 };

@@ -7,6 +7,20 @@ import { MAX_DESCRIPTION, MAX_SLUG, MAX_TITLE } from '../../domain/flipbookField
 import { html } from '../../http/html.ts';
 import { alert } from '../layout.ts';
 
+const VISIBILITY_CHOICES = [
+  [
+    'public',
+    'Anyone with the link',
+    'Its reader link works for everyone; it can be previewed and found.',
+  ],
+  [
+    'workspace',
+    'Members of this workspace',
+    'Signed in to this dashboard. Share links still work.',
+  ],
+  ['links', 'Only people with a share link', 'Its reader link answers “not found”.'],
+] as const;
+
 /** What the person typed, kept when the edit is refused, with the reason. */
 export type DetailsForm = { title: string; slug: string; description: string; error: string };
 
@@ -35,6 +49,21 @@ ${csrf}
 <button type="submit">Save changes</button>
 </form>
 </section>
+<section class="panel" id="readers" aria-labelledby="readers-title">
+<h2 id="readers-title">Who can read it</h2>
+<form method="post" action="${base}/visibility" class="stack">
+${csrf}
+<fieldset class="visibility-choice">
+<legend class="visually-hidden">Who can read it</legend>
+${VISIBILITY_CHOICES.map(
+  ([value, label, hint]) =>
+    html`<label class="choice"><input type="radio" name="visibility" value="${value}"${f.visibility === value ? html` checked` : ''}> <span><strong>${label}</strong> <span class="hint">${hint}</span></span></label>`,
+)}
+</fieldset>
+<button type="submit">Save who can read it</button>
+</form>
+<p><a href="${base}/links">Share links</a>: one link per recipient, with an expiry or a password if you like, each revocable.</p>
+</section>
 <section class="panel" id="availability" aria-labelledby="availability-title">
 <h2 id="availability-title">Availability</h2>
 <div class="setting">
@@ -55,7 +84,7 @@ ${csrf}
       ? 'The reader link answers “not available”; nothing is deleted.'
       : failed
         ? 'No version could be processed: the link answers “not found” until one is.'
-        : 'Anyone with the link can read it. Archiving takes it off the web without deleting it.'
+        : 'Its readers can read it. Archiving takes it off the web without deleting it.'
   }</p>
 <form method="post" action="${base}/${archived ? 'unarchive' : 'archive'}">
 ${csrf}

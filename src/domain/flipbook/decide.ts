@@ -4,7 +4,9 @@
 import { Conflict, InvalidInput, NotFound, RuleBroken } from '../errors.ts';
 import type { DirectionChoice } from '../flipbookFields.ts';
 import { iso } from '../iso.ts';
+import { embedOrigins, type Visibility } from './access.ts';
 import type { Flipbook, FlipbookEvent, PageSize, UploadedFile, VersionState } from './flipbook.ts';
+import { decideShareLinks, type ShareLinkCommand } from './shareLinks.ts';
 
 type Created = Extract<Flipbook, { status: 'created' }>;
 
@@ -20,6 +22,8 @@ export type CreateFlipbook = {
     description: string;
     /** absent: auto */
     direction?: DirectionChoice;
+    /** absent: public */
+    visibility?: Visibility;
     versionId: string;
     file: UploadedFile;
     now: Date;
@@ -38,6 +42,9 @@ export type EditFlipbook = {
     direction?: DirectionChoice;
     archived?: boolean;
     downloadAllowed?: boolean;
+    visibility?: Visibility;
+    /** the sites that may frame the reader; [] for the default */
+    embedOrigins?: string[];
     now: Date;
   };
 };
@@ -77,7 +84,8 @@ export type FlipbookCommand =
   | CompleteProcessing
   | FailProcessing
   | ActivateVersion
-  | DeleteVersion;
+  | DeleteVersion
+  | ShareLinkCommand;
 
 export const createFlipbook = ({ data }: CreateFlipbook, state: Flipbook): FlipbookEvent[] => {
   if (state.status === 'created') throw new Conflict(`Flipbook ${data.flipbookId} already exists`);
@@ -95,6 +103,8 @@ export const createFlipbook = ({ data }: CreateFlipbook, state: Flipbook): Flipb
         ...(data.direction && data.direction !== 'auto' ? { direction: data.direction } : {}),
         // always said, false included: only events from before it existed are left to guess
         titleFromFile: data.titleFromFile ?? false,
+        // public is the absence of a choice, as in every event from before visibility
+        ...(data.visibility && data.visibility !== 'public' ? { visibility: data.visibility } : {}),
       },
     },
     {
@@ -129,6 +139,17 @@ export const editFlipbook = ({ data }: EditFlipbook, state: Flipbook): FlipbookE
       type: 'FlipbookDownloadChanged',
       data: { ...base, allowed: data.downloadAllowed },
     });
+  }
+  if (data.visibility !== undefined && data.visibility !== book.visibility) {
+    events.push({
+      type: 'FlipbookVisibilityChanged',
+      data: { ...base, visibility: data.visibility },
+    });
+  }
+  if (data.embedOrigins !== undefined) {
+    const origins = embedOrigins(data.embedOrigins);
+    if (origins.join(' ') !== book.embedOrigins.join(' '))
+      events.push({ type: 'FlipbookEmbedsChanged', data: { ...base, origins } });
   }
   if (data.archived === true && !book.archived)
     events.push({ type: 'FlipbookArchived', data: base });
@@ -310,6 +331,10 @@ export const decide = (command: FlipbookCommand, state: Flipbook): FlipbookEvent
       return activateVersion(command, state);
     case 'DeleteVersion':
       return deleteVersion(command, state);
+    case 'CreateShareLink':
+    case 'EditShareLink':
+    case 'RevokeShareLink':
+      return decideShareLinks(command, existing(state));
   }
 };
 

@@ -1,6 +1,8 @@
 // The flipbook aggregate: a titled document with numbered versions, at most one of them active.
 import type { Event } from '@event-driven-io/emmett';
 import { type Direction, type DirectionChoice, defaultTitleOf } from '../flipbookFields.ts';
+import type { Visibility } from './access.ts';
+import { evolveShareLinks, type LinkLedger, NO_LINKS, type ShareLinkEvent } from './shareLinks.ts';
 
 export type VersionStatus = 'pending' | 'processing' | 'done' | 'error';
 
@@ -33,6 +35,8 @@ export type FlipbookCreated = Event<
      * name's when it equals what `defaultTitle` makes of version 1's file name.
      */
     titleFromFile?: boolean;
+    /** who may read it (./access.ts); absent: public, as in every event from before it */
+    visibility?: Visibility;
   }
 >;
 /**
@@ -51,6 +55,13 @@ export type FlipbookRestored = Event<'FlipbookRestored', Base>;
 export type FlipbookDeleted = Event<'FlipbookDeleted', Base>;
 /** Whether readers may download the original PDF (the reader's Download button). */
 export type FlipbookDownloadChanged = Event<'FlipbookDownloadChanged', Base & { allowed: boolean }>;
+/** Who may read it from now on (./access.ts). */
+export type FlipbookVisibilityChanged = Event<
+  'FlipbookVisibilityChanged',
+  Base & { visibility: Visibility }
+>;
+/** The sites that may frame its reader; empty: the default for its visibility (./access.ts). */
+export type FlipbookEmbedsChanged = Event<'FlipbookEmbedsChanged', Base & { origins: string[] }>;
 export type VersionUploaded = Event<
   'VersionUploaded',
   OfVersion & { number: number; file: UploadedFile; activateOnDone: boolean }
@@ -83,6 +94,9 @@ export type FlipbookEvent =
   | FlipbookRestored
   | FlipbookDeleted
   | FlipbookDownloadChanged
+  | FlipbookVisibilityChanged
+  | FlipbookEmbedsChanged
+  | ShareLinkEvent
   | VersionUploaded
   | VersionProcessingStarted
   | VersionPagesRendered
@@ -116,6 +130,10 @@ export type Flipbook =
       deleted: boolean;
       activeVersionId: string | null;
       downloadAllowed: boolean;
+      visibility: Visibility;
+      embedOrigins: string[];
+      /** its share links' events, and how many links are live (./shareLinks.ts) */
+      links: LinkLedger;
       /** highest number ever given, deleted versions included, so numbers never repeat */
       lastNumber: number;
       versions: Record<string, VersionState>;
@@ -127,6 +145,7 @@ export const evolve = (state: Flipbook, event: FlipbookEvent): Flipbook => {
   if (event.type === 'FlipbookCreated') {
     const { flipbookId, workspaceId, title, slug, description, direction, titleFromFile } =
       event.data;
+    const visibility = event.data.visibility ?? 'public';
     return {
       status: 'created',
       flipbookId,
@@ -140,6 +159,9 @@ export const evolve = (state: Flipbook, event: FlipbookEvent): Flipbook => {
       deleted: false,
       activeVersionId: null,
       downloadAllowed: true,
+      visibility,
+      embedOrigins: [],
+      links: NO_LINKS,
       lastNumber: 0,
       versions: {},
     };
@@ -147,6 +169,16 @@ export const evolve = (state: Flipbook, event: FlipbookEvent): Flipbook => {
   if (state.status !== 'created') return state;
   if (event.type === 'FlipbookDownloadChanged')
     return { ...state, downloadAllowed: event.data.allowed };
+  if (event.type === 'FlipbookVisibilityChanged')
+    return { ...state, visibility: event.data.visibility };
+  if (event.type === 'FlipbookEmbedsChanged') return { ...state, embedOrigins: event.data.origins };
+  if (
+    event.type === 'ShareLinkCreated' ||
+    event.type === 'ShareLinkEdited' ||
+    event.type === 'ShareLinkRevoked'
+  ) {
+    return { ...state, links: evolveShareLinks(state.links, event) };
+  }
   if (event.type === 'FlipbookEdited') {
     const { title, slug, description, direction } = event.data;
     return {

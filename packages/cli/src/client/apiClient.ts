@@ -59,6 +59,7 @@ export const closeConnections = async () => {
 };
 
 import type { Static } from '@sinclair/typebox';
+import type { CreatedShareLink, ShareLinkList } from '../../../../src/contract/shareLinks.ts';
 import type {
   CreatedWebhook,
   DeliveryList,
@@ -207,7 +208,7 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
     create: (
       file: PdfFile,
       /** the upload's text fields; absent ones are the server's defaults */
-      fields: { title?: string; direction?: string },
+      fields: { title?: string; direction?: string; visibility?: string },
       options: Upload = {},
     ) =>
       call<Created>('/flipbooks', {
@@ -227,7 +228,7 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
     publishToSlug: (
       slug: string,
       file: PdfFile,
-      fields: { title?: string; direction?: string },
+      fields: { title?: string; direction?: string; visibility?: string },
       options: Upload = {},
     ) =>
       call<PublishedToSlug>(`/flipbooks/by-slug/${encodeURIComponent(slug)}/versions`, {
@@ -273,6 +274,28 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
         `/events?${new URLSearchParams({ after: query.after, limit: String(query.limit), wait: String(query.wait) })}`,
         { signal },
       ),
+    links: {
+      create: (
+        flipbookId: string,
+        input: {
+          label: string;
+          expires_at?: string;
+          password?: string;
+          allow_download?: boolean;
+        },
+      ) =>
+        call<Static<typeof CreatedShareLink>>(`/flipbooks/${encodeURIComponent(flipbookId)}/links`, {
+          method: 'POST',
+          body: jsonBody(input),
+        }),
+      list: (flipbookId: string) =>
+        call<Static<typeof ShareLinkList>>(`/flipbooks/${encodeURIComponent(flipbookId)}/links`),
+      revoke: (flipbookId: string, linkId: string) =>
+        call<{ id: string; revoked: true }>(
+          `/flipbooks/${encodeURIComponent(flipbookId)}/links/${encodeURIComponent(linkId)}`,
+          { method: 'DELETE' },
+        ),
+    },
     webhooks: {
       add: (input: { url: string; events?: string[]; description?: string }) =>
         call<Static<typeof CreatedWebhook>>('/webhooks', { method: 'POST', body: jsonBody(input) }),

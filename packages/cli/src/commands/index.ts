@@ -7,6 +7,7 @@ import { registerList } from './list.ts';
 import { registerLogin } from './login.ts';
 import { registerManage } from './manage.ts';
 import { registerPublish } from './publish.ts';
+import { registerShare } from './share.ts';
 import { registerShow } from './show.ts';
 import { registerStatus } from './status.ts';
 import { registerVersion } from './version.ts';
@@ -23,6 +24,7 @@ export const registerClientCommands = (program: Command, options: { events?: boo
   registerList(program);
   registerShow(program);
   registerManage(program);
+  registerShare(program);
   registerLogin(program);
   registerWebhook(program);
   if (options.events !== false) registerEvents(program);

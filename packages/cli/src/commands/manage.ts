@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { apiClient, type Flipbook, type FlipbookEdits } from '../client/apiClient.ts';
 import { CliError, EXIT } from '../client/cliErrors.ts';
 import { type ClientFlags, connectionFrom, withClientOptions } from '../clientOptions.ts';
-import { flagDirection } from '../fieldFlags.ts';
+import { flagDirection, flagVisibility } from '../fieldFlags.ts';
 import { safe } from '../output.ts';
 
 const printBook = (book: Flipbook, flags: ClientFlags) => {
@@ -23,12 +23,22 @@ export const registerManage = (program: Command) => {
   withClientOptions(
     program
       .command('edit <flipbookId>')
-      .description("change a flipbook's title, slug, description, reading direction or downloads")
+      .description(
+        "change a flipbook's title, slug, description, reading direction, downloads or who may read it",
+      )
       .option('--title <title>', 'the new title')
       .option('--slug <slug>', 'the new slug (lowercase words joined by hyphens)')
       .option('--description <text>', 'the new description ("" clears it)')
       .option('--download <onOrOff>', 'let readers download the PDF: on or off')
-      .option('--direction <direction>', 'reading direction: ltr, rtl or auto (as the PDF says)'),
+      .option('--direction <direction>', 'reading direction: ltr, rtl or auto (as the PDF says)')
+      .option(
+        '--visibility <who>',
+        'who may read it: public, workspace (members, signed in) or links (share links only)',
+      )
+      .option(
+        '--embed-origins <sites>',
+        'the sites that may frame its reader, comma-separated (https://example.com); "" for the default',
+      ),
   ).action(
     async (
       flipbookId: string,
@@ -38,6 +48,8 @@ export const registerManage = (program: Command) => {
         description?: string;
         download?: string;
         direction?: string;
+        visibility?: string;
+        embedOrigins?: string;
       },
     ) => {
       const edits: FlipbookEdits = {};
@@ -54,10 +66,17 @@ export const registerManage = (program: Command) => {
         edits.allow_download = flags.download === 'on';
       }
       if (flags.direction !== undefined) edits.direction = flagDirection(flags.direction);
+      if (flags.visibility !== undefined) edits.visibility = flagVisibility(flags.visibility);
+      if (flags.embedOrigins !== undefined) {
+        edits.embed_origins = flags.embedOrigins
+          .split(',')
+          .map((o) => o.trim())
+          .filter(Boolean);
+      }
       if (Object.keys(edits).length === 0) {
         throw new CliError(
           EXIT.usage,
-          'nothing to change: give --title, --slug, --description, --direction or --download',
+          'nothing to change: give --title, --slug, --description, --direction, --download, --visibility or --embed-origins',
         );
       }
       await edit(flipbookId, edits, flags);

@@ -11,13 +11,14 @@ import {
   withClientOptions,
 } from '../clientOptions.ts';
 import { describePace, type Sample } from '../client/processingPace.ts';
-import { flagDirection, flagSlug } from '../fieldFlags.ts';
+import { flagDirection, flagSlug, flagVisibility } from '../fieldFlags.ts';
 import { type Progress, publish } from '../services/publish.ts';
 
 type Flags = ClientFlags & {
   slug?: string;
   title?: string;
   direction?: string;
+  visibility?: string;
   wait?: boolean;
   timeout: string;
 };
@@ -77,10 +78,16 @@ export const registerPublish = (program: Command) => {
         '--direction <direction>',
         'reading direction: ltr, rtl or auto (default: auto, as the PDF says)',
       )
+      .option(
+        '--visibility <who>',
+        'who may read a new flipbook: public (the default), workspace or links (docs/access.md)',
+      )
       .option('--wait', 'wait until processing is done or failed')
       .option('--timeout <seconds>', 'with --wait: give up after this long (exit 4)', '600'),
   ).action(async (file: string, flags: Flags) => {
     const direction = flags.direction === undefined ? undefined : flagDirection(flags.direction);
+    const visibility =
+      flags.visibility === undefined ? undefined : flagVisibility(flags.visibility);
     const connection = await connectionFrom(flags);
     const timeoutMs = parseTimeout(flags.timeout);
     const signal = interruptible();
@@ -92,6 +99,7 @@ export const registerPublish = (program: Command) => {
           ...(flags.slug === undefined ? {} : { slug: flagSlug(flags.slug) }),
           title: flags.title,
           direction,
+          visibility,
           wait: Boolean(flags.wait),
           timeoutMs,
           signal,

@@ -37,6 +37,8 @@ export type PublishOptions = {
   title?: string;
   /** a new flipbook's reading direction: ltr, rtl or auto (the server's default) */
   direction?: string;
+  /** a new flipbook's visibility: public (the server's default), workspace or links */
+  visibility?: string;
   activate?: boolean;
   wait: boolean;
   timeoutMs: number;
@@ -55,7 +57,11 @@ export const publish = async (
     signal: options.signal,
     idempotencyKey: randomUUID(),
   };
-  const fields = { title: options.title, direction: options.direction };
+  const fields = {
+    title: options.title,
+    direction: options.direction,
+    visibility: options.visibility,
+  };
   const send = async () => {
     if (options.flipbookId) {
       const made = await client.addVersion(options.flipbookId, file, options.activate ?? true, upload);

@@ -1,0 +1,76 @@
+// Queries behind who may read what (src/app/readerAccess.ts): a version's flipbook and its
+// visibility, and whether a grant's holder may still read it (a share link not revoked or
+// expired; a member's session still open, in the book's workspace). One indexed lookup each,
+// made on every request for a non-public book's files, so a revocation is felt at once.
+import type { Visibility } from '../src/domain/flipbook/access.ts';
+import type { Db } from './readTable.ts';
+import type { VersionRow } from './versions.ts';
+
+export type VersionAccess = {
+  status: VersionRow['status'];
+  flipbook_id: string;
+  workspace_id: string;
+  visibility: Visibility;
+  download_allowed: boolean;
+  /** the original's key and name, for a download */
+  checksum: string;
+  file_name: string;
+};
+
+/** A version whose files may be served to someone (its flipbook is not archived), or null. */
+export const versionAccess = async (db: Db, versionId: string) =>
+  (
+    await db.query<VersionAccess>(
+      `SELECT v.status, f.flipbook_id, f.workspace_id, f.visibility, f.download_allowed,
+         v.checksum, v.file_name
+       FROM versions v JOIN flipbooks f USING (flipbook_id)
+       WHERE v.version_id = $1 AND f.status <> 'archived'`,
+      [versionId],
+    )
+  ).rows[0] ?? null;
+
+/** A share link that still opens its flipbook: there (not revoked), not expired. */
+export const liveLinkOf = async (db: Db, linkId: string, now: Date) =>
+  (
+    await db.query<{ flipbook_id: string; allow_download: boolean }>(
+      `SELECT flipbook_id, allow_download FROM share_links
+       WHERE link_id = $1 AND (expires_at IS NULL OR expires_at > $2)`,
+      [linkId, now],
+    )
+  ).rows[0] ?? null;
+
+/**
+ * Whether a session is still open and its person a member of the flipbook's workspace (members
+ * read their workspace's books whatever their visibility: they publish them).
+ */
+export const memberSessionReads = async (
+  db: Db,
+  sessionId: string,
+  flipbookId: string,
+  now: Date,
+  idleSince: Date,
+) =>
+  (
+    await db.query(
+      `SELECT 1 FROM sessions s JOIN users u USING (user_id)
+         JOIN flipbooks f ON f.workspace_id = u.workspace_id
+       WHERE s.session_id = $1 AND s.ended_at IS NULL AND s.expires_at > $3
+         AND s.last_seen_at > $4 AND f.flipbook_id = $2`,
+      [sessionId, flipbookId, now, idleSince],
+    )
+  ).rowCount === 1;
+
+/**
+ * The installation's secret for signing reading grants: `made` (random) by the first process that
+ * asks, the same for every daemon on the database after.
+ */
+export const grantSecret = async (db: Db, made: string): Promise<string> => {
+  await db.query(
+    `INSERT INTO flipbook_meta (key, value) VALUES ('grant_secret', $1) ON CONFLICT (key) DO NOTHING`,
+    [made],
+  );
+  const { rows } = await db.query<{ value: string }>(
+    "SELECT value FROM flipbook_meta WHERE key = 'grant_secret'",
+  );
+  return rows[0]?.value as string;
+};

@@ -1,0 +1,192 @@
+// Read table `share_links`: a flipbook's live share links as its events describe them (a revoked
+// one is gone from here, so its token finds nothing at once; its events stay). Not derived from
+// events, so replays keep them: `link_passwords` (argon2id hashes, named by id in the events) and
+// `link_opens` (reading volume, counted per link and day: not events).
+import type { Db, ReadTable } from './readTable.ts';
+import { utc } from './sql.ts';
+
+export const shareLinks: ReadTable = {
+  table: 'share_links',
+  ddl: `CREATE TABLE IF NOT EXISTS share_links (
+    link_id UUID PRIMARY KEY,
+    flipbook_id UUID NOT NULL,
+    workspace_id UUID NOT NULL,
+    label TEXT NOT NULL,
+    -- hex SHA-256 of the token (the token itself is never stored)
+    token_hash TEXT NOT NULL UNIQUE,
+    expires_at TIMESTAMPTZ,
+    password_id UUID,
+    allow_download BOOLEAN NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL,
+    updated_at TIMESTAMPTZ NOT NULL,
+    created_by JSONB
+  );
+  CREATE INDEX IF NOT EXISTS share_links_flipbook ON share_links (flipbook_id, created_at, link_id)`,
+  handles: ['ShareLinkCreated', 'ShareLinkEdited', 'ShareLinkRevoked', 'FlipbookDeleted'],
+  apply: async (db, event) => {
+    switch (event.type) {
+      case 'ShareLinkCreated': {
+        const d = event.data;
+        const actor = (event.metadata as { actor?: unknown } | undefined)?.actor ?? null;
+        await db.query(
+          `INSERT INTO share_links (link_id, flipbook_id, workspace_id, label, token_hash,
+             expires_at, password_id, allow_download, created_at, updated_at, created_by)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10) ON CONFLICT (link_id) DO NOTHING`,
+          [
+            d.linkId,
+            d.flipbookId,
+            d.workspaceId,
+            d.label,
+            d.tokenHash,
+            d.expiresAt,
+            d.passwordId,
+            d.allowDownload,
+            d.occurredAt,
+            actor,
+          ],
+        );
+        break;
+      }
+      case 'ShareLinkEdited': {
+        const d = event.data;
+        await db.query(
+          `UPDATE share_links SET label = coalesce($2, label),
+             expires_at = CASE WHEN $3 THEN $4::timestamptz ELSE expires_at END,
+             password_id = CASE WHEN $5 THEN $6::uuid ELSE password_id END,
+             allow_download = coalesce($7, allow_download),
+             updated_at = GREATEST(updated_at, $8)
+           WHERE link_id = $1`,
+          [
+            d.linkId,
+            d.label ?? null,
+            d.expiresAt !== undefined,
+            d.expiresAt ?? null,
+            d.passwordId !== undefined,
+            d.passwordId ?? null,
+            d.allowDownload ?? null,
+            d.occurredAt,
+          ],
+        );
+        break;
+      }
+      case 'ShareLinkRevoked':
+        await db.query('DELETE FROM share_links WHERE link_id = $1', [event.data.linkId]);
+        break;
+      case 'FlipbookDeleted':
+        await db.query('DELETE FROM share_links WHERE flipbook_id = $1', [event.data.flipbookId]);
+        break;
+    }
+  },
+};
+
+/** Not projections: kept across replays (schema.ts creates them). */
+export const SHARE_LINK_STATE_DDL = `
+CREATE TABLE IF NOT EXISTS link_passwords (
+  password_id UUID PRIMARY KEY,
+  link_id UUID NOT NULL,
+  hash TEXT NOT NULL,
+  created_at TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE IF NOT EXISTS link_opens (
+  link_id UUID NOT NULL,
+  day DATE NOT NULL,
+  opens INT NOT NULL,
+  PRIMARY KEY (link_id, day)
+);
+`;
+
+export type ShareLinkRow = {
+  id: string;
+  flipbook_id: string;
+  workspace_id: string;
+  label: string;
+  expires_at: string | null;
+  has_password: boolean;
+  allow_download: boolean;
+  created_at: string;
+  updated_at: string;
+  /** opens in all, and on the last day with any (UTC) */
+  opens: number;
+  last_opened_on: string | null;
+};
+
+const COLUMNS = `l.link_id AS id, l.flipbook_id, l.workspace_id, l.label,
+  ${utc('l.expires_at', 'expires_at')}, l.password_id IS NOT NULL AS has_password, l.allow_download,
+  ${utc('l.created_at', 'created_at')}, ${utc('l.updated_at', 'updated_at')},
+  coalesce(o.opens, 0)::int AS opens, o.last_day::text AS last_opened_on`;
+const OPENS = `LEFT JOIN LATERAL (SELECT sum(opens) AS opens, max(day) AS last_day
+  FROM link_opens WHERE link_opens.link_id = l.link_id) o ON TRUE`;
+
+export const listShareLinks = async (db: Db, flipbookId: string) =>
+  (
+    await db.query<ShareLinkRow>(
+      `SELECT ${COLUMNS} FROM share_links l ${OPENS}
+       WHERE l.flipbook_id = $1 ORDER BY l.created_at, l.link_id`,
+      [flipbookId],
+    )
+  ).rows;
+
+export const findShareLink = async (db: Db, flipbookId: string, linkId: string) =>
+  (
+    await db.query<ShareLinkRow>(
+      `SELECT ${COLUMNS} FROM share_links l ${OPENS}
+       WHERE l.flipbook_id = $1 AND l.link_id = $2`,
+      [flipbookId, linkId],
+    )
+  ).rows[0] ?? null;
+
+/** What opening a link needs: the link by its token's hash, live or not yet expired. */
+export type LinkByToken = {
+  link_id: string;
+  flipbook_id: string;
+  workspace_id: string;
+  password_id: string | null;
+  allow_download: boolean;
+  expired: boolean;
+};
+
+export const findLinkByTokenHash = async (db: Db, tokenHash: string, now: Date) =>
+  (
+    await db.query<LinkByToken>(
+      `SELECT link_id, flipbook_id, workspace_id, password_id, allow_download,
+         coalesce(expires_at <= $2, FALSE) AS expired
+       FROM share_links WHERE token_hash = $1`,
+      [tokenHash, now],
+    )
+  ).rows[0] ?? null;
+
+/** A link by id, for a grant (./access): still there and not expired, or null. */
+export const findLiveLink = async (db: Db, linkId: string, now: Date) =>
+  (
+    await db.query<LinkByToken>(
+      `SELECT link_id, flipbook_id, workspace_id, password_id, allow_download, FALSE AS expired
+       FROM share_links WHERE link_id = $1 AND (expires_at IS NULL OR expires_at > $2)`,
+      [linkId, now],
+    )
+  ).rows[0] ?? null;
+
+export const saveLinkPassword = async (
+  db: Db,
+  p: { passwordId: string; linkId: string; hash: string; now: Date },
+) => {
+  await db.query(
+    `INSERT INTO link_passwords (password_id, link_id, hash, created_at) VALUES ($1, $2, $3, $4)`,
+    [p.passwordId, p.linkId, p.hash, p.now],
+  );
+};
+
+export const linkPasswordHash = async (db: Db, passwordId: string) =>
+  (
+    await db.query<{ hash: string }>('SELECT hash FROM link_passwords WHERE password_id = $1', [
+      passwordId,
+    ])
+  ).rows[0]?.hash ?? null;
+
+/** One more open of a link on a day (UTC). */
+export const countLinkOpen = async (db: Db, linkId: string, now: Date) => {
+  await db.query(
+    `INSERT INTO link_opens (link_id, day, opens) VALUES ($1, ($2::timestamptz AT TIME ZONE 'UTC')::date, 1)
+     ON CONFLICT (link_id, day) DO UPDATE SET opens = link_opens.opens + 1`,
+    [linkId, now],
+  );
+};

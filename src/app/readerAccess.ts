@@ -1,0 +1,215 @@
+// Who may read a flipbook (docs/access.md). A public book is read at its URLs as always. A
+// non-public one is entered at its reader (/f/:id for members, signed in to the dashboard) or at a
+// share link (/s/<token>); what is let in gets a grant: a signed, short-lived name of who reads
+// which flipbook, which prefixes the URLs of the book's files (/a/<grant>/...). Every request
+// for such a file checks the grant's signature and then, in the database, that its holder still
+// may read (the link not revoked or expired, the session open and its person still a member), so
+// a revocation ends access at once on every daemon, also to URLs a browser already holds.
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { grantSecret, liveLinkOf, memberSessionReads } from '../../projections/access.ts';
+import { findReaderFlipbook } from '../../projections/reader.ts';
+import {
+  countLinkOpen,
+  findLinkByTokenHash,
+  linkPasswordHash,
+} from '../../projections/shareLinks.ts';
+import { AppError, NotFound } from '../domain/errors.ts';
+import { isUuid } from '../domain/uuid.ts';
+import type { Store } from '../store/store.ts';
+import { decoyHash, verifyPassword } from './accounts/passwords.ts';
+import { currentSession, SESSION_IDLE_MS } from './accounts/sessions.ts';
+import {
+  linkAccount,
+  noteRightAttempt,
+  noteWrongAttempt,
+  refuseIfThrottled,
+} from './accounts/throttle.ts';
+import { hashToken, isWellFormedToken } from './accounts/tokens.ts';
+import type { Clock } from './clock.ts';
+
+/** How long a grant lets its holder read without entering again (revocation is felt at once). */
+export const GRANT_MS = 12 * 3_600_000;
+
+export type Grant = {
+  /** `link`: a share link's reader (holder: the link); `member`: a signed-in member (the session) */
+  kind: 'link' | 'member';
+  holder: string;
+  flipbookId: string;
+  /** unix seconds */
+  expires: number;
+};
+
+export type Grants = {
+  sign: (grant: Grant) => string;
+  /** the grant a string holds, if we signed it and it has not expired; else null */
+  read: (text: string, now: Date) => Grant | null;
+};
+
+const KINDS = { l: 'link', m: 'member' } as const;
+
+export const grantsSignedWith = (secret: string): Grants => {
+  const mac = (payload: string) =>
+    createHmac('sha256', secret).update(payload).digest('base64url').slice(0, 22);
+  return {
+    sign: (g) => {
+      const payload = `${g.kind === 'link' ? 'l' : 'm'}.${g.holder}.${g.flipbookId}.${g.expires}`;
+      return `${payload}.${mac(payload)}`;
+    },
+    read: (text, now) => {
+      const parts = text.split('.');
+      if (parts.length !== 5 || text.length > 120) return null;
+      const [kind = '', holder = '', flipbookId = '', expires = '', signature = ''] = parts;
+      if (!(kind in KINDS) || !isUuid(holder) || !isUuid(flipbookId) || !/^\d{1,12}$/.test(expires))
+        return null;
+      const expected = Buffer.from(mac(parts.slice(0, 4).join('.')));
+      const given = Buffer.from(signature);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+      if (Number(expires) * 1000 <= now.getTime()) return null;
+      return {
+        kind: KINDS[kind as keyof typeof KINDS],
+        holder,
+        flipbookId,
+        expires: Number(expires),
+      };
+    },
+  };
+};
+
+/** The grants of this installation: one secret for every daemon on the database. */
+export const openGrants = async (store: Store) =>
+  grantsSignedWith(await grantSecret(store.db, randomBytes(32).toString('hex')));
+
+export type AccessDeps = { store: Store; clock: Clock; grants: Grants };
+
+/** What a grant still lets its holder do with its flipbook's files; null: nothing (a 404). */
+export const grantAllows = async (
+  { store, clock, grants }: AccessDeps,
+  text: string,
+): Promise<{ flipbookId: string; download: boolean } | null> => {
+  const now = clock.now();
+  const grant = grants.read(text, now);
+  if (!grant) return null;
+  if (grant.kind === 'link') {
+    const link = await liveLinkOf(store.db, grant.holder, now);
+    return link?.flipbook_id === grant.flipbookId
+      ? { flipbookId: grant.flipbookId, download: link.allow_download }
+      : null;
+  }
+  const idleSince = new Date(now.getTime() - SESSION_IDLE_MS);
+  const reads = await memberSessionReads(store.db, grant.holder, grant.flipbookId, now, idleSince);
+  return reads ? { flipbookId: grant.flipbookId, download: true } : null;
+};
+
+/** How someone arriving at a reader gets in. */
+export type Entry =
+  /** a public book: its usual URLs */
+  | { kind: 'public' }
+  /** let in: the book's files under /a/<grant>/ */
+  | { kind: 'granted'; grant: string; download: boolean }
+  /** a workspace book and no one signed in */
+  | { kind: 'sign-in' }
+  /** a share link with a password, not given yet */
+  | { kind: 'password' }
+  /** nothing to read here for this person: the same 404 as an unknown id */
+  | { kind: 'not-found' };
+
+const grantFor = (deps: AccessDeps, kind: Grant['kind'], holder: string, flipbookId: string) =>
+  deps.grants.sign({
+    kind,
+    holder,
+    flipbookId,
+    expires: Math.floor((deps.clock.now().getTime() + GRANT_MS) / 1000),
+  });
+
+/** At /f/:id: a public book, or another for its workspace's signed-in members. */
+export const enterByBook = async (
+  deps: AccessDeps,
+  flipbookId: string,
+  sessionToken: string | null,
+): Promise<Entry> => {
+  const book = await findReaderFlipbook(deps.store.db, flipbookId);
+  if (!book || book.visibility === 'public') return { kind: 'public' };
+  const session = sessionToken ? await currentSession(deps.store, sessionToken, deps.clock) : null;
+  // A links-only book shows no one that it exists (no sign-in page); its own members, signed
+  // in, read it like a workspace book: they publish it.
+  if (!session) return { kind: book.visibility === 'links' ? 'not-found' : 'sign-in' };
+  if (session.workspace.id !== book.workspace_id) return { kind: 'not-found' };
+  return {
+    kind: 'granted',
+    grant: grantFor(deps, 'member', session.sessionId, flipbookId),
+    download: true,
+  };
+};
+
+export type LinkEntry = Entry & { flipbookId?: string };
+
+/**
+ * At /s/<token>: the link's flipbook, whatever its visibility (a link names a reader the owner
+ * chose). `proof`: a grant this browser was given for the link when it gave the password.
+ * `opened`: this is someone opening the reader (counted per link and day), not its status poll.
+ */
+export const enterByLink = async (
+  deps: AccessDeps,
+  token: string,
+  proof: string | null,
+  opened: boolean,
+): Promise<{ entry: Entry; flipbookId: string | null }> => {
+  const now = deps.clock.now();
+  const link = isWellFormedToken(token)
+    ? await findLinkByTokenHash(deps.store.db, hashToken(token), now)
+    : null;
+  if (!link || link.expired) return { entry: { kind: 'not-found' }, flipbookId: null };
+  if (link.password_id) {
+    const given = proof ? deps.grants.read(proof, now) : null;
+    if (given?.kind !== 'link' || given.holder !== link.link_id) {
+      return { entry: { kind: 'password' }, flipbookId: link.flipbook_id };
+    }
+  }
+  if (opened) await countLinkOpen(deps.store.db, link.link_id, now);
+  return {
+    entry: {
+      kind: 'granted',
+      grant: grantFor(deps, 'link', link.link_id, link.flipbook_id),
+      download: link.allow_download,
+    },
+    flipbookId: link.flipbook_id,
+  };
+};
+
+export class WrongLinkPassword extends AppError {
+  override name = 'WrongLinkPassword';
+  constructor() {
+    super(401, 'That password is not right');
+  }
+}
+
+/**
+ * A password given for a share link: throttled per link and per address like a sign-in, one
+ * argon2id run whatever the case (a decoy for a link without a password), and one answer for
+ * every wrong one. Returns the proof to keep (a grant, in a cookie for this link only).
+ */
+export const unlockLink = async (
+  deps: AccessDeps,
+  token: string,
+  password: string,
+  address: string | null,
+): Promise<{ proof: string; maxAgeSeconds: number }> => {
+  const now = deps.clock.now();
+  const link = isWellFormedToken(token)
+    ? await findLinkByTokenHash(deps.store.db, hashToken(token), now)
+    : null;
+  if (!link || link.expired) throw new NotFound('Not found');
+  const attempt = { account: linkAccount(link.link_id), address };
+  await refuseIfThrottled(deps.store, attempt, now);
+  const stored = link.password_id ? await linkPasswordHash(deps.store.db, link.password_id) : null;
+  const matches = await verifyPassword(password.slice(0, 1024), stored ?? (await decoyHash()));
+  if (link.password_id && (!stored || !matches)) {
+    await noteWrongAttempt(deps.store, attempt, now);
+    throw new WrongLinkPassword();
+  }
+  await noteRightAttempt(deps.store, attempt);
+  return {
+    proof: grantFor(deps, 'link', link.link_id, link.flipbook_id),
+    maxAgeSeconds: Math.floor(GRANT_MS / 1000),
+  };
+};

@@ -1,0 +1,100 @@
+// A flipbook's share links (beyond the spec; docs/access.md): the shapes the API answers with and
+// takes, one definition each.
+import { type Static, Type } from '@sinclair/typebox';
+import { MAX_LABEL } from '../domain/flipbook/shareLinks.ts';
+import { Named, Uuid } from './common.ts';
+
+export const MIN_LINK_PASSWORD = 8;
+export const MAX_LINK_PASSWORD = 256;
+
+const label = Type.String({
+  maxLength: MAX_LABEL,
+  description: 'Who the link is for, for people (e.g. `Jane Doe, Acme`); not shown to the reader',
+});
+const expiresAt = Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+  description: 'When the link stops working (RFC 3339, in the future); null: never',
+});
+const password = Type.String({
+  minLength: MIN_LINK_PASSWORD,
+  maxLength: MAX_LINK_PASSWORD,
+  description: `A password the reader must give first (${MIN_LINK_PASSWORD} to ${MAX_LINK_PASSWORD} characters); stored as an argon2id hash`,
+});
+const allowDownload = Type.Boolean({
+  description:
+    'false: no download of the PDF through this link; true: as the flipbook allows (the default)',
+});
+
+const linkFields = {
+  id: Uuid('The link’s id (not its token)'),
+  flipbook_id: Uuid('Its flipbook'),
+  label,
+  expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'When it stops working; null: never',
+  }),
+  expired: Type.Boolean({ description: 'Whether it has stopped working by its expiry' }),
+  has_password: Type.Boolean({ description: 'Whether it asks for a password' }),
+  allow_download: allowDownload,
+  opens: Type.Integer({ minimum: 0, description: 'How many times its reader was opened' }),
+  last_opened_on: Type.Union([Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }), Type.Null()], {
+    description: 'The last day (UTC) it was opened; null: never',
+  }),
+  created_at: Type.String({ format: 'date-time', description: 'When it was created' }),
+};
+
+export const ShareLink = Named('ShareLink', linkFields, {
+  description: 'A share link, without its token (shown once, when it is created)',
+});
+export type ShareLink = Static<typeof ShareLink>;
+
+export const CreatedShareLink = Named(
+  'CreatedShareLink',
+  {
+    ...linkFields,
+    url: Type.String({
+      format: 'uri',
+      description:
+        'The link to give its recipient: it holds a random token of 256 bits, shown this once (only its hash is kept)',
+    }),
+  },
+  { description: 'A new share link, with its URL: shown this once' },
+);
+export type CreatedShareLink = Static<typeof CreatedShareLink>;
+
+export const ShareLinkList = Named('ShareLinkList', {
+  links: Type.Array(ShareLink, { description: 'Every live link, oldest first' }),
+});
+export type ShareLinkList = Static<typeof ShareLinkList>;
+
+export const CreateShareLinkBody = Type.Object(
+  {
+    label,
+    expires_at: Type.Optional(expiresAt),
+    password: Type.Optional(Type.Union([password, Type.Null()])),
+    allow_download: Type.Optional(allowDownload),
+  },
+  { additionalProperties: false },
+);
+export type CreateShareLinkBody = Static<typeof CreateShareLinkBody>;
+
+export const EditShareLinkBody = Type.Object(
+  {
+    label: Type.Optional(label),
+    expires_at: Type.Optional(expiresAt),
+    password: Type.Optional(
+      Type.Union([password, Type.Null()], { description: 'A new password; null: none' }),
+    ),
+    allow_download: Type.Optional(allowDownload),
+  },
+  { additionalProperties: false },
+);
+export type EditShareLinkBody = Static<typeof EditShareLinkBody>;
+
+export const ShareLinkParams = Type.Object({
+  id: Uuid('Flipbook id'),
+  linkId: Uuid('Share link id'),
+});
+
+export const ShareLinkRevoked = Named('ShareLinkRevoked', {
+  id: Uuid('The link'),
+  revoked: Type.Literal(true),
+});

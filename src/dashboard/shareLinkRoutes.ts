@@ -1,0 +1,109 @@
+// A flipbook's share links in the dashboard (/dashboard/flipbooks/:id/links) and who may read it
+// (the visibility form on its page): each form → the API's own use case (src/app/shareLinks.ts,
+// manageFlipbooks.ts) → redirect, or the page again with the refusal in words. A new link's URL
+// waits sealed for this session (flash) and is shown once after the redirect.
+import type { ServerResponse } from 'node:http';
+import { popFlash, putFlash } from '../app/accounts/flash.ts';
+import type { SignedIn } from '../app/accounts/sessions.ts';
+import { getFlipbook } from '../app/flipbooks.ts';
+import { editFlipbook } from '../app/manageFlipbooks.ts';
+import { createShareLink, listFlipbookLinks, revokeShareLink } from '../app/shareLinks.ts';
+import { AppError, NotFound } from '../domain/errors.ts';
+import { visibility } from '../domain/flipbook/access.ts';
+import { isUuid } from '../domain/uuid.ts';
+import type { Request, Routes } from '../http/server.ts';
+import { idOf } from './flipbookView.ts';
+import type { Kit } from './kit.ts';
+import { type LinkDraft, type ShareLinksState, shareLinksPage } from './pages/shareLinks.ts';
+import { redirect, sendPage } from './request.ts';
+
+export const mountShareLinkPages = (routes: Routes, kit: Kit) => {
+  const { deps, context, signedInPage, signedInForm } = kit;
+  const caller = (req: Request, signedIn: SignedIn) => signedIn.caller(context(req));
+
+  const show = async (
+    req: Request,
+    res: ServerResponse,
+    signedIn: SignedIn,
+    status: number,
+    state: ShareLinksState,
+  ) => {
+    const id = idOf(req);
+    const who = caller(req, signedIn);
+    const flipbook = await getFlipbook(deps, who, id);
+    const { links } = await listFlipbookLinks(deps, who, id);
+    sendPage(res, status, shareLinksPage(signedIn, flipbook, links, state));
+  };
+
+  routes.get(
+    '/dashboard/flipbooks/:id/links',
+    signedInPage(async (req, res, signedIn) => {
+      const flash = (await popFlash(deps.store, signedIn)) as {
+        newLink?: { label: string; url: string; flipbookId: string };
+      } | null;
+      const created = flash?.newLink?.flipbookId === idOf(req) ? flash.newLink : undefined;
+      const revoked = new URL(req.url ?? '/', 'http://x').searchParams.get('revoked') === '1';
+      await show(req, res, signedIn, 200, {
+        ...(created ? { created: { label: created.label, url: created.url } } : {}),
+        ...(revoked ? { notice: 'The link is revoked: it no longer opens the flipbook.' } : {}),
+      });
+    }),
+  );
+
+  routes.post(
+    '/dashboard/flipbooks/:id/links',
+    signedInForm(async (req, res, signedIn, form) => {
+      const id = idOf(req);
+      const draft: LinkDraft = {
+        label: form.get('label') ?? '',
+        expires: form.get('expires') ?? '',
+        allowDownload: form.get('allow_download') === 'true',
+        error: '',
+      };
+      const password = form.get('password') ?? '';
+      try {
+        if (draft.expires !== '' && !/^\d{4}-\d{2}-\d{2}$/.test(draft.expires)) {
+          throw new AppError(400, 'Give the expiry as a date, or leave it empty');
+        }
+        const made = await createShareLink(deps, caller(req, signedIn), id, {
+          label: draft.label,
+          ...(draft.expires ? { expires_at: `${draft.expires}T00:00:00Z` } : {}),
+          ...(password ? { password } : {}),
+          allow_download: draft.allowDownload,
+        });
+        await putFlash(deps.store, signedIn, {
+          newLink: { label: made.label, url: made.url, flipbookId: id },
+        });
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status === 404 || error.status >= 500)
+          throw error;
+        return show(req, res, signedIn, error.status, {
+          draft: { ...draft, error: error.message },
+        });
+      }
+      redirect(res, `/dashboard/flipbooks/${id}/links`);
+    }),
+  );
+
+  routes.post(
+    '/dashboard/flipbooks/:id/links/:linkId/revoke',
+    signedInForm(async (req, res, signedIn) => {
+      const id = idOf(req);
+      const linkId = req.params.linkId ?? '';
+      if (!isUuid(linkId)) throw new NotFound('Share link not found');
+      await revokeShareLink(deps, caller(req, signedIn), id, linkId);
+      redirect(res, `/dashboard/flipbooks/${id}/links?revoked=1`);
+    }),
+  );
+
+  routes.post(
+    '/dashboard/flipbooks/:id/visibility',
+    signedInForm(async (req, res, signedIn, form) => {
+      const id = idOf(req);
+      await editFlipbook(deps, caller(req, signedIn), id, {
+        visibility: visibility(form.get('visibility') ?? ''),
+      });
+      redirect(res, `/dashboard/flipbooks/${id}?notice=visibility#readers`);
+    }),
+  );
+};

@@ -1,0 +1,165 @@
+// A flipbook's share links (beyond the spec; docs/access.md): POST/GET /flipbooks/:id/links,
+// GET/PATCH/DELETE /flipbooks/:id/links/:linkId.
+import {
+  createShareLink,
+  editShareLink,
+  getShareLink,
+  listFlipbookLinks,
+  revokeShareLink,
+} from '../../app/shareLinks.ts';
+import {
+  CreatedShareLink,
+  CreateShareLinkBody,
+  EditShareLinkBody,
+  MAX_LINK_PASSWORD,
+  MIN_LINK_PASSWORD,
+  ShareLink,
+  ShareLinkList,
+  ShareLinkParams,
+  ShareLinkRevoked,
+} from '../../contract/shareLinks.ts';
+import type { Failure } from '../../contract/validate.ts';
+import { InvalidInput, NotFound } from '../../domain/errors.ts';
+import { MAX_LABEL, MAX_LINKS } from '../../domain/flipbook/shareLinks.ts';
+import { MAX_EDIT_BYTES } from '../editBody.ts';
+import { error } from '../endpoint.ts';
+import { apiEndpoint, busy, FlipbookParams, flipbookNotFound } from './declare.ts';
+
+const FIELDS = ['label', 'expires_at', 'password', 'allow_download'];
+
+/** A field's refusal in the house's words, not Ajv's. */
+const WRONG: Record<string, string> = {
+  label: `Invalid label: a string of at most ${MAX_LABEL} characters`,
+  expires_at: 'Invalid expires_at: a date and time (RFC 3339, e.g. 2027-01-31T17:00:00Z), or null',
+  password: `Invalid password: ${MIN_LINK_PASSWORD} to ${MAX_LINK_PASSWORD} characters, or null for none`,
+  allow_download: 'Invalid allow_download: must be true or false',
+};
+
+const linkBody =
+  <B>(creating: boolean) =>
+  (value: unknown, failures: Failure[]): B => {
+    const first = failures[0];
+    if (!first) return value as B;
+    if (first.instancePath === '' && first.keyword === 'type') {
+      throw new InvalidInput(
+        creating
+          ? 'The body must be a JSON object with label, and optionally expires_at, password, allow_download'
+          : `The body must be a JSON object with any of ${FIELDS.join(', ')}`,
+      );
+    }
+    if (first.keyword === 'additionalProperties') {
+      const key = (first.params as { additionalProperty: string }).additionalProperty;
+      throw new InvalidInput(
+        `Unknown field ${JSON.stringify(key).slice(0, 100)}: use ${FIELDS.join(', ')}`,
+      );
+    }
+    if (first.keyword === 'required') throw new InvalidInput('label is required');
+    const field = first.instancePath.split('/')[1] ?? 'body';
+    throw new InvalidInput(WRONG[field] ?? `Invalid ${field}`);
+  };
+
+const LinkPath = {
+  schema: ShareLinkParams,
+  invalid: (params: Record<string, string>): never => {
+    if (!/^[0-9a-f-]{36}$/i.test(params.id ?? '')) throw new InvalidInput('Invalid flipbook ID');
+    throw new NotFound('Share link not found');
+  },
+};
+const linkNotFound = error(
+  '`Flipbook not found` (also another workspace’s), or `Share link not found` (also a revoked one)',
+);
+const refusedFields =
+  '`label is required`, `Invalid label: …`, `Invalid expires_at: it must be in the future`, `Invalid password: …`, `Unknown field "<name>": …`, `Malformed JSON body`';
+
+export const SHARE_LINK_ENDPOINTS = [
+  apiEndpoint({
+    method: 'post',
+    path: '/flipbooks/:id/links',
+    operationId: 'createShareLink',
+    tag: 'flipbooks',
+    summary: 'Create a share link (beyond the spec)',
+    description: `A link to the flipbook's reader for one recipient, whatever its visibility: a random token of 256 bits in its \`url\`, shown this once. It may expire, ask for a password and forbid downloading. At most ${MAX_LINKS} live links per flipbook.`,
+    params: FlipbookParams,
+    body: {
+      json: CreateShareLinkBody,
+      limit: MAX_EDIT_BYTES,
+      what: 'a share link',
+      read: linkBody<CreateShareLinkBody>(true),
+    },
+    ok: { status: 201, description: 'The link, with its URL', schema: CreatedShareLink },
+    errors: {
+      400: error(`\`Invalid flipbook ID\`, ${refusedFields}`),
+      404: flipbookNotFound,
+      413: error(`\`Request body too large: a share link is at most ${MAX_EDIT_BYTES / 1024} KB\``),
+      422: error(`\`A flipbook has at most ${MAX_LINKS} share links: …\``),
+      503: busy,
+    },
+    handle: ({ caller, params, body }, deps) => createShareLink(deps, caller, params.id, body),
+  }),
+
+  apiEndpoint({
+    method: 'get',
+    path: '/flipbooks/:id/links',
+    operationId: 'listShareLinks',
+    tag: 'flipbooks',
+    summary: 'A flipbook’s share links (beyond the spec)',
+    description: 'Every live link, oldest first, with how often it was opened; never a token.',
+    params: FlipbookParams,
+    ok: { status: 200, description: 'Its links', schema: ShareLinkList },
+    errors: { 400: error('`Invalid flipbook ID`'), 404: flipbookNotFound },
+    handle: ({ caller, params }, deps) => listFlipbookLinks(deps, caller, params.id),
+  }),
+
+  apiEndpoint({
+    method: 'get',
+    path: '/flipbooks/:id/links/:linkId',
+    operationId: 'getShareLink',
+    tag: 'flipbooks',
+    summary: 'One share link (beyond the spec)',
+    description: 'Its label, expiry, password and download settings, and how often it was opened.',
+    params: LinkPath,
+    ok: { status: 200, description: 'The link, without its token', schema: ShareLink },
+    errors: { 400: error('`Invalid flipbook ID`'), 404: linkNotFound },
+    handle: ({ caller, params }, deps) => getShareLink(deps, caller, params.id, params.linkId),
+  }),
+
+  apiEndpoint({
+    method: 'patch',
+    path: '/flipbooks/:id/links/:linkId',
+    operationId: 'editShareLink',
+    tag: 'flipbooks',
+    summary: 'Change a share link (beyond the spec)',
+    description:
+      'Any of its label, expiry, password (null removes it) and downloads; its URL stays the same. A new password asks readers who gave the old one again.',
+    params: LinkPath,
+    body: {
+      json: EditShareLinkBody,
+      limit: MAX_EDIT_BYTES,
+      what: 'a share link',
+      read: linkBody<EditShareLinkBody>(false),
+    },
+    ok: { status: 200, description: 'The link as changed', schema: ShareLink },
+    errors: {
+      400: error(`\`Invalid flipbook ID\`, ${refusedFields}`),
+      404: linkNotFound,
+      413: error(`\`Request body too large: a share link is at most ${MAX_EDIT_BYTES / 1024} KB\``),
+      503: busy,
+    },
+    handle: ({ caller, params, body }, deps) =>
+      editShareLink(deps, caller, params.id, params.linkId, body),
+  }),
+
+  apiEndpoint({
+    method: 'delete',
+    path: '/flipbooks/:id/links/:linkId',
+    operationId: 'revokeShareLink',
+    tag: 'flipbooks',
+    summary: 'Revoke a share link (beyond the spec)',
+    description:
+      'At once, on every daemon: its URL and every page already open through it answer 404.',
+    params: LinkPath,
+    ok: { status: 200, description: 'Revoked', schema: ShareLinkRevoked },
+    errors: { 400: error('`Invalid flipbook ID`'), 404: linkNotFound, 503: busy },
+    handle: ({ caller, params }, deps) => revokeShareLink(deps, caller, params.id, params.linkId),
+  }),
+];

@@ -1,0 +1,255 @@
+// Who may read a flipbook, decided on its stream: visibility, the sites that may frame it, and
+// share links (created, changed, revoked), rule by rule; the embed origins' parser; reading
+// grants (signed, expiring, tamper-evident).
+import { describe, expect, it } from 'vitest';
+import { grantsSignedWith } from '../../src/app/readerAccess.ts';
+import { InvalidInput, NotFound, RuleBroken } from '../../src/domain/errors.ts';
+import { embedOrigin, frameAncestors } from '../../src/domain/flipbook/access.ts';
+import { decide } from '../../src/domain/flipbook/decide.ts';
+import { evolve, type FlipbookEvent, initialState } from '../../src/domain/flipbook/flipbook.ts';
+import { MAX_LINKS, type ShareLinkCreated } from '../../src/domain/flipbook/shareLinks.ts';
+import { publicEvent } from '../../src/domain/publicEvents.ts';
+import { deciderSpec } from '../support/deciderSpec.ts';
+
+const given = deciderSpec({ decide, evolve, initialState });
+
+const FLIPBOOK_ID = '0b9f6c2e-5d1a-4c3b-9e8f-1a2b3c4d5e6f';
+const WORKSPACE_ID = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
+const LINK = '11111111-1111-4111-8111-111111111111';
+const OTHER = '22222222-2222-4222-8222-222222222222';
+const PASSWORD_ID = '33333333-3333-4333-8333-333333333333';
+const EARLIER = '2025-03-01T09:00:00.000Z';
+const NOW = new Date('2025-03-02T14:15:16.789Z');
+const at = { flipbookId: FLIPBOOK_ID, workspaceId: WORKSPACE_ID, occurredAt: NOW.toISOString() };
+const past = { flipbookId: FLIPBOOK_ID, workspaceId: WORKSPACE_ID, occurredAt: EARLIER };
+
+const created = (visibility?: 'workspace' | 'links'): FlipbookEvent => ({
+  type: 'FlipbookCreated',
+  data: {
+    ...past,
+    title: 'Board pack',
+    slug: 'board-pack',
+    description: '',
+    titleFromFile: false,
+    ...(visibility ? { visibility } : {}),
+  },
+});
+const linkMade = (linkId = LINK, extra: Partial<ShareLinkCreated['data']> = {}): FlipbookEvent => ({
+  type: 'ShareLinkCreated',
+  data: {
+    ...past,
+    linkId,
+    label: 'Jane',
+    tokenHash: 'ab'.repeat(32),
+    expiresAt: null,
+    passwordId: null,
+    allowDownload: true,
+    ...extra,
+  },
+});
+const edit = (data: Record<string, unknown>) =>
+  ({ type: 'EditFlipbook', data: { ...data, now: NOW } }) as const;
+
+describe('visibility and embeds', () => {
+  it('records a change of visibility, once', () => {
+    given([created()])
+      .when(edit({ visibility: 'links' }))
+      .then([{ type: 'FlipbookVisibilityChanged', data: { ...at, visibility: 'links' } }]);
+    given([created('links')])
+      .when(edit({ visibility: 'links' }))
+      .then([]);
+  });
+
+  it('reads a FlipbookCreated from before visibility as public', () => {
+    given([created()])
+      .when(edit({ visibility: 'public' }))
+      .then([]);
+  });
+
+  it('records the embed origins, cleaned, only when they change', () => {
+    given([created()])
+      .when(edit({ embedOrigins: ['HTTPS://Example.com/', 'https://example.com'] }))
+      .then([{ type: 'FlipbookEmbedsChanged', data: { ...at, origins: ['https://example.com'] } }]);
+    given([
+      created(),
+      { type: 'FlipbookEmbedsChanged', data: { ...past, origins: ['https://example.com'] } },
+    ])
+      .when(edit({ embedOrigins: ['https://example.com'] }))
+      .then([]);
+  });
+
+  it('refuses an origin a header could be widened or split with', () => {
+    for (const bad of [
+      'example.com',
+      'https://example.com/path',
+      'https://a.com https://b.com',
+      "https://a.com; script-src 'unsafe-inline'",
+      'javascript:alert(1)',
+      'https://exa mple.com',
+      'https://-bad.com',
+      'https://a.com:99999',
+      '*',
+      `https://${'a'.repeat(300)}.com`,
+    ]) {
+      expect(() => embedOrigin(bad), bad).toThrow(InvalidInput);
+    }
+    expect(embedOrigin('https://*.Example.com:8443')).toBe('https://*.example.com:8443');
+  });
+
+  it('frames a public book anywhere by default, a private one nowhere but here', () => {
+    expect(frameAncestors({ visibility: 'public', embedOrigins: [] })).toBe('frame-ancestors *');
+    expect(frameAncestors({ visibility: 'links', embedOrigins: [] })).toBe(
+      "frame-ancestors 'self'",
+    );
+    expect(frameAncestors({ visibility: 'public', embedOrigins: ['https://a.com'] })).toBe(
+      "frame-ancestors 'self' https://a.com",
+    );
+  });
+});
+
+describe('share links', () => {
+  const create = (data: Record<string, unknown> = {}) =>
+    ({
+      type: 'CreateShareLink',
+      data: { linkId: LINK, label: 'Jane', tokenHash: 'ab'.repeat(32), now: NOW, ...data },
+    }) as const;
+
+  it('creates a link with its defaults: no expiry, no password, downloads as the book', () => {
+    given([created('links')])
+      .when(create({ label: '  Jane Doe, Acme  ' }))
+      .then([
+        {
+          type: 'ShareLinkCreated',
+          data: {
+            ...at,
+            linkId: LINK,
+            label: 'Jane Doe, Acme',
+            tokenHash: 'ab'.repeat(32),
+            expiresAt: null,
+            passwordId: null,
+            allowDownload: true,
+          },
+        },
+      ]);
+  });
+
+  it('refuses a blank, over-long or hostile label, and an expiry in the past or too far', () => {
+    const refused = (data: Record<string, unknown>) =>
+      given([created()])
+        .when(create(data))
+        .thenThrows((e) => e instanceof InvalidInput);
+    refused({ label: '   ' });
+    refused({ label: 'x'.repeat(201) });
+    refused({ label: 'Jane\u202eenaJ' });
+    refused({ label: 'Jane\u0007' });
+    refused({ expiresAt: new Date(NOW.getTime() - 1000) });
+    refused({ expiresAt: new Date('2040-01-01T00:00:00Z') });
+  });
+
+  it(`keeps at most ${MAX_LINKS} live links; a revoked one frees its place`, () => {
+    const many = Array.from({ length: MAX_LINKS }, (_, i) =>
+      linkMade(`${String(i).padStart(8, '0')}-1111-4111-8111-111111111111`),
+    );
+    given([created(), ...many])
+      .when(create({ linkId: OTHER }))
+      .thenThrows((e) => e instanceof RuleBroken);
+    const revoked: FlipbookEvent = {
+      type: 'ShareLinkRevoked',
+      data: { ...past, linkId: '00000000-1111-4111-8111-111111111111' },
+    };
+    expect(
+      decide(
+        create({ linkId: OTHER }),
+        [created(), ...many, revoked].reduce(evolve, initialState()),
+      ),
+    ).toHaveLength(1);
+  });
+
+  it('records only what changed; a new password is always a change; null removes it', () => {
+    given([created(), linkMade()])
+      .when({
+        type: 'EditShareLink',
+        data: {
+          linkId: LINK,
+          label: 'Jane',
+          passwordId: PASSWORD_ID,
+          allowDownload: false,
+          now: NOW,
+        },
+      })
+      .then([
+        {
+          type: 'ShareLinkEdited',
+          data: { ...at, linkId: LINK, passwordId: PASSWORD_ID, allowDownload: false },
+        },
+      ]);
+    given([created(), linkMade()])
+      .when({ type: 'EditShareLink', data: { linkId: LINK, passwordId: null, now: NOW } })
+      .then([]);
+    given([created(), linkMade(LINK, { passwordId: PASSWORD_ID })])
+      .when({ type: 'EditShareLink', data: { linkId: LINK, passwordId: null, now: NOW } })
+      .then([{ type: 'ShareLinkEdited', data: { ...at, linkId: LINK, passwordId: null } }]);
+  });
+
+  it('revokes a link once; a revoked or unknown link is not found, also for changes', () => {
+    const revoked: FlipbookEvent = { type: 'ShareLinkRevoked', data: { ...past, linkId: LINK } };
+    given([created(), linkMade()])
+      .when({ type: 'RevokeShareLink', data: { linkId: LINK, now: NOW } })
+      .then([{ type: 'ShareLinkRevoked', data: { ...at, linkId: LINK } }]);
+    for (const command of [
+      { type: 'RevokeShareLink', data: { linkId: LINK, now: NOW } },
+      { type: 'EditShareLink', data: { linkId: LINK, label: 'x', now: NOW } },
+    ] as const) {
+      given([created(), linkMade(), revoked])
+        .when(command)
+        .thenThrows((e) => e instanceof NotFound);
+    }
+    given([created()])
+      .when({ type: 'RevokeShareLink', data: { linkId: OTHER, now: NOW } })
+      .thenThrows((e) => e instanceof NotFound);
+  });
+
+  it('publishes links without their token hash or password id', () => {
+    const made = linkMade(LINK, { passwordId: PASSWORD_ID });
+    const face = publicEvent(made.type, made.data as Record<string, unknown>);
+    expect(face).toEqual({
+      type: 'share_link.created',
+      data: {
+        flipbook_id: FLIPBOOK_ID,
+        link_id: LINK,
+        label: 'Jane',
+        expires_at: null,
+        allow_download: true,
+        has_password: true,
+      },
+    });
+  });
+});
+
+describe('reading grants', () => {
+  const grants = grantsSignedWith('a secret of this installation');
+  const grant = {
+    kind: 'link' as const,
+    holder: LINK,
+    flipbookId: FLIPBOOK_ID,
+    expires: 2_000_000_000,
+  };
+
+  it('reads back what it signed, until it expires', () => {
+    const text = grants.sign(grant);
+    expect(grants.read(text, NOW)).toEqual(grant);
+    expect(grants.read(text, new Date(2_000_000_000 * 1000))).toBeNull();
+  });
+
+  it('refuses one tampered with, or signed under another secret', () => {
+    const text = grants.sign(grant);
+    const swapped = text.replace(FLIPBOOK_ID, OTHER);
+    expect(grants.read(swapped, NOW)).toBeNull();
+    expect(grants.read(text.replace(/^l/, 'm'), NOW)).toBeNull();
+    expect(grants.read(`${text.slice(0, -1)}A`, NOW)).toBeNull();
+    expect(grantsSignedWith('another secret').read(text, NOW)).toBeNull();
+    for (const junk of ['', 'a.b.c.d.e', `${text}.x`, 'l'.repeat(500)]) {
+      expect(grants.read(junk, NOW)).toBeNull();
+    }
+  });
+});
