@@ -124,6 +124,20 @@ export const showFlipbook = async (
   };
 };
 
+/**
+ * The fields of an upload that makes a flipbook, each checked by the domain's rules in the order
+ * the form has them (the first bad one is the one named); the slug only when the form gives it.
+ */
+const newBookFields = ({ fields: given }: ReceivedUpload, withSlug: boolean) => {
+  const title = cleanTitle(given.title);
+  const description = given.description === undefined ? '' : fields.description(given.description);
+  const askedSlug = withSlug && given.slug !== undefined ? fields.slug(given.slug) : null;
+  const direction = given.direction === undefined ? 'auto' : fields.direction(given.direction);
+  const readers =
+    given.visibility === undefined ? 'public' : visibility(given.visibility.trim().toLowerCase());
+  return { title, description, askedSlug, direction, readers };
+};
+
 export const createFlipbook = async (
   deps: ApiDeps,
   caller: Caller,
@@ -135,16 +149,7 @@ export const createFlipbook = async (
   const remake = (prior: IdempotentUpload) => remadeCreated(store.db, caller, prior);
   const first = await priorAnswer(store.db, caller, idempotency, remake);
   if (first) return replayed(options, first);
-  const title = cleanTitle(upload.fields.title);
-  const description =
-    upload.fields.description === undefined ? '' : fields.description(upload.fields.description);
-  const askedSlug = upload.fields.slug === undefined ? null : fields.slug(upload.fields.slug);
-  const direction =
-    upload.fields.direction === undefined ? 'auto' : fields.direction(upload.fields.direction);
-  const readers =
-    upload.fields.visibility === undefined
-      ? 'public'
-      : visibility(upload.fields.visibility.trim().toLowerCase());
+  const { title, description, askedSlug, direction, readers } = newBookFields(upload, true);
   // A quick refusal before the slow inspection; the count that decides is taken under the lock.
   checkFlipbookCount(caller.plan, await countWorkspaceFlipbooks(store.db, caller.workspaceId));
   const { file, pages, ref } = await acceptPdf(caller.plan, upload.file);
@@ -296,15 +301,7 @@ export const publishToSlug = async (
   };
   const first = await priorAnswer(store.db, caller, idempotency, remake);
   if (first) return replayed(options, first);
-  const title = cleanTitle(upload.fields.title);
-  const description =
-    upload.fields.description === undefined ? '' : fields.description(upload.fields.description);
-  const direction =
-    upload.fields.direction === undefined ? 'auto' : fields.direction(upload.fields.direction);
-  const readers =
-    upload.fields.visibility === undefined
-      ? 'public'
-      : visibility(upload.fields.visibility.trim().toLowerCase());
+  const { title, description, direction, readers } = newBookFields(upload, false);
   const { file, pages, ref } = await acceptPdf(caller.plan, upload.file);
   const done = await withStoredOriginal(store, deps.blobs, file.checksum, (stored) =>
     store.locks.workspace(caller.workspaceId, async () => {

@@ -17,6 +17,7 @@ import type {
   ShareLinkList,
 } from '../contract/shareLinks.ts';
 import { InvalidInput, NotFound } from '../domain/errors.ts';
+import type { ShareLinkCommand } from '../domain/flipbook/shareLinks.ts';
 import { hashPassword } from './accounts/passwords.ts';
 import { hashToken, newToken } from './accounts/tokens.ts';
 import type { Caller } from './caller.ts';
@@ -68,100 +69,66 @@ const keptPassword = async (deps: ApiDeps, linkId: string, password: string | nu
   return passwordId;
 };
 
-export const createShareLink = async (
-  deps: ApiDeps,
-  caller: Caller,
-  flipbookId: string,
-  body: CreateShareLinkBody,
-): Promise<CreatedShareLink> => {
-  await bookOf(deps, caller, flipbookId);
-  const linkId = randomUUID();
-  const token = newToken();
-  const passwordId = await keptPassword(deps, linkId, body.password);
-  await runFlipbookCommand(
-    deps.store,
-    flipbookId,
-    {
-      type: 'CreateShareLink',
-      data: {
-        linkId,
-        label: body.label,
-        tokenHash: hashToken(token),
-        expiresAt: dateOf(body.expires_at) ?? null,
-        passwordId: passwordId ?? null,
-        allowDownload: body.allow_download ?? true,
-        now: deps.clock.now(),
-      },
+/**
+ * The share links of one flipbook of the caller's workspace, each use case after the check that
+ * the flipbook is theirs (another workspace's is as unknown as none).
+ */
+export const shareLinksOf = (deps: ApiDeps, caller: Caller, flipbookId: string) => {
+  const run = async (command: ShareLinkCommand) => {
+    await bookOf(deps, caller, flipbookId);
+    await runFlipbookCommand(deps.store, flipbookId, command, caller.metadata);
+  };
+  const current = async (linkId: string) => {
+    await bookOf(deps, caller, flipbookId);
+    return linkOf(deps, flipbookId, linkId);
+  };
+  const now = () => deps.clock.now();
+  return {
+    create: async (body: CreateShareLinkBody): Promise<CreatedShareLink> => {
+      const linkId = randomUUID();
+      const token = newToken();
+      await bookOf(deps, caller, flipbookId);
+      const passwordId = await keptPassword(deps, linkId, body.password);
+      const expiresAt = dateOf(body.expires_at) ?? null;
+      const allowDownload = body.allow_download ?? true;
+      const tokenHash = hashToken(token);
+      await run({
+        type: 'CreateShareLink',
+        data: {
+          linkId,
+          label: body.label,
+          tokenHash,
+          expiresAt,
+          passwordId: passwordId ?? null,
+          allowDownload,
+          now: now(),
+        },
+      });
+      const row = await linkOf(deps, flipbookId, linkId);
+      return { ...shown(row, now()), url: deps.urls.shareLink(token) };
     },
-    caller.metadata,
-  );
-  const row = await linkOf(deps, flipbookId, linkId);
-  return { ...shown(row, deps.clock.now()), url: deps.urls.shareLink(token) };
-};
-
-export const listFlipbookLinks = async (
-  deps: ApiDeps,
-  caller: Caller,
-  flipbookId: string,
-): Promise<ShareLinkList> => {
-  await bookOf(deps, caller, flipbookId);
-  const now = deps.clock.now();
-  return { links: (await listShareLinks(deps.store.db, flipbookId)).map((row) => shown(row, now)) };
-};
-
-export const getShareLink = async (
-  deps: ApiDeps,
-  caller: Caller,
-  flipbookId: string,
-  linkId: string,
-): Promise<ShareLink> => {
-  await bookOf(deps, caller, flipbookId);
-  return shown(await linkOf(deps, flipbookId, linkId), deps.clock.now());
-};
-
-export const editShareLink = async (
-  deps: ApiDeps,
-  caller: Caller,
-  flipbookId: string,
-  linkId: string,
-  body: EditShareLinkBody,
-): Promise<ShareLink> => {
-  await bookOf(deps, caller, flipbookId);
-  const id = (await linkOf(deps, flipbookId, linkId)).id;
-  const passwordId = await keptPassword(deps, id, body.password);
-  await runFlipbookCommand(
-    deps.store,
-    flipbookId,
-    {
-      type: 'EditShareLink',
-      data: {
-        linkId: id,
-        label: body.label,
-        expiresAt: dateOf(body.expires_at),
-        passwordId,
-        allowDownload: body.allow_download,
-        now: deps.clock.now(),
-      },
+    list: async (): Promise<ShareLinkList> => {
+      await bookOf(deps, caller, flipbookId);
+      const rows = await listShareLinks(deps.store.db, flipbookId);
+      return { links: rows.map((row) => shown(row, now())) };
     },
-    caller.metadata,
-  );
-  return shown(await linkOf(deps, flipbookId, id), deps.clock.now());
-};
-
-/** Revoked at once: its token finds nothing on any daemon, and grants made from it stop. */
-export const revokeShareLink = async (
-  deps: ApiDeps,
-  caller: Caller,
-  flipbookId: string,
-  linkId: string,
-) => {
-  await bookOf(deps, caller, flipbookId);
-  const id = (await linkOf(deps, flipbookId, linkId)).id;
-  await runFlipbookCommand(
-    deps.store,
-    flipbookId,
-    { type: 'RevokeShareLink', data: { linkId: id, now: deps.clock.now() } },
-    caller.metadata,
-  );
-  return { id, revoked: true as const };
+    get: async (linkId: string): Promise<ShareLink> => shown(await current(linkId), now()),
+    edit: async (linkId: string, body: EditShareLinkBody): Promise<ShareLink> => {
+      const { id } = await current(linkId);
+      const passwordId = await keptPassword(deps, id, body.password);
+      const { label, allow_download: allowDownload } = body;
+      const expiresAt = dateOf(body.expires_at);
+      await run({
+        type: 'EditShareLink',
+        data: { linkId: id, label, expiresAt, passwordId, allowDownload, now: now() },
+      });
+      return shown(await linkOf(deps, flipbookId, id), now());
+    },
+    /** Revoked at once: its token finds nothing on any daemon, and grants made from it stop. */
+    revoke: async (linkId: string) => {
+      const { id } = await current(linkId);
+      await run({ type: 'RevokeShareLink', data: { linkId: id, now: now() } });
+      return { id, revoked: true as const };
+    },
+  };
 };

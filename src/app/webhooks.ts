@@ -83,27 +83,28 @@ export const listWorkspaceWebhooks = async (store: Store, caller: Caller) => ({
 export const getWebhook = async (store: Store, caller: Caller, id: string) =>
   shownWebhook(await webhookOf(store, caller, id));
 
-export const removeWebhook = async ({ store, clock }: WebhookDeps, caller: Caller, id: string) => {
+/** A person's command on one of the workspace's webhooks (another workspace's is not found). */
+const onWebhook = async (
+  { store, clock }: WebhookDeps,
+  caller: Caller,
+  id: string,
+  type: 'RemoveWebhook' | 'EnableWebhook',
+) => {
   const row = await webhookOf(store, caller, id);
-  await runWorkspaceCommand(
-    store,
-    caller.workspaceId,
-    { type: 'RemoveWebhook', data: { webhookId: row.id, now: clock.now() } },
-    caller.metadata,
-  );
-  await cancelPending(store.db, row.id, 'The webhook was removed');
-  await dropWebhookSecret(store.db, row.id);
+  const command = { type, data: { webhookId: row.id, now: clock.now() } };
+  await runWorkspaceCommand(store, caller.workspaceId, command, caller.metadata);
+  return row;
 };
 
-export const enableWebhook = async ({ store, clock }: WebhookDeps, caller: Caller, id: string) => {
-  const row = await webhookOf(store, caller, id);
-  await runWorkspaceCommand(
-    store,
-    caller.workspaceId,
-    { type: 'EnableWebhook', data: { webhookId: row.id, now: clock.now() } },
-    caller.metadata,
-  );
-  return shownWebhook(await webhookOf(store, caller, row.id));
+export const removeWebhook = async (deps: WebhookDeps, caller: Caller, id: string) => {
+  const row = await onWebhook(deps, caller, id, 'RemoveWebhook');
+  await cancelPending(deps.store.db, row.id, 'The webhook was removed');
+  await dropWebhookSecret(deps.store.db, row.id);
+};
+
+export const enableWebhook = async (deps: WebhookDeps, caller: Caller, id: string) => {
+  const row = await onWebhook(deps, caller, id, 'EnableWebhook');
+  return shownWebhook(await webhookOf(deps.store, caller, row.id));
 };
 
 /** Queues a `webhook.test` delivery to the endpoint; it is sent like any other. */

@@ -7,19 +7,21 @@ import { popFlash, putFlash } from '../app/accounts/flash.ts';
 import type { SignedIn } from '../app/accounts/sessions.ts';
 import { getFlipbook } from '../app/flipbooks.ts';
 import { editFlipbook } from '../app/manageFlipbooks.ts';
-import { createShareLink, listFlipbookLinks, revokeShareLink } from '../app/shareLinks.ts';
+import { shareLinksOf } from '../app/shareLinks.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import { visibility } from '../domain/flipbook/access.ts';
 import { isUuid } from '../domain/uuid.ts';
 import type { Request, Routes } from '../http/server.ts';
-import { idOf } from './flipbookView.ts';
+import { flipbookView, idOf } from './flipbookView.ts';
 import type { Kit } from './kit.ts';
 import { type LinkDraft, type ShareLinksState, shareLinksPage } from './pages/shareLinks.ts';
 import { redirect, sendPage } from './request.ts';
 
 export const mountShareLinkPages = (routes: Routes, kit: Kit) => {
-  const { deps, context, signedInPage, signedInForm } = kit;
-  const caller = (req: Request, signedIn: SignedIn) => signedIn.caller(context(req));
+  const { deps, signedInPage, signedInForm } = kit;
+  const { caller } = flipbookView(kit);
+  const linksOf = (req: Request, signedIn: SignedIn) =>
+    shareLinksOf(deps, caller(req, signedIn), idOf(req));
 
   const show = async (
     req: Request,
@@ -28,10 +30,8 @@ export const mountShareLinkPages = (routes: Routes, kit: Kit) => {
     status: number,
     state: ShareLinksState,
   ) => {
-    const id = idOf(req);
-    const who = caller(req, signedIn);
-    const flipbook = await getFlipbook(deps, who, id);
-    const { links } = await listFlipbookLinks(deps, who, id);
+    const flipbook = await getFlipbook(deps, caller(req, signedIn), idOf(req));
+    const { links } = await linksOf(req, signedIn).list();
     sendPage(res, status, shareLinksPage(signedIn, flipbook, links, state));
   };
 
@@ -65,7 +65,7 @@ export const mountShareLinkPages = (routes: Routes, kit: Kit) => {
         if (draft.expires !== '' && !/^\d{4}-\d{2}-\d{2}$/.test(draft.expires)) {
           throw new AppError(400, 'Give the expiry as a date, or leave it empty');
         }
-        const made = await createShareLink(deps, caller(req, signedIn), id, {
+        const made = await linksOf(req, signedIn).create({
           label: draft.label,
           ...(draft.expires ? { expires_at: `${draft.expires}T00:00:00Z` } : {}),
           ...(password ? { password } : {}),
@@ -91,7 +91,7 @@ export const mountShareLinkPages = (routes: Routes, kit: Kit) => {
       const id = idOf(req);
       const linkId = req.params.linkId ?? '';
       if (!isUuid(linkId)) throw new NotFound('Share link not found');
-      await revokeShareLink(deps, caller(req, signedIn), id, linkId);
+      await linksOf(req, signedIn).revoke(linkId);
       redirect(res, `/dashboard/flipbooks/${id}/links?revoked=1`);
     }),
   );

@@ -13,15 +13,16 @@ import { deciderSpec } from '../support/deciderSpec.ts';
 
 const given = deciderSpec({ decide, evolve, initialState });
 
-const FLIPBOOK_ID = '0b9f6c2e-5d1a-4c3b-9e8f-1a2b3c4d5e6f';
-const WORKSPACE_ID = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
-const LINK = '11111111-1111-4111-8111-111111111111';
-const OTHER = '22222222-2222-4222-8222-222222222222';
-const PASSWORD_ID = '33333333-3333-4333-8333-333333333333';
-const EARLIER = '2025-03-01T09:00:00.000Z';
+/** A UUID of one repeated digit: 1111...-1111-4111-8111-..., easy to tell apart in a failure. */
+const uuidOf = (d: string) =>
+  `${d.repeat(8)}-${d.repeat(4)}-4${d.repeat(3)}-8${d.repeat(3)}-${d.repeat(12)}`;
+const [FLIPBOOK_ID, WORKSPACE_ID, LINK, OTHER, PASSWORD_ID] = ['b', 'a', '1', '2', '3'].map(
+  uuidOf,
+) as [string, string, string, string, string];
 const NOW = new Date('2025-03-02T14:15:16.789Z');
-const at = { flipbookId: FLIPBOOK_ID, workspaceId: WORKSPACE_ID, occurredAt: NOW.toISOString() };
-const past = { flipbookId: FLIPBOOK_ID, workspaceId: WORKSPACE_ID, occurredAt: EARLIER };
+const book = { flipbookId: FLIPBOOK_ID, workspaceId: WORKSPACE_ID };
+const at = { ...book, occurredAt: NOW.toISOString() };
+const past = { ...book, occurredAt: '2025-03-01T09:00:00.000Z' };
 
 const created = (visibility?: 'workspace' | 'links'): FlipbookEvent => ({
   type: 'FlipbookCreated',

@@ -199,16 +199,17 @@ const revokeShareLink = ({ data }: RevokeShareLink, book: LinkHolder): ShareLink
   return [{ type: 'ShareLinkRevoked', data: ofLink(book, data.linkId, data.now) }];
 };
 
-export const decideShareLinks = (command: ShareLinkCommand, book: LinkHolder): ShareLinkEvent[] => {
-  switch (command.type) {
-    case 'CreateShareLink':
-      return createShareLink(command, book);
-    case 'EditShareLink':
-      return editShareLink(command, book);
-    case 'RevokeShareLink':
-      return revokeShareLink(command, book);
-  }
-};
+const DECISIONS = {
+  CreateShareLink: createShareLink,
+  EditShareLink: editShareLink,
+  RevokeShareLink: revokeShareLink,
+} as const;
+
+export const decideShareLinks = (command: ShareLinkCommand, book: LinkHolder): ShareLinkEvent[] =>
+  (DECISIONS[command.type] as (c: ShareLinkCommand, b: LinkHolder) => ShareLinkEvent[])(
+    command,
+    book,
+  );
 
 /** One more link event: O(1), whatever the book's number of links. */
 export const evolveShareLinks = (ledger: LinkLedger, event: ShareLinkEvent): LinkLedger => ({

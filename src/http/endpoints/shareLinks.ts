@@ -1,12 +1,7 @@
 // A flipbook's share links (beyond the spec; docs/access.md): POST/GET /flipbooks/:id/links,
 // GET/PATCH/DELETE /flipbooks/:id/links/:linkId.
-import {
-  createShareLink,
-  editShareLink,
-  getShareLink,
-  listFlipbookLinks,
-  revokeShareLink,
-} from '../../app/shareLinks.ts';
+import type { TObject } from '@sinclair/typebox';
+import { shareLinksOf } from '../../app/shareLinks.ts';
 import {
   CreatedShareLink,
   CreateShareLinkBody,
@@ -22,7 +17,7 @@ import type { Failure } from '../../contract/validate.ts';
 import { InvalidInput, NotFound } from '../../domain/errors.ts';
 import { MAX_LABEL, MAX_LINKS } from '../../domain/flipbook/shareLinks.ts';
 import { MAX_EDIT_BYTES } from '../editBody.ts';
-import { error } from '../endpoint.ts';
+import { type Answer, error, type JsonBody } from '../endpoint.ts';
 import { apiEndpoint, busy, FlipbookParams, flipbookNotFound } from './declare.ts';
 
 const FIELDS = ['label', 'expires_at', 'password', 'allow_download'];
@@ -58,6 +53,21 @@ const linkBody =
     throw new InvalidInput(WRONG[field] ?? `Invalid ${field}`);
   };
 
+const linkBodySpec = <B>(json: TObject, creating: boolean): JsonBody<B> => ({
+  json,
+  limit: MAX_EDIT_BYTES,
+  what: 'a share link',
+  read: linkBody<B>(creating),
+});
+
+/** What a create or an edit is refused with (a 404 of the flipbook, or of the link too). */
+const bodyRefusals = (notFound: Answer) => ({
+  400: error(`\`Invalid flipbook ID\`, ${refusedFields}`),
+  404: notFound,
+  413: error(`\`Request body too large: a share link is at most ${MAX_EDIT_BYTES / 1024} KB\``),
+  503: busy,
+});
+
 const LinkPath = {
   schema: ShareLinkParams,
   invalid: (params: Record<string, string>): never => {
@@ -80,21 +90,13 @@ export const SHARE_LINK_ENDPOINTS = [
     summary: 'Create a share link (beyond the spec)',
     description: `A link to the flipbook's reader for one recipient, whatever its visibility: a random token of 256 bits in its \`url\`, shown this once. It may expire, ask for a password and forbid downloading. At most ${MAX_LINKS} live links per flipbook.`,
     params: FlipbookParams,
-    body: {
-      json: CreateShareLinkBody,
-      limit: MAX_EDIT_BYTES,
-      what: 'a share link',
-      read: linkBody<CreateShareLinkBody>(true),
-    },
+    body: linkBodySpec<CreateShareLinkBody>(CreateShareLinkBody, true),
     ok: { status: 201, description: 'The link, with its URL', schema: CreatedShareLink },
     errors: {
-      400: error(`\`Invalid flipbook ID\`, ${refusedFields}`),
-      404: flipbookNotFound,
-      413: error(`\`Request body too large: a share link is at most ${MAX_EDIT_BYTES / 1024} KB\``),
+      ...bodyRefusals(flipbookNotFound),
       422: error(`\`A flipbook has at most ${MAX_LINKS} share links: …\``),
-      503: busy,
     },
-    handle: ({ caller, params, body }, deps) => createShareLink(deps, caller, params.id, body),
+    handle: ({ caller, params, body }, deps) => shareLinksOf(deps, caller, params.id).create(body),
   }),
 
   apiEndpoint({
@@ -107,7 +109,7 @@ export const SHARE_LINK_ENDPOINTS = [
     params: FlipbookParams,
     ok: { status: 200, description: 'Its links', schema: ShareLinkList },
     errors: { 400: error('`Invalid flipbook ID`'), 404: flipbookNotFound },
-    handle: ({ caller, params }, deps) => listFlipbookLinks(deps, caller, params.id),
+    handle: ({ caller, params }, deps) => shareLinksOf(deps, caller, params.id).list(),
   }),
 
   apiEndpoint({
@@ -120,7 +122,7 @@ export const SHARE_LINK_ENDPOINTS = [
     params: LinkPath,
     ok: { status: 200, description: 'The link, without its token', schema: ShareLink },
     errors: { 400: error('`Invalid flipbook ID`'), 404: linkNotFound },
-    handle: ({ caller, params }, deps) => getShareLink(deps, caller, params.id, params.linkId),
+    handle: ({ caller, params }, deps) => shareLinksOf(deps, caller, params.id).get(params.linkId),
   }),
 
   apiEndpoint({
@@ -132,21 +134,11 @@ export const SHARE_LINK_ENDPOINTS = [
     description:
       'Any of its label, expiry, password (null removes it) and downloads; its URL stays the same. A new password asks readers who gave the old one again.',
     params: LinkPath,
-    body: {
-      json: EditShareLinkBody,
-      limit: MAX_EDIT_BYTES,
-      what: 'a share link',
-      read: linkBody<EditShareLinkBody>(false),
-    },
+    body: linkBodySpec<EditShareLinkBody>(EditShareLinkBody, false),
     ok: { status: 200, description: 'The link as changed', schema: ShareLink },
-    errors: {
-      400: error(`\`Invalid flipbook ID\`, ${refusedFields}`),
-      404: linkNotFound,
-      413: error(`\`Request body too large: a share link is at most ${MAX_EDIT_BYTES / 1024} KB\``),
-      503: busy,
-    },
+    errors: bodyRefusals(linkNotFound),
     handle: ({ caller, params, body }, deps) =>
-      editShareLink(deps, caller, params.id, params.linkId, body),
+      shareLinksOf(deps, caller, params.id).edit(params.linkId, body),
   }),
 
   apiEndpoint({
@@ -160,6 +152,7 @@ export const SHARE_LINK_ENDPOINTS = [
     params: LinkPath,
     ok: { status: 200, description: 'Revoked', schema: ShareLinkRevoked },
     errors: { 400: error('`Invalid flipbook ID`'), 404: linkNotFound, 503: busy },
-    handle: ({ caller, params }, deps) => revokeShareLink(deps, caller, params.id, params.linkId),
+    handle: ({ caller, params }, deps) =>
+      shareLinksOf(deps, caller, params.id).revoke(params.linkId),
   }),
 ];
