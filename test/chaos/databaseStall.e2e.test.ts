@@ -147,8 +147,8 @@ describe('a database that stops answering or runs out', () => {
     const page = await dash.signedIn('owner@example.com');
     const cookie = (await page.context().cookies()).map((k) => `${k.name}=${k.value}`).join('; ');
 
-    // A 352-page render under way (one lane: it takes a while).
-    const big = await createFlipbook(c, { title: 'Big' }, pdf('text_freeculture.pdf'));
+    // A 117-page render under way (one lane: it takes a while).
+    const big = await createFlipbook(c, { title: 'Big' }, pdf('text_GeoTopo.pdf'));
     await waitFor(
       'the big render under way',
       async () =>

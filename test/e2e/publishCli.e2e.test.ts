@@ -470,6 +470,11 @@ describe('refused before anything is sent', () => {
 
 describe('waiting on a long job', () => {
   let slow: Published;
+  // Its 352 pages are of no use once the tests have waited on it: deleting it stops the render,
+  // which would otherwise take the cores from the suites after this one.
+  afterAll(async () => {
+    if (slow?.flipbook_id) await flipbook(['delete', slow.flipbook_id, '--yes'], env());
+  });
 
   it('--timeout 0.5 --wait: exit 4', async () => {
     const result = await flipbook(['publish', LONG, '--wait', '--timeout', '0.5', '--json'], env());
@@ -759,6 +764,9 @@ describe('told truthfully', () => {
         new RegExp(`Interrupted; processing goes on: flipbook ${UUID} version ${UUID}`),
       );
       expect(text).toMatch(new RegExp(`Follow it: flipbook status ${UUID} ${UUID} --wait`));
+      // Done with it: deleting it stops its render (the suites after this one need the cores).
+      const id = new RegExp(`processing goes on: flipbook (${UUID})`).exec(text)?.[1] ?? '';
+      expect((await flipbook(['delete', id, '--yes'], env())).code).toBe(0);
     } finally {
       terminal.kill('SIGKILL');
     }
