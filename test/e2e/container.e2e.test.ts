@@ -1,16 +1,80 @@
-// The container image, built from the Dockerfile at the root (by the global setup, while the
-// other suites run: test/support/containerImage.ts) and run as a deployer would. It runs the image on a volume, publishes a PDF from outside with the client package, checks
+// The container image, built from the Dockerfile at the root and run as a deployer would: no
+// registry can be pulled here, so the test makes its own debian:bookworm-slim with mmdebstrap
+// (with this machine's certificate authorities, which its network needs: the test's base image,
+// not the product's Dockerfile) and builds with podman (runc, cgroupfs: ../shared/NOTES.md).
+// It runs the image on a volume, publishes a PDF from outside with the client package, checks
 // the service runs as a non-root user and is healthy, stops it (SIGTERM, within the grace),
 // starts a new container on the same volume and finds everything kept.
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CORPUS } from '../support/apiHelpers.ts';
+import { ROOT } from '../support/cli.ts';
 import { pipelineEnv, run } from '../support/clientInstall.ts';
-import { type BuiltImage, must, podman } from '../support/containerImage.ts';
 import { waitFor } from '../support/waitFor.ts';
+
+const BASE = 'docker.io/library/debian:bookworm-slim';
+const TAG = `localhost/flipbook-test-${randomBytes(4).toString('hex')}`;
+const conf = join(mkdtempSync(join(tmpdir(), 'flipbook-podman-')), 'containers.conf');
+// podman's default ulimits are refused here (NOTES.md): none
+writeFileSync(conf, '[containers]\ndefault_ulimits = []\n');
+
+const podman = (args: string[], timeoutMs = 600_000) =>
+  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      'podman',
+      ['--runtime', 'runc', '--cgroup-manager=cgroupfs', ...args],
+      {
+        cwd: ROOT,
+        env: { ...process.env, CONTAINERS_CONF: conf },
+        timeout: timeoutMs,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code ?? 1) || 1 : 0, stdout, stderr }),
+    );
+  });
+const must = async (args: string[], timeoutMs?: number) => {
+  const result = await podman(args, timeoutMs);
+  if (result.code !== 0) {
+    throw new Error(`podman ${args.join(' ')}: ${result.code}\n${result.stderr.slice(-3000)}`);
+  }
+  return result.stdout.trim();
+};
+
+/** debian:bookworm-slim of our own, with this machine's certificate authorities. */
+const baseImage = async () => {
+  if ((await podman(['image', 'exists', BASE])).code === 0) return;
+  const dir = mkdtempSync(join(tmpdir(), 'flipbook-base-'));
+  const tar = join(dir, 'base.tar');
+  const extra = '/usr/local/share/ca-certificates';
+  const hook =
+    existsSync(extra) && readdirSync(extra).some((f) => f.endsWith('.crt'))
+      ? [
+          `--customize-hook=mkdir -p "$1${extra}" && cp ${extra}/*.crt "$1${extra}/" && chroot "$1" update-ca-certificates`,
+        ]
+      : [];
+  await new Promise<void>((resolve, reject) =>
+    execFile(
+      'mmdebstrap',
+      ['--variant=minbase', '--include=ca-certificates', ...hook, 'bookworm', tar],
+      { timeout: 300_000 },
+      (error, _stdout, stderr) => (error ? reject(new Error(`mmdebstrap: ${stderr}`)) : resolve()),
+    ),
+  );
+  await must([
+    'import',
+    '--change',
+    'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt',
+    tar,
+    'localhost/debian:bookworm-slim',
+  ]);
+  await must(['tag', 'localhost/debian:bookworm-slim', BASE]);
+};
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -57,20 +121,24 @@ describe('the container image', () => {
     return name;
   };
 
-  let TAG = '';
-  beforeAll(async () => {
-    // Built while the other suites ran (test/support/containerImage.ts).
-    const { resultFile } = inject('containerImage');
-    await waitFor(
-      'the image build',
-      () => (existsSync(resultFile) ? true : undefined),
-      900_000,
-      500,
+  /** untagged images there before the build: the build's own stages are the new ones */
+  let danglingBefore = new Set<string>();
+  const dangling = async () =>
+    new Set(
+      (await podman(['images', '-q', '--filter', 'dangling=true'])).stdout
+        .split('\n')
+        .filter(Boolean),
     );
-    const built = JSON.parse(readFileSync(resultFile, 'utf8')) as BuiltImage;
-    if ('error' in built) throw new Error(built.error);
-    TAG = built.tag;
-    console.info(`image built in ${built.seconds} s, ${(built.bytes / 1e6).toFixed(0)} MB`);
+
+  beforeAll(async () => {
+    await baseImage();
+    danglingBefore = await dangling();
+    const started = performance.now();
+    await must(['build', '--pull=never', '--format', 'docker', '--network=host', '-t', TAG, '.']);
+    const size = Number(await must(['image', 'inspect', TAG, '--format', '{{.Size}}']));
+    console.info(
+      `image built in ${Math.round((performance.now() - started) / 1000)} s, ${(size / 1e6).toFixed(0)} MB`,
+    );
     port = await freePort();
     base = `http://127.0.0.1:${port}`;
   }, 900_000);
@@ -78,7 +146,9 @@ describe('the container image', () => {
   afterAll(async () => {
     for (const name of containers) await podman(['rm', '-f', '-t', '0', name]);
     await podman(['volume', 'rm', '-f', volume]);
-    // (the image goes at the end of the run: the global setup's teardown)
+    await podman(['rmi', '-f', TAG]);
+    // The build stage's image (1.2 GB, untagged) goes too, and nothing that was there before.
+    for (const id of await dangling()) if (!danglingBefore.has(id)) await podman(['rmi', '-f', id]);
   }, 120_000);
 
   it('serves as a non-root user, publishes from outside, stops cleanly and keeps its data', async () => {

@@ -2,7 +2,6 @@
 // tests as `pgUrl` (read it with `inject('pgUrl')`, or use freshDatabase() from databases.ts).
 import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
-import { startImageBuild } from './containerImage.ts';
 import { startPostgresServer } from './postgresServer.ts';
 import { startS3Server } from './s3Server.ts';
 import { stopStrayServers } from './strayServers.ts';
@@ -14,22 +13,10 @@ declare module 'vitest' {
     s3Endpoint: string;
     /** names this run's temporary data directories (see strayServers.ts) */
     runId: string;
-    /** the container image being built for the container suite (containerImage.ts) */
-    containerImage: { tag: string; resultFile: string };
   }
 }
 
-const CONTAINER_SUITE = 'test/e2e/container.e2e.test.ts';
-
 export default async function setup(project: TestProject) {
-  // The container suite's image, built meanwhile: only when that suite is in the run (every
-  // file, or filters of which one names it), not for `vitest run test/unit`.
-  const filters = process.argv.slice(2).filter((arg) => !arg.startsWith('-') && arg !== 'run');
-  const image =
-    filters.length === 0 || filters.some((f) => CONTAINER_SUITE.includes(f))
-      ? startImageBuild()
-      : null;
-  if (image) project.provide('containerImage', { tag: image.tag, resultFile: image.resultFile });
   const startedAt = performance.now();
   const server = await startPostgresServer();
   const ms = Math.round(performance.now() - startedAt);
@@ -43,6 +30,5 @@ export default async function setup(project: TestProject) {
     await stopStrayServers(runId);
     await server.stop();
     await s3.stop();
-    await image?.done();
   };
 }
