@@ -90,6 +90,7 @@ describe('visibility and embeds', () => {
       'https://-bad.com',
       'https://a.com:99999',
       '*',
+      'https://*.com',
       `https://${'a'.repeat(300)}.com`,
     ]) {
       expect(() => embedOrigin(bad), bad).toThrow(InvalidInput);

@@ -41,6 +41,8 @@ export const embedOrigin = (raw: unknown): string => {
   if (
     !match ||
     labels.some((l) => l === '' || l.length > 63 || l.startsWith('-') || l.endsWith('-')) ||
+    // a wildcard names one site's subdomains, never a whole top-level domain (*.com)
+    (match[2] && labels.length < 2) ||
     (port !== null && (port < 1 || port > 65535))
   ) {
     throw new InvalidInput(
