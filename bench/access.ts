@@ -9,41 +9,20 @@
 // a time on keep-alive connections: at /files/... for the public book, at /a/<grant>/... (the
 // URL the share link's reader gives) for the private one. Prints requests per second, median and
 // p99 latency, and the daemon's CPU time per request (with PostgreSQL's beside it).
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { startBenchDaemon } from './benchDaemon.ts';
 import { cpuMs } from './cpuTime.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const FLIPBOOK = join(ROOT, 'bin/flipbook');
 const PDF = join(ROOT, '../shared/corpus/text_multicolumn.pdf');
 const { values } = parseArgs({ options: { requests: { type: 'string', default: '3000' } } });
 const REQUESTS = Number(values.requests);
 const LANES = 10;
 
-const dataDir = mkdtempSync(join(tmpdir(), 'bench-access-'));
-const admin = (args: string[]) =>
-  execFileSync(FLIPBOOK, [...args, '--data-dir', dataDir], { encoding: 'utf8' });
-admin(['workspace', 'create', 'bench', '--plan', 'team']);
-const key = JSON.parse(admin(['key', 'create', '--workspace', 'bench', '--json'])).key as string;
-const daemon = spawn(
-  FLIPBOOK,
-  ['serve', '--port', '0', '--data-dir', dataDir, '--rate-limit', '0'],
-  {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  },
-);
-const url = await new Promise<string>((resolveUrl, fail) => {
-  let output = '';
-  daemon.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-    const line = output.split('\n').find((l) => l.includes('"flipbook ready on'));
-    if (line) resolveUrl(JSON.parse(line).publicUrl as string);
-  });
-  daemon.once('exit', (code) => fail(new Error(`daemon exited with ${code}`)));
-});
+const { dataDir, key, daemon, url } = await startBenchDaemon('access');
 
 try {
   const api = `${url}/api/v1`;

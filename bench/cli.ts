@@ -10,12 +10,13 @@
 // `flipbook status` against the daemon, and with the project's Node 24 `node -e 0` and the
 // server's `bin/flipbook --version`. Prints medians of wall time and CPU time (user + system,
 // from /proc) and each against its target.
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { footprint, systemNode } from '../test/support/clientInstall.ts';
+import { startBenchDaemon } from './benchDaemon.ts';
 import { cpuSplitMs } from './cpuTime.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -46,25 +47,7 @@ const time = async (file: string, args: string[], env: NodeJS.ProcessEnv) => {
 };
 
 // A daemon with one processed flipbook.
-const dataDir = mkdtempSync(join(tmpdir(), 'bench-cli-'));
-const admin = (args: string[]) =>
-  execFileSync(FLIPBOOK, [...args, '--data-dir', dataDir], { encoding: 'utf8' });
-admin(['workspace', 'create', 'bench', '--plan', 'team']);
-const key = JSON.parse(admin(['key', 'create', '--workspace', 'bench', '--json'])).key as string;
-const daemon = spawn(
-  FLIPBOOK,
-  ['serve', '--port', '0', '--data-dir', dataDir, '--workers', '1', '--rate-limit', '0'],
-  { stdio: ['ignore', 'pipe', 'inherit'] },
-);
-const url = await new Promise<string>((resolveUrl, fail) => {
-  let output = '';
-  daemon.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-    const ready = /"publicUrl":"([^"]+)"[^\n]*flipbook ready/.exec(output);
-    if (ready?.[1]) resolveUrl(ready[1]);
-  });
-  daemon.once('exit', () => fail(new Error(`daemon exited:\n${output}`)));
-});
+const { key, daemon, url } = await startBenchDaemon('cli', ['--workers', '1']);
 
 try {
   const prefix = mkdtempSync(join(tmpdir(), 'bench-cli-prefix-'));

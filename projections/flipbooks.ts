@@ -157,24 +157,19 @@ export const flipbooks: ReadTable = {
       return;
     }
     // Below, only updated_at and the like change: flipbookCounts.ts stamps those (last, see there).
-    if (event.type === 'FlipbookDownloadChanged') {
+    // One column each, set as the event says.
+    const setting =
+      event.type === 'FlipbookDownloadChanged'
+        ? (['download_allowed', event.data.allowed, event.data] as const)
+        : event.type === 'FlipbookVisibilityChanged'
+          ? (['visibility', event.data.visibility, event.data] as const)
+          : event.type === 'FlipbookEmbedsChanged'
+            ? (['embed_origins', event.data.origins, event.data] as const)
+            : null;
+    if (setting) {
       await db.query(
-        'UPDATE flipbooks SET download_allowed = $2, updated_at = GREATEST(updated_at, $3) WHERE flipbook_id = $1',
-        [event.data.flipbookId, event.data.allowed, event.data.occurredAt],
-      );
-      return;
-    }
-    if (event.type === 'FlipbookVisibilityChanged') {
-      await db.query(
-        'UPDATE flipbooks SET visibility = $2, updated_at = GREATEST(updated_at, $3) WHERE flipbook_id = $1',
-        [event.data.flipbookId, event.data.visibility, event.data.occurredAt],
-      );
-      return;
-    }
-    if (event.type === 'FlipbookEmbedsChanged') {
-      await db.query(
-        'UPDATE flipbooks SET embed_origins = $2, updated_at = GREATEST(updated_at, $3) WHERE flipbook_id = $1',
-        [event.data.flipbookId, event.data.origins, event.data.occurredAt],
+        `UPDATE flipbooks SET ${setting[0]} = $2, updated_at = GREATEST(updated_at, $3) WHERE flipbook_id = $1`,
+        [setting[2].flipbookId, setting[1], setting[2].occurredAt],
       );
       return;
     }

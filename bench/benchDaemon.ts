@@ -1,0 +1,32 @@
+// A daemon for a benchmark: a fresh embedded store in a temporary folder with a Team workspace
+// and its API key, `flipbook serve` on a free port with the given flags (the defaults a user
+// gets, but the rate limit, off: a benchmark is one client sending thousands of requests).
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const FLIPBOOK = join(resolve(import.meta.dirname, '..'), 'bin/flipbook');
+
+export const startBenchDaemon = async (name: string, flags: string[] = []) => {
+  const dataDir = mkdtempSync(join(tmpdir(), `bench-${name}-`));
+  const admin = (args: string[]) =>
+    execFileSync(FLIPBOOK, [...args, '--data-dir', dataDir], { encoding: 'utf8' });
+  admin(['workspace', 'create', 'bench', '--plan', 'team']);
+  const key = JSON.parse(admin(['key', 'create', '--workspace', 'bench', '--json'])).key as string;
+  const daemon = spawn(
+    FLIPBOOK,
+    ['serve', '--port', '0', '--data-dir', dataDir, '--rate-limit', '0', ...flags],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const url = await new Promise<string>((resolveUrl, fail) => {
+    let output = '';
+    daemon.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const ready = /"publicUrl":"([^"]+)"[^\n]*flipbook ready/.exec(output);
+      if (ready?.[1]) resolveUrl(ready[1]);
+    });
+    daemon.once('exit', () => fail(new Error(`daemon exited:\n${output}`)));
+  });
+  return { dataDir, key, daemon, url };
+};
