@@ -32,6 +32,7 @@ CREATE TABLE IF NOT EXISTS sign_in_failures (
   at TIMESTAMPTZ NOT NULL
 );
 CREATE INDEX IF NOT EXISTS sign_in_failures_subject ON sign_in_failures (subject, at);
+ALTER TABLE sign_in_failures ADD COLUMN IF NOT EXISTS attempt UUID;
 `;
 
 export const saveCredential = async (
@@ -152,11 +153,19 @@ export const listSessions = async (db: Db, userId: string, now: Date) =>
     )
   ).rows;
 
-export const recordFailure = async (db: Db, subjects: string[], now: Date) => {
+/**
+ * Counts an attempt against its subjects before its secret is checked (a right one takes it
+ * back with `releaseAttempt`): attempts checked in parallel see each other.
+ */
+export const reserveAttempt = async (db: Db, subjects: string[], attempt: string, now: Date) => {
   await db.query(
-    `INSERT INTO sign_in_failures (subject, at) SELECT s, $2 FROM unnest($1::text[]) AS s`,
-    [subjects, now],
+    `INSERT INTO sign_in_failures (subject, at, attempt) SELECT s, $2, $3 FROM unnest($1::text[]) AS s`,
+    [subjects, now, attempt],
   );
+};
+
+export const releaseAttempt = async (db: Db, attempt: string) => {
+  await db.query('DELETE FROM sign_in_failures WHERE attempt = $1', [attempt]);
 };
 
 /** Wrong attempts since `since` for each subject (an account's email, a client address). */

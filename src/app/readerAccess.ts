@@ -18,12 +18,7 @@ import { isUuid } from '../domain/uuid.ts';
 import type { Store } from '../store/store.ts';
 import { decoyHash, verifyPassword } from './accounts/passwords.ts';
 import { currentSession, SESSION_IDLE_MS } from './accounts/sessions.ts';
-import {
-  linkAccount,
-  noteRightAttempt,
-  noteWrongAttempt,
-  refuseIfThrottled,
-} from './accounts/throttle.ts';
+import { claimAttempt, linkAccount } from './accounts/throttle.ts';
 import { hashToken, isWellFormedToken } from './accounts/tokens.ts';
 import type { Clock } from './clock.ts';
 
@@ -37,6 +32,11 @@ export type Grant = {
   flipbookId: string;
   /** unix seconds */
   expires: number;
+  /**
+   * A link's password it was given for (its id): a new password ends the grants of the old one
+   * (and a password added to a link, the grants given without one). Null: none.
+   */
+  key: string | null;
 };
 
 export type Grants = {
@@ -52,16 +52,29 @@ export const grantsSignedWith = (secret: string): Grants => {
     createHmac('sha256', secret).update(payload).digest('base64url').slice(0, 22);
   return {
     sign: (g) => {
-      const payload = `${g.kind === 'link' ? 'l' : 'm'}.${g.holder}.${g.flipbookId}.${g.expires}`;
+      const payload = [
+        g.kind === 'link' ? 'l' : 'm',
+        g.holder,
+        g.flipbookId,
+        g.expires,
+        ...(g.key === null ? [] : [g.key]),
+      ].join('.');
       return `${payload}.${mac(payload)}`;
     },
     read: (text, now) => {
       const parts = text.split('.');
-      if (parts.length !== 5 || text.length > 120) return null;
-      const [kind = '', holder = '', flipbookId = '', expires = '', signature = ''] = parts;
-      if (!(kind in KINDS) || !isUuid(holder) || !isUuid(flipbookId) || !/^\d{1,12}$/.test(expires))
+      if (parts.length < 5 || parts.length > 6 || text.length > 160) return null;
+      const signature = parts.pop() ?? '';
+      const [kind = '', holder = '', flipbookId = '', expires = '', key = null] = parts;
+      if (
+        !(kind in KINDS) ||
+        !isUuid(holder) ||
+        !isUuid(flipbookId) ||
+        !/^\d{1,12}$/.test(expires) ||
+        (key !== null && !isUuid(key))
+      )
         return null;
-      const expected = Buffer.from(mac(parts.slice(0, 4).join('.')));
+      const expected = Buffer.from(mac(parts.join('.')));
       const given = Buffer.from(signature);
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
       if (Number(expires) * 1000 <= now.getTime()) return null;
@@ -70,6 +83,7 @@ export const grantsSignedWith = (secret: string): Grants => {
         holder,
         flipbookId,
         expires: Number(expires),
+        key,
       };
     },
   };
@@ -91,7 +105,7 @@ export const grantAllows = async (
   if (!grant) return null;
   if (grant.kind === 'link') {
     const link = await liveLinkOf(store.db, grant.holder, now);
-    return link?.flipbook_id === grant.flipbookId
+    return link?.flipbook_id === grant.flipbookId && passwordHeld(link.password_id, grant)
       ? { flipbookId: grant.flipbookId, download: link.allow_download }
       : null;
   }
@@ -113,12 +127,23 @@ export type Entry =
   /** nothing to read here for this person: the same 404 as an unknown id */
   | { kind: 'not-found' };
 
-const grantFor = (deps: AccessDeps, kind: Grant['kind'], holder: string, flipbookId: string) =>
+/** Whether a link grant was given under the link's password in force (any, if it has none). */
+const passwordHeld = (passwordId: string | null, grant: Grant) =>
+  passwordId === null || grant.key === passwordId;
+
+const grantFor = (
+  deps: AccessDeps,
+  kind: Grant['kind'],
+  holder: string,
+  flipbookId: string,
+  key: string | null = null,
+) =>
   deps.grants.sign({
     kind,
     holder,
     flipbookId,
     expires: Math.floor((deps.clock.now().getTime() + GRANT_MS) / 1000),
+    key,
   });
 
 /** At /f/:id: a public book, or another for its workspace's signed-in members. */
@@ -161,7 +186,11 @@ export const enterByLink = async (
   if (!link || link.expired) return { entry: { kind: 'not-found' }, flipbookId: null };
   if (link.password_id) {
     const given = proof ? deps.grants.read(proof, now) : null;
-    if (given?.kind !== 'link' || given.holder !== link.link_id) {
+    if (
+      given?.kind !== 'link' ||
+      given.holder !== link.link_id ||
+      !passwordHeld(link.password_id, given)
+    ) {
       return { entry: { kind: 'password' }, flipbookId: link.flipbook_id };
     }
   }
@@ -169,7 +198,7 @@ export const enterByLink = async (
   return {
     entry: {
       kind: 'granted',
-      grant: grantFor(deps, 'link', link.link_id, link.flipbook_id),
+      grant: grantFor(deps, 'link', link.link_id, link.flipbook_id, link.password_id),
       download: link.allow_download,
     },
     flipbookId: link.flipbook_id,
@@ -200,16 +229,15 @@ export const unlockLink = async (
     : null;
   if (!link || link.expired) throw new NotFound('Not found');
   const attempt = { account: linkAccount(link.link_id), address };
-  await refuseIfThrottled(deps.store, attempt, now);
+  const claim = await claimAttempt(deps.store, attempt, now);
   const stored = link.password_id ? await linkPasswordHash(deps.store.db, link.password_id) : null;
   const matches = await verifyPassword(password.slice(0, 1024), stored ?? (await decoyHash()));
   if (link.password_id && (!stored || !matches)) {
-    await noteWrongAttempt(deps.store, attempt, now);
     throw new WrongLinkPassword();
   }
-  await noteRightAttempt(deps.store, attempt);
+  await claim.right();
   return {
-    proof: grantFor(deps, 'link', link.link_id, link.flipbook_id),
+    proof: grantFor(deps, 'link', link.link_id, link.flipbook_id, link.password_id),
     maxAgeSeconds: Math.floor(GRANT_MS / 1000),
   };
 };

@@ -42,6 +42,15 @@ const grantRoot = (html: string, base: string) => {
 const statusOf = async (url: string, init: RequestInit = {}) =>
   (await fetch(url, { redirect: 'manual', ...init })).status;
 
+/** The password form of a share link, posted. */
+const unlock = (url: string, password: string) =>
+  fetch(url, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ password }).toString(),
+  });
+
 const waitDone = async (c: Client, flipbookId: string, versionId: string) => {
   for (let i = 0; i < 600; i++) {
     const reply = await c.status(flipbookId, versionId);
@@ -160,13 +169,7 @@ describe('private publishing on two daemons', () => {
     const form = await ask.text();
     expect(form).toContain('<form class="password-form" method="post"');
     expect(form).not.toContain('/a/');
-    const post = (password: string, cookie = '') =>
-      fetch(link.url, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
-        body: new URLSearchParams({ password }).toString(),
-      });
+    const post = (password: string) => unlock(link.url, password);
     const wrong = await post('not it at all');
     expect(wrong.status).toBe(401);
     expect(await wrong.text()).toContain('That password is not right');
@@ -185,6 +188,38 @@ describe('private publishing on two daemons', () => {
     const throttled = await post('correct horse 9');
     expect(throttled.status).toBe(429);
     expect(throttled.headers.get('retry-after')).toBe('900');
+  });
+
+  it('a new password ends what the old one opened; guesses sent at once count one by one', async () => {
+    const link = await newLink({ label: 'password changed', password: 'first password 1' });
+    const right = await unlock(link.url, 'first password 1');
+    expect(right.status).toBe(303);
+    const cookie = (right.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    const root = grantRoot(await (await fetch(link.url, { headers: { cookie } })).text(), d.url);
+    const mid = `${root}/pages/${book.versionId}/1/mid.jpg`;
+    expect(await statusOf(mid)).toBe(200);
+    const changed = await send(`${d.fx.api}${links(`/${link.id}`)}`, {
+      method: 'PATCH',
+      body: JSON.stringify({ password: 'second password 2' }),
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${d.fx.key}` },
+    });
+    expectJson(changed, 200);
+    // The old password's grant opens nothing, on either daemon, and its cookie asks again.
+    expect(await statusOf(mid)).toBe(404);
+    expect(await statusOf(mid.replace(d.url, b.url))).toBe(404);
+    const asked = await (await fetch(link.url, { headers: { cookie } })).text();
+    expect(asked).toContain('<form class="password-form" method="post"');
+    expect(asked).not.toContain('/a/');
+    expect((await unlock(link.url, 'first password 1')).status).toBe(401);
+    // Twenty guesses at once: the throttle counts each before its check, so no more than the
+    // account's five (less the one above) are checked; the rest are refused unchecked.
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => unlock(link.url, `guess number ${i}`)),
+    );
+    const statuses = replies.map((reply) => reply.status);
+    expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(4);
+    expect(statuses.filter((status) => status !== 401 && status !== 429)).toEqual([]);
+    await Promise.all(replies.map((reply) => reply.arrayBuffer()));
   });
 
   it('a workspace book: the sign-in page for no one, 404 for another workspace, the reader for members', async () => {

@@ -235,11 +235,14 @@ describe('reading grants', () => {
     holder: LINK,
     flipbookId: FLIPBOOK_ID,
     expires: 2_000_000_000,
+    key: null,
   };
 
   it('reads back what it signed, until it expires', () => {
     const text = grants.sign(grant);
     expect(grants.read(text, NOW)).toEqual(grant);
+    const keyed = { ...grant, key: OTHER };
+    expect(grants.read(grants.sign(keyed), NOW)).toEqual(keyed);
     expect(grants.read(text, new Date(2_000_000_000 * 1000))).toBeNull();
   });
 
@@ -250,6 +253,11 @@ describe('reading grants', () => {
     expect(grants.read(text.replace(/^l/, 'm'), NOW)).toBeNull();
     expect(grants.read(`${text.slice(0, -1)}A`, NOW)).toBeNull();
     expect(grantsSignedWith('another secret').read(text, NOW)).toBeNull();
+    // the password it names cannot be dropped or swapped
+    const keyed = grants.sign({ ...grant, key: OTHER });
+    const [mac] = keyed.split('.').slice(-1);
+    expect(grants.read(`${text.split('.').slice(0, 4).join('.')}.${mac}`, NOW)).toBeNull();
+    expect(grants.read(keyed.replace(OTHER, LINK), NOW)).toBeNull();
     for (const junk of ['', 'a.b.c.d.e', `${text}.x`, 'l'.repeat(500)]) {
       expect(grants.read(junk, NOW)).toBeNull();
     }

@@ -28,7 +28,7 @@ import { runUserCommand } from '../commands.ts';
 import { authenticationResponse } from './passkeyResponses.ts';
 import { bytes, PasskeyRefused, reason, usable, userMetadata } from './passkeys.ts';
 import { type Context, type StartedSession, startSession } from './sessions.ts';
-import { noteWrongAttempt, refuseIfThrottled } from './throttle.ts';
+import { claimAttempt } from './throttle.ts';
 import { hashToken, isWellFormedToken, newToken } from './tokens.ts';
 
 export const EXPIRED_SIGN_IN = 'The passkey sign-in took too long, or was already used: try again';
@@ -71,9 +71,8 @@ export const signInWithPasskey = async (
   const relying = usable(rp);
   const now = clock.now();
   const attempt = { account: null, address: input.address };
-  await refuseIfThrottled(store, attempt, now);
+  const claim = await claimAttempt(store, attempt, now);
   const refuse = async (message: string, detail: string | null, user?: UserRow, id?: string) => {
-    await noteWrongAttempt(store, attempt, now);
     if (user && id) {
       await runUserCommand(
         store,
@@ -147,6 +146,7 @@ export const signInWithPasskey = async (
   if (!counted) {
     throw await refuse(NOT_VERIFIED, 'sign counter went back', user, passkey.credential_id);
   }
+  await claim.right();
   return startSession(
     store,
     { id: user.id, email: user.email, workspaceId: user.workspace_id },

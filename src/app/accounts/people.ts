@@ -27,12 +27,7 @@ import type { Clock } from '../clock.ts';
 import { runUserCommand, runWorkspaceCommand } from '../commands.ts';
 import type { EventMetadata } from '../eventContext.ts';
 import { checkNewPassword, hashPassword, verifyPassword } from './passwords.ts';
-import {
-  noteRightAttempt,
-  noteWrongAttempt,
-  personAccount,
-  refuseIfThrottled,
-} from './throttle.ts';
+import { claimAttempt, personAccount } from './throttle.ts';
 import { hashToken, isWellFormedToken, newToken } from './tokens.ts';
 
 export const INVITATION_HOURS = 24;
@@ -287,15 +282,14 @@ export const changePassword = async (
   // Counted like a sign-in's: the same window for the account, so an open session does not
   // buy unlimited guesses.
   const attempt = { account: personAccount(user.email), address: input.address };
-  await refuseIfThrottled(store, attempt, now);
+  const claim = await claimAttempt(store, attempt, now);
   const stored = user.password_credential_id
     ? await credentialHash(store.db, user.password_credential_id)
     : null;
   if (!stored || !(await verifyPassword(input.current.slice(0, 1024), stored))) {
-    await noteWrongAttempt(store, attempt, now);
     throw new InvalidInput('The current password is not right');
   }
-  await noteRightAttempt(store, attempt);
+  await claim.right();
   checkNewPassword(input.next, user.email);
   const credentialId = randomUUID();
   await saveCredential(store.db, {

@@ -23,12 +23,7 @@ import type { Clock } from '../clock.ts';
 import { runUserCommand } from '../commands.ts';
 import type { EventMetadata } from '../eventContext.ts';
 import { decoyHash, verifyPassword } from './passwords.ts';
-import {
-  noteRightAttempt,
-  noteWrongAttempt,
-  personAccount,
-  refuseIfThrottled,
-} from './throttle.ts';
+import { claimAttempt, personAccount } from './throttle.ts';
 import { hashToken, isWellFormedToken, newToken } from './tokens.ts';
 
 export const SESSION_IDLE_MS = 12 * 3_600_000;
@@ -101,7 +96,7 @@ export const signInWithPassword = async (
   const email = input.email.trim().toLowerCase().slice(0, 254);
   const now = clock.now();
   const attempt = { account: personAccount(email), address: input.address };
-  await refuseIfThrottled(store, attempt, now);
+  const claim = await claimAttempt(store, attempt, now);
   const user = email ? await findUserByEmail(store.db, email) : null;
   const stored = user?.password_credential_id
     ? await credentialHash(store.db, user.password_credential_id)
@@ -112,7 +107,6 @@ export const signInWithPassword = async (
     stored ?? (await decoyHash()),
   );
   if (!user || !stored || !matches) {
-    await noteWrongAttempt(store, attempt, now);
     if (user) {
       await runUserCommand(
         store,
@@ -125,7 +119,7 @@ export const signInWithPassword = async (
     }
     throw new SignInRefused();
   }
-  await noteRightAttempt(store, attempt);
+  await claim.right();
   return startSession(
     store,
     { id: user.id, email: user.email, workspaceId: user.workspace_id },

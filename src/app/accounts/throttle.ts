@@ -2,11 +2,18 @@
 // current password a signed-in person confirms before changing it (a session left open must
 // not let anyone guess the password at leisure), and a share link's password (the link is the
 // account). The counts live in `sign_in_failures`.
+//
+// An attempt is counted as wrong before its secret is checked, and taken back when it proves
+// right: counting after the check let forty guesses sent at once all pass the check while none
+// of them was counted yet (an argon2 run takes tens of milliseconds). Counted first, the n-th
+// attempt sees at least n rows, whatever the order the database runs them in.
+import { randomUUID } from 'node:crypto';
 import {
   clearFailures,
   countFailures,
   pruneFailures,
-  recordFailure,
+  releaseAttempt,
+  reserveAttempt,
 } from '../../../projections/accounts.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Store } from '../../store/store.ts';
@@ -40,28 +47,39 @@ const subjectsOf = ({ account, address }: Attempt) => [
   ...(address ? [`ip:${address}`] : []),
 ];
 
-/** Throws TooManyAttempts (429) while the account or the address has used up its window. */
-export const refuseIfThrottled = async (store: Store, attempt: Attempt, now: Date) => {
-  const since = new Date(now.getTime() - THROTTLE.windowMs);
-  const counts = await countFailures(store.db, subjectsOf(attempt), since);
+/** An attempt under way: `right` when its secret proved right; a wrong one stays counted. */
+export type Claim = { right: () => Promise<void> };
+
+/**
+ * Counts an attempt against its account and address, or throws TooManyAttempts (429) when
+ * either has used up its window (a refused attempt is not counted: it checked nothing).
+ */
+export const claimAttempt = async (store: Store, attempt: Attempt, now: Date): Promise<Claim> => {
+  const subjects = subjectsOf(attempt);
+  const id = randomUUID();
+  if (subjects.length > 0) await reserveAttempt(store.db, subjects, id, now);
+  const counts = await countFailures(
+    store.db,
+    subjects,
+    new Date(now.getTime() - THROTTLE.windowMs),
+  );
   if (
-    (attempt.account !== null && (counts.get(attempt.account) ?? 0) >= THROTTLE.perAccount) ||
-    (attempt.address && (counts.get(`ip:${attempt.address}`) ?? 0) >= THROTTLE.perAddress)
+    (attempt.account !== null && (counts.get(attempt.account) ?? 0) > THROTTLE.perAccount) ||
+    (attempt.address && (counts.get(`ip:${attempt.address}`) ?? 0) > THROTTLE.perAddress)
   ) {
+    await releaseAttempt(store.db, id);
     throw new TooManyAttempts(Math.ceil(THROTTLE.windowMs / 60_000));
   }
-};
-
-export const noteWrongAttempt = async (store: Store, attempt: Attempt, now: Date) => {
-  const subjects = subjectsOf(attempt);
-  if (subjects.length > 0) await recordFailure(store.db, subjects, now);
   // Old failures are of no use to the throttle: dropped now and then.
   if (Math.random() < 0.01) {
     await pruneFailures(store.db, new Date(now.getTime() - THROTTLE.windowMs));
   }
-};
-
-/** A right secret clears the account's count (not the address's: it may be shared). */
-export const noteRightAttempt = async (store: Store, attempt: Attempt) => {
-  if (attempt.account !== null) await clearFailures(store.db, attempt.account);
+  return {
+    // A right secret takes its attempt back and clears the account's count (not the address's:
+    // it may be shared).
+    right: async () => {
+      await releaseAttempt(store.db, id);
+      if (attempt.account !== null) await clearFailures(store.db, attempt.account);
+    },
+  };
 };
