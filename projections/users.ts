@@ -16,10 +16,17 @@ export const users: ReadTable = {
     password_credential_id UUID
   );
   CREATE INDEX IF NOT EXISTS users_workspace ON users (workspace_id)`,
-  handles: ['InvitationAccepted', 'MemberRoleChanged', 'MemberRemoved', 'UserPasswordSet'],
+  handles: [
+    'InvitationAccepted',
+    'MemberJoined',
+    'MemberRoleChanged',
+    'MemberRemoved',
+    'UserPasswordSet',
+  ],
   apply: async (db, event) => {
     switch (event.type) {
-      case 'InvitationAccepted': {
+      case 'InvitationAccepted':
+      case 'MemberJoined': {
         const { userId, workspaceId, email, role, occurredAt } = event.data;
         await db.query(
           `INSERT INTO users (user_id, workspace_id, email, role, created_at)

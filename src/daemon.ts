@@ -3,6 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import { countJobs } from '../projections/jobs.ts';
 import { setMeta } from '../projections/meta.ts';
+import { createSso, type SsoSettings } from './app/accounts/sso.ts';
 import { clockFromEnv } from './app/clock.ts';
 import { DEFAULT_KEY_USAGE_INTERVAL_MS, keyUsageRecorder } from './app/keyUsage.ts';
 import { openGrants } from './app/readerAccess.ts';
@@ -62,6 +63,8 @@ export type DaemonOptions = {
   webhookAllowPrivate?: boolean;
   /** the bounds on every use of the database (--database-timeout) */
   databaseLimits?: DatabaseLimits;
+  /** single sign-on for the dashboard (--oidc-issuer, --oidc-client-id, --oidc-join) */
+  sso?: SsoSettings;
 };
 
 /**
@@ -193,6 +196,7 @@ export const runDaemon = async (options: DaemonOptions) => {
         clock,
         publicUrl: () => publicUrl,
         trustProxy: options.trustProxy,
+        ...(options.sso ? { sso: createSso(options.sso, { store, clock, log: logger }) } : {}),
       });
     },
     async (req, res) => {

@@ -4,6 +4,7 @@
 // Each group of pages mounts its routes with it (see ./routes.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { currentSession, type SignedIn } from '../app/accounts/sessions.ts';
+import type { Sso } from '../app/accounts/sso.ts';
 import type { Clock } from '../app/clock.ts';
 import type { ApiDeps } from '../app/flipbooks.ts';
 import { AppError } from '../domain/errors.ts';
@@ -29,6 +30,8 @@ export type DashboardDeps = ApiDeps & {
   clock: Clock;
   publicUrl: () => string;
   trustProxy: boolean;
+  /** single sign-on, when the operator set up a provider */
+  sso?: Sso;
 };
 
 export type Page = (req: Request, res: ServerResponse) => Promise<void>;

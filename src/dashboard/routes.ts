@@ -35,6 +35,7 @@ import {
   sendPage,
   sessionCookie,
 } from './request.ts';
+import { mountSso } from './ssoRoutes.ts';
 
 export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
   const kit = createKit(deps);
@@ -44,6 +45,8 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
   mountFlipbookPages(routes, kit);
   mountKeyPages(routes, kit);
   mountPasskeys(routes, kit);
+  if (deps.sso) mountSso(routes, kit, deps.sso);
+  const sso = deps.sso ? { name: deps.sso.name } : undefined;
 
   routes.get(
     '/',
@@ -55,7 +58,7 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
     page(async (req, res) => {
       if (await session(req)) return redirect(res, '/dashboard');
       const next = safeNext(new URL(req.url ?? '/', 'http://x').searchParams.get('next'));
-      sendPage(res, 200, signInPage({ ...(next ? { next } : {}) }));
+      sendPage(res, 200, signInPage({ sso, ...(next ? { next } : {}) }));
     }),
   );
 
@@ -86,7 +89,7 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
         sendPage(
           res,
           error.status,
-          signInPage({ email, error: error.message, ...(next ? { next } : {}) }),
+          signInPage({ email, error: error.message, sso, ...(next ? { next } : {}) }),
           error.headers,
         );
       }

@@ -41,6 +41,7 @@ const WORKSPACE: Faces<WorkspaceEvent> = {
   UserInvited: null,
   InvitationRevoked: null,
   InvitationAccepted: null,
+  MemberJoined: null,
   MemberRoleChanged: null,
   MemberRemoved: null,
   WebhookEndpointAdded: 'webhook.created',

@@ -11,6 +11,7 @@ import { KEY_USAGE_DDL } from '../../projections/keyUsage.ts';
 import { PASSKEY_STATE_DDL } from '../../projections/passkeyState.ts';
 import { RENDITION_FILLS_DDL } from '../../projections/renditionFills.ts';
 import { SHARE_LINK_STATE_DDL } from '../../projections/shareLinks.ts';
+import { SSO_STATE_DDL } from '../../projections/ssoState.ts';
 import { rebuildReadTables } from './replay.ts';
 
 /**
@@ -46,6 +47,7 @@ export const migrate = async (client: pg.PoolClient, events: PostgresEventStore)
     await client.query(ACCOUNTS_DDL);
     await client.query(PASSKEY_STATE_DDL);
     await client.query(SHARE_LINK_STATE_DDL);
+    await client.query(SSO_STATE_DDL);
     // The audit chain, started over the events already there the first time (docs/audit.md).
     await client.query(AUDIT_DDL);
     if (!(await chainStarted(client))) {

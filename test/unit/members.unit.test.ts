@@ -103,6 +103,39 @@ describe('workspace members', () => {
     expect(() => decide(accept('i2', 'u2'), joined)).toThrow(UNUSABLE_LINK);
   });
 
+  it('joining by an email domain (single sign-on): a member, once per email', () => {
+    const join = (userId: string, email: string) => ({
+      type: 'JoinByEmailDomain' as const,
+      data: { userId, email, domain: 'example.org', now },
+    });
+    const { events, state } = play(join('u1', 'noor@example.org'), join('u2', 'noor@example.org'));
+    expect(events).toEqual([
+      {
+        type: 'MemberJoined',
+        data: {
+          workspaceId: 'w1',
+          userId: 'u1',
+          email: 'noor@example.org',
+          role: 'member',
+          via: 'sso',
+          domain: 'example.org',
+          occurredAt: now.toISOString(),
+        },
+      },
+    ]);
+    expect(state.status === 'created' && state.members).toEqual({
+      u1: { email: 'noor@example.org', role: 'member' },
+    });
+    // someone invited and joined already stays who they are
+    expect(
+      play(
+        invite('i1', 'ann@example.org'),
+        accept('i1', 'u1'),
+        join('u9', 'ann@example.org'),
+      ).events.map((e) => e.type),
+    ).toEqual(['UserInvited', 'InvitationAccepted']);
+  });
+
   it('removing a member ends their pending reset links', () => {
     const { events } = play(
       invite('i1', 'ann@example.com', 'owner'),

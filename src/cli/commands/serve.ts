@@ -9,56 +9,67 @@ import {
   withBlobOptions,
 } from '../blobOptions.ts';
 import { flagInteger } from '../flagInteger.ts';
+import { type SsoFlags, ssoSettingsOf, withSsoOptions } from '../ssoOptions.ts';
 import { limitsOf, type StoreFlags, withStoreOptions } from '../storeOptions.ts';
 
 export const registerServe = (program: Command) => {
-  withBlobOptions(
-    withStoreOptions(
-      program
-        .command('serve')
-        .description('run the flipbook daemon (HTTP API, reader, processing)')
-        .option('--port <port>', 'TCP port (default: $PORT, else 8080)', process.env.PORT || '8080')
-        .option('--host <host>', 'address to listen on', '127.0.0.1')
-        .option('--public-url <url>', 'base of every absolute URL the API returns')
-        .option(
-          '--blob-public-url <url>',
-          "where the bucket's page images are public (a CDN): the API's image URLs point there",
-        )
-        .option(
-          '--rate-limit <n>',
-          'API requests per minute per client IP; 0 turns it off',
-          String(DEFAULT_RATE_LIMIT),
-        )
-        .option('--trust-proxy', 'take the client IP from X-Forwarded-For (behind a reverse proxy)')
-        .option(
-          '--no-client-info',
-          "do not record clients' IP addresses and user agents in the audit trail (personal data)",
-        )
-        .option(
-          '--webhook-allow-private',
-          'let webhooks reach loopback, private and link-local addresses (tests, private networks)',
-        )
-        .option(
-          '--keep-alive-timeout <seconds>',
-          'how long an idle keep-alive connection stays open; above your load balancer’s idle timeout',
-          '65',
-        )
-        .option('--grace <seconds>', 'on SIGTERM, how long requests in flight may finish', '30')
-        .option(
-          '--workers <n>',
-          'documents this daemon processes at once (0: none)',
-          String(defaultLanes()),
-        )
-        .option(
-          '--render-processes <n>',
-          'renderer processes at once, shared by those documents',
-          String(defaultRenderProcesses()),
-        ),
+  withSsoOptions(
+    withBlobOptions(
+      withStoreOptions(
+        program
+          .command('serve')
+          .description('run the flipbook daemon (HTTP API, reader, processing)')
+          .option(
+            '--port <port>',
+            'TCP port (default: $PORT, else 8080)',
+            process.env.PORT || '8080',
+          )
+          .option('--host <host>', 'address to listen on', '127.0.0.1')
+          .option('--public-url <url>', 'base of every absolute URL the API returns')
+          .option(
+            '--blob-public-url <url>',
+            "where the bucket's page images are public (a CDN): the API's image URLs point there",
+          )
+          .option(
+            '--rate-limit <n>',
+            'API requests per minute per client IP; 0 turns it off',
+            String(DEFAULT_RATE_LIMIT),
+          )
+          .option(
+            '--trust-proxy',
+            'take the client IP from X-Forwarded-For (behind a reverse proxy)',
+          )
+          .option(
+            '--no-client-info',
+            "do not record clients' IP addresses and user agents in the audit trail (personal data)",
+          )
+          .option(
+            '--webhook-allow-private',
+            'let webhooks reach loopback, private and link-local addresses (tests, private networks)',
+          )
+          .option(
+            '--keep-alive-timeout <seconds>',
+            'how long an idle keep-alive connection stays open; above your load balancer’s idle timeout',
+            '65',
+          )
+          .option('--grace <seconds>', 'on SIGTERM, how long requests in flight may finish', '30')
+          .option(
+            '--workers <n>',
+            'documents this daemon processes at once (0: none)',
+            String(defaultLanes()),
+          )
+          .option(
+            '--render-processes <n>',
+            'renderer processes at once, shared by those documents',
+            String(defaultRenderProcesses()),
+          ),
+      ),
     ),
   ).action(
     async (
       flags: StoreFlags &
-        BlobFlags & {
+        BlobFlags &
+        SsoFlags & {
           port: string;
           host: string;
           publicUrl?: string;
@@ -87,6 +98,7 @@ export const registerServe = (program: Command) => {
         ? flagInteger('FLIPBOOK_KEY_USAGE_INTERVAL_MS', usageInterval, 0, 86_400_000)
         : undefined;
       checkBlobFlags(flags);
+      const sso = ssoSettingsOf(flags, process.env);
       const blobPublicUrl = checkBlobPublicUrl(flags.blobPublicUrl, flags.blobUrl);
       if (flags.publicUrl && !/^https?:\/\/[^/]/.test(flags.publicUrl)) {
         throw new CliError(
@@ -108,6 +120,7 @@ export const registerServe = (program: Command) => {
         databaseLimits: limitsOf(flags),
         keyUsageIntervalMs,
         ...(blobPublicUrl ? { blobPublicUrl } : {}),
+        ...(sso ? { sso } : {}),
       }).catch((error: unknown) => {
         if (error instanceof StartupError) throw new CliError(EXIT.failure, error.message);
         throw error;

@@ -14,18 +14,31 @@ const passkeySignIn = html`<div class="passkey-sign-in" data-passkey-sign-in hid
 </div>
 <p class="hint" data-passkey-needs-script>Signing in with a passkey needs JavaScript.</p>`;
 
-export const signInPage = (options: { email?: string; error?: string | null; next?: string }) =>
+/** The operator's single sign-on provider, first: where it is set up, most people use it. */
+const ssoSignIn = (sso: { name: string }, next: string | undefined) =>
+  html`<div class="sso-sign-in">
+<a class="button primary wide" href="/login/sso${next ? `?next=${encodeURIComponent(next)}` : ''}">Sign in with ${sso.name}</a>
+<p class="divider"><span>or with your email</span></p>
+</div>`;
+
+export const signInPage = (options: {
+  email?: string;
+  error?: string | null;
+  next?: string;
+  sso?: { name: string } | undefined;
+}) =>
   publicPage(
     'Sign in',
     html`<h1>Sign in</h1>
 ${alert(options.error)}
+${options.sso ? ssoSignIn(options.sso, options.next) : ''}
 <form method="post" action="/login" class="stack">
 ${options.next ? html`<input type="hidden" name="next" value="${options.next}">` : ''}
 <label for="email">Email</label>
 <input id="email" name="email" type="email" autocomplete="username" required value="${options.email ?? ''}" ${options.email ? '' : html`autofocus`}>
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required ${options.email ? html`autofocus` : ''}>
-<button type="submit" class="primary">Sign in</button>
+<button type="submit" class="${options.sso ? '' : 'primary'}">Sign in</button>
 </form>
 ${passkeySignIn}
 <p class="hint">No account? The person who runs this service, or an owner of your workspace, sends you an invitation link.</p>`,

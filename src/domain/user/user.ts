@@ -7,7 +7,7 @@
 // (projections/accounts.ts), the event names it by id.
 import type { Event } from '@event-driven-io/emmett';
 
-export type SignInMethod = 'password' | 'passkey';
+export type SignInMethod = 'password' | 'passkey' | 'sso';
 
 export type UserPasswordSet = Event<
   'UserPasswordSet',

@@ -24,6 +24,10 @@ export type AcceptInvitation = {
   type: 'AcceptInvitation';
   data: { invitationId: string; tokenHash: string; newUserId: string; now: Date };
 };
+export type JoinByEmailDomain = {
+  type: 'JoinByEmailDomain';
+  data: { userId: string; email: string; domain: string; now: Date };
+};
 export type ChangeMemberRole = {
   type: 'ChangeMemberRole';
   data: { userId: string; role: Role; now: Date };
@@ -34,6 +38,7 @@ export type MemberCommand =
   | InviteUser
   | RevokeInvitation
   | AcceptInvitation
+  | JoinByEmailDomain
   | ChangeMemberRole
   | RemoveMember;
 
@@ -143,6 +148,29 @@ export const acceptInvitation = ({ data }: AcceptInvitation, state: Workspace) =
   ] satisfies WorkspaceEvent[];
 };
 
+/**
+ * A person whose provider vouched for their email joins as a member (never an owner: an owner
+ * names owners). Someone who is a member already stays who they are.
+ */
+export const joinByEmailDomain = ({ data }: JoinByEmailDomain, state: Workspace) => {
+  const ws = created(state);
+  if (Object.values(membersOf(ws)).some((member) => member.email === data.email)) return [];
+  return [
+    {
+      type: 'MemberJoined',
+      data: {
+        workspaceId: ws.workspaceId,
+        userId: data.userId,
+        email: data.email,
+        role: 'member',
+        via: 'sso',
+        domain: data.domain,
+        occurredAt: iso(data.now),
+      },
+    },
+  ] satisfies WorkspaceEvent[];
+};
+
 export const LAST_OWNER = 'A workspace keeps at least one owner: make someone else owner first';
 
 export const changeMemberRole = ({ data }: ChangeMemberRole, state: Workspace) => {
@@ -188,6 +216,8 @@ export const decideMembers = (command: MemberCommand, state: Workspace): Workspa
       return revokeInvitation(command, state);
     case 'AcceptInvitation':
       return acceptInvitation(command, state);
+    case 'JoinByEmailDomain':
+      return joinByEmailDomain(command, state);
     case 'ChangeMemberRole':
       return changeMemberRole(command, state);
     case 'RemoveMember':

@@ -77,6 +77,22 @@ export type InvitationAccepted = Event<
     occurredAt: string;
   }
 >;
+/**
+ * Someone joined by single sign-on: their provider vouched for an email of a domain the
+ * operator lets join this workspace (`serve --oidc-join`), as a member.
+ */
+export type MemberJoined = Event<
+  'MemberJoined',
+  {
+    workspaceId: string;
+    userId: string;
+    email: string;
+    role: Role;
+    via: 'sso';
+    domain: string;
+    occurredAt: string;
+  }
+>;
 export type MemberRoleChanged = Event<
   'MemberRoleChanged',
   { workspaceId: string; userId: string; role: Role; previousRole: Role; occurredAt: string }
@@ -90,6 +106,7 @@ export type MemberEvent =
   | UserInvited
   | InvitationRevoked
   | InvitationAccepted
+  | MemberJoined
   | MemberRoleChanged
   | MemberRemoved;
 
@@ -230,6 +247,16 @@ const evolveMembers = (state: Created, event: MemberEvent): Created => {
         };
       }
       return next;
+    }
+    case 'MemberJoined': {
+      if (members[event.data.userId]) return state;
+      return {
+        ...state,
+        members: {
+          ...members,
+          [event.data.userId]: { email: event.data.email, role: event.data.role },
+        },
+      };
     }
     case 'MemberRoleChanged': {
       const member = members[event.data.userId];
