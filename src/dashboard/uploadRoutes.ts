@@ -82,7 +82,11 @@ export const mountUploadRoutes = (routes: Routes, kit: Kit) => {
         sendPage(
           res,
           error.status,
-          uploadPage(signedIn, { title: fields.title, error: error.message }),
+          uploadPage(signedIn, {
+            title: fields.title,
+            visibility: fields.visibility,
+            error: error.message,
+          }),
           error.headers,
         );
       }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Client,
+  CORPUS,
   client,
   createFlipbook,
   expectJson,
@@ -350,25 +351,44 @@ describe('private publishing on two daemons', () => {
     );
     expect(made?.metadata.actor).toMatchObject({ type: 'user', email: 'sam@example.com' });
     expect(JSON.stringify(audit)).not.toContain(shown.split('/s/')[1]);
+
+    // Who can read it, chosen at upload.
+    await page.goto(`${d.url}/dashboard/upload`);
+    const choice = page.getByRole('group', { name: 'Who can read it' });
+    expect(await choice.getByLabel(/Anyone with the link/).isChecked()).toBe(true);
+    await choice.getByLabel(/Members of this workspace/).check();
+    await page.getByLabel('PDF').setInputFiles(join(CORPUS, SMALL_PDF));
+    await page.getByRole('button', { name: 'Upload', exact: true }).click();
+    const manage = page.getByRole('link', { name: 'Manage this flipbook' });
+    await manage.waitFor();
+    const uploadedId = ((await manage.getAttribute('href')) ?? '').split('/').pop() ?? '';
+    expect((await c.flipbook(uploadedId)).body).toMatchObject({ visibility: 'workspace' });
   });
 
-  it('is axe-clean on a phone: the password page and a locked reader; screenshots', async () => {
-    const link = await newLink({ label: 'phone', password: 'correct horse 9' });
-    const page = await d.open({ ...PHONE, bypassCSP: true });
-    await page.goto(link.url);
-    expect(await axeViolations(page), 'password page').toEqual([]);
-    await page.screenshot({ path: join(IMAGES, 'reader-password-phone.png') });
-    await page.getByLabel('Password').fill('wrong password 1');
-    await page.getByRole('button', { name: 'Open' }).click();
-    await page.getByRole('alert').waitFor();
-    expect(await axeViolations(page), 'wrong password').toEqual([]);
-    await page.getByLabel('Password').fill('correct horse 9');
-    await page.getByRole('button', { name: 'Open' }).click();
-    await page.locator('.stage img').first().waitFor();
-    await page.screenshot({ path: join(IMAGES, 'reader-shared-phone.png') });
-    const locked = await d.open({ ...PHONE, bypassCSP: true });
-    const answer = await locked.goto(`${d.url}/f/${book.flipbookId}`);
-    expect(answer?.status()).toBe(404);
-    expect(await axeViolations(locked), 'not found').toEqual([]);
+  it('is axe-clean on a phone and a desktop: the password page, the reader, a locked reader', async () => {
+    for (const [size, context] of [
+      ['phone', PHONE],
+      ['desktop', DESKTOP],
+    ] as const) {
+      const link = await newLink({ label: size, password: 'correct horse 9' });
+      const page = await d.open({ ...context, bypassCSP: true });
+      await page.goto(link.url);
+      expect(await axeViolations(page), `password page, ${size}`).toEqual([]);
+      await page.screenshot({ path: join(IMAGES, `reader-password-${size}.png`) });
+      await page.getByLabel('Password').fill('wrong password 1');
+      await page.getByRole('button', { name: 'Open' }).click();
+      await page.getByRole('alert').waitFor();
+      expect(await axeViolations(page), `wrong password, ${size}`).toEqual([]);
+      await page.getByLabel('Password').fill('correct horse 9');
+      await page.getByRole('button', { name: 'Open' }).click();
+      await page.locator('.stage img').first().waitFor();
+      await page.screenshot({ path: join(IMAGES, `reader-shared-${size}.png`) });
+      // Its own reader URL, without a link: the same page as for a book that never was.
+      const locked = await d.open({ ...context, bypassCSP: true });
+      const answer = await locked.goto(`${d.url}/f/${book.flipbookId}`);
+      expect(answer?.status()).toBe(404);
+      expect(await axeViolations(locked), `not found, ${size}`).toEqual([]);
+      await locked.screenshot({ path: join(IMAGES, `reader-locked-${size}.png`) });
+    }
   });
 });

@@ -232,6 +232,9 @@ const setup = (form: HTMLFormElement) => {
       item.state.textContent = 'Uploading';
       const body = new FormData();
       body.append('_csrf', token);
+      // Who can read them: the form's choice, for every one of the files.
+      const visibility = form.querySelector<HTMLInputElement>('input[name="visibility"]:checked');
+      if (visibility) body.append('visibility', visibility.value);
       body.append('file', item.file);
       const { status, answer } = await send(form, token, body, (loaded, total) => {
         item.bar.value = Math.floor((loaded / total) * 100);

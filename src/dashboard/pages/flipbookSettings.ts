@@ -6,20 +6,7 @@ import type { FlipbookOverview } from '../../app/flipbookOverview.ts';
 import { MAX_DESCRIPTION, MAX_SLUG, MAX_TITLE } from '../../domain/flipbookFields.ts';
 import { html } from '../../http/html.ts';
 import { alert } from '../layout.ts';
-
-const VISIBILITY_CHOICES = [
-  [
-    'public',
-    'Anyone with the link',
-    'Its reader link works for everyone; it can be previewed and found.',
-  ],
-  [
-    'workspace',
-    'Members of this workspace',
-    'Signed in to this dashboard. Share links still work.',
-  ],
-  ['links', 'Only people with a share link', 'Its reader link answers “not found”.'],
-] as const;
+import { visibilityChoice } from './visibilityChoice.ts';
 
 /** What the person typed, kept when the edit is refused, with the reason. */
 export type DetailsForm = { title: string; slug: string; description: string; error: string };
@@ -53,13 +40,7 @@ ${csrf}
 <h2 id="readers-title">Who can read it</h2>
 <form method="post" action="${base}/visibility" class="stack">
 ${csrf}
-<fieldset class="visibility-choice">
-<legend class="visually-hidden">Who can read it</legend>
-${VISIBILITY_CHOICES.map(
-  ([value, label, hint]) =>
-    html`<label class="choice"><input type="radio" name="visibility" value="${value}"${f.visibility === value ? html` checked` : ''}> <span><strong>${label}</strong> <span class="hint">${hint}</span></span></label>`,
-)}
-</fieldset>
+${visibilityChoice(f.visibility, html`<legend class="visually-hidden">Who can read it</legend>`)}
 <button type="submit">Save who can read it</button>
 </form>
 <p><a href="${base}/links">Share links</a>: one link per recipient, with an expiry or a password if you like, each revocable.</p>

@@ -5,10 +5,15 @@ import { MAX_TITLE } from '../../domain/flipbookFields.ts';
 import { html } from '../../http/html.ts';
 import { dashboardPage } from '../layout.ts';
 import { pdfForm } from './uploadForm.ts';
+import { visibilityChoice } from './visibilityChoice.ts';
 
 export const uploadPage = (
   signedIn: SignedIn,
-  form: { title?: string | undefined; error?: string | null | undefined } = {},
+  form: {
+    title?: string | undefined;
+    visibility?: string | undefined;
+    error?: string | null | undefined;
+  } = {},
 ) =>
   dashboardPage(
     signedIn,
@@ -32,7 +37,8 @@ ${pdfForm({
 <label for="title">Title <span class="optional">(optional)</span></label>
 <input id="title" name="title" maxlength="${MAX_TITLE}" value="${form.title ?? ''}" aria-describedby="title-hint">
 <p class="hint" id="title-hint">Left empty, the flipbook takes the file's name; the reader shows the PDF's own title when it has one. Several PDFs at once (drop or choose them together) become a flipbook each, named after its file.</p>
-</div>`,
+</div>
+${visibilityChoice(form.visibility ?? 'public', html`<legend>Who can read it</legend>`)}`,
 })}
 <div class="upload-done" data-done hidden tabindex="-1">
 <p class="done-title">Your flipbook is ready.</p>
