@@ -3,6 +3,7 @@
 // never a crash. The checks (origin, CSRF) are the caller's, as for forms.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, InvalidInput } from '../domain/errors.ts';
+import { loggedUrl } from '../http/loggedUrl.ts';
 import type { Request } from '../http/server.ts';
 import type { Logger } from '../log.ts';
 import { readSmallBody } from './request.ts';
@@ -59,7 +60,7 @@ export const jsonRoute =
         note(error);
         return sendJsonBody(res, error.status, { error: error.message }, error.headers);
       }
-      log.error({ err: error, url: req.url }, 'dashboard request failed');
+      log.error({ err: error, url: loggedUrl(req.url) }, 'dashboard request failed');
       sendJsonBody(res, 500, { error: 'Something went wrong on our side: try again in a moment' });
     }
   };

@@ -9,6 +9,7 @@ import type { Clock } from '../app/clock.ts';
 import type { ApiDeps } from '../app/flipbooks.ts';
 import { AppError } from '../domain/errors.ts';
 import { type Html, html } from '../http/html.ts';
+import { loggedUrl } from '../http/loggedUrl.ts';
 import { requestContext } from '../http/requestContext.ts';
 import type { Request } from '../http/server.ts';
 import { asUnavailable } from '../http/unavailable.ts';
@@ -74,7 +75,7 @@ export const createKit = (deps: DashboardDeps) => {
         if (unavailable) {
           // The database (or the disk) is away: at once, without asking it who is signed in.
           deps.log.warn(
-            { reason: String((caught as Error)?.message ?? caught), url: req.url },
+            { reason: String((caught as Error)?.message ?? caught), url: loggedUrl(req.url) },
             'service unavailable',
           );
           // A browser gets a page; anything else the JSON answer every other route gives.
@@ -104,7 +105,7 @@ export const createKit = (deps: DashboardDeps) => {
             error.headers,
           );
         }
-        deps.log.error({ err: error, url: req.url }, 'dashboard request failed');
+        deps.log.error({ err: error, url: loggedUrl(req.url) }, 'dashboard request failed');
         sendPage(
           res,
           500,

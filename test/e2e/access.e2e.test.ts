@@ -223,6 +223,73 @@ describe('private publishing on two daemons', () => {
     await Promise.all(replies.map((reply) => reply.arrayBuffer()));
   });
 
+  it('refuses hostile labels, origins, passwords and dates with a clear 400, and serves on', async () => {
+    const json = (method: string, path: string, body: unknown) =>
+      send(`${d.fx.api}${path}`, {
+        method,
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${d.fx.key}` },
+      });
+    const refusals: [string, string, unknown][] = [
+      ['POST', links(), {}],
+      ['POST', links(), { label: '' }],
+      ['POST', links(), { label: '   ' }],
+      ['POST', links(), { label: 'x'.repeat(201) }],
+      ['POST', links(), { label: 'a\u0000b' }],
+      ['POST', links(), { label: 'bell\u0007' }],
+      ['POST', links(), { label: ['Jane'] }],
+      ['POST', links(), { label: 'Jane', password: 'short' }],
+      ['POST', links(), { label: 'Jane', password: 'p'.repeat(257) }],
+      ['POST', links(), { label: 'Jane', password: 12345678 }],
+      ['POST', links(), { label: 'Jane', expires_at: 'tomorrow' }],
+      ['POST', links(), { label: 'Jane', expires_at: '2020-01-01T00:00:00Z' }],
+      ['POST', links(), { label: 'Jane', expires_at: '2999-01-01T00:00:00Z' }],
+      ['POST', links(), { label: 'Jane', allow_download: 'yes' }],
+      ['POST', links(), { label: 'Jane', token: 'mine' }],
+      ['POST', links(), '{"label": "Jane"'],
+      ['PATCH', links('/not-a-uuid'), { label: 'x' }],
+      ['PATCH', `/flipbooks/${book.flipbookId}`, { visibility: 'private' }],
+      ['PATCH', `/flipbooks/${book.flipbookId}`, { visibility: null }],
+      ...[
+        'javascript:alert(1)',
+        'https://*.com',
+        'https://*',
+        '*',
+        'https://example.com/path',
+        'https://exa mple.com',
+        'https://example.com\r\nX-Evil: 1',
+        "https://example.com'; script-src *",
+        `https://${'a'.repeat(300)}.com`,
+        'data:text/html,hi',
+        '',
+      ].map(
+        (origin) =>
+          ['PATCH', `/flipbooks/${book.flipbookId}`, { embed_origins: [origin] }] as [
+            string,
+            string,
+            unknown,
+          ],
+      ),
+      [
+        'PATCH',
+        `/flipbooks/${book.flipbookId}`,
+        { embed_origins: Array.from({ length: 101 }, (_, i) => `https://s${i}.example.com`) },
+      ],
+      ['PATCH', `/flipbooks/${book.flipbookId}`, { embed_origins: 'https://example.com' }],
+    ];
+    for (const [method, path, body] of refusals) {
+      const reply = await json(method, path, body);
+      const what = `${method} ${path} ${JSON.stringify(body).slice(0, 80)}`;
+      expect(reply.status, what).toBe(path.endsWith('/not-a-uuid') ? 404 : 400);
+      expect(typeof reply.body.error, what).toBe('string');
+    }
+    // The label is kept as given (HTML and all) and shown escaped; the book is as it was.
+    const odd = await newLink({ label: '<img src=x onerror=alert(1)> «Jane» 😀' });
+    expect(odd.label).toBe('<img src=x onerror=alert(1)> «Jane» 😀');
+    const flipbook = await c.flipbook(book.flipbookId);
+    expect(flipbook.body).toMatchObject({ visibility: 'links', embed_origins: [] });
+  });
+
   it('a workspace book: the sign-in page for no one, 404 for another workspace, the reader for members', async () => {
     const inside = await createFlipbook(c, { visibility: 'workspace' }, pdf(SMALL_PDF));
     await waitDone(c, inside.flipbookId, inside.versionId);
@@ -389,6 +456,28 @@ describe('private publishing on two daemons', () => {
       expect(answer?.status()).toBe(404);
       expect(await axeViolations(locked), `not found, ${size}`).toEqual([]);
       await locked.screenshot({ path: join(IMAGES, `reader-locked-${size}.png`) });
+    }
+  });
+
+  it('keeps tokens, grants and passwords out of both daemons’ logs', async () => {
+    const link = await newLink({ label: 'logs', password: 'a secret for the logs' });
+    const token = link.url.split('/s/')[1] as string;
+    const right = await unlock(link.url.replace(d.url, b.url), 'a secret for the logs');
+    const cookie = (right.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    const html = await (await fetch(link.url, { headers: { cookie } })).text();
+    const root = grantRoot(html, d.url);
+    const grant = root.split('/a/')[1] as string;
+    // Requests that log: broken grants and tokens, a client gone before its answer.
+    await statusOf(`${root}x/pages/${book.versionId}/1/mid.jpg`);
+    await statusOf(`${link.url}x/status.json`);
+    const gone = new AbortController();
+    const away = fetch(`${root}/originals/${book.versionId}`, { signal: gone.signal });
+    gone.abort();
+    await away.catch(() => {});
+    await unlock(link.url, 'a wrong secret for the logs');
+    const logs = d.fx.daemon.logs() + b.logs();
+    for (const secret of [token, grant, 'a secret for the logs', 'a wrong secret for the logs']) {
+      expect(logs.includes(secret), secret.slice(0, 12)).toBe(false);
     }
   });
 });

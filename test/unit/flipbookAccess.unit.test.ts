@@ -9,6 +9,7 @@ import { decide } from '../../src/domain/flipbook/decide.ts';
 import { evolve, type FlipbookEvent, initialState } from '../../src/domain/flipbook/flipbook.ts';
 import { MAX_LINKS, type ShareLinkCreated } from '../../src/domain/flipbook/shareLinks.ts';
 import { publicEvent } from '../../src/domain/publicEvents.ts';
+import { loggedUrl } from '../../src/http/loggedUrl.ts';
 import { deciderSpec } from '../support/deciderSpec.ts';
 
 const given = deciderSpec({ decide, evolve, initialState });
@@ -261,5 +262,16 @@ describe('reading grants', () => {
     for (const junk of ['', 'a.b.c.d.e', `${text}.x`, 'l'.repeat(500)]) {
       expect(grants.read(junk, NOW)).toBeNull();
     }
+  });
+});
+
+describe('URLs in logs', () => {
+  it('leave out share-link tokens, grants, invitation tokens and the sign-on code', () => {
+    expect(loggedUrl('/s/abcDEF123/status.json')).toBe('/s/[redacted]/status.json');
+    expect(loggedUrl('/a/l.x.y.1.mac/pages/v/1/mid.jpg')).toBe('/a/[redacted]/pages/v/1/mid.jpg');
+    expect(loggedUrl('/invite/tok?x=1')).toBe('/invite/[redacted]?x=1');
+    expect(loggedUrl('/login/sso/callback?code=c&state=s')).toBe('/login/sso/callback?[redacted]');
+    expect(loggedUrl('/f/123/text?q=hello')).toBe('/f/123/text?q=hello');
+    expect(loggedUrl(undefined)).toBe('');
   });
 });
