@@ -5,6 +5,7 @@
 // another issuer, a provider whose discovery names another issuer.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon } from '../support/cli.ts';
@@ -21,6 +22,7 @@ import {
   startOidcProvider,
 } from '../support/oidcProvider.ts';
 
+const IMAGES = join(import.meta.dirname, '../../docs/images');
 const SECRET_ENV = { FLIPBOOK_OIDC_CLIENT_SECRET: CLIENT_SECRET };
 
 describe('single sign-on with OpenID Connect', () => {
@@ -177,6 +179,7 @@ describe('single sign-on with OpenID Connect', () => {
     const link = page.getByRole('link', { name: 'Sign in with Acme ID' });
     expect(await link.getAttribute('href')).toBe('/login/sso?next=%2Fdashboard%2Fkeys');
     expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({ path: join(IMAGES, 'dashboard-signin-sso-phone.png') });
   });
 
   it('a provider whose discovery names another issuer: not available, the daemon serves on', async () => {
