@@ -33,10 +33,11 @@ const TOUCH_EVERY_MS = 60_000;
 
 export const WRONG_CREDENTIALS = 'The email or the password is not right';
 
+/** A sign-in refused (401): a password's one answer for every failure, or single sign-on's. */
 export class SignInRefused extends AppError {
   override name = 'SignInRefused';
-  constructor() {
-    super(401, WRONG_CREDENTIALS);
+  constructor(message = WRONG_CREDENTIALS) {
+    super(401, message);
   }
 }
 

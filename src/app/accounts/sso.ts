@@ -15,7 +15,7 @@ import type { Store } from '../../store/store.ts';
 import type { Clock } from '../clock.ts';
 import { runWorkspaceCommand } from '../commands.ts';
 import { normalizeEmail } from './people.ts';
-import { type Context, type StartedSession, startSession } from './sessions.ts';
+import { type Context, SignInRefused, type StartedSession, startSession } from './sessions.ts';
 import { hashToken, isWellFormedToken, newToken } from './tokens.ts';
 
 export type SsoSettings = {
@@ -30,13 +30,6 @@ export type SsoSettings = {
 
 /** How long a sign-in may stay at the provider (its login, a second factor). */
 export const SSO_LOGIN_MS = 10 * 60_000;
-
-export class SsoRefused extends AppError {
-  override name = 'SsoRefused';
-  constructor(message: string) {
-    super(401, message);
-  }
-}
 
 export class SsoUnavailable extends AppError {
   override name = 'SsoUnavailable';
@@ -105,7 +98,7 @@ export const createSso = (
     const name = settings.joins.get(domain);
     const workspace = name ? await findWorkspaceByName(deps.store.db, name) : null;
     if (!workspace) {
-      throw new SsoRefused(
+      throw new SignInRefused(
         `There is no account here for ${email}: ask an owner of your workspace to invite you`,
       );
     }
@@ -118,7 +111,7 @@ export const createSso = (
     );
     // Joined now, or a moment ago by a sign-in racing this one: the read table says who.
     const joined = await findUserByEmail(deps.store.db, email);
-    if (!joined) throw new SsoRefused(NOT_SIGNED_IN);
+    if (!joined) throw new SignInRefused(NOT_SIGNED_IN);
     return { id: joined.id, email, workspaceId: joined.workspace_id };
   };
 
@@ -150,11 +143,11 @@ export const createSso = (
       // The state must come back to the browser that started the sign-in (its cookie), once.
       const state = currentUrl.searchParams.get('state') ?? '';
       if (!cookieState || !isWellFormedToken(state) || !sameText(state, cookieState)) {
-        throw new SsoRefused(EXPIRED);
+        throw new SignInRefused(EXPIRED);
       }
       const login = await takeSsoLogin(deps.store.db, hashToken(state));
       if (!login || login.expires_at.getTime() <= deps.clock.now().getTime()) {
-        throw new SsoRefused(EXPIRED);
+        throw new SignInRefused(EXPIRED);
       }
       const config = await configuration();
       let claims: { email?: unknown; email_verified?: unknown } | undefined;
@@ -180,16 +173,16 @@ export const createSso = (
         // The person said no at the provider, a response from another issuer, a code forged or
         // used twice, a token that does not check out: one answer, the reason in the log.
         deps.log.warn({ reason: String((error as Error)?.message ?? error) }, 'sso refused');
-        throw new SsoRefused(NOT_SIGNED_IN);
+        throw new SignInRefused(NOT_SIGNED_IN);
       }
       if (claims?.email_verified !== true || typeof claims.email !== 'string') {
-        throw new SsoRefused(UNVERIFIED);
+        throw new SignInRefused(UNVERIFIED);
       }
       let email: string;
       try {
         email = normalizeEmail(claims.email);
       } catch {
-        throw new SsoRefused(UNVERIFIED);
+        throw new SignInRefused(UNVERIFIED);
       }
       const person = await personFor(email, context);
       const started = await startSession(deps.store, person, 'sso', context, deps.clock);
