@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startDaemon } from '../support/cli.ts';
+import { flipbook, startDaemon } from '../support/cli.ts';
 import {
   axeViolations,
   type DashboardFixture,
@@ -129,15 +129,23 @@ describe('single sign-on with OpenID Connect', () => {
     const again = await d.open();
     await signInAs(again, 'noor@example.org');
     expect((await d.auditLog()).filter((e) => e.type === 'MemberJoined')).toHaveLength(1);
+    // Removed by an owner, the domain does not bring them back (an invitation would).
+    const removed = await flipbook(['user', 'remove', 'noor@example.org', ...d.fx.storeArgs]);
+    expect(removed.code, removed.stderr).toBe(0);
+    const back = await d.open();
+    await signInAs(back, 'noor@example.org');
+    await expect(back.getByRole('alert').textContent()).resolves.toContain(
+      'You were removed from this workspace',
+    );
 
     const stranger = await d.open();
     await signInAs(stranger, 'sam@elsewhere.net');
     await expect(stranger.getByRole('alert').textContent()).resolves.toContain(
       'There is no account here for sam@elsewhere.net',
     );
-    // A member's email, not verified by the provider: no one is signed in.
+    // An email of the joining domain, not verified by the provider: no one is signed in.
     const unverified = await d.open();
-    await signInAs(unverified, 'unverified:noor@example.org');
+    await signInAs(unverified, 'unverified:sam@example.org');
     await expect(unverified.getByRole('alert').textContent()).resolves.toContain(
       'has not verified your email address',
     );

@@ -2,7 +2,7 @@
 // expire, a reset for an existing member keeps their role, a workspace keeps an owner.
 import { describe, expect, it } from 'vitest';
 import { decide } from '../../src/domain/workspace/decide.ts';
-import { LAST_OWNER, UNUSABLE_LINK } from '../../src/domain/workspace/members.ts';
+import { LAST_OWNER, REMOVED, UNUSABLE_LINK } from '../../src/domain/workspace/members.ts';
 import {
   evolve,
   initialState,
@@ -126,6 +126,18 @@ describe('workspace members', () => {
     expect(state.status === 'created' && state.members).toEqual({
       u1: { email: 'noor@example.org', role: 'member' },
     });
+    // removed by an owner, the domain does not bring them back; an invitation does
+    const remove = { type: 'RemoveMember' as const, data: { userId: 'u1', now } };
+    expect(() =>
+      play(join('u1', 'noor@example.org'), remove, join('u2', 'noor@example.org')),
+    ).toThrow(REMOVED);
+    const back = play(
+      join('u1', 'noor@example.org'),
+      remove,
+      invite('i9', 'noor@example.org'),
+      accept('i9', 'u3'),
+    );
+    expect(back.state.status === 'created' && back.state.removed).toEqual({});
     // someone invited and joined already stays who they are
     expect(
       play(

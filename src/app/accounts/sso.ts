@@ -10,7 +10,7 @@ import * as oidc from 'openid-client';
 import { saveSsoLogin, takeSsoLogin } from '../../../projections/ssoState.ts';
 import { findUserByEmail } from '../../../projections/users.ts';
 import { findWorkspaceByName } from '../../../projections/workspaces.ts';
-import { AppError } from '../../domain/errors.ts';
+import { AppError, Forbidden } from '../../domain/errors.ts';
 import type { Store } from '../../store/store.ts';
 import type { Clock } from '../clock.ts';
 import { runWorkspaceCommand } from '../commands.ts';
@@ -103,12 +103,18 @@ export const createSso = (
       );
     }
     const userId = randomUUID();
-    await runWorkspaceCommand(
-      deps.store,
-      workspace.id,
-      { type: 'JoinByEmailDomain', data: { userId, email, domain, now: deps.clock.now() } },
-      { ...context, actor: { type: 'user', id: userId, email } },
-    );
+    try {
+      await runWorkspaceCommand(
+        deps.store,
+        workspace.id,
+        { type: 'JoinByEmailDomain', data: { userId, email, domain, now: deps.clock.now() } },
+        { ...context, actor: { type: 'user', id: userId, email } },
+      );
+    } catch (error) {
+      // Removed by an owner: the domain does not bring them back.
+      if (error instanceof Forbidden) throw new SignInRefused(error.message);
+      throw error;
+    }
     // Joined now, or a moment ago by a sign-in racing this one: the read table says who.
     const joined = await findUserByEmail(deps.store.db, email);
     if (!joined) throw new SignInRefused(NOT_SIGNED_IN);

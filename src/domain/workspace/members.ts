@@ -1,7 +1,7 @@
 // Who belongs to a workspace and with which role, decided on the workspace's own stream so its
 // rules hold under concurrency: an invitation is used once and only before it expires; a
 // workspace always keeps an owner. Time and ids come in with the command.
-import { Conflict, NotFound, RuleBroken } from '../errors.ts';
+import { Conflict, Forbidden, NotFound, RuleBroken } from '../errors.ts';
 import { iso } from '../iso.ts';
 import type { Invitation, Role, Workspace, WorkspaceEvent } from './workspace.ts';
 
@@ -155,6 +155,8 @@ export const acceptInvitation = ({ data }: AcceptInvitation, state: Workspace) =
 export const joinByEmailDomain = ({ data }: JoinByEmailDomain, state: Workspace) => {
   const ws = created(state);
   if (Object.values(membersOf(ws)).some((member) => member.email === data.email)) return [];
+  // Removed by an owner: the domain does not bring them back; an invitation does.
+  if (ws.removed?.[data.email]) throw new Forbidden(REMOVED);
   return [
     {
       type: 'MemberJoined',
@@ -170,6 +172,9 @@ export const joinByEmailDomain = ({ data }: JoinByEmailDomain, state: Workspace)
     },
   ] satisfies WorkspaceEvent[];
 };
+
+export const REMOVED =
+  'You were removed from this workspace: ask an owner of your workspace to invite you again';
 
 export const LAST_OWNER = 'A workspace keeps at least one owner: make someone else owner first';
 

@@ -150,6 +150,11 @@ export type Workspace =
       keys: Record<string, KeyState>;
       invitations: Record<string, Invitation>;
       members: Record<string, { email: string; role: Role }>;
+      /**
+       * Emails of people removed and not invited back since: joining by their email's domain
+       * (single sign-on) does not bring them back. Absent: none.
+       */
+      removed?: Record<string, true>;
       /** absent in states built before webhooks existed (read as none) */
       webhooks?: Record<string, EndpointState>;
     };
@@ -199,6 +204,11 @@ export const evolve = (state: Workspace, event: WorkspaceEvent): Workspace => {
 
 type Created = Extract<Workspace, { status: 'created' }>;
 
+const without = (emails: Created['removed'], email: string) => {
+  const { [email]: _back, ...rest } = emails ?? {};
+  return rest;
+};
+
 /** A key changed; an event about a key this stream never issued changes nothing. */
 const withKey = (state: Created, keyId: string, change: Partial<KeyState>): Workspace => {
   const key = state.keys[keyId];
@@ -240,6 +250,8 @@ const evolveMembers = (state: Created, event: MemberEvent): Created => {
           },
         };
       }
+      if (event.type === 'InvitationAccepted')
+        next.removed = without(state.removed, event.data.email);
       if (event.type === 'InvitationAccepted' && !members[event.data.userId]) {
         next.members = {
           ...members,
@@ -267,8 +279,12 @@ const evolveMembers = (state: Created, event: MemberEvent): Created => {
       };
     }
     case 'MemberRemoved': {
-      const { [event.data.userId]: _gone, ...rest } = members;
-      return { ...state, members: rest };
+      const { [event.data.userId]: gone, ...rest } = members;
+      return {
+        ...state,
+        members: rest,
+        ...(gone ? { removed: { ...state.removed, [gone.email]: true as const } } : {}),
+      };
     }
   }
 };
