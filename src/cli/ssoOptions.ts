@@ -10,6 +10,7 @@ export type SsoFlags = {
   oidcIssuer?: string;
   oidcClientId?: string;
   oidcName?: string;
+  oidcDomain?: string[];
   oidcJoin?: string[];
 };
 
@@ -20,6 +21,11 @@ export const withSsoOptions = (command: Command) =>
     .option('--oidc-issuer <url>', 'sign in to the dashboard with this OpenID Connect provider')
     .option('--oidc-client-id <id>', `the client id at the provider (its secret: $${SECRET_ENV})`)
     .option('--oidc-name <name>', 'what the sign-in button calls the provider', 'single sign-on')
+    .option(
+      '--oidc-domain <domain>',
+      'an email domain the provider signs in for (repeatable; at least one, or --oidc-join)',
+      collect,
+    )
     .option(
       '--oidc-join <domain=workspace>',
       'people with a verified email of the domain join the workspace as members (repeatable)',
@@ -37,9 +43,10 @@ export const ssoSettingsOf = (
   env: Record<string, string | undefined>,
 ): SsoSettings | undefined => {
   const joins = flags.oidcJoin ?? [];
+  const domains = flags.oidcDomain ?? [];
   if (!flags.oidcIssuer) {
-    if (flags.oidcClientId || joins.length > 0) {
-      throw usage('--oidc-client-id and --oidc-join need --oidc-issuer');
+    if (flags.oidcClientId || joins.length > 0 || domains.length > 0) {
+      throw usage('--oidc-client-id, --oidc-domain and --oidc-join need --oidc-issuer');
     }
     return undefined;
   }
@@ -75,11 +82,25 @@ export const ssoSettingsOf = (
     if (byDomain.has(domain)) throw usage(`--oidc-join names ${domain} twice`);
     byDomain.set(domain, workspace);
   }
+  const allowed = new Set(byDomain.keys());
+  for (const raw of domains) {
+    const domain = raw.trim().toLowerCase();
+    if (!DOMAIN.test(domain)) throw usage(`--oidc-domain must be a domain, got "${raw}"`);
+    allowed.add(domain);
+  }
+  // A provider vouches for any email its users may hold (Google accounts, Entra's "common"
+  // tenant, social logins): only the domains the operator names are taken from it.
+  if (allowed.size === 0) {
+    throw usage(
+      '--oidc-issuer needs at least one --oidc-domain (or --oidc-join): the email domains it signs in for',
+    );
+  }
   return {
     issuer: flags.oidcIssuer,
     clientId: flags.oidcClientId,
     clientSecret,
     name,
+    domains: allowed,
     joins: byDomain,
   };
 };

@@ -1,7 +1,9 @@
 // Single sign-on's two stops in the dashboard (src/app/accounts/sso.ts): /login/sso sends the
 // browser to the provider with a state it also keeps in a short-lived cookie (scoped to these
 // paths, Lax so the provider's redirect back carries it); /login/sso/callback is the way back,
-// which signs the person in or shows the sign-in page with the reason.
+// which signs the person in or shows the sign-in page with the reason. Each sign-in has a cookie
+// of its own, named after its state, so two started in one browser (two tabs) both finish.
+import { createHash } from 'node:crypto';
 import type { Sso } from '../app/accounts/sso.ts';
 import { AppError } from '../domain/errors.ts';
 import type { Routes } from '../http/server.ts';
@@ -9,11 +11,13 @@ import type { Kit } from './kit.ts';
 import { signInPage } from './pages/signIn.ts';
 import { readCookie, redirect, safeNext, sendPage, sessionCookie } from './request.ts';
 
-const STATE_COOKIE = 'flipbook_sso';
+/** The cookie of one sign-in: named after (a hash of) its state, holding the state. */
+export const stateCookieName = (state: string) =>
+  `flipbook_sso_${createHash('sha256').update(state).digest('hex').slice(0, 16)}`;
 
-const stateCookie = (secure: boolean, value: string, maxAgeSeconds: number) =>
+const stateCookie = (secure: boolean, state: string, value: string, maxAgeSeconds: number) =>
   [
-    `${STATE_COOKIE}=${value}`,
+    `${stateCookieName(state)}=${value}`,
     'Path=/login/sso',
     'HttpOnly',
     'SameSite=Lax',
@@ -30,18 +34,22 @@ export const mountSso = (routes: Routes, kit: Kit, sso: Sso) => {
     page(async (req, res) => {
       const next = safeNext(new URL(req.url ?? '/', 'http://x').searchParams.get('next'));
       const started = await sso.begin(`${origin()}/login/sso/callback`, next);
-      redirect(res, started.url, { 'Set-Cookie': stateCookie(secure(), started.state, 600) });
+      redirect(res, started.url, {
+        'Set-Cookie': stateCookie(secure(), started.state, started.state, 600),
+      });
     }),
   );
 
   routes.get(
     '/login/sso/callback',
     page(async (req, res) => {
-      const cleared = stateCookie(secure(), '', 0);
+      const current = new URL(req.url ?? '/', origin());
+      const state = (current.searchParams.get('state') ?? '').slice(0, 64);
+      const cleared = stateCookie(secure(), state, '', 0);
       try {
         const started = await sso.finish(
-          new URL(req.url ?? '/', origin()),
-          readCookie(req, STATE_COOKIE),
+          current,
+          (named) => readCookie(req, stateCookieName(named)),
           context(req),
         );
         redirect(res, started.next ?? '/dashboard', {

@@ -42,6 +42,8 @@ describe('single sign-on with OpenID Connect', () => {
         'Acme ID',
         '--oidc-join',
         'example.org=acme',
+        '--oidc-domain',
+        'example.com',
       ],
       SECRET_ENV,
     );
@@ -80,24 +82,31 @@ describe('single sign-on with OpenID Connect', () => {
   };
 
   /**
-   * The provider's redirect back, held before it reaches the daemon: its URL and the state
-   * cookie the browser holds, to send by hand.
+   * The provider's redirect back, held before it reaches the daemon: its URL, and the state
+   * cookies the browser holds, to send by hand.
    */
-  const callbackOf = async (login: string) => {
-    const page = await d.open();
-    await page.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.fulfill({ body: '' }));
+  const callbackOf = async (login: string, page?: Page) => {
+    const browser = page ?? (await d.open());
+    await browser.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.fulfill({ body: '' }));
     const callback = provider.holdNextCallback();
-    await page.goto(`${d.url}/login`);
-    await page.getByRole('link', { name: 'Sign in with Acme ID' }).click();
-    await page.locator('input[name="login"]').fill(login);
-    await page.locator('input[name="password"]').fill('anything at all');
-    await page.getByRole('button', { name: 'Sign-in' }).click();
-    const consent = page.getByRole('button', { name: 'Continue' });
+    await browser.goto(`${d.url}/login`);
+    await browser.getByRole('link', { name: 'Sign in with Acme ID' }).click();
+    const asked = browser.locator('input[name="login"]');
+    // A browser already signed in at the provider is not asked again.
+    await Promise.race([callback, asked.waitFor()]);
+    if (await asked.isVisible()) {
+      await asked.fill(login);
+      await browser.locator('input[name="password"]').fill('anything at all');
+      await browser.getByRole('button', { name: 'Sign-in' }).click();
+    }
+    const consent = browser.getByRole('button', { name: 'Continue' });
     await Promise.race([callback, consent.waitFor().then(() => consent.click())]).catch(() => {});
-    const cookie = (await page.context().cookies(`${d.url}/login/sso/callback`)).find(
-      (c) => c.name === 'flipbook_sso',
-    );
-    return { callback: await callback, cookie: `flipbook_sso=${cookie?.value ?? ''}` };
+    const url = await callback;
+    const cookies = (await browser.context().cookies(`${d.url}/login/sso/callback`))
+      .filter((c) => c.name.startsWith('flipbook_sso_'))
+      .map((c) => `${c.name}=${c.value}`)
+      .join('; ');
+    return { callback: url, cookie: cookies, page: browser };
   };
 
   it('signs a member in by their verified email, back to the page they asked for', async () => {
@@ -138,10 +147,19 @@ describe('single sign-on with OpenID Connect', () => {
       'You were removed from this workspace',
     );
 
+    // A domain the provider signs in for, but no one of that address here and no joining.
     const stranger = await d.open();
-    await signInAs(stranger, 'sam@elsewhere.net');
+    await signInAs(stranger, 'zoe@example.com');
     await expect(stranger.getByRole('alert').textContent()).resolves.toContain(
-      'There is no account here for sam@elsewhere.net',
+      'There is no account here for zoe@example.com',
+    );
+    // Another domain: the provider's word is not taken for it, even for an account here.
+    const elsewhere = await d.signedIn('kim@elsewhere.net', { role: 'owner' });
+    await elsewhere.context().close();
+    const outside = await d.open();
+    await signInAs(outside, 'kim@elsewhere.net');
+    await expect(outside.getByRole('alert').textContent()).resolves.toContain(
+      'Single sign-on here is not for kim@elsewhere.net',
     );
     // An email of the joining domain, not verified by the provider: no one is signed in.
     const unverified = await d.open();
@@ -179,6 +197,24 @@ describe('single sign-on with OpenID Connect', () => {
     const replayed = await send(second.callback, second.cookie);
     expect(replayed.status).toBe(401);
     expect(replayed.headers.get('set-cookie')).not.toContain('flipbook_session=');
+
+    // Two sign-ins started in one browser (two tabs): each finishes, in either order.
+    const tabA = await callbackOf('mia@example.com');
+    const tabB = await callbackOf('mia@example.com', tabA.page);
+    expect((await send(tabB.callback, tabB.cookie)).status).toBe(303);
+    expect((await send(tabA.callback, tabB.cookie)).status).toBe(303);
+
+    // The provider gone between the redirect and the way back: unavailable, not refused.
+    const third = await callbackOf('mia@example.com');
+    provider.setDown(true);
+    try {
+      const away = await send(third.callback, third.cookie);
+      expect(away.status).toBe(503);
+      expect(away.headers.get('retry-after')).toBe('30');
+      expect(await away.text()).toContain('Single sign-on is not available now');
+    } finally {
+      provider.setDown(false);
+    }
   });
 
   it('the sign-in page offers the provider, axe-clean on a phone', async () => {
@@ -199,7 +235,17 @@ describe('single sign-on with OpenID Connect', () => {
     await new Promise<void>((done) => impostor.listen(0, '127.0.0.1', done));
     const issuer = `http://127.0.0.1:${(impostor.address() as AddressInfo).port}`;
     const other = await startDaemon(
-      [...d.fx.storeArgs, '--workers', '0', '--oidc-issuer', issuer, '--oidc-client-id', 'x'],
+      [
+        ...d.fx.storeArgs,
+        '--workers',
+        '0',
+        '--oidc-issuer',
+        issuer,
+        '--oidc-client-id',
+        'x',
+        '--oidc-domain',
+        'example.com',
+      ],
       SECRET_ENV,
     );
     try {

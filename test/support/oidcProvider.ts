@@ -18,6 +18,8 @@ export type OidcProvider = {
    * the promise the URL it would have gone to (to send it by hand, or twice).
    */
   holdNextCallback: () => Promise<string>;
+  /** While down, every connection is cut before an answer (a provider away). */
+  setDown: (down: boolean) => void;
   close: () => Promise<void>;
 };
 
@@ -33,11 +35,12 @@ const accountOf = (login: string) => {
 /** Listens first (the daemon needs the issuer's address); answers once `allow` names the client. */
 export const startOidcProvider = async (): Promise<OidcProvider> => {
   let held: ((url: string) => void) | null = null;
+  let down = false;
   let handler: RequestListener = (_req, res) => {
     res.statusCode = 503;
     res.end();
   };
-  const server = createServer((req, res) => handler(req, res));
+  const server = createServer((req, res) => (down ? req.socket.destroy() : handler(req, res)));
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
@@ -71,6 +74,9 @@ export const startOidcProvider = async (): Promise<OidcProvider> => {
         }
       });
       handler = provider.callback();
+    },
+    setDown: (value) => {
+      down = value;
     },
     holdNextCallback: () =>
       new Promise<string>((resolve) => {

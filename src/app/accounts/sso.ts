@@ -24,6 +24,11 @@ export type SsoSettings = {
   clientSecret: string;
   /** what the sign-in page calls the provider ("Sign in with …") */
   name: string;
+  /**
+   * The email domains the provider signs in for: its word on any other address is not taken (a
+   * provider whose users hold any address, like Google accounts, could name anyone's).
+   */
+  domains: ReadonlySet<string>;
   /** email domain → workspace name: people of the domain unknown here join it as members */
   joins: ReadonlyMap<string, string>;
 };
@@ -49,6 +54,12 @@ const UNVERIFIED =
 export const isLoopbackUrl = (url: URL) =>
   ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
 
+/** A request to the provider that got no answer: fetch's TypeError, or openid-client's timeout. */
+const unreachable = (error: unknown) =>
+  error instanceof TypeError ||
+  (error instanceof oidc.ClientError &&
+    (error.code === 'OAUTH_TIMEOUT' || error.code === 'OAUTH_ABORT'));
+
 const sameText = (a: string, b: string) =>
   a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
@@ -58,10 +69,13 @@ export type Sso = {
   name: string;
   /** Starts a sign-in: the provider's URL to send the browser to, and the state for its cookie. */
   begin: (callbackUrl: string, next: string | null) => Promise<{ url: string; state: string }>;
-  /** The way back: the session of the person the provider vouched for, and where to go. */
+  /**
+   * The way back: the session of the person the provider vouched for, and where to go.
+   * `held(state)`: the state this browser holds for that sign-in (its cookie), if any.
+   */
   finish: (
     currentUrl: URL,
-    cookieState: string | null,
+    held: (state: string) => string | null,
     context: Context,
   ) => Promise<StartedSession & { next: string | null }>;
 };
@@ -92,9 +106,14 @@ export const createSso = (
   };
 
   const personFor = async (email: string, context: Context) => {
+    const domain = email.slice(email.lastIndexOf('@') + 1);
+    if (!settings.domains.has(domain)) {
+      throw new SignInRefused(
+        `Single sign-on here is not for ${email}: sign in with your email and password`,
+      );
+    }
     const member = await findUserByEmail(deps.store.db, email);
     if (member) return { id: member.id, email, workspaceId: member.workspace_id };
-    const domain = email.slice(email.lastIndexOf('@') + 1);
     const name = settings.joins.get(domain);
     const workspace = name ? await findWorkspaceByName(deps.store.db, name) : null;
     if (!workspace) {
@@ -145,10 +164,11 @@ export const createSso = (
       });
       return { url: url.href, state };
     },
-    finish: async (currentUrl, cookieState, context) => {
+    finish: async (currentUrl, held, context) => {
       // The state must come back to the browser that started the sign-in (its cookie), once.
       const state = currentUrl.searchParams.get('state') ?? '';
-      if (!cookieState || !isWellFormedToken(state) || !sameText(state, cookieState)) {
+      const cookieState = isWellFormedToken(state) ? held(state) : null;
+      if (!cookieState || !sameText(state, cookieState)) {
         throw new SignInRefused(EXPIRED);
       }
       const login = await takeSsoLogin(deps.store.db, hashToken(state));
@@ -176,9 +196,11 @@ export const createSso = (
                 typeof idToken.sub === 'string' ? idToken.sub : oidc.skipSubjectCheck,
               );
       } catch (error) {
+        deps.log.warn({ reason: String((error as Error)?.message ?? error) }, 'sso refused');
+        // The provider did not answer (down, or too slow): not the person's doing.
+        if (unreachable(error)) throw new SsoUnavailable();
         // The person said no at the provider, a response from another issuer, a code forged or
         // used twice, a token that does not check out: one answer, the reason in the log.
-        deps.log.warn({ reason: String((error as Error)?.message ?? error) }, 'sso refused');
         throw new SignInRefused(NOT_SIGNED_IN);
       }
       if (claims?.email_verified !== true || typeof claims.email !== 'string') {
