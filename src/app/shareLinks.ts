@@ -17,7 +17,7 @@ import type {
   ShareLinkList,
 } from '../contract/shareLinks.ts';
 import { InvalidInput, NotFound } from '../domain/errors.ts';
-import type { ShareLinkCommand } from '../domain/flipbook/shareLinks.ts';
+import { linkPassword, type ShareLinkCommand } from '../domain/flipbook/shareLinks.ts';
 import { hashPassword } from './accounts/passwords.ts';
 import { hashToken, newToken } from './accounts/tokens.ts';
 import type { Caller } from './caller.ts';
@@ -62,9 +62,8 @@ const dateOf = (raw: string | null | undefined) => {
 /** A password to keep: hashed into link_passwords, named by the id the event records. */
 const keptPassword = async (deps: ApiDeps, linkId: string, password: string | null | undefined) => {
   if (password === undefined || password === null) return password;
-  if (password.trim() === '') throw new InvalidInput('Invalid password: it must not be blank');
   const passwordId = randomUUID();
-  const hash = await hashPassword(password);
+  const hash = await hashPassword(linkPassword(password));
   await saveLinkPassword(deps.store.db, { passwordId, linkId, hash, now: deps.clock.now() });
   return passwordId;
 };

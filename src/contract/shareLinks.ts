@@ -1,11 +1,10 @@
 // A flipbook's share links (beyond the spec; docs/access.md): the shapes the API answers with and
 // takes, one definition each.
 import { type Static, Type } from '@sinclair/typebox';
-import { MAX_LABEL } from '../domain/flipbook/shareLinks.ts';
+import { MAX_LABEL, MAX_LINK_PASSWORD, MIN_LINK_PASSWORD } from '../domain/flipbook/shareLinks.ts';
 import { Named, Uuid } from './common.ts';
 
-export const MIN_LINK_PASSWORD = 8;
-export const MAX_LINK_PASSWORD = 256;
+export { MAX_LINK_PASSWORD, MIN_LINK_PASSWORD };
 
 const label = Type.String({
   maxLength: MAX_LABEL,

@@ -241,6 +241,8 @@ describe('private publishing on two daemons', () => {
       ['POST', links(), { label: 'Jane', password: 'short' }],
       ['POST', links(), { label: 'Jane', password: 'p'.repeat(257) }],
       ['POST', links(), { label: 'Jane', password: 12345678 }],
+      ['POST', links(), { label: 'Jane', password: 'a\u0000bcdefghij' }],
+      ['POST', links(), { label: 'Jane', password: '          ' }],
       ['POST', links(), { label: 'Jane', expires_at: 'tomorrow' }],
       ['POST', links(), { label: 'Jane', expires_at: '2020-01-01T00:00:00Z' }],
       ['POST', links(), { label: 'Jane', expires_at: '2999-01-01T00:00:00Z' }],

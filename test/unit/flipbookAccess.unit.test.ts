@@ -7,7 +7,11 @@ import { InvalidInput, NotFound, RuleBroken } from '../../src/domain/errors.ts';
 import { embedOrigin, frameAncestors } from '../../src/domain/flipbook/access.ts';
 import { decide } from '../../src/domain/flipbook/decide.ts';
 import { evolve, type FlipbookEvent, initialState } from '../../src/domain/flipbook/flipbook.ts';
-import { MAX_LINKS, type ShareLinkCreated } from '../../src/domain/flipbook/shareLinks.ts';
+import {
+  linkPassword,
+  MAX_LINKS,
+  type ShareLinkCreated,
+} from '../../src/domain/flipbook/shareLinks.ts';
 import { publicEvent } from '../../src/domain/publicEvents.ts';
 import { loggedUrl } from '../../src/http/loggedUrl.ts';
 import { deciderSpec } from '../support/deciderSpec.ts';
@@ -273,5 +277,23 @@ describe('URLs in logs', () => {
     expect(loggedUrl('/login/sso/callback?code=c&state=s')).toBe('/login/sso/callback?[redacted]');
     expect(loggedUrl('/f/123/text?q=hello')).toBe('/f/123/text?q=hello');
     expect(loggedUrl(undefined)).toBe('');
+  });
+});
+
+describe('link passwords', () => {
+  it('are 8 to 256 characters a reader can type, whichever way they come', () => {
+    expect(linkPassword('correct horse 9')).toBe('correct horse 9');
+    expect(linkPassword('p'.repeat(256))).toBe('p'.repeat(256));
+    expect(linkPassword('密码密码密码密码')).toBe('密码密码密码密码');
+    for (const bad of [
+      'short',
+      'p'.repeat(257),
+      '          ',
+      'a\u0000bcdefghij',
+      'line\nbreak1',
+      'tab\there12',
+    ]) {
+      expect(() => linkPassword(bad), JSON.stringify(bad)).toThrow(InvalidInput);
+    }
   });
 });

@@ -12,6 +12,8 @@ export const MAX_LINKS = 2000;
 export const MAX_LABEL = 200;
 /** An expiry further away than this is a typo, not a plan. */
 export const MAX_EXPIRY_YEARS = 10;
+export const MIN_LINK_PASSWORD = 8;
+export const MAX_LINK_PASSWORD = 256;
 
 type OfLink = { flipbookId: string; workspaceId: string; linkId: string; occurredAt: string };
 
@@ -121,6 +123,23 @@ export const linkLabel = (raw: unknown) => {
     throw new InvalidInput(`Invalid label: at most ${MAX_LABEL} characters`);
   }
   return value;
+};
+
+/**
+ * A password a link may ask for, whatever way it comes (the API, the dashboard's form): one a
+ * reader can type into the password form, which takes no control characters.
+ */
+export const linkPassword = (password: string) => {
+  const length = [...password].length;
+  if (length < MIN_LINK_PASSWORD || length > MAX_LINK_PASSWORD || password.trim() === '') {
+    throw new InvalidInput(
+      `Invalid password: ${MIN_LINK_PASSWORD} to ${MAX_LINK_PASSWORD} characters, not only spaces`,
+    );
+  }
+  if (/\p{Cc}/u.test(password)) {
+    throw new InvalidInput('Invalid password: no control characters (line breaks, tabs, NUL)');
+  }
+  return password;
 };
 
 const expiry = (at: Date | null, now: Date) => {
