@@ -132,23 +132,26 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
     show: (book: ReaderBook) => Promise<string>,
     back: string,
   ) => {
-    const privately = entry.kind !== 'public';
-    if (entry.kind === 'sign-in') {
-      res.writeHead(303, {
-        Location: `/login?next=${encodeURIComponent(back)}`,
-        'Cache-Control': 'no-store',
-        'Content-Length': 0,
-      });
-      res.end();
-      return;
-    }
-    const view = book && book !== 'archived' ? book : privately ? PRIVATE_VIEW : PUBLIC_VIEW;
-    if (!book) return sendHtml(req, res, 404, notFoundPage(), view);
+    if (entry.kind === 'sign-in') return toSignIn(res, back);
+    const view =
+      book && book !== 'archived' ? book : entry.kind !== 'public' ? PRIVATE_VIEW : PUBLIC_VIEW;
+    // Not there, or not for this person: one answer, headers and all, so that no one can tell
+    // a private book from an id that never was.
+    if (!book) return sendHtml(req, res, 404, notFoundPage(), PRIVATE_VIEW);
     // Gone for now, not unknown: 410 tells crawlers to drop it; the link works again on restore.
     if (book === 'archived') return sendHtml(req, res, 410, unavailablePage(), view);
     // No version could be processed: nothing to read (a new version brings the link to life).
     if (book.status === 'error') return sendHtml(req, res, 404, notFoundPage(), view);
     await sendHtml(req, res, 200, await show(book), view);
+  };
+
+  const toSignIn = (res: ServerResponse, back: string) => {
+    res.writeHead(303, {
+      Location: `/login?next=${encodeURIComponent(back)}`,
+      'Cache-Control': 'no-store',
+      'Content-Length': 0,
+    });
+    res.end();
   };
 
   const readerOf = async (book: ReaderBook) => readerPage(book);
@@ -269,7 +272,8 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
 
   // The readable address of a flipbook: its workspace's name and its slug. It follows the slug
   // (which may change) to the share link (which never does), so it is a 302 and never cached.
-  // A book only share links open has no readable address.
+  // A non-public book's leads only those who may read it to its id: no one signed in is sent to
+  // sign in (a workspace book) and back here; anyone else gets the same 404 as a wrong slug.
   routes.get(
     '/w/:workspace/:slug',
     page(async (req, res) => {
@@ -278,7 +282,13 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
       const workspace = name ? await findWorkspaceByName(deps.db, name) : null;
       const found =
         workspace && slug ? await findFlipbookBySlug(deps.db, workspace.id, slug) : null;
-      if (!found || found.visibility === 'links') return sendHtml(req, res, 404, notFoundPage());
+      const entry = found
+        ? await enterByBook(deps.access, found.flipbook_id, sessionTokenOf(req))
+        : null;
+      if (entry?.kind === 'sign-in') return toSignIn(res, req.url ?? '/');
+      if (!found || (entry?.kind !== 'public' && entry?.kind !== 'granted')) {
+        return sendHtml(req, res, 404, notFoundPage(), PRIVATE_VIEW);
+      }
       res.writeHead(302, {
         Location: deps.urls.reader(found.flipbook_id),
         'Cache-Control': 'no-cache',

@@ -102,6 +102,16 @@ describe('private publishing on two daemons', () => {
       ];
       for (const url of urls) expect(await statusOf(url), url).toBe(404);
     }
+    // The same answer as for an id that never was, headers and all.
+    const headersOf = async (url: string) => {
+      const { headers } = await fetch(url);
+      return ['cache-control', 'referrer-policy', 'x-robots-tag', 'content-security-policy'].map(
+        (name) => headers.get(name),
+      );
+    };
+    expect(await headersOf(`${d.url}/f/${book.flipbookId}`)).toEqual(
+      await headersOf(`${d.url}/f/00000000-0000-4000-8000-000000000000`),
+    );
     // The API key of its workspace still reads the images its answers name.
     const img = flipbook.body.pages[0].img_mid as string;
     const withKey = await fetch(img, { headers: { authorization: `Bearer ${d.fx.key}` } });
@@ -312,6 +322,17 @@ describe('private publishing on two daemons', () => {
     const outsider = await d.signedIn('otto@example.com', { workspace: 'others' });
     const answer = await outsider.goto(reader);
     expect(answer?.status()).toBe(404);
+    // Its readable address leads no one else to its id: sign in first, or the 404 of a wrong slug.
+    const slug = (await c.flipbook(inside.flipbookId)).body.slug as string;
+    const readable = `${d.url}/w/acme/${slug}`;
+    const unsigned = await fetch(readable, { redirect: 'manual' });
+    expect(unsigned.status).toBe(303);
+    expect(unsigned.headers.get('location')).toBe(
+      `/login?next=${encodeURIComponent(`/w/acme/${slug}`)}`,
+    );
+    expect((await outsider.goto(readable))?.status()).toBe(404);
+    await member.goto(readable);
+    expect(member.url().split('#')[0]).toBe(reader);
 
     // Made links-only, members still read it (they publish it); others see nothing of it.
     const src = (await member.evaluate(
