@@ -228,7 +228,7 @@ export const unlockLink = async (
     ? await findLinkByTokenHash(deps.store.db, hashToken(token), now)
     : null;
   if (!link || link.expired) throw new NotFound('Not found');
-  const attempt = { account: linkAccount(link.link_id), address };
+  const attempt = { account: linkAccount(link.link_id), address, pool: 'links' as const };
   const claim = await claimAttempt(deps.store, attempt, now);
   const stored = link.password_id ? await linkPasswordHash(deps.store.db, link.password_id) : null;
   const matches = await verifyPassword(password.slice(0, 1024), stored ?? (await decoyHash()));

@@ -17,7 +17,7 @@ import {
   sleep,
 } from '../support/apiHelpers.ts';
 import { type Daemon, flipbook, startDaemon } from '../support/cli.ts';
-import { axeViolations, DESKTOP, PHONE, useDashboard } from '../support/dashboard.ts';
+import { axeViolations, DESKTOP, PASSWORD, PHONE, useDashboard } from '../support/dashboard.ts';
 
 const IMAGES = join(import.meta.dirname, '../../docs/images');
 
@@ -502,5 +502,28 @@ describe('private publishing on two daemons', () => {
     for (const secret of [token, grant, 'a secret for the logs', 'a wrong secret for the logs']) {
       expect(logs.includes(secret), secret.slice(0, 12)).toBe(false);
     }
+  });
+
+  // Last: it uses up this address's tries at link passwords.
+  it('guesses at link passwords from one address do not lock its people out of the dashboard', async () => {
+    let throttled = 0;
+    for (let i = 0; i < 8; i++) {
+      const link = await newLink({ label: `guessed ${i}`, password: 'the right one 42' });
+      const replies = await Promise.all(
+        Array.from({ length: 5 }, (_, n) => unlock(link.url, `wrong guess ${n}`)),
+      );
+      throttled += replies.filter((reply) => reply.status === 429).length;
+    }
+    // 30 wrong per address in the window: the rest were refused unchecked.
+    expect(throttled).toBeGreaterThanOrEqual(10);
+    await (await d.signedIn('lee@example.com', { role: 'member' })).context().close();
+    const signIn = await fetch(`${d.url}/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: d.url },
+      body: new URLSearchParams({ email: 'lee@example.com', password: PASSWORD }).toString(),
+    });
+    expect(signIn.status).toBe(303);
+    expect(signIn.headers.get('set-cookie')).toMatch(/flipbook_session=/);
   });
 });

@@ -37,15 +37,27 @@ export class TooManyAttempts extends AppError {
  * passkey, which names no account until it is verified; `link:<id>` for a share link), and the
  * client's address when known.
  */
-export type Attempt = { account: string | null; address: string | null };
+export type Attempt = {
+  account: string | null;
+  address: string | null;
+  /**
+   * Whose count the address's tries go to: sign-ins' (the default) or share links' passwords, so
+   * that guessing at links from an office's one address does not lock its people out of the
+   * dashboard.
+   */
+  pool?: 'links';
+};
 
 export const personAccount = (email: string) => `email:${email}`;
 export const linkAccount = (linkId: string) => `link:${linkId}`;
 
-const subjectsOf = ({ account, address }: Attempt) => [
-  ...(account !== null ? [account] : []),
-  ...(address ? [`ip:${address}`] : []),
-];
+const addressSubject = ({ address, pool }: Attempt) =>
+  address ? `${pool === 'links' ? 'link-ip' : 'ip'}:${address}` : null;
+
+const subjectsOf = (attempt: Attempt) => {
+  const address = addressSubject(attempt);
+  return [...(attempt.account !== null ? [attempt.account] : []), ...(address ? [address] : [])];
+};
 
 /** An attempt under way: `right` when its secret proved right; a wrong one stays counted. */
 export type Claim = { right: () => Promise<void> };
@@ -63,9 +75,10 @@ export const claimAttempt = async (store: Store, attempt: Attempt, now: Date): P
     subjects,
     new Date(now.getTime() - THROTTLE.windowMs),
   );
+  const address = addressSubject(attempt);
   if (
     (attempt.account !== null && (counts.get(attempt.account) ?? 0) > THROTTLE.perAccount) ||
-    (attempt.address && (counts.get(`ip:${attempt.address}`) ?? 0) > THROTTLE.perAddress)
+    (address && (counts.get(address) ?? 0) > THROTTLE.perAddress)
   ) {
     await releaseAttempt(store.db, id);
     throw new TooManyAttempts(Math.ceil(THROTTLE.windowMs / 60_000));
