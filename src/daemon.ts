@@ -3,7 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import { countJobs } from '../projections/jobs.ts';
 import { setMeta } from '../projections/meta.ts';
-import { createSso, type SsoSettings } from './app/accounts/sso.ts';
+import { createSso, missingJoinWorkspaces, type SsoSettings } from './app/accounts/sso.ts';
 import { clockFromEnv } from './app/clock.ts';
 import { DEFAULT_KEY_USAGE_INTERVAL_MS, keyUsageRecorder } from './app/keyUsage.ts';
 import { openGrants } from './app/readerAccess.ts';
@@ -153,6 +153,14 @@ export const runDaemon = async (options: DaemonOptions) => {
   }));
   // Reading grants for non-public books, signed with the installation's secret (readerAccess.ts).
   const access = { store, clock, grants: await openGrants(store) };
+  if (options.sso) {
+    for (const name of await missingJoinWorkspaces(options.sso, store)) {
+      logger.warn(
+        { workspace: name },
+        `--oidc-join names no workspace "${name}": no one joins it until it is created`,
+      );
+    }
+  }
   const server = createHttpServer(
     logger,
     (routes) => {

@@ -11,7 +11,7 @@ import { AppError } from '../domain/errors.ts';
 import { type Html, html } from '../http/html.ts';
 import { loggedUrl } from '../http/loggedUrl.ts';
 import { requestContext } from '../http/requestContext.ts';
-import type { Request } from '../http/server.ts';
+import { clientGone, type Request } from '../http/server.ts';
 import { asUnavailable } from '../http/unavailable.ts';
 import type { Logger } from '../log.ts';
 import { dashboardPage } from './layout.ts';
@@ -71,6 +71,9 @@ export const createKit = (deps: DashboardDeps) => {
         await handler(req, res);
       } catch (caught) {
         if (res.headersSent) return void res.destroy();
+        // Gone before its body arrived (a dropped connection's "aborted"): no one to answer,
+        // and nothing wrong with the service.
+        if (clientGone(req, res, caught)) return void res.destroy();
         const unavailable = asUnavailable(caught);
         if (unavailable) {
           // The database (or the disk) is away: at once, without asking it who is signed in.

@@ -170,7 +170,8 @@ const routeOf = new WeakMap<IncomingMessage, string>();
 /** Whether the client asked with HEAD (routed as GET): a handler can skip reading the body. */
 export const isHead = (req: IncomingMessage) => heads.has(req);
 
-const clientGone = (req: IncomingMessage, res: ServerResponse, cause: unknown) => {
+/** Whether a failure is the client's going away mid-request: no one is left to answer. */
+export const clientGone = (req: IncomingMessage, res: ServerResponse, cause: unknown) => {
   const code = (cause as { code?: string } | null)?.code;
   const message = String((cause as Error | null)?.message ?? '');
   // The client's connection, not the request stream: a request whose (empty) body was read is

@@ -428,6 +428,14 @@ describe('private publishing on two daemons', () => {
       path: join(IMAGES, 'dashboard-share-links-phone.png'),
       fullPage: true,
     });
+    // A label of one 200-letter word wraps in its cell: neither page widens.
+    await newLink({ label: 'L'.repeat(200) });
+    for (const shown of [page, phone]) {
+      await shown.reload();
+      const fits = `document.documentElement.scrollWidth <= window.innerWidth &&
+        document.querySelector('table.links').getBoundingClientRect().right <= window.innerWidth`;
+      expect(await shown.evaluate(fits)).toBe(true);
+    }
 
     await page.getByRole('button', { name: 'Revoke the link for Quinn <Board> Member' }).click();
     await page.getByText('The link is revoked').waitFor();

@@ -148,10 +148,15 @@ describe('single sign-on with OpenID Connect', () => {
     );
 
     // A domain the provider signs in for, but no one of that address here and no joining.
-    const stranger = await d.open();
-    await signInAs(stranger, 'zoe@example.com');
+    // (On a phone, with an address long enough to have to wrap.)
+    const zoe = `zoe.${'z'.repeat(60)}@example.com`;
+    const stranger = await d.open(PHONE);
+    await signInAs(stranger, zoe);
     await expect(stranger.getByRole('alert').textContent()).resolves.toContain(
-      'There is no account here for zoe@example.com',
+      `There is no account here for ${zoe}`,
+    );
+    expect(await stranger.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
+      390,
     );
     // Another domain: the provider's word is not taken for it, even for an account here.
     const elsewhere = await d.signedIn('kim@elsewhere.net', { role: 'owner' });
@@ -245,10 +250,14 @@ describe('single sign-on with OpenID Connect', () => {
         'x',
         '--oidc-domain',
         'example.com',
+        '--oidc-join',
+        'example.net=nosuchws',
       ],
       SECRET_ENV,
     );
     try {
+      // A joining workspace that does not exist is said at start.
+      expect(other.logs()).toContain('--oidc-join names no workspace \\"nosuchws\\"');
       const started = await fetch(`${other.url}/login/sso`, {
         redirect: 'manual',
         headers: { accept: 'text/html' },

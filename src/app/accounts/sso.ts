@@ -65,6 +65,15 @@ const sameText = (a: string, b: string) =>
 
 type Log = { warn: (fields: object, message: string) => void };
 
+/** Workspaces `--oidc-join` names that do not exist (yet): said at start, or no one joins. */
+export const missingJoinWorkspaces = async (settings: SsoSettings, store: Store) => {
+  const missing: string[] = [];
+  for (const name of new Set(settings.joins.values())) {
+    if (!(await findWorkspaceByName(store.db, name))) missing.push(name);
+  }
+  return missing;
+};
+
 export type Sso = {
   name: string;
   /** Starts a sign-in: the provider's URL to send the browser to, and the state for its cookie. */
@@ -210,7 +219,9 @@ export const createSso = (
       try {
         email = normalizeEmail(claims.email);
       } catch {
-        throw new SignInRefused(UNVERIFIED);
+        throw new SignInRefused(
+          'Your sign-in provider gave an email address this service cannot use: ask the person who runs it',
+        );
       }
       const person = await personFor(email, context);
       const started = await startSession(deps.store, person, 'sso', context, deps.clock);
