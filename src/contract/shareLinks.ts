@@ -16,7 +16,7 @@ const expiresAt = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]
 const password = Type.String({
   minLength: MIN_LINK_PASSWORD,
   maxLength: MAX_LINK_PASSWORD,
-  description: `A password the reader must give first (${MIN_LINK_PASSWORD} to ${MAX_LINK_PASSWORD} characters); stored as an argon2id hash`,
+  description: `A password the reader must give first (${MIN_LINK_PASSWORD} to ${MAX_LINK_PASSWORD} characters, no control characters); stored as an argon2id hash`,
 });
 const allowDownload = Type.Boolean({
   description:
