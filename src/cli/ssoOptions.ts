@@ -1,5 +1,6 @@
 // `serve`'s single sign-on flags (docs/dashboard.md, "Single sign-on"). The client secret comes
 // from the environment, never a flag: a flag is seen by anyone who lists the machine's processes.
+import { domainToASCII } from 'node:url';
 import type { Command } from 'commander';
 import { CliError, EXIT } from '../../packages/cli/src/client/cliErrors.ts';
 import { isLoopbackUrl, type SsoSettings } from '../app/accounts/sso.ts';
@@ -74,7 +75,7 @@ export const ssoSettingsOf = (
   const byDomain = new Map<string, string>();
   for (const join of joins) {
     const eq = join.indexOf('=');
-    const domain = join.slice(0, eq).trim().toLowerCase();
+    const domain = domainToASCII(join.slice(0, eq).trim().toLowerCase());
     const workspace = join.slice(eq + 1).trim();
     if (eq < 1 || !DOMAIN.test(domain) || !workspace) {
       throw usage(`--oidc-join must be <domain>=<workspace>, like example.com=acme, got "${join}"`);
@@ -84,7 +85,7 @@ export const ssoSettingsOf = (
   }
   const allowed = new Set(byDomain.keys());
   for (const raw of domains) {
-    const domain = raw.trim().toLowerCase();
+    const domain = domainToASCII(raw.trim().toLowerCase());
     if (!DOMAIN.test(domain)) throw usage(`--oidc-domain must be a domain, got "${raw}"`);
     allowed.add(domain);
   }

@@ -5,4 +5,4 @@
 export const loggedUrl = (url: string | undefined) =>
   (url ?? '')
     .replace(/^\/(s|a|invite)\/[^/?#]*/, '/$1/[redacted]')
-    .replace(/^(\/login\/sso\/callback)\?.*/, '$1?[redacted]');
+    .replace(/^(\/login\/sso\/callback\/?)\?.*/, '$1?[redacted]');

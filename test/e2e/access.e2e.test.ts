@@ -436,6 +436,15 @@ describe('private publishing on two daemons', () => {
         document.querySelector('table.links').getBoundingClientRect().right <= window.innerWidth`;
       expect(await shown.evaluate(fits)).toBe(true);
     }
+    // The notice naming a link just made wraps the same way.
+    await page.goto(page.url());
+    await page.getByLabel('For whom').fill('M'.repeat(200));
+    await page.getByLabel('Expires on (optional)').fill('');
+    await page.getByRole('button', { name: 'Create the link' }).click();
+    await page.locator('#new-link').waitFor();
+    expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(
+      true,
+    );
 
     await page.getByRole('button', { name: 'Revoke the link for Quinn <Board> Member' }).click();
     await page.getByText('The link is revoked').waitFor();

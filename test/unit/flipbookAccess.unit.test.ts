@@ -292,6 +292,10 @@ describe('link passwords', () => {
       'a\u0000bcdefghij',
       'line\nbreak1',
       'tab\there12',
+      '\u200b'.repeat(8),
+      '\ud800abcdefgh',
+      'abc\u2028defgh',
+      'abc\u202edefgh',
     ]) {
       expect(() => linkPassword(bad), JSON.stringify(bad)).toThrow(InvalidInput);
     }

@@ -14,7 +14,7 @@ describe('single sign-on flags', () => {
           ...base,
           oidcName: ' Acme ID ',
           oidcJoin: ['Example.COM=acme'],
-          oidcDomain: ['acme.example'],
+          oidcDomain: ['acme.example', 'Bücher.example'],
         },
         env,
       ),
@@ -23,7 +23,7 @@ describe('single sign-on flags', () => {
       clientId: 'flipbook',
       clientSecret: 'the secret',
       name: 'Acme ID',
-      domains: new Set(['example.com', 'acme.example']),
+      domains: new Set(['example.com', 'acme.example', 'xn--bcher-kva.example']),
       joins: new Map([['example.com', 'acme']]),
     });
     // plain http only on this machine (a provider under test)

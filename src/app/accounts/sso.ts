@@ -6,6 +6,7 @@
 // the email the provider vouches for (`email_verified`), or, for a domain the operator lets
 // join (`--oidc-join`), a new member of that workspace. An unverified email signs no one in.
 import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { domainToASCII } from 'node:url';
 import * as oidc from 'openid-client';
 import { saveSsoLogin, takeSsoLogin } from '../../../projections/ssoState.ts';
 import { findUserByEmail } from '../../../projections/users.ts';
@@ -115,7 +116,8 @@ export const createSso = (
   };
 
   const personFor = async (email: string, context: Context) => {
-    const domain = email.slice(email.lastIndexOf('@') + 1);
+    // Compared as ASCII (an internationalised domain as its punycode), as the flags are kept.
+    const domain = domainToASCII(email.slice(email.lastIndexOf('@') + 1));
     if (!settings.domains.has(domain)) {
       throw new SignInRefused(
         `Single sign-on here is not for ${email}: sign in with your email and password`,

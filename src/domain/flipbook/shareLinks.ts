@@ -131,13 +131,18 @@ export const linkLabel = (raw: unknown) => {
  */
 export const linkPassword = (password: string) => {
   const length = [...password].length;
-  if (length < MIN_LINK_PASSWORD || length > MAX_LINK_PASSWORD || password.trim() === '') {
+  // Spaces and characters that show nothing (zero-width, direction marks) do not count as typed.
+  if (length < MIN_LINK_PASSWORD || length > MAX_LINK_PASSWORD || /^[\s\p{Cf}]*$/u.test(password)) {
     throw new InvalidInput(
       `Invalid password: ${MIN_LINK_PASSWORD} to ${MAX_LINK_PASSWORD} characters, not only spaces`,
     );
   }
-  if (/\p{Cc}/u.test(password)) {
-    throw new InvalidInput('Invalid password: no control characters (line breaks, tabs, NUL)');
+  // Nothing a reader cannot type into the form: controls, invisible format characters, line
+  // and paragraph separators, halves of a character.
+  if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(password) || !password.isWellFormed()) {
+    throw new InvalidInput(
+      'Invalid password: no control or invisible characters (line breaks, tabs, NUL, zero-width)',
+    );
   }
   return password;
 };
