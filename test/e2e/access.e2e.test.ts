@@ -17,7 +17,7 @@ import {
   sleep,
 } from '../support/apiHelpers.ts';
 import { type Daemon, flipbook, startDaemon } from '../support/cli.ts';
-import { axeViolations, DESKTOP, PASSWORD, PHONE, useDashboard } from '../support/dashboard.ts';
+import { axeViolations, DESKTOP, PHONE, postSignIn, useDashboard } from '../support/dashboard.ts';
 
 const IMAGES = join(import.meta.dirname, '../../docs/images');
 
@@ -534,12 +534,7 @@ describe('private publishing on two daemons', () => {
     // 30 wrong per address in the window: the rest were refused unchecked.
     expect(throttled).toBeGreaterThanOrEqual(10);
     await (await d.signedIn('lee@example.com', { role: 'member' })).context().close();
-    const signIn = await fetch(`${d.url}/login`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: d.url },
-      body: new URLSearchParams({ email: 'lee@example.com', password: PASSWORD }).toString(),
-    });
+    const signIn = await postSignIn(d.url, 'lee@example.com');
     expect(signIn.status).toBe(303);
     expect(signIn.headers.get('set-cookie')).toMatch(/flipbook_session=/);
   });

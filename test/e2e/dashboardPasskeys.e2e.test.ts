@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { CDPSession, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { flipbook } from '../support/cli.ts';
-import { axeViolations, DESKTOP, PASSWORD, PHONE, useDashboard } from '../support/dashboard.ts';
+import { axeViolations, DESKTOP, PHONE, postSignIn, useDashboard } from '../support/dashboard.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const IMAGES = join(ROOT, 'docs', 'images');
@@ -390,12 +390,7 @@ describe('dashboard passkeys (embedded store)', () => {
     expect(last.headers.get('retry-after')).toBe('900');
     expect(((await last.json()) as { error: string }).error).toContain('Too many wrong attempts');
     // The same address's password attempts wait too: one throttle.
-    const password = await fetch(`${d.url}/login`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: d.url },
-      body: new URLSearchParams({ email: 'pat@example.com', password: PASSWORD }).toString(),
-    });
+    const password = await postSignIn(d.url, 'pat@example.com');
     expect(password.status).toBe(429);
     d.advanceClock(16 * 60);
     expect((await attempt()).status).toBe(401);

@@ -182,6 +182,15 @@ export const useDashboard = (...start: Parameters<typeof startDashboard>): Dashb
   });
 };
 
+/** The sign-in form posted without a browser (same origin): the daemon's answer, unfollowed. */
+export const postSignIn = (base: string, email: string, password = PASSWORD) =>
+  fetch(`${base}/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base },
+    body: new URLSearchParams({ email, password }).toString(),
+  });
+
 /** axe-core on the page as it is (the page's CSP keeps axe out: open it with bypassCSP). */
 export const axeViolations = async (page: Page) => {
   await page.addScriptTag({ path: AXE });
