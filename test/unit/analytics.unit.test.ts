@@ -1,0 +1,150 @@
+// Reader analytics (issue 30), the pure parts: what a beacon may say, the device class kept of
+// a user agent, the referring host kept of a referrer.
+import { describe, expect, it } from 'vitest';
+import {
+  MAX_BEACON_BYTES,
+  MAX_EVENTS,
+  type ReadingEvent,
+  readBeacon,
+} from '../../src/domain/analytics/beacon.ts';
+import { deviceClass } from '../../src/domain/analytics/device.ts';
+import { referrerHost } from '../../src/domain/analytics/referrer.ts';
+import { InvalidInput } from '../../src/domain/errors.ts';
+
+const beacon = (fields: Record<string, unknown>) =>
+  JSON.stringify({ v: 1, t: 'token', e: [{ k: 'open' }], ...fields });
+
+describe('a beacon', () => {
+  it('reads what a reader did, bounded', () => {
+    // each event as sent, and as read
+    const events: [Record<string, unknown>, ReadingEvent][] = [
+      [{ k: 'open' }, { kind: 'open' }],
+      [
+        { k: 'page', p: 3, s: 12.57 },
+        { kind: 'page', position: 3, seconds: 12.5 },
+      ],
+      [
+        { k: 'page', p: 4, s: 99_999 },
+        { kind: 'page', position: 4, seconds: 1800 },
+      ],
+      [
+        { k: 'link', p: 3, l: 0 },
+        { kind: 'link', position: 3, link: 0 },
+      ],
+      [{ k: 'search' }, { kind: 'search' }],
+      [{ k: 'download' }, { kind: 'download' }],
+      [{ k: 'zoom' }, { kind: 'zoom' }],
+    ];
+    const sent = beacon({
+      e: events.map(([raw]) => raw),
+      r: 'https://news.example.com/a?b',
+      tc: 1,
+    });
+    expect(readBeacon(sent)).toEqual({
+      token: 'token',
+      events: events.map(([, read]) => read),
+      referrer: 'https://news.example.com/a?b',
+      touch: true,
+    });
+  });
+
+  it('refuses anything else, saying what', () => {
+    const refused = [
+      'not json',
+      '[]',
+      'null',
+      JSON.stringify({ v: 2, t: 'x', e: [{ k: 'open' }] }),
+      beacon({ t: '' }),
+      beacon({ t: 'x'.repeat(513) }),
+      beacon({ e: [] }),
+      beacon({ e: Array.from({ length: MAX_EVENTS + 1 }, () => ({ k: 'open' })) }),
+      beacon({ e: [{ k: 'scroll' }] }),
+      beacon({ e: [null] }),
+      beacon({ e: [{ k: 'page', p: 0, s: 1 }] }),
+      beacon({ e: [{ k: 'page', p: 1.5, s: 1 }] }),
+      beacon({ e: [{ k: 'page', p: '1', s: 1 }] }),
+      beacon({ e: [{ k: 'page', p: 1, s: -1 }] }),
+      beacon({ e: [{ k: 'page', p: 1, s: 'NaN' }] }),
+      beacon({ e: [{ k: 'link', p: 1, l: -1 }] }),
+      beacon({ e: [{ k: 'link', p: 1, l: 10_000 }] }),
+      beacon({ r: 42 }),
+      beacon({ r: 'x'.repeat(MAX_BEACON_BYTES) }),
+    ];
+    for (const body of refused) {
+      expect(() => readBeacon(body), body.slice(0, 80)).toThrow(InvalidInput);
+    }
+    expect(() => readBeacon(beacon({ e: [{ k: 'scroll' }] }))).toThrow(
+      'Invalid beacon: unknown kind of event',
+    );
+  });
+});
+
+describe('the device class of a user agent', () => {
+  const cases: [string, string, string?, boolean?][] = [
+    [
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1',
+      'phone',
+    ],
+    [
+      'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Mobile Safari/537.36',
+      'phone',
+    ],
+    [
+      'Mozilla/5.0 (Linux; Android 13; SM-X710) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36',
+      'tablet',
+    ],
+    [
+      'Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1',
+      'tablet',
+    ],
+    // iPadOS asks for the desktop site: a Mac that takes several touches
+    [
+      'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Safari/605.1.15',
+      'tablet',
+      undefined,
+      true,
+    ],
+    [
+      'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Safari/605.1.15',
+      'desktop',
+    ],
+    [
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36',
+      'desktop',
+    ],
+    // Chromium's client hint says phone whatever the user agent (reduced) says
+    [
+      'Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36',
+      'phone',
+      '?1',
+    ],
+    ['', 'desktop'],
+  ];
+  it.each(cases)('%s → %s', (ua, device, hint, touch) => {
+    expect(deviceClass(ua, hint, touch)).toBe(device);
+  });
+});
+
+describe('the referring host', () => {
+  it('keeps the host only, and nothing for direct visits or this service', () => {
+    const own = ['flipbooks.example.com'];
+    expect(referrerHost('https://www.News.Example.com./path?q=secret#x', own)).toBe(
+      'news.example.com',
+    );
+    expect(referrerHost('http://blog.example.org/', own)).toBe('blog.example.org');
+    for (const none of [
+      null,
+      undefined,
+      '',
+      'not a url',
+      'android-app://com.slack/',
+      'javascript:alert(1)',
+      'https://flipbooks.example.com/f/123',
+      'https://www.flipbooks.example.com/',
+      'http://localhost:3000/',
+      `https://${'a'.repeat(5000)}.com/`,
+    ]) {
+      expect(referrerHost(none, own), String(none).slice(0, 40)).toBeNull();
+    }
+  });
+});
