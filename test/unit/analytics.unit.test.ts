@@ -1,6 +1,7 @@
 // Reader analytics (issue 30), the pure parts: what a beacon may say, the device class kept of
 // a user agent, the referring host kept of a referrer.
 import { describe, expect, it } from 'vitest';
+import { counted, readerOf } from '../../src/app/analytics/readers.ts';
 import {
   MAX_BEACON_BYTES,
   MAX_EVENTS,
@@ -145,6 +146,47 @@ describe('the referring host', () => {
       `https://${'a'.repeat(5000)}.com/`,
     ]) {
       expect(referrerHost(none, own), String(none).slice(0, 40)).toBeNull();
+    }
+  });
+});
+
+describe('readers, without knowing who', () => {
+  const chrome =
+    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36';
+  const plain = { userAgent: chrome, doNotTrack: undefined, globalPrivacyControl: undefined };
+
+  it('counts browsers, not robots nor readers who asked not to be followed', () => {
+    expect(counted(plain)).toBe(true);
+    expect(counted({ ...plain, doNotTrack: '0' })).toBe(true);
+    expect(counted({ ...plain, doNotTrack: '1' })).toBe(false);
+    expect(counted({ ...plain, globalPrivacyControl: '1' })).toBe(false);
+    expect(counted({ ...plain, userAgent: undefined })).toBe(false);
+    expect(counted({ ...plain, userAgent: '' })).toBe(false);
+    expect(
+      counted({ ...plain, userAgent: 'Googlebot/2.1 (+http://www.google.com/bot.html)' }),
+    ).toBe(false);
+    expect(counted({ ...plain, userAgent: 'curl/8.5.0' })).toBe(false);
+    // headless browsers are robots too (tests give their browser an ordinary user agent)
+    expect(counted({ ...plain, userAgent: chrome.replace('Chrome/', 'HeadlessChrome/') })).toBe(
+      false,
+    );
+  });
+
+  it('is one reader per day, flipbook, address and browser, and nothing else', () => {
+    const today = Buffer.alloc(32, 1);
+    const tomorrow = Buffer.alloc(32, 2);
+    const one = readerOf(today, '192.0.2.1', chrome, 'book-a');
+    expect(one).toMatch(/^[0-9a-f]{32}$/);
+    expect(readerOf(today, '::ffff:192.0.2.1', chrome, 'book-a')).toBe(one);
+    for (const other of [
+      readerOf(tomorrow, '192.0.2.1', chrome, 'book-a'),
+      readerOf(today, '192.0.2.2', chrome, 'book-a'),
+      readerOf(today, '192.0.2.1', `${chrome} Edg/130.0`, 'book-a'),
+      readerOf(today, '192.0.2.1', chrome, 'book-b'),
+      // the inputs do not run into each other
+      readerOf(today, '192.0.2.1\u0000x', chrome, 'book-a'),
+    ]) {
+      expect(other).not.toBe(one);
     }
   });
 });
