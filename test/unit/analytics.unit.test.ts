@@ -2,6 +2,8 @@
 // a user agent, the referring host kept of a referrer.
 import { describe, expect, it } from 'vitest';
 import { counted, readerOf } from '../../src/app/analytics/readers.ts';
+import { readingTokensSignedWith } from '../../src/app/analytics/readingTokens.ts';
+import { grantsSignedWith } from '../../src/app/readerAccess.ts';
 import {
   MAX_BEACON_BYTES,
   MAX_EVENTS,
@@ -187,6 +189,45 @@ describe('readers, without knowing who', () => {
       readerOf(today, '192.0.2.1\u0000x', chrome, 'book-a'),
     ]) {
       expect(other).not.toBe(one);
+    }
+  });
+});
+
+describe('reading tokens', () => {
+  const tokens = readingTokensSignedWith('a secret of this installation');
+  const token = {
+    flipbookId: '3df4228e-437a-4f1c-b162-a57a57a87f40',
+    versionId: '6f0a1c2e-0b1d-4f6a-9c3e-2a7b8c9d0e1f',
+    linkId: null,
+    pages: 12,
+    expires: 2_000_000_000,
+  };
+  const NOW = new Date('2026-11-28T12:00:00Z');
+
+  it('names what the beacons count for, until it expires', () => {
+    const text = tokens.sign(token);
+    expect(tokens.read(text, NOW)).toEqual(token);
+    const linked = { ...token, linkId: '0a7b8c9d-0e1f-4f6a-9c3e-2a7b8c9d0e1f' };
+    expect(tokens.read(tokens.sign(linked), NOW)).toEqual(linked);
+    expect(tokens.read(text, new Date(2_000_000_000_000))).toBeNull();
+  });
+
+  it('cannot be moved to another flipbook, forged, or taken for a reading grant', () => {
+    const text = tokens.sign(token);
+    expect(tokens.read(text.replace(token.flipbookId, token.versionId), NOW)).toBeNull();
+    expect(tokens.read(text.replace('.12.', '.13.'), NOW)).toBeNull();
+    expect(readingTokensSignedWith('another secret').read(text, NOW)).toBeNull();
+    const grant = grantsSignedWith('a secret of this installation').sign({
+      kind: 'link',
+      holder: token.versionId,
+      flipbookId: token.flipbookId,
+      expires: 2_000_000_000,
+      key: null,
+    });
+    expect(tokens.read(grant, NOW)).toBeNull();
+    expect(grantsSignedWith('a secret of this installation').read(text, NOW)).toBeNull();
+    for (const junk of ['', 'r', 'r.a.b.c.d.e.f', 'x'.repeat(400)]) {
+      expect(tokens.read(junk, NOW)).toBeNull();
     }
   });
 });

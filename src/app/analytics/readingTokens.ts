@@ -1,0 +1,51 @@
+// What a reader page's beacons are counted for (issue 30): a token the server signs into the
+// page, naming the flipbook, the version, the share link it was opened by and the number of
+// pages. A beacon's figures go where its token says, never where its body says, so no one can
+// count into another flipbook's figures; pages beyond the version's are not counted.
+import { isUuid } from '../../domain/uuid.ts';
+import { signedFields } from '../signedFields.ts';
+
+/** How long a page's token counts: a reader left open for days still counts when it comes back. */
+export const READING_TOKEN_MS = 7 * 24 * 3_600_000;
+
+export type ReadingToken = {
+  flipbookId: string;
+  versionId: string;
+  /** the share link the reader came by; null: the book's own URL */
+  linkId: string | null;
+  pages: number;
+  /** unix seconds */
+  expires: number;
+};
+
+export const readingTokensSignedWith = (secret: string) => {
+  const signer = signedFields(secret);
+  return {
+    sign: (t: ReadingToken) =>
+      signer.sign(['r', t.flipbookId, t.versionId, t.linkId ?? '-', t.pages, t.expires]),
+    /** The token a beacon holds, if signed here and not expired; else null. */
+    read: (text: string, now: Date): ReadingToken | null => {
+      const fields = signer.open(text, 160);
+      if (!fields || fields.length !== 6) return null;
+      const [kind, flipbookId = '', versionId = '', link = '', pages = '', expires = ''] = fields;
+      if (
+        kind !== 'r' ||
+        !isUuid(flipbookId) ||
+        !isUuid(versionId) ||
+        (link !== '-' && !isUuid(link)) ||
+        !/^[1-9]\d{0,5}$/.test(pages) ||
+        !/^\d{1,12}$/.test(expires) ||
+        Number(expires) * 1000 <= now.getTime()
+      ) {
+        return null;
+      }
+      return {
+        flipbookId,
+        versionId,
+        linkId: link === '-' ? null : link,
+        pages: Number(pages),
+        expires: Number(expires),
+      };
+    },
+  };
+};
