@@ -4,6 +4,7 @@
 import type { PostgresEventStore } from '@event-driven-io/emmett-postgresql';
 import type pg from 'pg';
 import { ACCOUNTS_DDL } from '../../projections/accounts.ts';
+import { ANALYTICS_DDL } from '../../projections/analytics.ts';
 import { ANALYTICS_SALTS_DDL } from '../../projections/analyticsSalts.ts';
 import { AUDIT_DDL, chainExisting, chainStarted } from '../../projections/auditChain.ts';
 import { EVENT_FEED_DDL, indexExistingFeed } from '../../projections/eventFeed.ts';
@@ -50,6 +51,7 @@ export const migrate = async (client: pg.PoolClient, events: PostgresEventStore)
     await client.query(SHARE_LINK_STATE_DDL);
     await client.query(SSO_STATE_DDL);
     await client.query(ANALYTICS_SALTS_DDL);
+    await client.query(ANALYTICS_DDL);
     // The audit chain, started over the events already there the first time (docs/audit.md).
     await client.query(AUDIT_DDL);
     if (!(await chainStarted(client))) {

@@ -1,0 +1,124 @@
+// Reading figures (issue 30): not events (reading is volume, not decisions), daily roll-ups per
+// flipbook written in batches by src/app/analytics/ingest.ts. Every key starts with
+// (flipbook_id, day), so a report over a range reads one index range whatever the traffic.
+// `link_key` is the share link a reader came by, or the nil UUID for the book's own URL.
+// `analytics_seen` holds the day's reader hashes, to count each reader once a day; it is of no
+// use once its day's salt is gone, and is deleted with it.
+import type { Db } from './readTable.ts';
+
+export const NO_LINK = '00000000-0000-0000-0000-000000000000';
+
+export const ANALYTICS_DDL = `
+CREATE TABLE IF NOT EXISTS analytics_daily (
+  flipbook_id UUID NOT NULL, day DATE NOT NULL, link_key UUID NOT NULL,
+  opens INT NOT NULL DEFAULT 0, views INT NOT NULL DEFAULT 0, readers INT NOT NULL DEFAULT 0,
+  read_seconds DOUBLE PRECISION NOT NULL DEFAULT 0, searches INT NOT NULL DEFAULT 0,
+  downloads INT NOT NULL DEFAULT 0, zooms INT NOT NULL DEFAULT 0,
+  PRIMARY KEY (flipbook_id, day, link_key)
+);
+CREATE TABLE IF NOT EXISTS analytics_pages (
+  flipbook_id UUID NOT NULL, day DATE NOT NULL, position INT NOT NULL,
+  views INT NOT NULL DEFAULT 0, seconds DOUBLE PRECISION NOT NULL DEFAULT 0,
+  PRIMARY KEY (flipbook_id, day, position)
+);
+CREATE TABLE IF NOT EXISTS analytics_links (
+  flipbook_id UUID NOT NULL, day DATE NOT NULL, position INT NOT NULL, link INT NOT NULL,
+  clicks INT NOT NULL DEFAULT 0,
+  PRIMARY KEY (flipbook_id, day, position, link)
+);
+CREATE TABLE IF NOT EXISTS analytics_sources (
+  flipbook_id UUID NOT NULL, day DATE NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL,
+  opens INT NOT NULL DEFAULT 0,
+  PRIMARY KEY (flipbook_id, day, kind, name)
+);
+CREATE TABLE IF NOT EXISTS analytics_seen (
+  day DATE NOT NULL, flipbook_id UUID NOT NULL, link_key UUID NOT NULL, reader TEXT NOT NULL,
+  PRIMARY KEY (day, flipbook_id, link_key, reader)
+);
+`;
+
+/** One flush's figures, as columns (unnest): each list sorted by its key (no deadlocks). */
+export type Flush = {
+  seen: { day: string[]; flipbook: string[]; link: string[]; reader: string[] };
+  daily: {
+    flipbook: string[];
+    day: string[];
+    link: string[];
+    opens: number[];
+    views: number[];
+    seconds: number[];
+    searches: number[];
+    downloads: number[];
+    zooms: number[];
+  };
+  pages: {
+    flipbook: string[];
+    day: string[];
+    position: number[];
+    views: number[];
+    seconds: number[];
+  };
+  links: {
+    flipbook: string[];
+    day: string[];
+    position: number[];
+    link: number[];
+    clicks: number[];
+  };
+  sources: { flipbook: string[]; day: string[]; kind: string[]; name: string[]; opens: number[] };
+};
+
+/** Adds a flush's figures, new readers included, in one transaction (`db`: its client). */
+export const addFigures = async (db: Db, f: Flush) => {
+  // Readers new today: those whose hash was not seen yet, counted into their day's row.
+  await db.query(
+    `WITH fresh AS (
+       INSERT INTO analytics_seen (day, flipbook_id, link_key, reader)
+       SELECT * FROM unnest($1::date[], $2::uuid[], $3::uuid[], $4::text[])
+       ON CONFLICT DO NOTHING RETURNING day, flipbook_id, link_key)
+     INSERT INTO analytics_daily (flipbook_id, day, link_key, readers)
+     SELECT flipbook_id, day, link_key, count(*) FROM fresh GROUP BY 1, 2, 3
+     ORDER BY 1, 2, 3
+     ON CONFLICT (flipbook_id, day, link_key)
+     DO UPDATE SET readers = analytics_daily.readers + EXCLUDED.readers`,
+    [f.seen.day, f.seen.flipbook, f.seen.link, f.seen.reader],
+  );
+  const d = f.daily;
+  await db.query(
+    `INSERT INTO analytics_daily AS a
+       (flipbook_id, day, link_key, opens, views, read_seconds, searches, downloads, zooms)
+     SELECT * FROM unnest($1::uuid[], $2::date[], $3::uuid[], $4::int[], $5::int[],
+       $6::float8[], $7::int[], $8::int[], $9::int[])
+     ON CONFLICT (flipbook_id, day, link_key) DO UPDATE SET
+       opens = a.opens + EXCLUDED.opens, views = a.views + EXCLUDED.views,
+       read_seconds = a.read_seconds + EXCLUDED.read_seconds,
+       searches = a.searches + EXCLUDED.searches, downloads = a.downloads + EXCLUDED.downloads,
+       zooms = a.zooms + EXCLUDED.zooms`,
+    [d.flipbook, d.day, d.link, d.opens, d.views, d.seconds, d.searches, d.downloads, d.zooms],
+  );
+  await db.query(
+    `INSERT INTO analytics_pages AS a (flipbook_id, day, position, views, seconds)
+     SELECT * FROM unnest($1::uuid[], $2::date[], $3::int[], $4::int[], $5::float8[])
+     ON CONFLICT (flipbook_id, day, position) DO UPDATE SET
+       views = a.views + EXCLUDED.views, seconds = a.seconds + EXCLUDED.seconds`,
+    [f.pages.flipbook, f.pages.day, f.pages.position, f.pages.views, f.pages.seconds],
+  );
+  await db.query(
+    `INSERT INTO analytics_links AS a (flipbook_id, day, position, link, clicks)
+     SELECT * FROM unnest($1::uuid[], $2::date[], $3::int[], $4::int[], $5::int[])
+     ON CONFLICT (flipbook_id, day, position, link) DO UPDATE SET
+       clicks = a.clicks + EXCLUDED.clicks`,
+    [f.links.flipbook, f.links.day, f.links.position, f.links.link, f.links.clicks],
+  );
+  await db.query(
+    `INSERT INTO analytics_sources AS a (flipbook_id, day, kind, name, opens)
+     SELECT * FROM unnest($1::uuid[], $2::date[], $3::text[], $4::text[], $5::int[])
+     ON CONFLICT (flipbook_id, day, kind, name) DO UPDATE SET opens = a.opens + EXCLUDED.opens`,
+    [f.sources.flipbook, f.sources.day, f.sources.kind, f.sources.name, f.sources.opens],
+  );
+};
+
+/** Deletes the reader hashes of the days before `day` (their salt is gone: they are of no use). */
+export const forgetReadersBefore = async (db: Db, day: string) => {
+  await db.query('DELETE FROM analytics_seen WHERE day < $1', [day]);
+};

@@ -1,0 +1,280 @@
+// Beacons in, figures out (issue 30): a beacon is read, checked and added to figures in memory
+// at once (the reader is answered without waiting), and the figures are written every second in
+// one transaction, summed per key, so a thousand beacons for one page are one row's update. A
+// crash loses at most the last second's beacons; a failed write keeps its figures for the next.
+import {
+  addFigures,
+  type Flush,
+  forgetReadersBefore,
+  NO_LINK,
+} from '../../../projections/analytics.ts';
+import { readBeacon } from '../../domain/analytics/beacon.ts';
+import { type Device, deviceClass } from '../../domain/analytics/device.ts';
+import { referrerHost } from '../../domain/analytics/referrer.ts';
+import type { Store } from '../../store/store.ts';
+import type { Clock } from '../clock.ts';
+import { counted, readerOf, type Sender } from './readers.ts';
+import type { ReadingToken } from './readingTokens.ts';
+
+/** Beacons are written this often. */
+export const FLUSH_MS = 1000;
+
+export type BeaconSender = Sender & {
+  address: string | null;
+  /** `Sec-CH-UA-Mobile` */
+  mobileHint: string | undefined;
+};
+
+type Daily = {
+  opens: number;
+  views: number;
+  seconds: number;
+  searches: number;
+  downloads: number;
+  zooms: number;
+};
+const noDaily = (): Daily => ({
+  opens: 0,
+  views: 0,
+  seconds: 0,
+  searches: 0,
+  downloads: 0,
+  zooms: 0,
+});
+
+/** Figures waiting to be written, by their row's key (fields joined by a space). */
+type Pending = {
+  seen: Set<string>;
+  daily: Map<string, Daily>;
+  pages: Map<string, { views: number; seconds: number }>;
+  links: Map<string, number>;
+  sources: Map<string, number>;
+};
+const nothing = (): Pending => ({
+  seen: new Set(),
+  daily: new Map(),
+  pages: new Map(),
+  links: new Map(),
+  sources: new Map(),
+});
+
+const add = <V>(map: Map<string, V>, key: string, fresh: () => V, change: (v: V) => V) => {
+  map.set(key, change(map.get(key) ?? fresh()));
+};
+
+/** The pending figures as the columns one flush writes, each sorted by key. */
+const columnsOf = (p: Pending): Flush => {
+  const sorted = <V>(map: Map<string, V>) =>
+    [...map].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k.split(' '), v] as const);
+  const seen = [...p.seen].sort().map((k) => k.split(' '));
+  const daily = sorted(p.daily);
+  const pages = sorted(p.pages);
+  const links = sorted(p.links);
+  const sources = sorted(p.sources);
+  const col = <T, R>(rows: readonly T[], f: (row: T) => R) => rows.map(f);
+  return {
+    seen: {
+      flipbook: col(seen, (k) => k[0] ?? ''),
+      day: col(seen, (k) => k[1] ?? ''),
+      link: col(seen, (k) => k[2] ?? ''),
+      reader: col(seen, (k) => k[3] ?? ''),
+    },
+    daily: {
+      flipbook: col(daily, ([k]) => k[0] ?? ''),
+      day: col(daily, ([k]) => k[1] ?? ''),
+      link: col(daily, ([k]) => k[2] ?? ''),
+      opens: col(daily, ([, v]) => v.opens),
+      views: col(daily, ([, v]) => v.views),
+      seconds: col(daily, ([, v]) => v.seconds),
+      searches: col(daily, ([, v]) => v.searches),
+      downloads: col(daily, ([, v]) => v.downloads),
+      zooms: col(daily, ([, v]) => v.zooms),
+    },
+    pages: {
+      flipbook: col(pages, ([k]) => k[0] ?? ''),
+      day: col(pages, ([k]) => k[1] ?? ''),
+      position: col(pages, ([k]) => Number(k[2])),
+      views: col(pages, ([, v]) => v.views),
+      seconds: col(pages, ([, v]) => v.seconds),
+    },
+    links: {
+      flipbook: col(links, ([k]) => k[0] ?? ''),
+      day: col(links, ([k]) => k[1] ?? ''),
+      position: col(links, ([k]) => Number(k[2])),
+      link: col(links, ([k]) => Number(k[3])),
+      clicks: col(links, ([, v]) => v),
+    },
+    sources: {
+      flipbook: col(sources, ([k]) => k[0] ?? ''),
+      day: col(sources, ([k]) => k[1] ?? ''),
+      kind: col(sources, ([k]) => k[2] ?? ''),
+      name: col(sources, ([k]) => k.slice(3).join(' ')),
+      opens: col(sources, ([, v]) => v),
+    },
+  };
+};
+
+const merge = (into: Pending, from: Pending) => {
+  for (const key of from.seen) into.seen.add(key);
+  for (const [k, v] of from.daily) {
+    add(into.daily, k, noDaily, (d) => ({
+      opens: d.opens + v.opens,
+      views: d.views + v.views,
+      seconds: d.seconds + v.seconds,
+      searches: d.searches + v.searches,
+      downloads: d.downloads + v.downloads,
+      zooms: d.zooms + v.zooms,
+    }));
+  }
+  for (const [k, v] of from.pages) {
+    add(
+      into.pages,
+      k,
+      () => ({ views: 0, seconds: 0 }),
+      (p) => ({
+        views: p.views + v.views,
+        seconds: p.seconds + v.seconds,
+      }),
+    );
+  }
+  for (const [k, v] of from.links)
+    add(
+      into.links,
+      k,
+      () => 0,
+      (n) => n + v,
+    );
+  for (const [k, v] of from.sources)
+    add(
+      into.sources,
+      k,
+      () => 0,
+      (n) => n + v,
+    );
+};
+
+export type IngestDeps = {
+  store: Store;
+  clock: Clock;
+  /** today's salt (./salts.ts) */
+  salt: () => Promise<Buffer>;
+  /** the reading token a beacon holds, if it is one of ours and live */
+  token: (text: string, now: Date) => ReadingToken | null;
+  /** this service's own host names: a reader moving inside it came from nowhere */
+  ownHosts: readonly string[];
+};
+
+export const createIngest = (deps: IngestDeps) => {
+  let pending = nothing();
+  let flushing: Promise<void> | null = null;
+  let lastDay: string | null = null;
+
+  /**
+   * Adds a beacon's figures; InvalidInput for a body that is not a beacon. A beacon that is not
+   * to be counted (a robot, Do Not Track, a token not ours or expired) is dropped in silence.
+   */
+  const accept = async (body: string, sender: BeaconSender): Promise<boolean> => {
+    const beacon = readBeacon(body);
+    const now = deps.clock.now();
+    const token = deps.token(beacon.token, now);
+    if (!token || !counted(sender)) return false;
+    const day = now.toISOString().slice(0, 10);
+    const book = token.flipbookId;
+    const link = token.linkId ?? NO_LINK;
+    const reader = readerOf(await deps.salt(), sender.address ?? '', sender.userAgent ?? '', book);
+    pending.seen.add(`${book} ${day} ${link} ${reader}`);
+    const daily = pending.daily.get(`${book} ${day} ${link}`) ?? noDaily();
+    pending.daily.set(`${book} ${day} ${link}`, daily);
+    for (const event of beacon.events) {
+      switch (event.kind) {
+        case 'open': {
+          daily.opens++;
+          const device: Device = deviceClass(
+            sender.userAgent ?? '',
+            sender.mobileHint,
+            beacon.touch,
+          );
+          add(
+            pending.sources,
+            `${book} ${day} device ${device}`,
+            () => 0,
+            (n) => n + 1,
+          );
+          const host = referrerHost(beacon.referrer, deps.ownHosts);
+          add(
+            pending.sources,
+            `${book} ${day} referrer ${host ?? '(direct)'}`,
+            () => 0,
+            (n) => n + 1,
+          );
+          break;
+        }
+        case 'page':
+          if (event.position > token.pages) break;
+          daily.views++;
+          daily.seconds += event.seconds;
+          add(
+            pending.pages,
+            `${book} ${day} ${event.position}`,
+            () => ({ views: 0, seconds: 0 }),
+            (p) => ({
+              views: p.views + 1,
+              seconds: p.seconds + event.seconds,
+            }),
+          );
+          break;
+        case 'link':
+          if (event.position > token.pages) break;
+          add(
+            pending.links,
+            `${book} ${day} ${event.position} ${event.link}`,
+            () => 0,
+            (n) => n + 1,
+          );
+          break;
+        case 'search':
+          daily.searches++;
+          break;
+        case 'download':
+          daily.downloads++;
+          break;
+        case 'zoom':
+          daily.zooms++;
+          break;
+      }
+    }
+    return true;
+  };
+
+  /** Writes what is pending (one at a time); on a failure it stays pending for the next. */
+  const flush = async (): Promise<void> => {
+    if (flushing) return flushing;
+    const batch = pending;
+    if (batch.seen.size === 0) return;
+    pending = nothing();
+    flushing = (async () => {
+      const client = await deps.store.pool.connect();
+      try {
+        await client.query('BEGIN');
+        // Figures a crash of the database may lose are the last moment's: no wait for the disk.
+        await client.query('SET LOCAL synchronous_commit = off');
+        await addFigures(client, columnsOf(batch));
+        const day = deps.clock.now().toISOString().slice(0, 10);
+        if (lastDay !== day) await forgetReadersBefore(client, day);
+        await client.query('COMMIT');
+        lastDay = day;
+        client.release();
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        client.release(error as Error);
+        merge(pending, batch);
+        throw error;
+      } finally {
+        flushing = null;
+      }
+    })();
+    return flushing;
+  };
+
+  return { accept, flush };
+};

@@ -1,0 +1,157 @@
+// Beacons into figures (src/app/analytics/ingest.ts) on a real PostgreSQL: summed per day, page,
+// link and source; readers counted once a day; nothing counted for robots, Do Not Track, tokens
+// not ours, or pages the version does not have; a failed write keeps its figures.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createIngest } from '../../src/app/analytics/ingest.ts';
+import { readingTokensSignedWith } from '../../src/app/analytics/readingTokens.ts';
+import { dailySalts } from '../../src/app/analytics/salts.ts';
+import { InvalidInput } from '../../src/domain/errors.ts';
+import type { Store } from '../../src/store/store.ts';
+import { openTestStore } from '../support/stores.ts';
+
+const BOOK = '3df4228e-437a-4f1c-b162-a57a57a87f40';
+const OTHER = '9a1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c5d';
+const VERSION = '6f0a1c2e-0b1d-4f6a-9c3e-2a7b8c9d0e1f';
+const LINK = '0a7b8c9d-0e1f-4f6a-9c3e-2a7b8c9d0e1f';
+const CHROME =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36';
+const IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1';
+
+describe('beacons into figures', () => {
+  let store: Store;
+  const now = new Date('2026-11-28T10:00:00Z');
+  const clock = { now: () => now };
+  const tokens = readingTokensSignedWith('the secret');
+  const tokenFor = (flipbookId: string, linkId: string | null = null) =>
+    tokens.sign({ flipbookId, versionId: VERSION, linkId, pages: 3, expires: 2_000_000_000 });
+  beforeAll(async () => {
+    store = await openTestStore('postgres');
+  });
+  afterAll(async () => {
+    await store?.close();
+  });
+  const sender = (address: string, userAgent = CHROME, extra = {}) => ({
+    address,
+    userAgent,
+    doNotTrack: undefined,
+    globalPrivacyControl: undefined,
+    mobileHint: undefined,
+    ...extra,
+  });
+  const rows = async (sql: string) => (await store.db.query(sql)).rows;
+
+  it('sums what readers did, counts each reader once a day, and drops what is not to count', async () => {
+    const salts = dailySalts(store, clock);
+    const ingest = createIngest({
+      store,
+      clock,
+      salt: salts.today,
+      token: tokens.read,
+      ownHosts: ['flipbooks.example.com'],
+    });
+    const beacon = (t: string, e: unknown[], r?: string) =>
+      JSON.stringify({ v: 1, t, e, ...(r ? { r } : {}) });
+    const opened = beacon(
+      tokenFor(BOOK),
+      [{ k: 'open' }, { k: 'page', p: 1, s: 4.5 }, { k: 'link', p: 1, l: 2 }],
+      'https://www.news.example.org/story?id=1',
+    );
+    expect(await ingest.accept(opened, sender('192.0.2.1'))).toBe(true);
+    expect(await ingest.accept(opened, sender('192.0.2.1'))).toBe(true); // the same reader again
+    expect(
+      await ingest.accept(
+        beacon(tokenFor(BOOK), [
+          { k: 'open' },
+          { k: 'page', p: 2, s: 10 },
+          { k: 'page', p: 9, s: 1 },
+        ]),
+        sender('192.0.2.2', IPHONE),
+      ),
+    ).toBe(true);
+    expect(
+      await ingest.accept(
+        beacon(tokenFor(BOOK, LINK), [{ k: 'open' }, { k: 'search' }]),
+        sender('192.0.2.3'),
+      ),
+    ).toBe(true);
+    // Not counted: a robot, Do Not Track, Global Privacy Control, a token signed elsewhere.
+    expect(await ingest.accept(opened, sender('192.0.2.9', 'Googlebot/2.1'))).toBe(false);
+    expect(await ingest.accept(opened, sender('192.0.2.9', CHROME, { doNotTrack: '1' }))).toBe(
+      false,
+    );
+    expect(
+      await ingest.accept(opened, sender('192.0.2.9', CHROME, { globalPrivacyControl: '1' })),
+    ).toBe(false);
+    const forged = readingTokensSignedWith('not ours').sign({
+      flipbookId: OTHER,
+      versionId: VERSION,
+      linkId: null,
+      pages: 3,
+      expires: 2_000_000_000,
+    });
+    expect(await ingest.accept(beacon(forged, [{ k: 'open' }]), sender('192.0.2.9'))).toBe(false);
+    await expect(ingest.accept('{"v":1}', sender('192.0.2.9'))).rejects.toThrow(InvalidInput);
+    await ingest.flush();
+
+    expect(
+      await rows(`SELECT link_key, opens, views, readers, read_seconds, searches FROM analytics_daily
+        WHERE flipbook_id = '${BOOK}' ORDER BY link_key`),
+    ).toEqual([
+      {
+        link_key: '00000000-0000-0000-0000-000000000000',
+        opens: 3,
+        views: 3,
+        readers: 2,
+        read_seconds: 19,
+        searches: 0,
+      },
+      { link_key: LINK, opens: 1, views: 0, readers: 1, read_seconds: 0, searches: 1 },
+    ]);
+    expect(
+      await rows(
+        `SELECT position, views, seconds FROM analytics_pages WHERE flipbook_id = '${BOOK}' ORDER BY position`,
+      ),
+    ).toEqual([
+      { position: 1, views: 2, seconds: 9 },
+      { position: 2, views: 1, seconds: 10 },
+    ]);
+    expect(
+      await rows(
+        `SELECT position, link, clicks FROM analytics_links WHERE flipbook_id = '${BOOK}'`,
+      ),
+    ).toEqual([{ position: 1, link: 2, clicks: 2 }]);
+    expect(
+      await rows(
+        `SELECT kind, name, opens FROM analytics_sources WHERE flipbook_id = '${BOOK}' ORDER BY kind, name`,
+      ),
+    ).toEqual([
+      { kind: 'device', name: 'desktop', opens: 3 },
+      { kind: 'device', name: 'phone', opens: 1 },
+      { kind: 'referrer', name: '(direct)', opens: 2 },
+      { kind: 'referrer', name: 'news.example.org', opens: 2 },
+    ]);
+    expect(await rows(`SELECT 1 FROM analytics_daily WHERE flipbook_id = '${OTHER}'`)).toEqual([]);
+
+    // The same reader in a later flush of the day is still one reader.
+    expect(await ingest.accept(opened, sender('192.0.2.1'))).toBe(true);
+    await ingest.flush();
+    expect(
+      await rows(
+        `SELECT opens, readers FROM analytics_daily WHERE flipbook_id = '${BOOK}' AND link_key = '00000000-0000-0000-0000-000000000000'`,
+      ),
+    ).toEqual([{ opens: 4, readers: 2 }]);
+
+    // A write that fails (the table away) keeps its figures for the next one.
+    await store.db.query('ALTER TABLE analytics_pages RENAME TO analytics_pages_away');
+    expect(await ingest.accept(opened, sender('192.0.2.4'))).toBe(true);
+    await expect(ingest.flush()).rejects.toThrow();
+    await store.db.query('ALTER TABLE analytics_pages_away RENAME TO analytics_pages');
+    await ingest.flush();
+    expect(
+      await rows(
+        `SELECT opens, readers FROM analytics_daily WHERE flipbook_id = '${BOOK}' AND link_key = '00000000-0000-0000-0000-000000000000'`,
+      ),
+    ).toEqual([{ opens: 5, readers: 3 }]);
+  });
+});
