@@ -102,6 +102,8 @@ describe('single sign-on with OpenID Connect', () => {
     const consent = browser.getByRole('button', { name: 'Continue' });
     await Promise.race([callback, consent.waitFor().then(() => consent.click())]).catch(() => {});
     const url = await callback;
+    // The held page shown (the provider answers before the browser has it): no navigation left.
+    await browser.getByText('Held by the test.').waitFor();
     const cookies = (await browser.context().cookies(`${d.url}/login/sso/callback`))
       .filter((c) => c.name.startsWith('flipbook_sso_'))
       .map((c) => `${c.name}=${c.value}`)
