@@ -66,23 +66,26 @@ const add = <V>(map: Map<string, V>, key: string, fresh: () => V, change: (v: V)
 const columnsOf = (p: Pending): Flush => {
   const sorted = <V>(map: Map<string, V>) =>
     [...map].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k.split(' '), v] as const);
-  const seen = [...p.seen].sort().map((k) => k.split(' '));
+  const seen = [...p.seen].sort().map((k) => [k.split(' '), null] as const);
   const daily = sorted(p.daily);
   const pages = sorted(p.pages);
   const links = sorted(p.links);
   const sources = sorted(p.sources);
   const col = <T, R>(rows: readonly T[], f: (row: T) => R) => rows.map(f);
+  /** the i-th field of each row's key */
+  const key = (rows: readonly (readonly [string[], unknown])[], i: number) =>
+    rows.map(([k]) => k[i] ?? '');
   return {
     seen: {
-      flipbook: col(seen, (k) => k[0] ?? ''),
-      day: col(seen, (k) => k[1] ?? ''),
-      link: col(seen, (k) => k[2] ?? ''),
-      reader: col(seen, (k) => k[3] ?? ''),
+      flipbook: key(seen, 0),
+      day: key(seen, 1),
+      link: key(seen, 2),
+      reader: key(seen, 3),
     },
     daily: {
-      flipbook: col(daily, ([k]) => k[0] ?? ''),
-      day: col(daily, ([k]) => k[1] ?? ''),
-      link: col(daily, ([k]) => k[2] ?? ''),
+      flipbook: key(daily, 0),
+      day: key(daily, 1),
+      link: key(daily, 2),
       opens: col(daily, ([, v]) => v.opens),
       views: col(daily, ([, v]) => v.views),
       seconds: col(daily, ([, v]) => v.seconds),
@@ -91,23 +94,23 @@ const columnsOf = (p: Pending): Flush => {
       zooms: col(daily, ([, v]) => v.zooms),
     },
     pages: {
-      flipbook: col(pages, ([k]) => k[0] ?? ''),
-      day: col(pages, ([k]) => k[1] ?? ''),
-      position: col(pages, ([k]) => Number(k[2])),
+      flipbook: key(pages, 0),
+      day: key(pages, 1),
+      position: key(pages, 2).map(Number),
       views: col(pages, ([, v]) => v.views),
       seconds: col(pages, ([, v]) => v.seconds),
     },
     links: {
-      flipbook: col(links, ([k]) => k[0] ?? ''),
-      day: col(links, ([k]) => k[1] ?? ''),
-      position: col(links, ([k]) => Number(k[2])),
-      link: col(links, ([k]) => Number(k[3])),
+      flipbook: key(links, 0),
+      day: key(links, 1),
+      position: key(links, 2).map(Number),
+      link: key(links, 3).map(Number),
       clicks: col(links, ([, v]) => v),
     },
     sources: {
-      flipbook: col(sources, ([k]) => k[0] ?? ''),
-      day: col(sources, ([k]) => k[1] ?? ''),
-      kind: col(sources, ([k]) => k[2] ?? ''),
+      flipbook: key(sources, 0),
+      day: key(sources, 1),
+      kind: key(sources, 2),
       name: col(sources, ([k]) => k.slice(3).join(' ')),
       opens: col(sources, ([, v]) => v),
     },
