@@ -122,3 +122,122 @@ export const addFigures = async (db: Db, f: Flush) => {
 export const forgetReadersBefore = async (db: Db, day: string) => {
   await db.query('DELETE FROM analytics_seen WHERE day < $1', [day]);
 };
+
+/**
+ * Of these flipbooks, those whose figures are kept: still there, in a workspace that counts
+ * (analytics on). A flush writes for these only.
+ */
+export const countedFlipbooks = async (db: Db, ids: string[]) =>
+  new Set(
+    (
+      await db.query<{ id: string }>(
+        `SELECT f.flipbook_id AS id FROM flipbooks f
+         JOIN workspaces w ON w.workspace_id = f.workspace_id
+         WHERE f.flipbook_id = ANY($1::uuid[]) AND w.analytics_enabled`,
+        [ids],
+      )
+    ).rows.map((r) => r.id),
+  );
+
+const FIGURE_TABLES = [
+  'analytics_daily',
+  'analytics_pages',
+  'analytics_links',
+  'analytics_sources',
+] as const;
+
+/**
+ * Deletes the figures no longer kept: days past their workspace's retention (counted back from
+ * `today`), and every figure of a flipbook that was deleted.
+ */
+export const pruneFigures = async (db: Db, today: string) => {
+  for (const table of FIGURE_TABLES) {
+    await db.query(
+      `DELETE FROM ${table} a USING flipbooks f JOIN workspaces w ON w.workspace_id = f.workspace_id
+       WHERE a.flipbook_id = f.flipbook_id AND a.day < $1::date - w.analytics_days`,
+      [today],
+    );
+    await db.query(
+      `DELETE FROM ${table} a
+       WHERE NOT EXISTS (SELECT 1 FROM flipbooks f WHERE f.flipbook_id = a.flipbook_id)`,
+    );
+  }
+};
+
+export type DayFigures = {
+  day: string;
+  opens: number;
+  views: number;
+  readers: number;
+  read_seconds: number;
+};
+export type StatsRows = {
+  totals: DayFigures & { searches: number; downloads: number; zooms: number };
+  days: DayFigures[];
+  pages: { position: number; views: number; seconds: number }[];
+  links: { position: number; link: number; clicks: number }[];
+  sources: { kind: string; name: string; opens: number }[];
+  shareLinks: (Omit<DayFigures, 'day'> & { link_id: string })[];
+};
+
+const sums = `coalesce(sum(opens), 0)::int AS opens, coalesce(sum(views), 0)::int AS views,
+  coalesce(sum(readers), 0)::int AS readers, coalesce(sum(read_seconds), 0)::float8 AS read_seconds`;
+
+/** A flipbook's figures over the days [from, to] (inclusive, UTC dates). */
+export const flipbookStats = async (
+  db: Db,
+  flipbookId: string,
+  from: string,
+  to: string,
+  /** how many links and sources of each kind at most, the most clicked/opened first */
+  top = 50,
+): Promise<StatsRows> => {
+  const range = [flipbookId, from, to];
+  const where = 'flipbook_id = $1 AND day BETWEEN $2::date AND $3::date';
+  const [totals, days, pages, links, sources, shareLinks] = await Promise.all([
+    db.query(
+      `SELECT ${sums}, coalesce(sum(searches), 0)::int AS searches,
+         coalesce(sum(downloads), 0)::int AS downloads, coalesce(sum(zooms), 0)::int AS zooms
+       FROM analytics_daily WHERE ${where}`,
+      range,
+    ),
+    db.query(
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, ${sums}
+       FROM analytics_daily WHERE ${where} GROUP BY day ORDER BY day`,
+      range,
+    ),
+    db.query(
+      `SELECT position, sum(views)::int AS views, sum(seconds)::float8 AS seconds
+       FROM analytics_pages WHERE ${where} GROUP BY position ORDER BY position`,
+      range,
+    ),
+    db.query(
+      `SELECT position, link, sum(clicks)::int AS clicks
+       FROM analytics_links WHERE ${where} GROUP BY position, link
+       ORDER BY clicks DESC, position, link LIMIT $4`,
+      [...range, top],
+    ),
+    db.query(
+      `SELECT kind, name, opens FROM (
+         SELECT kind, name, sum(opens)::int AS opens,
+           row_number() OVER (PARTITION BY kind ORDER BY sum(opens) DESC, name) AS n
+         FROM analytics_sources WHERE ${where} GROUP BY kind, name) s
+       WHERE n <= $4 ORDER BY kind, opens DESC, name`,
+      [...range, top],
+    ),
+    db.query(
+      `SELECT link_key AS link_id, ${sums}
+       FROM analytics_daily WHERE ${where} AND link_key <> '${NO_LINK}'
+       GROUP BY link_key ORDER BY views DESC, link_key`,
+      range,
+    ),
+  ]);
+  return {
+    totals: totals.rows[0],
+    days: days.rows,
+    pages: pages.rows,
+    links: links.rows,
+    sources: sources.rows,
+    shareLinks: shareLinks.rows,
+  } as StatsRows;
+};

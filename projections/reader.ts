@@ -1,5 +1,5 @@
 // Queries behind the public reader (/f/:id): a flipbook by id alone (the id is the share link),
-// and the version it shows. Not a read table of its own: it reads `flipbooks` and `versions`.
+// and the version it shows. Not a read table of its own: it reads `flipbooks`, `versions` and `workspaces`.
 import type { Visibility } from '../src/domain/flipbook/access.ts';
 import type { Db } from './readTable.ts';
 import type { VersionRow } from './versions.ts';
@@ -17,6 +17,8 @@ export type ReaderFlipbookRow = {
   workspace_id: string;
   visibility: Visibility;
   embed_origins: string[];
+  /** its workspace counts its readers (docs/privacy.md) */
+  analytics_enabled: boolean;
 };
 
 /** A live flipbook by id, archived or not; null once deleted (or never created). */
@@ -24,7 +26,9 @@ export const findReaderFlipbook = async (db: Db, flipbookId: string) =>
   (
     await db.query<ReaderFlipbookRow>(
       `SELECT title, coalesce(title_from_file, FALSE) AS title_from_file, direction, description,
-         status, active_version_id, download_allowed, workspace_id, visibility, embed_origins
+         status, active_version_id, download_allowed, workspace_id, visibility, embed_origins,
+         coalesce((SELECT analytics_enabled FROM workspaces w
+           WHERE w.workspace_id = flipbooks.workspace_id), TRUE) AS analytics_enabled
        FROM flipbooks WHERE flipbook_id = $1`,
       [flipbookId],
     )

@@ -1,5 +1,5 @@
 // Read table `workspaces`: one row per workspace; the unique name is how the admin CLI finds one.
-import type { Plan } from '../src/domain/workspace/workspace.ts';
+import { ANALYTICS_DAYS, type Plan } from '../src/domain/workspace/workspace.ts';
 import type { Db, ReadTable } from './readTable.ts';
 import { utc } from './sql.ts';
 
@@ -9,10 +9,20 @@ export const workspaces: ReadTable = {
     workspace_id UUID PRIMARY KEY,
     name TEXT NOT NULL UNIQUE,
     plan TEXT NOT NULL,
-    created_at TIMESTAMPTZ NOT NULL
+    created_at TIMESTAMPTZ NOT NULL,
+    analytics_enabled BOOLEAN NOT NULL DEFAULT TRUE,
+    analytics_days INTEGER NOT NULL DEFAULT ${ANALYTICS_DAYS}
   )`,
-  handles: ['WorkspaceCreated', 'WorkspacePlanChanged'],
+  handles: ['WorkspaceCreated', 'WorkspacePlanChanged', 'WorkspaceAnalyticsChanged'],
   apply: async (db, event) => {
+    if (event.type === 'WorkspaceAnalyticsChanged') {
+      const { workspaceId, enabled, retentionDays } = event.data;
+      await db.query(
+        'UPDATE workspaces SET analytics_enabled = $2, analytics_days = $3 WHERE workspace_id = $1',
+        [workspaceId, enabled, retentionDays],
+      );
+      return;
+    }
     if (event.type === 'WorkspacePlanChanged') {
       await db.query('UPDATE workspaces SET plan = $2 WHERE workspace_id = $1', [
         event.data.workspaceId,
@@ -31,9 +41,16 @@ export const workspaces: ReadTable = {
   },
 };
 
-export type WorkspaceRow = { id: string; name: string; plan: Plan; created_at: string };
+export type WorkspaceRow = {
+  id: string;
+  name: string;
+  plan: Plan;
+  created_at: string;
+  analytics_enabled: boolean;
+  analytics_days: number;
+};
 
-const columns = `workspace_id AS id, name, plan, ${utc('created_at')}`;
+const columns = `workspace_id AS id, name, plan, ${utc('created_at')}, analytics_enabled, analytics_days`;
 
 export const listWorkspaces = async (db: Db) =>
   (await db.query<WorkspaceRow>(`SELECT ${columns} FROM workspaces ORDER BY name`)).rows;

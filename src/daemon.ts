@@ -4,9 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { countJobs } from '../projections/jobs.ts';
 import { setMeta } from '../projections/meta.ts';
 import { createSso, missingJoinWorkspaces, type SsoSettings } from './app/accounts/sso.ts';
+import { openAnalytics } from './app/analytics/analytics.ts';
 import { clockFromEnv } from './app/clock.ts';
 import { DEFAULT_KEY_USAGE_INTERVAL_MS, keyUsageRecorder } from './app/keyUsage.ts';
-import { openGrants } from './app/readerAccess.ts';
+import { grantsSignedWith, installationSecret } from './app/readerAccess.ts';
 import { urlsFor } from './app/urls.ts';
 import { openCheckedBlobStore } from './blobs/openBlobStore.ts';
 import { startBlobSweep } from './blobs/sweep.ts';
@@ -25,6 +26,7 @@ import { logger } from './log.ts';
 import { jobGauge, registry, renderSlotGauge } from './metrics.ts';
 import { sweepWrapperDirs } from './pdf/poppler.ts';
 import { SCRIPT, STYLESHEET } from './reader/assets.ts';
+import { mountBeacon } from './reader/beaconRoute.ts';
 import { mountReader } from './reader/readerRoutes.ts';
 import { type DatabaseLimits, requestBudgetMs } from './store/databaseLimits.ts';
 import { openStore } from './store/store.ts';
@@ -152,7 +154,16 @@ export const runDaemon = async (options: DaemonOptions) => {
     slots: render.slots.capacity,
   }));
   // Reading grants for non-public books, signed with the installation's secret (readerAccess.ts).
-  const access = { store, clock, grants: await openGrants(store) };
+  const secret = await installationSecret(store);
+  const access = { store, clock, grants: grantsSignedWith(secret) };
+  // Reader analytics (docs/privacy.md): beacons counted in memory, written every second.
+  const analytics = openAnalytics({
+    store,
+    clock,
+    secret,
+    ownHosts: () => (URL.canParse(publicUrl) ? [new URL(publicUrl).hostname] : []),
+    log: logger,
+  });
   if (options.sso) {
     for (const name of await missingJoinWorkspaces(options.sso, store)) {
       logger.warn(
@@ -189,7 +200,9 @@ export const runDaemon = async (options: DaemonOptions) => {
       });
       mountFiles(routes, { db: store.db, blobs, render, access });
       mountDownloads(routes, { log: logger });
+      mountBeacon(routes, { analytics, trustProxy: options.trustProxy, log: logger });
       mountReader(routes, {
+        analytics,
         db: store.db,
         blobs,
         urls,
@@ -247,6 +260,7 @@ export const runDaemon = async (options: DaemonOptions) => {
   // keep-alive, or an idle connection reused at the last moment is cut.
   server.headersTimeout = server.keepAliveTimeout + 5_000;
   // Webhook deliveries, like processing, start once the daemon serves.
+  analytics.start();
   const sender = startWebhookSender(store, logger, clock, {
     allowPrivate: options.webhookAllowPrivate ?? false,
   });
@@ -313,6 +327,8 @@ export const runDaemon = async (options: DaemonOptions) => {
   // In-flight renders are abandoned and their jobs handed back at once for the next start.
   await workers?.stop();
   await sender.stop();
+  // The last second's reading figures (nothing was lost by a clean stop).
+  await analytics.stop();
   await sweep.stop();
   await keyUsage.settle();
   await store.close();

@@ -84,8 +84,11 @@ export const grantsSignedWith = (secret: string): Grants => {
 };
 
 /** The grants of this installation: one secret for every daemon on the database. */
-export const openGrants = async (store: Store) =>
-  grantsSignedWith(await grantSecret(store.db, randomBytes(32).toString('hex')));
+/** The installation's signing secret: made by the first daemon, shared by every one after. */
+export const installationSecret = (store: Store) =>
+  grantSecret(store.db, randomBytes(32).toString('hex'));
+
+export const openGrants = async (store: Store) => grantsSignedWith(await installationSecret(store));
 
 export type AccessDeps = { store: Store; clock: Clock; grants: Grants };
 
@@ -172,7 +175,7 @@ export const enterByLink = async (
   token: string,
   proof: string | null,
   opened: boolean,
-): Promise<{ entry: Entry; flipbookId: string | null }> => {
+): Promise<{ entry: Entry; flipbookId: string | null; linkId?: string }> => {
   const now = deps.clock.now();
   const link = isWellFormedToken(token)
     ? await findLinkByTokenHash(deps.store.db, hashToken(token), now)
@@ -196,6 +199,7 @@ export const enterByLink = async (
       download: link.allow_download,
     },
     flipbookId: link.flipbook_id,
+    linkId: link.link_id,
   };
 };
 

@@ -74,3 +74,22 @@ export const requireWorkspace = async (store: Store, name: string) => {
   if (!workspace) throw new NotFound(`No workspace named "${name}"`);
   return workspace;
 };
+
+/**
+ * Reader analytics for a workspace: on or off, and how many days of daily figures are kept
+ * (docs/privacy.md). Off stops counting at once; figures already kept stay until their days pass.
+ */
+export const setAnalytics = async (
+  store: Store,
+  workspaceId: string,
+  input: { enabled: boolean; retentionDays: number },
+  metadata: EventMetadata,
+  now: Date,
+) => {
+  await runWorkspaceCommand(
+    store,
+    workspaceId,
+    { type: 'SetAnalytics', data: { ...input, now } },
+    metadata,
+  );
+};

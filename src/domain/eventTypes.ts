@@ -38,6 +38,7 @@ const WORKSPACE: Faces<WorkspaceEvent> = {
   ApiKeyRolled: null,
   ApiKeyRevoked: null,
   WorkspacePlanChanged: null,
+  WorkspaceAnalyticsChanged: null,
   UserInvited: null,
   InvitationRevoked: null,
   InvitationAccepted: null,

@@ -9,6 +9,7 @@ import type { Endpoint } from './endpoint.ts';
 import { apiEndpoint, type EndpointDeps } from './endpoints/declare.ts';
 import { FLIPBOOK_ENDPOINTS } from './endpoints/flipbooks.ts';
 import { SHARE_LINK_ENDPOINTS } from './endpoints/shareLinks.ts';
+import { STATS_ENDPOINTS } from './endpoints/stats.ts';
 import { VERSION_ENDPOINTS } from './endpoints/versions.ts';
 import { WEBHOOK_ENDPOINTS } from './endpoints/webhooks.ts';
 import { bodyPolicy, mountEndpoints } from './mountEndpoints.ts';
@@ -40,6 +41,7 @@ export const API_ENDPOINTS: readonly Endpoint<EndpointDeps>[] = [
   ...SHARE_LINK_ENDPOINTS,
   ...VERSION_ENDPOINTS,
   ...WEBHOOK_ENDPOINTS,
+  ...STATS_ENDPOINTS,
 ];
 
 export const openApiDocument = buildOpenApiDocument(API_ENDPOINTS);

@@ -11,7 +11,7 @@ import type { Failure } from '../contract/validate.ts';
 import type { Request } from './server.ts';
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';
-export type Tag = 'flipbooks' | 'versions' | 'audit' | 'webhooks' | 'meta';
+export type Tag = 'flipbooks' | 'versions' | 'audit' | 'webhooks' | 'stats' | 'meta';
 
 /** An error answer and why it is given (the body is always the Error schema). */
 export type Answer =

@@ -239,6 +239,11 @@ export const buildOpenApiDocument = <Deps>(endpoints: readonly Endpoint<Deps>[])
         name: 'webhooks',
         description: 'The event feed and webhooks: events pushed, signed (beyond the spec)',
       },
+      {
+        name: 'stats',
+        description:
+          'Reading figures, counted without cookies or personal data (beyond the spec; docs/privacy.md)',
+      },
       { name: 'meta', description: 'This description' },
     ],
     paths: paths(all),

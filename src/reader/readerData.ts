@@ -46,6 +46,10 @@ export type ReaderBook = {
   isPublic: boolean;
   /** the sites that may frame the reader; [] for the default of its visibility (access.ts) */
   frameAncestors: string;
+  /** its workspace counts its readers (analytics on) */
+  counted: boolean;
+  /** where the reader sends its beacon and the token it holds, once the route gave one */
+  beacon?: { url: string; token: string };
 };
 
 /** [first, count, prefix, start]: pages numbered prefix+start...; [first, 1, label]: one page. */
@@ -101,6 +105,7 @@ export const loadReaderBook = async (
       visibility: granted ? 'links' : book.visibility,
       embedOrigins: book.embed_origins,
     }),
+    counted: book.analytics_enabled,
     versionId: version?.version_id ?? null,
     status: version?.status ?? null,
     pageCount: version?.page_count ?? 0,

@@ -251,6 +251,7 @@ ${cover && html`<meta property="og:image" content="${cover}">\n<meta name="twitt
     text: `${book.pageBase}text.json`,
     document: book.status === 'done' ? `${book.pageBase}document.json` : null,
     status: `${book.url}/status.json`,
+    ...(book.beacon ? { beacon: book.beacon } : {}),
   };
   const bookLang = book.lang && html` lang="${book.lang}"`;
   // Previous is on the right in a right-to-left book: the edges and arrows swap sides.

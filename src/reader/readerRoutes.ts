@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { findFlipbookBySlug } from '../../projections/flipbooks.ts';
 import type { Db } from '../../projections/readTable.ts';
 import { findWorkspaceByName } from '../../projections/workspaces.ts';
+import type { Analytics } from '../app/analytics/analytics.ts';
 import {
   type AccessDeps,
   type Entry,
@@ -45,6 +46,8 @@ import { textPage } from './textPage.ts';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 export type ReaderDeps = {
+  /** reader analytics (src/app/analytics): the token its page carries; absent: none counted */
+  analytics?: Pick<Analytics, 'tokenFor'>;
   db: Db;
   blobs: BlobStore;
   urls: Urls;
@@ -81,13 +84,13 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
   /** The same at a share link (/s/<token>): its book, under a grant, whatever its visibility. */
   const enterLink = async (req: Request, opened: boolean, withLeadTexts = true) => {
     const token = req.params.token ?? '';
-    const { entry, flipbookId } = await enterByLink(
+    const { entry, flipbookId, linkId } = await enterByLink(
       deps.access,
       token,
       readCookie(req, LINK_COOKIE),
       opened,
     );
-    if (entry.kind !== 'granted' || !flipbookId) return { entry, book: null };
+    if (entry.kind !== 'granted' || !flipbookId) return { entry, book: null, linkId: null };
     const urls = deps.urls.granted(entry.grant);
     const granted = { url: deps.urls.shareLink(token), download: entry.download };
     const book = await loadReaderBook(
@@ -98,7 +101,7 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
       withLeadTexts,
       granted,
     );
-    return { entry, book };
+    return { entry, book, linkId: linkId ?? null };
   };
 
   /**
@@ -154,7 +157,20 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
     res.end();
   };
 
-  const readerOf = async (book: ReaderBook) => readerPage(book);
+  /** The reader, with the token its beacons are counted by when its workspace counts. */
+  const readerWith =
+    (linkId: string | null) =>
+    async (book: ReaderBook): Promise<string> => {
+      const counted = deps.analytics && book.counted && book.versionId;
+      if (!counted) return readerPage(book);
+      const pages = Math.max(book.pageCount, book.ready);
+      const token = deps.analytics?.tokenFor(
+        { flipbookId: book.id, versionId: counted, pages },
+        linkId,
+      );
+      return readerPage(token ? { ...book, beacon: { url: `${root()}/b`, token } } : book);
+    };
+  const root = () => deps.urls.reader('').replace(/\/f\/$/, '');
   const textOf = async (book: ReaderBook) =>
     textPage(book, book.versionId ? await loadPageTexts(deps.db, deps.blobs, book.versionId) : []);
 
@@ -162,7 +178,7 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
     '/f/:id',
     page(async (req, res) => {
       const id = req.params.id ?? '';
-      await answer(req, res, await enterBook(req, id), readerOf, `/f/${id}`);
+      await answer(req, res, await enterBook(req, id), readerWith(null), `/f/${id}`);
     }),
   );
 
@@ -191,7 +207,7 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
       if (entered.entry.kind === 'password') {
         return sendHtml(req, res, 200, passwordPage(linkPath(req)), PRIVATE_VIEW);
       }
-      await answer(req, res, entered, readerOf, linkPath(req));
+      await answer(req, res, entered, readerWith(entered.linkId ?? null), linkPath(req));
     }),
   );
   routes.post(

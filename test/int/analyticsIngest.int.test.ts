@@ -5,12 +5,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIngest } from '../../src/app/analytics/ingest.ts';
 import { readingTokensSignedWith } from '../../src/app/analytics/readingTokens.ts';
 import { dailySalts } from '../../src/app/analytics/salts.ts';
+import { runFlipbookCommand } from '../../src/app/commands.ts';
+import { createWorkspace, setAnalytics } from '../../src/app/workspaces.ts';
 import { InvalidInput } from '../../src/domain/errors.ts';
 import type { Store } from '../../src/store/store.ts';
+import { createInStore } from '../support/inStore.ts';
+import { TEST_METADATA } from '../support/metadata.ts';
 import { openTestStore } from '../support/stores.ts';
 
 const BOOK = '3df4228e-437a-4f1c-b162-a57a57a87f40';
 const OTHER = '9a1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c5d';
+/** in a workspace that switched analytics off */
+const QUIET = '5c2d7e1f-3a4b-4c5d-8e9f-0a1b2c3d4e5f';
 const VERSION = '6f0a1c2e-0b1d-4f6a-9c3e-2a7b8c9d0e1f';
 const LINK = '0a7b8c9d-0e1f-4f6a-9c3e-2a7b8c9d0e1f';
 const CHROME =
@@ -27,6 +33,21 @@ describe('beacons into figures', () => {
     tokens.sign({ flipbookId, versionId: VERSION, linkId, pages: 3, expires: 2_000_000_000 });
   beforeAll(async () => {
     store = await openTestStore('postgres');
+    const open = await createWorkspace(
+      store,
+      { name: 'counted', plan: 'team' },
+      TEST_METADATA,
+      now,
+    );
+    const quiet = await createWorkspace(store, { name: 'quiet', plan: 'team' }, TEST_METADATA, now);
+    await setAnalytics(store, quiet.id, { enabled: false, retentionDays: 30 }, TEST_METADATA, now);
+    for (const [flipbookId, workspaceId] of [
+      [BOOK, open.id],
+      [OTHER, open.id],
+      [QUIET, quiet.id],
+    ] as const) {
+      await createInStore(store, { workspaceId, title: 't', slug: flipbookId, flipbookId, now });
+    }
   });
   afterAll(async () => {
     await store?.close();
@@ -48,7 +69,7 @@ describe('beacons into figures', () => {
       clock,
       salt: salts.today,
       token: tokens.read,
-      ownHosts: ['flipbooks.example.com'],
+      ownHosts: () => ['flipbooks.example.com'],
     });
     const beacon = (t: string, e: unknown[], r?: string) =>
       JSON.stringify({ v: 1, t, e, ...(r ? { r } : {}) });
@@ -65,6 +86,7 @@ describe('beacons into figures', () => {
           { k: 'open' },
           { k: 'page', p: 2, s: 10 },
           { k: 'page', p: 9, s: 1 },
+          { k: 'page', p: 2, s: 1, m: 1 },
         ]),
         sender('192.0.2.2', IPHONE),
       ),
@@ -92,7 +114,12 @@ describe('beacons into figures', () => {
     });
     expect(await ingest.accept(beacon(forged, [{ k: 'open' }]), sender('192.0.2.9'))).toBe(false);
     await expect(ingest.accept('{"v":1}', sender('192.0.2.9'))).rejects.toThrow(InvalidInput);
+    // Counted when it came, but its workspace has analytics off: nothing written for it.
+    expect(await ingest.accept(beacon(tokenFor(QUIET), [{ k: 'open' }]), sender('192.0.2.9'))).toBe(
+      true,
+    );
     await ingest.flush();
+    expect(await rows(`SELECT 1 FROM analytics_daily WHERE flipbook_id = '${QUIET}'`)).toEqual([]);
 
     expect(
       await rows(`SELECT link_key, opens, views, readers, read_seconds, searches FROM analytics_daily
@@ -103,7 +130,7 @@ describe('beacons into figures', () => {
         opens: 3,
         views: 3,
         readers: 2,
-        read_seconds: 19,
+        read_seconds: 20,
         searches: 0,
       },
       { link_key: LINK, opens: 1, views: 0, readers: 1, read_seconds: 0, searches: 1 },
@@ -114,7 +141,7 @@ describe('beacons into figures', () => {
       ),
     ).toEqual([
       { position: 1, views: 2, seconds: 9 },
-      { position: 2, views: 1, seconds: 10 },
+      { position: 2, views: 1, seconds: 11 },
     ]);
     expect(
       await rows(
@@ -153,5 +180,74 @@ describe('beacons into figures', () => {
         `SELECT opens, readers FROM analytics_daily WHERE flipbook_id = '${BOOK}' AND link_key = '00000000-0000-0000-0000-000000000000'`,
       ),
     ).toEqual([{ opens: 5, readers: 3 }]);
+  });
+});
+
+describe('figures past their days', () => {
+  it('are deleted: past the workspace retention, and all of a deleted flipbook', async () => {
+    const store = await openTestStore('postgres');
+    try {
+      const day0 = new Date('2026-01-10T12:00:00Z');
+      const ws = await createWorkspace(store, { name: 'kept', plan: 'team' }, TEST_METADATA, day0);
+      await setAnalytics(store, ws.id, { enabled: true, retentionDays: 7 }, TEST_METADATA, day0);
+      const { flipbookId } = await createInStore(store, {
+        workspaceId: ws.id,
+        title: 't',
+        slug: 's',
+        now: day0,
+      });
+      let now = day0;
+      const clock = { now: () => now };
+      const tokens = readingTokensSignedWith('s');
+      const ingest = createIngest({
+        store,
+        clock,
+        salt: dailySalts(store, clock).today,
+        token: tokens.read,
+        ownHosts: () => [],
+      });
+      const body = JSON.stringify({
+        v: 1,
+        t: tokens.sign({ flipbookId, versionId: VERSION, linkId: null, pages: 3, expires: 2e9 }),
+        e: [{ k: 'open' }, { k: 'page', p: 1, s: 2 }],
+      });
+      const days = async () =>
+        (
+          await store.db.query<{ day: string }>(
+            `SELECT to_char(day, 'YYYY-MM-DD') AS day FROM analytics_pages
+             WHERE flipbook_id = $1 ORDER BY day`,
+            [flipbookId],
+          )
+        ).rows.map((r) => r.day);
+      for (const day of ['2026-01-10', '2026-01-14', '2026-01-18']) {
+        now = new Date(`${day}T12:00:00Z`);
+        await ingest.accept(body, {
+          address: '192.0.2.1',
+          userAgent: CHROME,
+          doNotTrack: undefined,
+          globalPrivacyControl: undefined,
+          mobileHint: undefined,
+        });
+        await ingest.flush();
+      }
+      // On the 18th, seven days are kept: the 11th on; the 10th is gone.
+      expect(await days()).toEqual(['2026-01-14', '2026-01-18']);
+      // Nothing pending: a new day's first flush still clears.
+      now = new Date('2026-01-22T00:00:01Z');
+      await ingest.flush();
+      expect(await days()).toEqual(['2026-01-18']);
+      // The flipbook deleted: its figures go at the next day's clearing.
+      await runFlipbookCommand(
+        store,
+        flipbookId,
+        { type: 'DeleteFlipbook', data: { now } },
+        TEST_METADATA,
+      );
+      now = new Date('2026-01-23T00:00:01Z');
+      await ingest.flush();
+      expect(await days()).toEqual([]);
+    } finally {
+      await store.close();
+    }
   });
 });

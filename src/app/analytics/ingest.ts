@@ -4,11 +4,13 @@
 // crash loses at most the last second's beacons; a failed write keeps its figures for the next.
 import {
   addFigures,
+  countedFlipbooks,
   type Flush,
   forgetReadersBefore,
   NO_LINK,
+  pruneFigures,
 } from '../../../projections/analytics.ts';
-import { readBeacon } from '../../domain/analytics/beacon.ts';
+import { type Beacon, readBeacon } from '../../domain/analytics/beacon.ts';
 import { type Device, deviceClass } from '../../domain/analytics/device.ts';
 import { referrerHost } from '../../domain/analytics/referrer.ts';
 import type { Store } from '../../store/store.ts';
@@ -117,6 +119,24 @@ const columnsOf = (p: Pending): Flush => {
   };
 };
 
+/** The flipbook a pending row's key is for. */
+const bookOf = (key: string) => key.slice(0, key.indexOf(' '));
+
+/** The flipbooks a batch has figures for. */
+const booksIn = (p: Pending) => [...new Set([...p.daily.keys()].map(bookOf))];
+
+/** The batch without the figures of flipbooks not in `keep`. */
+const onlyFor = (p: Pending, keep: Set<string>): Pending => {
+  const kept = <V>(map: Map<string, V>) => new Map([...map].filter(([k]) => keep.has(bookOf(k))));
+  return {
+    seen: new Set([...p.seen].filter((k) => keep.has(bookOf(k)))),
+    daily: kept(p.daily),
+    pages: kept(p.pages),
+    links: kept(p.links),
+    sources: kept(p.sources),
+  };
+};
+
 const merge = (into: Pending, from: Pending) => {
   for (const key of from.seen) into.seen.add(key);
   for (const [k, v] of from.daily) {
@@ -164,7 +184,7 @@ export type IngestDeps = {
   /** the reading token a beacon holds, if it is one of ours and live */
   token: (text: string, now: Date) => ReadingToken | null;
   /** this service's own host names: a reader moving inside it came from nowhere */
-  ownHosts: readonly string[];
+  ownHosts: () => readonly string[];
 };
 
 export const createIngest = (deps: IngestDeps) => {
@@ -176,8 +196,11 @@ export const createIngest = (deps: IngestDeps) => {
    * Adds a beacon's figures; InvalidInput for a body that is not a beacon. A beacon that is not
    * to be counted (a robot, Do Not Track, a token not ours or expired) is dropped in silence.
    */
-  const accept = async (body: string, sender: BeaconSender): Promise<boolean> => {
-    const beacon = readBeacon(body);
+  const accept = async (body: string, sender: BeaconSender): Promise<boolean> =>
+    acceptBeacon(readBeacon(body), sender);
+
+  /** The same for a beacon already read (readBeacon). */
+  const acceptBeacon = async (beacon: Beacon, sender: BeaconSender): Promise<boolean> => {
     const now = deps.clock.now();
     const token = deps.token(beacon.token, now);
     if (!token || !counted(sender)) return false;
@@ -203,7 +226,7 @@ export const createIngest = (deps: IngestDeps) => {
             () => 0,
             (n) => n + 1,
           );
-          const host = referrerHost(beacon.referrer, deps.ownHosts);
+          const host = referrerHost(beacon.referrer, deps.ownHosts());
           add(
             pending.sources,
             `${book} ${day} referrer ${host ?? '(direct)'}`,
@@ -214,14 +237,14 @@ export const createIngest = (deps: IngestDeps) => {
         }
         case 'page':
           if (event.position > token.pages) break;
-          daily.views++;
+          if (!event.more) daily.views++;
           daily.seconds += event.seconds;
           add(
             pending.pages,
             `${book} ${day} ${event.position}`,
             () => ({ views: 0, seconds: 0 }),
             (p) => ({
-              views: p.views + 1,
+              views: p.views + (event.more ? 0 : 1),
               seconds: p.seconds + event.seconds,
             }),
           );
@@ -253,7 +276,8 @@ export const createIngest = (deps: IngestDeps) => {
   const flush = async (): Promise<void> => {
     if (flushing) return flushing;
     const batch = pending;
-    if (batch.seen.size === 0) return;
+    // Nothing to write, and the day's clearing done: nothing to do (the timer calls every second).
+    if (batch.seen.size === 0 && lastDay === deps.clock.now().toISOString().slice(0, 10)) return;
     pending = nothing();
     flushing = (async () => {
       const client = await deps.store.pool.connect();
@@ -261,9 +285,15 @@ export const createIngest = (deps: IngestDeps) => {
         await client.query('BEGIN');
         // Figures a crash of the database may lose are the last moment's: no wait for the disk.
         await client.query('SET LOCAL synchronous_commit = off');
-        await addFigures(client, columnsOf(batch));
+        // Only for books still there, in workspaces that count (analytics may have been switched
+        // off since the page was opened): the others' figures are dropped.
+        const keep = await countedFlipbooks(client, booksIn(batch));
+        await addFigures(client, columnsOf(onlyFor(batch, keep)));
         const day = deps.clock.now().toISOString().slice(0, 10);
-        if (lastDay !== day) await forgetReadersBefore(client, day);
+        if (lastDay !== day) {
+          await forgetReadersBefore(client, day);
+          await pruneFigures(client, day);
+        }
         await client.query('COMMIT');
         lastDay = day;
         client.release();
@@ -279,5 +309,5 @@ export const createIngest = (deps: IngestDeps) => {
     return flushing;
   };
 
-  return { accept, flush };
+  return { accept, acceptBeacon, flush };
 };

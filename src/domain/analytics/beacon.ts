@@ -4,6 +4,8 @@
 // beacon cannot count into another flipbook's figures; the token is checked by the app.
 //
 //   { "v": 1, "t": "<token>", "e": [{ "k": "page", "p": 3, "s": 12.5 }, ...], "r": "<referrer>", "tc": 1 }
+//
+// A page event with "m": 1 is more time on a page already counted as seen.
 import { InvalidInput } from '../errors.ts';
 
 /** Bytes a beacon body may have (browsers queue 64 KB of beacons per page at most). */
@@ -17,8 +19,11 @@ const MAX_LINK = 9_999;
 export type ReadingEvent =
   /** the reader opened (once per page load) */
   | { kind: 'open' }
-  /** page `position` was visible for `seconds` (rounded down to tenths) */
-  | { kind: 'page'; position: number; seconds: number }
+  /**
+   * page `position` was visible for `seconds` (rounded down to tenths); `more`: more time on a
+   * page already counted as seen (the reader left the tab and came back to it), not a new view
+   */
+  | { kind: 'page'; position: number; seconds: number; more: boolean }
   /** the `link`-th link of page `position` was followed */
   | { kind: 'link'; position: number; link: number }
   | { kind: 'search' }
@@ -61,6 +66,7 @@ const eventOf = (raw: unknown): ReadingEvent => {
         kind: 'page',
         position: integer(e.p, 1, MAX_POSITION, 'a page'),
         seconds: Math.floor(Math.min(seconds, MAX_PAGE_SECONDS) * 10) / 10,
+        more: e.m === 1,
       };
     }
     case 'link':

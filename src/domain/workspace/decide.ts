@@ -3,7 +3,13 @@ import { Conflict, InvalidInput, NotFound, RuleBroken } from '../errors.ts';
 import { iso } from '../iso.ts';
 import { decideMembers, type MemberCommand } from './members.ts';
 import { decideWebhooks, type WebhookCommand } from './webhooks.ts';
-import type { Plan, Workspace, WorkspaceEvent } from './workspace.ts';
+import {
+  ANALYTICS_DAYS,
+  ANALYTICS_DAYS_RANGE,
+  type Plan,
+  type Workspace,
+  type WorkspaceEvent,
+} from './workspace.ts';
 
 export type CreateWorkspace = {
   type: 'CreateWorkspace';
@@ -30,6 +36,10 @@ export type RollApiKey = {
 export type RevokeApiKey = { type: 'RevokeApiKey'; data: { keyId: string; now: Date } };
 
 export type ChangePlan = { type: 'ChangePlan'; data: { plan: Plan; now: Date } };
+export type SetAnalytics = {
+  type: 'SetAnalytics';
+  data: { enabled: boolean; retentionDays: number; now: Date };
+};
 
 export type WorkspaceCommand =
   | CreateWorkspace
@@ -37,6 +47,7 @@ export type WorkspaceCommand =
   | RollApiKey
   | RevokeApiKey
   | ChangePlan
+  | SetAnalytics
   | MemberCommand
   | WebhookCommand;
 
@@ -166,6 +177,32 @@ export const changePlan = ({ data }: ChangePlan, state: Workspace): WorkspaceEve
   ];
 };
 
+/** Reader analytics on or off, and days kept; the same settings again change nothing. */
+export const setAnalytics = ({ data }: SetAnalytics, state: Workspace): WorkspaceEvent[] => {
+  if (state.status !== 'created') throw new NotFound('Workspace not found');
+  const [least, most] = ANALYTICS_DAYS_RANGE;
+  if (
+    !Number.isInteger(data.retentionDays) ||
+    data.retentionDays < least ||
+    data.retentionDays > most
+  ) {
+    throw new InvalidInput(`Days kept must be a whole number from ${least} to ${most}`);
+  }
+  const now = state.analytics ?? { enabled: true, retentionDays: ANALYTICS_DAYS };
+  if (now.enabled === data.enabled && now.retentionDays === data.retentionDays) return [];
+  return [
+    {
+      type: 'WorkspaceAnalyticsChanged',
+      data: {
+        workspaceId: state.workspaceId,
+        enabled: data.enabled,
+        retentionDays: data.retentionDays,
+        occurredAt: iso(data.now),
+      },
+    },
+  ];
+};
+
 export const decide = (command: WorkspaceCommand, state: Workspace): WorkspaceEvent[] => {
   switch (command.type) {
     case 'CreateWorkspace':
@@ -178,6 +215,8 @@ export const decide = (command: WorkspaceCommand, state: Workspace): WorkspaceEv
       return revokeApiKey(command, state);
     case 'ChangePlan':
       return changePlan(command, state);
+    case 'SetAnalytics':
+      return setAnalytics(command, state);
     case 'AddWebhook':
     case 'RemoveWebhook':
     case 'DisableWebhook':

@@ -41,6 +41,20 @@ export type WorkspacePlanChanged = Event<
   { workspaceId: string; plan: Plan; previousPlan: Plan; occurredAt: string }
 >;
 
+/**
+ * Reader analytics for the workspace's flipbooks (docs/privacy.md): counted or not, and how many
+ * days of daily figures are kept. Absent before the first change: on, for ANALYTICS_DAYS.
+ */
+export type WorkspaceAnalyticsChanged = Event<
+  'WorkspaceAnalyticsChanged',
+  { workspaceId: string; enabled: boolean; retentionDays: number; occurredAt: string }
+>;
+
+/** Days of daily figures kept unless the workspace says otherwise: two years. */
+export const ANALYTICS_DAYS = 730;
+/** The range a workspace may choose (a week to ten years). */
+export const ANALYTICS_DAYS_RANGE = [7, 3650] as const;
+
 export const ROLES = ['owner', 'member'] as const;
 export type Role = (typeof ROLES)[number];
 
@@ -116,6 +130,7 @@ export type WorkspaceEvent =
   | ApiKeyRolled
   | ApiKeyRevoked
   | WorkspacePlanChanged
+  | WorkspaceAnalyticsChanged
   | MemberEvent
   | WebhookEvent;
 
@@ -157,6 +172,8 @@ export type Workspace =
       removed?: Record<string, true>;
       /** absent in states built before webhooks existed (read as none) */
       webhooks?: Record<string, EndpointState>;
+      /** absent until first changed: on, ANALYTICS_DAYS */
+      analytics?: { enabled: boolean; retentionDays: number };
     };
 
 export const initialState = (): Workspace => ({ status: 'none' });
@@ -188,6 +205,12 @@ export const evolve = (state: Workspace, event: WorkspaceEvent): Workspace => {
     case 'WorkspacePlanChanged':
       if (state.status !== 'created') return state;
       return { ...state, plan: event.data.plan };
+    case 'WorkspaceAnalyticsChanged':
+      if (state.status !== 'created') return state;
+      return {
+        ...state,
+        analytics: { enabled: event.data.enabled, retentionDays: event.data.retentionDays },
+      };
     case 'ApiKeyRevoked':
       if (state.status !== 'created') return state;
       return withKey(state, event.data.keyId, { revoked: true });

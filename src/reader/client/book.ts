@@ -25,6 +25,8 @@ export type FlipbookData = {
   /** the document's structure, once the version is done */
   document: string | null;
   status: string;
+  /** where beacons go, and the token they carry; absent: nothing is counted */
+  beacon?: { url: string; token: string };
 };
 
 /** A ready page and its size. */

@@ -4,6 +4,7 @@
 // near the current one (srcset picks min/mid/max for the screen and the zoom); turns pages with
 // a curl unless the reader prefers reduced motion; mirrors everything for a right-to-left book.
 // The stage never scrolls: the wheel turns pages, Ctrl+wheel and pinches zoom.
+import { createBeacon } from './beacon.ts';
 import { createBook, type FlipbookData, type SizeRun } from './book.ts';
 import { attachGestures } from './gestures.ts';
 import {
@@ -29,6 +30,7 @@ const one = <T extends HTMLElement>(selector: string) => document.querySelector(
 
 const data: FlipbookData = JSON.parse(byId('flipbook-data').textContent ?? '');
 const book = createBook(data);
+const beacon = createBeacon(data.beacon);
 
 const area = byId('book');
 const view = byId('view');
@@ -52,6 +54,7 @@ const spread = () => book.total > 1 && isSpread(stage.clientWidth, stage.clientH
 const visible = (n: number) => spreadOf(n, book.total, spread());
 const sides = (count: number) => (count === 2 ? ['left', 'right'] : ['single']);
 
+let wasZoomed = false;
 const zoom = createZoom({
   area,
   view,
@@ -64,6 +67,8 @@ const zoom = createZoom({
   },
   onZoom: (scale) => {
     const zoomed = scale > 1.001;
+    if (zoomed && !wasZoomed) beacon.record({ k: 'zoom' }); // each time a reader zooms in
+    wasZoomed = zoomed;
     one<HTMLButtonElement>('[data-action="zoom-out"]').disabled = !zoomed;
     one('[data-action="zoom-reset"]').hidden = !zoomed;
     one<HTMLButtonElement>('[data-action="zoom-in"]').disabled = scale >= 3.999;
@@ -103,6 +108,7 @@ const updateChrome = (pages: Side[]) => {
     button.disabled = lastOf(pages) >= total;
   }
   panels.follow(shown);
+  beacon.show(shown);
   for (const listener of turnListeners) listener();
 };
 
@@ -344,6 +350,7 @@ const actions: Record<string, () => unknown> = {
 
 document.addEventListener('click', (event) => {
   if (!(event.target instanceof Element)) return;
+  countClick(event.target);
   const link = event.target.closest<HTMLElement>('a[data-page]');
   if (link) {
     // An internal link (in the page, the contents or the search results): turn to its page.
@@ -359,6 +366,17 @@ document.addEventListener('click', (event) => {
   event.preventDefault();
   action();
 });
+
+/** A link of a page followed, or the download: counted (./beacon.ts). */
+const countClick = (target: Element) => {
+  const pageLink = target.closest<HTMLElement>('figure[data-n] a.link[data-link]');
+  const figure = pageLink?.closest<HTMLElement>('figure[data-n]');
+  if (pageLink && figure) {
+    beacon.record({ k: 'link', p: Number(figure.dataset.n), l: Number(pageLink.dataset.link) });
+  }
+  if (target.closest('[data-action="download"]')) beacon.record({ k: 'download' });
+};
+byId('search-form').addEventListener('submit', () => beacon.record({ k: 'search' }));
 
 document.addEventListener('keydown', (event) => {
   const inField =

@@ -68,9 +68,10 @@ export const pageFigure = (
 export const drawLinks = (figure: Element, links: PageLink[] | undefined, book: Book) => {
   const layer = figure.querySelector('.overlay');
   if (!layer || !links?.length) return;
-  for (const link of links) {
+  for (const [i, link] of links.entries()) {
     const a = document.createElement('a');
     a.className = 'link';
+    a.dataset.link = String(i); // its place among the page's links: counted by it (./beacon.ts)
     const [x, y, w, h] = link.rect;
     Object.assign(a.style, {
       left: `${x * 100}%`,

@@ -1,0 +1,79 @@
+// Reader analytics, put together for the daemon (issue 30, docs/privacy.md): the token a reader
+// page carries, beacons counted into figures written every second, and the stop that writes the
+// last of them. Nothing here runs unless the daemon starts it.
+
+import type { Logger } from '../../log.ts';
+import type { Store } from '../../store/store.ts';
+import type { Clock } from '../clock.ts';
+import { createIngest, FLUSH_MS } from './ingest.ts';
+import { READING_TOKEN_MS, readingTokensSignedWith } from './readingTokens.ts';
+import { dailySalts } from './salts.ts';
+
+const DAY_MS = 86_400_000;
+
+export type Analytics = ReturnType<typeof openAnalytics>;
+
+export const openAnalytics = (deps: {
+  store: Store;
+  clock: Clock;
+  /** the installation's signing secret (readerAccess.ts) */
+  secret: string;
+  /** the service's own host names (its public URL's), read on each beacon */
+  ownHosts: () => readonly string[];
+  log: Logger;
+}) => {
+  const tokens = readingTokensSignedWith(deps.secret);
+  const salts = dailySalts(deps.store, deps.clock);
+  const ingest = createIngest({
+    store: deps.store,
+    clock: deps.clock,
+    salt: salts.today,
+    token: tokens.read,
+    ownHosts: deps.ownHosts,
+  });
+  let timer: NodeJS.Timeout | null = null;
+  let failing = false;
+  const flush = () =>
+    ingest.flush().then(
+      () => {
+        if (failing) deps.log.info('reading figures are written again');
+        failing = false;
+      },
+      (error: unknown) => {
+        // Kept for the next second's try; said once per outage, not every second.
+        if (!failing)
+          deps.log.warn({ err: error }, 'could not write reading figures: kept, will retry');
+        failing = true;
+      },
+    );
+  return {
+    /**
+     * The token a reader page carries for its beacons. Its expiry is a whole day's end (UTC), so
+     * the page's text, and with it its ETag, stays the same all day.
+     */
+    tokenFor: (
+      book: { flipbookId: string; versionId: string; pages: number },
+      linkId: string | null,
+    ) =>
+      tokens.sign({
+        ...book,
+        linkId,
+        expires:
+          (Math.ceil(deps.clock.now().getTime() / DAY_MS) * DAY_MS + READING_TOKEN_MS) / 1000,
+      }),
+    acceptBeacon: ingest.acceptBeacon,
+    /** Writes pending figures every second until stopped. */
+    start: () => {
+      timer ??= setInterval(() => void flush(), FLUSH_MS);
+      timer.unref();
+    },
+    /** Stops the timer and writes what is pending (a clean stop loses nothing). */
+    stop: async () => {
+      if (timer) clearInterval(timer);
+      timer = null;
+      await flush();
+    },
+    /** Writes what is pending now (tests, the stop). */
+    flush,
+  };
+};

@@ -1,0 +1,85 @@
+// POST /b: the reader's beacon (issue 30, docs/privacy.md). navigator.sendBeacon posts a small
+// JSON text (as text/plain, which needs no preflight); it is read and bounded at once, answered
+// 202 before anything is written (figures are written every second, src/app/analytics), and
+// never sets or reads a cookie. Bad beacons get a JSON 400 like any request; too many from one
+// address in a minute a 429. Whether it was counted is not said: a robot learns nothing.
+import type { ServerResponse } from 'node:http';
+import type { Analytics } from '../app/analytics/analytics.ts';
+import { MAX_BEACON_BYTES, readBeacon } from '../domain/analytics/beacon.ts';
+import { AppError } from '../domain/errors.ts';
+import { readBody } from '../http/bodyLimit.ts';
+import { clientAddress } from '../http/rateLimit.ts';
+import type { Request, Routes } from '../http/server.ts';
+import type { Logger } from '../log.ts';
+
+/**
+ * Beacons one address may send a minute, in each daemon. A reader sends one when it opens and one
+ * each time its tab is hidden or closed, so this is hundreds of readers behind one address (an
+ * office, a school) and still bounds one sender's writes.
+ */
+export const BEACONS_PER_MINUTE = 600;
+/** Addresses remembered in a minute; past this (a flood from everywhere) the minute starts anew. */
+const MAX_ADDRESSES = 100_000;
+
+const TYPES = new Set(['text/plain', 'application/json']);
+
+export const mountBeacon = (
+  routes: Routes,
+  deps: { analytics: Analytics; trustProxy: boolean; log: Logger },
+) => {
+  const perAddress = fixedWindow(BEACONS_PER_MINUTE, MAX_ADDRESSES);
+  routes.post('/b', async (req: Request, res: ServerResponse) => {
+    const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+    if (!TYPES.has(type)) {
+      req.resume();
+      throw new AppError(415, 'A beacon is sent as text/plain or application/json');
+    }
+    const address = clientAddress(req, deps.trustProxy);
+    if (!perAddress.take(address)) {
+      req.resume();
+      throw new AppError(429, `Too many beacons: ${BEACONS_PER_MINUTE} a minute from one address`, {
+        'Retry-After': '60',
+      });
+    }
+    const body = await readBody(req, {
+      limit: MAX_BEACON_BYTES,
+      tooLarge: () => new AppError(413, `A beacon may have at most ${MAX_BEACON_BYTES} bytes`),
+    });
+    const beacon = readBeacon(body.toString('utf8'));
+    res.writeHead(202, { 'Cache-Control': 'no-store', 'Content-Length': 0 });
+    res.end();
+    const header = (name: string) => {
+      const value = req.headers[name];
+      return Array.isArray(value) ? value[0] : value;
+    };
+    deps.analytics
+      .acceptBeacon(beacon, {
+        address,
+        userAgent: header('user-agent'),
+        doNotTrack: header('dnt'),
+        globalPrivacyControl: header('sec-gpc'),
+        mobileHint: header('sec-ch-ua-mobile'),
+      })
+      // The reader was answered; a beacon that cannot be counted now (the database away for
+      // today's salt) is lost, like one the network dropped.
+      .catch((error: unknown) => deps.log.debug({ err: error }, 'a beacon was not counted'));
+  });
+};
+
+/** At most `limit` takes per key in each minute, remembering at most `maxKeys` keys. */
+const fixedWindow = (limit: number, maxKeys: number) => {
+  let minute = 0;
+  let counts = new Map<string, number>();
+  return {
+    take: (key: string) => {
+      const now = Math.floor(Date.now() / 60_000);
+      if (now !== minute || counts.size >= maxKeys) {
+        minute = now;
+        counts = new Map();
+      }
+      const count = (counts.get(key) ?? 0) + 1;
+      counts.set(key, count);
+      return count <= limit;
+    },
+  };
+};

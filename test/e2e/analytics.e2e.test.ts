@@ -1,0 +1,236 @@
+// Reader analytics end to end (issue 30): real Chromium reads a flipbook on a real daemon, and the
+// figures come back from GET /flipbooks/:id/stats within seconds. Not counted: Do Not Track,
+// Global Privacy Control, a robot. No cookie and no Set-Cookie on any reader response, nothing
+// in the browser's storage. The page's clock is Playwright's (time on a page is injected, not
+// waited for); the reader turns without animation (reduced motion).
+import {
+  type Browser,
+  type BrowserContextOptions,
+  chromium,
+  type Page,
+  type Response,
+} from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiFixture, startApi } from '../support/apiFixture.ts';
+import {
+  type Client,
+  client,
+  createFlipbook,
+  expectError,
+  expectJson,
+  type Json,
+  pdf,
+  SMALL_PDF,
+} from '../support/apiHelpers.ts';
+import { waitFor } from '../support/waitFor.ts';
+
+/** A desktop Chrome: headless Chromium's own user agent says HeadlessChrome, a robot. */
+const CHROME =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+/** One page at a time (a narrow window): what is on screen is one page. */
+const WINDOW: BrowserContextOptions = {
+  viewport: { width: 420, height: 800 },
+  reducedMotion: 'reduce',
+  userAgent: CHROME,
+};
+
+const isBeacon = (r: Response) => r.url().endsWith('/b') && r.request().method() === 'POST';
+
+describe('reader analytics, in Chromium', () => {
+  let fx: ApiFixture;
+  let browser: Browser;
+  let c: Client;
+  let book: { flipbookId: string; versionId: string };
+  /** every response the daemon gave the browsers: its URL and its Set-Cookie, if any */
+  const responses: Promise<[string, string | undefined]>[] = [];
+
+  beforeAll(async () => {
+    [fx, browser] = await Promise.all([
+      startApi('embedded', ['--workers', '1', '--rate-limit', '0']),
+      chromium.launch({
+        executablePath: '/usr/bin/chromium',
+        args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+      }),
+    ]);
+    c = client(fx.api, fx.key);
+    book = await createFlipbook(c, { title: 'Counted' }, pdf(SMALL_PDF));
+    await waitFor('the book processed', async () => {
+      const reply = await c.status(book.flipbookId, book.versionId);
+      expect(reply.body.status).not.toBe('error');
+      return reply.body.status === 'done' && reply.body.is_active ? true : undefined;
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await fx?.stop();
+  });
+
+  const stats = async (query = '') => {
+    const reply = await c.get(`/flipbooks/${book.flipbookId}/stats${query}`);
+    expectJson(reply, 200);
+    return reply.body as Json;
+  };
+
+  /** A reader in a browser of its own, its clock in the test's hands, its first beacon sent. */
+  const openReader = async (url: string, options: BrowserContextOptions = {}) => {
+    const context = await browser.newContext({ ...WINDOW, ...options });
+    const page = await context.newPage();
+    page.on('response', (r) => {
+      if (r.url().startsWith(fx.daemon.url)) {
+        responses.push(r.allHeaders().then((headers) => [r.url(), headers['set-cookie']]));
+      }
+    });
+    await page.clock.install();
+    const opened = page.waitForResponse(isBeacon);
+    await page.goto(url);
+    expect((await opened).status()).toBe(202);
+    return { context, page };
+  };
+
+  /** Reads on for `ms` of the page's time (its timers run: a beacon goes every 5 s). */
+  const readFor = (page: Page, ms: number) => page.clock.runFor(ms);
+
+  it('counts what a reader read, page by page, within seconds; robots and opt-outs not at all', async () => {
+    const reader = `${fx.daemon.url}/f/${book.flipbookId}`;
+    // Not counted, each answered 202 like any other (a robot learns nothing).
+    const notCounted: BrowserContextOptions[] = [
+      { extraHTTPHeaders: { DNT: '1' } },
+      { extraHTTPHeaders: { 'Sec-GPC': '1' } },
+      { userAgent: GOOGLEBOT },
+    ];
+    for (const options of notCounted) {
+      const { context, page } = await openReader(reader, options);
+      const sent = page.waitForResponse(isBeacon);
+      await readFor(page, 2000);
+      await page.keyboard.press('ArrowRight');
+      await readFor(page, 5000);
+      expect((await sent).status()).toBe(202);
+      await context.close();
+    }
+
+    const { context, page } = await openReader(`${reader}#page=1`);
+    await readFor(page, 3000); // page 1: 3 s
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => page.locator('#counter').textContent()).toBe('2 / 3');
+    await readFor(page, 2000); // page 2: 2 s
+    await page.keyboard.press('ArrowRight');
+    await page.locator('[data-panel="search"]').click();
+    await page.locator('#search-input').fill('the');
+    await page.locator('#search-input').press('Enter');
+    await page.keyboard.press('Escape');
+    await page.locator('[data-action="zoom-in"]').click();
+    const sent = page.waitForResponse(isBeacon);
+    await readFor(page, 5000); // page 3 on screen: the timer sends pages 1 and 2
+    expect((await sent).status()).toBe(202);
+
+    // Within 10 s of the beacon, in the report.
+    const figures = await waitFor(
+      'the reading in the stats',
+      async () => {
+        const s = await stats();
+        return s.views >= 2 ? s : undefined;
+      },
+      10_000,
+    );
+    const today = new Date().toISOString().slice(0, 10);
+    expect(figures).toMatchObject({
+      flipbook_id: book.flipbookId,
+      to: today,
+      opens: 1,
+      readers: 1,
+      views: 2,
+      searches: 1,
+      zooms: 1,
+      downloads: 0,
+      referrers: [{ name: '(direct)', opens: 1 }],
+      devices: [{ name: 'desktop', opens: 1 }],
+      share_links: [],
+    });
+    expect(figures.days).toHaveLength(30);
+    expect(figures.days.at(-1)).toMatchObject({ date: today, opens: 1, views: 2, readers: 1 });
+    expect(figures.pages.map((p: Json) => [p.position, p.views])).toEqual([
+      [1, 1],
+      [2, 1],
+      [3, 0],
+    ]);
+    expect(figures.pages[0].seconds).toBeCloseTo(3, 0);
+    expect(figures.pages[1].seconds).toBeCloseTo(2, 0);
+
+    // Leaving sends the rest: page 3's time.
+    const last = page.waitForResponse(isBeacon);
+    await readFor(page, 4000);
+    await page.close({ runBeforeUnload: true });
+    await last.catch(() => null);
+    await waitFor('page 3 in the stats', async () => {
+      const s = await stats();
+      return s.pages[2].views === 1 ? s : undefined;
+    });
+
+    // Nothing kept in the browser: no cookie, no storage; no Set-Cookie anywhere.
+    expect(await context.cookies()).toEqual([]);
+    await context.close();
+    const seen = await Promise.all(responses);
+    expect(seen.length).toBeGreaterThan(10);
+    expect(seen.filter(([, cookie]) => cookie !== undefined)).toEqual([]);
+  });
+
+  it('counts a share link’s readers apart, and stays within its own flipbook', async () => {
+    const made = await c.post(`/flipbooks/${book.flipbookId}/links`, {
+      body: JSON.stringify({ label: 'Board' }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expectJson(made, 201);
+    const { context, page } = await openReader(made.body.url, {
+      userAgent: CHROME.replace('131', '132'),
+    });
+    expect(await page.evaluate(() => localStorage.length + sessionStorage.length)).toBe(0);
+    await readFor(page, 1500);
+    const sent = page.waitForResponse(isBeacon);
+    await page.keyboard.press('ArrowRight');
+    await readFor(page, 5000);
+    await sent;
+    const s = await waitFor('the link in the stats', async () => {
+      const figures = await stats();
+      return figures.share_links[0]?.views ? figures : undefined;
+    });
+    expect(s.share_links).toEqual([
+      {
+        id: made.body.id,
+        label: 'Board',
+        opens: 1,
+        views: 1,
+        readers: 1,
+        read_seconds: expect.closeTo(1.5, 0),
+      },
+    ]);
+    await context.close();
+
+    // Another flipbook's figures are not this one's; another workspace's flipbook is a 404.
+    const other = await fx.newWorkspace('elsewhere');
+    const theirs = client(fx.api, other.key);
+    expectError(
+      await theirs.get(`/flipbooks/${book.flipbookId}/stats`),
+      404,
+      /^Flipbook not found$/,
+    );
+  });
+
+  it('refuses a range it cannot answer, in words', async () => {
+    const path = `/flipbooks/${book.flipbookId}/stats`;
+    const refusals: [string, RegExp][] = [
+      ['?from=2026-02-30', /^Invalid from: a day as YYYY-MM-DD/],
+      ['?to=yesterday', /^Invalid to: a day as YYYY-MM-DD/],
+      ['?from=2026-11-02&to=2026-11-01', /^Invalid range: from is after to$/],
+      ['?from=2000-01-01&to=2026-01-01', /^Invalid range: at most 3661 days at once$/],
+      ['?from=2026-01-01&from=2026-01-02', /from/],
+    ];
+    for (const [query, message] of refusals) {
+      expectError(await c.get(`${path}${query}`), 400, message);
+    }
+    const s = await stats('?from=2026-01-01&to=2026-01-03');
+    expect(s.days.map((d: Json) => d.date)).toEqual(['2026-01-01', '2026-01-02', '2026-01-03']);
+    expect(s.views).toBe(0);
+    expectError(await c.get('/flipbooks/not-an-id/stats'), 400, /^Invalid flipbook ID$/);
+  });
+});
