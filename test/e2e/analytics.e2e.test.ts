@@ -22,6 +22,7 @@ import {
   pdf,
   SMALL_PDF,
 } from '../support/apiHelpers.ts';
+import { flipbook } from '../support/cli.ts';
 import { waitFor } from '../support/waitFor.ts';
 
 /** A desktop Chrome: headless Chromium's own user agent says HeadlessChrome, a robot. */
@@ -81,7 +82,9 @@ describe('reader analytics, in Chromium', () => {
         responses.push(r.allHeaders().then((headers) => [r.url(), headers['set-cookie']]));
       }
     });
+    // The page's time moves only as the test says (readFor).
     await page.clock.install();
+    await page.clock.pauseAt(Date.now() + 1000);
     const opened = page.waitForResponse(isBeacon);
     await page.goto(url);
     expect((await opened).status()).toBe(202);
@@ -154,8 +157,8 @@ describe('reader analytics, in Chromium', () => {
       [2, 1],
       [3, 0],
     ]);
-    expect(figures.pages[0].seconds).toBeCloseTo(3, 0);
-    expect(figures.pages[1].seconds).toBeCloseTo(2, 0);
+    expect(figures.pages[0].seconds).toBeCloseTo(3, 1);
+    expect(figures.pages[1].seconds).toBeCloseTo(2, 1);
 
     // Leaving sends the rest: page 3's time.
     const last = page.waitForResponse(isBeacon);
@@ -201,7 +204,7 @@ describe('reader analytics, in Chromium', () => {
         opens: 1,
         views: 1,
         readers: 1,
-        read_seconds: expect.closeTo(1.5, 0),
+        read_seconds: expect.closeTo(1.5, 1),
       },
     ]);
     await context.close();
@@ -214,6 +217,38 @@ describe('reader analytics, in Chromium', () => {
       404,
       /^Flipbook not found$/,
     );
+  });
+
+  it('prints the figures with `flipbook stats`, as a table and as CSV', async () => {
+    const env = {
+      ...process.env,
+      HOME: '/nonexistent',
+      FLIPBOOK_URL: fx.daemon.url,
+      FLIPBOOK_API_KEY: fx.key,
+    };
+    const table = await flipbook(['stats', book.flipbookId, '--pages'], env);
+    expect(table.stderr).toBe('');
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^Reading figures of [0-9a-f-]{36}, \d{4}-\d{2}-\d{2} to /);
+    expect(table.stdout).toMatch(/^opens\s+2$/m);
+    expect(table.stdout).toMatch(/^desktop\s+2$/m);
+    expect(table.stdout).toMatch(/^[0-9a-f-]{36}\s+Board\s+1\s+1\s+[12]\s+/m);
+    const csv = await flipbook(['stats', book.flipbookId, '--csv', '--pages'], env);
+    expect(csv.code).toBe(0);
+    expect(csv.stdout.split('\r\n').slice(0, 2)).toEqual([
+      'position,views,seconds',
+      expect.stringMatching(/^1,2,\d+(\.\d)?$/),
+    ]);
+    const days = await flipbook(
+      ['stats', book.flipbookId, '--csv', '--from', '2026-01-01', '--to', '2026-01-02'],
+      env,
+    );
+    expect(days.stdout).toBe(
+      'date,opens,views,readers,read_seconds\r\n2026-01-01,0,0,0,0\r\n2026-01-02,0,0,0,0\r\n',
+    );
+    const wrong = await flipbook(['stats', book.flipbookId, '--from', '2026-13-01'], env);
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stderr).toMatch(/Invalid from: a day as YYYY-MM-DD/);
   });
 
   it('refuses a range it cannot answer, in words', async () => {

@@ -12,6 +12,7 @@ import type {
   FlipbookList,
   PublishedToSlug,
 } from '../../../../src/contract/flipbooks.ts';
+import type { FlipbookStats } from '../../../../src/contract/stats.ts';
 import type { Activated, CreatedVersion, VersionStatus } from '../../../../src/contract/versions.ts';
 import { ApiError, CliError, EXIT } from './cliErrors.ts';
 import type { Connection } from './config.ts';
@@ -295,6 +296,14 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
           `/flipbooks/${encodeURIComponent(flipbookId)}/links/${encodeURIComponent(linkId)}`,
           { method: 'DELETE' },
         ),
+    },
+    stats: (flipbookId: string, range: { from?: string; to?: string }) => {
+      const query = new URLSearchParams(
+        Object.entries(range).filter((e): e is [string, string] => e[1] !== undefined),
+      ).toString();
+      return call<FlipbookStats>(
+        `/flipbooks/${encodeURIComponent(flipbookId)}/stats${query ? `?${query}` : ''}`,
+      );
     },
     webhooks: {
       add: (input: { url: string; events?: string[]; description?: string }) =>

@@ -9,6 +9,7 @@ import { registerManage } from './manage.ts';
 import { registerPublish } from './publish.ts';
 import { registerShare } from './share.ts';
 import { registerShow } from './show.ts';
+import { registerStats } from './stats.ts';
 import { registerStatus } from './status.ts';
 import { registerVersion } from './version.ts';
 import { registerWebhook } from './webhook.ts';
@@ -25,6 +26,7 @@ export const registerClientCommands = (program: Command, options: { events?: boo
   registerShow(program);
   registerManage(program);
   registerShare(program);
+  registerStats(program);
   registerLogin(program);
   registerWebhook(program);
   if (options.events !== false) registerEvents(program);

@@ -1,0 +1,805 @@
+// bench/analytics: reader analytics without cookies (issue 30): what taking in the readers'
+// beacons costs, whether the reader and the API stay responsive meanwhile, and how long a
+// flipbook's report over 90 days of figures takes. The issue's targets: at least 5,000 beacons a
+// second into one daemon with a p99 of at most 20 ms, the reader and the API responsive; a 90-day
+// report for a flipbook with 10 million page views in at most 200 ms.
+//
+//   npm run bench:analytics [-- --beacons 50000] [--rate 5000] [--readers 2000]
+//     [--connections 64] [--ceiling 20000] [--reports 20] [--books 50] [--explain]
+//
+// One daemon (bench/benchDaemon.ts: embedded store, the defaults but the API's rate limit, off)
+// started with --trust-proxy, as behind a reverse proxy: POST /b allows 600 beacons a minute per
+// client address (src/reader/beaconRoute.ts), so each simulated reader sends its own
+// X-Forwarded-For address (10.x.y.z) and a desktop Chrome's headers (a missing or headless user
+// agent is a robot and not counted). A 3-page PDF is published and its reader page's token taken
+// from GET /f/<id> (1 reader in 5 comes by one of the book's share links, with that reader's token).
+//
+// 1. Ingestion. --beacons beacons, made beforehand, go out at --rate a second (open loop: sent on
+//    time whatever the answers, over --connections keep-alive connections of an undici pool, as a
+//    proxy would) from --readers readers, each sending what src/reader/client/beacon.ts sends: an
+//    open (with the referring site) then beacons of one to three page events (a few "more time"
+//    ones, links, searches, zooms, downloads). Prints the rate achieved, the median and p99 of the
+//    202s (from the moment each was sent), the CPU time of the daemon and of PostgreSQL per 1,000
+//    beacons (the one-second writes included: measured until the last one is done) and this
+//    process's own. Meanwhile one lane GETs the reader (/f/<id>) and the API (/api/v1/flipbooks/
+//    <id>) one after the other: their median and p99 beside those of the same lane measured idle
+//    just before. Then --ceiling more beacons as fast as 64 at a time go (the rate the daemon
+//    tops out at), and the figures the report gives are checked against what was sent.
+// 2. The report. 90 days of figures for the published book are written straight into the
+//    analytics tables (10,000,000 page views over 200 pages a day, 6 rows a day in analytics_daily:
+//    the book's own URL and 5 share links, 30 links followed and 103 sources a day), and the same
+//    shapes for --books other flipbooks; VACUUM ANALYZE. Then GET /api/v1/flipbooks/<id>/stats over
+//    the 90 days and over the last 30 (the baseline), interleaved, --reports times each after 3
+//    warm-ups: median and p99 wall time, CPU of the daemon and of PostgreSQL per report, and the
+//    query alone (projections/analytics.ts flipbookStats) run in this process. --explain prints
+//    EXPLAIN ANALYZE of the report's queries.
+//
+// The load average is printed at the start and the end: wall times move with whatever else the
+// machine runs (CPU times barely do).
+import { readFileSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Pool } from 'undici';
+import { flipbookStats, NO_LINK } from '../projections/analytics.ts';
+import type { Db } from '../projections/readTable.ts';
+import { openStore, type Store } from '../src/store/store.ts';
+import { startBenchDaemon } from './benchDaemon.ts';
+import { cpuMs } from './cpuTime.ts';
+import { seedFlipbooks } from './seedFlipbooks.ts';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const PDF = join(ROOT, '../shared/corpus/text_multicolumn.pdf');
+const { values } = parseArgs({
+  options: {
+    beacons: { type: 'string', default: '50000' },
+    rate: { type: 'string', default: '5000' },
+    readers: { type: 'string', default: '2000' },
+    connections: { type: 'string', default: '64' },
+    ceiling: { type: 'string', default: '20000' },
+    reports: { type: 'string', default: '20' },
+    books: { type: 'string', default: '50' },
+    explain: { type: 'boolean', default: false },
+  },
+});
+const BEACONS = Number(values.beacons);
+const RATE = Number(values.rate);
+const READERS = Number(values.readers);
+const CONNECTIONS = Number(values.connections);
+const CEILING = Number(values.ceiling);
+const REPORTS = Number(values.reports);
+const OTHER_BOOKS = Number(values.books);
+const VIEWS = 10_000_000;
+const REPORT_DAYS = 90;
+const REPORT_PAGES = 200;
+const SHARE_LINKS = 5;
+
+const TARGET = { rate: 5000, p99: 20, report: 200 };
+
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+const at = (xs: number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * q)] ?? Number.NaN;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const DAY_MS = 86_400_000;
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** A small seeded generator: the same beacons every run. */
+const random = (() => {
+  let s = 0x9e3779b9;
+  return () => {
+    s = (s + 0x6d2b79f5) | 0;
+    let t = Math.imul(s ^ (s >>> 15), 1 | s);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+})();
+const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)] as T;
+
+const CHROMES = [
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/138.0.0.0 Safari/537.36',
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/139.0.0.0 Safari/537.36',
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/139.0.0.0 Safari/537.36',
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/139.0.0.0 Safari/537.36',
+];
+const REFERRERS = [
+  'https://news.example.org/2026/spring-catalogue',
+  'https://www.google.com/',
+  'https://t.co/',
+  'https://www.linkedin.com/',
+  'https://mail.example.com/',
+  'https://intranet.example.net/',
+];
+
+/** PostgreSQL's CPU ms: the postmaster, its reaped children and its live backends (bench/list.ts). */
+const postgresCpuMs = async (store: Store) => {
+  const { rows } = await store.pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  const backendStat = await readFile(`/proc/${rows[0]?.pid}/stat`, 'utf8');
+  const postmaster = Number(backendStat.slice(backendStat.lastIndexOf(')') + 2).split(' ')[1]);
+  let total = await cpuMs(postmaster);
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[1]) !== postmaster) continue;
+    total += (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime of a live backend
+  }
+  return total;
+};
+
+console.log(`load average at start: ${load()}`);
+const { dataDir, key, daemon, url } = await startBenchDaemon('analytics', ['--trust-proxy']);
+// A connection of this process's own, without the statement limit (seeding is long work).
+const store = await openStore({
+  dataDir,
+  poolSize: 2,
+  limits: { connectMs: 30_000, statementMs: null },
+});
+const pool = new Pool(url, { connections: CONNECTIONS, keepAliveTimeout: 60_000 });
+const lanePool = new Pool(url, { connections: 1, keepAliveTimeout: 60_000 });
+
+try {
+  const api = `${url}/api/v1`;
+  const auth = { authorization: `Bearer ${key}` };
+  const json = async <T>(path: string, init?: RequestInit) => {
+    const res = await fetch(`${api}${path}`, { ...init, headers: { ...auth, ...init?.headers } });
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as T;
+  };
+
+  // -- a published book, its share links, and the tokens its reader pages carry
+  const form = new FormData();
+  form.append('visibility', 'public');
+  form.append('file', new Blob([readFileSync(PDF)], { type: 'application/pdf' }), 'bench.pdf');
+  const book = await json<{ flipbook_id: string; version_id: string }>('/flipbooks', {
+    method: 'POST',
+    body: form,
+  });
+  for (;;) {
+    const { status } = await json<{ status: string }>(
+      `/flipbooks/${book.flipbook_id}/versions/${book.version_id}/status`,
+    );
+    if (status === 'done') break;
+    if (status === 'error') throw new Error('the PDF did not process');
+    await sleep(100);
+  }
+  const links: { id: string; url: string }[] = [];
+  for (let i = 0; i < SHARE_LINKS; i++) {
+    links.push(
+      await json<{ id: string; url: string }>(`/flipbooks/${book.flipbook_id}/links`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ label: `newsletter ${i + 1}` }),
+      }),
+    );
+  }
+  const tokenOf = async (readerUrl: string) => {
+    const html = await (await fetch(readerUrl)).text();
+    const data = /<script type="application\/json" id="flipbook-data">(.*?)<\/script>/s.exec(html);
+    const token = (JSON.parse(data?.[1] ?? '{}') as { beacon?: { token: string } }).beacon?.token;
+    if (!token) throw new Error(`no beacon token in ${readerUrl}`);
+    return token;
+  };
+  const readerUrl = `${url}/f/${book.flipbook_id}`;
+  const ownToken = await tokenOf(readerUrl);
+  const linkTokens = [await tokenOf(links[0]?.url ?? ''), await tokenOf(links[1]?.url ?? '')];
+  const pageCount = 3; // text_multicolumn.pdf
+
+  // -- the beacons, made beforehand, and what the report must then say
+  type Reader = {
+    address: string;
+    ua: string;
+    token: string;
+    link: string;
+    referer: string;
+    step: number;
+    page: number;
+  };
+  const readers: Reader[] = Array.from({ length: READERS }, (_, i) => {
+    const viaLink = i % 5 === 4 ? (i % 10 === 4 ? 0 : 1) : null;
+    return {
+      address: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+      ua: pick(CHROMES),
+      token: viaLink === null ? ownToken : (linkTokens[viaLink] as string),
+      link: viaLink === null ? NO_LINK : (links[viaLink]?.id as string),
+      referer: viaLink === null ? readerUrl : (links[viaLink]?.url as string),
+      step: 0,
+      page: 1,
+    };
+  });
+  type Expected = {
+    opens: number;
+    views: number;
+    seconds: number;
+    searches: number;
+    downloads: number;
+    zooms: number;
+    pages: number[];
+    clicks: Map<string, number>;
+    referrers: Map<string, number>;
+    readers: Set<string>;
+  };
+  const expected: Expected = {
+    opens: 0,
+    views: 0,
+    seconds: 0,
+    searches: 0,
+    downloads: 0,
+    zooms: 0,
+    pages: Array.from({ length: pageCount }, () => 0),
+    clicks: new Map(),
+    referrers: new Map(),
+    readers: new Set(),
+  };
+  type Made = { headers: Record<string, string>; body: string; tally: () => void };
+  /** The next beacon of a reader: an open, then 1 to 3 page events (and now and then more). */
+  const beaconOf = (r: Reader): Made => {
+    const events: Record<string, unknown>[] = [];
+    const body: Record<string, unknown> = { v: 1, t: r.token, e: events };
+    const tallies: (() => void)[] = [];
+    if (r.step % 4 === 0) {
+      // a new visit: the reader opens (the first beacon says where it came from)
+      events.push({ k: 'open' });
+      r.page = 1;
+      const referrer = random() < 0.3 ? null : pick(REFERRERS);
+      if (referrer) body.r = referrer;
+      const host = referrer ? new URL(referrer).hostname.replace(/^www\./, '') : '(direct)';
+      tallies.push(() => {
+        expected.opens++;
+        expected.referrers.set(host, (expected.referrers.get(host) ?? 0) + 1);
+      });
+    } else {
+      for (let n = 1 + Math.floor(random() * 3); n > 0; n--) {
+        const more = random() < 0.15;
+        const s = Math.round((1 + random() * 40) * 10) / 10;
+        const p = r.page;
+        events.push(more ? { k: 'page', p, s, m: 1 } : { k: 'page', p, s });
+        const counted = Math.floor(Math.min(s, 1800) * 10) / 10;
+        tallies.push(() => {
+          expected.seconds += counted;
+          if (!more) {
+            expected.views++;
+            expected.pages[p - 1] = (expected.pages[p - 1] ?? 0) + 1;
+          }
+        });
+        if (!more) r.page = (r.page % pageCount) + 1;
+      }
+      const extra = random();
+      if (extra < 0.05) {
+        const p = 1 + Math.floor(random() * pageCount);
+        const l = Math.floor(random() * 3);
+        events.push({ k: 'link', p, l });
+        tallies.push(() =>
+          expected.clicks.set(`${p} ${l}`, (expected.clicks.get(`${p} ${l}`) ?? 0) + 1),
+        );
+      } else if (extra < 0.1) {
+        events.push({ k: 'search' });
+        tallies.push(() => expected.searches++);
+      } else if (extra < 0.14) {
+        events.push({ k: 'zoom' });
+        tallies.push(() => expected.zooms++);
+      } else if (extra < 0.15) {
+        events.push({ k: 'download' });
+        tallies.push(() => expected.downloads++);
+      }
+    }
+    r.step++;
+    const reader = `${r.address} ${r.ua} ${r.link}`;
+    return {
+      headers: {
+        'content-type': 'text/plain;charset=UTF-8',
+        'user-agent': r.ua,
+        'x-forwarded-for': r.address,
+        origin: url,
+        referer: r.referer,
+        'accept-language': 'en-GB,en;q=0.9',
+        'sec-ch-ua-mobile': '?0',
+        'sec-ch-ua-platform': r.ua.includes('Windows') ? '"Windows"' : '"macOS"',
+        'sec-fetch-dest': 'empty',
+        'sec-fetch-mode': 'no-cors',
+        'sec-fetch-site': 'same-origin',
+      },
+      body: JSON.stringify(body),
+      tally: () => {
+        expected.readers.add(reader);
+        for (const t of tallies) t();
+      },
+    };
+  };
+  const made: Made[] = [];
+  for (let i = 0; i < BEACONS + CEILING; i++) made.push(beaconOf(readers[i % READERS] as Reader));
+
+  const refused = new Map<string, number>();
+  /** Posts beacon i; its latency from `since` (ms, performance.now()), or null if not a 202. */
+  const post = async (i: number) => {
+    const beacon = made[i] as Made;
+    const started = performance.now();
+    try {
+      const res = await pool.request({
+        path: '/b',
+        method: 'POST',
+        headers: beacon.headers,
+        body: beacon.body,
+      });
+      await res.body.dump();
+      if (res.statusCode !== 202) {
+        refused.set(String(res.statusCode), (refused.get(String(res.statusCode)) ?? 0) + 1);
+        return null;
+      }
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? 'error';
+      refused.set(code, (refused.get(code) ?? 0) + 1);
+      return null;
+    }
+    beacon.tally();
+    return performance.now() - started;
+  };
+
+  // -- the lane that reads and calls the API, idle and under ingestion
+  const laneGet = async (path: string, headers: Record<string, string> = {}) => {
+    const started = performance.now();
+    const res = await lanePool.request({ path, method: 'GET', headers });
+    await res.body.dump();
+    if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode}`);
+    return performance.now() - started;
+  };
+  const lane = async (until: () => boolean) => {
+    const reader: number[] = [];
+    const apiGet: number[] = [];
+    while (!until()) {
+      reader.push(await laneGet(`/f/${book.flipbook_id}`));
+      apiGet.push(await laneGet(`/api/v1/flipbooks/${book.flipbook_id}`, auth));
+    }
+    return { reader, apiGet };
+  };
+  const cpuNow = async () => ({
+    daemon: await cpuMs(daemon.pid),
+    postgres: await postgresCpuMs(store),
+    self: await cpuMs('self'),
+    at: performance.now(),
+  });
+  type Cpu = Awaited<ReturnType<typeof cpuNow>>;
+  const spent = (a: Cpu, b: Cpu) => ({
+    daemon: b.daemon - a.daemon,
+    postgres: b.postgres - a.postgres,
+    self: b.self - a.self,
+    ms: b.at - a.at,
+  });
+
+  // warm-up: the lane's paths, and a few beacons over every connection
+  const warmUntil = performance.now() + 1000;
+  await lane(() => performance.now() > warmUntil);
+  const idleUntil = performance.now() + 4000;
+  const idle0 = await cpuNow();
+  const idle = await lane(() => performance.now() > idleUntil);
+  const idleCpu = spent(idle0, await cpuNow());
+  const laneRequests = idle.reader.length + idle.apiGet.length;
+  const laneCpuPerRequest = idleCpu.daemon / laneRequests;
+  const lanePgPerRequest = idleCpu.postgres / laneRequests;
+  console.log(
+    `idle lane: ${laneRequests} requests in ${(idleCpu.ms / 1000).toFixed(1)} s, daemon CPU ${laneCpuPerRequest.toFixed(2)} ms/request`,
+  );
+
+  // -- 1a. ingestion at the target rate, open loop, the lane beside it
+  const dayFrom = dayOf(Date.now());
+  const latencies: number[] = [];
+  let done = false;
+  const before = await cpuNow();
+  const busyLane = lane(() => done);
+  const started = performance.now();
+  const sends: Promise<void>[] = [];
+  let next = 0;
+  let lateMax = 0;
+  while (next < BEACONS) {
+    const now = performance.now();
+    const due = Math.min(BEACONS, Math.floor(((now - started) * RATE) / 1000) + 1);
+    lateMax = Math.max(lateMax, ((due - next) * 1000) / RATE);
+    while (next < due) {
+      sends.push(
+        post(next++).then((ms) => {
+          if (ms !== null) latencies.push(ms);
+        }),
+      );
+    }
+    await sleep(1);
+  }
+  await Promise.all(sends);
+  const sentIn = performance.now() - started;
+  done = true;
+  const during = await busyLane;
+  // The last beacons' figures are written within the next second: counted with ingestion.
+  await sleep(1500);
+  const ingestCpu = spent(before, await cpuNow());
+  const duringLane = during.reader.length + during.apiGet.length;
+  const ingestRate = (latencies.length * 1000) / sentIn;
+  const perThousand = (ms: number) => (ms * 1000) / BEACONS;
+  const daemonPerThousand = perThousand(ingestCpu.daemon - duringLane * laneCpuPerRequest);
+  const pgPerThousand = perThousand(ingestCpu.postgres - duringLane * lanePgPerRequest);
+
+  // -- 1b. the ceiling: as fast as 64 in flight go, nothing beside
+  const ceilingLatencies: number[] = [];
+  let ceilingRate = Number.NaN;
+  let ceilingCpu = { daemon: 0, postgres: 0, self: 0, ms: 0 };
+  if (CEILING > 0) {
+    let i = BEACONS;
+    const c0 = await cpuNow();
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: 64 }, async () => {
+        while (i < BEACONS + CEILING) {
+          const ms = await post(i++);
+          if (ms !== null) ceilingLatencies.push(ms);
+        }
+      }),
+    );
+    const took = performance.now() - t0;
+    await sleep(1500);
+    ceilingCpu = spent(c0, await cpuNow());
+    ceilingRate = (ceilingLatencies.length * 1000) / took;
+  }
+
+  // -- 1c. the figures written against those sent
+  await sleep(1000);
+  const dayTo = dayOf(Date.now());
+  type Stats = {
+    opens: number;
+    views: number;
+    readers: number;
+    read_seconds: number;
+    searches: number;
+    downloads: number;
+    zooms: number;
+    days: unknown[];
+    pages: { position: number; views: number }[];
+    links: { page: number; link: number; clicks: number }[];
+    referrers: { name: string; opens: number }[];
+    devices: { name: string; opens: number }[];
+    share_links: { id: string; views: number }[];
+  };
+  const stats = await json<Stats>(
+    `/flipbooks/${book.flipbook_id}/stats?from=${dayFrom}&to=${dayTo}`,
+  );
+  const sent = latencies.length + ceilingLatencies.length;
+  const checks: [string, number | string, number | string][] = [
+    ['opens', expected.opens, stats.opens],
+    ['views', expected.views, stats.views],
+    ['readers', expected.readers.size, stats.readers],
+    ['read seconds', Math.round(expected.seconds), Math.round(stats.read_seconds)],
+    ['searches', expected.searches, stats.searches],
+    ['zooms', expected.zooms, stats.zooms],
+    ['downloads', expected.downloads, stats.downloads],
+    ['views by page', expected.pages.join(' '), stats.pages.map((p) => p.views).join(' ')],
+    [
+      'links followed',
+      [...expected.clicks.values()].reduce((a, b) => a + b, 0),
+      stats.links.reduce((a, l) => a + l.clicks, 0),
+    ],
+    [
+      'referrers',
+      [...expected.referrers]
+        .sort()
+        .map(([h, n]) => `${h}:${n}`)
+        .join(' '),
+      [...stats.referrers]
+        .sort((a, b) => (a.name < b.name ? -1 : 1))
+        .map((r) => `${r.name}:${r.opens}`)
+        .join(' '),
+    ],
+    [
+      'devices',
+      `desktop:${expected.opens}`,
+      stats.devices.map((d) => `${d.name}:${d.opens}`).join(' '),
+    ],
+  ];
+  const figuresOk = checks.every(([, a, b]) => String(a) === String(b));
+
+  console.log(
+    `\n== 1. ingestion: ${BEACONS} beacons offered at ${RATE}/s from ${READERS} readers over ${CONNECTIONS} connections (load average ${load()})`,
+  );
+  console.table([
+    {
+      phase: `at ${RATE}/s (open loop)`,
+      beacons: latencies.length,
+      'beacons/s': Math.round(ingestRate),
+      'median ms': at(latencies, 0.5).toFixed(2),
+      'p99 ms': at(latencies, 0.99).toFixed(2),
+      'max ms': at(latencies, 1).toFixed(1),
+      'daemon CPU ms/1000': daemonPerThousand.toFixed(0),
+      'PostgreSQL CPU ms/1000': pgPerThousand.toFixed(0),
+      'this process CPU ms/1000': perThousand(ingestCpu.self).toFixed(0),
+    },
+    ...(CEILING > 0
+      ? [
+          {
+            phase: 'ceiling (64 in flight)',
+            beacons: ceilingLatencies.length,
+            'beacons/s': Math.round(ceilingRate),
+            'median ms': at(ceilingLatencies, 0.5).toFixed(2),
+            'p99 ms': at(ceilingLatencies, 0.99).toFixed(2),
+            'max ms': at(ceilingLatencies, 1).toFixed(1),
+            'daemon CPU ms/1000': ((ceilingCpu.daemon * 1000) / CEILING).toFixed(0),
+            'PostgreSQL CPU ms/1000': ((ceilingCpu.postgres * 1000) / CEILING).toFixed(0),
+            'this process CPU ms/1000': ((ceilingCpu.self * 1000) / CEILING).toFixed(0),
+          },
+        ]
+      : []),
+  ]);
+  console.log(
+    `(the ${duringLane} lane requests meanwhile are taken out of the daemon's CPU at their idle cost, ` +
+      `${laneCpuPerRequest.toFixed(2)} ms each; whole run: daemon ${(ingestCpu.daemon / (ingestCpu.ms / 1000) / 10).toFixed(0)}% of a core, ` +
+      `PostgreSQL ${(ingestCpu.postgres / (ingestCpu.ms / 1000) / 10).toFixed(0)}%, this process ${(ingestCpu.self / (ingestCpu.ms / 1000) / 10).toFixed(0)}%; ` +
+      `the sender ran at most ${lateMax.toFixed(1)} ms behind its schedule)`,
+  );
+  if (refused.size > 0) console.log(`not 202: ${JSON.stringify(Object.fromEntries(refused))}`);
+  const laneRow = (name: string, idleMs: number[], busyMs: number[]) => ({
+    lane: name,
+    'idle median ms': at(idleMs, 0.5).toFixed(2),
+    'idle p99 ms': at(idleMs, 0.99).toFixed(2),
+    'ingesting median ms': at(busyMs, 0.5).toFixed(2),
+    'ingesting p99 ms': at(busyMs, 0.99).toFixed(2),
+    'median ×': (at(busyMs, 0.5) / at(idleMs, 0.5)).toFixed(2),
+    'p99 ×': (at(busyMs, 0.99) / at(idleMs, 0.99)).toFixed(2),
+    requests: `${idleMs.length} / ${busyMs.length}`,
+  });
+  console.log('responsiveness (one lane, one request at a time):');
+  console.table([
+    laneRow('GET /f/<id> (reader)', idle.reader, during.reader),
+    laneRow('GET /api/v1/flipbooks/<id>', idle.apiGet, during.apiGet),
+  ]);
+  console.log(
+    `figures written vs sent (${sent} beacons answered 202, ${dayFrom}${dayTo === dayFrom ? '' : `..${dayTo}`}): ${figuresOk ? 'all match' : 'MISMATCH'}`,
+  );
+  console.table(checks.map(([what, want, got]) => ({ figure: what, sent: want, written: got })));
+
+  // -- 2. the report over 90 days of 10 M page views
+  const today = Date.parse(`${dayOf(Date.now())}T00:00:00Z`);
+  const days = Array.from({ length: REPORT_DAYS }, (_, i) =>
+    dayOf(today - (REPORT_DAYS - 1 - i) * DAY_MS),
+  );
+  const workspace = (
+    await store.pool.query<{ id: string }>(
+      'SELECT workspace_id AS id FROM flipbooks WHERE flipbook_id = $1',
+      [book.flipbook_id],
+    )
+  ).rows[0]?.id as string;
+  const seedStarted = performance.now();
+  const others = await seedFlipbooks(store, workspace, 0, OTHER_BOOKS);
+  const db = store.pool;
+  // The published book: the ingested figures out, 90 days of exactly VIEWS page views in.
+  for (const table of [
+    'analytics_daily',
+    'analytics_pages',
+    'analytics_links',
+    'analytics_sources',
+  ]) {
+    await db.query(`DELETE FROM ${table} WHERE flipbook_id = $1`, [book.flipbook_id]);
+  }
+  const dayWeight = days.map(
+    (_, d) => 1 + 0.35 * Math.sin((d * 2 * Math.PI) / 7) + d / REPORT_DAYS,
+  );
+  const pageWeight = Array.from({ length: REPORT_PAGES }, (_, p) => 1 / (1 + p / 25));
+  const weightSum = dayWeight.reduce((a, b) => a + b, 0) * pageWeight.reduce((a, b) => a + b, 0);
+  const cells = days.flatMap((day, d) =>
+    pageWeight.map((w, p) => ({
+      day,
+      d,
+      position: p + 1,
+      views: Math.floor((VIEWS * (dayWeight[d] as number) * w) / weightSum),
+    })),
+  );
+  const short = VIEWS - cells.reduce((a, c) => a + c.views, 0);
+  for (let i = 0; i < short; i++) (cells[i % cells.length] as { views: number }).views++;
+  await db.query(
+    `INSERT INTO analytics_pages (flipbook_id, day, position, views, seconds)
+     SELECT $1, d, p, v, v * 21.5 FROM unnest($2::date[], $3::int[], $4::int[]) AS x(d, p, v)`,
+    [
+      book.flipbook_id,
+      cells.map((c) => c.day),
+      cells.map((c) => c.position),
+      cells.map((c) => c.views),
+    ],
+  );
+  const viewsOfDay = days.map(() => 0);
+  for (const c of cells) viewsOfDay[c.d] = (viewsOfDay[c.d] ?? 0) + c.views;
+  const linkKeys = [NO_LINK, ...links.map((l) => l.id)];
+  const linkShare = [0.6, 0.15, 0.1, 0.08, 0.04, 0.03];
+  const daily = days.flatMap((day, d) => {
+    const total = viewsOfDay[d] as number;
+    const parts = linkShare.map((s) => Math.floor(total * s));
+    parts[0] = (parts[0] as number) + total - parts.reduce((a, b) => a + b, 0);
+    return linkKeys.map((link, l) => ({ day, link, views: parts[l] as number }));
+  });
+  await db.query(
+    `INSERT INTO analytics_daily
+       (flipbook_id, day, link_key, opens, views, readers, read_seconds, searches, downloads, zooms)
+     SELECT $1, d, l, v / 9, v, v / 11, v * 21.5, v / 180, v / 450, v / 90
+     FROM unnest($2::date[], $3::uuid[], $4::int[]) AS x(d, l, v)`,
+    [
+      book.flipbook_id,
+      daily.map((r) => r.day),
+      daily.map((r) => r.link),
+      daily.map((r) => r.views),
+    ],
+  );
+  // 30 links followed and 3 devices + 100 referring sites a day, the same shapes for the others
+  const seedShapes = async (ids: string[], onlyExtras: boolean) => {
+    await db.query(
+      `INSERT INTO analytics_links (flipbook_id, day, position, link, clicks)
+       SELECT b, d::date, 1 + n * 6, n % 4, (random() * 400)::int
+       FROM unnest($1::uuid[]) b, generate_series($2::date, $3::date, '1 day') d,
+         generate_series(0, 29) n`,
+      [ids, days[0], days.at(-1)],
+    );
+    await db.query(
+      `INSERT INTO analytics_sources (flipbook_id, day, kind, name, opens)
+       SELECT b, d::date, 'device', k, (random() * 3000)::int
+       FROM unnest($1::uuid[]) b, generate_series($2::date, $3::date, '1 day') d,
+         unnest(ARRAY['desktop', 'phone', 'tablet']) k
+       UNION ALL
+       SELECT b, d::date, 'referrer', CASE n WHEN 0 THEN '(direct)' ELSE 'site' || n || '.example.org' END,
+         (random() * 2000 / (n + 1))::int
+       FROM unnest($1::uuid[]) b, generate_series($2::date, $3::date, '1 day') d,
+         generate_series(0, 99) n`,
+      [ids, days[0], days.at(-1)],
+    );
+    if (onlyExtras) return;
+    await db.query(
+      `INSERT INTO analytics_pages (flipbook_id, day, position, views, seconds)
+       SELECT b, d, p, v, v * 20 FROM (
+         SELECT b, d::date AS d, p, (random() * 1500 / (1 + p / 25.0))::int AS v
+         FROM unnest($1::uuid[]) b, generate_series($2::date, $3::date, '1 day') d,
+           generate_series(1, $4::int) p) x`,
+      [ids, days[0], days.at(-1), REPORT_PAGES],
+    );
+    await db.query(
+      `INSERT INTO analytics_daily
+         (flipbook_id, day, link_key, opens, views, readers, read_seconds, searches, downloads, zooms)
+       SELECT b, d, k, v / 9, v, v / 11, v * 20, v / 180, v / 450, v / 90 FROM (
+         SELECT b, d::date AS d,
+           CASE l WHEN 0 THEN '${NO_LINK}'::uuid ELSE md5(b::text || l)::uuid END AS k,
+           (random() * 60000 / (l + 1))::int AS v
+         FROM unnest($1::uuid[]) b, generate_series($2::date, $3::date, '1 day') d,
+           generate_series(0, 5) l) x`,
+      [ids, days[0], days.at(-1)],
+    );
+  };
+  await seedShapes([book.flipbook_id], true);
+  await seedShapes(others, false);
+  await db.query(
+    'VACUUM (ANALYZE) analytics_daily, analytics_pages, analytics_links, analytics_sources',
+  );
+  const sizes = (
+    await db.query<{ t: string; n: string; mb: string }>(
+      `SELECT relname AS t, n_live_tup AS n, round(pg_total_relation_size(relid) / 1048576.0, 1) AS mb
+       FROM pg_stat_user_tables WHERE relname LIKE 'analytics\\_%' ORDER BY relname`,
+    )
+  ).rows;
+  const seeded = (performance.now() - seedStarted) / 1000;
+
+  const report = async (from: string) => {
+    const c0 = await cpuNow();
+    const t0 = performance.now();
+    const res = await lanePool.request({
+      path: `/api/v1/flipbooks/${book.flipbook_id}/stats?from=${from}&to=${days.at(-1)}`,
+      method: 'GET',
+      headers: auth,
+    });
+    const text = await res.body.text();
+    const ms = performance.now() - t0;
+    if (res.statusCode !== 200) throw new Error(`stats: ${res.statusCode} ${text}`);
+    const c = spent(c0, await cpuNow());
+    return { ms, daemon: c.daemon, postgres: c.postgres, bytes: text.length, body: text };
+  };
+  const from90 = days[0] as string;
+  const from30 = days[REPORT_DAYS - 30] as string;
+  const shapes = { '90 days': from90, '30 days': from30 };
+  for (let i = 0; i < 3; i++) for (const from of Object.values(shapes)) await report(from);
+  const runs: Record<string, { ms: number[]; daemon: number; postgres: number; bytes: number }> = {
+    '90 days': { ms: [], daemon: 0, postgres: 0, bytes: 0 },
+    '30 days': { ms: [], daemon: 0, postgres: 0, bytes: 0 },
+  };
+  let checked90: Stats | null = null;
+  for (let i = 0; i < REPORTS; i++) {
+    for (const [name, from] of Object.entries(shapes)) {
+      const r = await report(from);
+      const into = runs[name] as (typeof runs)['90 days'];
+      into.ms.push(r.ms);
+      into.daemon += r.daemon;
+      into.postgres += r.postgres;
+      into.bytes = r.bytes;
+      if (name === '90 days') checked90 = JSON.parse(r.body) as Stats;
+    }
+  }
+  // the query alone, in this process (no HTTP, no JSON of the answer)
+  const queryMs: Record<string, number[]> = { '90 days': [], '30 days': [] };
+  for (let i = 0; i < REPORTS; i++) {
+    for (const [name, from] of Object.entries(shapes)) {
+      const t0 = performance.now();
+      await flipbookStats(store.db, book.flipbook_id, from, days.at(-1) as string);
+      queryMs[name]?.push(performance.now() - t0);
+    }
+  }
+
+  console.log(
+    `\n== 2. the report: 90 days, ${VIEWS.toLocaleString('en')} page views over ${REPORT_PAGES} pages, ` +
+      `${OTHER_BOOKS} other flipbooks alike (seeded in ${seeded.toFixed(0)} s; load average ${load()})`,
+  );
+  console.log(
+    `tables: ${sizes.map((s) => `${s.t} ${Number(s.n).toLocaleString('en')} rows ${s.mb} MB`).join(', ')}`,
+  );
+  console.log(
+    `the 90-day answer: views ${checked90?.views.toLocaleString('en')}, ${checked90?.days.length} days, ` +
+      `${checked90?.pages.length} pages, ${checked90?.links.length} links, ${checked90?.referrers.length} referrers, ` +
+      `${checked90?.share_links.length} share links, ${runs['90 days']?.bytes.toLocaleString('en')} bytes`,
+  );
+  const reportRows = Object.entries(runs).map(([name, r]) => ({
+    report: name,
+    'median ms': at(r.ms, 0.5).toFixed(1),
+    'p99 ms': at(r.ms, 0.99).toFixed(1),
+    'daemon CPU ms': (r.daemon / REPORTS).toFixed(1),
+    'PostgreSQL CPU ms': (r.postgres / REPORTS).toFixed(1),
+    'query alone median ms': at(queryMs[name] ?? [], 0.5).toFixed(1),
+  }));
+  console.table(reportRows);
+  const r90 = runs['90 days'] as (typeof runs)['90 days'];
+  const r30 = runs['30 days'] as (typeof runs)['90 days'];
+  console.log(
+    `90 days / 30 days: ${(at(r90.ms, 0.5) / at(r30.ms, 0.5)).toFixed(2)}x the time, ${(
+      (r90.daemon + r90.postgres) / (r30.daemon + r30.postgres)
+    ).toFixed(2)}x the CPU`,
+  );
+  if (values.explain) {
+    const explaining: Db = {
+      query: async (text, params) => {
+        const plan = await store.pool.query<{ 'QUERY PLAN': string }>(
+          `EXPLAIN (ANALYZE, BUFFERS) ${typeof text === 'string' ? text : text.text}`,
+          params,
+        );
+        console.log(`\n${plan.rows.map((r) => r['QUERY PLAN']).join('\n')}`);
+        return store.db.query(text, params);
+      },
+    };
+    console.log('\n-- EXPLAIN ANALYZE, the 90-day report:');
+    await flipbookStats(explaining, book.flipbook_id, from90, days.at(-1) as string);
+  }
+
+  // -- 3. the issue's targets
+  const p99 = at(latencies, 0.99);
+  const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
+  console.log(`\n== targets (load average at the end: ${load()})`);
+  console.table([
+    {
+      target: `beacons/s into one daemon ≥ ${TARGET.rate}`,
+      measured: `${Math.round(ingestRate)} at ${RATE} offered${CEILING > 0 ? `; ceiling ${Math.round(ceilingRate)}` : ''}`,
+      verdict: verdict(ingestRate >= TARGET.rate * 0.99),
+    },
+    {
+      target: `beacon p99 ≤ ${TARGET.p99} ms`,
+      measured: `${p99.toFixed(1)} ms (median ${at(latencies, 0.5).toFixed(1)} ms)`,
+      verdict: verdict(p99 <= TARGET.p99),
+    },
+    {
+      target: 'reader and API responsive while ingesting',
+      measured: `p99 reader ${at(during.reader, 0.99).toFixed(1)} ms (idle ${at(idle.reader, 0.99).toFixed(1)}), API ${at(during.apiGet, 0.99).toFixed(1)} ms (idle ${at(idle.apiGet, 0.99).toFixed(1)})`,
+      verdict: '(see ratios)',
+    },
+    {
+      target: 'figures written = figures sent',
+      measured: figuresOk ? 'all match' : 'mismatch',
+      verdict: verdict(figuresOk),
+    },
+    {
+      target: `90-day report, 10 M views ≤ ${TARGET.report} ms`,
+      measured: `median ${at(r90.ms, 0.5).toFixed(1)} ms, p99 ${at(r90.ms, 0.99).toFixed(1)} ms`,
+      verdict: verdict(at(r90.ms, 0.99) <= TARGET.report),
+    },
+  ]);
+} finally {
+  await pool.close().catch(() => {});
+  await lanePool.close().catch(() => {});
+  await store.close();
+  daemon.kill('SIGTERM');
+}
