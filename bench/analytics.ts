@@ -14,17 +14,22 @@
 // agent is a robot and not counted). A 3-page PDF is published and its reader page's token taken
 // from GET /f/<id> (1 reader in 5 comes by one of the book's share links, with that reader's token).
 //
-// 1. Ingestion. --beacons beacons, made beforehand, go out at --rate a second (open loop: sent on
-//    time whatever the answers, over --connections keep-alive connections of an undici pool, as a
-//    proxy would) from --readers readers, each sending what src/reader/client/beacon.ts sends: an
-//    open (with the referring site) then beacons of one to three page events (a few "more time"
-//    ones, links, searches, zooms, downloads). Prints the rate achieved, the median and p99 of the
-//    202s (from the moment each was sent), the CPU time of the daemon and of PostgreSQL per 1,000
-//    beacons (the one-second writes included: measured until the last one is done) and this
-//    process's own. Meanwhile one lane GETs the reader (/f/<id>) and the API (/api/v1/flipbooks/
-//    <id>) one after the other: their median and p99 beside those of the same lane measured idle
-//    just before. Then --ceiling more beacons as fast as 64 at a time go (the rate the daemon
-//    tops out at), and the figures the report gives are checked against what was sent.
+// 1. Ingestion. --beacons beacons, made beforehand, go out at --rate a second (open loop: each
+//    sent when due whatever the answers) over --connections keep-alive connections, one request at
+//    a time on each, as a proxy in front of the daemon sends them; the sender writes prebuilt bytes
+//    on plain sockets (undici's request() costs ~0.3 ms of CPU a request here, as much as the
+//    daemon, on the same 2 cores). --readers readers each send what src/reader/client/beacon.ts
+//    sends: an open (with the referring site), then beacons of one to three page events (a few
+//    "more time" ones, links followed, searches, zooms, downloads). Prints the rate achieved, the
+//    median and p99 of the 202s (from the moment each beacon was due), the CPU time per 1,000
+//    beacons of the daemon, of PostgreSQL (the one-second writes included: measured until the
+//    last is done) and of this process. Meanwhile one lane (undici) GETs the reader (/f/<id>) and
+//    the API (/api/v1/flipbooks/<id>) in turn: their median and p99 beside those of the same lane
+//    idle just before. Then the ceilings, --ceiling requests each with 64 in flight and nothing
+//    beside: more beacons; the daemon's GET /healthz (its HTTP path without work); and the same
+//    beacons to a bare node:http server that answers 202 (this machine's and this sender's floor,
+//    the baseline of the ratio printed). Last, the figures the report gives for the day are
+//    checked against those of every beacon answered 202.
 // 2. The report. 90 days of figures for the published book are written straight into the
 //    analytics tables (10,000,000 page views over 200 pages a day, 6 rows a day in analytics_daily:
 //    the book's own URL and 5 share links, 30 links followed and 103 sources a day), and the same
@@ -36,8 +41,10 @@
 //
 // The load average is printed at the start and the end: wall times move with whatever else the
 // machine runs (CPU times barely do).
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
+import { connect, type Socket } from 'node:net';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -74,7 +81,10 @@ const VIEWS = 10_000_000;
 const REPORT_DAYS = 90;
 const REPORT_PAGES = 200;
 const SHARE_LINKS = 5;
+/** Beacons sent before any is measured. */
+const WARM = 2000;
 
+const DEBUG: [number, number][] = [];
 const TARGET = { rate: 5000, p99: 20, report: 200 };
 
 const load = () =>
@@ -130,6 +140,85 @@ const postgresCpuMs = async (store: Store) => {
   return total;
 };
 
+/** A node:http server that answers 202 to any request once its body is read: the floor. */
+const BARE_SERVER = `
+const server = require('node:http').createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    res.writeHead(202, { 'Cache-Control': 'no-store', 'Content-Length': 0 });
+    res.end();
+  });
+});
+server.keepAliveTimeout = 65000;
+server.listen(0, '127.0.0.1', () => console.log(server.address().port));`;
+
+/**
+ * Keep-alive connections that send requests already made into bytes, one at a time on each (no
+ * pipelining), as a proxy in front of the daemon does; answers are read as far as their status and
+ * length. About 0.1 ms of CPU a request here, a third of undici's request(): the sender shares the
+ * daemon's cores and must take as little of them as it can.
+ */
+const rawClient = (target: string, connections: number) => {
+  const { hostname, port } = new URL(target);
+  type Job = { bytes: Buffer; done: (status: number) => void; fail: (e: Error) => void };
+  type Conn = { socket: Socket; job: Job | null; buffer: Buffer | null };
+  const queue: Job[] = [];
+  let head = 0;
+  const idle: Conn[] = [];
+  const all: Conn[] = [];
+  const give = (conn: Conn) => {
+    const job = head < queue.length ? queue[head++] : undefined;
+    if (head === queue.length && head > 0) {
+      queue.length = 0;
+      head = 0;
+    }
+    if (!job) return void idle.push(conn);
+    conn.job = job;
+    conn.socket.write(job.bytes);
+  };
+  const open = () =>
+    new Promise<void>((ready, failed) => {
+      const socket = connect(Number(port), hostname, () => {
+        socket.setNoDelay(true);
+        ready();
+      });
+      const conn: Conn = { socket, job: null, buffer: null };
+      all.push(conn);
+      socket.once('error', failed);
+      socket.on('error', (error) => conn.job?.fail(error));
+      socket.on('close', () => conn.job?.fail(new Error('connection closed')));
+      socket.on('data', (chunk: Buffer) => {
+        conn.buffer = conn.buffer ? Buffer.concat([conn.buffer, chunk]) : chunk;
+        const end = conn.buffer.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const headers = conn.buffer.toString('latin1', 0, end);
+        const length = Number(/\r\ncontent-length: *(\d+)/i.exec(headers)?.[1] ?? 0);
+        if (conn.buffer.length < end + 4 + length) return;
+        conn.buffer = null;
+        const job = conn.job;
+        conn.job = null;
+        job?.done(Number(headers.slice(9, 12)));
+        give(conn);
+      });
+      idle.push(conn);
+    });
+  return {
+    ready: Promise.all(Array.from({ length: connections }, open)),
+    /** The status of the answer to these bytes. */
+    send: (bytes: Buffer) =>
+      new Promise<number>((done, fail) => {
+        const job = { bytes, done, fail };
+        const conn = idle.pop();
+        if (!conn) return void queue.push(job);
+        conn.job = job;
+        conn.socket.write(bytes);
+      }),
+    close: () => {
+      for (const conn of all) conn.socket.destroy();
+    },
+  };
+};
+
 console.log(`load average at start: ${load()}`);
 const { dataDir, key, daemon, url } = await startBenchDaemon('analytics', ['--trust-proxy']);
 // A connection of this process's own, without the statement limit (seeding is long work).
@@ -138,7 +227,6 @@ const store = await openStore({
   poolSize: 2,
   limits: { connectMs: 30_000, statementMs: null },
 });
-const pool = new Pool(url, { connections: CONNECTIONS, keepAliveTimeout: 60_000 });
 const lanePool = new Pool(url, { connections: 1, keepAliveTimeout: 60_000 });
 
 try {
@@ -222,6 +310,7 @@ try {
     referrers: Map<string, number>;
     readers: Set<string>;
   };
+  let answered = 0;
   const expected: Expected = {
     opens: 0,
     views: 0,
@@ -297,46 +386,43 @@ try {
         referer: r.referer,
         'accept-language': 'en-GB,en;q=0.9',
         'sec-ch-ua-mobile': '?0',
-        'sec-ch-ua-platform': r.ua.includes('Windows') ? '"Windows"' : '"macOS"',
+        'sec-ch-ua-platform': r.ua.includes('Windows')
+          ? '"Windows"'
+          : r.ua.includes('Mac')
+            ? '"macOS"'
+            : '"Linux"',
         'sec-fetch-dest': 'empty',
         'sec-fetch-mode': 'no-cors',
         'sec-fetch-site': 'same-origin',
       },
       body: JSON.stringify(body),
       tally: () => {
+        answered++;
         expected.readers.add(reader);
         for (const t of tallies) t();
       },
     };
   };
+  // warm-up beacons first (the daemon's beacon path compiled, today's salt made), then the measured
+  const warm: Made[] = [];
+  for (let i = 0; i < WARM; i++) warm.push(beaconOf(readers[i % READERS] as Reader));
   const made: Made[] = [];
   for (let i = 0; i < BEACONS + CEILING; i++) made.push(beaconOf(readers[i % READERS] as Reader));
 
-  const refused = new Map<string, number>();
-  /** Posts beacon i; its latency from `since` (ms, performance.now()), or null if not a 202. */
-  const post = async (i: number) => {
-    const beacon = made[i] as Made;
-    const started = performance.now();
-    try {
-      const res = await pool.request({
-        path: '/b',
-        method: 'POST',
-        headers: beacon.headers,
-        body: beacon.body,
-      });
-      await res.body.dump();
-      if (res.statusCode !== 202) {
-        refused.set(String(res.statusCode), (refused.get(String(res.statusCode)) ?? 0) + 1);
-        return null;
-      }
-    } catch (error) {
-      const code = (error as { code?: string }).code ?? 'error';
-      refused.set(code, (refused.get(code) ?? 0) + 1);
-      return null;
-    }
-    beacon.tally();
-    return performance.now() - started;
+  /** Beacon i as bytes on the wire: its request line, a desktop Chrome's headers, its body. */
+  const wire = (target: string, beacon: Made) => {
+    const head = Object.entries(beacon.headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    return Buffer.from(
+      `POST /b HTTP/1.1\r\nHost: ${new URL(target).host}\r\nConnection: keep-alive\r\n${head}` +
+        `Content-Length: ${Buffer.byteLength(beacon.body)}\r\n\r\n${beacon.body}`,
+    );
   };
+  const onWire = made.map((beacon) => wire(url, beacon));
+
+  const refused = new Map<string, number>();
+  const refuse = (why: string) => refused.set(why, (refused.get(why) ?? 0) + 1);
 
   // -- the lane that reads and calls the API, idle and under ingestion
   const laneGet = async (path: string, headers: Record<string, string> = {}) => {
@@ -355,8 +441,8 @@ try {
     }
     return { reader, apiGet };
   };
-  const cpuNow = async () => ({
-    daemon: await cpuMs(daemon.pid),
+  const cpuNow = async (server = daemon.pid as number) => ({
+    daemon: await cpuMs(server),
     postgres: await postgresCpuMs(store),
     self: await cpuMs('self'),
     at: performance.now(),
@@ -369,7 +455,6 @@ try {
     ms: b.at - a.at,
   });
 
-  // warm-up: the lane's paths, and a few beacons over every connection
   const warmUntil = performance.now() + 1000;
   await lane(() => performance.now() > warmUntil);
   const idleUntil = performance.now() + 4000;
@@ -379,11 +464,21 @@ try {
   const laneRequests = idle.reader.length + idle.apiGet.length;
   const laneCpuPerRequest = idleCpu.daemon / laneRequests;
   const lanePgPerRequest = idleCpu.postgres / laneRequests;
-  console.log(
-    `idle lane: ${laneRequests} requests in ${(idleCpu.ms / 1000).toFixed(1)} s, daemon CPU ${laneCpuPerRequest.toFixed(2)} ms/request`,
-  );
 
   // -- 1a. ingestion at the target rate, open loop, the lane beside it
+  const beacons = rawClient(url, CONNECTIONS);
+  await beacons.ready;
+  let w = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (w < WARM) {
+        const beacon = warm[w++] as Made;
+        if ((await beacons.send(wire(url, beacon)).catch(() => 0)) === 202) beacon.tally();
+        else refuse('warm-up');
+      }
+    }),
+  );
+  await sleep(1500);
   const dayFrom = dayOf(Date.now());
   const latencies: number[] = [];
   let done = false;
@@ -392,16 +487,24 @@ try {
   const started = performance.now();
   const sends: Promise<void>[] = [];
   let next = 0;
-  let lateMax = 0;
+  let behind = 0;
   while (next < BEACONS) {
-    const now = performance.now();
-    const due = Math.min(BEACONS, Math.floor(((now - started) * RATE) / 1000) + 1);
-    lateMax = Math.max(lateMax, ((due - next) * 1000) / RATE);
+    const due = Math.min(BEACONS, Math.floor(((performance.now() - started) * RATE) / 1000) + 1);
     while (next < due) {
+      const i = next++;
+      // latency from the moment the beacon was due: a reader does not wait for a free connection
+      const dueAt = started + (i * 1000) / RATE;
+      behind = Math.max(behind, performance.now() - dueAt);
       sends.push(
-        post(next++).then((ms) => {
-          if (ms !== null) latencies.push(ms);
-        }),
+        beacons.send(onWire[i] as Buffer).then(
+          (status) => {
+            if (status !== 202) return void refuse(String(status));
+            latencies.push(performance.now() - dueAt);
+            DEBUG.push([dueAt - started, performance.now() - dueAt]);
+            made[i]?.tally();
+          },
+          (error: Error & { code?: string }) => void refuse(error.code ?? error.message),
+        ),
       );
     }
     await sleep(1);
@@ -410,36 +513,100 @@ try {
   const sentIn = performance.now() - started;
   done = true;
   const during = await busyLane;
+  console.log(
+    DEBUG.sort((a, b) => b[1] - a[1])
+      .slice(0, 40)
+      .map(([t, l]) => `${(t / 1000).toFixed(2)}s:${l.toFixed(0)}`)
+      .join(' '),
+  );
   // The last beacons' figures are written within the next second: counted with ingestion.
   await sleep(1500);
   const ingestCpu = spent(before, await cpuNow());
   const duringLane = during.reader.length + during.apiGet.length;
   const ingestRate = (latencies.length * 1000) / sentIn;
-  const perThousand = (ms: number) => (ms * 1000) / BEACONS;
+  const perThousand = (ms: number, n = BEACONS) => (ms * 1000) / n;
   const daemonPerThousand = perThousand(ingestCpu.daemon - duringLane * laneCpuPerRequest);
   const pgPerThousand = perThousand(ingestCpu.postgres - duringLane * lanePgPerRequest);
 
-  // -- 1b. the ceiling: as fast as 64 in flight go, nothing beside
-  const ceilingLatencies: number[] = [];
-  let ceilingRate = Number.NaN;
-  let ceilingCpu = { daemon: 0, postgres: 0, self: 0, ms: 0 };
-  if (CEILING > 0) {
-    let i = BEACONS;
-    const c0 = await cpuNow();
+  // -- 1b. ceilings, 64 in flight and nothing beside: POST /b; the daemon's GET /healthz (its
+  // HTTP path, no work); a bare node:http server answering 202 to the same beacons (the machine's
+  // and this client's floor)
+  type Ceiling = { name: string; latencies: number[]; rate: number; cpu: ReturnType<typeof spent> };
+  const ceilings: Ceiling[] = [];
+  const ceiling = async (
+    name: string,
+    target: string,
+    server: number,
+    bytes: (i: number) => Buffer,
+    ok: number,
+    counted?: (i: number) => void,
+  ) => {
+    const client = rawClient(target, 64);
+    await client.ready;
+    let lat: number[] = [];
+    let i = 0;
+    const run = (until: number) =>
+      Promise.all(
+        Array.from({ length: 64 }, async () => {
+          while (i < until) {
+            const n = i++;
+            const s0 = performance.now();
+            const status = await client.send(bytes(n)).catch(() => 0);
+            if (status !== ok) {
+              refuse(`${name}: ${status}`);
+              continue;
+            }
+            lat.push(performance.now() - s0);
+            counted?.(n);
+          }
+        }),
+      );
+    await run(Math.floor(CEILING / 10)); // warm-up, not measured
+    lat = [];
+    const c0 = await cpuNow(server);
     const t0 = performance.now();
-    await Promise.all(
-      Array.from({ length: 64 }, async () => {
-        while (i < BEACONS + CEILING) {
-          const ms = await post(i++);
-          if (ms !== null) ceilingLatencies.push(ms);
-        }
-      }),
-    );
+    await run(CEILING);
     const took = performance.now() - t0;
-    await sleep(1500);
-    ceilingCpu = spent(c0, await cpuNow());
-    ceilingRate = (ceilingLatencies.length * 1000) / took;
+    if (counted) await sleep(1500); // the last second's write
+    const cpu = spent(c0, await cpuNow(server));
+    client.close();
+    ceilings.push({ name, latencies: lat, rate: (lat.length * 1000) / took, cpu });
+  };
+  if (CEILING > 0) {
+    await ceiling(
+      'POST /b',
+      url,
+      daemon.pid as number,
+      (n) => onWire[BEACONS + n] as Buffer,
+      202,
+      (n) => made[BEACONS + n]?.tally(),
+    );
+    const health = Buffer.from(
+      `GET /healthz HTTP/1.1\r\nHost: ${new URL(url).host}\r\nConnection: keep-alive\r\n` +
+        `user-agent: ${CHROMES[0]}\r\naccept: */*\r\n\r\n`,
+    );
+    await ceiling('daemon GET /healthz', url, daemon.pid as number, () => health, 200);
+    const bare = spawn(process.execPath, ['--input-type=commonjs', '-e', BARE_SERVER], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      const port = await new Promise<string>((done) =>
+        bare.stdout?.once('data', (chunk: Buffer) => done(chunk.toString().trim())),
+      );
+      const bareUrl = `http://127.0.0.1:${port}`;
+      const onBare = made.slice(0, CEILING).map((beacon) => wire(bareUrl, beacon));
+      await ceiling(
+        'bare node:http POST',
+        bareUrl,
+        bare.pid as number,
+        (n) => onBare[n] as Buffer,
+        202,
+      );
+    } finally {
+      bare.kill();
+    }
   }
+  beacons.close();
 
   // -- 1c. the figures written against those sent
   await sleep(1000);
@@ -462,7 +629,7 @@ try {
   const stats = await json<Stats>(
     `/flipbooks/${book.flipbook_id}/stats?from=${dayFrom}&to=${dayTo}`,
   );
-  const sent = latencies.length + ceilingLatencies.length;
+  const sent = answered;
   const checks: [string, number | string, number | string][] = [
     ['opens', expected.opens, stats.opens],
     ['views', expected.views, stats.views],
@@ -499,39 +666,48 @@ try {
   console.log(
     `\n== 1. ingestion: ${BEACONS} beacons offered at ${RATE}/s from ${READERS} readers over ${CONNECTIONS} connections (load average ${load()})`,
   );
+  const rowOf = (
+    phase: string,
+    lat: number[],
+    rate: number,
+    cpu: ReturnType<typeof spent>,
+    n: number,
+    server = cpu.daemon,
+  ) => ({
+    phase,
+    requests: lat.length,
+    'per s': Math.round(rate),
+    'median ms': at(lat, 0.5).toFixed(2),
+    'p99 ms': at(lat, 0.99).toFixed(2),
+    'max ms': at(lat, 1).toFixed(1),
+    'server CPU ms/1000': perThousand(server, n).toFixed(0),
+    'PostgreSQL CPU ms/1000': perThousand(cpu.postgres, n).toFixed(0),
+    'client CPU ms/1000': perThousand(cpu.self, n).toFixed(0),
+  });
   console.table([
     {
-      phase: `at ${RATE}/s (open loop)`,
-      beacons: latencies.length,
-      'beacons/s': Math.round(ingestRate),
-      'median ms': at(latencies, 0.5).toFixed(2),
-      'p99 ms': at(latencies, 0.99).toFixed(2),
-      'max ms': at(latencies, 1).toFixed(1),
-      'daemon CPU ms/1000': daemonPerThousand.toFixed(0),
+      ...rowOf(`POST /b at ${RATE}/s, open loop`, latencies, ingestRate, ingestCpu, BEACONS),
+      'server CPU ms/1000': daemonPerThousand.toFixed(0),
       'PostgreSQL CPU ms/1000': pgPerThousand.toFixed(0),
-      'this process CPU ms/1000': perThousand(ingestCpu.self).toFixed(0),
     },
-    ...(CEILING > 0
-      ? [
-          {
-            phase: 'ceiling (64 in flight)',
-            beacons: ceilingLatencies.length,
-            'beacons/s': Math.round(ceilingRate),
-            'median ms': at(ceilingLatencies, 0.5).toFixed(2),
-            'p99 ms': at(ceilingLatencies, 0.99).toFixed(2),
-            'max ms': at(ceilingLatencies, 1).toFixed(1),
-            'daemon CPU ms/1000': ((ceilingCpu.daemon * 1000) / CEILING).toFixed(0),
-            'PostgreSQL CPU ms/1000': ((ceilingCpu.postgres * 1000) / CEILING).toFixed(0),
-            'this process CPU ms/1000': ((ceilingCpu.self * 1000) / CEILING).toFixed(0),
-          },
-        ]
-      : []),
+    ...ceilings.map((c) =>
+      rowOf(`${c.name}, 64 in flight`, c.latencies, c.rate, c.cpu, c.latencies.length),
+    ),
   ]);
+  const bare = ceilings[2];
+  const onB = ceilings[0];
+  if (bare && onB) {
+    console.log(
+      `POST /b against bare node:http: ${(bare.rate / onB.rate).toFixed(2)}x the time per beacon, ` +
+        `${(onB.cpu.daemon / bare.cpu.daemon).toFixed(2)}x the server CPU`,
+    );
+  }
+  const share = (ms: number) => `${(ms / (ingestCpu.ms / 1000) / 10).toFixed(0)}%`;
   console.log(
-    `(the ${duringLane} lane requests meanwhile are taken out of the daemon's CPU at their idle cost, ` +
-      `${laneCpuPerRequest.toFixed(2)} ms each; whole run: daemon ${(ingestCpu.daemon / (ingestCpu.ms / 1000) / 10).toFixed(0)}% of a core, ` +
-      `PostgreSQL ${(ingestCpu.postgres / (ingestCpu.ms / 1000) / 10).toFixed(0)}%, this process ${(ingestCpu.self / (ingestCpu.ms / 1000) / 10).toFixed(0)}%; ` +
-      `the sender ran at most ${lateMax.toFixed(1)} ms behind its schedule)`,
+    `(open loop: ${duringLane} lane requests meanwhile taken out of the daemon's CPU at their idle ` +
+      `cost, ${laneCpuPerRequest.toFixed(2)} ms each; of a core over the run: daemon ` +
+      `${share(ingestCpu.daemon)}, PostgreSQL ${share(ingestCpu.postgres)}, this process ` +
+      `${share(ingestCpu.self)}; the sender was at most ${behind.toFixed(1)} ms late)`,
   );
   if (refused.size > 0) console.log(`not 202: ${JSON.stringify(Object.fromEntries(refused))}`);
   const laneRow = (name: string, idleMs: number[], busyMs: number[]) => ({
@@ -731,7 +907,7 @@ try {
     `tables: ${sizes.map((s) => `${s.t} ${Number(s.n).toLocaleString('en')} rows ${s.mb} MB`).join(', ')}`,
   );
   console.log(
-    `the 90-day answer: views ${checked90?.views.toLocaleString('en')}, ${checked90?.days.length} days, ` +
+    `the 90-day answer: views ${checked90?.views.toLocaleString('en')} (${checked90?.views === VIEWS ? 'as seeded' : 'NOT as seeded'}), ${checked90?.days.length} days, ` +
       `${checked90?.pages.length} pages, ${checked90?.links.length} links, ${checked90?.referrers.length} referrers, ` +
       `${checked90?.share_links.length} share links, ${runs['90 days']?.bytes.toLocaleString('en')} bytes`,
   );
@@ -773,7 +949,7 @@ try {
   console.table([
     {
       target: `beacons/s into one daemon ≥ ${TARGET.rate}`,
-      measured: `${Math.round(ingestRate)} at ${RATE} offered${CEILING > 0 ? `; ceiling ${Math.round(ceilingRate)}` : ''}`,
+      measured: `${Math.round(ingestRate)} at ${RATE} offered${onB ? `; ceiling ${Math.round(onB.rate)}` : ''}`,
       verdict: verdict(ingestRate >= TARGET.rate * 0.99),
     },
     {
@@ -798,7 +974,6 @@ try {
     },
   ]);
 } finally {
-  await pool.close().catch(() => {});
   await lanePool.close().catch(() => {});
   await store.close();
   daemon.kill('SIGTERM');

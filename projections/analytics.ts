@@ -241,3 +241,31 @@ export const flipbookStats = async (
     shareLinks: shareLinks.rows,
   } as StatsRows;
 };
+
+/** A workspace's figures over [from, to]: per day, and per flipbook (the most viewed first). */
+export const workspaceStats = async (
+  db: Db,
+  workspaceId: string,
+  from: string,
+  to: string,
+  top = 100,
+) => {
+  const [days, books] = await Promise.all([
+    db.query<DayFigures>(
+      `SELECT to_char(a.day, 'YYYY-MM-DD') AS day, ${sums}
+       FROM analytics_daily a JOIN flipbooks f ON f.flipbook_id = a.flipbook_id
+       WHERE f.workspace_id = $1 AND a.day BETWEEN $2::date AND $3::date
+       GROUP BY a.day ORDER BY a.day`,
+      [workspaceId, from, to],
+    ),
+    db.query<Omit<DayFigures, 'day'> & { id: string; title: string }>(
+      `SELECT f.flipbook_id AS id, f.title, ${sums}
+       FROM flipbooks f LEFT JOIN analytics_daily a
+         ON a.flipbook_id = f.flipbook_id AND a.day BETWEEN $2::date AND $3::date
+       WHERE f.workspace_id = $1
+       GROUP BY f.flipbook_id, f.title ORDER BY views DESC, opens DESC, f.title LIMIT $4`,
+      [workspaceId, from, to, top],
+    ),
+  ]);
+  return { days: days.rows, books: books.rows };
+};

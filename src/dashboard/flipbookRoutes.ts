@@ -15,11 +15,13 @@ import type { Kit } from './kit.ts';
 import { confirmPage } from './pages/confirm.ts';
 import { redirect, sendPage } from './request.ts';
 import { mountShareLinkPages } from './shareLinkRoutes.ts';
+import { mountStatsPages } from './statsRoutes.ts';
 import { mountUploadRoutes } from './uploadRoutes.ts';
 
 export const mountFlipbookPages = (routes: Routes, kit: Kit) => {
   mountUploadRoutes(routes, kit);
   mountShareLinkPages(routes, kit);
+  mountStatsPages(routes, kit);
   const { deps, signedInPage, signedInForm } = kit;
   const { caller, showFlipbook } = flipbookView(kit);
 

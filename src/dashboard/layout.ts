@@ -4,10 +4,11 @@ import type { SignedIn } from '../app/accounts/sessions.ts';
 import { type Html, html } from '../http/html.ts';
 import { DASHBOARD_SCRIPT, DASHBOARD_STYLES, dashboardAssetUrl } from './assets.ts';
 
-export type Section = 'flipbooks' | 'keys' | 'members' | 'profile';
+export type Section = 'flipbooks' | 'stats' | 'keys' | 'members' | 'profile';
 
 const NAV: [Section, string, string][] = [
   ['flipbooks', 'Flipbooks', '/dashboard'],
+  ['stats', 'Statistics', '/dashboard/stats'],
   ['keys', 'API keys', '/dashboard/keys'],
   ['members', 'Members', '/dashboard/members'],
   ['profile', 'Profile', '/dashboard/profile'],

@@ -1,7 +1,7 @@
 // A flipbook's reading figures over a range of days, for the API, the CLI and the dashboard
 // (issue 30). Figures are daily roll-ups (projections/analytics.ts): a report reads one index
 // range per table whatever the traffic.
-import { flipbookStats } from '../../../projections/analytics.ts';
+import { type DayFigures, flipbookStats, workspaceStats } from '../../../projections/analytics.ts';
 import { findFlipbook } from '../../../projections/flipbooks.ts';
 import { listShareLinks } from '../../../projections/shareLinks.ts';
 import { listVersions } from '../../../projections/versions.ts';
@@ -55,18 +55,7 @@ export const statsOf = async (
     listShareLinks(db, flipbookId),
   ]);
   const active = versions.find((v) => v.version_id === book.active_version_id);
-  const byDay = new Map(rows.days.map((d) => [d.day, d]));
-  const days = Array.from({ length: range.days }, (_, i) => {
-    const date = dayOf(new Date(Date.parse(`${range.from}T00:00:00Z`) + i * DAY_MS));
-    const d = byDay.get(date);
-    return {
-      date,
-      opens: d?.opens ?? 0,
-      views: d?.views ?? 0,
-      readers: d?.readers ?? 0,
-      read_seconds: round(d?.read_seconds ?? 0),
-    };
-  });
+  const days = everyDay(range, rows.days);
   const byPage = new Map(rows.pages.map((p) => [p.position, p]));
   const lastPage = Math.max(active?.page_count ?? 0, ...rows.pages.map((p) => p.position));
   const pages = Array.from({ length: lastPage }, (_, i) => ({
@@ -105,3 +94,43 @@ export const statsOf = async (
     })),
   };
 };
+
+/** Every day of a range with its figures, zeros where there were none. */
+const everyDay = (range: { from: string; days: number }, rows: DayFigures[]) => {
+  const byDay = new Map(rows.map((d) => [d.day, d]));
+  return Array.from({ length: range.days }, (_, i) => {
+    const date = dayOf(new Date(Date.parse(`${range.from}T00:00:00Z`) + i * DAY_MS));
+    const d = byDay.get(date);
+    return {
+      date,
+      opens: d?.opens ?? 0,
+      views: d?.views ?? 0,
+      readers: d?.readers ?? 0,
+      read_seconds: round(d?.read_seconds ?? 0),
+    };
+  });
+};
+
+/** A workspace's figures: per day, and per flipbook (the dashboard's overview). */
+export const workspaceStatsOf = async (
+  deps: { store: Store; clock: Clock },
+  workspaceId: string,
+  query: { from?: string; to?: string },
+) => {
+  const range = statsRange(query, deps.clock.now());
+  const rows = await workspaceStats(deps.store.db, workspaceId, range.from, range.to);
+  const days = everyDay(range, rows.days);
+  const total = (key: 'opens' | 'views' | 'readers' | 'read_seconds') =>
+    days.reduce((sum, d) => sum + d[key], 0);
+  return {
+    from: range.from,
+    to: range.to,
+    opens: total('opens'),
+    views: total('views'),
+    readers: total('readers'),
+    read_seconds: round(total('read_seconds')),
+    days,
+    flipbooks: rows.books.map((b) => ({ ...b, read_seconds: round(b.read_seconds) })),
+  };
+};
+export type WorkspaceStats = Awaited<ReturnType<typeof workspaceStatsOf>>;

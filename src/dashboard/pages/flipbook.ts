@@ -46,7 +46,10 @@ ${
 ${active ? html`<span>${pages(active.pageCount)}</span>` : html`<span>No active version yet</span>`}
 <span>Changed ${time(f.updated_at)}</span></p>
 </div>
+<div class="head-actions">
+<a class="button" href="${base}/stats">Statistics</a>
 ${failed ? '' : html`<a class="button primary" href="${f.url}">Open the reader</a>`}
+</div>
 </div>
 ${state.notice ? alert(state.notice.text, state.notice.kind) : ''}
 <div class="flipbook-layout">

@@ -3,28 +3,15 @@
 // for a spreadsheet (one table, the days), --json for everything.
 import type { Command } from 'commander';
 import type { FlipbookStats } from '../../../../src/contract/stats.ts';
+import { STATS_TABLES, statsCsv } from '../../../../src/contract/statsCsv.ts';
 import { apiClient } from '../client/apiClient.ts';
 import { type ClientFlags, connectionFrom, withClientOptions } from '../clientOptions.ts';
 import { printJson, printTable, safe } from '../output.ts';
 
 type StatsFlags = ClientFlags & { from?: string; to?: string; csv?: boolean; pages?: boolean };
 
-/** A CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180). */
-const csvField = (value: unknown) => {
-  const text = String(value ?? '');
-  // A field a spreadsheet would run as a formula (=, +, -, @) is written as text.
-  const inert = /^[=+\-@\t\r]/.test(text) && !/^-?\d/.test(text) ? `'${text}` : text;
-  return /[",\r\n]/.test(inert) ? `"${inert.replace(/"/g, '""')}"` : inert;
-};
-
-export const statsCsv = (rows: Record<string, unknown>[], columns: string[]) =>
-  [columns, ...rows.map((r) => columns.map((c) => r[c]))]
-    .map((line) => line.map(csvField).join(','))
-    .join('\r\n')
-    .concat('\r\n');
-
-const DAY_COLUMNS = ['date', 'opens', 'views', 'readers', 'read_seconds'];
-const PAGE_COLUMNS = ['position', 'views', 'seconds'];
+const DAY_COLUMNS = [...STATS_TABLES.days];
+const PAGE_COLUMNS = [...STATS_TABLES.pages];
 
 const duration = (seconds: number) => {
   const s = Math.round(seconds);
@@ -91,9 +78,7 @@ export const registerStats = (program: Command) => {
     });
     if (flags.json) return printJson(stats);
     if (flags.csv) {
-      process.stdout.write(
-        flags.pages ? statsCsv(stats.pages, PAGE_COLUMNS) : statsCsv(stats.days, DAY_COLUMNS),
-      );
+      process.stdout.write(statsCsv(stats, flags.pages ? 'pages' : 'days'));
       return;
     }
     printStats(stats, flags.pages ?? false);
