@@ -5,6 +5,7 @@ import { countJobs } from '../projections/jobs.ts';
 import { setMeta } from '../projections/meta.ts';
 import { createSso, missingJoinWorkspaces, type SsoSettings } from './app/accounts/sso.ts';
 import { openAnalytics } from './app/analytics/analytics.ts';
+import { openCountries } from './app/analytics/countries.ts';
 import { clockFromEnv } from './app/clock.ts';
 import { DEFAULT_KEY_USAGE_INTERVAL_MS, keyUsageRecorder } from './app/keyUsage.ts';
 import { grantsSignedWith, installationSecret } from './app/readerAccess.ts';
@@ -67,6 +68,8 @@ export type DaemonOptions = {
   databaseLimits?: DatabaseLimits;
   /** single sign-on for the dashboard (--oidc-issuer, --oidc-client-id, --oidc-join) */
   sso?: SsoSettings;
+  /** a MaxMind DB file: readers' countries are counted (--geoip-file) */
+  geoipFile?: string;
 };
 
 /**
@@ -100,6 +103,12 @@ export const runDaemon = async (options: DaemonOptions) => {
     signals.addEventListener('SIGINT', () => resolve('SIGINT'), { once: true });
   });
   const clock = clockFromEnv();
+  // Read before anything starts: a wrong file stops the start with why.
+  const countries = options.geoipFile
+    ? await openCountries(options.geoipFile).catch((error: Error) => {
+        throw new StartupError(error.message);
+      })
+    : undefined;
   makeAssetsNow([SCRIPT, STYLESHEET, DASHBOARD_SCRIPT, DASHBOARD_STYLES]);
   const store = await openStore({
     dataDir: options.dataDir,
@@ -163,6 +172,7 @@ export const runDaemon = async (options: DaemonOptions) => {
     secret,
     ownHosts: () => (URL.canParse(publicUrl) ? [new URL(publicUrl).hostname] : []),
     log: logger,
+    ...(countries ? { countries } : {}),
   });
   if (options.sso) {
     for (const name of await missingJoinWorkspaces(options.sso, store)) {

@@ -43,7 +43,7 @@ export const StatsDay = Named('StatsDay', {
 const StatsSource = Named('StatsSource', {
   name: Type.String({
     description:
-      'A referring site’s host (`news.example.org`), or `(direct)` for none; a device class: `phone`, `tablet` or `desktop`',
+      'A referring site’s host (`news.example.org`), or `(direct)` for none; a device class: `phone`, `tablet` or `desktop`; a country’s code',
   }),
   opens: Count('Opens from it'),
 });
@@ -89,6 +89,10 @@ export const FlipbookStats = Named(
     }),
     devices: Type.Array(StatsSource, {
       description: 'The kinds of device readers used, the most first',
+    }),
+    countries: Type.Array(StatsSource, {
+      description:
+        'Readers’ countries (ISO 3166-1 alpha-2 codes, `(unknown)` for an address the database does not place), the most first (at most 50); empty unless the operator gave a GeoIP database (`serve --geoip-file`)',
     }),
     share_links: Type.Array(
       Named('StatsShareLink', {

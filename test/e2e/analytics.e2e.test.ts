@@ -3,6 +3,10 @@
 // Global Privacy Control, a robot. No cookie and no Set-Cookie on any reader response, nothing
 // in the browser's storage. The page's clock is Playwright's (time on a page is injected, not
 // waited for); the reader turns without animation (reduced motion).
+
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   type Browser,
   type BrowserContextOptions,
@@ -23,6 +27,7 @@ import {
   SMALL_PDF,
 } from '../support/apiHelpers.ts';
 import { flipbook } from '../support/cli.ts';
+import { countryDatabase } from '../support/mmdbWriter.ts';
 import { waitFor } from '../support/waitFor.ts';
 
 /** A desktop Chrome: headless Chromium's own user agent says HeadlessChrome, a robot. */
@@ -267,5 +272,71 @@ describe('reader analytics, in Chromium', () => {
     expect(s.days.map((d: Json) => d.date)).toEqual(['2026-01-01', '2026-01-02', '2026-01-03']);
     expect(s.views).toBe(0);
     expectError(await c.get('/flipbooks/not-an-id/stats'), 400, /^Invalid flipbook ID$/);
+  });
+});
+
+describe('readers’ countries, with a GeoIP database', () => {
+  let fx: ApiFixture;
+  const dir = mkdtempSync(join(tmpdir(), 'flipbook-geoip-'));
+  const file = join(dir, 'countries.mmdb');
+  writeFileSync(file, countryDatabase({ '192.0.2.0/24': 'NL', '198.51.100.0/24': 'JP' }));
+  afterAll(async () => {
+    await fx?.stop();
+  });
+
+  it('refuses to start with a file that is not one', async () => {
+    const bad = join(dir, 'not.mmdb');
+    writeFileSync(bad, 'hello');
+    for (const path of [bad, join(dir, 'missing.mmdb')]) {
+      const started = await flipbook([
+        'serve',
+        '--port',
+        '0',
+        '--data-dir',
+        join(dir, 'data'),
+        '--geoip-file',
+        path,
+      ]);
+      expect(started.code).not.toBe(0);
+      expect(started.stderr).toContain(`--geoip-file ${path}: not a readable MaxMind DB file`);
+    }
+  });
+
+  it('counts the country of each open, and nothing else of the address', async () => {
+    fx = await startApi('embedded', ['--workers', '1', '--trust-proxy', '--geoip-file', file]);
+    const c = client(fx.api, fx.key);
+    const book = await createFlipbook(c, {}, pdf(SMALL_PDF));
+    await waitFor('the book processed', async () => {
+      const reply = await c.status(book.flipbookId, book.versionId);
+      return reply.body.status === 'done' ? true : undefined;
+    });
+    const page = await (await fetch(`${fx.daemon.url}/f/${book.flipbookId}`)).text();
+    const token = JSON.parse(
+      /<script type="application\/json" id="flipbook-data">(.*?)<\/script>/s.exec(page)?.[1] ??
+        '{}',
+    ).beacon.token as string;
+    for (const address of [
+      '192.0.2.1',
+      '192.0.2.2',
+      '198.51.100.1',
+      '203.0.113.1',
+      '2001:db8::1',
+    ]) {
+      const sent = await fetch(`${fx.daemon.url}/b`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain', 'user-agent': CHROME, 'x-forwarded-for': address },
+        body: JSON.stringify({ v: 1, t: token, e: [{ k: 'open' }] }),
+      });
+      expect(sent.status).toBe(202);
+    }
+    const stats = await waitFor('the opens counted', async () => {
+      const reply = await c.get(`/flipbooks/${book.flipbookId}/stats`);
+      return reply.body.opens === 5 ? reply.body : undefined;
+    });
+    expect(stats.countries).toEqual([
+      { name: '(unknown)', opens: 2 },
+      { name: 'NL', opens: 2 },
+      { name: 'JP', opens: 1 },
+    ]);
   });
 });

@@ -5,6 +5,7 @@
 import type { Logger } from '../../log.ts';
 import type { Store } from '../../store/store.ts';
 import type { Clock } from '../clock.ts';
+import type { Countries } from './countries.ts';
 import { createIngest, FLUSH_MS } from './ingest.ts';
 import { READING_TOKEN_MS, readingTokensSignedWith } from './readingTokens.ts';
 import { dailySalts } from './salts.ts';
@@ -21,6 +22,8 @@ export const openAnalytics = (deps: {
   /** the service's own host names (its public URL's), read on each beacon */
   ownHosts: () => readonly string[];
   log: Logger;
+  /** a GeoIP database's countries (serve --geoip-file); absent: not counted */
+  countries?: Countries;
 }) => {
   const tokens = readingTokensSignedWith(deps.secret);
   const salts = dailySalts(deps.store, deps.clock);
@@ -30,6 +33,7 @@ export const openAnalytics = (deps: {
     salt: salts.today,
     token: tokens.read,
     ownHosts: deps.ownHosts,
+    ...(deps.countries ? { countryOf: deps.countries.of } : {}),
   });
   let timer: NodeJS.Timeout | null = null;
   let failing = false;

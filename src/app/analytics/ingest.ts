@@ -27,6 +27,9 @@ export type BeaconSender = Sender & {
   mobileHint: string | undefined;
 };
 
+/** The country of an address (./countries.ts), when the operator gave a GeoIP database. */
+export type CountryOf = (address: string | null) => string | null;
+
 type Daily = {
   opens: number;
   views: number;
@@ -185,6 +188,8 @@ export type IngestDeps = {
   token: (text: string, now: Date) => ReadingToken | null;
   /** this service's own host names: a reader moving inside it came from nowhere */
   ownHosts: () => readonly string[];
+  /** absent: countries are not counted */
+  countryOf?: CountryOf;
 };
 
 export const createIngest = (deps: IngestDeps) => {
@@ -226,6 +231,14 @@ export const createIngest = (deps: IngestDeps) => {
             () => 0,
             (n) => n + 1,
           );
+          if (deps.countryOf) {
+            add(
+              pending.sources,
+              `${book} ${day} country ${deps.countryOf(sender.address) ?? '(unknown)'}`,
+              () => 0,
+              (n) => n + 1,
+            );
+          }
           const host = referrerHost(beacon.referrer, deps.ownHosts());
           add(
             pending.sources,

@@ -84,6 +84,7 @@ export const statsOf = async (
     links: rows.links.map((l) => ({ page: l.position, link: l.link, clicks: l.clicks })),
     referrers: sources('referrer'),
     devices: sources('device'),
+    countries: sources('country'),
     share_links: rows.shareLinks.map((l) => ({
       id: l.link_id,
       label: labels.get(l.link_id) ?? null,

@@ -54,6 +54,10 @@ export const registerServe = (program: Command) => {
           )
           .option('--grace <seconds>', 'on SIGTERM, how long requests in flight may finish', '30')
           .option(
+            '--geoip-file <path>',
+            "count readers' countries with this MaxMind DB file (GeoLite2 or DB-IP Country); off without it",
+          )
+          .option(
             '--workers <n>',
             'documents this daemon processes at once (0: none)',
             String(defaultLanes()),
@@ -77,6 +81,7 @@ export const registerServe = (program: Command) => {
           rateLimit: string;
           trustProxy?: boolean;
           webhookAllowPrivate?: boolean;
+          geoipFile?: string;
           clientInfo: boolean;
           workers: string;
           renderProcesses: string;

@@ -123,6 +123,16 @@ const DEVICE_NAMES: Record<string, string> = {
   desktop: 'Computers',
 };
 
+/** A country's name in English from its ISO code (the runtime's own list), else the code. */
+const countryName = (code: string) => {
+  if (!/^[A-Z]{2}$/.test(code)) return 'Not known';
+  try {
+    return new Intl.DisplayNames(['en'], { type: 'region' }).of(code) ?? code;
+  } catch {
+    return code;
+  }
+};
+
 const offNote = (settings: Settings, isOwner: boolean) =>
   settings.enabled
     ? ''
@@ -220,6 +230,18 @@ ${ranked(
 )}
 </section>
 </div>
+${
+  s.countries.length
+    ? html`<section class="panel" aria-labelledby="country-title">
+<h2 id="country-title">Countries</h2>
+${ranked(
+  'Country',
+  s.countries.map((c) => ({ ...c, name: countryName(c.name) })),
+  '',
+)}
+</section>`
+    : ''
+}
 <section class="panel" aria-labelledby="links-title">
 <h2 id="links-title">Links followed</h2>
 ${

@@ -47,6 +47,10 @@ const printStats = (s: FlipbookStats, withPages: boolean) => {
   printTable(s.referrers, ['name', 'opens']);
   out('\nDevices\n');
   printTable(s.devices, ['name', 'opens']);
+  if (s.countries.length) {
+    out('\nCountries\n');
+    printTable(s.countries, ['name', 'opens']);
+  }
   if (s.links.length) {
     out('\nLinks followed\n');
     printTable(s.links, ['page', 'link', 'clicks']);
