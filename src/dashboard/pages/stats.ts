@@ -138,11 +138,39 @@ const offNote = (settings: Settings, isOwner: boolean) =>
     ? ''
     : html`<p class="alert info" role="status">Reader analytics are off for this workspace: nothing new is counted.${isOwner ? html` <a href="/dashboard/stats#settings">Turn them on</a>.` : ''}</p>`;
 
+type PageContext = {
+  today: string;
+  days: number;
+  settings: Settings;
+  error?: string;
+  saved?: boolean;
+};
+
+/**
+ * What both pages open with: what went wrong or was saved, whether counting is off, the range,
+ * the totals (`more` after readers, opens and pages seen) and the days.
+ */
+const overview = (
+  signedIn: SignedIn,
+  path: string,
+  s: Pick<FlipbookStats, 'from' | 'to' | 'readers' | 'opens' | 'views' | 'days'>,
+  context: PageContext,
+  more: [string, string][],
+) => html`${alert(context.error ?? null)}
+${context.saved ? alert('Saved.', 'ok') : ''}
+${offNote(context.settings, signedIn.person.role === 'owner')}
+${rangePicker(path, { from: s.from, to: s.to, days: context.days }, context.today)}
+${figures([['Readers', count(s.readers)], ['Opens', count(s.opens)], ['Pages seen', count(s.views)], ...more])}
+<section class="panel" aria-labelledby="time-title">
+<h2 id="time-title">Over time</h2>
+${overTime(s.days)}
+</section>`;
+
 export const flipbookStatsPage = (
   signedIn: SignedIn,
   book: { id: string; title: string },
   s: FlipbookStats,
-  context: { today: string; days: number; settings: Settings; error?: string },
+  context: PageContext,
 ) => {
   const base = `/dashboard/flipbooks/${book.id}`;
   const path = `${base}/stats`;
@@ -163,22 +191,12 @@ export const flipbookStatsPage = (
 <p class="head-meta"><span>${s.from} to ${s.to} (UTC)</span><span>Counted without cookies; <a href="/dashboard/stats#about">what is counted</a></span></p>
 </div>
 </div>
-${alert(context.error ?? null)}
-${offNote(context.settings, signedIn.person.role === 'owner')}
-${rangePicker(path, { from: s.from, to: s.to, days: context.days }, context.today)}
-${figures([
-  ['Readers', count(s.readers)],
-  ['Opens', count(s.opens)],
-  ['Pages seen', count(s.views)],
+${overview(signedIn, path, s, context, [
   ['Average reading', duration(s.average_read_seconds)],
   ['Searches', count(s.searches)],
   ['Downloads', count(s.downloads)],
   ['Zooms', count(s.zooms)],
 ])}
-<section class="panel" aria-labelledby="time-title">
-<h2 id="time-title">Over time</h2>
-${overTime(s.days)}
-</section>
 <section class="panel" aria-labelledby="reach-title">
 <h2 id="reach-title">How far readers got</h2>
 <p class="hint">Each page’s views against the readers who opened the flipbook: where the curve drops, readers stopped.</p>
@@ -280,11 +298,7 @@ ${s.share_links.map(
   );
 };
 
-export const workspaceStatsPage = (
-  signedIn: SignedIn,
-  s: WorkspaceStats,
-  context: { today: string; days: number; settings: Settings; error?: string; saved?: boolean },
-) => {
+export const workspaceStatsPage = (signedIn: SignedIn, s: WorkspaceStats, context: PageContext) => {
   const isOwner = signedIn.person.role === 'owner';
   const [least, most] = ANALYTICS_DAYS_RANGE;
   const { settings } = context;
@@ -299,20 +313,7 @@ export const workspaceStatsPage = (
 <p class="head-meta"><span>${signedIn.workspace.name}, ${s.from} to ${s.to} (UTC)</span></p>
 </div>
 </div>
-${alert(context.error ?? null)}
-${context.saved ? alert('Saved.', 'ok') : ''}
-${offNote(settings, isOwner)}
-${rangePicker('/dashboard/stats', { from: s.from, to: s.to, days: context.days }, context.today)}
-${figures([
-  ['Readers', count(s.readers)],
-  ['Opens', count(s.opens)],
-  ['Pages seen', count(s.views)],
-  ['Reading time', duration(s.read_seconds)],
-])}
-<section class="panel" aria-labelledby="time-title">
-<h2 id="time-title">Over time</h2>
-${overTime(s.days)}
-</section>
+${overview(signedIn, '/dashboard/stats', s, context, [['Reading time', duration(s.read_seconds)]])}
 <section class="panel" aria-labelledby="books-title">
 <h2 id="books-title">Flipbooks</h2>
 ${
