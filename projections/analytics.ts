@@ -9,6 +9,16 @@ import type { Db } from './readTable.ts';
 export const NO_LINK = '00000000-0000-0000-0000-000000000000';
 
 export const ANALYTICS_DDL = `
+-- Pages and links were first keyed without their version, in a build that never wrote to them
+-- (nothing counted before the reader sent beacons): such empty tables make way for these.
+DO $$ BEGIN
+  IF EXISTS (SELECT 1 FROM information_schema.tables WHERE table_name = 'analytics_pages'
+             AND table_schema = current_schema())
+     AND NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_name = 'analytics_pages'
+             AND column_name = 'version_id' AND table_schema = current_schema()) THEN
+    DROP TABLE analytics_pages, analytics_links;
+  END IF;
+END $$;
 CREATE TABLE IF NOT EXISTS analytics_daily (
   flipbook_id UUID NOT NULL, day DATE NOT NULL, link_key UUID NOT NULL,
   opens INT NOT NULL DEFAULT 0, views INT NOT NULL DEFAULT 0, readers INT NOT NULL DEFAULT 0,
@@ -17,14 +27,14 @@ CREATE TABLE IF NOT EXISTS analytics_daily (
   PRIMARY KEY (flipbook_id, day, link_key)
 );
 CREATE TABLE IF NOT EXISTS analytics_pages (
-  flipbook_id UUID NOT NULL, day DATE NOT NULL, position INT NOT NULL,
+  flipbook_id UUID NOT NULL, day DATE NOT NULL, version_id UUID NOT NULL, position INT NOT NULL,
   views INT NOT NULL DEFAULT 0, seconds DOUBLE PRECISION NOT NULL DEFAULT 0,
-  PRIMARY KEY (flipbook_id, day, position)
+  PRIMARY KEY (flipbook_id, day, version_id, position)
 );
 CREATE TABLE IF NOT EXISTS analytics_links (
-  flipbook_id UUID NOT NULL, day DATE NOT NULL, position INT NOT NULL, link INT NOT NULL,
-  clicks INT NOT NULL DEFAULT 0,
-  PRIMARY KEY (flipbook_id, day, position, link)
+  flipbook_id UUID NOT NULL, day DATE NOT NULL, version_id UUID NOT NULL, position INT NOT NULL,
+  link INT NOT NULL, clicks INT NOT NULL DEFAULT 0,
+  PRIMARY KEY (flipbook_id, day, version_id, position, link)
 );
 CREATE TABLE IF NOT EXISTS analytics_sources (
   flipbook_id UUID NOT NULL, day DATE NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL,
@@ -54,6 +64,7 @@ export type Flush = {
   pages: {
     flipbook: string[];
     day: string[];
+    version: string[];
     position: number[];
     views: number[];
     seconds: number[];
@@ -61,6 +72,7 @@ export type Flush = {
   links: {
     flipbook: string[];
     day: string[];
+    version: string[];
     position: number[];
     link: number[];
     clicks: number[];
@@ -97,18 +109,32 @@ export const addFigures = async (db: Db, f: Flush) => {
     [d.flipbook, d.day, d.link, d.opens, d.views, d.seconds, d.searches, d.downloads, d.zooms],
   );
   await db.query(
-    `INSERT INTO analytics_pages AS a (flipbook_id, day, position, views, seconds)
-     SELECT * FROM unnest($1::uuid[], $2::date[], $3::int[], $4::int[], $5::float8[])
-     ON CONFLICT (flipbook_id, day, position) DO UPDATE SET
+    `INSERT INTO analytics_pages AS a (flipbook_id, day, version_id, position, views, seconds)
+     SELECT * FROM unnest($1::uuid[], $2::date[], $3::uuid[], $4::int[], $5::int[], $6::float8[])
+     ON CONFLICT (flipbook_id, day, version_id, position) DO UPDATE SET
        views = a.views + EXCLUDED.views, seconds = a.seconds + EXCLUDED.seconds`,
-    [f.pages.flipbook, f.pages.day, f.pages.position, f.pages.views, f.pages.seconds],
+    [
+      f.pages.flipbook,
+      f.pages.day,
+      f.pages.version,
+      f.pages.position,
+      f.pages.views,
+      f.pages.seconds,
+    ],
   );
   await db.query(
-    `INSERT INTO analytics_links AS a (flipbook_id, day, position, link, clicks)
-     SELECT * FROM unnest($1::uuid[], $2::date[], $3::int[], $4::int[], $5::int[])
-     ON CONFLICT (flipbook_id, day, position, link) DO UPDATE SET
+    `INSERT INTO analytics_links AS a (flipbook_id, day, version_id, position, link, clicks)
+     SELECT * FROM unnest($1::uuid[], $2::date[], $3::uuid[], $4::int[], $5::int[], $6::int[])
+     ON CONFLICT (flipbook_id, day, version_id, position, link) DO UPDATE SET
        clicks = a.clicks + EXCLUDED.clicks`,
-    [f.links.flipbook, f.links.day, f.links.position, f.links.link, f.links.clicks],
+    [
+      f.links.flipbook,
+      f.links.day,
+      f.links.version,
+      f.links.position,
+      f.links.link,
+      f.links.clicks,
+    ],
   );
   await db.query(
     `INSERT INTO analytics_sources AS a (flipbook_id, day, kind, name, opens)
@@ -183,17 +209,22 @@ export type StatsRows = {
 const sums = `coalesce(sum(opens), 0)::int AS opens, coalesce(sum(views), 0)::int AS views,
   coalesce(sum(readers), 0)::int AS readers, coalesce(sum(read_seconds), 0)::float8 AS read_seconds`;
 
-/** A flipbook's figures over the days [from, to] (inclusive, UTC dates). */
+/**
+ * A flipbook's figures over the days [from, to] (inclusive, UTC dates); pages and links of one
+ * version (`versionId`), or of every version when null.
+ */
 export const flipbookStats = async (
   db: Db,
   flipbookId: string,
   from: string,
   to: string,
+  versionId: string | null,
   /** how many links and sources of each kind at most, the most clicked/opened first */
   top = 50,
 ): Promise<StatsRows> => {
   const range = [flipbookId, from, to];
   const where = 'flipbook_id = $1 AND day BETWEEN $2::date AND $3::date';
+  const ofVersion = `${where} AND ($4::uuid IS NULL OR version_id = $4)`;
   const [totals, days, pages, links, sources, shareLinks] = await Promise.all([
     db.query(
       `SELECT ${sums}, coalesce(sum(searches), 0)::int AS searches,
@@ -208,14 +239,14 @@ export const flipbookStats = async (
     ),
     db.query(
       `SELECT position, sum(views)::int AS views, sum(seconds)::float8 AS seconds
-       FROM analytics_pages WHERE ${where} GROUP BY position ORDER BY position`,
-      range,
+       FROM analytics_pages WHERE ${ofVersion} GROUP BY position ORDER BY position`,
+      [...range, versionId],
     ),
     db.query(
       `SELECT position, link, sum(clicks)::int AS clicks
-       FROM analytics_links WHERE ${where} GROUP BY position, link
-       ORDER BY clicks DESC, position, link LIMIT $4`,
-      [...range, top],
+       FROM analytics_links WHERE ${ofVersion} GROUP BY position, link
+       ORDER BY clicks DESC, position, link LIMIT $5`,
+      [...range, versionId, top],
     ),
     db.query(
       `SELECT kind, name, opens FROM (

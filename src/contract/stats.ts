@@ -73,7 +73,7 @@ export const FlipbookStats = Named(
       }),
       {
         description:
-          'Every page of the active version, zeros included (and any other page counted: an older version’s)',
+          'Every page of the active version, zeros included: what was read of the pages readers see now (an earlier version’s pages are counted apart, and not shown)',
       },
     ),
     links: Type.Array(
@@ -82,7 +82,10 @@ export const FlipbookStats = Named(
         link: Count('Its place among the page’s links (0-based, as document.json lists them)'),
         clicks: Count('Times it was followed'),
       }),
-      { description: 'Links on pages followed, the most followed first (at most 50)' },
+      {
+        description:
+          'Links on the active version’s pages followed, the most followed first (at most 50)',
+      },
     ),
     referrers: Type.Array(StatsSource, {
       description: 'Where readers came from, the most first (at most 50)',

@@ -80,14 +80,15 @@ describe('the Statistics pages', () => {
       for (let p = 1; p <= PAGES; p++) {
         const seen = Math.round(opens * 0.97 ** (p - 1) * (p === 12 ? 0.6 : 1));
         await q(
-          'INSERT INTO analytics_pages (flipbook_id, day, position, views, seconds) VALUES ($1, $2, $3, $4, $5)',
-          [book.flipbookId, day, p, seen, seen * (6 + ((p * 5) % 17))],
+          `INSERT INTO analytics_pages (flipbook_id, day, version_id, position, views, seconds)
+           VALUES ($1, $2, $3, $4, $5, $6)`,
+          [book.flipbookId, day, book.versionId, p, seen, seen * (6 + ((p * 5) % 17))],
         );
       }
       await q(
-        `INSERT INTO analytics_links (flipbook_id, day, position, link, clicks)
-         VALUES ($1, $2, 3, 0, $3), ($1, $2, 9, 1, $4)`,
-        [book.flipbookId, day, 6, 2],
+        `INSERT INTO analytics_links (flipbook_id, day, version_id, position, link, clicks)
+         VALUES ($1, $2, $3, 3, 0, $4), ($1, $2, $3, 9, 1, $5)`,
+        [book.flipbookId, day, book.versionId, 6, 2],
       );
       await q(
         `INSERT INTO analytics_sources (flipbook_id, day, kind, name, opens) VALUES

@@ -2,6 +2,7 @@
 // link and source; readers counted once a day; nothing counted for robots, Do Not Track, tokens
 // not ours, or pages the version does not have; a failed write keeps its figures.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { flipbookStats } from '../../projections/analytics.ts';
 import { createIngest } from '../../src/app/analytics/ingest.ts';
 import { readingTokensSignedWith } from '../../src/app/analytics/readingTokens.ts';
 import { dailySalts } from '../../src/app/analytics/salts.ts';
@@ -159,6 +160,13 @@ describe('beacons into figures', () => {
       { kind: 'referrer', name: 'news.example.org', opens: 2 },
     ]);
     expect(await rows(`SELECT 1 FROM analytics_daily WHERE flipbook_id = '${OTHER}'`)).toEqual([]);
+    // Pages are counted per version: another version's report has none of these.
+    const day = '2026-11-28';
+    expect((await flipbookStats(store.db, BOOK, day, day, VERSION)).pages).toHaveLength(2);
+    expect((await flipbookStats(store.db, BOOK, day, day, OTHER)).pages).toEqual([]);
+    expect((await flipbookStats(store.db, BOOK, day, day, null)).links).toEqual([
+      { position: 1, link: 2, clicks: 2 },
+    ]);
 
     // The same reader in a later flush of the day is still one reader.
     expect(await ingest.accept(opened, sender('192.0.2.1'))).toBe(true);

@@ -101,15 +101,17 @@ const columnsOf = (p: Pending): Flush => {
     pages: {
       flipbook: key(pages, 0),
       day: key(pages, 1),
-      position: key(pages, 2).map(Number),
+      version: key(pages, 2),
+      position: key(pages, 3).map(Number),
       views: col(pages, ([, v]) => v.views),
       seconds: col(pages, ([, v]) => v.seconds),
     },
     links: {
       flipbook: key(links, 0),
       day: key(links, 1),
-      position: key(links, 2).map(Number),
-      link: key(links, 3).map(Number),
+      version: key(links, 2),
+      position: key(links, 3).map(Number),
+      link: key(links, 4).map(Number),
       clicks: col(links, ([, v]) => v),
     },
     sources: {
@@ -254,7 +256,7 @@ export const createIngest = (deps: IngestDeps) => {
           daily.seconds += event.seconds;
           add(
             pending.pages,
-            `${book} ${day} ${event.position}`,
+            `${book} ${day} ${token.versionId} ${event.position}`,
             () => ({ views: 0, seconds: 0 }),
             (p) => ({
               views: p.views + (event.more ? 0 : 1),
@@ -266,7 +268,7 @@ export const createIngest = (deps: IngestDeps) => {
           if (event.position > token.pages) break;
           add(
             pending.links,
-            `${book} ${day} ${event.position} ${event.link}`,
+            `${book} ${day} ${token.versionId} ${event.position} ${event.link}`,
             () => 0,
             (n) => n + 1,
           );

@@ -49,12 +49,19 @@ export const statsOf = async (
   const book = await findFlipbook(db, workspaceId, flipbookId);
   // Another workspace's flipbook is as unknown as none (isolation).
   if (!book) throw new NotFound('Flipbook not found');
-  const [rows, versions, links] = await Promise.all([
-    flipbookStats(db, flipbookId, range.from, range.to),
+  const [versions, links] = await Promise.all([
     listVersions(db, flipbookId),
     listShareLinks(db, flipbookId),
   ]);
+  // Pages and links are those of the active version (the pages of another may be others).
   const active = versions.find((v) => v.version_id === book.active_version_id);
+  const rows = await flipbookStats(
+    db,
+    flipbookId,
+    range.from,
+    range.to,
+    active?.version_id ?? null,
+  );
   const days = everyDay(range, rows.days);
   const byPage = new Map(rows.pages.map((p) => [p.position, p]));
   const lastPage = Math.max(active?.page_count ?? 0, ...rows.pages.map((p) => p.position));
