@@ -43,6 +43,13 @@ export const webhookDeliveries = new Counter({
   registers: [registry],
 });
 
+export const beacons = new Counter({
+  name: 'flipbook_beacons_total',
+  help: 'Reader beacons answered 202, by outcome: counted, dropped (a robot, Do Not Track, a token not ours), lost (could not be counted: the database away)',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
 /** Jobs by state, read from the database when scraped (every daemon and worker shares them). */
 export const jobGauge = (read: () => Promise<Record<string, number>>) =>
   new Gauge({

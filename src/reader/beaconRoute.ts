@@ -11,6 +11,7 @@ import { readBody } from '../http/bodyLimit.ts';
 import { clientAddress } from '../http/rateLimit.ts';
 import type { Request, Routes } from '../http/server.ts';
 import type { Logger } from '../log.ts';
+import { beacons } from '../metrics.ts';
 
 /**
  * Beacons one address may send a minute, in each daemon. A reader sends one when it opens and one
@@ -60,9 +61,15 @@ export const mountBeacon = (
         globalPrivacyControl: header('sec-gpc'),
         mobileHint: header('sec-ch-ua-mobile'),
       })
-      // The reader was answered; a beacon that cannot be counted now (the database away for
-      // today's salt) is lost, like one the network dropped.
-      .catch((error: unknown) => deps.log.debug({ err: error }, 'a beacon was not counted'));
+      .then(
+        (counted) => beacons.inc({ outcome: counted ? 'counted' : 'dropped' }),
+        // The reader was answered; a beacon that cannot be counted now (the database away for
+        // today's salt) is lost, like one the network dropped.
+        (error: unknown) => {
+          beacons.inc({ outcome: 'lost' });
+          deps.log.debug({ err: error }, 'a beacon was not counted');
+        },
+      );
   });
 };
 

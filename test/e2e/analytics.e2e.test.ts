@@ -178,6 +178,17 @@ describe('reader analytics, in Chromium', () => {
     // Nothing kept in the browser: no cookie, no storage; no Set-Cookie anywhere.
     expect(await context.cookies()).toEqual([]);
     await context.close();
+    // Counted in the metrics by outcome.
+    const metrics = await (await fetch(`${fx.daemon.url}/metrics`)).text();
+    const outcome = (name: string) =>
+      Number(
+        new RegExp(`^flipbook_beacons_total\\{outcome="${name}"\\} (\\d+)$`, 'm').exec(
+          metrics,
+        )?.[1],
+      );
+    expect(outcome('dropped')).toBeGreaterThanOrEqual(6);
+    expect(outcome('counted')).toBeGreaterThanOrEqual(3);
+
     const seen = await Promise.all(responses);
     expect(seen.length).toBeGreaterThan(10);
     expect(seen.filter(([, cookie]) => cookie !== undefined)).toEqual([]);
