@@ -33,22 +33,24 @@ export const createBeacon = (config: { url: string; token: string } | undefined)
   let openSent = false;
 
   const send = () => {
-    if (events.length === 0) return;
-    const body: Record<string, unknown> = {
-      v: 1,
-      t: config.token,
-      e: events.slice(0, MOST_EVENTS),
-    };
-    events = events.slice(MOST_EVENTS);
-    if (!openSent) {
+    while (events.length > 0) {
+      const batch = events.slice(0, MOST_EVENTS);
+      const body: Record<string, unknown> = { v: 1, t: config.token, e: batch };
+      if (!openSent) {
+        // the site the reader came from (the browser gives its origin at most) and whether the
+        // screen is a touch one (an iPad says it is a Mac)
+        if (document.referrer) body.r = document.referrer;
+        if (navigator.maxTouchPoints > 1) body.tc = 1;
+      }
+      // Refused when the browser's queue of beacons is full: kept for the next send (the
+      // newest few hundred, should it stay full).
+      if (!navigator.sendBeacon(config.url, JSON.stringify(body))) {
+        events = events.slice(-10 * MOST_EVENTS);
+        return;
+      }
       openSent = true;
-      // the site the reader came from (the browser gives its origin at most) and whether the
-      // screen is a touch one (an iPad says it is a Mac)
-      if (document.referrer) body.r = document.referrer;
-      if (navigator.maxTouchPoints > 1) body.tc = 1;
+      events = events.slice(batch.length);
     }
-    navigator.sendBeacon(config.url, JSON.stringify(body));
-    if (events.length > 0) send();
   };
 
   /** The time the pages shown were seen since `since`, as events; the clock restarts. */
@@ -85,6 +87,10 @@ export const createBeacon = (config: { url: string; token: string } | undefined)
     closeTime();
     since = null;
     send();
+  });
+  // Back from the browser's page cache: the pages on screen are seen again from now.
+  window.addEventListener('pageshow', (event) => {
+    if (event.persisted && !document.hidden) since = performance.now();
   });
   setInterval(() => {
     if (!document.hidden) send();
