@@ -23,7 +23,8 @@
 //    "more time" ones, links followed, searches, zooms, downloads). Prints the rate achieved, the
 //    median and p99 of the 202s (from the moment each beacon was due), the CPU time per 1,000
 //    beacons of the daemon, of PostgreSQL (the one-second writes included: measured until the
-//    last is done) and of this process. Meanwhile one lane (undici) GETs the reader (/f/<id>) and
+//    last is done) and of this process, and the daemon's event-loop delay and GC time over it (its
+//    /metrics). 2,000 beacons go first, not measured (warm-up). Meanwhile one lane (undici) GETs the reader (/f/<id>) and
 //    the API (/api/v1/flipbooks/<id>) in turn: their median and p99 beside those of the same lane
 //    idle just before. Then the ceilings, --ceiling requests each with 64 in flight and nothing
 //    beside: more beacons; the daemon's GET /healthz (its HTTP path without work); and the same
@@ -37,20 +38,22 @@
 //    the 90 days and over the last 30 (the baseline), interleaved, --reports times each after 3
 //    warm-ups: median and p99 wall time, CPU of the daemon and of PostgreSQL per report, and the
 //    query alone (projections/analytics.ts flipbookStats) run in this process. --explain prints
-//    EXPLAIN ANALYZE of the report's queries.
+//    EXPLAIN ANALYZE of the report's queries. Also timed over these tables: the pruning the first
+//    write of each day does (pruneFigures, in a transaction rolled back).
 //
 // The load average is printed at the start and the end: wall times move with whatever else the
 // machine runs (CPU times barely do).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { flipbookStats, NO_LINK } from '../projections/analytics.ts';
+import { flipbookStats, NO_LINK, pruneFigures } from '../projections/analytics.ts';
 import type { Db } from '../projections/readTable.ts';
+import { longWork } from '../src/store/databaseLimits.ts';
 import { openStore, type Store } from '../src/store/store.ts';
 import { startBenchDaemon } from './benchDaemon.ts';
 import { cpuMs } from './cpuTime.ts';
@@ -84,7 +87,6 @@ const SHARE_LINKS = 5;
 /** Beacons sent before any is measured. */
 const WARM = 2000;
 
-const DEBUG: [number, number][] = [];
 const TARGET = { rate: 5000, p99: 20, report: 200 };
 
 const load = () =>
@@ -455,6 +457,27 @@ try {
     ms: b.at - a.at,
   });
 
+  /** The daemon's own figures (/metrics, prom-client's defaults): its event loop's delay, GC. */
+  const daemonMetrics = async () => {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    const value = (name: string) =>
+      Number(
+        new RegExp(`^flipbook_${name.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? 0,
+      );
+    return {
+      lagMaxMs: value('nodejs_eventloop_lag_max_seconds') * 1000,
+      lagP99Ms: value('nodejs_eventloop_lag_p99_seconds') * 1000,
+      gc: Object.fromEntries(
+        ['major', 'minor', 'incremental'].map((kind) => [
+          kind,
+          {
+            count: value(`nodejs_gc_duration_seconds_count{kind="${kind}"}`),
+            ms: value(`nodejs_gc_duration_seconds_sum{kind="${kind}"}`) * 1000,
+          },
+        ]),
+      ),
+    };
+  };
   const warmUntil = performance.now() + 1000;
   await lane(() => performance.now() > warmUntil);
   const idleUntil = performance.now() + 4000;
@@ -482,6 +505,7 @@ try {
   const dayFrom = dayOf(Date.now());
   const latencies: number[] = [];
   let done = false;
+  const gcBefore = await daemonMetrics(); // (and the event loop's delay counted anew)
   const before = await cpuNow();
   const busyLane = lane(() => done);
   const started = performance.now();
@@ -500,7 +524,6 @@ try {
           (status) => {
             if (status !== 202) return void refuse(String(status));
             latencies.push(performance.now() - dueAt);
-            DEBUG.push([dueAt - started, performance.now() - dueAt]);
             made[i]?.tally();
           },
           (error: Error & { code?: string }) => void refuse(error.code ?? error.message),
@@ -513,12 +536,7 @@ try {
   const sentIn = performance.now() - started;
   done = true;
   const during = await busyLane;
-  console.log(
-    DEBUG.sort((a, b) => b[1] - a[1])
-      .slice(0, 40)
-      .map(([t, l]) => `${(t / 1000).toFixed(2)}s:${l.toFixed(0)}`)
-      .join(' '),
-  );
+  const gcAfter = await daemonMetrics();
   // The last beacons' figures are written within the next second: counted with ingestion.
   await sleep(1500);
   const ingestCpu = spent(before, await cpuNow());
@@ -709,6 +727,13 @@ try {
       `${share(ingestCpu.daemon)}, PostgreSQL ${share(ingestCpu.postgres)}, this process ` +
       `${share(ingestCpu.self)}; the sender was at most ${behind.toFixed(1)} ms late)`,
   );
+  const gcMs = (kind: string) =>
+    `${(gcAfter.gc[kind]?.count ?? 0) - (gcBefore.gc[kind]?.count ?? 0)} ${kind} ` +
+    `${((gcAfter.gc[kind]?.ms ?? 0) - (gcBefore.gc[kind]?.ms ?? 0)).toFixed(0)} ms`;
+  console.log(
+    `(the daemon over the open loop: event-loop delay p99 ${gcAfter.lagP99Ms.toFixed(1)} ms, ` +
+      `max ${gcAfter.lagMaxMs.toFixed(1)} ms; GC ${['major', 'minor', 'incremental'].map(gcMs).join(', ')})`,
+  );
   if (refused.size > 0) console.log(`not 202: ${JSON.stringify(Object.fromEntries(refused))}`);
   const laneRow = (name: string, idleMs: number[], busyMs: number[]) => ({
     lane: name,
@@ -769,13 +794,14 @@ try {
   const short = VIEWS - cells.reduce((a, c) => a + c.views, 0);
   for (let i = 0; i < short; i++) (cells[i % cells.length] as { views: number }).views++;
   await db.query(
-    `INSERT INTO analytics_pages (flipbook_id, day, position, views, seconds)
-     SELECT $1, d, p, v, v * 21.5 FROM unnest($2::date[], $3::int[], $4::int[]) AS x(d, p, v)`,
+    `INSERT INTO analytics_pages (flipbook_id, day, version_id, position, views, seconds)
+     SELECT $1, d, $5, p, v, v * 21.5 FROM unnest($2::date[], $3::int[], $4::int[]) AS x(d, p, v)`,
     [
       book.flipbook_id,
       cells.map((c) => c.day),
       cells.map((c) => c.position),
       cells.map((c) => c.views),
+      book.version_id,
     ],
   );
   const viewsOfDay = days.map(() => 0);
@@ -801,12 +827,14 @@ try {
     ],
   );
   // 30 links followed and 3 devices + 100 referring sites a day, the same shapes for the others
+  /** the books, each with its active version (pages and links are counted per version) */
+  const books = `(SELECT flipbook_id AS b, active_version_id AS v FROM flipbooks
+    WHERE flipbook_id = ANY($1::uuid[])) books`;
   const seedShapes = async (ids: string[], onlyExtras: boolean) => {
     await db.query(
-      `INSERT INTO analytics_links (flipbook_id, day, position, link, clicks)
-       SELECT b, d::date, 1 + n * 6, n % 4, (random() * 400)::int
-       FROM unnest($1::uuid[]) b, generate_series($2::date, $3::date, '1 day') d,
-         generate_series(0, 29) n`,
+      `INSERT INTO analytics_links (flipbook_id, day, version_id, position, link, clicks)
+       SELECT b, d::date, v, 1 + n * 6, n % 4, (random() * 400)::int
+       FROM ${books}, generate_series($2::date, $3::date, '1 day') d, generate_series(0, 29) n`,
       [ids, days[0], days.at(-1)],
     );
     await db.query(
@@ -823,10 +851,10 @@ try {
     );
     if (onlyExtras) return;
     await db.query(
-      `INSERT INTO analytics_pages (flipbook_id, day, position, views, seconds)
-       SELECT b, d, p, v, v * 20 FROM (
-         SELECT b, d::date AS d, p, (random() * 1500 / (1 + p / 25.0))::int AS v
-         FROM unnest($1::uuid[]) b, generate_series($2::date, $3::date, '1 day') d,
+      `INSERT INTO analytics_pages (flipbook_id, day, version_id, position, views, seconds)
+       SELECT b, d, v, p, n, n * 20 FROM (
+         SELECT b, v, d::date AS d, p, (random() * 1500 / (1 + p / 25.0))::int AS n
+         FROM ${books}, generate_series($2::date, $3::date, '1 day') d,
            generate_series(1, $4::int) p) x`,
       [ids, days[0], days.at(-1), REPORT_PAGES],
     );
@@ -854,6 +882,25 @@ try {
     )
   ).rows;
   const seeded = (performance.now() - seedStarted) / 1000;
+  // What the first write of each day (and of each start) does besides the figures: the day's
+  // pruning (projections/analytics.ts pruneFigures), in one transaction, rolled back here.
+  const pruneMs: number[] = [];
+  await longWork(store.pool, async (client) => {
+    const timing: Db = {
+      query: async (text, params) => {
+        const t0 = performance.now();
+        const result = await client.query(text, params);
+        pruneMs.push(performance.now() - t0);
+        return result;
+      },
+    } as Db;
+    await client.query('BEGIN');
+    try {
+      await pruneFigures(timing, days.at(-1) as string);
+    } finally {
+      await client.query('ROLLBACK');
+    }
+  });
 
   const report = async (from: string) => {
     const c0 = await cpuNow();
@@ -894,7 +941,7 @@ try {
   for (let i = 0; i < REPORTS; i++) {
     for (const [name, from] of Object.entries(shapes)) {
       const t0 = performance.now();
-      await flipbookStats(store.db, book.flipbook_id, from, days.at(-1) as string);
+      await flipbookStats(store.db, book.flipbook_id, from, days.at(-1) as string, book.version_id);
       queryMs[name]?.push(performance.now() - t0);
     }
   }
@@ -905,6 +952,11 @@ try {
   );
   console.log(
     `tables: ${sizes.map((s) => `${s.t} ${Number(s.n).toLocaleString('en')} rows ${s.mb} MB`).join(', ')}`,
+  );
+  console.log(
+    `the day's pruning over these tables (the first write of a day or a start, one transaction): ` +
+      `${pruneMs.reduce((a, b) => a + b, 0).toFixed(0)} ms in ${pruneMs.length} statements, the longest ` +
+      `${Math.max(...pruneMs).toFixed(0)} ms (the daemon's statement limit: 5,000 ms)`,
   );
   console.log(
     `the 90-day answer: views ${checked90?.views.toLocaleString('en')} (${checked90?.views === VIEWS ? 'as seeded' : 'NOT as seeded'}), ${checked90?.days.length} days, ` +
@@ -939,7 +991,13 @@ try {
       },
     };
     console.log('\n-- EXPLAIN ANALYZE, the 90-day report:');
-    await flipbookStats(explaining, book.flipbook_id, from90, days.at(-1) as string);
+    await flipbookStats(
+      explaining,
+      book.flipbook_id,
+      from90,
+      days.at(-1) as string,
+      book.version_id,
+    );
   }
 
   // -- 3. the issue's targets
@@ -976,5 +1034,10 @@ try {
 } finally {
   await lanePool.close().catch(() => {});
   await store.close();
-  daemon.kill('SIGTERM');
+  // the daemon stops its embedded PostgreSQL as it goes; then the store's folder goes too
+  const exited = new Promise((done) => daemon.once('exit', done));
+  if (daemon.exitCode === null) daemon.kill('SIGTERM');
+  else daemon.emit('exit');
+  await exited;
+  await rm(dataDir, { recursive: true, force: true });
 }
