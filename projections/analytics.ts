@@ -174,18 +174,28 @@ const FIGURE_TABLES = [
 
 /**
  * Deletes the figures no longer kept: days past their workspace's retention (counted back from
- * `today`), and every figure of a flipbook that was deleted.
+ * `today`), and every figure of a flipbook that was deleted. Each table is reached by its key's
+ * prefix (flipbook, day), never scanned whole: the flipbooks concerned are found in the daily
+ * table, which has a row for every flipbook and day any other table has.
  */
 export const pruneFigures = async (db: Db, today: string) => {
+  const { rows } = await db.query<{ id: string; cutoff: string }>(
+    `SELECT a.flipbook_id AS id,
+       coalesce(to_char($1::date - w.analytics_days, 'YYYY-MM-DD'), '9999-12-31') AS cutoff
+     FROM (SELECT flipbook_id, min(day) AS first FROM analytics_daily GROUP BY flipbook_id) a
+     LEFT JOIN flipbooks f ON f.flipbook_id = a.flipbook_id
+     LEFT JOIN workspaces w ON w.workspace_id = f.workspace_id
+     WHERE f.flipbook_id IS NULL OR a.first < $1::date - w.analytics_days`,
+    [today],
+  );
+  if (rows.length === 0) return;
+  const ids = rows.map((r) => r.id);
+  const cutoffs = rows.map((r) => r.cutoff);
   for (const table of FIGURE_TABLES) {
     await db.query(
-      `DELETE FROM ${table} a USING flipbooks f JOIN workspaces w ON w.workspace_id = f.workspace_id
-       WHERE a.flipbook_id = f.flipbook_id AND a.day < $1::date - w.analytics_days`,
-      [today],
-    );
-    await db.query(
-      `DELETE FROM ${table} a
-       WHERE NOT EXISTS (SELECT 1 FROM flipbooks f WHERE f.flipbook_id = a.flipbook_id)`,
+      `DELETE FROM ${table} t USING unnest($1::uuid[], $2::date[]) AS c(id, cutoff)
+       WHERE t.flipbook_id = c.id AND t.day < c.cutoff`,
+      [ids, cutoffs],
     );
   }
 };
@@ -206,8 +216,10 @@ export type StatsRows = {
   shareLinks: (Omit<DayFigures, 'day'> & { link_id: string })[];
 };
 
-const sums = `coalesce(sum(opens), 0)::int AS opens, coalesce(sum(views), 0)::int AS views,
-  coalesce(sum(readers), 0)::int AS readers, coalesce(sum(read_seconds), 0)::float8 AS read_seconds`;
+// Sums as float8: exact far past any count, where int would overflow over years of a busy book
+// (and bigint comes back from pg as text).
+const sums = `coalesce(sum(opens), 0)::float8 AS opens, coalesce(sum(views), 0)::float8 AS views,
+  coalesce(sum(readers), 0)::float8 AS readers, coalesce(sum(read_seconds), 0)::float8 AS read_seconds`;
 
 /**
  * A flipbook's figures over the days [from, to] (inclusive, UTC dates); pages and links of one
@@ -227,8 +239,8 @@ export const flipbookStats = async (
   const ofVersion = `${where} AND ($4::uuid IS NULL OR version_id = $4)`;
   const [totals, days, pages, links, sources, shareLinks] = await Promise.all([
     db.query(
-      `SELECT ${sums}, coalesce(sum(searches), 0)::int AS searches,
-         coalesce(sum(downloads), 0)::int AS downloads, coalesce(sum(zooms), 0)::int AS zooms
+      `SELECT ${sums}, coalesce(sum(searches), 0)::float8 AS searches,
+         coalesce(sum(downloads), 0)::float8 AS downloads, coalesce(sum(zooms), 0)::float8 AS zooms
        FROM analytics_daily WHERE ${where}`,
       range,
     ),
@@ -238,19 +250,19 @@ export const flipbookStats = async (
       range,
     ),
     db.query(
-      `SELECT position, sum(views)::int AS views, sum(seconds)::float8 AS seconds
+      `SELECT position, sum(views)::float8 AS views, sum(seconds)::float8 AS seconds
        FROM analytics_pages WHERE ${ofVersion} GROUP BY position ORDER BY position`,
       [...range, versionId],
     ),
     db.query(
-      `SELECT position, link, sum(clicks)::int AS clicks
+      `SELECT position, link, sum(clicks)::float8 AS clicks
        FROM analytics_links WHERE ${ofVersion} GROUP BY position, link
        ORDER BY clicks DESC, position, link LIMIT $5`,
       [...range, versionId, top],
     ),
     db.query(
       `SELECT kind, name, opens FROM (
-         SELECT kind, name, sum(opens)::int AS opens,
+         SELECT kind, name, sum(opens)::float8 AS opens,
            row_number() OVER (PARTITION BY kind ORDER BY sum(opens) DESC, name) AS n
          FROM analytics_sources WHERE ${where} GROUP BY kind, name) s
        WHERE n <= $4 ORDER BY kind, opens DESC, name`,

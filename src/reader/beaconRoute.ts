@@ -6,6 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Analytics } from '../app/analytics/analytics.ts';
 import { MAX_BEACON_BYTES, readBeacon } from '../domain/analytics/beacon.ts';
+import { senderKey } from '../domain/analytics/senderKey.ts';
 import { AppError } from '../domain/errors.ts';
 import { readBody } from '../http/bodyLimit.ts';
 import { clientAddress } from '../http/rateLimit.ts';
@@ -36,7 +37,7 @@ export const mountBeacon = (
       throw new AppError(415, 'A beacon is sent as text/plain or application/json');
     }
     const address = clientAddress(req, deps.trustProxy);
-    if (!perAddress.take(address)) {
+    if (!perAddress.take(senderKey(address))) {
       req.resume();
       throw new AppError(429, `Too many beacons: ${BEACONS_PER_MINUTE} a minute from one address`, {
         'Retry-After': '60',
@@ -73,18 +74,24 @@ export const mountBeacon = (
   });
 };
 
-/** At most `limit` takes per key in each minute, remembering at most `maxKeys` keys. */
+/**
+ * At most `limit` takes per key in each minute, remembering at most `maxKeys` keys a minute: past
+ * that, keys not yet seen go uncounted until the next minute (and those counted stay counted, so
+ * a flood of new addresses cannot reset a busy sender's count).
+ */
 const fixedWindow = (limit: number, maxKeys: number) => {
   let minute = 0;
   let counts = new Map<string, number>();
   return {
     take: (key: string) => {
       const now = Math.floor(Date.now() / 60_000);
-      if (now !== minute || counts.size >= maxKeys) {
+      if (now !== minute) {
         minute = now;
         counts = new Map();
       }
-      const count = (counts.get(key) ?? 0) + 1;
+      const seen = counts.get(key);
+      if (seen === undefined && counts.size >= maxKeys) return true;
+      const count = (seen ?? 0) + 1;
       counts.set(key, count);
       return count <= limit;
     },

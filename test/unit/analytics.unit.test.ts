@@ -12,6 +12,7 @@ import {
 } from '../../src/domain/analytics/beacon.ts';
 import { deviceClass } from '../../src/domain/analytics/device.ts';
 import { referrerHost } from '../../src/domain/analytics/referrer.ts';
+import { senderKey } from '../../src/domain/analytics/senderKey.ts';
 import { InvalidInput } from '../../src/domain/errors.ts';
 
 const beacon = (fields: Record<string, unknown>) =>
@@ -233,5 +234,17 @@ describe('reading tokens', () => {
     for (const junk of ['', 'r', 'r.a.b.c.d.e.f', 'x'.repeat(400)]) {
       expect(tokens.read(junk, NOW)).toBeNull();
     }
+  });
+});
+
+describe('a beacon sender, for its limit', () => {
+  it('is an IPv4 address, or an IPv6 address’s /64', () => {
+    expect(senderKey('192.0.2.7')).toBe('192.0.2.7');
+    expect(senderKey('::ffff:192.0.2.7')).toBe('192.0.2.7');
+    expect(senderKey('2001:db8:1:2:aaaa:bbbb:cccc:dddd')).toBe('2001:db8:1:2::/64');
+    expect(senderKey('2001:db8:1:2::5')).toBe('2001:db8:1:2::/64');
+    expect(senderKey('2001:0db8:0001:0002::ffff')).toBe('2001:db8:1:2::/64');
+    expect(senderKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(senderKey('::1')).toBe('0:0:0:0::/64');
   });
 });

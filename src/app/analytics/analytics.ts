@@ -75,7 +75,11 @@ export const openAnalytics = (deps: {
     stop: async () => {
       if (timer) clearInterval(timer);
       timer = null;
-      await flush();
+      await ingest
+        .drain()
+        .catch((error: unknown) =>
+          deps.log.warn({ err: error }, 'could not write the last reading figures'),
+        );
     },
     /** Writes what is pending now (tests, the stop). */
     flush,

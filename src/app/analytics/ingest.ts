@@ -142,18 +142,18 @@ const onlyFor = (p: Pending, keep: Set<string>): Pending => {
   };
 };
 
+const sumDaily = (a: Daily, b: Daily): Daily => ({
+  opens: a.opens + b.opens,
+  views: a.views + b.views,
+  seconds: a.seconds + b.seconds,
+  searches: a.searches + b.searches,
+  downloads: a.downloads + b.downloads,
+  zooms: a.zooms + b.zooms,
+});
+
 const merge = (into: Pending, from: Pending) => {
   for (const key of from.seen) into.seen.add(key);
-  for (const [k, v] of from.daily) {
-    add(into.daily, k, noDaily, (d) => ({
-      opens: d.opens + v.opens,
-      views: d.views + v.views,
-      seconds: d.seconds + v.seconds,
-      searches: d.searches + v.searches,
-      downloads: d.downloads + v.downloads,
-      zooms: d.zooms + v.zooms,
-    }));
-  }
+  for (const [k, v] of from.daily) add(into.daily, k, noDaily, (d) => sumDaily(d, v));
   for (const [k, v] of from.pages) {
     add(
       into.pages,
@@ -215,10 +215,14 @@ export const createIngest = (deps: IngestDeps) => {
     const book = token.flipbookId;
     const link = token.linkId ?? NO_LINK;
     const reader = readerOf(await deps.salt(), sender.address ?? '', sender.userAgent ?? '', book);
-    pending.seen.add(`${book} ${day} ${link} ${reader}`);
-    const daily = pending.daily.get(`${book} ${day} ${link}`) ?? noDaily();
-    pending.daily.set(`${book} ${day} ${link}`, daily);
+    // Summed here first: a beacon none of whose events counts (pages the version does not
+    // have) counts no reader either.
+    const daily = noDaily();
+    let applied = 0;
     for (const event of beacon.events) {
+      if ((event.kind === 'page' || event.kind === 'link') && event.position > token.pages)
+        continue;
+      applied++;
       switch (event.kind) {
         case 'open': {
           daily.opens++;
@@ -251,7 +255,6 @@ export const createIngest = (deps: IngestDeps) => {
           break;
         }
         case 'page':
-          if (event.position > token.pages) break;
           if (!event.more) daily.views++;
           daily.seconds += event.seconds;
           add(
@@ -265,7 +268,6 @@ export const createIngest = (deps: IngestDeps) => {
           );
           break;
         case 'link':
-          if (event.position > token.pages) break;
           add(
             pending.links,
             `${book} ${day} ${token.versionId} ${event.position} ${event.link}`,
@@ -284,39 +286,64 @@ export const createIngest = (deps: IngestDeps) => {
           break;
       }
     }
+    if (applied === 0) return false;
+    pending.seen.add(`${book} ${day} ${link} ${reader}`);
+    add(pending.daily, `${book} ${day} ${link}`, noDaily, (d) => sumDaily(d, daily));
     return true;
   };
 
-  /** Writes what is pending (one at a time); on a failure it stays pending for the next. */
+  /** The figures of a batch, in one transaction; on a failure they go back to pending. */
+  const write = async (batch: Pending) => {
+    const client = await deps.store.pool.connect();
+    try {
+      await client.query('BEGIN');
+      // Figures a crash of the database may lose are the last moment's: no wait for the disk.
+      await client.query('SET LOCAL synchronous_commit = off');
+      // Only for books still there, in workspaces that count (analytics may have been switched
+      // off since the page was opened): the others' figures are dropped.
+      const keep = await countedFlipbooks(client, booksIn(batch));
+      await addFigures(client, columnsOf(onlyFor(batch, keep)));
+      await client.query('COMMIT');
+      client.release();
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      client.release(error as Error);
+      merge(pending, batch);
+      throw error;
+    }
+  };
+
+  /** When a failed day's clearing may be tried again. */
+  let clearAfter = 0;
+  /**
+   * The first write of a day clears what is no longer kept: the days before's reader codes, and
+   * figures past their workspace's retention or of deleted flipbooks. Apart from the figures'
+   * transaction, so a slow or failed clearing never holds them back; tried again after a minute.
+   */
+  const clearDay = async (day: string) => {
+    if (lastDay === day || Date.now() < clearAfter) return;
+    try {
+      await forgetReadersBefore(deps.store.db, day);
+      await pruneFigures(deps.store.db, day);
+      lastDay = day;
+    } catch (error) {
+      clearAfter = Date.now() + 60_000;
+      throw error;
+    }
+  };
+
+  /** Writes what is pending (one write at a time); on a failure it stays pending for the next. */
   const flush = async (): Promise<void> => {
     if (flushing) return flushing;
     const batch = pending;
+    const day = deps.clock.now().toISOString().slice(0, 10);
     // Nothing to write, and the day's clearing done: nothing to do (the timer calls every second).
-    if (batch.seen.size === 0 && lastDay === deps.clock.now().toISOString().slice(0, 10)) return;
+    if (batch.seen.size === 0 && lastDay === day) return;
     pending = nothing();
     flushing = (async () => {
-      const client = await deps.store.pool.connect();
       try {
-        await client.query('BEGIN');
-        // Figures a crash of the database may lose are the last moment's: no wait for the disk.
-        await client.query('SET LOCAL synchronous_commit = off');
-        // Only for books still there, in workspaces that count (analytics may have been switched
-        // off since the page was opened): the others' figures are dropped.
-        const keep = await countedFlipbooks(client, booksIn(batch));
-        await addFigures(client, columnsOf(onlyFor(batch, keep)));
-        const day = deps.clock.now().toISOString().slice(0, 10);
-        if (lastDay !== day) {
-          await forgetReadersBefore(client, day);
-          await pruneFigures(client, day);
-        }
-        await client.query('COMMIT');
-        lastDay = day;
-        client.release();
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => {});
-        client.release(error as Error);
-        merge(pending, batch);
-        throw error;
+        if (batch.seen.size > 0) await write(batch);
+        await clearDay(day);
       } finally {
         flushing = null;
       }
@@ -324,5 +351,11 @@ export const createIngest = (deps: IngestDeps) => {
     return flushing;
   };
 
-  return { accept, acceptBeacon, flush };
+  /** Writes everything pending, also what came while a write was under way (a stop). */
+  const drain = async (): Promise<void> => {
+    while (flushing) await flushing.catch(() => {});
+    await flush();
+  };
+
+  return { accept, acceptBeacon, flush, drain };
 };
