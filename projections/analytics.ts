@@ -7,6 +7,11 @@
 import type { Db } from './readTable.ts';
 
 export const NO_LINK = '00000000-0000-0000-0000-000000000000';
+/**
+ * The row of a flipbook's day that counts its readers whatever link they came by (its other
+ * figures stay 0): a reader of two links is one reader of the book.
+ */
+export const ALL_LINKS = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
 
 export const ANALYTICS_DDL = `
 -- Pages and links were first keyed without their version, in a build that never wrote to them
@@ -80,6 +85,12 @@ export type Flush = {
   sources: { flipbook: string[]; day: string[]; kind: string[]; name: string[]; opens: number[] };
 };
 
+/**
+ * `a + b` for a day's counter, stopping at int's largest: a flood that would overflow one
+ * counter must not fail the write of every flipbook's figures.
+ */
+const plus = (a: string, b: string) => `least(${a}::bigint + ${b}, 2147483647)::int`;
+
 /** Adds a flush's figures, new readers included, in one transaction (`db`: its client). */
 export const addFigures = async (db: Db, f: Flush) => {
   // Readers new today: those whose hash was not seen yet, counted into their day's row.
@@ -92,7 +103,7 @@ export const addFigures = async (db: Db, f: Flush) => {
      SELECT flipbook_id, day, link_key, count(*) FROM fresh GROUP BY 1, 2, 3
      ORDER BY 1, 2, 3
      ON CONFLICT (flipbook_id, day, link_key)
-     DO UPDATE SET readers = analytics_daily.readers + EXCLUDED.readers`,
+     DO UPDATE SET readers = ${plus('analytics_daily.readers', 'EXCLUDED.readers')}`,
     [f.seen.day, f.seen.flipbook, f.seen.link, f.seen.reader],
   );
   const d = f.daily;
@@ -102,17 +113,18 @@ export const addFigures = async (db: Db, f: Flush) => {
      SELECT * FROM unnest($1::uuid[], $2::date[], $3::uuid[], $4::int[], $5::int[],
        $6::float8[], $7::int[], $8::int[], $9::int[])
      ON CONFLICT (flipbook_id, day, link_key) DO UPDATE SET
-       opens = a.opens + EXCLUDED.opens, views = a.views + EXCLUDED.views,
+       opens = ${plus('a.opens', 'EXCLUDED.opens')}, views = ${plus('a.views', 'EXCLUDED.views')},
        read_seconds = a.read_seconds + EXCLUDED.read_seconds,
-       searches = a.searches + EXCLUDED.searches, downloads = a.downloads + EXCLUDED.downloads,
-       zooms = a.zooms + EXCLUDED.zooms`,
+       searches = ${plus('a.searches', 'EXCLUDED.searches')},
+       downloads = ${plus('a.downloads', 'EXCLUDED.downloads')},
+       zooms = ${plus('a.zooms', 'EXCLUDED.zooms')}`,
     [d.flipbook, d.day, d.link, d.opens, d.views, d.seconds, d.searches, d.downloads, d.zooms],
   );
   await db.query(
     `INSERT INTO analytics_pages AS a (flipbook_id, day, version_id, position, views, seconds)
      SELECT * FROM unnest($1::uuid[], $2::date[], $3::uuid[], $4::int[], $5::int[], $6::float8[])
      ON CONFLICT (flipbook_id, day, version_id, position) DO UPDATE SET
-       views = a.views + EXCLUDED.views, seconds = a.seconds + EXCLUDED.seconds`,
+       views = ${plus('a.views', 'EXCLUDED.views')}, seconds = a.seconds + EXCLUDED.seconds`,
     [
       f.pages.flipbook,
       f.pages.day,
@@ -126,7 +138,7 @@ export const addFigures = async (db: Db, f: Flush) => {
     `INSERT INTO analytics_links AS a (flipbook_id, day, version_id, position, link, clicks)
      SELECT * FROM unnest($1::uuid[], $2::date[], $3::uuid[], $4::int[], $5::int[], $6::int[])
      ON CONFLICT (flipbook_id, day, version_id, position, link) DO UPDATE SET
-       clicks = a.clicks + EXCLUDED.clicks`,
+       clicks = ${plus('a.clicks', 'EXCLUDED.clicks')}`,
     [
       f.links.flipbook,
       f.links.day,
@@ -139,7 +151,8 @@ export const addFigures = async (db: Db, f: Flush) => {
   await db.query(
     `INSERT INTO analytics_sources AS a (flipbook_id, day, kind, name, opens)
      SELECT * FROM unnest($1::uuid[], $2::date[], $3::text[], $4::text[], $5::int[])
-     ON CONFLICT (flipbook_id, day, kind, name) DO UPDATE SET opens = a.opens + EXCLUDED.opens`,
+     ON CONFLICT (flipbook_id, day, kind, name) DO UPDATE SET
+       opens = ${plus('a.opens', 'EXCLUDED.opens')}`,
     [f.sources.flipbook, f.sources.day, f.sources.kind, f.sources.name, f.sources.opens],
   );
 };
@@ -150,8 +163,9 @@ export const forgetReadersBefore = async (db: Db, day: string) => {
 };
 
 /**
- * Of these flipbooks, those whose figures are kept: still there, in a workspace that counts
- * (analytics on). A flush writes for these only.
+ * Of these flipbooks, those whose figures are kept: still there, not archived (its pages already
+ * open read on, but the book is withdrawn), in a workspace that counts (analytics on). A flush
+ * writes for these only.
  */
 export const countedFlipbooks = async (db: Db, ids: string[]) =>
   new Set(
@@ -159,7 +173,7 @@ export const countedFlipbooks = async (db: Db, ids: string[]) =>
       await db.query<{ id: string }>(
         `SELECT f.flipbook_id AS id FROM flipbooks f
          JOIN workspaces w ON w.workspace_id = f.workspace_id
-         WHERE f.flipbook_id = ANY($1::uuid[]) AND w.analytics_enabled`,
+         WHERE f.flipbook_id = ANY($1::uuid[]) AND w.analytics_enabled AND f.status <> 'archived'`,
         [ids],
       )
     ).rows.map((r) => r.id),
@@ -218,7 +232,13 @@ export type StatsRows = {
 
 // Sums as float8: exact far past any count, where int would overflow over years of a busy book
 // (and bigint comes back from pg as text).
+// Readers from the whole book's rows (ALL_LINKS); the other figures from the links' rows, where
+// those rows' are 0.
 const sums = `coalesce(sum(opens), 0)::float8 AS opens, coalesce(sum(views), 0)::float8 AS views,
+  coalesce(sum(readers) FILTER (WHERE link_key = '${ALL_LINKS}'), 0)::float8 AS readers,
+  coalesce(sum(read_seconds), 0)::float8 AS read_seconds`;
+/** The same for one link's rows. */
+const linkSums = `coalesce(sum(opens), 0)::float8 AS opens, coalesce(sum(views), 0)::float8 AS views,
   coalesce(sum(readers), 0)::float8 AS readers, coalesce(sum(read_seconds), 0)::float8 AS read_seconds`;
 
 /**
@@ -269,8 +289,8 @@ export const flipbookStats = async (
       [...range, top],
     ),
     db.query(
-      `SELECT link_key AS link_id, ${sums}
-       FROM analytics_daily WHERE ${where} AND link_key <> '${NO_LINK}'
+      `SELECT link_key AS link_id, ${linkSums}
+       FROM analytics_daily WHERE ${where} AND link_key NOT IN ('${NO_LINK}', '${ALL_LINKS}')
        GROUP BY link_key ORDER BY views DESC, link_key`,
       range,
     ),

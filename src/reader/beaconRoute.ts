@@ -15,11 +15,11 @@ import type { Logger } from '../log.ts';
 import { beacons } from '../metrics.ts';
 
 /**
- * Beacons one address may send a minute, in each daemon. A reader sends one when it opens and one
- * each time its tab is hidden or closed, so this is hundreds of readers behind one address (an
- * office, a school) and still bounds one sender's writes.
+ * Beacons one address (an IPv6 /64) may send a minute, in each daemon. A reader turning pages
+ * sends one every 5 seconds, so this is 250 readers at once behind one address (an office, a
+ * school), and still bounds what one sender can add.
  */
-export const BEACONS_PER_MINUTE = 600;
+export const BEACONS_PER_MINUTE = 3000;
 /** Addresses remembered in a minute; past this (a flood from everywhere) the minute starts anew. */
 const MAX_ADDRESSES = 100_000;
 

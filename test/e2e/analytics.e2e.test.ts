@@ -298,7 +298,8 @@ describe('readers’ countries, with a GeoIP database', () => {
   it('refuses to start with a file that is not one', async () => {
     const bad = join(dir, 'not.mmdb');
     writeFileSync(bad, 'hello');
-    for (const path of [bad, join(dir, 'missing.mmdb')]) {
+    // (a device or a pipe would be read forever: refused for not being a regular file)
+    for (const path of [bad, join(dir, 'missing.mmdb'), dir, '/dev/zero']) {
       const started = await flipbook([
         'serve',
         '--port',
@@ -311,6 +312,17 @@ describe('readers’ countries, with a GeoIP database', () => {
       expect(started.code).not.toBe(0);
       expect(started.stderr).toContain(`--geoip-file ${path}: not a readable MaxMind DB file`);
     }
+    const unnamed = await flipbook([
+      'serve',
+      '--port',
+      '0',
+      '--data-dir',
+      join(dir, 'data'),
+      '--geoip-file',
+      '',
+    ]);
+    expect(unnamed.code).not.toBe(0);
+    expect(unnamed.stderr).toContain('--geoip-file: name a MaxMind DB file');
   });
 
   it('counts the country of each open, nothing else of the address; a stop loses no beacon', async () => {

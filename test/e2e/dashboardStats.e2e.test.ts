@@ -178,7 +178,7 @@ describe('the Statistics pages', () => {
         expect(csv[1]?.split('\r\n')).toHaveLength(4);
       }
     }
-  });
+  }, 180_000);
 
   it('gives owners the workspace overview and its settings; off, the reader carries no token', async () => {
     const page = await d.signedIn('owner-stats@example.com', {

@@ -2,7 +2,7 @@
 // link and source; readers counted once a day; nothing counted for robots, Do Not Track, tokens
 // not ours, or pages the version does not have; a failed write keeps its figures.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { flipbookStats } from '../../projections/analytics.ts';
+import { ALL_LINKS, flipbookStats } from '../../projections/analytics.ts';
 import { createIngest } from '../../src/app/analytics/ingest.ts';
 import { readingTokensSignedWith } from '../../src/app/analytics/readingTokens.ts';
 import { dailySalts } from '../../src/app/analytics/salts.ts';
@@ -135,6 +135,8 @@ describe('beacons into figures', () => {
         searches: 0,
       },
       { link_key: LINK, opens: 1, views: 0, readers: 1, read_seconds: 0, searches: 1 },
+      // the book's readers, whatever link they came by
+      { link_key: ALL_LINKS, opens: 0, views: 0, readers: 3, read_seconds: 0, searches: 0 },
     ]);
     expect(
       await rows(
@@ -176,6 +178,11 @@ describe('beacons into figures', () => {
         `SELECT opens, readers FROM analytics_daily WHERE flipbook_id = '${BOOK}' AND link_key = '00000000-0000-0000-0000-000000000000'`,
       ),
     ).toEqual([{ opens: 4, readers: 2 }]);
+    expect(
+      await rows(
+        `SELECT readers FROM analytics_daily WHERE flipbook_id = '${BOOK}' AND link_key = '${ALL_LINKS}'`,
+      ),
+    ).toEqual([{ readers: 3 }]);
 
     // A write that fails (the table away) keeps its figures for the next one.
     await store.db.query('ALTER TABLE analytics_pages RENAME TO analytics_pages_away');
@@ -188,6 +195,103 @@ describe('beacons into figures', () => {
         `SELECT opens, readers FROM analytics_daily WHERE flipbook_id = '${BOOK}' AND link_key = '00000000-0000-0000-0000-000000000000'`,
       ),
     ).toEqual([{ opens: 5, readers: 3 }]);
+  });
+});
+
+describe('what a beacon may count', () => {
+  it('counts a spread’s time once, one open a beacon, no view for a page passed by; a reader of two links is one of the book’s', async () => {
+    const store = await openTestStore('postgres');
+    try {
+      const now = new Date('2026-11-28T10:00:00Z');
+      const clock = { now: () => now };
+      const ws = await createWorkspace(
+        store,
+        { name: 'spreads', plan: 'team' },
+        TEST_METADATA,
+        now,
+      );
+      const { flipbookId } = await createInStore(store, {
+        workspaceId: ws.id,
+        title: 't',
+        slug: 's',
+        now,
+      });
+      const tokens = readingTokensSignedWith('s');
+      const token = (linkId: string | null) =>
+        tokens.sign({ flipbookId, versionId: VERSION, linkId, pages: 8, expires: 2e9 });
+      const ingest = createIngest({
+        store,
+        clock,
+        salt: dailySalts(store, clock).today,
+        token: tokens.read,
+        ownHosts: () => [],
+      });
+      const send = (t: string, e: unknown[]) =>
+        ingest.accept(JSON.stringify({ v: 1, t, e }), {
+          address: '192.0.2.1',
+          userAgent: CHROME,
+          doNotTrack: undefined,
+          globalPrivacyControl: undefined,
+          mobileHint: undefined,
+        });
+      // A spread (pages 2 and 3 for 10 s), three opens, a page passed by, 64 long pages.
+      await send(token(null), [
+        { k: 'open' },
+        { k: 'open' },
+        { k: 'open' },
+        { k: 'page', p: 2, s: 10 },
+        { k: 'page', p: 3, s: 10, b: 1 },
+        { k: 'page', p: 4, s: 0 },
+      ]);
+      await send(
+        token(null),
+        Array.from({ length: 64 }, () => ({ k: 'page', p: 5, s: 1800 })),
+      );
+      // The same reader by two share links.
+      await send(token(LINK), [{ k: 'open' }]);
+      await send(token(OTHER), [{ k: 'open' }]);
+      await ingest.flush();
+      const day = '2026-11-28';
+      const stats = await flipbookStats(store.db, flipbookId, day, day, VERSION);
+      expect(stats.totals).toMatchObject({ opens: 3, readers: 1, views: 66, read_seconds: 1810 });
+      expect(stats.pages.map((p) => [p.position, p.views, p.seconds])).toEqual([
+        [2, 1, 10],
+        [3, 1, 10],
+        [4, 0, 0],
+        [5, 64, 64 * 1800],
+      ]);
+      expect(stats.shareLinks.map((l) => l.readers)).toEqual([1, 1]);
+
+      // A counter at its largest stays there, and the write goes through.
+      await store.db.query(
+        `UPDATE analytics_daily SET opens = 2147483600 WHERE flipbook_id = $1 AND link_key = $2`,
+        [flipbookId, LINK],
+      );
+      for (let i = 0; i < 60; i++) await send(token(LINK), [{ k: 'open' }]);
+      await ingest.flush();
+      expect(
+        (
+          await store.db.query(
+            'SELECT opens FROM analytics_daily WHERE flipbook_id = $1 AND link_key = $2',
+            [flipbookId, LINK],
+          )
+        ).rows,
+      ).toEqual([{ opens: 2147483647 }]);
+
+      // No connection to be had (the database restarting): the figures wait for the next write.
+      const connect = store.pool.connect;
+      store.pool.connect = (() =>
+        Promise.reject(new Error('connection refused'))) as unknown as typeof connect;
+      await send(token(null), [{ k: 'search' }]);
+      await expect(ingest.flush()).rejects.toThrow('connection refused');
+      store.pool.connect = connect;
+      await ingest.flush();
+      expect((await flipbookStats(store.db, flipbookId, day, day, VERSION)).totals.searches).toBe(
+        1,
+      );
+    } finally {
+      await store.close();
+    }
   });
 });
 

@@ -25,15 +25,15 @@ describe('a beacon', () => {
       [{ k: 'open' }, { kind: 'open' }],
       [
         { k: 'page', p: 3, s: 12.57 },
-        { kind: 'page', position: 3, seconds: 12.5, more: false },
+        { kind: 'page', position: 3, seconds: 12.5, more: false, beside: false },
       ],
       [
-        { k: 'page', p: 3, s: 2, m: 1 },
-        { kind: 'page', position: 3, seconds: 2, more: true },
+        { k: 'page', p: 3, s: 2, m: 1, b: 1 },
+        { kind: 'page', position: 3, seconds: 2, more: true, beside: true },
       ],
       [
         { k: 'page', p: 4, s: 99_999 },
-        { kind: 'page', position: 4, seconds: 1800, more: false },
+        { kind: 'page', position: 4, seconds: 1800, more: false, beside: false },
       ],
       [
         { k: 'link', p: 3, l: 0 },

@@ -2,8 +2,11 @@
 // default; docs/privacy.md): a MaxMind DB file (GeoLite2 Country or City, DB-IP's IP to Country
 // Lite) read into memory by `maxmind`, looked up at the beacon, and only the country's ISO code
 // counted. Nothing is looked up without the file, and the address is never kept either way.
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { type CountryResponse, Reader } from 'maxmind';
+
+/** GeoLite2 City is 60 MB, DB-IP's city lite 130 MB: a country database is far smaller. */
+const MAX_GEOIP_BYTES = 512 * 1024 * 1024;
 
 export type Countries = { of: (address: string | null) => string | null };
 
@@ -14,6 +17,11 @@ const plain = (address: string) => address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d
 export const openCountries = async (path: string): Promise<Countries> => {
   let reader: Reader<CountryResponse>;
   try {
+    if (!path) throw new Error('no file named');
+    // A regular file of a sensible size: not a device or a pipe, read forever into memory.
+    const file = await stat(path);
+    if (!file.isFile()) throw new Error('not a regular file');
+    if (file.size > MAX_GEOIP_BYTES) throw new Error(`larger than ${MAX_GEOIP_BYTES >> 20} MB`);
     reader = new Reader<CountryResponse>(await readFile(path));
   } catch (error) {
     const why =

@@ -2,7 +2,10 @@
 // at once (the reader is answered without waiting), and the figures are written every second in
 // one transaction, summed per key, so a thousand beacons for one page are one row's update. A
 // crash loses at most the last second's beacons; a failed write keeps its figures for the next.
+
+import type { PoolClient } from 'pg';
 import {
+  ALL_LINKS,
   addFigures,
   countedFlipbooks,
   type Flush,
@@ -10,7 +13,8 @@ import {
   NO_LINK,
   pruneFigures,
 } from '../../../projections/analytics.ts';
-import { type Beacon, readBeacon } from '../../domain/analytics/beacon.ts';
+import { forgetSaltsBefore } from '../../../projections/analyticsSalts.ts';
+import { type Beacon, MAX_PAGE_SECONDS, readBeacon } from '../../domain/analytics/beacon.ts';
 import { type Device, deviceClass } from '../../domain/analytics/device.ts';
 import { referrerHost } from '../../domain/analytics/referrer.ts';
 import type { Store } from '../../store/store.ts';
@@ -219,9 +223,15 @@ export const createIngest = (deps: IngestDeps) => {
     // have) counts no reader either.
     const daily = noDaily();
     let applied = 0;
+    let opened = false;
+    /** reading time this beacon may still add: one page load shows one page at a time */
+    let readingLeft = MAX_PAGE_SECONDS;
     for (const event of beacon.events) {
       if ((event.kind === 'page' || event.kind === 'link') && event.position > token.pages)
         continue;
+      // One open per page load, as the reader sends it: more are not more readings.
+      if (event.kind === 'open' && opened) continue;
+      if (event.kind === 'open') opened = true;
       applied++;
       switch (event.kind) {
         case 'open': {
@@ -254,19 +264,22 @@ export const createIngest = (deps: IngestDeps) => {
           );
           break;
         }
-        case 'page':
-          if (!event.more) daily.views++;
-          daily.seconds += event.seconds;
+        case 'page': {
+          // A view is a page on screen at least a second (the reader's rule, kept here too).
+          const view = !event.more && event.seconds >= 1 ? 1 : 0;
+          // The reading time: a spread's second page was on screen in the same seconds.
+          const reading = event.beside ? 0 : Math.min(event.seconds, readingLeft);
+          readingLeft -= reading;
+          daily.views += view;
+          daily.seconds += reading;
           add(
             pending.pages,
             `${book} ${day} ${token.versionId} ${event.position}`,
             () => ({ views: 0, seconds: 0 }),
-            (p) => ({
-              views: p.views + (event.more ? 0 : 1),
-              seconds: p.seconds + event.seconds,
-            }),
+            (p) => ({ views: p.views + view, seconds: p.seconds + event.seconds }),
           );
           break;
+        }
         case 'link':
           add(
             pending.links,
@@ -287,14 +300,23 @@ export const createIngest = (deps: IngestDeps) => {
       }
     }
     if (applied === 0) return false;
+    // Once by the link (or the book's own URL) it came by, and once for the whole book: a reader
+    // who came by two links is one of the book's readers.
     pending.seen.add(`${book} ${day} ${link} ${reader}`);
+    pending.seen.add(`${book} ${day} ${ALL_LINKS} ${reader}`);
     add(pending.daily, `${book} ${day} ${link}`, noDaily, (d) => sumDaily(d, daily));
     return true;
   };
 
   /** The figures of a batch, in one transaction; on a failure they go back to pending. */
   const write = async (batch: Pending) => {
-    const client = await deps.store.pool.connect();
+    let client: PoolClient;
+    try {
+      client = await deps.store.pool.connect();
+    } catch (error) {
+      merge(pending, batch); // the database away: kept for the next try
+      throw error;
+    }
     try {
       await client.query('BEGIN');
       // Figures a crash of the database may lose are the last moment's: no wait for the disk.
@@ -316,13 +338,16 @@ export const createIngest = (deps: IngestDeps) => {
   /** When a failed day's clearing may be tried again. */
   let clearAfter = 0;
   /**
-   * The first write of a day clears what is no longer kept: the days before's reader codes, and
+   * The first write of a day (the timer's, within a second of midnight UTC) clears what is no
+   * longer kept: the days before's salts and reader codes, and
    * figures past their workspace's retention or of deleted flipbooks. Apart from the figures'
    * transaction, so a slow or failed clearing never holds them back; tried again after a minute.
    */
   const clearDay = async (day: string) => {
     if (lastDay === day || Date.now() < clearAfter) return;
     try {
+      // The days before's salts first: from then on no reader code of theirs can be traced.
+      await forgetSaltsBefore(deps.store.db, day);
       await forgetReadersBefore(deps.store.db, day);
       await pruneFigures(deps.store.db, day);
       lastDay = day;

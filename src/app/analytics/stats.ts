@@ -16,7 +16,13 @@ const dayOf = (date: Date) => date.toISOString().slice(0, 10);
 /** A YYYY-MM-DD that is a real day (not 2026-02-30), as a UTC midnight. */
 const realDay = (text: string, name: string) => {
   const at = new Date(`${text}T00:00:00Z`);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(at.getTime()) || dayOf(at) !== text) {
+  // (year 0000 is a day to JavaScript and none to PostgreSQL)
+  if (
+    !/^\d{4}-\d{2}-\d{2}$/.test(text) ||
+    text.startsWith('0000') ||
+    Number.isNaN(at.getTime()) ||
+    dayOf(at) !== text
+  ) {
     throw new InvalidInput(`Invalid ${name}: a day as YYYY-MM-DD, e.g. 2026-11-28`);
   }
   return at;

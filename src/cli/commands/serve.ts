@@ -111,6 +111,9 @@ export const registerServe = (program: Command) => {
           `--public-url must be an http(s) URL, got "${flags.publicUrl}"`,
         );
       }
+      if (flags.geoipFile !== undefined && flags.geoipFile.trim() === '') {
+        throw new CliError(EXIT.usage, '--geoip-file: name a MaxMind DB file');
+      }
       await runDaemon({
         ...flags,
         port,

@@ -2,6 +2,8 @@
 // (/dashboard/flipbooks/:id/stats) and the workspace's overview (/dashboard/stats), over a range
 // of days chosen by links or a plain GET form (no script needed). Charts are SVG drawn here
 // (./charts.ts), each followed by its figures as a table; owners switch counting and retention.
+
+import { domainToUnicode } from 'node:url';
 import type { SignedIn } from '../../app/accounts/sessions.ts';
 import type { WorkspaceStats } from '../../app/analytics/stats.ts';
 import type { FlipbookStats } from '../../contract/stats.ts';
@@ -58,7 +60,7 @@ ${items.map(([name, value]) => html`<div><dt>${name}</dt><dd>${value}</dd></div>
 const asTable = (caption: string, heads: string[], rows: (string | number | Html)[][]) =>
   html`<details class="chart-table">
 <summary>${caption} as a table</summary>
-<div class="table-wrap">
+<div class="table-wrap" tabindex="0" role="region" aria-label="${caption}">
 <table class="compact">
 <caption class="visually-hidden">${caption}</caption>
 <thead><tr>${heads.map((h, i) => (i === 0 ? html`<th scope="col">${h}</th>` : html`<th scope="col" class="num">${h}</th>`))}</tr></thead>
@@ -116,6 +118,10 @@ ${rows.map(
 </tbody>
 </table>`;
 };
+
+/** A referring site as people write it: `(direct)` in words, an IDN host in its own letters. */
+const siteName = (host: string) =>
+  host === '(direct)' ? 'Direct, or not said' : domainToUnicode(host) || host;
 
 const DEVICE_NAMES: Record<string, string> = {
   phone: 'Phones',
@@ -235,7 +241,7 @@ ${asTable(
 <h2 id="ref-title">Where readers came from</h2>
 ${ranked(
   'Site',
-  s.referrers.map((r) => ({ ...r, name: r.name === '(direct)' ? 'Direct, or not said' : r.name })),
+  s.referrers.map((r) => ({ ...r, name: siteName(r.name) })),
   'No readers yet.',
 )}
 </section>
@@ -281,7 +287,7 @@ ${s.links.map(
 <h2 id="share-title">By share link</h2>
 ${
   s.share_links.length
-    ? html`<div class="table-wrap"><table class="compact">
+    ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Readings by share link"><table class="compact">
 <caption class="visually-hidden">Readings by share link</caption>
 <thead><tr><th scope="col">For</th><th scope="col" class="num">Opens</th><th scope="col" class="num">Readers</th><th scope="col" class="num">Pages seen</th><th scope="col" class="num">Reading time</th></tr></thead>
 <tbody>
@@ -318,7 +324,7 @@ ${overview(signedIn, '/dashboard/stats', s, context, [['Reading time', duration(
 <h2 id="books-title">Flipbooks</h2>
 ${
   s.flipbooks.length
-    ? html`<div class="table-wrap"><table class="compact">
+    ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Flipbooks, the most read first"><table class="compact">
 <caption class="visually-hidden">Flipbooks, the most read first</caption>
 <thead><tr><th scope="col">Flipbook</th><th scope="col" class="num">Opens</th><th scope="col" class="num">Readers</th><th scope="col" class="num">Pages seen</th><th scope="col" class="num">Reading time</th></tr></thead>
 <tbody>
@@ -333,7 +339,7 @@ ${s.flipbooks.map(
 </section>
 <section class="panel" aria-labelledby="about-title" id="about">
 <h2 id="about-title">What is counted</h2>
-<p>The reader counts opens, the pages on screen and for how long, links followed, searches (never their words), downloads and zooms, the site a reader came from (its name only) and the kind of device. There is no cookie and nothing is stored in the reader’s browser. A reader is told apart from another for one day only, by a code made from their address and browser with a key that is deleted at the end of the day; addresses are never stored. Robots, and browsers that ask not to be tracked (Do Not Track, Global Privacy Control), are not counted.</p>
+<p>The reader counts opens, the pages on screen and for how long, links followed, searches (never their words), downloads and zooms, the site a reader came from (its name only) and the kind of device. There is no cookie and nothing is stored in the reader’s browser. A reader is told apart from another for one day only, by a code made from their address and browser with a key that is deleted within a second of midnight (UTC); addresses are never stored. Robots, and browsers that ask not to be tracked (Do Not Track, Global Privacy Control), are not counted.</p>
 </section>
 <section class="panel" aria-labelledby="settings-title" id="settings">
 <h2 id="settings-title">Settings</h2>

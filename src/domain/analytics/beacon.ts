@@ -5,7 +5,8 @@
 //
 //   { "v": 1, "t": "<token>", "e": [{ "k": "page", "p": 3, "s": 12.5 }, ...], "r": "<referrer>", "tc": 1 }
 //
-// A page event with "m": 1 is more time on a page already counted as seen.
+// A page event with "m": 1 is more time on a page already counted as seen; with "b": 1, a page
+// shown beside the one before it (a spread): its seconds are that page's too, not more reading.
 import { InvalidInput } from '../errors.ts';
 
 /** Bytes a beacon body may have (browsers queue 64 KB of beacons per page at most). */
@@ -21,9 +22,10 @@ export type ReadingEvent =
   | { kind: 'open' }
   /**
    * page `position` was visible for `seconds` (rounded down to tenths); `more`: more time on a
-   * page already counted as seen (the reader left the tab and came back to it), not a new view
+   * page already counted as seen (the reader left the tab and came back to it), not a new view;
+   * `beside`: on screen beside the page before it (a spread), in the same seconds
    */
-  | { kind: 'page'; position: number; seconds: number; more: boolean }
+  | { kind: 'page'; position: number; seconds: number; more: boolean; beside: boolean }
   /** the `link`-th link of page `position` was followed */
   | { kind: 'link'; position: number; link: number }
   | { kind: 'search' }
@@ -67,6 +69,7 @@ const eventOf = (raw: unknown): ReadingEvent => {
         position: integer(e.p, 1, MAX_POSITION, 'a page'),
         seconds: Math.floor(Math.min(seconds, MAX_PAGE_SECONDS) * 10) / 10,
         more: e.m === 1,
+        beside: e.b === 1,
       };
     }
     case 'link':

@@ -6,7 +6,7 @@
 
 type Event =
   | { k: 'open' | 'search' | 'download' | 'zoom' }
-  | { k: 'page'; p: number; s: number; m?: 1 }
+  | { k: 'page'; p: number; s: number; m?: 1; b?: 1 }
   | { k: 'link'; p: number; l: number };
 
 /** Events held back at most this long while the reader reads on (figures within seconds). */
@@ -58,12 +58,17 @@ export const createBeacon = (config: { url: string; token: string } | undefined)
     if (since === null) return;
     const seconds = Math.round((performance.now() - since) / 100) / 10;
     since = performance.now();
-    for (const p of shown) {
+    for (const [i, p] of shown.entries()) {
       // A page seen less than a second on its first showing was passed by, not read.
       if (!counted.has(p) && seconds < 1) continue;
-      events.push(
-        counted.has(p) ? { k: 'page', p, s: seconds, m: 1 } : { k: 'page', p, s: seconds },
-      );
+      events.push({
+        k: 'page',
+        p,
+        s: seconds,
+        ...(counted.has(p) ? { m: 1 as const } : {}),
+        // the second page of a spread: on screen in the same seconds as the first
+        ...(i > 0 ? { b: 1 as const } : {}),
+      });
       counted.add(p);
     }
   };

@@ -53,7 +53,11 @@ const printStats = (s: FlipbookStats, withPages: boolean) => {
   }
   if (s.links.length) {
     out('\nLinks followed\n');
-    printTable(s.links, ['page', 'link', 'clicks']);
+    // (the API counts a page's links from 0; people from 1, as the dashboard does)
+    printTable(
+      s.links.map((l) => ({ ...l, link: l.link + 1 })),
+      ['page', 'link', 'clicks'],
+    );
   }
   if (s.share_links.length) {
     out('\nShare links\n');
