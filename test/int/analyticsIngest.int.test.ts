@@ -226,9 +226,9 @@ describe('what a beacon may count', () => {
         token: tokens.read,
         ownHosts: () => [],
       });
-      const send = (t: string, e: unknown[]) =>
+      const send = (t: string, e: unknown[], address = '192.0.2.1') =>
         ingest.accept(JSON.stringify({ v: 1, t, e }), {
-          address: '192.0.2.1',
+          address,
           userAgent: CHROME,
           doNotTrack: undefined,
           globalPrivacyControl: undefined,
@@ -247,18 +247,20 @@ describe('what a beacon may count', () => {
         token(null),
         Array.from({ length: 64 }, () => ({ k: 'page', p: 5, s: 1800 })),
       );
+      // Nothing on screen for a second: no view, no reader.
+      expect(await send(token(null), [{ k: 'page', p: 1, s: 0 }], '192.0.2.99')).toBe(false);
       // The same reader by two share links.
       await send(token(LINK), [{ k: 'open' }]);
       await send(token(OTHER), [{ k: 'open' }]);
       await ingest.flush();
       const day = '2026-11-28';
       const stats = await flipbookStats(store.db, flipbookId, day, day, VERSION);
-      expect(stats.totals).toMatchObject({ opens: 3, readers: 1, views: 66, read_seconds: 1810 });
+      // 64 times 30 minutes of page 5 in one beacon are one view and 30 minutes.
+      expect(stats.totals).toMatchObject({ opens: 3, readers: 1, views: 3, read_seconds: 1810 });
       expect(stats.pages.map((p) => [p.position, p.views, p.seconds])).toEqual([
         [2, 1, 10],
         [3, 1, 10],
-        [4, 0, 0],
-        [5, 64, 64 * 1800],
+        [5, 1, 1800],
       ]);
       expect(stats.shareLinks.map((l) => l.readers)).toEqual([1, 1]);
 

@@ -24,6 +24,9 @@ import type { ReadingToken } from './readingTokens.ts';
 
 /** Beacons are written this often. */
 export const FLUSH_MS = 1000;
+const MAX_PENDING_READERS = 1_000_000;
+/** int's largest: a sum waiting in memory through a long outage is written as at most this. */
+const INT_MAX = 2_147_483_647;
 
 export type BeaconSender = Sender & {
   address: string | null;
@@ -80,7 +83,8 @@ const columnsOf = (p: Pending): Flush => {
   const pages = sorted(p.pages);
   const links = sorted(p.links);
   const sources = sorted(p.sources);
-  const col = <T, R>(rows: readonly T[], f: (row: T) => R) => rows.map(f);
+  const col = <T>(rows: readonly T[], f: (row: T) => number) =>
+    rows.map((row) => Math.min(f(row), INT_MAX));
   /** the i-th field of each row's key */
   const key = (rows: readonly (readonly [string[], unknown])[], i: number) =>
     rows.map(([k]) => k[i] ?? '');
@@ -122,7 +126,7 @@ const columnsOf = (p: Pending): Flush => {
       flipbook: key(sources, 0),
       day: key(sources, 1),
       kind: key(sources, 2),
-      name: col(sources, ([k]) => k.slice(3).join(' ')),
+      name: sources.map(([k]) => k.slice(3).join(' ')),
       opens: col(sources, ([, v]) => v),
     },
   };
@@ -226,12 +230,16 @@ export const createIngest = (deps: IngestDeps) => {
     let opened = false;
     /** reading time this beacon may still add: one page load shows one page at a time */
     let readingLeft = MAX_PAGE_SECONDS;
+    /** each page's seconds in this beacon: one view at most, and MAX_PAGE_SECONDS */
+    const pageSeconds = new Map<number, number>();
     for (const event of beacon.events) {
       if ((event.kind === 'page' || event.kind === 'link') && event.position > token.pages)
         continue;
       // One open per page load, as the reader sends it: more are not more readings.
       if (event.kind === 'open' && opened) continue;
       if (event.kind === 'open') opened = true;
+      // A page neither seen (under a second) nor adding time counts nothing, not even a reader.
+      if (event.kind === 'page' && event.seconds <= 0) continue;
       applied++;
       switch (event.kind) {
         case 'open': {
@@ -265,10 +273,14 @@ export const createIngest = (deps: IngestDeps) => {
           break;
         }
         case 'page': {
-          // A view is a page on screen at least a second (the reader's rule, kept here too).
-          const view = !event.more && event.seconds >= 1 ? 1 : 0;
+          const before = pageSeconds.get(event.position);
+          // A view is a page on screen at least a second (the reader's rule, kept here too),
+          // once a beacon.
+          const view = !event.more && event.seconds >= 1 && before === undefined ? 1 : 0;
+          const seconds = Math.min(event.seconds, MAX_PAGE_SECONDS - (before ?? 0));
+          pageSeconds.set(event.position, (before ?? 0) + seconds);
           // The reading time: a spread's second page was on screen in the same seconds.
-          const reading = event.beside ? 0 : Math.min(event.seconds, readingLeft);
+          const reading = event.beside ? 0 : Math.min(seconds, readingLeft);
           readingLeft -= reading;
           daily.views += view;
           daily.seconds += reading;
@@ -276,7 +288,7 @@ export const createIngest = (deps: IngestDeps) => {
             pending.pages,
             `${book} ${day} ${token.versionId} ${event.position}`,
             () => ({ views: 0, seconds: 0 }),
-            (p) => ({ views: p.views + view, seconds: p.seconds + event.seconds }),
+            (p) => ({ views: p.views + view, seconds: p.seconds + seconds }),
           );
           break;
         }
@@ -300,6 +312,12 @@ export const createIngest = (deps: IngestDeps) => {
       }
     }
     if (applied === 0) return false;
+    // While writes fail (the database away), readers wait in memory: at most this many, then the
+    // figures go on being summed without new readers.
+    if (pending.seen.size >= MAX_PENDING_READERS) {
+      add(pending.daily, `${book} ${day} ${link}`, noDaily, (d) => sumDaily(d, daily));
+      return true;
+    }
     // Once by the link (or the book's own URL) it came by, and once for the whole book: a reader
     // who came by two links is one of the book's readers.
     pending.seen.add(`${book} ${day} ${link} ${reader}`);
