@@ -109,7 +109,13 @@ describe('a daemon under operational chaos', () => {
       await res.arrayBuffer();
       return res.status === 200 ? true : undefined;
     });
-    rmSync(join(dataDir, 'blobs', 'pages', book.versionId), { recursive: true, force: true });
+    // (the daemon may write a file into it between rm's listing and its rmdir: try again)
+    rmSync(join(dataDir, 'blobs', 'pages', book.versionId), {
+      recursive: true,
+      force: true,
+      maxRetries: 20,
+      retryDelay: 5,
+    });
     const final = await outcome(c, book.flipbookId, book.versionId, 180_000);
     // not blamed on the PDF: tried again, and done
     expect(final.status, JSON.stringify(final)).toBe('done');
