@@ -295,32 +295,19 @@ describe('readers’ countries, with a GeoIP database', () => {
     await fx?.stop();
   });
 
+  const serveWith = (geoipFile: string) =>
+    flipbook(['serve', '--port', '0', '--data-dir', join(dir, 'data'), '--geoip-file', geoipFile]);
+
   it('refuses to start with a file that is not one', async () => {
     const bad = join(dir, 'not.mmdb');
     writeFileSync(bad, 'hello');
     // (a device or a pipe would be read forever: refused for not being a regular file)
     for (const path of [bad, join(dir, 'missing.mmdb'), dir, '/dev/zero']) {
-      const started = await flipbook([
-        'serve',
-        '--port',
-        '0',
-        '--data-dir',
-        join(dir, 'data'),
-        '--geoip-file',
-        path,
-      ]);
+      const started = await serveWith(path);
       expect(started.code).not.toBe(0);
       expect(started.stderr).toContain(`--geoip-file ${path}: not a readable MaxMind DB file`);
     }
-    const unnamed = await flipbook([
-      'serve',
-      '--port',
-      '0',
-      '--data-dir',
-      join(dir, 'data'),
-      '--geoip-file',
-      '',
-    ]);
+    const unnamed = await serveWith('');
     expect(unnamed.code).not.toBe(0);
     expect(unnamed.stderr).toContain('--geoip-file: name a MaxMind DB file');
   });

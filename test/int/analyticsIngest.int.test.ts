@@ -198,6 +198,20 @@ describe('beacons into figures', () => {
   });
 });
 
+/** An ingest of these tokens on this store, at this clock, for a service with no host name. */
+const ingestOf = (
+  store: Store,
+  clock: { now: () => Date },
+  tokens: ReturnType<typeof readingTokensSignedWith>,
+) =>
+  createIngest({
+    store,
+    clock,
+    salt: dailySalts(store, clock).today,
+    token: tokens.read,
+    ownHosts: () => [],
+  });
+
 describe('what a beacon may count', () => {
   it('counts a spread’s time once, one open a beacon, no view for a page passed by; a reader of two links is one of the book’s', async () => {
     const store = await openTestStore('postgres');
@@ -219,13 +233,7 @@ describe('what a beacon may count', () => {
       const tokens = readingTokensSignedWith('s');
       const token = (linkId: string | null) =>
         tokens.sign({ flipbookId, versionId: VERSION, linkId, pages: 8, expires: 2e9 });
-      const ingest = createIngest({
-        store,
-        clock,
-        salt: dailySalts(store, clock).today,
-        token: tokens.read,
-        ownHosts: () => [],
-      });
+      const ingest = ingestOf(store, clock, tokens);
       const send = (t: string, e: unknown[], address = '192.0.2.1') =>
         ingest.accept(JSON.stringify({ v: 1, t, e }), {
           address,
@@ -313,13 +321,7 @@ describe('figures past their days', () => {
       let now = day0;
       const clock = { now: () => now };
       const tokens = readingTokensSignedWith('s');
-      const ingest = createIngest({
-        store,
-        clock,
-        salt: dailySalts(store, clock).today,
-        token: tokens.read,
-        ownHosts: () => [],
-      });
+      const ingest = ingestOf(store, clock, tokens);
       const body = JSON.stringify({
         v: 1,
         t: tokens.sign({ flipbookId, versionId: VERSION, linkId: null, pages: 3, expires: 2e9 }),
