@@ -207,7 +207,10 @@ describe('two daemons and a worker sharing only a PostgreSQL database and a buck
 
     const final = await waitForOutcome(b, flipbookId, v1);
     expect(final).toMatchObject({ status: 'done', pages: 14, is_active: true });
-    expect(started[0]?.logs()).toContain(v1);
+    // The worker logs the version after marking it done: wait for the line, not the status.
+    await waitFor('the worker to log the version', () =>
+      started[0]?.logs().includes(v1) ? true : undefined,
+    );
 
     // Everything is in the bucket once the largest images are filled in; nothing of it on
     // daemon B's disk, no page on A's.
