@@ -89,8 +89,10 @@ export const loadReaderBook = async (
   return {
     id: flipbookId,
     // The spec makes the file name the title when the upload gave none: the reader shows the
-    // PDF's own title then, when it has one.
-    title: (book.title_from_file && summary?.title) || book.title,
+    // PDF's own title then, when it has one, or the file's name without its ".pdf".
+    title: book.title_from_file
+      ? summary?.title || book.title.replace(/\.pdf$/i, '') || book.title
+      : book.title,
     direction,
     lang:
       direction === 'rtl'

@@ -6,6 +6,7 @@
 // search engines, assistive technology and readers without JavaScript.
 import { type Html, html, trusted } from '../http/html.ts';
 import { assetUrl, SCRIPT, STYLESHEET } from './assets.ts';
+import { altText } from './client/altText.ts';
 import type { ReaderBook } from './readerData.ts';
 
 /** JSON safe inside <script type="application/json">: no "</script>", no HTML comment openers. */
@@ -16,13 +17,6 @@ export const jsonForScript = (value: unknown) =>
     .replace(/&/g, '\\u0026')
     .replace(/\u2028/g, '\\u2028')
     .replace(/\u2029/g, '\\u2029');
-
-/** Alternative text for a page image: its own words, shortened (as src/reader/client/altText.ts). */
-export const altText = (position: number | string, text: string) => {
-  const words = text.replace(/\s+/g, ' ').trim();
-  const excerpt = words.length > 180 ? `${words.slice(0, 180).replace(/\s+\S*$/, '')}…` : words;
-  return excerpt ? `Page ${position}: ${excerpt}` : `Page ${position}`;
-};
 
 /** How a reader page is seen: by anyone (a public book at its URL), or let in (docs/access.md). */
 export type ReaderView = { isPublic: boolean; frameAncestors: string };
@@ -259,11 +253,13 @@ ${cover && html`<meta property="og:image" content="${cover}">\n<meta name="twitt
     ? ['next', 'prev']
     : ['prev', 'next'];
   const edgeLabel = { prev: 'Previous page', next: 'Next page' };
-
+  // In the keyboard's order the page controls come right after the tools (the CSS draws them at
+  // the bottom), and the book's edges before its pages' links: "Next page" is a few Tabs away
+  // however many links a page has.
   return shell(
     html`${head}\n<script type="module" src="${assetUrl(SCRIPT)}"></script>`,
-    html`<a class="skip" href="${textPage}">Skip to the text of the pages</a>
-<header class="bar">
+    html`<header class="bar">
+<a class="skip" href="${textPage}">Skip to the text of the pages</a>
 <h1 class="title">${title}</h1>
 <div class="tools" role="toolbar" aria-label="Reader tools">
 ${toolButton('contents', 'contents', 'Contents')}
@@ -274,6 +270,22 @@ ${toolButton('share', 'share', 'Share')}
 ${book.download && html`<a class="button" data-action="download" href="${book.download}" download>${icon('download')}<span class="label">Download</span></a>`}
 </div>
 </header>
+<section class="controls" aria-label="Controls">
+<nav class="pager" aria-label="Pages" dir="${book.direction}">
+<button type="button" class="far" data-action="first" aria-label="First page">${icon('first', rtl)}</button>
+<button type="button" data-action="prev" aria-label="Previous page">${icon('prev', rtl)}</button>
+<input type="range" id="slider" min="1" max="${pageCount}" value="1" aria-label="Page">
+<button type="button" id="counter" class="counter" data-panel="goto" aria-expanded="false" aria-controls="panel-goto" aria-describedby="counter-hint">1 / ${pageCount}</button>
+<span id="counter-hint" class="visually-hidden">Go to a page</span>
+<button type="button" data-action="next" aria-label="Next page">${icon('next', rtl)}</button>
+<button type="button" class="far" data-action="last" aria-label="Last page">${icon('last', rtl)}</button>
+</nav>
+<div class="zoom-tools" role="group" aria-label="Zoom">
+<button type="button" data-action="zoom-reset" aria-label="Reset zoom" hidden>${icon('reset')}</button>
+<button type="button" data-action="zoom-out" aria-label="Zoom out" disabled>${icon('zoomOut')}</button>
+<button type="button" data-action="zoom-in" aria-label="Zoom in">${icon('zoomIn')}</button>
+</div>
+</section>
 <div class="middle">
 ${panel('contents', 'Contents')}
 ${panel('thumbnails', 'Pages')}
@@ -290,27 +302,13 @@ ${panel(
 ${panel('share', 'Share')}
 ${panel('goto', 'Go to page')}
 <main id="book" class="book" aria-label="${title}" aria-roledescription="flipbook" tabindex="-1" dir="${book.direction}"${bookLang}>
-<div class="view" id="view"><div class="stage" id="stage"></div></div>
 <button type="button" class="edge left ${leftEdge}" data-action="${leftEdge}" aria-label="${edgeLabel[leftEdge]}"></button>
 <button type="button" class="edge right ${rightEdge}" data-action="${rightEdge}" aria-label="${edgeLabel[rightEdge]}"></button>
-<div class="zoom-tools" role="group" aria-label="Zoom">
-<button type="button" data-action="zoom-reset" aria-label="Reset zoom" hidden>${icon('reset')}</button>
-<button type="button" data-action="zoom-out" aria-label="Zoom out" disabled>${icon('zoomOut')}</button>
-<button type="button" data-action="zoom-in" aria-label="Zoom in">${icon('zoomIn')}</button>
-</div>
+<div class="view" id="view"><div class="stage" id="stage"></div></div>
 ${book.status !== 'done' && html`<p class="notice" role="status">This version is still being prepared: more pages appear as they are ready.</p>`}
 <noscript><p class="noscript">Turning pages needs JavaScript: here are the pages, one after the other. <a href="${textPage}">Read the text of every page</a>.</p>${noscriptPages(book, textPage, pageCount)}</noscript>
 </main>
 </div>
-<nav class="controls" aria-label="Pages" dir="${book.direction}">
-<button type="button" class="far" data-action="first" aria-label="First page">${icon('first', rtl)}</button>
-<button type="button" data-action="prev" aria-label="Previous page">${icon('prev', rtl)}</button>
-<input type="range" id="slider" min="1" max="${pageCount}" value="1" aria-label="Page">
-<button type="button" id="counter" class="counter" data-panel="goto" aria-expanded="false" aria-controls="panel-goto" aria-describedby="counter-hint">1 / ${pageCount}</button>
-<span id="counter-hint" class="visually-hidden">Go to a page</span>
-<button type="button" data-action="next" aria-label="Next page">${icon('next', rtl)}</button>
-<button type="button" class="far" data-action="last" aria-label="Last page">${icon('last', rtl)}</button>
-</nav>
 <div id="live" class="visually-hidden" aria-live="polite" aria-atomic="true"></div>
 <script type="application/json" id="flipbook-data">${trusted(jsonForScript(data))}</script>`,
   );

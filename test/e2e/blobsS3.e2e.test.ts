@@ -30,6 +30,7 @@ import {
   type Reply,
   SMALL_PDF,
   send,
+  waitForOutcome,
 } from '../support/apiHelpers.ts';
 import { type BlobPlace, s3TestClient, storedKeys, waitForFill } from '../support/blobPlace.ts';
 import { type Daemon, flipbook, startDaemon } from '../support/cli.ts';
@@ -46,19 +47,6 @@ const MB = 1024 * 1024;
 // ---- processes ------------------------------------------------------------------------------
 
 // ---- observing ------------------------------------------------------------------------------
-
-/** Polls a version's status until `done` or `error`. */
-const waitForOutcome = async (c: Client, flipbookId: string, versionId: string, ms = 60_000) =>
-  waitFor(
-    `version ${versionId} processed`,
-    async () => {
-      const reply = await c.status(flipbookId, versionId);
-      expectJson(reply, 200);
-      return ['done', 'error'].includes(reply.body.status) ? (reply.body as Json) : undefined;
-    },
-    ms,
-    100,
-  );
 
 type Fetched = { status: number; headers: Headers; bytes: Buffer };
 const get = async (url: string, init: RequestInit = {}): Promise<Fetched> => {

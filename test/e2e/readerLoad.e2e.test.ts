@@ -282,7 +282,7 @@ describe('the reader’s first load', () => {
     expect(await page.evaluate(`window.cover === document.querySelector('#stage img')`)).toBe(true);
     expect(await page.locator('#stage img').boundingBox()).toEqual(box);
     // The pages made meanwhile are there, and polling stopped.
-    await page.locator('#slider').fill('20');
+    await page.locator('#slider').fill('11'); // the eleventh spread: pages 20–21
     await expect.poll(() => page.locator('#stage img').count()).toBe(2);
     const after = polls();
     await sleep(6_000);

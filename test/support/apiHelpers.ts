@@ -9,6 +9,7 @@ import { openStore, type Store } from '../../src/store/store.ts';
 
 import { CORPUS } from './corpus.ts';
 import { TEST_METADATA } from './metadata.ts';
+import { waitFor } from './waitFor.ts';
 
 export { CORPUS };
 
@@ -222,3 +223,21 @@ export const multipartEnvelope = (fields: Record<string, string>, fileName: stri
     tail: encoder.encode(`\r\n--${boundary}--\r\n`),
   };
 };
+
+/** Polls a version's status until `done` or `error`, and answers it. */
+export const waitForOutcome = async (
+  c: Client,
+  flipbookId: string,
+  versionId: string,
+  ms = 60_000,
+): Promise<Json> =>
+  waitFor(
+    `version ${versionId} processed`,
+    async () => {
+      const reply = await c.status(flipbookId, versionId);
+      expectJson(reply, 200);
+      return ['done', 'error'].includes(reply.body.status) ? (reply.body as Json) : undefined;
+    },
+    ms,
+    100,
+  );

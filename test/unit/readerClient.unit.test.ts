@@ -1,13 +1,17 @@
 // The reader's pure logic (src/reader/client/layout.ts and searchText.ts): which pages a spread
 // shows, their sizes at their own shapes, label runs, search hits and the words they light.
 import { describe, expect, it } from 'vitest';
+import { altText } from '../../src/reader/client/altText.ts';
 import {
   expandLabels,
   imageSizes,
   isSpread,
   onScreen,
   pageForInput,
+  pageOfSliderStep,
   renditionWidths,
+  sliderStepOf,
+  sliderSteps,
   slotSizes,
   spreadOf,
 } from '../../src/reader/client/layout.ts';
@@ -69,6 +73,35 @@ describe('reader layout', () => {
     expect(pageForInput('2', labels, 8)).toBe(4); // the printed "2"
     expect(pageForInput('8', labels, 8)).toBe(8);
     expect(pageForInput('9', labels, 8)).toBeNull();
+  });
+});
+
+describe('the slider', () => {
+  it('has a step per spread in spreads, so every step turns, and a step per page alone', () => {
+    expect(sliderSteps(8, true)).toBe(5); // 1, 2–3, 4–5, 6–7, 8
+    expect(sliderSteps(9, true)).toBe(5); // ..., 8–9
+    expect(sliderSteps(8, false)).toBe(8);
+    const steps = [1, 2, 3, 4, 5, 6, 7, 8].map((n) => sliderStepOf(n, true));
+    expect(steps).toEqual([1, 2, 2, 3, 3, 4, 4, 5]);
+    expect([1, 2, 3, 4, 5].map((k) => pageOfSliderStep(k, true))).toEqual([1, 2, 4, 6, 8]);
+    for (let n = 1; n <= 9; n++) {
+      expect(spreadOf(pageOfSliderStep(sliderStepOf(n, true), true), 9, true)).toEqual(
+        spreadOf(n, 9, true),
+      );
+      expect(pageOfSliderStep(sliderStepOf(n, false), false)).toBe(n);
+    }
+  });
+});
+
+describe('a page image’s alternative text', () => {
+  it('reads a contents page’s words without its dot leaders', () => {
+    expect(altText('ii', 'Contents Spring ........ 12 Summer . . . . . . 14 Autumn …… 16')).toBe(
+      'Page ii: Contents Spring 12 Summer 14 Autumn 16',
+    );
+    expect(altText('3', 'Prices from 1.50 to 2.00 - e.g. A. B. C.')).toBe(
+      'Page 3: Prices from 1.50 to 2.00 - e.g. A. B. C.',
+    );
+    expect(altText('4', '')).toBe('Page 4');
   });
 });
 

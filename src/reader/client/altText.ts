@@ -1,10 +1,14 @@
 // Alternative text for a page image: its own words, shortened. The server makes the first
-// pages' the same way (src/reader/readerPage.ts), the script the others' once the text is here.
+// pages' with this same function (src/reader/readerPage.ts), the script the others' once the
+// text is here. A contents page's dot leaders ("Spring ........ 12") are not read aloud.
 export const altText = (label: string, text: string): string => {
-  const words = text.replace(/\s+/g, ' ').trim();
+  const words = text.replace(LEADERS, ' ').replace(/\s+/g, ' ').trim();
   const excerpt = words.length > 180 ? `${words.slice(0, 180).replace(/\s+\S*$/, '')}…` : words;
   return excerpt ? `Page ${label}: ${excerpt}` : `Page ${label}`;
 };
+
+/** Three or more dots, middle dots, bullets, underscores or dashes in a row, spaced or not, or two ellipses. */
+const LEADERS = /(?:[.\u00b7\u2022_\u2013\u2014-] ?){3,}|(?:\u2026 ?){2,}/g;
 
 /**
  * Text from the PDF without text-direction controls (U+202A-E, U+2066-9, U+200E/F): an outline

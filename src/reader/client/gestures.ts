@@ -1,7 +1,8 @@
 // Pointer, wheel and touch input on the book. Pointer events cover mouse, pen and touch alike;
 // the book has `touch-action: none`, so the browser neither scrolls nor zooms the page under a
 // gesture and every gesture means the same everywhere on the book:
-// - one finger: a swipe turns the page (mirrored in a right-to-left book); zoomed, it pans;
+// - one finger: a swipe turns the page (mirrored in a right-to-left book); zoomed (or a page
+//   taller than the book), it pans; a tap on the page (not a link) is `tap`;
 // - two fingers: pinch zooms about their midpoint, and moving them pans;
 // - a double tap (or a double click) zooms in to that point, or back out;
 // - the wheel turns pages (one turn per gesture, so a trackpad's long scroll is one turn);
@@ -17,11 +18,13 @@ export const attachGestures = ({
   area,
   zoom,
   turn,
+  tap,
   isTurning,
 }: {
   area: HTMLElement;
   zoom: Zoom;
   turn: (direction: Turn) => void;
+  tap: () => void;
   isTurning: () => boolean;
 }) => {
   const pointers = new Map<number, Point>();
@@ -29,6 +32,7 @@ export const attachGestures = ({
   let swipe: (Point & { time: number; type: string }) | null = null;
   let moved = false;
   let lastTap: (Point & { time: number }) | null = null;
+  let tapTimer = 0;
   let lastType = 'mouse';
 
   const point = (e: MouseEvent): Point => {
@@ -69,7 +73,7 @@ export const attachGestures = ({
       zoom.zoomAt((pinch.scale * distance(a, b)) / pinch.distance, mid.x, mid.y);
       pinch.mid = mid;
       moved = true;
-    } else if (zoom.zoomed && pointers.size === 1 && moved) {
+    } else if (zoom.pannable && pointers.size === 1 && moved) {
       // Panning: the drag moves the page under the finger (or the mouse).
       zoom.panBy(now.x - before.x, now.y - before.y);
       area.classList.add('panning');
@@ -93,11 +97,15 @@ export const attachGestures = ({
       return;
     }
     if (type === 'touch' && !moved) {
+      clearTimeout(tapTimer);
       if (lastTap && e.timeStamp - lastTap.time < 320 && distance(lastTap, at) < 30) {
         zoom.toggleAt(at.x, at.y);
         lastTap = null;
       } else {
         lastTap = { ...at, time: e.timeStamp };
+        // One tap, once no second one follows; on a link or a button it is theirs.
+        const onControl = e.target instanceof Element && e.target.closest('a, button');
+        if (!onControl) tapTimer = setTimeout(tap, 330);
       }
     }
   };

@@ -26,6 +26,17 @@ export const spreadOf = (n: number, total: number, spread: boolean): Side[] => {
 export const onScreen = (pages: Side[], rtl: boolean): Side[] =>
   rtl ? [...pages].reverse() : pages;
 
+/**
+ * The slider's steps: one per page, or one per spread when spreads are shown (the cover, then
+ * 2–3, 4–5...), so every key press on it turns.
+ */
+export const sliderSteps = (total: number, spread: boolean): number =>
+  spread ? Math.floor(total / 2) + 1 : total;
+export const sliderStepOf = (n: number, spread: boolean): number =>
+  spread ? Math.floor(n / 2) + 1 : n;
+export const pageOfSliderStep = (step: number, spread: boolean): number =>
+  spread ? Math.max(1, 2 * (step - 1)) : step;
+
 export const firstOf = (pages: Side[]): number => pages.find((p) => p !== null) ?? 1;
 export const lastOf = (pages: Side[]): number => pages.findLast((p) => p !== null) ?? 1;
 

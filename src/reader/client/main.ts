@@ -14,8 +14,11 @@ import {
   lastOf,
   onScreen,
   pageForInput,
+  pageOfSliderStep,
   type Side,
   type Slot,
+  sliderStepOf,
+  sliderSteps,
   slotSizes,
   spreadOf,
 } from './layout.ts';
@@ -37,8 +40,13 @@ const view = byId('view');
 const stage = byId('stage');
 const slider = byId<HTMLInputElement>('slider');
 const counter = byId('counter');
+const pager = one('.pager');
 const live = byId('live');
 const reducedMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
+const coarse = '(pointer: coarse) and ';
+const phone = window.matchMedia(`${coarse}(max-width: 719px), ${coarse}(max-height: 500px)`);
+/** A phone on its side: one page fitted to the width, read from its top down. */
+const sideways = window.matchMedia(`${coarse}(max-height: 500px) and (orientation: landscape)`);
 
 let current = 1;
 let turning = false;
@@ -50,7 +58,8 @@ const slot = (sizes: Slot[], i: number): Slot => sizes[i] ?? { w: 0, h: 0 };
 
 const clamp = (n: number) => Math.min(Math.max(1, Math.round(n) || 1), book.total);
 // A one-page document is never a spread: its page has the whole stage.
-const spread = () => book.total > 1 && isSpread(stage.clientWidth, stage.clientHeight);
+const spread = () =>
+  book.total > 1 && !sideways.matches && isSpread(stage.clientWidth, stage.clientHeight);
 const visible = (n: number) => spreadOf(n, book.total, spread());
 const sides = (count: number) => (count === 2 ? ['left', 'right'] : ['single']);
 
@@ -65,14 +74,28 @@ const zoom = createZoom({
       img.sizes = imageSizes(width);
     }
   },
-  onZoom: (scale) => {
-    const zoomed = scale > 1.001;
+  onZoom: (scale, zoomed) => {
     if (zoomed && !wasZoomed) beacon.record({ k: 'zoom' }); // each time a reader zooms in
     wasZoomed = zoomed;
     one<HTMLButtonElement>('[data-action="zoom-out"]').disabled = !zoomed;
     one('[data-action="zoom-reset"]').hidden = !zoomed;
-    one<HTMLButtonElement>('[data-action="zoom-in"]').disabled = scale >= 3.999;
+    one<HTMLButtonElement>('[data-action="zoom-in"]').disabled = scale >= zoom.max * 0.999;
     area.tabIndex = zoomed ? 0 : -1;
+  },
+  bounds: () => {
+    // The pages' place at 1×, from their boxes on screen and the view's scale as drawn (offsets
+    // would be whole pixels: half a pixel off is two at 4×).
+    const v = view.getBoundingClientRect();
+    const s = v.width / (view.offsetWidth || 1);
+    const box = { l: Infinity, t: Infinity, r: -Infinity, b: -Infinity };
+    for (const page of stage.querySelectorAll<HTMLElement>('.stage > figure')) {
+      const r = page.getBoundingClientRect();
+      box.l = Math.min(box.l, (r.left - v.left) / s);
+      box.t = Math.min(box.t, (r.top - v.top) / s);
+      box.r = Math.max(box.r, (r.right - v.left) / s);
+      box.b = Math.max(box.b, (r.bottom - v.top) / s);
+    }
+    return box.r > box.l ? box : null;
   },
 });
 
@@ -91,8 +114,10 @@ const updateChrome = (pages: Side[]) => {
     printed === numbers
       ? `Page ${numbers} of ${total}`
       : `Page ${printed} (${numbers} of ${total})`;
-  slider.max = String(total);
-  slider.value = String(current);
+  // A one-page document has nothing to turn: no slider, no "1 / 1".
+  pager.hidden = total < 2;
+  slider.max = String(sliderSteps(total, spread()));
+  slider.value = String(sliderStepOf(current, spread()));
   slider.setAttribute('aria-valuetext', spoken);
   live.textContent = spoken;
   const hash = `#page=${current}`;
@@ -107,6 +132,8 @@ const updateChrome = (pages: Side[]) => {
   )) {
     button.disabled = lastOf(pages) >= total;
   }
+  // The button just pressed went disabled (the last page): focus stays on the book.
+  if ((document.activeElement as HTMLButtonElement | null)?.disabled) area.focus();
   panels.follow(shown);
   beacon.show(shown);
   for (const listener of turnListeners) listener();
@@ -128,8 +155,15 @@ const render = () => {
   );
   // A page alone beside an empty side (the cover, a last even page) stands in the middle, at the
   // size it has in the spreads: no half-empty book.
-  stage.replaceChildren(...figures.filter((f) => !f.classList.contains('blank')));
+  show(figures.filter((f) => !f.classList.contains('blank')));
   stage.classList.toggle('spread', screen.length === 2 && !screen.includes(null));
+  // On a phone held sideways the page is as wide as the book, its top first.
+  const fitted = slot(sizes, 0).w;
+  zoom.setBase(
+    sideways.matches && screen.length === 1 && fitted > 0
+      ? Math.max(1, area.clientWidth / fitted)
+      : 1,
+  );
   updateChrome(pages);
   const shownNow = ++renders;
   // Links, highlights and the pages one turn away only once these images are in: nothing
@@ -142,7 +176,17 @@ const render = () => {
   });
 };
 
-/** The links of the pages on the stage, once the document's structure is here. */
+/** Puts pages on the stage; focus that was on one of them (a link) stays on the book. */
+const show = (nodes: HTMLElement[]) => {
+  const hadFocus = stage.contains(document.activeElement);
+  stage.replaceChildren(...nodes);
+  if (hadFocus) area.focus({ preventScroll: true });
+};
+
+/**
+ * The links of the pages on the stage, once the document's structure is here. They are one stop
+ * for Tab (a contents page can have a hundred): the arrow keys go from one to the next.
+ */
 const drawPageLinks = (shownNow = renders) =>
   book.structure().then((structure) => {
     if (shownNow !== renders) return;
@@ -150,7 +194,24 @@ const drawPageLinks = (shownNow = renders) =>
       if (figure.querySelector('.link')) continue;
       drawLinks(figure, structure.links?.[Number(figure.dataset.n) - 1], book);
     }
+    pageLinks().forEach((a, i) => {
+      a.tabIndex = i ? -1 : 0;
+    });
   });
+const pageLinks = () => [...stage.querySelectorAll<HTMLElement>('a.link')];
+
+/** An arrow key on a page's link: the next or previous link gets focus (and the Tab stop). */
+const moveAmongLinks = (from: HTMLElement, key: string) => {
+  const step = { ArrowDown: 1, ArrowRight: 1, ArrowUp: -1, ArrowLeft: -1 }[key];
+  if (!step) return false;
+  const links = pageLinks();
+  const to = links[(links.indexOf(from) + step + links.length) % links.length];
+  if (!to) return false;
+  from.tabIndex = -1;
+  to.tabIndex = 0;
+  to.focus();
+  return true;
+};
 
 const nextStart = () => lastOf(visible(current)) + 1;
 const prevStart = () => firstOf(visible(current)) - 1;
@@ -206,6 +267,16 @@ const sameShapes = (from: Side[], to: Side[]) => {
 };
 const close = (a: number, b: number) => Math.abs(a - b) / Math.max(a, b) < 0.03;
 
+/**
+ * A jump (a link, the contents, a search result, a thumbnail, go to page) is a history entry of
+ * its own, so the browser's Back comes back to where the reader was; turns only update it.
+ */
+const jump = (n: number) => {
+  const target = clamp(n);
+  if (!visible(current).includes(target)) history.pushState(null, '', `#page=${target}`);
+  go(target);
+};
+
 /** Turns to page n: the leaf between here and there curls over, or the pages change at once. */
 const go = (n: number) => {
   const target = clamp(n);
@@ -220,7 +291,7 @@ const go = (n: number) => {
   current = target;
   if (
     reducedMotion.matches ||
-    zoom.zoomed ||
+    zoom.pannable ||
     !stage.firstElementChild ||
     document.hidden ||
     !sameShapes(from, to)
@@ -272,7 +343,7 @@ const go = (n: number) => {
       }),
     );
   }
-  stage.replaceChildren(...under, leaf);
+  show([...under, leaf]);
   stage.classList.toggle('spread', !single);
   placeLeaf(leaf, under, single, fromRight);
   requestAnimationFrame(() => requestAnimationFrame(() => leaf.classList.add('go')));
@@ -320,6 +391,7 @@ const toRight = () => (book.rtl ? prev() : next());
 const reader: Reader = {
   book,
   go,
+  jump,
   current: () => current,
   shown: () => visible(current).filter((p) => p !== null),
   pageFor: (input) => pageForInput(input, book.labels, book.total),
@@ -356,13 +428,16 @@ document.addEventListener('click', (event) => {
     // An internal link (in the page, the contents or the search results): turn to its page.
     event.preventDefault();
     if (panels.open && window.matchMedia('(max-width: 719px)').matches) panels.close(false);
-    go(Number(link.dataset.page));
+    jump(Number(link.dataset.page));
     return;
   }
   const target = event.target.closest<HTMLElement>('[data-action]');
   const action = target && actions[target.dataset.action ?? ''];
   if (!action) return;
-  if (zoom.zoomed && target.classList.contains('edge')) return; // zoomed: the edges never flip
+  if (target.classList.contains('edge')) {
+    if (zoom.zoomed) return; // zoomed: the edges never flip
+    showBars(false);
+  }
   event.preventDefault();
   action();
 });
@@ -383,6 +458,11 @@ document.addEventListener('keydown', (event) => {
     event.target instanceof Element && event.target.closest('input, textarea, select, .panel');
   if (inField || event.altKey) return;
   if (event.ctrlKey || event.metaKey) return; // the browser's own shortcuts
+  const link = (event.target as Element).closest?.<HTMLElement>('#stage a.link');
+  if (link && moveAmongLinks(link, event.key)) {
+    event.preventDefault();
+    return;
+  }
   const pan = (dx: number, dy: number) => () => zoom.panBy(dx, dy);
   const keys: Record<string, () => unknown> = zoom.zoomed
     ? {
@@ -409,14 +489,25 @@ document.addEventListener('keydown', (event) => {
   action();
 });
 
-slider.addEventListener('input', () => go(Number(slider.value)));
+slider.addEventListener('input', () => go(pageOfSliderStep(Number(slider.value), spread())));
+
+/**
+ * On a phone the bars make way for the page once the reader turns it by touch; a tap on the
+ * page brings them back (and hides them again). A key press shows them: they hold the controls.
+ */
+const showBars = (shown: boolean) =>
+  document.body.classList.toggle('reading', !shown && phone.matches);
+document.addEventListener('keydown', () => showBars(true), true);
 
 attachGestures({
   area,
   zoom,
   isTurning: () => turning,
-  turn: (direction) =>
-    ({ left: toRight, right: toLeft, forward: next, backward: prev })[direction]?.(),
+  turn: (direction) => {
+    showBars(false);
+    ({ left: toRight, right: toLeft, forward: next, backward: prev })[direction]?.();
+  },
+  tap: () => showBars(document.body.classList.contains('reading')),
 });
 
 /** #page=N opens page N; #label=iv the page the book numbers "iv". */

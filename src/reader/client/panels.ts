@@ -10,6 +10,8 @@ import type { Book, OutlineEntry } from './book.ts';
 export type Reader = {
   book: Book;
   go: (n: number) => void;
+  /** a jump elsewhere (not a turn): a history entry of its own, so Back comes back */
+  jump: (n: number) => void;
   current: () => number;
   /** the pages shown (no empty side) */
   shown: () => number[];
@@ -82,7 +84,7 @@ export const createPanels = ({ reader }: { reader: Reader }): Panels => {
     // entry), not onto its close button.
     const body = bodyOf(panel);
     (
-      body.querySelector<HTMLElement>('[aria-current="page"]') ??
+      body.querySelector<HTMLElement>('[aria-current]') ??
       body.querySelector<HTMLElement>('input, textarea, a, button') ??
       panel.querySelector('button')
     )?.focus();
@@ -110,7 +112,10 @@ export const createPanels = ({ reader }: { reader: Reader }): Panels => {
     get open() {
       return open;
     },
-    /** Marks the current page in the thumbnails and the contents, once they exist. */
+    /**
+     * Marks the current page in the thumbnails, and in the contents the section it is in (the
+     * last entry starting at or before the last page shown), once they exist.
+     */
     follow: (shown) => {
       for (const el of document.querySelectorAll('#panel-thumbnails [aria-current]')) {
         el.removeAttribute('aria-current');
@@ -120,6 +125,15 @@ export const createPanels = ({ reader }: { reader: Reader }): Panels => {
           .querySelector(`#panel-thumbnails [data-page="${n}"]`)
           ?.setAttribute('aria-current', 'page');
       }
+      const last = Math.max(...shown);
+      let section: Element | null = null;
+      let start = 0;
+      for (const a of document.querySelectorAll<HTMLElement>('#panel-contents a[data-page]')) {
+        a.removeAttribute('aria-current');
+        const page = Number(a.dataset.page);
+        if (page <= last && page >= start) [section, start] = [a, page];
+      }
+      section?.setAttribute('aria-current', 'location');
     },
   };
   return panels;
@@ -171,6 +185,7 @@ const buildContents: Builder = async (body, reader, _close, built) => {
   nav.setAttribute('aria-label', 'Table of contents');
   nav.append(list(outline));
   body.append(nav);
+  reader.panels?.follow(reader.shown());
 };
 
 /**
@@ -216,7 +231,7 @@ const buildThumbnails: Builder = (body, reader, close) => {
     if (!button) return;
     // On a phone the panel covers the book: it closes to show the page chosen.
     if (window.matchMedia('(max-width: 719px)').matches) close();
-    reader.go(Number(button.dataset.page));
+    reader.jump(Number(button.dataset.page));
   });
   grid.addEventListener('keydown', (e) => {
     if (!(e.target instanceof Element)) return;
@@ -280,7 +295,7 @@ const buildGoto: Builder = (body, reader, close) => {
     input.removeAttribute('aria-invalid');
     message.textContent = '';
     close();
-    reader.go(n);
+    reader.jump(n);
     document.getElementById('book')?.focus();
   });
   body.append(form);

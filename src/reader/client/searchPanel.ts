@@ -62,7 +62,7 @@ export const createSearch = ({ reader }: { reader: Reader }) => {
       ? hits.find((h) => h.n >= Math.min(...shown))
       : hits.find((h) => h.n > Math.max(...shown));
     const first = next ?? hits[0];
-    if (first) reader.go(first.n);
+    if (first) reader.jump(first.n);
     highlight();
   };
 
@@ -107,7 +107,7 @@ export const createSearch = ({ reader }: { reader: Reader }) => {
     const a = e.target.closest<HTMLElement>('[data-page]');
     if (!a) return;
     e.preventDefault();
-    reader.go(Number(a.dataset.page));
+    reader.jump(Number(a.dataset.page));
   });
 
   return { highlight };

@@ -1,0 +1,418 @@
+// The reader's polish (issue 31), item by item, in real headless Chromium at desktop 1440×900 and
+// a 3× phone with touch, upright and on its side: jumps are history entries, zoomed panning
+// stays within the page, the keyboard reaches the controls first and keeps its focus on the
+// book, a phone on its side reads one page fitted to its width and the bars make way while
+// reading, the slider turns on every key press, light and dark themes, the smaller fixes, and
+// axe (every impact) on every panel. Books: the almanac (test/support/readerPdf.ts) and a
+// one-page strip with no title of its own.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiFixture, startApi } from '../support/apiFixture.ts';
+import { client, createFlipbook, waitForOutcome } from '../support/apiHelpers.ts';
+import { ROOT } from '../support/cli.ts';
+import { type PdfObjects, pdfBytes, stream, text } from '../support/pdfWriter.ts';
+import {
+  axeOf,
+  DESKTOP,
+  drag,
+  launchChromium,
+  PHONE3,
+  PHONE3_SIDEWAYS,
+  swipe,
+  tap,
+} from '../support/readerBrowser.ts';
+import { readerPdf, UNIQUE } from '../support/readerPdf.ts';
+
+const DOCS_IMAGES = join(ROOT, 'docs', 'images');
+const SCREENS = [
+  ['desktop', DESKTOP],
+  ['phone', PHONE3],
+  ['phone on its side', PHONE3_SIDEWAYS],
+] as const;
+
+/** One page 2400 × 300 pt (a panorama strip), with no /Info title: the reader names it by file. */
+const stripPdf = (): PdfObjects => {
+  const words = Array.from({ length: 12 }, (_, i) => text(40 + i * 196, 150, `Bay ${i + 1}`, 28));
+  return {
+    root: 1,
+    objects: new Map([
+      [1, '<< /Type /Catalog /Pages 2 0 R >>'],
+      [2, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>'],
+      [
+        3,
+        '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 2400 300] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+      ],
+      [4, stream(['0.8 0.9 1 rg 0 0 2400 300 re f 0 0 0 rg', ...words].join('\n'))],
+      [5, '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'],
+    ]),
+  };
+};
+
+type Box = { x: number; y: number; width: number; height: number };
+
+describe('the reader, polished (issue 31)', () => {
+  let fx: ApiFixture;
+  let browser: Browser;
+  let almanac = '';
+  let strip = '';
+  let contexts: BrowserContext[] = [];
+  let problems: string[] = [];
+
+  const open = async (options: BrowserContextOptions, url: string, extra = {}) => {
+    const context = await browser.newContext({
+      reducedMotion: 'reduce',
+      bypassCSP: true, // axe is injected
+      ...options,
+      ...extra,
+    });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    await page.goto(url);
+    if (url.includes('/f/')) await page.locator('#stage figure[data-n] img').first().waitFor();
+    return page;
+  };
+  const js = <T>(page: Page, expression: string) => page.evaluate(expression) as Promise<T>;
+  /** The page numbers on the stage. */
+  const shown = (page: Page) =>
+    js<number[]>(
+      page,
+      `[...document.querySelectorAll('#stage > figure[data-n]')].map((f) => +f.dataset.n)`,
+    );
+  const showsPage = (page: Page, n: number) =>
+    expect.poll(() => shown(page), { timeout: 10_000 }).toContain(n);
+  const box = async (page: Page, selector: string): Promise<Box> => {
+    const found = await page.locator(selector).first().boundingBox();
+    if (!found) throw new Error(`${selector} has no box`);
+    return found;
+  };
+  /** The box of all the pages on the stage together (a spread's two). */
+  const pagesBox = (page: Page) =>
+    js<Box>(
+      page,
+      `(() => { const rs = [...document.querySelectorAll('#stage > figure')].map((f) => f.getBoundingClientRect());
+        const x = Math.min(...rs.map((r) => r.left)), y = Math.min(...rs.map((r) => r.top));
+        return { x, y, width: Math.max(...rs.map((r) => r.right)) - x, height: Math.max(...rs.map((r) => r.bottom)) - y }; })()`,
+    );
+  const focused = (page: Page) =>
+    js<string>(
+      page,
+      `(() => { const e = document.activeElement; if (!e || e === document.body) return 'body';
+        return e.id || e.getAttribute('aria-label') || e.className || e.tagName; })()`,
+    );
+  const visible = (page: Page, selector: string) => page.locator(selector).isVisible();
+
+  beforeAll(async () => {
+    [fx, browser] = await Promise.all([
+      startApi('embedded', ['--workers', '2', '--rate-limit', '0']),
+      launchChromium(),
+    ]);
+    const c = client(fx.api, fx.key);
+    const made = await Promise.all([
+      createFlipbook(
+        c,
+        {},
+        {
+          bytes: new Uint8Array(pdfBytes(readerPdf())),
+          name: 'almanac.pdf',
+          type: 'application/pdf',
+        },
+      ),
+      createFlipbook(
+        c,
+        {},
+        {
+          bytes: new Uint8Array(pdfBytes(stripPdf())),
+          name: 'harbour-strip.pdf',
+          type: 'application/pdf',
+        },
+      ),
+    ]);
+    for (const book of made) {
+      expect(await waitForOutcome(c, book.flipbookId, book.versionId)).toMatchObject({
+        status: 'done',
+      });
+    }
+    const urls = await Promise.all(
+      made.map(async (b) => (await c.flipbook(b.flipbookId)).body.url as string),
+    );
+    [almanac, strip] = [urls[0] ?? '', urls[1] ?? ''];
+    mkdirSync(DOCS_IMAGES, { recursive: true });
+  }, 180_000);
+
+  afterEach(async () => {
+    await Promise.all(contexts.map((context) => context.close()));
+    contexts = [];
+    const seen = problems;
+    problems = [];
+    expect(seen).toEqual([]);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await fx?.stop();
+  });
+
+  describe.each(SCREENS)('on a %s', (_name, screen) => {
+    it('1. a contents entry, a link, a search result are history entries: Back returns to each, turns are not', async () => {
+      const page = await open(screen, `${fx.daemon.url}/healthz`);
+      await page.goto(`${almanac}#page=1`);
+      await showsPage(page, 1);
+      // a contents entry: The Storm (7)
+      await page.locator('.tools [data-panel="contents"]').click();
+      await page.locator('#panel-contents a[data-page="7"]').click();
+      await showsPage(page, 7);
+      // a link on the contents page (2) to page 5, after going there by the thumbnails
+      await page.locator('.tools [data-panel="thumbnails"]').click();
+      await page.locator('#panel-thumbnails [data-page="2"]').click();
+      await showsPage(page, 2);
+      if (await page.locator('.panel:not([hidden])').count()) {
+        await page.locator('.panel:not([hidden]) .panel-close').click();
+      }
+      await page.locator('#stage figure[data-n="2"] a.link[data-page="5"]').click();
+      await showsPage(page, 5);
+      // a turn: the entry is updated, not added
+      await page.keyboard.press('PageDown');
+      await expect.poll(() => js(page, 'location.hash')).not.toBe('#page=5');
+      // a search result: the unique word of page 8
+      await page.locator('.tools [data-panel="search"]').click();
+      await page.locator('#search-input').fill(UNIQUE[7] ?? '');
+      await page.locator('#search-input').press('Enter');
+      await showsPage(page, 8);
+      await page.keyboard.press('Escape');
+
+      // Back: to page 6, where the turn had taken the reader from the link's 5, then 2, 7, 1.
+      for (const n of [6, 2, 7, 1]) {
+        await page.goBack();
+        await showsPage(page, n);
+        expect(new URL(page.url()).pathname).toBe(new URL(almanac).pathname);
+      }
+      await page.goBack();
+      expect(new URL(page.url()).pathname).toBe('/healthz');
+      await page.goForward();
+      await showsPage(page, 1);
+    });
+
+    it('2. zoomed in all the way, panning keeps the page on screen (a strip) and covering the book (a page)', async () => {
+      for (const url of [strip, `${almanac}#page=3`]) {
+        const page = await open(screen, url);
+        for (let i = 0; i < 6; i++) {
+          const zoomIn = page.locator('[data-action="zoom-in"]');
+          if (await zoomIn.isDisabled()) break;
+          await zoomIn.click();
+        }
+        expect(await page.locator('[data-action="zoom-in"]').isDisabled()).toBe(true);
+        const book = await box(page, '#book');
+        const mid = { x: book.x + book.width / 2, y: book.y + book.height / 2 };
+        for (const [dx, dy] of [
+          [0, 3000],
+          [0, -3000],
+          [3000, 0],
+          [-3000, 0],
+          [2000, 2000],
+        ] as const) {
+          if (screen.hasTouch) {
+            await drag(page, mid.x, mid.y, mid.x + dx / 10, mid.y + dy / 10);
+          } else {
+            await page.mouse.move(mid.x, mid.y);
+            await page.mouse.down();
+            await page.mouse.move(mid.x + dx / 10, mid.y + dy / 10, { steps: 4 });
+            await page.mouse.up();
+          }
+          const at = await pagesBox(page);
+          for (const [start, size, bookStart, bookSize] of [
+            [at.x, at.width, book.x, book.width],
+            [at.y, at.height, book.y, book.height],
+          ] as const) {
+            if (size >= bookSize) {
+              // larger than the book: its edges never come inside it
+              expect(start).toBeLessThanOrEqual(bookStart + 1);
+              expect(start + size).toBeGreaterThanOrEqual(bookStart + bookSize - 1);
+            } else {
+              // smaller: wholly on screen
+              expect(start).toBeGreaterThanOrEqual(bookStart - 1);
+              expect(start + size).toBeLessThanOrEqual(bookStart + bookSize + 1);
+            }
+          }
+        }
+      }
+    });
+
+    it('6. the slider turns on every key press; a one-page document has no slider and no "1 / 1"', async () => {
+      const page = await open(screen, `${almanac}#page=1`);
+      const spread = screen === DESKTOP; // a phone on its side shows one page too
+      await page.locator('#slider').focus();
+      const seen: number[][] = [await shown(page)];
+      for (let i = 0; i < (spread ? 4 : 7); i++) {
+        await page.keyboard.press('ArrowRight');
+        await expect.poll(() => shown(page)).not.toEqual(seen.at(-1));
+        seen.push(await shown(page));
+      }
+      expect(seen).toEqual(
+        spread ? [[1], [2, 3], [4, 5], [6, 7], [8]] : [[1], [2], [3], [4], [5], [6], [7], [8]],
+      );
+      await page.keyboard.press('ArrowLeft');
+      await expect.poll(() => shown(page)).toEqual(spread ? [6, 7] : [7]);
+
+      const one = await open(screen, strip);
+      expect(await visible(one, '#slider')).toBe(false);
+      expect(await visible(one, '#counter')).toBe(false);
+      expect(await one.locator('body').innerText()).not.toContain('1 / 1');
+    });
+
+    it('10. the smaller things: a title without ".pdf", the current section marked, nothing drawn over the page', async () => {
+      const page = await open(screen, strip);
+      expect(await page.title()).toBe('harbour-strip');
+      expect(await page.locator('h1.title').textContent()).toBe('harbour-strip');
+
+      const book = await open(screen, `${almanac}#page=5`);
+      await book.locator('.tools [data-panel="contents"]').click();
+      const current = book.locator('#panel-contents [aria-current]');
+      await expect.poll(() => current.textContent()).toContain('The Tides');
+      await book.keyboard.press('Escape');
+      await js(book, `location.hash = '#page=3'`);
+      await showsPage(book, 3);
+      await book.locator('.tools [data-panel="contents"]').click();
+      // page 3 begins "Harbour and Tides" and, within it, "The Harbour"
+      await expect.poll(() => current.textContent()).toContain('The Harbour');
+      expect(await current.count()).toBe(1);
+      await book.keyboard.press('Escape');
+
+      // No control is drawn over the pages (the zoom buttons sit in the bottom bar).
+      const overlapping = await js<string[]>(
+        book,
+        `(() => {
+        // each page as far as it is seen: the book clips it (a page fitted to a phone's width)
+        const book = document.getElementById('book').getBoundingClientRect();
+        const pages = [...document.querySelectorAll('#stage > figure')].map((f) => {
+          const r = f.getBoundingClientRect();
+          return { left: Math.max(r.left, book.left), right: Math.min(r.right, book.right),
+            top: Math.max(r.top, book.top), bottom: Math.min(r.bottom, book.bottom) };
+        });
+        return [...document.querySelectorAll('button, a.button, input')].filter((el) => {
+          const r = el.getBoundingClientRect();
+          if (getComputedStyle(el).opacity === '0' || r.width === 0 || el.closest('.panel, #stage')) {
+            return false;
+          }
+          return pages.some((p) => r.left < p.right && r.right > p.left && r.top < p.bottom && r.bottom > p.top);
+        }).map((el) => el.getAttribute('aria-label') || el.textContent);
+      })()`,
+      );
+      expect(overlapping).toEqual([]);
+    });
+  });
+
+  it('3. the keyboard reaches the page controls in a few presses, page links are one stop, focus stays on the book', async () => {
+    const page = await open(DESKTOP, `${almanac}#page=2`);
+    await page.locator('#stage figure[data-n="2"] a.link').first().waitFor();
+    // from the top of the page
+    await page.locator('body').focus();
+    const order: string[] = [];
+    for (let i = 0; i < 30 && !order.includes('Next page'); i++) {
+      await page.keyboard.press('Tab');
+      order.push(await focused(page));
+    }
+    expect(order.indexOf('Next page'), order.join(' → ')).toBeLessThan(12);
+    // The page's links: one Tab stop, the arrow keys go through them.
+    expect(await page.locator('#stage a.link[tabindex="0"]').count()).toBe(1);
+    const first = page.locator('#stage a.link[tabindex="0"]');
+    await first.focus();
+    const name = await focused(page);
+    await page.keyboard.press('ArrowDown');
+    expect(await focused(page)).not.toBe(name);
+    const onLink = `!!document.activeElement?.matches('#stage a.link')`;
+    expect(await js(page, onLink)).toBe(true);
+    await page.keyboard.press('Tab');
+    expect(await js(page, onLink)).toBe(false);
+    // A turn from a link: the link goes, the focus stays on the book.
+    await page.locator('#stage a.link[tabindex="0"]').focus();
+    await page.keyboard.press('PageDown');
+    await showsPage(page, 4);
+    expect(await focused(page)).not.toBe('body');
+    // Next page pressed to the end: focus never drops to the page's body.
+    await page.locator('.controls [data-action="next"]').focus();
+    for (let i = 0; i < 4; i++) {
+      await page.keyboard.press('Enter');
+      expect(await focused(page)).not.toBe('body');
+    }
+    await showsPage(page, 8);
+  });
+
+  it('4. a phone on its side reads one page fitted to the width from its top; the bars make way while reading', async () => {
+    const page = await open(PHONE3_SIDEWAYS, `${almanac}#page=3`);
+    expect(await shown(page)).toEqual([3]);
+    const book = await box(page, '#book');
+    let at = await box(page, '#stage > figure');
+    expect(at.width).toBeGreaterThan(book.width * 0.95);
+    expect(Math.abs(at.y - book.y)).toBeLessThan(2);
+    // a drag upwards reads on down the page, never past its foot
+    await drag(
+      page,
+      book.x + book.width / 2,
+      book.y + book.height - 20,
+      book.x + book.width / 2,
+      book.y + 20,
+    );
+    const lower = await box(page, '#stage > figure');
+    expect(lower.y).toBeLessThan(at.y - 100);
+    for (let i = 0; i < 8; i++) {
+      await drag(
+        page,
+        book.x + book.width / 2,
+        book.y + book.height - 20,
+        book.x + book.width / 2,
+        book.y + 20,
+      );
+    }
+    at = await box(page, '#stage > figure');
+    expect(at.y + at.height).toBeGreaterThanOrEqual(book.y + book.height - 1);
+
+    // A swipe turns, and the bars go; a tap brings them back, another hides them again.
+    expect(await visible(page, '.bar')).toBe(true);
+    await swipe(
+      page,
+      book.x + book.width * 0.8,
+      book.x + book.width * 0.2,
+      book.y + book.height / 2,
+    );
+    await showsPage(page, 4);
+    await expect.poll(() => visible(page, '.bar')).toBe(false);
+    expect(await visible(page, '.controls')).toBe(false);
+    const full = await box(page, '#book');
+    expect(full.height).toBeGreaterThan(389);
+    await tap(page, full.x + full.width / 2, full.y + full.height / 2);
+    await expect.poll(() => visible(page, '.bar')).toBe(true);
+    expect(await visible(page, '.controls')).toBe(true);
+
+    // Upright, the same: the bars make way on a swipe, and the page grows.
+    const upright = await open(PHONE3, `${almanac}#page=3`);
+    const b = await box(upright, '#book');
+    await swipe(upright, b.x + b.width * 0.8, b.x + b.width * 0.2, b.y + b.height / 2);
+    await showsPage(upright, 4);
+    await expect.poll(() => visible(upright, '.bar')).toBe(false);
+    // the book takes the whole screen
+    expect((await box(upright, '#book')).height).toBeGreaterThan(843);
+    await swipe(upright, b.x + b.width * 0.2, b.x + b.width * 0.8, b.y + b.height / 2);
+    await showsPage(upright, 3);
+    await tap(upright, b.x + b.width / 2, b.y + b.height / 2);
+    await expect.poll(() => visible(upright, '.bar')).toBe(true);
+  });
+
+  it('looks right: screenshots for docs/reader.md', async () => {
+    for (const [name, options, scheme] of [
+      ['desktop-light', DESKTOP, 'light'],
+      ['desktop-dark', DESKTOP, 'dark'],
+      ['phone-light', PHONE3, 'light'],
+      ['phone-sideways', PHONE3_SIDEWAYS, 'dark'],
+    ] as const) {
+      const page = await open(options, `${almanac}#page=2`, { colorScheme: scheme });
+      await page.screenshot({ path: join(DOCS_IMAGES, `reader-${name}.png`) });
+      expect(await axeOf(page)).toEqual([]);
+    }
+  });
+});
