@@ -19,6 +19,10 @@ export type ReaderFlipbookRow = {
   embed_origins: string[];
   /** its workspace counts its readers (docs/privacy.md) */
   analytics_enabled: boolean;
+  /** its workspace's branding (./workspaces.ts): the key it is served under, the logo's size */
+  brand_key: string | null;
+  brand_logo_width: number | null;
+  brand_logo_height: number | null;
 };
 
 /** A live flipbook by id, archived or not; null once deleted (or never created). */
@@ -26,10 +30,11 @@ export const findReaderFlipbook = async (db: Db, flipbookId: string) =>
   (
     await db.query<ReaderFlipbookRow>(
       `SELECT title, coalesce(title_from_file, FALSE) AS title_from_file, direction, description,
-         status, active_version_id, download_allowed, workspace_id, visibility, embed_origins,
-         coalesce((SELECT analytics_enabled FROM workspaces w
-           WHERE w.workspace_id = flipbooks.workspace_id), TRUE) AS analytics_enabled
-       FROM flipbooks WHERE flipbook_id = $1`,
+         status, active_version_id, download_allowed, f.workspace_id, visibility, embed_origins,
+         coalesce(w.analytics_enabled, TRUE) AS analytics_enabled, w.brand_key,
+         w.brand_logo_width, w.brand_logo_height
+       FROM flipbooks f LEFT JOIN workspaces w ON w.workspace_id = f.workspace_id
+       WHERE f.flipbook_id = $1`,
       [flipbookId],
     )
   ).rows[0] ?? null;

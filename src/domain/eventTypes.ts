@@ -39,6 +39,7 @@ const WORKSPACE: Faces<WorkspaceEvent> = {
   ApiKeyRevoked: null,
   WorkspacePlanChanged: null,
   WorkspaceAnalyticsChanged: null,
+  WorkspaceBrandingChanged: null,
   UserInvited: null,
   InvitationRevoked: null,
   InvitationAccepted: null,

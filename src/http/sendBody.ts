@@ -86,7 +86,8 @@ export const sendBody = async (
   const body =
     typeof content === 'string' || Buffer.isBuffer(content) ? prepareBody(content) : content;
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  res.setHeader('Vary', 'Accept-Encoding');
+  // Always by the encoding; by more when the representation says so (a page's language).
+  res.setHeader('Vary', headers.Vary ? `Accept-Encoding, ${headers.Vary}` : 'Accept-Encoding');
   if (status === 200) {
     res.setHeader('ETag', body.etag);
     // As in ./conditional.ts: fetch() adds `Cache-Control: no-cache` to a conditional request,

@@ -48,6 +48,8 @@ export type ReaderBook = {
   frameAncestors: string;
   /** its workspace counts its readers (analytics on) */
   counted: boolean;
+  /** the workspace's branding: the key its stylesheet and logo are served under; none: null */
+  brand: { key: string; logo: { width: number; height: number } | null } | null;
   /** where the reader sends its beacon and the token it holds, once the route gave one */
   beacon?: { url: string; token: string };
 };
@@ -108,6 +110,15 @@ export const loadReaderBook = async (
       embedOrigins: book.embed_origins,
     }),
     counted: book.analytics_enabled,
+    brand: book.brand_key
+      ? {
+          key: book.brand_key,
+          logo:
+            book.brand_logo_width && book.brand_logo_height
+              ? { width: book.brand_logo_width, height: book.brand_logo_height }
+              : null,
+        }
+      : null,
     versionId: version?.version_id ?? null,
     status: version?.status ?? null,
     pageCount: version?.page_count ?? 0,

@@ -7,7 +7,9 @@
 import { type Html, html, trusted } from '../http/html.ts';
 import { assetUrl, SCRIPT, STYLESHEET } from './assets.ts';
 import { altText } from './client/altText.ts';
+import { fill } from './client/words.ts';
 import type { ReaderBook } from './readerData.ts';
+import type { Language } from './words/language.ts';
 
 /** JSON safe inside <script type="application/json">: no "</script>", no HTML comment openers. */
 export const jsonForScript = (value: unknown) =>
@@ -55,15 +57,15 @@ export const readerHeaders = (imageOrigin: string | null, view: ReaderView = PUB
       }),
 });
 
-/** A whole page, as the text sent. */
-export const shell = (head: Html, body: Html) =>
+/** A whole page, as the text sent, in the reader's language (right to left for some). */
+export const shell = (l: Language, head: Html, body: Html) =>
   html`<!doctype html>
-<html lang="en">
+<html lang="${l.lang}"${l.dir === 'rtl' ? html` dir="rtl"` : ''}>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-${head}
 <link rel="stylesheet" href="${assetUrl(STYLESHEET)}">
+${head}
 </head>
 <body>
 ${body}
@@ -74,34 +76,27 @@ ${body}
 const noindex = (title: string) => html`<title>${title}</title>
 <meta name="robots" content="noindex, nofollow">`;
 
-export const notFoundPage = () =>
+/** A page that only says something: a title, a heading and a line. */
+const messagePage = (l: Language, title: string, heading: string, line: string, id = '') =>
   shell(
-    noindex('Flipbook not found'),
-    html`<main class="message">
-<h1>Flipbook not found</h1>
-<p>This link does not lead to a flipbook. It may have been mistyped, or the flipbook was removed.</p>
+    l,
+    noindex(title),
+    html`<main class="message"${id && html` id="${id}"`}>
+<h1>${heading}</h1>
+<p>${line}</p>
 </main>`,
   );
+
+export const notFoundPage = (l: Language) =>
+  messagePage(l, l.words.notFoundTitle, l.words.notFoundTitle, l.words.notFound);
 
 /** The service cannot answer for a moment (its database is away): for a person, in words. */
-export const stalledPage = () =>
-  shell(
-    noindex('Unavailable for a moment'),
-    html`<main class="message">
-<h1>Unavailable for a moment</h1>
-<p>This flipbook cannot be shown right now. Try again in a few seconds.</p>
-</main>`,
-  );
+export const stalledPage = (l: Language) =>
+  messagePage(l, l.words.stalledTitle, l.words.stalledTitle, l.words.stalled);
 
 /** An archived flipbook: withdrawn by its owner, perhaps for a while. Nothing of it is shown. */
-export const unavailablePage = () =>
-  shell(
-    noindex('Flipbook not available'),
-    html`<main class="message" id="unavailable">
-<h1>This flipbook is not available</h1>
-<p>Its owner has withdrawn it. If it is published again, this link will work again.</p>
-</main>`,
-  );
+export const unavailablePage = (l: Language) =>
+  messagePage(l, l.words.goneTitle, l.words.goneHeading, l.words.gone, 'unavailable');
 
 /**
  * A share link that asks for a password: a plain form (it works without JavaScript), posted to
@@ -111,17 +106,18 @@ export const unavailablePage = () =>
 const oembedUrl = (readerUrl: string) =>
   `${readerUrl.replace(/\/f\/[^/]+$/, '')}/oembed?url=${encodeURIComponent(readerUrl)}&format=json`;
 
-export const passwordPage = (action: string, problem: string | null = null) =>
+export const passwordPage = (l: Language, action: string, problem: string | null = null) =>
   shell(
-    noindex('Password required'),
+    l,
+    noindex(l.words.passwordTitle),
     html`<main class="message" id="password-required">
-<h1>This flipbook needs a password</h1>
-<p>Whoever shared this link with you can tell you its password.</p>
+<h1>${l.words.passwordHeading}</h1>
+<p>${l.words.passwordHint}</p>
 <form class="password-form" method="post" action="${action}">
-${problem && html`<p class="form-problem" id="password-problem" role="alert">${problem}</p>\n`}<label for="password">Password</label>
+${problem && html`<p class="form-problem" id="password-problem" role="alert">${problem}</p>\n`}<label for="password">${l.words.password}</label>
 <div class="password-row">
 <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="1024" autofocus${problem ? html` aria-invalid="true" aria-describedby="password-problem"` : ''}>
-<button type="submit">Open</button>
+<button type="submit">${l.words.open}</button>
 </div>
 </form>
 </main>`,
@@ -156,11 +152,12 @@ const toolButton = (panelName: string, iconName: keyof typeof ICONS, label: stri
   html`<button type="button" data-panel="${panelName}" aria-expanded="false" aria-controls="panel-${panelName}">${icon(iconName)}<span class="label">${label}</span></button>`;
 
 const panel = (
+  l: Language,
   name: string,
   title: string,
   body: Html | '' = '',
 ) => html`<section class="panel" id="panel-${name}" role="dialog" aria-labelledby="panel-${name}-title" hidden>
-<div class="panel-head"><h2 id="panel-${name}-title">${title}</h2><button type="button" class="panel-close" aria-label="Close ${title.toLowerCase()}">${icon('close')}</button></div>
+<div class="panel-head"><h2 id="panel-${name}-title">${title}</h2><button type="button" class="panel-close" aria-label="${fill(l.words.closePanel, { panel: title })}">${icon('close')}</button></div>
 <div class="panel-body">${body}</div>
 </section>`;
 
@@ -168,14 +165,14 @@ const panel = (
 export const NOSCRIPT_PAGES = 40;
 
 /** `<img>`s of pages [from, to] at img_mid, lazily loaded, at their real shape (no layout shift). */
-export const pageImages = (book: ReaderBook, from: number, to: number) => {
+export const pageImages = (l: Language, book: ReaderBook, from: number, to: number) => {
   const items: Html[] = [];
   for (const [first, count, w, h] of book.runs) {
     const width = Math.round(1000 * Math.min(1, w / h));
     const height = Math.round(1000 * Math.min(1, h / w));
     for (let n = Math.max(first, from); n < first + count && n <= to; n++) {
       items.push(
-        html`<img src="${book.imageBase}${n}/mid.jpg" width="${width}" height="${height}" loading="lazy" alt="Page ${book.labelOf(n)}">`,
+        html`<img src="${book.imageBase}${n}/mid.jpg" width="${width}" height="${height}" loading="lazy" alt="${fill(l.words.script.page, { label: book.labelOf(n) })}">`,
       );
     }
   }
@@ -188,15 +185,16 @@ export const pageImages = (book: ReaderBook, from: number, to: number) => {
  * <noscript>, so a browser running the script never fetches these; capped, so the HTML stays
  * small whatever the book's length.
  */
-const noscriptPages = (book: ReaderBook, textPage: string, pageCount: number) => {
-  const items = pageImages(book, 1, NOSCRIPT_PAGES).map((img) => html`<li>${img}</li>`);
+const noscriptPages = (l: Language, book: ReaderBook, textPage: string, pageCount: number) => {
+  const items = pageImages(l, book, 1, NOSCRIPT_PAGES).map((img) => html`<li>${img}</li>`);
   const more =
     pageCount > NOSCRIPT_PAGES &&
-    html`<p class="noscript"><a href="${textPage}#page-${NOSCRIPT_PAGES + 1}">Pages ${NOSCRIPT_PAGES + 1} to ${pageCount}</a></p>`;
+    html`<p class="noscript"><a href="${textPage}#page-${NOSCRIPT_PAGES + 1}">${fill(l.words.pagesFromTo, { from: NOSCRIPT_PAGES + 1, to: pageCount })}</a></p>`;
   return html`<ol class="noscript-pages">${items}</ol>${more}`;
 };
 
-export const readerPage = (book: ReaderBook) => {
+export const readerPage = (book: ReaderBook, l: Language) => {
+  const w = l.words;
   const title = book.title;
   const first = book.runs[0]?.[0];
   const cover = book.imageBase && first ? `${book.imageBase}${first}/mid.jpg` : null;
@@ -216,19 +214,18 @@ ${cover && html`<meta property="og:image" content="${cover}">\n<meta name="twitt
     // page is a few hundred bytes).
     // A failed version will not be ready by itself: no refresh then, only the message.
     return shell(
+      l,
       book.status === 'error' ? head : html`${head}\n<meta http-equiv="refresh" content="5">`,
       html`<main class="message" id="not-ready">
 <h1>${title}</h1>
-<p>${
-        book.status === 'error'
-          ? 'This flipbook could not be prepared from its PDF.'
-          : 'This flipbook is being prepared. This page refreshes by itself when it is ready.'
-      }</p>
+<p>${book.status === 'error' ? w.notReadyFailed : w.notReady}</p>
 </main>`,
     );
   }
 
   const textPage = `${book.url}/text`;
+  // The workspace's branding: its stylesheet after ours, its logo before the title (./brandStyle.ts).
+  const { brand } = book;
   const rtl = book.direction === 'rtl';
   const pageCount = Math.max(book.pageCount, book.ready);
   const data = {
@@ -241,7 +238,10 @@ ${cover && html`<meta property="og:image" content="${cover}">\n<meta name="twitt
     imageBase: book.imageBase,
     runs: book.runs,
     labels: book.labelRuns,
-    alts: book.leadTexts.map((text, i) => altText(book.labelOf(i + 1), text)),
+    alts: book.leadTexts.map((text, i) =>
+      altText(fill(w.script.page, { label: book.labelOf(i + 1) }), text),
+    ),
+    words: w.script,
     text: `${book.pageBase}text.json`,
     document: book.status === 'done' ? `${book.pageBase}document.json` : null,
     status: `${book.url}/status.json`,
@@ -252,61 +252,63 @@ ${cover && html`<meta property="og:image" content="${cover}">\n<meta name="twitt
   const [leftEdge, rightEdge]: ['prev' | 'next', 'prev' | 'next'] = rtl
     ? ['next', 'prev']
     : ['prev', 'next'];
-  const edgeLabel = { prev: 'Previous page', next: 'Next page' };
+  const edgeLabel = { prev: w.previous, next: w.next };
   // In the keyboard's order the page controls come right after the tools (the CSS draws them at
   // the bottom), and the book's edges before its pages' links: "Next page" is a few Tabs away
   // however many links a page has.
   return shell(
-    html`${head}\n<script type="module" src="${assetUrl(SCRIPT)}"></script>`,
+    l,
+    html`${head}${brand && html`\n<link rel="stylesheet" href="/reader/brand/${brand.key}.css">`}\n<script type="module" src="${assetUrl(SCRIPT)}"></script>`,
     html`<header class="bar">
-<a class="skip" href="${textPage}">Skip to the text of the pages</a>
-<h1 class="title">${title}</h1>
-<div class="tools" role="toolbar" aria-label="Reader tools">
-${toolButton('contents', 'contents', 'Contents')}
-${toolButton('thumbnails', 'thumbnails', 'Pages')}
-${toolButton('search', 'search', 'Search')}
-${toolButton('share', 'share', 'Share')}
-<button type="button" data-action="fullscreen" class="wide-only">${icon('fullscreen')}<span class="label">Full screen</span></button>
-${book.download && html`<a class="button" data-action="download" href="${book.download}" download>${icon('download')}<span class="label">Download</span></a>`}
+<a class="skip" href="${textPage}">${w.skip}</a>
+<div class="name">${brand?.logo && html`<img class="logo" src="/reader/brand/${brand.key}.webp" width="${brand.logo.width}" height="${brand.logo.height}" alt="">`}<h1 class="title">${title}</h1></div>
+<div class="tools" role="toolbar" aria-label="${w.tools}">
+${toolButton('contents', 'contents', w.contents)}
+${toolButton('thumbnails', 'thumbnails', w.pages)}
+${toolButton('search', 'search', w.search)}
+${toolButton('share', 'share', w.share)}
+<button type="button" data-action="fullscreen" class="wide-only">${icon('fullscreen')}<span class="label">${w.fullScreen}</span></button>
+${book.download && html`<a class="button" data-action="download" href="${book.download}" download>${icon('download')}<span class="label">${w.download}</span></a>`}
 </div>
 </header>
-<section class="controls" aria-label="Controls">
-<nav class="pager" aria-label="Pages" dir="${book.direction}">
-<button type="button" class="far" data-action="first" aria-label="First page">${icon('first', rtl)}</button>
-<button type="button" data-action="prev" aria-label="Previous page">${icon('prev', rtl)}</button>
-<input type="range" id="slider" min="1" max="${pageCount}" value="1" aria-label="Page">
+<section class="controls" aria-label="${w.controls}">
+<nav class="pager" aria-label="${w.pages}" dir="${book.direction}">
+<button type="button" class="far" data-action="first" aria-label="${w.first}">${icon('first', rtl)}</button>
+<button type="button" data-action="prev" aria-label="${w.previous}">${icon('prev', rtl)}</button>
+<input type="range" id="slider" min="1" max="${pageCount}" value="1" aria-label="${w.slider}">
 <button type="button" id="counter" class="counter" data-panel="goto" aria-expanded="false" aria-controls="panel-goto" aria-describedby="counter-hint">1 / ${pageCount}</button>
-<span id="counter-hint" class="visually-hidden">Go to a page</span>
-<button type="button" data-action="next" aria-label="Next page">${icon('next', rtl)}</button>
-<button type="button" class="far" data-action="last" aria-label="Last page">${icon('last', rtl)}</button>
+<span id="counter-hint" class="visually-hidden">${w.counterHint}</span>
+<button type="button" data-action="next" aria-label="${w.next}">${icon('next', rtl)}</button>
+<button type="button" class="far" data-action="last" aria-label="${w.last}">${icon('last', rtl)}</button>
 </nav>
-<div class="zoom-tools" role="group" aria-label="Zoom">
-<button type="button" data-action="zoom-reset" aria-label="Reset zoom" hidden>${icon('reset')}</button>
-<button type="button" data-action="zoom-out" aria-label="Zoom out" disabled>${icon('zoomOut')}</button>
-<button type="button" data-action="zoom-in" aria-label="Zoom in">${icon('zoomIn')}</button>
+<div class="zoom-tools" role="group" aria-label="${w.zoom}">
+<button type="button" data-action="zoom-reset" aria-label="${w.zoomReset}" hidden>${icon('reset')}</button>
+<button type="button" data-action="zoom-out" aria-label="${w.zoomOut}" disabled>${icon('zoomOut')}</button>
+<button type="button" data-action="zoom-in" aria-label="${w.zoomIn}">${icon('zoomIn')}</button>
 </div>
 </section>
 <div class="middle">
-${panel('contents', 'Contents')}
-${panel('thumbnails', 'Pages')}
+${panel(l, 'contents', w.contents)}
+${panel(l, 'thumbnails', w.pages)}
 ${panel(
+  l,
   'search',
-  'Search',
+  w.search,
   html`<form id="search-form" class="search" role="search">
-<label for="search-input">Search the text</label>
-<div class="search-row"><input id="search-input" type="search" autocomplete="off" enterkeyhint="search"><button type="submit">Find</button></div>
+<label for="search-input">${w.searchLabel}</label>
+<div class="search-row"><input id="search-input" type="search" autocomplete="off" enterkeyhint="search"><button type="submit">${w.find}</button></div>
 </form>
 <p id="search-summary" class="message-line" role="status"></p>
-<ol id="search-results" class="results" aria-label="Search results"></ol>`,
+<ol id="search-results" class="results" aria-label="${w.results}"></ol>`,
 )}
-${panel('share', 'Share')}
-${panel('goto', 'Go to page')}
-<main id="book" class="book" aria-label="${title}" aria-roledescription="flipbook" tabindex="-1" dir="${book.direction}"${bookLang}>
+${panel(l, 'share', w.share)}
+${panel(l, 'goto', w.goTo)}
+<main id="book" class="book" aria-label="${title}" aria-roledescription="${w.flipbook}" tabindex="-1" dir="${book.direction}"${bookLang}>
 <button type="button" class="edge left ${leftEdge}" data-action="${leftEdge}" aria-label="${edgeLabel[leftEdge]}"></button>
 <button type="button" class="edge right ${rightEdge}" data-action="${rightEdge}" aria-label="${edgeLabel[rightEdge]}"></button>
 <div class="view" id="view"><div class="stage" id="stage"></div></div>
-${book.status !== 'done' && html`<p class="notice" role="status">This version is still being prepared: more pages appear as they are ready.</p>`}
-<noscript><p class="noscript">Turning pages needs JavaScript: here are the pages, one after the other. <a href="${textPage}">Read the text of every page</a>.</p>${noscriptPages(book, textPage, pageCount)}</noscript>
+${book.status !== 'done' && html`<p class="notice" role="status">${w.stillPreparing}</p>`}
+<noscript><p class="noscript">${w.noScript} <a href="${textPage}">${w.readText}</a>.</p>${noscriptPages(l, book, textPage, pageCount)}</noscript>
 </main>
 </div>
 <div id="live" class="visually-hidden" aria-live="polite" aria-atomic="true"></div>

@@ -5,9 +5,10 @@
 // non-public book is src/app/readerAccess.ts's to say. Every body here goes through sendBody: an
 // ETag (304s), compressed as negotiated.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { renderSVG } from 'uqr';
 import { findFlipbookBySlug } from '../../projections/flipbooks.ts';
 import type { Db } from '../../projections/readTable.ts';
-import { findWorkspaceByName } from '../../projections/workspaces.ts';
+import { findBrandByKey, findWorkspaceByName } from '../../projections/workspaces.ts';
 import type { Analytics } from '../app/analytics/analytics.ts';
 import {
   type AccessDeps,
@@ -28,6 +29,7 @@ import { sendBody } from '../http/sendBody.ts';
 import type { Request, Routes } from '../http/server.ts';
 import { asUnavailable } from '../http/unavailable.ts';
 import { findAsset } from './assets.ts';
+import { brandStylesheet } from './brandStyle.ts';
 import { oembedOf, pixels, readerIdOf } from './oembed.ts';
 import { loadPageTexts, loadReaderBook, type ReaderBook, readerStatus } from './readerData.ts';
 import {
@@ -42,6 +44,7 @@ import {
   unavailablePage,
 } from './readerPage.ts';
 import { textPage } from './textPage.ts';
+import { type Language, languageFor } from './words/language.ts';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
@@ -119,7 +122,7 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
           throw error;
         }
         for (const [name, value] of Object.entries(unavailable.headers)) res.setHeader(name, value);
-        await sendHtml(req, res, 503, stalledPage());
+        await sendHtml(req, res, 503, stalledPage);
       }
     };
 
@@ -132,7 +135,7 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
     req: Request,
     res: ServerResponse,
     { entry, book }: Entered,
-    show: (book: ReaderBook) => Promise<string>,
+    show: (book: ReaderBook, l: Language) => Promise<string>,
     back: string,
   ) => {
     if (entry.kind === 'sign-in') return toSignIn(res, back);
@@ -140,12 +143,13 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
       book && book !== 'archived' ? book : entry.kind !== 'public' ? PRIVATE_VIEW : PUBLIC_VIEW;
     // Not there, or not for this person: one answer, headers and all, so that no one can tell
     // a private book from an id that never was.
-    if (!book) return sendHtml(req, res, 404, notFoundPage(), PRIVATE_VIEW);
+    if (!book) return sendHtml(req, res, 404, notFoundPage, PRIVATE_VIEW);
     // Gone for now, not unknown: 410 tells crawlers to drop it; the link works again on restore.
-    if (book === 'archived') return sendHtml(req, res, 410, unavailablePage(), view);
+    if (book === 'archived') return sendHtml(req, res, 410, unavailablePage, view);
     // No version could be processed: nothing to read (a new version brings the link to life).
-    if (book.status === 'error') return sendHtml(req, res, 404, notFoundPage(), view);
-    await sendHtml(req, res, 200, await show(book), view);
+    if (book.status === 'error') return sendHtml(req, res, 404, notFoundPage, view);
+    const l = languageOf(req);
+    await sendHtml(req, res, 200, await show(book, l), view);
   };
 
   const toSignIn = (res: ServerResponse, back: string) => {
@@ -160,19 +164,23 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
   /** The reader, with the token its beacons are counted by when its workspace counts. */
   const readerWith =
     (linkId: string | null) =>
-    async (book: ReaderBook): Promise<string> => {
+    async (book: ReaderBook, l: Language): Promise<string> => {
       const counted = deps.analytics && book.counted && book.versionId;
-      if (!counted) return readerPage(book);
+      if (!counted) return readerPage(book, l);
       const pages = Math.max(book.pageCount, book.ready);
       const token = deps.analytics?.tokenFor(
         { flipbookId: book.id, versionId: counted, pages },
         linkId,
       );
-      return readerPage(token ? { ...book, beacon: { url: `${root()}/b`, token } } : book);
+      return readerPage(token ? { ...book, beacon: { url: `${root()}/b`, token } } : book, l);
     };
   const root = () => deps.urls.reader('').replace(/\/f\/$/, '');
-  const textOf = async (book: ReaderBook) =>
-    textPage(book, book.versionId ? await loadPageTexts(deps.db, deps.blobs, book.versionId) : []);
+  const textOf = async (book: ReaderBook, l: Language) =>
+    textPage(
+      book,
+      book.versionId ? await loadPageTexts(deps.db, deps.blobs, book.versionId) : [],
+      l,
+    );
 
   routes.get(
     '/f/:id',
@@ -199,13 +207,43 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
     await sendJson(req, res, readerStatus(book), book.isPublic ? 'no-cache' : 'no-store');
   });
 
+  // A QR code of the link to a page of the book (the reader's Share panel): to whoever may read
+  // it, at its public URL or its share link. `page` out of range or absent: the book's link.
+  const qrOf = async (req: Request, res: ServerResponse, entered: Entered) => {
+    const { book } = entered;
+    if (!book || book === 'archived' || book.status === 'error') throw new NotFound('Not found');
+    const asked = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('page'));
+    const page =
+      Number.isInteger(asked) && asked >= 1 && asked <= Math.max(book.pageCount, book.ready)
+        ? `#page=${asked}`
+        : '';
+    await sendBody(
+      req,
+      res,
+      200,
+      {
+        'Content-Type': 'image/svg+xml',
+        'Cache-Control': book.isPublic ? 'public, max-age=86400' : 'no-store',
+        'Content-Security-Policy': "default-src 'none'",
+        'X-Content-Type-Options': 'nosniff',
+      },
+      renderSVG(`${book.url}${page}`, { border: 2 }),
+    );
+  };
+  routes.get('/f/:id/qr.svg', async (req, res) =>
+    qrOf(req, res, await enterBook(req, req.params.id ?? '', false)),
+  );
+  routes.get('/s/:token/qr.svg', async (req, res) =>
+    qrOf(req, res, await enterLink(req, false, false)),
+  );
+
   // A share link: its book's reader, or first the password it asks for.
   routes.get(
     '/s/:token',
     page(async (req, res) => {
       const entered = await enterLink(req, true);
       if (entered.entry.kind === 'password') {
-        return sendHtml(req, res, 200, passwordPage(linkPath(req)), PRIVATE_VIEW);
+        return sendHtml(req, res, 200, (l) => passwordPage(l, linkPath(req)), PRIVATE_VIEW);
       }
       await answer(req, res, entered, readerWith(entered.linkId ?? null), linkPath(req));
     }),
@@ -240,10 +278,17 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
         });
         res.end();
       } catch (error) {
-        if (error instanceof NotFound) return sendHtml(req, res, 404, notFoundPage(), PRIVATE_VIEW);
+        if (error instanceof NotFound) return sendHtml(req, res, 404, notFoundPage, PRIVATE_VIEW);
         if (!(error instanceof AppError) || asUnavailable(error)) throw error;
         for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
-        await sendHtml(req, res, error.status, passwordPage(action, error.message), PRIVATE_VIEW);
+        const problem = error.message;
+        await sendHtml(
+          req,
+          res,
+          error.status,
+          (l) => passwordPage(l, action, problem),
+          PRIVATE_VIEW,
+        );
       }
     }),
   );
@@ -252,7 +297,7 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
     page(async (req, res) => {
       const entered = await enterLink(req, false, false);
       if (entered.entry.kind === 'password') {
-        return sendHtml(req, res, 200, passwordPage(linkPath(req)), PRIVATE_VIEW);
+        return sendHtml(req, res, 200, (l) => passwordPage(l, linkPath(req)), PRIVATE_VIEW);
       }
       await answer(req, res, entered, textOf, `${linkPath(req)}/text`);
     }),
@@ -303,7 +348,7 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
         : null;
       if (entry?.kind === 'sign-in') return toSignIn(res, req.url ?? '/');
       if (!found || (entry?.kind !== 'public' && entry?.kind !== 'granted')) {
-        return sendHtml(req, res, 404, notFoundPage(), PRIVATE_VIEW);
+        return sendHtml(req, res, 404, notFoundPage, PRIVATE_VIEW);
       }
       res.writeHead(302, {
         Location: deps.urls.reader(found.flipbook_id),
@@ -342,10 +387,30 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
     res.end();
   });
 
+  // A workspace's branding (src/reader/brandStyle.ts): named by a hash of what it holds, so
+  // immutable; a new branding is a new name.
+  routes.get('/reader/brand/:file', async (req, res) => {
+    const [, key, kind] = /^([0-9a-f]{20})\.(css|webp)$/.exec(req.params.file ?? '') ?? [];
+    const brand = key ? await findBrandByKey(deps.db, key) : null;
+    const body = kind === 'css' ? brand && brandStylesheet(brand) : brand?.logo;
+    if (!body) return sendHtml(req, res, 404, notFoundPage);
+    await sendBody(
+      req,
+      res,
+      200,
+      {
+        'Content-Type': kind === 'css' ? 'text/css; charset=utf-8' : 'image/webp',
+        'Cache-Control': IMMUTABLE,
+        'X-Content-Type-Options': 'nosniff',
+      },
+      body,
+    );
+  });
+
   // reader.<hash>.js and .css are immutable; the plain names answer too, revalidated.
   routes.get('/reader/:file', async (req, res) => {
     const found = findAsset(req.params.file ?? '');
-    if (!found) return sendHtml(req, res, 404, notFoundPage());
+    if (!found) return sendHtml(req, res, 404, notFoundPage);
     await sendBody(
       req,
       res,
@@ -382,28 +447,36 @@ const decodeParam = (raw = '') => {
   }
 };
 
+/** The language a person's page is in (src/reader/words). */
+const languageOf = (req: IncomingMessage) => languageFor(req.headers['accept-language']);
+
+/** Sends a page for people: made in the reader's language, which it varies by. */
 const htmlSender =
   (imageOrigin: string | null) =>
   (
     req: IncomingMessage,
     res: ServerResponse,
     status: number,
-    html: string,
+    html: string | ((l: Language) => string),
     view: ReaderView = PUBLIC_VIEW,
-  ) =>
-    sendBody(
+  ) => {
+    const l = languageOf(req);
+    return sendBody(
       req,
       res,
       status,
       {
         'Content-Type': 'text/html; charset=utf-8',
+        'Content-Language': l.lang,
+        Vary: 'Accept-Language',
         // Shows the active version: must be revalidated (its ETag) when another version is activated.
         'Cache-Control': 'no-cache',
         // (a private page is never stored: its headers say no-store)
         ...readerHeaders(imageOrigin, view),
       },
-      html,
+      typeof html === 'string' ? html : html(l),
     );
+  };
 
 const sendJson = (req: IncomingMessage, res: ServerResponse, body: unknown, cache: string) =>
   sendBody(

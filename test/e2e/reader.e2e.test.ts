@@ -341,9 +341,7 @@ describe('the reader in headless Chromium (embedded store, --workers 2)', () => 
     await expectCounter(page, spreadLabel(unique.n));
     // Every occurrence counts (the word is on that one page only, perhaps more than once).
     const hits = (articles.find((a) => a.n === unique.n)?.text ?? '').split(unique.word).length - 1;
-    expect(await page.locator('#search-summary').textContent()).toBe(
-      `${hits} ${hits === 1 ? 'hit' : 'hits'} on 1 page.`,
-    );
+    expect(await page.locator('#search-summary').textContent()).toBe(`Hits: ${hits} · pages: 1`);
     expect(await page.locator('#search-results li').textContent()).toContain(`Page ${unique.n}`);
     expect(fetched.filter((u) => u.endsWith('/text.json'))).toEqual([data.text]);
 

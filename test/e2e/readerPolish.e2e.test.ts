@@ -8,7 +8,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import { renderSVG } from 'uqr';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { fill } from '../../src/reader/client/words.ts';
+import { languageFor } from '../../src/reader/words/language.ts';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
 import { client, createFlipbook, waitForOutcome } from '../support/apiHelpers.ts';
 import { ROOT } from '../support/cli.ts';
@@ -265,6 +268,49 @@ describe('the reader, polished (issue 31)', () => {
       expect(await one.locator('body').innerText()).not.toContain('1 / 1');
     });
 
+    it('9. share: the share sheet, links to this page and the book, a QR code, an embed snippet at a size', async () => {
+      const page = await open(screen, `${almanac}#page=3`, {
+        permissions: ['clipboard-read', 'clipboard-write'],
+      });
+      // A share sheet where the device has one (headless Chromium has none: one is stood in).
+      await page.evaluate(
+        `navigator.share = (data) => { window.shared = data; return Promise.resolve(); }`,
+      );
+      await page.locator('.tools [data-panel="share"]').click();
+      const pageLink = `${almanac}#page=3`;
+      expect(await page.locator('#share-page').inputValue()).toBe(pageLink);
+      expect(await page.locator('#share-link').inputValue()).toBe(almanac);
+      await page.getByRole('button', { name: 'Share…' }).click();
+      expect(await js(page, 'window.shared')).toEqual({ title: await page.title(), url: pageLink });
+      // Copy puts the link on the clipboard.
+      await page.getByRole('button', { name: 'Copy: Link to this page' }).click();
+      expect(await js(page, 'navigator.clipboard.readText()')).toBe(pageLink);
+      // The QR code: of the link to this page, drawn by the server, loaded.
+      const qr = page.locator('.qr img');
+      await expect
+        .poll(() => js<number>(page, `document.querySelector('.qr img').naturalWidth`))
+        .toBeGreaterThan(0);
+      const src = (await qr.getAttribute('src')) ?? '';
+      expect(await qr.getAttribute('alt')).toMatch(/^QR code of the link to page /);
+      const svg = await (await fetch(new URL(src, almanac))).text();
+      expect(svg).toBe(renderSVG(pageLink, { border: 2 }));
+      expect(await page.locator('.qr a[download]').getAttribute('href')).toBe(src);
+      // The snippet: at this page, or the book's start; the size asked, within bounds.
+      const snippet = page.locator('#share-embed');
+      expect(await snippet.inputValue()).toContain(`src="${pageLink}" width="960" height="640"`);
+      await page.locator('#embed-start').uncheck();
+      await page.locator('#embed-width').fill('500');
+      await page.locator('#embed-height').fill('99999');
+      expect(await snippet.inputValue()).toContain(`src="${almanac}" width="500" height="4000"`);
+      // A turn updates the links and the QR code.
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('End');
+      await showsPage(page, 8);
+      await page.locator('.tools [data-panel="share"]').click();
+      expect(await page.locator('#share-page').inputValue()).toBe(`${almanac}#page=8`);
+      expect(await qr.getAttribute('src')).toMatch(/qr\.svg\?page=8$/);
+    });
+
     it('10. the smaller things: a title without ".pdf", the current section marked, nothing drawn over the page', async () => {
       const page = await open(screen, strip);
       expect(await page.title()).toBe('harbour-strip');
@@ -403,16 +449,98 @@ describe('the reader, polished (issue 31)', () => {
     await expect.poll(() => visible(upright, '.bar')).toBe(true);
   });
 
+  it('8. light and dark follow the system; axe finds nothing, of any impact, on any panel, in either', async () => {
+    const backgrounds = new Set<string>();
+    for (const screen of [DESKTOP, PHONE3]) {
+      for (const colorScheme of ['light', 'dark'] as const) {
+        const page = await open(screen, `${almanac}#page=2`, { colorScheme });
+        backgrounds.add(
+          await js<string>(
+            page,
+            `getComputedStyle(document.querySelector('.bar')).backgroundColor`,
+          ),
+        );
+        expect(await axeOf(page), `${colorScheme}, no panel`).toEqual([]);
+        for (const name of ['contents', 'thumbnails', 'search', 'share']) {
+          await page.locator(`.tools [data-panel="${name}"]`).click();
+          if (name === 'search') {
+            await page.locator('#search-input').fill('the');
+            await page.locator('#search-input').press('Enter');
+            await page.locator('#search-results li').first().waitFor();
+          }
+          expect(await axeOf(page), `${colorScheme}, ${name}`).toEqual([]);
+          await page.keyboard.press('Escape');
+        }
+        await page.locator('#counter').click();
+        expect(await axeOf(page), `${colorScheme}, go to page`).toEqual([]);
+      }
+    }
+    expect(backgrounds.size).toBe(2); // one bar colour per scheme
+  });
+
+  it('11. the reader’s words follow the reader’s language; right-to-left ones are laid out so', async () => {
+    const cases = [
+      ['de-DE', 'de', 'ltr'],
+      ['fr-FR', 'fr', 'ltr'],
+      ['es-ES', 'es', 'ltr'],
+      ['pt-BR', 'pt', 'ltr'],
+      ['ja-JP', 'ja', 'ltr'],
+      ['ar-EG', 'ar', 'rtl'],
+      ['he-IL', 'he', 'rtl'],
+    ] as const;
+    const seen = new Set<string>();
+    for (const [locale, lang, dir] of cases) {
+      const words = languageFor(lang).words;
+      const page = await open(DESKTOP, `${almanac}#page=3`, { locale });
+      expect(await js(page, 'document.documentElement.lang')).toBe(lang);
+      expect(await js(page, 'document.documentElement.dir || "ltr"')).toBe(dir);
+      expect((await page.locator('.tools [data-panel="search"]').textContent())?.trim()).toBe(
+        words.search,
+      );
+      expect(await page.locator('.controls [data-action="next"]').getAttribute('aria-label')).toBe(
+        words.next,
+      );
+      // the script's words too: the counter's spoken text, the contents panel
+      expect(await page.locator('#slider').getAttribute('aria-valuetext')).toBe(
+        fill(words.script.pageOfLabelled, { label: 'ii–1', n: '2–3', total: 8 }),
+      );
+      seen.add(words.search);
+      // Right to left: the title on the right, the tools on the left.
+      const [title, tools] = [await box(page, 'h1.title'), await box(page, '.tools')];
+      if (dir === 'rtl') expect(title.x).toBeGreaterThan(tools.x);
+      else expect(title.x).toBeLessThan(tools.x);
+      expect(await axeOf(page), lang).toEqual([]);
+    }
+    expect(seen.size).toBe(cases.length);
+    // Caches keep one copy per language.
+    const res = await fetch(almanac, { headers: { 'accept-language': 'de' } });
+    expect(res.headers.get('content-language')).toBe('de');
+    expect(res.headers.get('vary')).toContain('Accept-Language');
+    const phone = await open(PHONE3, `${almanac}#page=3`, { locale: 'ar' });
+    expect(await axeOf(phone)).toEqual([]);
+  });
+
   it('looks right: screenshots for docs/reader.md', async () => {
-    for (const [name, options, scheme] of [
-      ['desktop-light', DESKTOP, 'light'],
-      ['desktop-dark', DESKTOP, 'dark'],
-      ['phone-light', PHONE3, 'light'],
-      ['phone-sideways', PHONE3_SIDEWAYS, 'dark'],
-    ] as const) {
-      const page = await open(options, `${almanac}#page=2`, { colorScheme: scheme });
+    const shots: [string, BrowserContextOptions, object, string | null][] = [
+      ['desktop-light', DESKTOP, { colorScheme: 'light' }, null],
+      ['desktop-dark', DESKTOP, { colorScheme: 'dark' }, null],
+      ['phone-light', PHONE3, { colorScheme: 'light' }, null],
+      ['phone-sideways', PHONE3_SIDEWAYS, { colorScheme: 'dark' }, null],
+      ['phone-share', PHONE3, { colorScheme: 'dark' }, 'share'],
+      ['desktop-arabic', DESKTOP, { colorScheme: 'light', locale: 'ar' }, 'contents'],
+    ];
+    for (const [name, options, extra, panel] of shots) {
+      const page = await open(options, `${almanac}#page=2`, extra);
+      if (panel) {
+        await page.locator(`.tools [data-panel="${panel}"]`).click();
+        await page.locator(`#panel-${panel} a, #panel-${panel} img`).last().waitFor();
+      }
+      await page.evaluate(
+        `Promise.all([...document.images].filter((i) => i.complete && i.naturalWidth > 0)
+          .map((i) => i.decode().catch(() => {})))`,
+      );
       await page.screenshot({ path: join(DOCS_IMAGES, `reader-${name}.png`) });
-      expect(await axeOf(page)).toEqual([]);
+      expect(await axeOf(page), name).toEqual([]);
     }
   });
 });

@@ -95,13 +95,13 @@ describe('the slider', () => {
 
 describe('a page image’s alternative text', () => {
   it('reads a contents page’s words without its dot leaders', () => {
-    expect(altText('ii', 'Contents Spring ........ 12 Summer . . . . . . 14 Autumn …… 16')).toBe(
-      'Page ii: Contents Spring 12 Summer 14 Autumn 16',
-    );
-    expect(altText('3', 'Prices from 1.50 to 2.00 - e.g. A. B. C.')).toBe(
+    expect(
+      altText('Page ii', 'Contents Spring ........ 12 Summer . . . . . . 14 Autumn …… 16'),
+    ).toBe('Page ii: Contents Spring 12 Summer 14 Autumn 16');
+    expect(altText('Page 3', 'Prices from 1.50 to 2.00 - e.g. A. B. C.')).toBe(
       'Page 3: Prices from 1.50 to 2.00 - e.g. A. B. C.',
     );
-    expect(altText('4', '')).toBe('Page 4');
+    expect(altText('Page 4', '')).toBe('Page 4');
   });
 });
 

@@ -1,6 +1,7 @@
 // Commands on a workspace and the pure decisions about them. Time and ids come in with the command.
 import { Conflict, InvalidInput, NotFound, RuleBroken } from '../errors.ts';
 import { iso } from '../iso.ts';
+import { type Branding, colourOf, isLogo, type Logo, NO_BRANDING } from './branding.ts';
 import { decideMembers, type MemberCommand } from './members.ts';
 import { decideWebhooks, type WebhookCommand } from './webhooks.ts';
 import {
@@ -41,6 +42,12 @@ export type SetAnalytics = {
   data: { enabled: boolean; retentionDays: number; now: Date };
 };
 
+/** The reader's branding: colours as given, and a new logo (null: none; absent: keep it). */
+export type SetBranding = {
+  type: 'SetBranding';
+  data: { accent: string | null; background: string | null; logo?: Logo | null; now: Date };
+};
+
 export type WorkspaceCommand =
   | CreateWorkspace
   | IssueApiKey
@@ -48,6 +55,7 @@ export type WorkspaceCommand =
   | RevokeApiKey
   | ChangePlan
   | SetAnalytics
+  | SetBranding
   | MemberCommand
   | WebhookCommand;
 
@@ -203,6 +211,35 @@ export const setAnalytics = ({ data }: SetAnalytics, state: Workspace): Workspac
   ];
 };
 
+/** Colours checked and kept lower-case; the same branding again changes nothing. */
+export const setBranding = ({ data }: SetBranding, state: Workspace): WorkspaceEvent[] => {
+  const workspace = requireWorkspace(state);
+  const colour = (given: string | null, what: string) => {
+    if (given === null || given.trim() === '') return null;
+    const value = colourOf(given);
+    if (!value) throw new InvalidInput(`The ${what} must be a colour such as #1a6bd8`);
+    return value;
+  };
+  const accent = colour(data.accent, 'accent');
+  const background = colour(data.background, 'background');
+  if (data.logo && !isLogo(data.logo)) throw new InvalidInput('The logo is not one made here');
+  const now: Branding = workspace.branding ?? NO_BRANDING;
+  const logoChanged = data.logo !== undefined && data.logo?.data !== now.logo?.data;
+  if (accent === now.accent && background === now.background && !logoChanged) return [];
+  return [
+    {
+      type: 'WorkspaceBrandingChanged',
+      data: {
+        workspaceId: workspace.workspaceId,
+        accent,
+        background,
+        ...(logoChanged ? { logo: data.logo ?? null } : {}),
+        occurredAt: iso(data.now),
+      },
+    },
+  ];
+};
+
 export const decide = (command: WorkspaceCommand, state: Workspace): WorkspaceEvent[] => {
   switch (command.type) {
     case 'CreateWorkspace':
@@ -217,6 +254,8 @@ export const decide = (command: WorkspaceCommand, state: Workspace): WorkspaceEv
       return changePlan(command, state);
     case 'SetAnalytics':
       return setAnalytics(command, state);
+    case 'SetBranding':
+      return setBranding(command, state);
     case 'AddWebhook':
     case 'RemoveWebhook':
     case 'DisableWebhook':

@@ -1,5 +1,6 @@
 // The workspace aggregate: who owns flipbooks, on which plan, and which API keys may act for it.
 import type { Event } from '@event-driven-io/emmett';
+import type { Branding, Logo } from './branding.ts';
 import { type EndpointState, evolveWebhooks, type WebhookEvent } from './webhooks.ts';
 
 export const PLANS = ['free', 'team'] as const;
@@ -48,6 +49,21 @@ export type WorkspacePlanChanged = Event<
 export type WorkspaceAnalyticsChanged = Event<
   'WorkspaceAnalyticsChanged',
   { workspaceId: string; enabled: boolean; retentionDays: number; occurredAt: string }
+>;
+
+/**
+ * The reader's branding for the workspace's flipbooks (./branding.ts): colours (null: the
+ * reader's own), and the logo when it changed (absent: the logo stays as it was; null: none).
+ */
+export type WorkspaceBrandingChanged = Event<
+  'WorkspaceBrandingChanged',
+  {
+    workspaceId: string;
+    accent: string | null;
+    background: string | null;
+    logo?: Logo | null;
+    occurredAt: string;
+  }
 >;
 
 /** Days of daily figures kept unless the workspace says otherwise: two years. */
@@ -131,6 +147,7 @@ export type WorkspaceEvent =
   | ApiKeyRevoked
   | WorkspacePlanChanged
   | WorkspaceAnalyticsChanged
+  | WorkspaceBrandingChanged
   | MemberEvent
   | WebhookEvent;
 
@@ -174,6 +191,8 @@ export type Workspace =
       webhooks?: Record<string, EndpointState>;
       /** absent until first changed: on, ANALYTICS_DAYS */
       analytics?: { enabled: boolean; retentionDays: number };
+      /** absent until first changed: none */
+      branding?: Branding;
     };
 
 export const initialState = (): Workspace => ({ status: 'none' });
@@ -211,6 +230,12 @@ export const evolve = (state: Workspace, event: WorkspaceEvent): Workspace => {
         ...state,
         analytics: { enabled: event.data.enabled, retentionDays: event.data.retentionDays },
       };
+    case 'WorkspaceBrandingChanged': {
+      if (state.status !== 'created') return state;
+      const { accent, background, logo } = event.data;
+      const before = state.branding?.logo ?? null;
+      return { ...state, branding: { accent, background, logo: logo === undefined ? before : logo } };
+    }
     case 'ApiKeyRevoked':
       if (state.status !== 'created') return state;
       return withKey(state, event.data.keyId, { revoked: true });

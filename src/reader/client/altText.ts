@@ -1,10 +1,11 @@
-// Alternative text for a page image: its own words, shortened. The server makes the first
+// Alternative text for a page image: its name ("Page ii", in the reader's language), then its
+// own words, shortened. The server makes the first
 // pages' with this same function (src/reader/readerPage.ts), the script the others' once the
 // text is here. A contents page's dot leaders ("Spring ........ 12") are not read aloud.
-export const altText = (label: string, text: string): string => {
+export const altText = (page: string, text: string): string => {
   const words = text.replace(LEADERS, ' ').replace(/\s+/g, ' ').trim();
   const excerpt = words.length > 180 ? `${words.slice(0, 180).replace(/\s+\S*$/, '')}…` : words;
-  return excerpt ? `Page ${label}: ${excerpt}` : `Page ${label}`;
+  return excerpt ? `${page}: ${excerpt}` : page;
 };
 
 /** Three or more dots, middle dots, bullets, underscores or dashes in a row, spaced or not, or two ellipses. */

@@ -4,6 +4,7 @@
 // version is still processing.
 import { altText } from './altText.ts';
 import { expandLabels, type LabelRun, labelOf } from './layout.ts';
+import { type ScriptWords, say } from './words.ts';
 
 /** [first, count, width, height]: `count` pages from `first` on, all of one size. */
 export type SizeRun = [number, number, number, number];
@@ -25,6 +26,8 @@ export type FlipbookData = {
   /** the document's structure, once the version is done */
   document: string | null;
   status: string;
+  /** the script's words in the reader's language (./words.ts) */
+  words: ScriptWords;
   /** where beacons go, and the token they carry; absent: nothing is counted */
   beacon?: { url: string; token: string };
 };
@@ -120,7 +123,8 @@ export const createBook = (data: FlipbookData): Book => {
       texts ??= fetchJson<{ pages: { n: number; text: string }[] }>(data.text)
         .then((body) => {
           const map = new Map(body.pages.map((p) => [p.n, p.text]));
-          for (const n of pages.keys()) alts.set(n, altText(book.label(n), map.get(n) ?? ''));
+          for (const n of pages.keys())
+            alts.set(n, altText(say('page', { label: book.label(n) }), map.get(n) ?? ''));
           return map;
         })
         .catch(() => {
@@ -154,7 +158,7 @@ export const createBook = (data: FlipbookData): Book => {
           .then((r) => (r.ok ? r.text() : ''))
           .catch(() => '')
           .then((text) => {
-            if (!alts.has(n)) alts.set(n, altText(book.label(n), text));
+            if (!alts.has(n)) alts.set(n, altText(say('page', { label: book.label(n) }), text));
             return alts.get(n);
           });
         altRequests.set(n, request);

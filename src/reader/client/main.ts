@@ -25,6 +25,7 @@ import {
 import { createPanels, type Reader } from './panels.ts';
 import { createSearch } from './searchPanel.ts';
 import { drawLinks, pageFigure, settled } from './stage.ts';
+import { say, useWords } from './words.ts';
 import { createZoom } from './zoom.ts';
 
 /** An element of the reader's page, which always renders it (src/reader/readerPage.ts). */
@@ -32,6 +33,7 @@ const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) 
 const one = <T extends HTMLElement>(selector: string) => document.querySelector(selector) as T;
 
 const data: FlipbookData = JSON.parse(byId('flipbook-data').textContent ?? '');
+useWords(data.words);
 const book = createBook(data);
 const beacon = createBeacon(data.beacon);
 
@@ -112,8 +114,8 @@ const updateChrome = (pages: Side[]) => {
     printed === numbers ? `${numbers} / ${total}` : `${printed} (${numbers} / ${total})`;
   const spoken =
     printed === numbers
-      ? `Page ${numbers} of ${total}`
-      : `Page ${printed} (${numbers} of ${total})`;
+      ? say('pageOf', { n: numbers, total })
+      : say('pageOfLabelled', { label: printed, n: numbers, total });
   // A one-page document has nothing to turn: no slider, no "1 / 1".
   pager.hidden = total < 2;
   slider.max = String(sliderSteps(total, spread()));
@@ -553,7 +555,7 @@ if (data.processing) {
     // Gone (the only version failed, the flipbook archived or deleted): stop asking, and say so.
     if (answer?.status === 404 || answer?.status === 410) {
       const notice = document.querySelector('.notice');
-      if (notice) notice.textContent = 'This flipbook could not be prepared.';
+      if (notice) notice.textContent = say('failed');
       return;
     }
     const status: ReaderStatus | null = answer?.ok ? await answer.json().catch(() => null) : null;
@@ -580,7 +582,7 @@ if (data.processing) {
       }
       if (status.status === 'error') {
         const notice = document.querySelector('.notice');
-        if (notice) notice.textContent = 'The rest of this version could not be prepared.';
+        if (notice) notice.textContent = say('restFailed');
       }
       if (status.status === 'done' || status.status === 'error') return;
     }

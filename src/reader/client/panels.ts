@@ -5,6 +5,7 @@
 // time it opens: nothing of it costs the first load.
 import { plainText } from './altText.ts';
 import type { Book, OutlineEntry } from './book.ts';
+import { say } from './words.ts';
 
 /** What the panels and the search know of the reader (src/reader/client/main.ts). */
 export type Reader = {
@@ -141,15 +142,13 @@ export const createPanels = ({ reader }: { reader: Reader }): Panels => {
 
 /** The outline, nested as the PDF has it; an entry is a link to its page (#page=N). */
 const buildContents: Builder = async (body, reader, _close, built) => {
-  body.textContent = 'Loading the contents…';
+  body.textContent = say('loadingContents');
   const { outline, pending } = await reader.book.structure();
   body.textContent = '';
   if (!outline?.length) {
     const p = document.createElement('p');
     p.className = 'empty';
-    p.textContent = pending
-      ? 'The contents are read once the whole document is prepared.'
-      : 'This document has no table of contents.';
+    p.textContent = say(pending ? 'contentsLater' : 'noContents');
     body.append(p);
     // Built again when next opened, once the document is done.
     if (pending) built.delete('contents');
@@ -182,7 +181,7 @@ const buildContents: Builder = async (body, reader, _close, built) => {
     return ul;
   };
   const nav = document.createElement('nav');
-  nav.setAttribute('aria-label', 'Table of contents');
+  nav.setAttribute('aria-label', say('tableOfContents'));
   nav.append(list(outline));
   body.append(nav);
   reader.panels?.follow(reader.shown());
@@ -198,14 +197,14 @@ const buildThumbnails: Builder = (body, reader, close) => {
   // Laid out in reading order: right to left in a right-to-left book, as its arrow keys go.
   grid.dir = reader.book.rtl ? 'rtl' : 'ltr';
   grid.setAttribute('role', 'group');
-  grid.setAttribute('aria-label', 'Pages');
+  grid.setAttribute('aria-label', say('pages'));
   const { book } = reader;
   for (let n = 1; n <= book.total; n++) {
     const button = document.createElement('button');
     button.type = 'button';
     button.className = 'thumb';
     button.dataset.page = String(n);
-    button.setAttribute('aria-label', `Page ${book.label(n)}`);
+    button.setAttribute('aria-label', say('page', { label: book.label(n) }));
     const page = book.pages.get(n);
     const frame = document.createElement('span');
     frame.className = 'thumb-frame';
@@ -268,9 +267,9 @@ const buildGoto: Builder = (body, reader, close) => {
   const id = 'goto-input';
   const label = document.createElement('label');
   label.htmlFor = id;
-  label.textContent = reader.book.labels.size
-    ? `Page label or number (1–${reader.book.total})`
-    : `Page number (1–${reader.book.total})`;
+  label.textContent = say(reader.book.labels.size ? 'gotoLabelled' : 'gotoNumber', {
+    total: reader.book.total,
+  });
   const input = document.createElement('input');
   input.id = id;
   input.type = 'text';
@@ -279,7 +278,7 @@ const buildGoto: Builder = (body, reader, close) => {
   input.required = true;
   const submit = document.createElement('button');
   submit.type = 'submit';
-  submit.textContent = 'Go';
+  submit.textContent = say('go');
   const message = document.createElement('p');
   message.className = 'message-line';
   message.setAttribute('role', 'status');
@@ -288,7 +287,7 @@ const buildGoto: Builder = (body, reader, close) => {
     e.preventDefault();
     const n = reader.pageFor(input.value);
     if (n === null) {
-      message.textContent = `There is no page “${input.value.trim()}”.`;
+      message.textContent = say('noSuchPage', { input: input.value.trim() });
       input.setAttribute('aria-invalid', 'true');
       return;
     }
@@ -301,55 +300,106 @@ const buildGoto: Builder = (body, reader, close) => {
   body.append(form);
 };
 
-/** Copy the link, a link to this page, or an <iframe> snippet to embed the book elsewhere. */
+/**
+ * Sharing: the device's share sheet where there is one; a link to this page and to the book, each
+ * with Copy; a QR code of the link to this page (drawn by the server: ./readerRoutes.ts); an
+ * <iframe> snippet, opening at this page or not, at the size asked.
+ */
 const buildShare: Builder = (body, reader) => {
-  const url = reader.book.data.url;
-  const title = document.title;
+  const { url } = reader.book.data;
   const pageLink = () => `${url}#page=${reader.current()}`;
-  const rows: [string, string, () => string][] = [
-    ['share-link', 'Link to this flipbook', () => url],
-    ['share-page', 'Link to this page', pageLink],
-    [
-      'share-embed',
-      'Embed on a web page',
-      () =>
-        `<iframe src="${escapeAttr(url)}" width="960" height="640" style="border:0" allowfullscreen title="${escapeAttr(title)}"></iframe>`,
-    ],
-  ];
   const status = document.createElement('p');
   status.className = 'message-line';
   status.setAttribute('role', 'status');
+  const el = <K extends keyof HTMLElementTagNameMap>(tag: K, props: object = {}) =>
+    Object.assign(document.createElement(tag), props);
+
+  if (navigator.share) {
+    const sheet = el('button', {
+      type: 'button',
+      className: 'share-sheet',
+      textContent: say('shareSheet'),
+    });
+    sheet.addEventListener('click', () =>
+      navigator.share({ title: document.title, url: pageLink() }).catch(() => {}),
+    );
+    body.append(sheet);
+  }
+
+  const start = el('input', { type: 'checkbox', id: 'embed-start', checked: true });
+  const size = (id: string, value: number) =>
+    el('input', { type: 'number', id, value, min: 200, max: 4000, step: 10, className: 'size' });
+  const width = size('embed-width', 960);
+  const height = size('embed-height', 640);
+  const dimension = (input: HTMLInputElement) =>
+    Math.min(4000, Math.max(200, Math.round(Number(input.value)) || 200));
+  const snippet = () =>
+    `<iframe src="${escapeAttr(start.checked ? pageLink() : url)}" width="${dimension(width)}" height="${dimension(height)}" style="border:0" allowfullscreen title="${escapeAttr(document.title)}"></iframe>`;
+
+  const rows: [string, string, () => string][] = [
+    ['share-page', say('linkToPage'), pageLink],
+    ['share-link', say('linkToBook'), () => url],
+    ['share-embed', say('embed'), snippet],
+  ];
+  const fields: (() => void)[] = [];
   for (const [id, text, value] of rows) {
-    const row = document.createElement('div');
-    row.className = 'share-row';
-    const label = document.createElement('label');
-    label.htmlFor = id;
-    label.textContent = text;
-    const field = document.createElement(id === 'share-embed' ? 'textarea' : 'input');
-    field.id = id;
-    field.readOnly = true;
-    field.value = value();
-    if (field instanceof HTMLTextAreaElement) field.rows = 7; // the whole snippet, no half-hidden line
-    field.addEventListener('focus', () => {
+    const row = el('div', { className: 'share-row' });
+    const field = el(id === 'share-embed' ? 'textarea' : 'input', {
+      id,
+      readOnly: true,
+      value: value(),
+    });
+    if (field instanceof HTMLTextAreaElement) field.rows = 6; // the whole snippet, no half-hidden line
+    const update = () => {
       field.value = value();
+    };
+    fields.push(update);
+    field.addEventListener('focus', () => {
+      update();
       field.select();
     });
-    const copy = document.createElement('button');
-    copy.type = 'button';
-    copy.textContent = 'Copy';
-    copy.setAttribute('aria-label', `Copy: ${text}`);
+    const copy = el('button', { type: 'button', textContent: say('copy') });
+    copy.setAttribute('aria-label', say('copyWhat', { what: text }));
     copy.addEventListener('click', async () => {
-      field.value = value();
-      const ok = await copyText(field);
-      status.textContent = ok ? `Copied: ${text.toLowerCase()}.` : 'Select the text and copy it.';
+      update();
+      status.textContent = (await copyText(field))
+        ? say('copied', { what: text })
+        : say('copyByHand');
     });
-    row.append(label, field, copy);
+    row.append(el('label', { htmlFor: id, textContent: text }), field, copy);
+    if (id === 'share-embed') {
+      const options = el('div', { className: 'embed-options' });
+      const labelled = (text: string, input: HTMLInputElement, after = false) => {
+        const label = el('label', { textContent: text });
+        if (after) label.prepend(input);
+        else label.append(input);
+        return label;
+      };
+      options.append(
+        labelled(say('embedFromPage'), start, true),
+        labelled(say('width'), width),
+        labelled(say('height'), height),
+      );
+      options.addEventListener('input', update);
+      row.append(options);
+    }
     body.append(row);
   }
-  body.append(status);
+
+  const qr = el('figure', { className: 'qr' });
+  const image = el('img', { width: 168, height: 168 });
+  const save = el('a', { textContent: say('qrDownload'), download: 'qr-code.svg' });
+  qr.append(image, save);
+  const drawQr = () => {
+    const n = reader.current();
+    image.src = save.href = `${url}/qr.svg?page=${n}`;
+    image.alt = say('qrCode', { label: reader.book.label(n) });
+  };
+  drawQr();
+  body.append(qr, status);
   reader.onTurn(() => {
-    const page = document.getElementById('share-page');
-    if (page instanceof HTMLInputElement) page.value = pageLink();
+    for (const update of fields) update();
+    drawQr();
   });
 };
 

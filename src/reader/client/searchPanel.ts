@@ -1,9 +1,11 @@
 // Search: every hit counted, listed with a snippet and its page label, and lit on the page image
 // (from the page's word boxes, fetched for the pages on screen). Enter in the field, or "Next",
 // goes to the next hit after the pages shown.
+
 import type { Reader } from './panels.ts';
 import { coveredWords, findHits, type Hit } from './searchText.ts';
 import { drawHits } from './stage.ts';
+import { say } from './words.ts';
 
 /** An element of the search panel, which the page always renders (src/reader/readerPage.ts). */
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -21,7 +23,7 @@ export const createSearch = ({ reader }: { reader: Reader }) => {
     const wanted = input.value.trim();
     if (!wanted) return;
     const ticket = ++asked;
-    summary.textContent = 'Searching…';
+    summary.textContent = say('searching');
     const texts = await reader.book.texts();
     if (ticket !== asked) return;
     const found = findHits(texts, wanted);
@@ -30,15 +32,17 @@ export const createSearch = ({ reader }: { reader: Reader }) => {
     hits = found.hits;
     results.replaceChildren();
     if (found.count === 0) {
-      summary.textContent = reader.book.data.processing
-        ? `No page prepared so far contains “${wanted}”.`
-        : `No page contains “${wanted}”.`;
+      summary.textContent = say(reader.book.data.processing ? 'noHitsYet' : 'noHits', {
+        query: wanted,
+      });
       highlight();
       return;
     }
-    summary.textContent = `${found.count} ${found.count === 1 ? 'hit' : 'hits'} on ${found.pages} ${
-      found.pages === 1 ? 'page' : 'pages'
-    }${found.hits.length < found.count ? ` (the first ${found.hits.length} listed)` : ''}.`;
+    summary.textContent = say(found.hits.length < found.count ? 'hitsListed' : 'hits', {
+      count: found.count,
+      pages: found.pages,
+      listed: found.hits.length,
+    });
     for (const hit of hits) {
       const li = document.createElement('li');
       const a = document.createElement('a');
@@ -46,7 +50,7 @@ export const createSearch = ({ reader }: { reader: Reader }) => {
       a.dataset.page = String(hit.n);
       const label = document.createElement('span');
       label.className = 'page-label';
-      label.textContent = `Page ${reader.book.label(hit.n)}`;
+      label.textContent = say('page', { label: reader.book.label(hit.n) });
       const snippet = document.createElement('span');
       snippet.className = 'snippet';
       const mark = document.createElement('mark');

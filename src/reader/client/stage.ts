@@ -4,6 +4,7 @@
 import { plainText } from './altText.ts';
 import type { Book, PageLink, Word } from './book.ts';
 import { imageSizes, renditionWidths, type Side, type Slot } from './layout.ts';
+import { say } from './words.ts';
 
 /** How a page is drawn: its image's fetch priority, the zoom, and whether it takes links. */
 export type FigureOptions = {
@@ -36,12 +37,12 @@ export const pageFigure = (
   const page = book.pages.get(n);
   if (!page) {
     figure.classList.add('pending');
-    figure.textContent = `Page ${book.label(n)} is being prepared`;
+    figure.textContent = say('preparing', { label: book.label(n) });
     return figure;
   }
   const img = document.createElement('img');
   img.dataset.n = String(n);
-  img.alt = book.alts.get(n) ?? `Page ${book.label(n)}`;
+  img.alt = book.alts.get(n) ?? say('page', { label: book.label(n) });
   if (!book.alts.has(n)) book.alt(n).then((alt) => (img.alt = alt ?? img.alt));
   // Before the source: the request goes out as soon as it is set.
   img.setAttribute('fetchpriority', options.priority ?? 'auto');
@@ -82,9 +83,9 @@ export const drawLinks = (figure: Element, links: PageLink[] | undefined, book: 
     if (link.kind === 'page') {
       a.href = `#page=${link.page}`;
       a.dataset.page = String(link.page);
-      const label = `page ${book.label(link.page)}`;
+      const label = book.label(link.page);
       const text = plainText(link.text);
-      a.setAttribute('aria-label', text ? `${text} (${label})` : `Go to ${label}`);
+      a.setAttribute('aria-label', say(text ? 'linkNamed' : 'linkTo', { text, label }));
     } else if (link.kind === 'uri' && /^(https?|mailto):/i.test(link.uri)) {
       a.href = link.uri;
       a.target = '_blank';

@@ -1,0 +1,57 @@
+// The reader's words in the reader's language: the page carries them (#flipbook-data, chosen by
+// the server from Accept-Language: src/reader/words), so the script holds none of its own and
+// any language costs it nothing.
+
+/** Every sentence the script says; {names} are filled in. */
+export type ScriptWords = {
+  page: string;
+  pageOf: string;
+  pageOfLabelled: string;
+  preparing: string;
+  failed: string;
+  restFailed: string;
+  loadingContents: string;
+  contentsLater: string;
+  noContents: string;
+  tableOfContents: string;
+  pages: string;
+  gotoLabelled: string;
+  gotoNumber: string;
+  go: string;
+  noSuchPage: string;
+  searching: string;
+  noHitsYet: string;
+  noHits: string;
+  hits: string;
+  hitsListed: string;
+  linkTo: string;
+  linkNamed: string;
+  linkToBook: string;
+  linkToPage: string;
+  embed: string;
+  embedFromPage: string;
+  width: string;
+  height: string;
+  copy: string;
+  copyWhat: string;
+  copied: string;
+  copyByHand: string;
+  shareSheet: string;
+  qrCode: string;
+  qrDownload: string;
+};
+
+/** A sentence with its {names} filled in from `vars`. */
+export const fill = (sentence: string, vars: Record<string, string | number> = {}) =>
+  sentence.replace(/\{(\w+)\}/g, (_, name: string) => String(vars[name] ?? ''));
+
+let words: ScriptWords;
+
+/** Set once, from the page's data, before anything is said. */
+export const useWords = (given: ScriptWords) => {
+  words = given;
+};
+
+/** One of the script's sentences in the reader's language. */
+export const say = (key: keyof ScriptWords, vars?: Record<string, string | number>) =>
+  fill(words[key], vars);

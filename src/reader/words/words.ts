@@ -1,0 +1,57 @@
+// The reader's words, per language: the page's own (buttons, labels, messages: PageWords) and
+// the script's (ScriptWords, carried in the page's data). English is ./en.ts; each language a
+// file beside it, checked key by key and {name} by {name} against English
+// (test/unit/readerWords.unit.test.ts).
+import type { ScriptWords } from '../client/words.ts';
+
+export type PageWords = {
+  skip: string;
+  tools: string;
+  contents: string;
+  pages: string;
+  search: string;
+  share: string;
+  fullScreen: string;
+  download: string;
+  closePanel: string;
+  searchLabel: string;
+  find: string;
+  results: string;
+  goTo: string;
+  controls: string;
+  first: string;
+  previous: string;
+  next: string;
+  last: string;
+  slider: string;
+  counterHint: string;
+  zoom: string;
+  zoomReset: string;
+  zoomOut: string;
+  zoomIn: string;
+  flipbook: string;
+  stillPreparing: string;
+  noScript: string;
+  readText: string;
+  pagesFromTo: string;
+  notReady: string;
+  notReadyFailed: string;
+  notFoundTitle: string;
+  notFound: string;
+  stalledTitle: string;
+  stalled: string;
+  goneTitle: string;
+  goneHeading: string;
+  gone: string;
+  passwordTitle: string;
+  passwordHeading: string;
+  passwordHint: string;
+  password: string;
+  open: string;
+  textTitle: string;
+  openFlipbook: string;
+  textStillPreparing: string;
+  noText: string;
+};
+
+export type Words = PageWords & { script: ScriptWords };
