@@ -234,7 +234,10 @@ export const evolve = (state: Workspace, event: WorkspaceEvent): Workspace => {
       if (state.status !== 'created') return state;
       const { accent, background, logo } = event.data;
       const before = state.branding?.logo ?? null;
-      return { ...state, branding: { accent, background, logo: logo === undefined ? before : logo } };
+      return {
+        ...state,
+        branding: { accent, background, logo: logo === undefined ? before : logo },
+      };
     }
     case 'ApiKeyRevoked':
       if (state.status !== 'created') return state;

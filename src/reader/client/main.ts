@@ -25,7 +25,7 @@ import {
 import { createPanels, type Reader } from './panels.ts';
 import { createSearch } from './searchPanel.ts';
 import { drawLinks, pageFigure, settled } from './stage.ts';
-import { say, useWords } from './words.ts';
+import { say, setWords } from './words.ts';
 import { createZoom } from './zoom.ts';
 
 /** An element of the reader's page, which always renders it (src/reader/readerPage.ts). */
@@ -33,7 +33,7 @@ const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) 
 const one = <T extends HTMLElement>(selector: string) => document.querySelector(selector) as T;
 
 const data: FlipbookData = JSON.parse(byId('flipbook-data').textContent ?? '');
-useWords(data.words);
+setWords(data.words);
 const book = createBook(data);
 const beacon = createBeacon(data.beacon);
 

@@ -48,7 +48,7 @@ export const fill = (sentence: string, vars: Record<string, string | number> = {
 let words: ScriptWords;
 
 /** Set once, from the page's data, before anything is said. */
-export const useWords = (given: ScriptWords) => {
+export const setWords = (given: ScriptWords) => {
   words = given;
 };
 
