@@ -20,12 +20,15 @@ export const makeLogo = async (upload: Buffer): Promise<Logo> => {
   if (upload.length > LOGO_UPLOAD_BYTES) {
     throw new InvalidInput('The logo is too large: at most 2 MB');
   }
-  const format = await sharp(upload, { limitInputPixels: MAX_PIXELS })
-    .metadata()
-    .then((m) => m.format ?? '')
-    .catch(() => '');
-  if (!FORMATS.has(format)) {
+  // The header only (sharp throws at once for an empty buffer: inside the chain, a refusal too).
+  const meta = await Promise.resolve()
+    .then(() => sharp(upload).metadata())
+    .catch(() => null);
+  if (!meta || !FORMATS.has(meta.format ?? '')) {
     throw new InvalidInput('The logo must be a PNG, JPEG, WebP or GIF image');
+  }
+  if ((meta.width ?? 0) * (meta.height ?? 0) > MAX_PIXELS) {
+    throw new InvalidInput('The logo is too large: at most 25 megapixels');
   }
   // Lower qualities only for a logo too detailed for the first: most weigh a few KB.
   for (const quality of [90, 75, 55]) {

@@ -62,7 +62,7 @@ ${NAV.map(
 </ul>
 </nav>
 <div class="who">
-<span class="workspace" title="Workspace">${signedIn.workspace.name}</span>
+<a class="workspace" href="/dashboard/workspace" title="Workspace and reader branding">${signedIn.workspace.name}</a>
 <span class="email">${signedIn.person.email}</span>
 <form method="post" action="/logout">
 <input type="hidden" name="_csrf" value="${signedIn.csrfToken}">

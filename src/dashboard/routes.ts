@@ -36,6 +36,7 @@ import {
   sessionCookie,
 } from './request.ts';
 import { mountSso } from './ssoRoutes.ts';
+import { mountWorkspacePages } from './workspaceRoutes.ts';
 
 export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
   const kit = createKit(deps);
@@ -45,6 +46,7 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
   mountFlipbookPages(routes, kit);
   mountKeyPages(routes, kit);
   mountPasskeys(routes, kit);
+  mountWorkspacePages(routes, kit);
   if (deps.sso) mountSso(routes, kit, deps.sso);
   const sso = deps.sso ? { name: deps.sso.name } : undefined;
 

@@ -1,0 +1,69 @@
+// The workspace's page (./pages/workspace.ts) and its reader branding, set by owners with a
+// multipart form (a logo file beside the colours): same origin, the CSRF token, the owner's role.
+import type { ServerResponse } from 'node:http';
+import { findBrandOf } from '../../projections/workspaces.ts';
+import { requireOwner } from '../app/accounts/people.ts';
+import type { SignedIn } from '../app/accounts/sessions.ts';
+import { LOGO_UPLOAD_BYTES, setBranding } from '../app/branding.ts';
+import { AppError } from '../domain/errors.ts';
+import type { Request, Routes } from '../http/server.ts';
+import type { Kit } from './kit.ts';
+import { workspacePage } from './pages/workspace.ts';
+import { checkCsrf, checkSameOrigin, redirect, sendPage } from './request.ts';
+import { readSmallMultipart } from './smallUpload.ts';
+
+export const mountWorkspacePages = (routes: Routes, kit: Kit) => {
+  const { deps, signedInPage, origin } = kit;
+
+  const show = async (
+    res: ServerResponse,
+    signedIn: SignedIn,
+    status: number,
+    notice: { error?: string; saved?: boolean } = {},
+  ) => {
+    const brand = await findBrandOf(deps.store.db, signedIn.workspace.id);
+    const view = {
+      accent: brand?.accent ?? null,
+      background: brand?.background ?? null,
+      logo: brand?.logo ? `/reader/brand/${brand.key}.webp` : null,
+    };
+    sendPage(res, status, workspacePage(signedIn, view, notice));
+  };
+
+  routes.get(
+    '/dashboard/workspace',
+    signedInPage(async (req, res, signedIn) => {
+      const saved = new URL(req.url ?? '/', 'http://x').searchParams.get('saved') === '1';
+      await show(res, signedIn, 200, { saved });
+    }),
+  );
+
+  routes.post(
+    '/dashboard/workspace/branding',
+    signedInPage(async (req: Request, res, signedIn) => {
+      checkSameOrigin(req, origin());
+      const { fields, file } = await readSmallMultipart(req, 'logo', LOGO_UPLOAD_BYTES);
+      checkCsrf(fields.get('_csrf') ?? undefined, signedIn.csrfToken);
+      requireOwner(signedIn.person);
+      const colour = (name: string) =>
+        fields.get(`${name}_choice`) === 'brand' ? (fields.get(name) ?? '') : null;
+      try {
+        await setBranding(
+          deps.store,
+          signedIn.workspace.id,
+          {
+            accent: colour('accent'),
+            background: colour('background'),
+            ...(file ? { logo: file } : fields.get('remove_logo') === 'true' ? { logo: null } : {}),
+          },
+          signedIn.caller(kit.context(req)).metadata,
+          deps.clock.now(),
+        );
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status !== 400) throw error;
+        return show(res, signedIn, 400, { error: error.message });
+      }
+      redirect(res, '/dashboard/workspace?saved=1');
+    }),
+  );
+};
