@@ -59,7 +59,9 @@ export const readSmallMultipart = (
       else fields.append(name, value);
     });
     parser.on('file', (name, stream, info) => {
-      stream.on('error', (error: Error) => fail(new InvalidInput(`Malformed form: ${error.message}`)));
+      stream.on('error', (error: Error) =>
+        fail(new InvalidInput(`Malformed form: ${error.message}`)),
+      );
       // A form's empty file input sends a part with no name and no bytes: no file.
       if (name !== fileField || !info.filename) {
         stream.resume();
