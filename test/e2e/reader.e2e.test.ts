@@ -520,7 +520,7 @@ describe('the reader in headless Chromium (embedded store, --workers 2)', () => 
       await page.keyboard.press('ArrowRight');
       turns += 1;
       await sleep(250);
-      caught = (await page.locator('.leaf.go').count()) === 1; // the flip is under way
+      caught = (await page.locator('.turn').count()) === 1; // the turn is under way
       if (caught) {
         saved.push(join(SCREENSHOTS, 'reader-desktop-turning.png'));
         await page.screenshot({ path: saved.at(-1) });

@@ -53,6 +53,28 @@ const stripPdf = (): PdfObjects => {
   };
 };
 
+/** Eight Letter pages alike (a turn curls only between pages of one shape), a big number on each. */
+const uniformPdf = (): PdfObjects => {
+  const pages = [1, 2, 3, 4, 5, 6, 7, 8];
+  const objects = new Map<number, string>([
+    [1, '<< /Type /Catalog /Pages 2 0 R >>'],
+    [2, `<< /Type /Pages /Kids [${pages.map((n) => `${10 + n} 0 R`).join(' ')}] /Count 8 >>`],
+    [3, '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'],
+  ]);
+  for (const n of pages) {
+    objects.set(
+      10 + n,
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${30 + n} 0 R /Resources << /Font << /F1 3 0 R >> >> >>`,
+    );
+    const tint = (0.6 + n * 0.04).toFixed(2);
+    objects.set(
+      30 + n,
+      stream(`${tint} 0.85 0.95 rg 0 0 612 792 re f 0 0 0 rg\n${text(200, 380, `Page ${n}`, 64)}`),
+    );
+  }
+  return { root: 1, objects };
+};
+
 type Box = { x: number; y: number; width: number; height: number };
 
 describe('the reader, polished (issue 31)', () => {
@@ -60,6 +82,7 @@ describe('the reader, polished (issue 31)', () => {
   let browser: Browser;
   let almanac = '';
   let strip = '';
+  let uniform = '';
   let contexts: BrowserContext[] = [];
   let problems: string[] = [];
 
@@ -130,6 +153,15 @@ describe('the reader, polished (issue 31)', () => {
         c,
         {},
         {
+          bytes: new Uint8Array(pdfBytes(uniformPdf())),
+          name: 'uniform.pdf',
+          type: 'application/pdf',
+        },
+      ),
+      createFlipbook(
+        c,
+        {},
+        {
           bytes: new Uint8Array(pdfBytes(stripPdf())),
           name: 'harbour-strip.pdf',
           type: 'application/pdf',
@@ -144,7 +176,7 @@ describe('the reader, polished (issue 31)', () => {
     const urls = await Promise.all(
       made.map(async (b) => (await c.flipbook(b.flipbookId)).body.url as string),
     );
-    [almanac, strip] = [urls[0] ?? '', urls[1] ?? ''];
+    [almanac, uniform, strip] = [urls[0] ?? '', urls[1] ?? '', urls[2] ?? ''];
     mkdirSync(DOCS_IMAGES, { recursive: true });
   }, 180_000);
 
@@ -447,6 +479,82 @@ describe('the reader, polished (issue 31)', () => {
     await showsPage(upright, 3);
     await tap(upright, b.x + b.width / 2, b.y + b.height / 2);
     await expect.poll(() => visible(upright, '.bar')).toBe(true);
+  });
+
+  it('7. a drag curls the leaf after the pointer, inside the book; let go past the middle it turns, short of it it falls back', async () => {
+    const motion = { reducedMotion: 'no-preference' };
+    for (const screen of [DESKTOP, PHONE3]) {
+      const page = await open(screen, `${uniform}#page=${screen === DESKTOP ? 4 : 7}`, motion);
+      const before = await shown(page);
+      const pages = await pagesBox(page);
+      const bar = await box(page, '.bar');
+      const y = pages.y + pages.height * 0.85;
+      const x0 = pages.x + pages.width - 20;
+      const moveTo = async (x: number) => {
+        if (screen.hasTouch) return;
+        await page.mouse.move(x, y, { steps: 6 });
+      };
+      // Held short of the middle: the leaf follows, stays within the pages, then falls back.
+      const cdp = screen.hasTouch ? await page.context().newCDPSession(page) : null;
+      const touchTo = async (type: 'touchStart' | 'touchMove' | 'touchEnd', x: number) =>
+        cdp?.send('Input.dispatchTouchEvent', {
+          type,
+          touchPoints: type === 'touchEnd' ? [] : [{ x, y }],
+        });
+      const hold = async (to: number) => {
+        if (cdp) {
+          await touchTo('touchStart', x0);
+          for (let i = 1; i <= 6; i++) await touchTo('touchMove', x0 + ((to - x0) * i) / 6);
+        } else {
+          await page.mouse.move(x0, y);
+          await page.mouse.down();
+          await moveTo(to);
+        }
+      };
+      const letGo = async () => {
+        if (cdp) await touchTo('touchEnd', 0);
+        else await page.mouse.up();
+      };
+      await hold(x0 - pages.width * 0.12);
+      const turn = await box(page, '.turn');
+      expect(turn.y).toBeGreaterThanOrEqual(bar.y + bar.height - 1); // never over the bar
+      expect(turn.x).toBeGreaterThanOrEqual(pages.x - 1);
+      expect(turn.x + turn.width).toBeLessThanOrEqual(pages.x + pages.width + 1);
+      const clip = await js<string>(page, `document.querySelector('.leaf > .page').style.clipPath`);
+      expect(clip).toMatch(/^polygon\(/);
+      if (screen === DESKTOP)
+        await page.screenshot({ path: join(DOCS_IMAGES, 'reader-curl-desktop.png') });
+      else await page.screenshot({ path: join(DOCS_IMAGES, 'reader-curl-phone.png') });
+      await letGo();
+      await expect
+        .poll(() => js<number>(page, `document.querySelectorAll('.turn').length`))
+        .toBe(0);
+      expect(await shown(page)).toEqual(before);
+      // Past the middle: it turns.
+      await hold(pages.x + pages.width * 0.2);
+      await letGo();
+      await expect
+        .poll(() => js<number>(page, `document.querySelectorAll('.turn').length`))
+        .toBe(0);
+      expect(await shown(page)).toEqual(screen === DESKTOP ? [6, 7] : [8]);
+      // A button turns with the curl too, and ends with the pages in place.
+      await page.keyboard.press('Home');
+      await showsPage(page, 1);
+      await page.locator('.controls [data-action="next"]').click();
+      await showsPage(page, 2);
+      await expect
+        .poll(() => js<number>(page, `document.querySelectorAll('.turn').length`))
+        .toBe(0);
+    }
+    // Reduced motion, or pages of other shapes: the pages change at once, no leaf.
+    const still = await open(DESKTOP, `${uniform}#page=4`);
+    await still.locator('.controls [data-action="next"]').click();
+    expect(await js<number>(still, `document.querySelectorAll('.turn').length`)).toBe(0);
+    await showsPage(still, 6);
+    const shapes = await open(PHONE3, `${almanac}#page=3`, motion);
+    await shapes.locator('.controls [data-action="next"]').click(); // 3 → 4, a landscape page
+    expect(await js<number>(shapes, `document.querySelectorAll('.turn').length`)).toBe(0);
+    await showsPage(shapes, 4);
   });
 
   it('8. light and dark follow the system; axe finds nothing, of any impact, on any panel, in either', async () => {

@@ -1,8 +1,10 @@
 // Pointer, wheel and touch input on the book. Pointer events cover mouse, pen and touch alike;
 // the book has `touch-action: none`, so the browser neither scrolls nor zooms the page under a
 // gesture and every gesture means the same everywhere on the book:
-// - one finger: a swipe turns the page (mirrored in a right-to-left book); zoomed (or a page
-//   taller than the book), it pans; a tap on the page (not a link) is `tap`;
+// - one finger (or the mouse): a drag sideways holds the leaf by its corner and curls it as it
+//   goes (`drag`; where no curl can be, a swipe turns the page at once), mirrored in a
+//   right-to-left book; zoomed (or a page taller than the book), it pans; a tap on the page (not
+//   a link) is `tap`;
 // - two fingers: pinch zooms about their midpoint, and moving them pans;
 // - a double tap (or a double click) zooms in to that point, or back out;
 // - the wheel turns pages (one turn per gesture, so a trackpad's long scroll is one turn);
@@ -19,12 +21,19 @@ export const attachGestures = ({
   zoom,
   turn,
   tap,
+  drag,
   isTurning,
 }: {
   area: HTMLElement;
   zoom: Zoom;
   turn: (direction: Turn) => void;
   tap: () => void;
+  /** a leaf held by a drag: `start` says whether it could be (side: where the pointer goes) */
+  drag: {
+    start: (side: 'left' | 'right', y: number) => boolean;
+    move: (dx: number, y: number) => void;
+    end: (flick: boolean) => void;
+  };
   isTurning: () => boolean;
 }) => {
   const pointers = new Map<number, Point>();
@@ -33,6 +42,7 @@ export const attachGestures = ({
   let moved = false;
   let lastTap: (Point & { time: number }) | null = null;
   let tapTimer = 0;
+  let dragging = false;
   let lastType = 'mouse';
 
   const point = (e: MouseEvent): Point => {
@@ -73,6 +83,14 @@ export const attachGestures = ({
       zoom.zoomAt((pinch.scale * distance(a, b)) / pinch.distance, mid.x, mid.y);
       pinch.mid = mid;
       moved = true;
+    } else if (
+      dragging ||
+      (swipe && !zoom.zoomed && !isTurning() && pointers.size === 1 && held(now))
+    ) {
+      if (!swipe) return;
+      // held: the pointer is ours until let go, wherever it goes
+      if (!area.hasPointerCapture(e.pointerId)) area.setPointerCapture(e.pointerId);
+      drag.move(now.x - swipe.x, now.y);
     } else if (zoom.pannable && pointers.size === 1 && moved) {
       // Panning: the drag moves the page under the finger (or the mouse).
       zoom.panBy(now.x - before.x, now.y - before.y);
@@ -80,12 +98,28 @@ export const attachGestures = ({
     }
   });
 
+  /** A sideways drag begins: a leaf held, if one can be. */
+  const held = (now: Point) => {
+    const dx = now.x - (swipe?.x ?? now.x);
+    if (Math.abs(dx) < 12 || Math.abs(dx) < Math.abs(now.y - (swipe?.y ?? now.y)) * 1.2)
+      return false;
+    dragging = drag.start(dx < 0 ? 'left' : 'right', swipe?.y ?? now.y);
+    return dragging;
+  };
+
   const end = (e: PointerEvent) => {
     if (!pointers.has(e.pointerId)) return;
     const at = point(e);
     pointers.delete(e.pointerId);
     area.classList.remove('panning');
     if (pointers.size < 2) pinch = null;
+    if (dragging) {
+      dragging = false;
+      const quick = swipe && e.timeStamp - swipe.time < 300 && Math.abs(at.x - swipe.x) > 40;
+      drag.end(e.type !== 'pointercancel' && !!quick);
+      swipe = null;
+      return;
+    }
     if (e.type === 'pointercancel' || !swipe || pointers.size > 0) return;
     const dx = at.x - swipe.x;
     const dy = at.y - swipe.y;

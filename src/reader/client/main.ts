@@ -6,6 +6,7 @@
 // The stage never scrolls: the wheel turns pages, Ctrl+wheel and pinches zoom.
 import { createBeacon } from './beacon.ts';
 import { createBook, type FlipbookData, type SizeRun } from './book.ts';
+import type { Pt } from './curl.ts';
 import { attachGestures } from './gestures.ts';
 import {
   firstOf,
@@ -22,6 +23,7 @@ import {
   slotSizes,
   spreadOf,
 } from './layout.ts';
+import { curlLeaf, type Leaf, swing } from './leaf.ts';
 import { createPanels, type Reader } from './panels.ts';
 import { createSearch } from './searchPanel.ts';
 import { drawLinks, pageFigure, settled } from './stage.ts';
@@ -279,109 +281,170 @@ const jump = (n: number) => {
   go(target);
 };
 
-/** Turns to page n: the leaf between here and there curls over, or the pages change at once. */
-const go = (n: number) => {
-  const target = clamp(n);
+/** A turn set up on the stage: its leaf, where its corner starts and ends, and its ways out. */
+type Turn = {
+  leaf: Leaf;
+  box: HTMLElement;
+  from: Pt;
+  to: Pt;
+  fromRight: boolean;
+  end: () => void;
+  undo: () => void;
+};
+
+/**
+ * Sets up the turn to page `target`: beneath, the pages it reveals (and, in a spread, the page it
+ * lands on); over them, clipped to the book, the leaf: the page lifting, its back the page it
+ * becomes (blank paper for a page alone). Held at its top or bottom corner (`top`). Null when the
+ * pages change at once instead: reduced motion, zoomed, a hidden tab, pages of other shapes.
+ */
+const prepareTurn = (target: number, top = false): Turn | null => {
   const from = visible(current);
   const to = visible(target);
-  if (firstOf(to) === firstOf(from) || turning) {
-    current = target;
-    render();
-    return;
-  }
-  const forward = firstOf(to) > firstOf(from);
-  current = target;
   if (
+    turning ||
+    firstOf(to) === firstOf(from) ||
     reducedMotion.matches ||
     zoom.pannable ||
     !stage.firstElementChild ||
     document.hidden ||
     !sameShapes(from, to)
   ) {
-    zoom.reset(false);
-    render();
-    return;
+    return null;
   }
-  turning = true;
-  updateChrome(to); // the counter says where the turn goes as it starts
-  const fromRight = forward !== book.rtl; // the leaf lifts from the right-hand side
+  const forward = firstOf(to) > firstOf(from);
   const single = to.length === 1;
+  // A page alone turns about its spine edge (its left, or its right in a right-to-left book),
+  // forward by lifting, back by coming down again; a spread's leaf lifts from the side it leaves.
+  const fromRight = single ? !book.rtl : forward !== book.rtl;
   const screenTo = onScreen(to, book.rtl);
   const sizes = slotSizes(screenTo, book.aspect, stage.clientWidth, stage.clientHeight);
   const side = sides(screenTo.length);
-  let under: HTMLElement[];
-  let leaf: HTMLElement;
-  if (single) {
-    // One page: the old one folds away about its spine edge (forward), or the new one folds in.
-    under = [pageFigure(book, forward ? target : firstOf(from), 'single', slot(sizes, 0))];
-    // The spine of a single page is its left edge (its right one in a right-to-left book).
-    leaf = makeLeaf(slot(sizes, 0), forward ? 'fold-out' : 'fold-in', !book.rtl);
-    leaf.append(
-      pageFigure(book, forward ? firstOf(from) : target, 'front', slot(sizes, 0), {
-        interactive: false,
-      }),
-    );
-  } else {
-    // A spread: beneath, the old page on the side the leaf lands and the new one where it
-    // lifts; the leaf carries the old page on its front and the new one on its back.
-    const fromScreen = onScreen(from, book.rtl);
-    const liftIndex = fromRight ? 1 : 0;
-    const landIndex = 1 - liftIndex;
-    under = screenTo.map((n, i) =>
-      pageFigure(
-        book,
-        i === landIndex ? (fromScreen[i] ?? null) : n,
-        side[i] ?? 'single',
-        slot(sizes, i),
-      ),
-    );
-    leaf = makeLeaf(slot(sizes, liftIndex), 'turn', fromRight);
-    leaf.append(
-      pageFigure(book, fromScreen[liftIndex] ?? null, 'front', slot(sizes, liftIndex), {
-        interactive: false,
-      }),
-      pageFigure(book, screenTo[landIndex] ?? null, 'back', slot(sizes, liftIndex), {
-        interactive: false,
-      }),
-    );
-  }
-  show([...under, leaf]);
+  const liftIndex = single ? 0 : fromRight ? 1 : 0;
+  const fromScreen = onScreen(from, book.rtl);
+  const under = single
+    ? [pageFigure(book, forward ? target : firstOf(from), 'single', slot(sizes, 0))]
+    : screenTo.map((n, i) =>
+        pageFigure(
+          book,
+          i === liftIndex ? n : (fromScreen[i] ?? null),
+          side[i] ?? 'single',
+          slot(sizes, i),
+        ),
+      );
+  const size = slot(sizes, liftIndex);
+  const face = (n: Side) => pageFigure(book, n, 'face', size, { interactive: false });
+  const front = face(single ? (forward ? firstOf(from) : target) : (fromScreen[liftIndex] ?? null));
+  const back = face(single ? null : (screenTo[1 - liftIndex] ?? null));
+  back.className = back.className.replace(' blank', ''); // a page alone shows paper behind
+  const frame = document.createElement('div');
+  frame.className = 'turn';
+  frame.setAttribute('aria-hidden', 'true');
+  const leafBox = document.createElement('div');
+  leafBox.className = 'leaf';
+  frame.append(leafBox);
+  const was = current;
+  current = target;
+  turning = true;
+  show([...under, frame]);
   stage.classList.toggle('spread', !single);
-  placeLeaf(leaf, under, single, fromRight);
-  requestAnimationFrame(() => requestAnimationFrame(() => leaf.classList.add('go')));
-  let finished = false;
-  const done = () => {
-    if (finished) return;
-    finished = true;
+  // Over the pages beneath, clipped to them: the leaf never leaves the book.
+  const box = stage.getBoundingClientRect();
+  const rects = under.map((f) => f.getBoundingClientRect());
+  const place = (
+    el: HTMLElement,
+    r: { left: number; top: number; width: number; height: number },
+    o: { left: number; top: number },
+  ) =>
+    Object.assign(el.style, {
+      left: `${r.left - o.left}px`,
+      top: `${r.top - o.top}px`,
+      width: `${r.width}px`,
+      height: `${r.height}px`,
+    });
+  const left = Math.min(...rects.map((r) => r.left));
+  const topEdge = Math.min(...rects.map((r) => r.top));
+  const all = {
+    left,
+    top: topEdge,
+    width: Math.max(...rects.map((r) => r.right)) - left,
+    height: Math.max(...rects.map((r) => r.bottom)) - topEdge,
+  };
+  place(frame, all, box);
+  place(leafBox, rects[liftIndex] ?? all, all);
+  const leaf = curlLeaf(leafBox, front, back, fromRight, top ? 0 : size.h);
+  const [start, end] = single && !forward ? [leaf.over, leaf.rest] : [leaf.rest, leaf.over];
+  leaf.set(start);
+  updateChrome(to); // the counter says where the turn goes as it starts
+  const finish = (n: number) => () => {
     turning = false;
+    current = n;
     render();
   };
-  leaf.addEventListener('animationend', done, { once: true });
-  setTimeout(done, 1000);
+  return {
+    leaf,
+    box: leafBox,
+    from: start,
+    to: end,
+    fromRight,
+    end: finish(target),
+    undo: finish(was),
+  };
 };
 
-const makeLeaf = (size: Slot, kind: string, fromRight: boolean) => {
-  const leaf = document.createElement('div');
-  leaf.className = `leaf ${kind} ${fromRight ? 'from-right' : 'from-left'}`;
-  leaf.style.width = `${size.w}px`;
-  leaf.style.height = `${size.h}px`;
-  leaf.setAttribute('aria-hidden', 'true');
-  return leaf;
+/**
+ * A leaf held by a drag (a finger or the mouse): its corner follows the pointer; let go past the
+ * middle (or flicked) it turns, otherwise it falls back.
+ */
+let held: { turn: Turn; at: Pt } | null = null;
+const drag = {
+  start: (side: 'left' | 'right', y: number) => {
+    // a pointer moving left brings the next page in a left-to-right book
+    const forward = (side === 'left') !== book.rtl;
+    const shown = visible(current);
+    if (forward ? lastOf(shown) >= book.total : firstOf(shown) <= 1) return false;
+    const turn = prepareTurn(
+      forward ? nextStart() : Math.max(1, prevStart()),
+      y < area.clientHeight / 2,
+    );
+    if (!turn) return false;
+    held = { turn, at: turn.from };
+    return true;
+  },
+  /** The pointer moved `dx` sideways since it took hold, and is at `y` in the book. */
+  move: (dx: number, y: number) => {
+    if (!held) return;
+    const { turn } = held;
+    // The corner goes as far sideways as the pointer went, and up or down to its height: held
+    // low, the leaf turns from its bottom corner; raised, it curls toward the pointer.
+    const top = turn.box.getBoundingClientRect().top - area.getBoundingClientRect().top;
+    held.at = { x: turn.from.x + (turn.fromRight ? dx : -dx), y: y - top };
+    turn.leaf.set(held.at);
+  },
+  end: (flick: boolean) => {
+    if (!held) return;
+    const { turn, at } = held;
+    held = null;
+    const middle = (turn.from.x + turn.to.x) / 2;
+    const past = turn.to.x < turn.from.x ? at.x < middle : at.x > middle;
+    const done = past || flick;
+    if (done) showBars(false);
+    swing(turn.leaf, at, done ? turn.to : turn.from, 300).then(done ? turn.end : turn.undo);
+  },
 };
 
-/** Puts the leaf exactly over the page it lifts from (the stage centres its pages). */
-const placeLeaf = (
-  leaf: HTMLElement,
-  under: HTMLElement[],
-  single: boolean,
-  fromRight: boolean,
-) => {
-  const box = stage.getBoundingClientRect();
-  const target = single ? under[0] : under[fromRight ? 1 : 0];
-  if (!target) return;
-  const at = target.getBoundingClientRect();
-  leaf.style.left = `${at.left - box.left}px`;
-  leaf.style.top = `${at.top - box.top}px`;
+/** Turns to page n: the leaf between here and there curls over, or the pages change at once. */
+const go = (n: number) => {
+  const target = clamp(n);
+  const turn = prepareTurn(target);
+  if (!turn) {
+    // (during a turn, another goes at once: the keys never wait for the animation)
+    if (firstOf(visible(target)) !== firstOf(visible(current))) zoom.reset(false);
+    current = target;
+    render();
+    return;
+  }
+  swing(turn.leaf, turn.from, turn.to, 650).then(turn.end);
 };
 
 const next = () => lastOf(visible(current)) < book.total && go(nextStart());
@@ -510,6 +573,7 @@ attachGestures({
     ({ left: toRight, right: toLeft, forward: next, backward: prev })[direction]?.();
   },
   tap: () => showBars(document.body.classList.contains('reading')),
+  drag,
 });
 
 /** #page=N opens page N; #label=iv the page the book numbers "iv". */
