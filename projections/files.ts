@@ -37,3 +37,15 @@ export const wordSource = async (db: Db, versionId: string) =>
       [versionId],
     )
   ).rows[0] ?? null;
+
+/** A finished, live version's page: its size in pixels (its aspect is what a tile needs). */
+export const tileSource = async (db: Db, versionId: string, position: number) =>
+  (
+    await db.query<{ checksum: string; width: number; height: number }>(
+      `SELECT v.checksum, p.width, p.height FROM versions v
+         JOIN flipbooks f USING (flipbook_id)
+         JOIN pages p ON p.version_id = v.version_id AND p.position = $2
+       WHERE v.version_id = $1 AND v.status = 'done' AND f.status <> 'archived'`,
+      [versionId, position],
+    )
+  ).rows[0] ?? null;

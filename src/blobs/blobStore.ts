@@ -13,7 +13,14 @@ import type { OpenedBlob } from './objectStore.ts';
 
 export type { OpenedBlob } from './objectStore.ts';
 
-export type PageFile = 'max.jpg' | 'mid.jpg' | 'min.jpg' | 'text.txt' | 'words.json';
+export type PageFile =
+  | 'max.jpg'
+  | 'mid.jpg'
+  | 'min.jpg'
+  | 'text.txt'
+  | 'words.json'
+  /** a tile of the page rendered larger than max.jpg, for deep zoom (src/app/pageTiles.ts) */
+  | `tile-${number}-${number}-${number}.jpg`;
 
 /**
  * Where one processing attempt writes. The renderer writes into `dir`, this process's own local
@@ -120,6 +127,8 @@ export class OriginalMissing extends Error {
 export const SHA256 = /^[0-9a-f]{64}$/;
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const FILES = new Set(['max.jpg', 'mid.jpg', 'min.jpg', 'text.txt', 'words.json']);
+/** `tile-<level>-<column>-<row>.jpg` (src/app/pageTiles.ts says which exist) */
+export const TILE_FILE = /^tile-[1-3]-\d{1,3}-\d{1,3}\.jpg$/;
 
 /** `originals/ab/<sha256>.pdf`: the same relative key in a directory and in a bucket. */
 export const originalKey = (sha256: string) => {
@@ -135,14 +144,14 @@ export const versionKey = (versionId: string) => {
 /** `pages/<version>/<position>/<file>` */
 export const pageKey = (versionId: string, position: number, file: PageFile) => {
   if (!Number.isInteger(position) || position < 1) throw new Error(`not a page: ${position}`);
-  if (!FILES.has(file)) throw new Error(`not a page file: ${file}`);
+  if (!FILES.has(file) && !TILE_FILE.test(file)) throw new Error(`not a page file: ${file}`);
   return `${versionKey(versionId)}/${position}/${file}`;
 };
 
 /** Whether a key is one this service makes (what `copy` moves; anything else is left alone). */
 export const isStoreKey = (key: string) =>
   /^originals\/([0-9a-f]{2})\/\1[0-9a-f]{62}\.pdf$/.test(key) ||
-  /^pages\/[0-9a-f-]{36}\/(?:document\.json|[1-9]\d{0,5}\/(?:max\.jpg|mid\.jpg|min\.jpg|text\.txt|words\.json))$/.test(
+  /^pages\/[0-9a-f-]{36}\/(?:document\.json|[1-9]\d{0,5}\/(?:max\.jpg|mid\.jpg|min\.jpg|text\.txt|words\.json|tile-[1-3]-\d{1,3}-\d{1,3}\.jpg))$/.test(
     key,
   );
 

@@ -11,9 +11,10 @@ import { type VersionAccess, versionAccess } from '../../projections/access.ts';
 import type { Db } from '../../projections/readTable.ts';
 import { currentSession } from '../app/accounts/sessions.ts';
 import { demandRendition } from '../app/laterRenditions.ts';
+import { pageTile } from '../app/pageTiles.ts';
 import { pageWordsJson } from '../app/pageWords.ts';
 import { type AccessDeps, grantAllows } from '../app/readerAccess.ts';
-import type { BlobStore, OpenedBlob, PageFile } from '../blobs/blobStore.ts';
+import { type BlobStore, type OpenedBlob, type PageFile, TILE_FILE } from '../blobs/blobStore.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
 import type { RenderOptions } from '../pdf/renderPdf.ts';
@@ -24,8 +25,8 @@ import { sessionTokenOf } from './cookies.ts';
 import { sendBody } from './sendBody.ts';
 import { isHead, type Request, type Routes } from './server.ts';
 
-// words.json is answered on its own (made on first request): see below.
-const TYPES: Record<Exclude<PageFile, 'words.json'>, string> = {
+// words.json and the tiles are answered on their own (made on first request): see below.
+const TYPES: Record<Exclude<PageFile, 'words.json' | `tile-${string}`>, string> = {
   'max.jpg': 'image/jpeg',
   'mid.jpg': 'image/jpeg',
   'min.jpg': 'image/jpeg',
@@ -105,7 +106,8 @@ const mountVersionFiles = (
   const words = { ...deps, limits: deps.render.limits };
   routes.get(`${prefix}/pages/:versionId/:position/:file`, async (req, res) => {
     const { versionId = '', position = '', file = '' } = req.params;
-    const known = file === 'words.json' || file in TYPES;
+    const tile = TILE_FILE.test(file) ? file.slice(5, -4).split('-').map(Number) : null;
+    const known = file === 'words.json' || file in TYPES || tile !== null;
     if (!isUuid(versionId) || !/^[1-9]\d{0,5}$/.test(position) || !known) {
       throw new NotFound('Not found');
     }
@@ -117,6 +119,22 @@ const mountVersionFiles = (
       // A finished page's words and their boxes, for the reader's search highlights.
       const json = await pageWordsJson(words, id, Number(position));
       return sendBody(req, res, 200, finishedJson(found.private), json);
+    }
+    if (tile) {
+      // A tile for deep zoom (src/app/pageTiles.ts): made on first request, then kept.
+      const [level = 0, column = 0, row = 0] = tile;
+      const where = [id, Number(position)] as const;
+      const made = await pageTile(words, ...where, { level, column, row });
+      const headers = {
+        'Content-Type': 'image/jpeg',
+        'Cache-Control': found.private ? PRIVATE : IMMUTABLE,
+      };
+      if (made) {
+        res.writeHead(200, { ...headers, 'Content-Length': made.length });
+        res.end(made);
+        return;
+      }
+      return sendFile(req, res, await deps.blobs.openPageFile(...where, file as PageFile), headers);
     }
     const kind = file as keyof typeof TYPES;
     let blob = await deps.blobs.openPageFile(id, Number(position), kind);

@@ -278,6 +278,62 @@ describe('the reader, polished (issue 31)', () => {
       }
     });
 
+    it('5. zoomed past what the largest image shows, tiles of the part on screen keep it sharp; a strip zooms past 4×', async () => {
+      for (const url of [strip, `${almanac}#page=3`]) {
+        const page = await open(screen, url);
+        const zoomIn = page.locator('[data-action="zoom-in"]');
+        for (let i = 0; i < 12 && !(await zoomIn.isDisabled()); i++) await zoomIn.click();
+        const scale = await js<number>(
+          page,
+          `new DOMMatrix(getComputedStyle(document.getElementById('view')).transform).a`,
+        );
+        if (url === strip) expect(scale).toBeGreaterThan(4); // a strip needs more than 4×
+        // The tiles shown are loaded and sharp (at least one image pixel to a screen pixel), and
+        // only those on screen are asked for, never the whole page. (Polled: a tile the server
+        // was too busy for is asked again a second later.)
+        const tiles = page.locator('#stage .tiles img');
+        const state = () =>
+          js<{ count: number; loaded: boolean; sharp: boolean; offScreen: number }>(
+            page,
+            `(() => { const b = document.getElementById('book').getBoundingClientRect();
+              const all = [...document.querySelectorAll('#stage .tiles img')];
+              return { count: all.length,
+                loaded: all.every((t) => t.complete && t.naturalWidth > 0),
+                sharp: all.every((t) => t.naturalWidth / (t.getBoundingClientRect().width * devicePixelRatio) >= 0.99),
+                offScreen: all.filter((t) => { const r = t.getBoundingClientRect();
+                  return !(r.right > b.left && r.left < b.right && r.bottom > b.top && r.top < b.bottom); }).length }; })()`,
+          );
+        await expect
+          .poll(async () => (await state()).count, { timeout: 10_000 })
+          .toBeGreaterThan(0);
+        await expect
+          .poll(state, { timeout: 30_000 })
+          .toMatchObject({ loaded: true, sharp: true, offScreen: 0 });
+        expect((await state()).count).toBeGreaterThan(0);
+        // Made once and kept: immutable; a tile beyond the page, a level past the last, a
+        // name of our own invention: 404.
+        const src = (await tiles.first().getAttribute('src')) ?? '';
+        const again = await fetch(new URL(src, almanac));
+        expect(again.status).toBe(200);
+        expect(again.headers.get('content-type')).toBe('image/jpeg');
+        expect(again.headers.get('cache-control')).toContain('immutable');
+        const folder = new URL(src, almanac).href.replace(/[^/]+$/, '');
+        for (const name of [
+          'tile-1-99-0.jpg',
+          'tile-4-0-0.jpg',
+          'tile-0-0-0.jpg',
+          'tile-1-0-0.png',
+          'tile-1--1-0.jpg',
+        ]) {
+          expect((await fetch(`${folder}${name}`)).status, name).toBe(404);
+        }
+        // Back to 1×: the tiles go (a phone on its side shows its page magnified to the width
+        // even then: it keeps the tiles that makes sharp).
+        await page.locator('[data-action="zoom-reset"]').click();
+        if (screen !== PHONE3_SIDEWAYS) await expect.poll(() => tiles.count()).toBe(0);
+      }
+    });
+
     it('6. the slider turns on every key press; a one-page document has no slider and no "1 / 1"', async () => {
       const page = await open(screen, `${almanac}#page=1`);
       const spread = screen === DESKTOP; // a phone on its side shows one page too

@@ -4,6 +4,8 @@
 // near the current one (srcset picks min/mid/max for the screen and the zoom); turns pages with
 // a curl unless the reader prefers reduced motion; mirrors everything for a right-to-left book.
 // The stage never scrolls: the wheel turns pages, Ctrl+wheel and pinches zoom.
+
+import { TILE, TILE_LEVELS, tileGrid } from '../../domain/page/tiles.ts';
 import { createBeacon } from './beacon.ts';
 import { createBook, type FlipbookData, type SizeRun } from './book.ts';
 import type { Pt } from './curl.ts';
@@ -16,6 +18,7 @@ import {
   onScreen,
   pageForInput,
   pageOfSliderStep,
+  renditionWidths,
   type Side,
   type Slot,
   sliderStepOf,
@@ -28,7 +31,7 @@ import { createPanels, type Reader } from './panels.ts';
 import { createSearch } from './searchPanel.ts';
 import { drawLinks, pageFigure, settled } from './stage.ts';
 import { say, setWords } from './words.ts';
-import { createZoom } from './zoom.ts';
+import { createZoom, MAX } from './zoom.ts';
 
 /** An element of the reader's page, which always renders it (src/reader/readerPage.ts). */
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -71,12 +74,21 @@ let wasZoomed = false;
 const zoom = createZoom({
   area,
   view,
-  onSettle: () => {
+  onSettle: (scale) => {
     // srcset picks img_max once the page is shown big enough to need it.
     for (const img of stage.querySelectorAll<HTMLImageElement>('img[data-n]')) {
       const width = img.parentElement?.getBoundingClientRect().width ?? 0;
       img.sizes = imageSizes(width);
     }
+    drawTiles(scale);
+  },
+  // As far as the largest tiles stay sharp (16,000 px on the page's long side), at least 4×.
+  most: () => {
+    const page = stage.querySelector<HTMLElement>('.stage > figure[data-n]');
+    const size = book.pages.get(Number(page?.dataset.n));
+    if (!page || !size) return MAX;
+    const { width } = tileGrid(size.w, size.h, TILE_LEVELS);
+    return Math.min(16, Math.max(MAX, width / (page.offsetWidth * devicePixelRatio)));
   },
   onZoom: (scale, zoomed) => {
     if (zoomed && !wasZoomed) beacon.record({ k: 'zoom' }); // each time a reader zooms in
@@ -178,6 +190,78 @@ const render = () => {
     drawPageLinks(shownNow);
     search.highlight();
   });
+};
+
+/**
+ * Zoomed past what a page's largest image shows sharply (an image pixel to a screen pixel), the
+ * tiles of its part on screen at the level that does (src/app/pageTiles.ts makes them), over it.
+ */
+const drawTiles = (scale: number) => {
+  const screen = area.getBoundingClientRect();
+  for (const figure of stage.querySelectorAll<HTMLElement>('.stage > figure[data-n]')) {
+    const n = Number(figure.dataset.n);
+    const page = book.pages.get(n);
+    const img = figure.querySelector('img');
+    if (!page || !img) continue;
+    let layer = figure.querySelector('.tiles');
+    if (!layer) {
+      layer = document.createElement('div');
+      layer.className = 'tiles';
+      img.after(layer);
+    }
+    const r = figure.getBoundingClientRect();
+    const need = (r.width * devicePixelRatio) / (renditionWidths(page.w, page.h)[2] ?? 1);
+    const level = scale > 1.001 ? Math.min(TILE_LEVELS, Math.ceil(Math.log2(need))) : 0;
+    const wanted = new Set<string>();
+    const grid = tileGrid(page.w, page.h, level);
+    // the tiles from `from` to `to` (px from the page's edge on screen, of `size`; `full` px at
+    // this level) along one axis
+    const span = (from: number, to: number, size: number, full: number) => [
+      Math.max(0, Math.floor(((from / size) * full) / TILE)),
+      Math.min(Math.ceil(full / TILE), Math.ceil(((to / size) * full) / TILE)) - 1,
+    ];
+    const [c0 = 0, c1 = -1] = span(
+      screen.left - r.left,
+      screen.right - r.left,
+      r.width,
+      grid.width,
+    );
+    const [r0 = 0, r1 = -1] = span(
+      screen.top - r.top,
+      screen.bottom - r.top,
+      r.height,
+      grid.height,
+    );
+    for (let c = c0; level > 0 && c <= c1; c++) {
+      for (let row = r0; row <= r1; row++) {
+        const name = `tile-${level}-${c}-${row}.jpg`;
+        wanted.add(name);
+        if (layer.querySelector(`[data-t="${name}"]`)) continue;
+        const tile = new Image();
+        tile.dataset.t = name;
+        tile.alt = '';
+        // in percent of the page; the last column and row are narrower
+        const at = (px: number, size: number) => `${(px / size) * 100}%`;
+        const [x, y] = [c * TILE, row * TILE];
+        Object.assign(tile.style, {
+          left: at(x, grid.width),
+          top: at(y, grid.height),
+          width: at(Math.min(TILE, grid.width - x), grid.width),
+          height: at(Math.min(TILE, grid.height - y), grid.height),
+        });
+        // Refused (the server renders a few at a time: a 503) or failed: asked again shortly.
+        tile.onerror = () => {
+          tile.remove();
+          setTimeout(() => drawTiles(zoom.scale), 1000);
+        };
+        tile.src = book.url(n, name);
+        layer.append(tile);
+      }
+    }
+    for (const old of layer.querySelectorAll<HTMLElement>('img')) {
+      if (!wanted.has(old.dataset.t ?? '')) old.remove();
+    }
+  }
 };
 
 /** Puts pages on the stage; focus that was on one of them (a link) stays on the book. */

@@ -7,6 +7,7 @@
 //
 // The scale starts from a base: 1 (the pages fit the book), or more on a phone held sideways,
 // where a page is fitted to the width and read from its top down (the drag pans it).
+/** Zoomed in at most this much, or more where the page needs it (`most`: a strip, a poster). */
 export const MAX = 4;
 
 export type Zoom = ReturnType<typeof createZoom>;
@@ -19,6 +20,7 @@ export const createZoom = ({
   onZoom,
   onSettle,
   bounds,
+  most = () => MAX,
 }: {
   /** the book: the zoom's frame, its size the view's at 1× */
   area: HTMLElement;
@@ -28,6 +30,8 @@ export const createZoom = ({
   onSettle: (scale: number) => void;
   /** the pages' box in the area at 1× (null: none shown) */
   bounds: () => Box | null;
+  /** how far the pages may be zoomed in (at least MAX) */
+  most?: () => number;
 }) => {
   let base = 1;
   let scale = 1;
@@ -60,7 +64,7 @@ export const createZoom = ({
 
   /** Zooms to `next`, keeping the point (px, py) of the area where it is on screen. */
   const zoomAt = (next: number, px: number, py: number, animate = false) => {
-    const target = Math.min(MAX * base, Math.max(base, next));
+    const target = Math.min(zoom.max, Math.max(base, next));
     x = px - ((px - x) * target) / scale;
     y = py - ((py - y) * target) / scale;
     scale = target;
@@ -87,7 +91,8 @@ export const createZoom = ({
       return scale > base * 1.001;
     },
     get max() {
-      return MAX * base;
+      // (`most` is of the page at 1×: a base already on the way counts toward it)
+      return Math.max(most(), MAX * base);
     },
     /** whether a drag moves the pages: zoomed, or a page taller than the book at its base */
     get pannable() {

@@ -1,0 +1,49 @@
+// One tile of a page rendered larger than its largest image, for deep zoom: pdftoppm scales the
+// page so its long side is `longSide` pixels and renders only the tile's part of it (-x -y -W -H),
+// under the same limits as rendering. The JPEG's bytes, or null when it could not be made.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { resolve as absolute, join } from 'node:path';
+import { type ProcessLimits, runPoppler } from './poppler.ts';
+
+const TIMEOUT_MS = 20_000;
+
+export type TileArea = { longSide: number; x: number; y: number; width: number; height: number };
+
+export const renderTile = async (
+  pdfPath: string,
+  position: number,
+  area: TileArea,
+  options: { limits: ProcessLimits; quality: number },
+): Promise<Buffer | null> => {
+  const dir = await mkdtemp(join(tmpdir(), 'flipbook-tile-'));
+  try {
+    await runPoppler(
+      options.limits,
+      {
+        tool: 'pdftoppm',
+        file: absolute(pdfPath),
+        outputPrefix: join(dir, 'tile'),
+        options: {
+          jpegFile: true,
+          jpegOptions: `quality=${options.quality},optimize=y`,
+          cropBox: true,
+          scalePageTo: area.longSide,
+          firstPageToConvert: position,
+          lastPageToConvert: position,
+          singleFile: true,
+          cropXAxis: area.x,
+          cropYAxis: area.y,
+          cropWidth: area.width,
+          cropHeight: area.height,
+        },
+      },
+      { signal: AbortSignal.timeout(TIMEOUT_MS), maxBytes: 64 * 1024 },
+    );
+    return await readFile(join(dir, 'tile.jpg'));
+  } catch {
+    return null;
+  } finally {
+    await rm(dir, { recursive: true, force: true }).catch(() => {});
+  }
+};
