@@ -236,7 +236,7 @@ describe('the reader, polished (issue 31)', () => {
     it('2. zoomed in all the way, panning keeps the page on screen (a strip) and covering the book (a page)', async () => {
       for (const url of [strip, `${almanac}#page=3`]) {
         const page = await open(screen, url);
-        for (let i = 0; i < 6; i++) {
+        for (let i = 0; i < 12; i++) {
           const zoomIn = page.locator('[data-action="zoom-in"]');
           if (await zoomIn.isDisabled()) break;
           await zoomIn.click();
