@@ -22,7 +22,7 @@ export const makeLogo = async (upload: Buffer): Promise<Logo> => {
   }
   // The header only (sharp throws at once for an empty buffer: inside the chain, a refusal too).
   const meta = await Promise.resolve()
-    .then(() => sharp(upload).metadata())
+    .then(() => sharp(upload, { limitInputPixels: false }).metadata())
     .catch(() => null);
   if (!meta || !FORMATS.has(meta.format ?? '')) {
     throw new InvalidInput('The logo must be a PNG, JPEG, WebP or GIF image');

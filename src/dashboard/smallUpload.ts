@@ -15,15 +15,12 @@ export const readSmallMultipart = (
   fileField: string,
   maxFileBytes: number,
 ): Promise<SmallForm> => {
+  // Refused at once, unread: a body that never comes must not hold the answer.
   if (!/^multipart\/form-data\s*;/i.test(req.headers['content-type'] ?? '')) {
-    return drain(req).then(() => {
-      throw new AppError(415, 'This form is sent as multipart/form-data');
-    });
+    return Promise.reject(new AppError(415, 'This form is sent as multipart/form-data'));
   }
   if (Number(req.headers['content-length']) > maxFileBytes + 64 * 1024) {
-    return drain(req).then(() => {
-      throw new AppError(413, 'This form is too large');
-    });
+    return Promise.reject(new AppError(413, 'This form is too large'));
   }
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;

@@ -299,7 +299,7 @@ ${panel(
 <div class="search-row"><input id="search-input" type="search" autocomplete="off" enterkeyhint="search"><button type="submit">${w.find}</button></div>
 </form>
 <p id="search-summary" class="message-line" role="status"></p>
-<ol id="search-results" class="results" aria-label="${w.results}"></ol>`,
+<ol id="search-results" class="results" aria-label="${w.results}" dir="${book.direction}"></ol>`,
 )}
 ${panel(l, 'share', w.share)}
 ${panel(l, 'goto', w.goTo)}

@@ -281,14 +281,15 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
         if (error instanceof NotFound) return sendHtml(req, res, 404, notFoundPage, PRIVATE_VIEW);
         if (!(error instanceof AppError) || asUnavailable(error)) throw error;
         for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
-        const problem = error.message;
-        await sendHtml(
-          req,
-          res,
-          error.status,
-          (l) => passwordPage(l, action, problem),
-          PRIVATE_VIEW,
-        );
+        // in the reader's words: a wrong password, too many tries (anything else as it was said)
+        const { status, message } = error;
+        const problem = (l: Language) =>
+          status === 401
+            ? l.words.passwordWrong
+            : status === 429
+              ? l.words.passwordThrottled
+              : message;
+        await sendHtml(req, res, status, (l) => passwordPage(l, action, problem(l)), PRIVATE_VIEW);
       }
     }),
   );

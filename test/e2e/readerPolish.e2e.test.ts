@@ -208,6 +208,9 @@ describe('the reader, polished (issue 31)', () => {
       await showsPage(page, 2);
       if (await page.locator('.panel:not([hidden])').count()) {
         await page.locator('.panel:not([hidden]) .panel-close').click();
+      } else {
+        // the panel closed by itself (a phone): the focus went to the book, not the page's body
+        expect(await js(page, 'document.activeElement.id')).toBe('book');
       }
       await page.locator('#stage figure[data-n="2"] a.link[data-page="5"]').click();
       await showsPage(page, 5);
@@ -348,6 +351,11 @@ describe('the reader, polished (issue 31)', () => {
         spread ? [[1], [2, 3], [4, 5], [6, 7], [8]] : [[1], [2], [3], [4], [5], [6], [7], [8]],
       );
       await page.keyboard.press('ArrowLeft');
+      await expect.poll(() => shown(page)).toEqual(spread ? [6, 7] : [7]);
+      // PageUp and PageDown on the slider turn as they do everywhere else in the reader
+      await page.keyboard.press('PageUp');
+      await expect.poll(() => shown(page)).toEqual(spread ? [4, 5] : [6]);
+      await page.keyboard.press('PageDown');
       await expect.poll(() => shown(page)).toEqual(spread ? [6, 7] : [7]);
 
       const one = await open(screen, strip);
@@ -593,6 +601,32 @@ describe('the reader, polished (issue 31)', () => {
         .poll(() => js<number>(page, `document.querySelectorAll('.turn').length`))
         .toBe(0);
       expect(await shown(page)).toEqual(screen === DESKTOP ? [6, 7] : [8]);
+      // Held and let go slowly (no flick) with the corner past half a page: it turns, on a page
+      // alone too (where that is far short of the spine, its outer edge).
+      await page.keyboard.press('Home');
+      await showsPage(page, 1);
+      await page.keyboard.press('PageDown');
+      await expect
+        .poll(() => js<number>(page, `document.querySelectorAll('.turn').length`))
+        .toBe(0);
+      const start = await shown(page);
+      await hold(x0 - pages.width * (screen === DESKTOP ? 0.35 : 0.6));
+      await page.waitForTimeout(400); // held still: a slow drag, not a flick
+      await letGo();
+      await expect
+        .poll(() => js<number>(page, `document.querySelectorAll('.turn').length`))
+        .toBe(0);
+      expect(await shown(page)).not.toEqual(start);
+      // Turns asked for during a turn all happen: the last one wins, none is undone.
+      await page.keyboard.press('Home');
+      await showsPage(page, 1);
+      await page.keyboard.press('PageDown');
+      await page.keyboard.press('PageDown');
+      await page.keyboard.press('PageDown');
+      await expect
+        .poll(() => js<number>(page, `document.querySelectorAll('.turn').length`))
+        .toBe(0);
+      expect(await shown(page)).toEqual(screen === DESKTOP ? [6, 7] : [4]);
       // A button turns with the curl too, and ends with the pages in place.
       await page.keyboard.press('Home');
       await showsPage(page, 1);

@@ -54,6 +54,11 @@ export const attachGestures = ({
 
   area.addEventListener('pointerdown', (e) => {
     if (e.pointerType === 'mouse' && e.button !== 0) return;
+    // a second finger while a leaf is held: the leaf is let go (falls back), then a pinch
+    if (dragging) {
+      dragging = false;
+      drag.end(false);
+    }
     lastType = e.pointerType;
     pointers.set(e.pointerId, point(e));
     moved = false;
@@ -70,6 +75,8 @@ export const attachGestures = ({
   area.addEventListener('pointermove', (e) => {
     const before = pointers.get(e.pointerId);
     if (!before) return;
+    // the mouse's button came up where we did not hear it: let go
+    if (e.pointerType === 'mouse' && e.buttons === 0) return end(e);
     const now = point(e);
     pointers.set(e.pointerId, now);
     if (Math.abs(now.x - (swipe?.x ?? now.x)) + Math.abs(now.y - (swipe?.y ?? now.y)) > 6) {
@@ -180,6 +187,7 @@ export const attachGestures = ({
       const dx = e.deltaX * unit;
       const dy = e.deltaY * unit;
       if (e.ctrlKey || e.metaKey) {
+        if (isTurning()) return; // never zoom under a turning leaf
         const at = point(e);
         zoom.zoomAt(zoom.scale * Math.exp(-dy * 0.01), at.x, at.y);
         return;

@@ -460,8 +460,11 @@ const prepareTurn = (target: number, top = false): Turn | null => {
   const [start, end] = single && !forward ? [leaf.over, leaf.rest] : [leaf.rest, leaf.over];
   leaf.set(start);
   updateChrome(to); // the counter says where the turn goes as it starts
+  // A turn or jump asked for meanwhile has already happened: the last one wins.
+  const ticket = ++moves;
   const finish = (n: number) => () => {
     turning = false;
+    if (ticket !== moves) return;
     current = n;
     render();
   };
@@ -481,6 +484,8 @@ const prepareTurn = (target: number, top = false): Turn | null => {
  * middle (or flicked) it turns, otherwise it falls back.
  */
 let held: { turn: Turn; at: Pt } | null = null;
+/** Counts turns and jumps: a turn ending finishes only if none came after it. */
+let moves = 0;
 const drag = {
   start: (side: 'left' | 'right', y: number) => {
     // a pointer moving left brings the next page in a left-to-right book
@@ -509,8 +514,10 @@ const drag = {
     if (!held) return;
     const { turn, at } = held;
     held = null;
-    const middle = (turn.from.x + turn.to.x) / 2;
-    const past = turn.to.x < turn.from.x ? at.x < middle : at.x > middle;
+    // a quarter of the way, the corner half a page across: for a page alone the spine is its
+    // outer edge, which no finger reaches
+    const quarter = turn.from.x + (turn.to.x - turn.from.x) / 4;
+    const past = turn.to.x < turn.from.x ? at.x < quarter : at.x > quarter;
     const done = past || flick;
     if (done) showBars(false);
     swing(turn.leaf, at, done ? turn.to : turn.from, 300).then(done ? turn.end : turn.undo);
@@ -522,6 +529,7 @@ const go = (n: number) => {
   const target = clamp(n);
   const turn = prepareTurn(target);
   if (!turn) {
+    moves += 1; // a turn still playing must not take the reader back when it ends
     // (during a turn, another goes at once: the keys never wait for the animation)
     if (firstOf(visible(target)) !== firstOf(visible(current))) zoom.reset(false);
     current = target;
@@ -585,7 +593,8 @@ document.addEventListener('click', (event) => {
   if (!action) return;
   if (target.classList.contains('edge')) {
     if (zoom.zoomed) return; // zoomed: the edges never flip
-    showBars(false);
+    // by touch only: a click by assistive technology or a mouse keeps the bars
+    if ((event as PointerEvent).pointerType === 'touch') showBars(false);
   }
   event.preventDefault();
   action();
@@ -638,14 +647,24 @@ document.addEventListener('keydown', (event) => {
   action();
 });
 
+// PageDown turns forward here too (a range's own PageDown goes back)
+slider.addEventListener('keydown', (e) => {
+  const turn = { PageDown: next, PageUp: prev }[e.key];
+  if (!turn) return;
+  e.preventDefault();
+  e.stopPropagation();
+  turn();
+});
 slider.addEventListener('input', () => go(pageOfSliderStep(Number(slider.value), spread())));
 
 /**
  * On a phone the bars make way for the page once the reader turns it by touch; a tap on the
  * page brings them back (and hides them again). A key press shows them: they hold the controls.
  */
-const showBars = (shown: boolean) =>
+const showBars = (shown: boolean) => {
   document.body.classList.toggle('reading', !shown && phone.matches);
+  if (!shown && document.activeElement?.closest('.bar, .controls')) area.focus();
+};
 document.addEventListener('keydown', () => showBars(true), true);
 
 attachGestures({

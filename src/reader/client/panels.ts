@@ -58,11 +58,14 @@ export const createPanels = ({ reader }: { reader: Reader }): Panels => {
     if (!open) return;
     const name = open;
     const panel = panelOf(name);
+    // focus inside a panel that closes goes to its button, or (a choice made) to the book
+    const hadFocus = panel?.contains(document.activeElement);
     if (panel) panel.hidden = true;
     document.body.classList.remove('panel-open');
     for (const b of buttons) if (b.dataset.panel === name) b.setAttribute('aria-expanded', 'false');
     open = null;
     if (returnFocus) document.querySelector<HTMLElement>(`[data-panel="${name}"]`)?.focus();
+    else if (hadFocus) document.getElementById('book')?.focus();
     reader.relayout();
   };
 
@@ -181,6 +184,7 @@ const buildContents: Builder = async (body, reader, _close, built) => {
     return ul;
   };
   const nav = document.createElement('nav');
+  nav.dir = reader.book.data.dir; // the book's words in the book's direction, whatever the reader's
   nav.setAttribute('aria-label', say('tableOfContents'));
   nav.append(list(outline));
   body.append(nav);
@@ -348,6 +352,7 @@ const buildShare: Builder = (body, reader) => {
       id,
       readOnly: true,
       value: value(),
+      dir: 'ltr', // an address or a snippet reads left to right in any language
     });
     if (field instanceof HTMLTextAreaElement) field.rows = 6; // the whole snippet, no half-hidden line
     const update = () => {

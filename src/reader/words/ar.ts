@@ -45,6 +45,8 @@ export const ar: Words = {
   passwordHint: 'يمكن لمن شارك هذا الرابط معك أن يخبرك بكلمة المرور.',
   password: 'كلمة المرور',
   open: 'فتح',
+  passwordWrong: 'كلمة المرور غير صحيحة',
+  passwordThrottled: 'محاولات خاطئة كثيرة: يُرجى المحاولة مرة أخرى بعد بضع دقائق',
   textTitle: '{title}: النص',
   openFlipbook: 'فتح الكتاب الرقمي',
   textStillPreparing: 'لا يزال هذا الإصدار قيد التحضير: نص الصفحات التي لم تجهز بعد غير متوفر.',

@@ -49,6 +49,8 @@ export const de: Words = {
   passwordHint: 'Wer Ihnen diesen Link geschickt hat, kann Ihnen das Passwort nennen.',
   password: 'Passwort',
   open: 'Öffnen',
+  passwordWrong: 'Das Passwort stimmt nicht',
+  passwordThrottled: 'Zu viele falsche Versuche: Bitte versuchen Sie es in einigen Minuten erneut',
   textTitle: '{title}: Text',
   openFlipbook: 'Flipbook öffnen',
   textStillPreparing:

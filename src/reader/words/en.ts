@@ -46,6 +46,8 @@ export const en: Words = {
   passwordHint: 'Whoever shared this link with you can tell you its password.',
   password: 'Password',
   open: 'Open',
+  passwordWrong: 'That password is not right',
+  passwordThrottled: 'Too many wrong attempts: try again in a few minutes',
   textTitle: '{title}: text',
   openFlipbook: 'Open the flipbook',
   textStillPreparing:

@@ -48,6 +48,8 @@ export const es: Words = {
   passwordHint: 'Quien le compartió este enlace puede indicarle la contraseña.',
   password: 'Contraseña',
   open: 'Abrir',
+  passwordWrong: 'Esa contraseña no es correcta',
+  passwordThrottled: 'Demasiados intentos fallidos: vuelva a intentarlo en unos minutos',
   textTitle: '{title}: texto',
   openFlipbook: 'Abrir el flipbook',
   textStillPreparing:

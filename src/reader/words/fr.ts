@@ -50,6 +50,8 @@ export const fr: Words = {
   passwordHint: 'La personne qui vous a transmis ce lien peut vous indiquer le mot de passe.',
   password: 'Mot de passe',
   open: 'Ouvrir',
+  passwordWrong: 'Ce mot de passe n’est pas le bon',
+  passwordThrottled: 'Trop de tentatives erronées : réessayez dans quelques minutes',
   textTitle: '{title} : texte',
   openFlipbook: 'Ouvrir le livre feuilletable',
   textStillPreparing:

@@ -45,6 +45,8 @@ export const he: Words = {
   passwordHint: 'מי ששיתף איתך את הקישור הזה יכול למסור לך את הסיסמה.',
   password: 'סיסמה',
   open: 'פתיחה',
+  passwordWrong: 'הסיסמה אינה נכונה',
+  passwordThrottled: 'יותר מדי ניסיונות שגויים: אפשר לנסות שוב בעוד כמה דקות',
   textTitle: '{title}: טקסט',
   openFlipbook: 'פתיחת הספר הדיגיטלי',
   textStillPreparing: 'גרסה זו עדיין בהכנה: חסר הטקסט של העמודים שעדיין אינם מוכנים.',

@@ -46,6 +46,8 @@ export const ja: Words = {
   passwordHint: 'パスワードは、このリンクを共有した人にお問い合わせください。',
   password: 'パスワード',
   open: '開く',
+  passwordWrong: 'パスワードが正しくありません',
+  passwordThrottled: '誤った試行が多すぎます。数分後にもう一度お試しください',
   textTitle: '{title}：テキスト',
   openFlipbook: 'フリップブックを開く',
   textStillPreparing:

@@ -48,6 +48,8 @@ export const pt: Words = {
   passwordHint: 'Quem compartilhou este link pode informar a senha.',
   password: 'Senha',
   open: 'Abrir',
+  passwordWrong: 'Essa senha não está correta',
+  passwordThrottled: 'Muitas tentativas erradas: tente novamente em alguns minutos',
   textTitle: '{title}: texto',
   openFlipbook: 'Abrir o flipbook',
   textStillPreparing:

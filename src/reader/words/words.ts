@@ -48,6 +48,8 @@ export type PageWords = {
   passwordHint: string;
   password: string;
   open: string;
+  passwordWrong: string;
+  passwordThrottled: string;
   textTitle: string;
   openFlipbook: string;
   textStillPreparing: string;
