@@ -880,8 +880,17 @@ describe('memory: a 512 MB upload into the bucket', () => {
       peak = Math.max(peak, await rssOf(fx.daemon));
     }
   };
-  const upload = (size: number) =>
-    streamUpload(`${fx.api}/flipbooks`, fx.key, size, paddedPdf(size));
+  /**
+   * A streamed upload; a 503 (the bucket, starved of CPU by the suite's other files, answered a
+   * part after the SDK's 10 s request timeout: "try again later") is tried again, as a client
+   * would: what this suite measures is the memory an upload costs, not s3rver's speed.
+   */
+  const upload = async (size: number) => {
+    for (let attempt = 1; ; attempt++) {
+      const answer = await streamUpload(`${fx.api}/flipbooks`, fx.key, size, paddedPdf(size));
+      if (answer.status !== 503 || attempt === 3) return answer;
+    }
+  };
 
   it("a 512 MB upload keeps the daemon's resident memory growth under 64 MB", async () => {
     const c = client(fx.api, fx.key);
@@ -919,5 +928,5 @@ describe('memory: a 512 MB upload into the bucket', () => {
       expectJson(await c.del(`/flipbooks/${reply.body.flipbook_id}`), 200);
     }
     expect(await storedKeys(fx.blobPlace, 'originals')).toHaveLength(1);
-  }, 180_000);
+  }, 400_000); // up to three tries of a 512 MB upload on a busy machine
 });
