@@ -117,6 +117,9 @@ describe('the reader, polished (issue 31)', () => {
     if (!found) throw new Error(`${selector} has no box`);
     return found;
   };
+  /** How many leaves are turning on the stage (0 or 1), and a wait for the one turning to end. */
+  const turns = (page: Page) => js<number>(page, `document.querySelectorAll('.turn').length`);
+  const turnEnded = (page: Page) => expect.poll(() => turns(page)).toBe(0);
   /** The box of all the pages on the stage together (a spread's two). */
   const pagesBox = (page: Page) =>
     js<Box>(
@@ -594,32 +597,24 @@ describe('the reader, polished (issue 31)', () => {
         await page.screenshot({ path: join(DOCS_IMAGES, 'reader-curl-desktop.png') });
       else await page.screenshot({ path: join(DOCS_IMAGES, 'reader-curl-phone.png') });
       await letGo();
-      await expect
-        .poll(() => js<number>(page, `document.querySelectorAll('.turn').length`))
-        .toBe(0);
+      await turnEnded(page);
       expect(await shown(page)).toEqual(before);
       // Past the middle: it turns.
       await hold(pages.x + pages.width * 0.2);
       await letGo();
-      await expect
-        .poll(() => js<number>(page, `document.querySelectorAll('.turn').length`))
-        .toBe(0);
+      await turnEnded(page);
       expect(await shown(page)).toEqual(screen === DESKTOP ? [6, 7] : [8]);
       // Held and let go slowly (no flick) with the corner past half a page: it turns, on a page
       // alone too (where that is far short of the spine, its outer edge).
       await page.keyboard.press('Home');
       await showsPage(page, 1);
       await page.keyboard.press('PageDown');
-      await expect
-        .poll(() => js<number>(page, `document.querySelectorAll('.turn').length`))
-        .toBe(0);
+      await turnEnded(page);
       const start = await shown(page);
       await hold(x0 - pages.width * (screen === DESKTOP ? 0.35 : 0.6));
       await page.waitForTimeout(400); // held still: a slow drag, not a flick
       await letGo();
-      await expect
-        .poll(() => js<number>(page, `document.querySelectorAll('.turn').length`))
-        .toBe(0);
+      await turnEnded(page);
       expect(await shown(page)).not.toEqual(start);
       // Turns asked for during a turn all happen: the last one wins, none is undone.
       await page.keyboard.press('Home');
@@ -627,27 +622,23 @@ describe('the reader, polished (issue 31)', () => {
       await page.keyboard.press('PageDown');
       await page.keyboard.press('PageDown');
       await page.keyboard.press('PageDown');
-      await expect
-        .poll(() => js<number>(page, `document.querySelectorAll('.turn').length`))
-        .toBe(0);
+      await turnEnded(page);
       expect(await shown(page)).toEqual(screen === DESKTOP ? [6, 7] : [4]);
       // A button turns with the curl too, and ends with the pages in place.
       await page.keyboard.press('Home');
       await showsPage(page, 1);
       await page.locator('.controls [data-action="next"]').click();
       await showsPage(page, 2);
-      await expect
-        .poll(() => js<number>(page, `document.querySelectorAll('.turn').length`))
-        .toBe(0);
+      await turnEnded(page);
     }
     // Reduced motion, or pages of other shapes: the pages change at once, no leaf.
     const still = await open(DESKTOP, `${uniform}#page=4`);
     await still.locator('.controls [data-action="next"]').click();
-    expect(await js<number>(still, `document.querySelectorAll('.turn').length`)).toBe(0);
+    expect(await turns(still)).toBe(0);
     await showsPage(still, 6);
     const shapes = await open(PHONE3, `${almanac}#page=3`, motion);
     await shapes.locator('.controls [data-action="next"]').click(); // 3 → 4, a landscape page
-    expect(await js<number>(shapes, `document.querySelectorAll('.turn').length`)).toBe(0);
+    expect(await turns(shapes)).toBe(0);
     await showsPage(shapes, 4);
   });
 
