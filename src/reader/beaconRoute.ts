@@ -30,7 +30,7 @@ export const mountBeacon = (
   deps: { analytics: Analytics; trustProxy: boolean; log: Logger },
 ) => {
   const perAddress = fixedWindow(BEACONS_PER_MINUTE, MAX_ADDRESSES);
-  routes.post('/b', async (req: Request, res: ServerResponse) => {
+  routes.direct('POST', '/b', async (req: Request, res: ServerResponse) => {
     const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
     if (!TYPES.has(type)) {
       req.resume();

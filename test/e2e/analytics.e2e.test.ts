@@ -284,6 +284,75 @@ describe('reader analytics, in Chromium', () => {
     expect(s.views).toBe(0);
     expectError(await c.get('/flipbooks/not-an-id/stats'), 400, /^Invalid flipbook ID$/);
   });
+
+  // POST /b is answered straight from the server's request event (src/http/server.ts `direct`):
+  // what every answer has must still be there. Last in this daemon's tests: it spends this
+  // address's beacons for the minute.
+  it('answers what is not a beacon in words, on the short way and the usual one', async () => {
+    const send = (body: string | Uint8Array, type = 'text/plain;charset=UTF-8', path = '/b') =>
+      fetch(`${fx.daemon.url}${path}`, { method: 'POST', headers: { 'content-type': type }, body });
+    const refused = async (reply: globalThis.Response, status: number, error: RegExp) => {
+      expect(reply.status).toBe(status);
+      expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(reply.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      expect(reply.headers.get('set-cookie')).toBeNull();
+      expect(((await reply.json()) as { error: string }).error).toMatch(error);
+    };
+    const foreign = JSON.stringify({ v: 1, t: 'not-a-token', e: [{ k: 'open' }] });
+    for (const path of ['/b', '/b?from=elsewhere']) {
+      // a token not ours: answered like any beacon, counted for nothing
+      const dropped = await send(foreign, undefined, path);
+      expect(dropped.status).toBe(202);
+      expect(dropped.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      expect(dropped.headers.get('set-cookie')).toBeNull();
+      await refused(await send('{"v":1', undefined, path), 400, /^Invalid beacon: not JSON$/);
+      await refused(await send('[]', undefined, path), 400, /^Invalid beacon: not an object$/);
+      await refused(
+        await send(foreign, 'image/png', path),
+        415,
+        /^A beacon is sent as text\/plain or application\/json$/,
+      );
+      await refused(
+        await send(new Uint8Array(9000).fill(32), undefined, path),
+        413,
+        /^A beacon may have at most 8192 bytes$/,
+      );
+    }
+    // A client's own request id comes back on the short way too.
+    const traced = await fetch(`${fx.daemon.url}/b`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', 'x-request-id': 'trace-123' },
+      body: foreign,
+    });
+    expect(traced.headers.get('x-request-id')).toBe('trace-123');
+    const wrongMethod = await fetch(`${fx.daemon.url}/b`);
+    await refused(wrongMethod, 405, /^Method not allowed: use POST$/);
+    expect(wrongMethod.headers.get('allow')).toBe('POST');
+    // Counted in the metrics under the route's pattern like any other request.
+    const metrics = await (await fetch(`${fx.daemon.url}/metrics`)).text();
+    // (each refusal twice, the short way and the usual; 400 of two kinds)
+    for (const [status, times] of [
+      ['400', 4],
+      ['413', 2],
+      ['415', 2],
+    ] as const) {
+      expect(metrics).toContain(
+        `flipbook_http_requests_total{route="/b",method="POST",status="${status}"} ${times}`,
+      );
+    }
+    expect(metrics).toMatch(
+      /flipbook_http_request_duration_seconds_count\{route="\/b",method="POST"\} \d+/,
+    );
+    // One address's beacons are bounded (3,000 a minute); past that a 429 that says so.
+    let last: globalThis.Response | undefined;
+    for (let i = 0; i < 3001 && last?.status !== 429; i++) {
+      last = await send(foreign);
+      await last.arrayBuffer();
+    }
+    expect(last?.status).toBe(429);
+    expect(last?.headers.get('retry-after')).toBe('60');
+    expect(last?.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
 });
 
 describe('readers’ countries, with a GeoIP database', () => {

@@ -59,6 +59,7 @@ const mountedOperations = () => {
     post: record('post'),
     delete: record('delete'),
     patch: record('patch'),
+    direct: (_method, path) => record('post')(path),
   };
   mountApi(routes, {} as Parameters<typeof mountApi>[1]); // handlers only close over deps; nothing runs at mount time
   return found.sort();
