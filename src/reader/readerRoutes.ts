@@ -212,11 +212,11 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
   const qrOf = async (req: Request, res: ServerResponse, entered: Entered) => {
     const { book } = entered;
     if (!book || book === 'archived' || book.status === 'error') throw new NotFound('Not found');
-    const asked = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('page'));
+    // Digits only: Number() would also read `1e1`, ` 7` or `0x9` as a page.
+    const text = new URL(req.url ?? '/', 'http://x').searchParams.get('page') ?? '';
+    const asked = /^[1-9]\d{0,5}$/.test(text) ? Number(text) : 0;
     const page =
-      Number.isInteger(asked) && asked >= 1 && asked <= Math.max(book.pageCount, book.ready)
-        ? `#page=${asked}`
-        : '';
+      asked >= 1 && asked <= Math.max(book.pageCount, book.ready) ? `#page=${asked}` : '';
     await sendBody(
       req,
       res,

@@ -4,7 +4,7 @@
 // in the browser's storage. The page's clock is Playwright's (time on a page is injected, not
 // waited for); the reader turns without animation (reduced motion).
 
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -362,6 +362,7 @@ describe('readers’ countries, with a GeoIP database', () => {
   writeFileSync(file, countryDatabase({ '192.0.2.0/24': 'NL', '198.51.100.0/24': 'JP' }));
   afterAll(async () => {
     await fx?.stop();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   const serveWith = (geoipFile: string) =>

@@ -393,6 +393,11 @@ describe('the reader, polished (issue 31)', () => {
       expect(await qr.getAttribute('alt')).toMatch(/^QR code of the link to page /);
       const svg = await (await fetch(new URL(src, almanac))).text();
       expect(svg).toBe(renderSVG(pageLink, { border: 2 }));
+      // A page that is not plainly one (or past the book) is the book's own link.
+      for (const asked of ['2e0', '0x8', '%208', '8.0', '99999999', '-3']) {
+        const other = await fetch(`${almanac}/qr.svg?page=${asked}`);
+        expect(await other.text()).toBe(renderSVG(almanac, { border: 2 }));
+      }
       expect(await page.locator('.qr a[download]').getAttribute('href')).toBe(src);
       // The snippet: at this page, or the book's start; the size asked, within bounds.
       const snippet = page.locator('#share-embed');
@@ -586,6 +591,14 @@ describe('the reader, polished (issue 31)', () => {
         if (cdp) await touchTo('touchEnd', 0);
         else await page.mouse.up();
       };
+      // What the live region says meanwhile: a leaf that falls back never names a page not shown.
+      const spokenBefore = await js<string>(page, `document.getElementById('live').textContent`);
+      await js(
+        page,
+        `(() => { const live = document.getElementById('live'); window.said = [];
+        new MutationObserver(() => window.said.push(live.textContent))
+          .observe(live, { childList: true, characterData: true, subtree: true }); })()`,
+      );
       await hold(x0 - pages.width * 0.12);
       const turn = await box(page, '.turn');
       expect(turn.y).toBeGreaterThanOrEqual(bar.y + bar.height - 1); // never over the bar
@@ -599,11 +612,17 @@ describe('the reader, polished (issue 31)', () => {
       await letGo();
       await turnEnded(page);
       expect(await shown(page)).toEqual(before);
+      expect(await js<string[]>(page, 'window.said')).toEqual(
+        (await js<string[]>(page, 'window.said')).map(() => spokenBefore),
+      );
       // Past the middle: it turns.
       await hold(pages.x + pages.width * 0.2);
       await letGo();
       await turnEnded(page);
       expect(await shown(page)).toEqual(screen === DESKTOP ? [6, 7] : [8]);
+      expect(await js<string>(page, `document.getElementById('live').textContent`)).toMatch(
+        screen === DESKTOP ? /6–7/ : /\b8\b/,
+      );
       // Held and let go slowly (no flick) with the corner past half a page: it turns, on a page
       // alone too (where that is far short of the spine, its outer edge).
       await page.keyboard.press('Home');

@@ -374,6 +374,8 @@ type Turn = {
   fromRight: boolean;
   end: () => void;
   undo: () => void;
+  /** the counter and the spoken page say where the turn goes */
+  tell: () => void;
 };
 
 /**
@@ -382,7 +384,7 @@ type Turn = {
  * becomes (blank paper for a page alone). Held at its top or bottom corner (`top`). Null when the
  * pages change at once instead: reduced motion, zoomed, a hidden tab, pages of other shapes.
  */
-const prepareTurn = (target: number, top = false): Turn | null => {
+const prepareTurn = (target: number, top = false, held = false): Turn | null => {
   const from = visible(current);
   const to = visible(target);
   if (
@@ -459,7 +461,10 @@ const prepareTurn = (target: number, top = false): Turn | null => {
   const leaf = curlLeaf(leafBox, front, back, fromRight, top ? 0 : size.h);
   const [start, end] = single && !forward ? [leaf.over, leaf.rest] : [leaf.rest, leaf.over];
   leaf.set(start);
-  updateChrome(to); // the counter says where the turn goes as it starts
+  // The counter says where the turn goes as it starts; a held leaf's only once let go past
+  // the middle (one that falls back would have said a page never shown).
+  const tell = () => updateChrome(to);
+  if (!held) tell();
   // A turn or jump asked for meanwhile has already happened: the last one wins.
   const ticket = ++moves;
   const finish = (n: number) => () => {
@@ -476,6 +481,7 @@ const prepareTurn = (target: number, top = false): Turn | null => {
     fromRight,
     end: finish(target),
     undo: finish(was),
+    tell,
   };
 };
 
@@ -495,6 +501,7 @@ const drag = {
     const turn = prepareTurn(
       forward ? nextStart() : Math.max(1, prevStart()),
       y < area.clientHeight / 2,
+      true,
     );
     if (!turn) return false;
     held = { turn, at: turn.from };
@@ -519,7 +526,10 @@ const drag = {
     const quarter = turn.from.x + (turn.to.x - turn.from.x) / 4;
     const past = turn.to.x < turn.from.x ? at.x < quarter : at.x > quarter;
     const done = past || flick;
-    if (done) showBars(false);
+    if (done) {
+      showBars(false);
+      turn.tell();
+    }
     swing(turn.leaf, at, done ? turn.to : turn.from, 300).then(done ? turn.end : turn.undo);
   },
 };
