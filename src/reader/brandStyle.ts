@@ -50,6 +50,10 @@ export const brandStylesheet = (brand: { accent: string | null; background: stri
     // the page arrows and the like, drawn on the background: dark on a light one, light on a dark
     const onBackground = luminance(brand.background) > 0.18 ? '#2b2f36' : '#e4e7ec';
     rules.push(`:root{--bg:${brand.background};--on-bg:${onBackground}}`);
+    // On a background as light as paper the shadow alone loses the pages' edges: a hairline too.
+    if (contrast(brand.background, '#ffffff') < 1.25) {
+      rules.push('.page{box-shadow:0 0 0 1px rgba(0,0,0,.16),0 6px 24px var(--shadow)}');
+    }
   }
   return `${rules.join('\n')}\n`;
 };

@@ -64,8 +64,13 @@ describe('branding', () => {
     expect(css).toContain(':root{--accent:#ffd400}');
     expect(css).toContain(`@media (prefers-color-scheme: light){:root{--accent:${pale}}}`);
     expect(css).toContain(':root{--bg:#0b3d2e;--on-bg:#e4e7ec}');
+    // as light as paper: the pages keep an edge
     expect(brandStylesheet({ accent: null, background: '#fafafa' })).toBe(
-      ':root{--bg:#fafafa;--on-bg:#2b2f36}\n',
+      ':root{--bg:#fafafa;--on-bg:#2b2f36}\n' +
+        '.page{box-shadow:0 0 0 1px rgba(0,0,0,.16),0 6px 24px var(--shadow)}\n',
+    );
+    expect(brandStylesheet({ accent: null, background: '#c8d0da' })).toBe(
+      ':root{--bg:#c8d0da;--on-bg:#2b2f36}\n',
     );
   });
 
