@@ -165,7 +165,7 @@ export const runDaemon = async (options: DaemonOptions) => {
   // Reading grants for non-public books, signed with the installation's secret (readerAccess.ts).
   const secret = await installationSecret(store);
   const access = { store, clock, grants: grantsSignedWith(secret) };
-  // Reader analytics (docs/privacy.md): beacons counted in memory, written every second.
+  // Reader analytics (docs/privacy.md): beacons counted in memory, written every half second.
   const analytics = openAnalytics({
     store,
     clock,
@@ -337,7 +337,7 @@ export const runDaemon = async (options: DaemonOptions) => {
   // In-flight renders are abandoned and their jobs handed back at once for the next start.
   await workers?.stop();
   await sender.stop();
-  // The last second's reading figures (nothing was lost by a clean stop).
+  // The last reading figures (nothing is lost by a clean stop).
   await analytics.stop();
   await sweep.stop();
   await keyUsage.settle();

@@ -61,13 +61,16 @@ export const createHttpServer = (
   // No Host header required: nothing here routes by it (absolute URLs come from --public-url),
   // and node:http's own refusal would be a bare 400 without our JSON body.
   const server = createServer({ requireHostHeader: false });
-  const mounted: { method: string; pattern: RegExp }[] = [];
+  const mounted: { method: string; path: string; pattern: RegExp }[] = [];
   const app = polka({
     server,
     onNoMatch: (req, res) => {
       const path = (req.url ?? '/').split('?')[0] ?? '/';
-      const methods = new Set(mounted.filter((m) => m.pattern.test(path)).map((m) => m.method));
+      const known = mounted.filter((m) => m.pattern.test(path));
+      const methods = new Set(known.map((m) => m.method));
       if (methods.size === 0) return sendError(res, 404, 'Not found');
+      // the metrics' label: the route the path is, asked with a method it does not have
+      routeOf.set(req, known[0]?.path ?? 'unmatched');
       if (methods.has('GET')) methods.add('HEAD');
       const allow = [...methods].join(', ');
       res.setHeader('Allow', allow);
@@ -122,7 +125,7 @@ export const createHttpServer = (
   // Each handler knows its route's pattern: the metrics' label (never the URL a client sent).
   const named = (method: string, path: string, handler: Handler) => {
     // (a catch-all route, such as the dashboard's own 404 page, tells no path exists)
-    if (!path.includes('*')) mounted.push({ method, pattern: pathPattern(path) });
+    if (!path.includes('*')) mounted.push({ method, path, pattern: pathPattern(path) });
     return guard(async (req, res) => {
       routeOf.set(req, path);
       await handler(req, res);
@@ -143,12 +146,8 @@ export const createHttpServer = (
   mount(routes);
   server.on('clientError', answerClientError);
   // An Expect header other than 100-continue: node:http would answer a bare 417.
-  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-    beginRequest(req, res, context);
-    sendError(res, 417, 'Expectation failed: only "Expect: 100-continue" is supported');
-  });
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    beginRequest(req, res, context);
+  /** Every answer counted in the metrics, under its route's pattern. */
+  const measure = (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
     res.once('finish', () => {
       const route = routeOf.get(req) ?? 'unmatched';
@@ -156,6 +155,15 @@ export const createHttpServer = (
       httpRequests.inc({ route, method, status: String(res.statusCode) });
       httpDuration.observe({ route, method }, (performance.now() - started) / 1000);
     });
+  };
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    beginRequest(req, res, context);
+    measure(req, res);
+    sendError(res, 417, 'Expectation failed: only "Expect: 100-continue" is supported');
+  });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    beginRequest(req, res, context);
+    measure(req, res);
     const short = direct.get(`${req.method} ${req.url}`);
     if (short) return void short(req, res);
     // HEAD is GET without the body: node:http already leaves the body out of a HEAD answer

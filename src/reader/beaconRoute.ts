@@ -1,6 +1,6 @@
 // POST /b: the reader's beacon (issue 30, docs/privacy.md). navigator.sendBeacon posts a small
 // JSON text (as text/plain, which needs no preflight); it is read and bounded at once, answered
-// 202 before anything is written (figures are written every second, src/app/analytics), and
+// 202 before anything is written (figures are written every half second, src/app/analytics), and
 // never sets or reads a cookie. Bad beacons get a JSON 400 like any request; too many from one
 // address in a minute a 429. Whether it was counted is not said: a robot learns nothing.
 import type { ServerResponse } from 'node:http';
@@ -33,19 +33,17 @@ export const mountBeacon = (
   routes.direct('POST', '/b', async (req: Request, res: ServerResponse) => {
     const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
     if (!TYPES.has(type)) {
-      req.resume();
-      throw new AppError(415, 'A beacon is sent as text/plain or application/json');
+      throw refusal(req, 415, 'A beacon is sent as text/plain or application/json');
     }
     const address = clientAddress(req, deps.trustProxy);
     if (!perAddress.take(senderKey(address))) {
-      req.resume();
-      throw new AppError(429, `Too many beacons: ${BEACONS_PER_MINUTE} a minute from one address`, {
+      throw refusal(req, 429, `Too many beacons: ${BEACONS_PER_MINUTE} a minute from one address`, {
         'Retry-After': '60',
       });
     }
     const body = await readBody(req, {
       limit: MAX_BEACON_BYTES,
-      tooLarge: () => new AppError(413, `A beacon may have at most ${MAX_BEACON_BYTES} bytes`),
+      tooLarge: () => refusal(req, 413, `A beacon may have at most ${MAX_BEACON_BYTES} bytes`),
     });
     const beacon = readBeacon(body.toString('utf8'));
     res.writeHead(202, { 'Cache-Control': 'no-store', 'Content-Length': 0 });
@@ -72,6 +70,21 @@ export const mountBeacon = (
         },
       );
   });
+};
+
+/**
+ * A beacon refused before its body is read. A body still to come (one that trickles, or a large
+ * one declared) is not waited for or read into the void: the connection closes after the answer.
+ * (A beacon's body usually arrives with its headers; then the connection stays open.)
+ */
+const refusal = (
+  req: Request,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+) => {
+  if (req.complete) return new AppError(status, message, headers);
+  return new AppError(status, message, { ...headers, Connection: 'close' });
 };
 
 /**

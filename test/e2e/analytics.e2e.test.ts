@@ -5,6 +5,7 @@
 // waited for); the reader turns without animation (reduced motion).
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -328,13 +329,44 @@ describe('reader analytics, in Chromium', () => {
     const wrongMethod = await fetch(`${fx.daemon.url}/b`);
     await refused(wrongMethod, 405, /^Method not allowed: use POST$/);
     expect(wrongMethod.headers.get('allow')).toBe('POST');
+    // A refusal before the body came: the connection closes after the answer, the body that
+    // was declared is not waited for.
+    const { hostname, port } = new URL(fx.daemon.url);
+    const exchange = (text: string) =>
+      new Promise<string>((resolve, reject) => {
+        let got = '';
+        const socket = connect(Number(port), hostname, () => socket.write(text));
+        socket.setEncoding('latin1');
+        socket.setTimeout(10_000, () => reject(new Error(`still open after 10 s: ${got}`)));
+        socket.on('data', (chunk: string) => {
+          got += chunk;
+        });
+        socket.on('error', reject);
+        socket.on('close', () => resolve(got));
+      });
+    const early = await exchange(
+      'POST /b HTTP/1.1\r\nHost: x\r\nContent-Type: image/png\r\nContent-Length: 5000\r\n\r\n',
+    );
+    expect(early).toMatch(/^HTTP\/1\.1 415 /);
+    expect(early).toMatch(/\r\nconnection: close\r\n/i);
+    const unmet = await exchange(
+      'POST /b HTTP/1.1\r\nHost: x\r\nConnection: close\r\nExpect: foo\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n{}',
+    );
+    expect(unmet).toMatch(/^HTTP\/1\.1 417 /);
     // Counted in the metrics under the route's pattern like any other request.
     const metrics = await (await fetch(`${fx.daemon.url}/metrics`)).text();
+    expect(metrics).toContain(
+      'flipbook_http_requests_total{route="/b",method="GET",status="405"} 1',
+    );
+    // (a 417 is answered before any routing)
+    expect(metrics).toContain(
+      'flipbook_http_requests_total{route="unmatched",method="POST",status="417"} 1',
+    );
     // (each refusal twice, the short way and the usual; 400 of two kinds)
     for (const [status, times] of [
       ['400', 4],
       ['413', 2],
-      ['415', 2],
+      ['415', 3],
     ] as const) {
       expect(metrics).toContain(
         `flipbook_http_requests_total{route="/b",method="POST",status="${status}"} ${times}`,

@@ -1,5 +1,5 @@
 // Reader analytics, put together for the daemon (issue 30, docs/privacy.md): the token a reader
-// page carries, beacons counted into figures written every second, and the stop that writes the
+// page carries, beacons counted into figures written every half second, and the stop that writes the
 // last of them. Nothing here runs unless the daemon starts it.
 
 import type { Logger } from '../../log.ts';
@@ -44,7 +44,7 @@ export const openAnalytics = (deps: {
         failing = false;
       },
       (error: unknown) => {
-        // Kept for the next second's try; said once per outage, not every second.
+        // Kept for the next try; said once per outage, not at every try.
         if (!failing)
           deps.log.warn({ err: error }, 'could not write reading figures: kept, will retry');
         failing = true;
@@ -66,7 +66,7 @@ export const openAnalytics = (deps: {
           (Math.ceil(deps.clock.now().getTime() / DAY_MS) * DAY_MS + READING_TOKEN_MS) / 1000,
       }),
     acceptBeacon: ingest.acceptBeacon,
-    /** Writes pending figures every second until stopped. */
+    /** Writes pending figures every half second until stopped. */
     start: () => {
       timer ??= setInterval(() => void flush(), FLUSH_MS);
       timer.unref();
