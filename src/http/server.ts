@@ -145,6 +145,7 @@ export const createHttpServer = (
   };
   mount(routes);
   server.on('clientError', answerClientError);
+  server.on('connect', answerConnect);
   // An Expect header other than 100-continue: node:http would answer a bare 417.
   /** Every answer counted in the metrics, under its route's pattern. */
   const measure = (req: IncomingMessage, res: ServerResponse) => {
@@ -228,23 +229,35 @@ const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
   const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
   if (error.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
     const [status, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'Bad request'];
-    const body = JSON.stringify({ error: message });
-    socket.end(
-      [
-        `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
-        'Content-Type: application/json; charset=utf-8',
-        `Content-Length: ${Buffer.byteLength(body)}`,
-        // every answer carries one, even those to requests that never became requests
-        `X-Request-Id: ${randomUUID()}`,
-        'Connection: close',
-        '',
-        body,
-      ].join('\r\n'),
-    );
-    socket.once('finish', () => socket.destroy());
-    // A peer that never reads would keep the half-closed socket: give it a few seconds.
-    setTimeout(() => socket.destroy(), 5_000).unref();
-    return;
+    return answerAndClose(socket, status, message);
   }
   socket.destroy();
+};
+
+/**
+ * A CONNECT (a tunnel through a proxy, which this is not): node:http hands it over as a bare
+ * socket and, left alone, drops it without a word. It gets a JSON 501 like anything else.
+ */
+const answerConnect = (_req: IncomingMessage, socket: Duplex) =>
+  answerAndClose(socket, 501, 'Not implemented: CONNECT (this is not a proxy)');
+
+/** A JSON error written on a socket node:http no longer manages, then the connection closed. */
+const answerAndClose = (socket: Duplex, status: number, message: string) => {
+  const body = JSON.stringify({ error: message });
+  socket.on('error', () => socket.destroy());
+  socket.end(
+    [
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+      'Content-Type: application/json; charset=utf-8',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      // every answer carries one, even those to requests that never became requests
+      `X-Request-Id: ${randomUUID()}`,
+      'Connection: close',
+      '',
+      body,
+    ].join('\r\n'),
+  );
+  socket.once('finish', () => socket.destroy());
+  // A peer that never reads would keep the half-closed socket: give it a few seconds.
+  setTimeout(() => socket.destroy(), 5_000).unref();
 };

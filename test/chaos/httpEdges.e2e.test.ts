@@ -330,6 +330,21 @@ describe('input PostgreSQL cannot store, and requests refused before routing', (
     expectJson(await send(`${fx.daemon.url}/healthz`), 200);
   });
 
+  it('a CONNECT (this is no proxy) gets 501 with a JSON error body', async () => {
+    for (const target of ['example.com:443', '/b']) {
+      const reply = await rawRequest(
+        fx.daemon.url,
+        `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`,
+      );
+      expect(reply.status, target).toBe(501);
+      expect(reply.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      expect(JSON.parse(reply.body)).toEqual({
+        error: 'Not implemented: CONNECT (this is not a proxy)',
+      });
+    }
+    expectJson(await send(`${fx.daemon.url}/healthz`), 200);
+  });
+
   it('an unknown route is still a JSON 404', async () => {
     const reply: Reply = await send(`${fx.daemon.url}/no/such/route`);
     expectJson(reply, 404, 'Not found');
