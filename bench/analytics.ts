@@ -22,7 +22,7 @@
 //    sends: an open (with the referring site), then beacons of one to three page events (a few
 //    "more time" ones, links followed, searches, zooms, downloads). Prints the rate achieved, the
 //    median and p99 of the 202s (from the moment each beacon was due), the CPU time per 1,000
-//    beacons of the daemon, of PostgreSQL (the one-second writes included: measured until the
+//    beacons of the daemon, of PostgreSQL (the half-second writes included: measured until the
 //    last is done) and of this process, and the daemon's event-loop delay and GC time over it (its
 //    /metrics). 2,000 beacons go first, not measured (warm-up). Meanwhile one lane (undici) GETs the reader (/f/<id>) and
 //    the API (/api/v1/flipbooks/<id>) in turn: their median and p99 beside those of the same lane
@@ -589,7 +589,7 @@ try {
     const t0 = performance.now();
     await run(CEILING);
     const took = performance.now() - t0;
-    if (counted) await sleep(1500); // the last second's write
+    if (counted) await sleep(1500); // the last writes (every half second) done
     const cpu = spent(c0, await cpuNow(server));
     client.close();
     ceilings.push({ name, latencies: lat, rate: (lat.length * 1000) / took, cpu });
