@@ -15,7 +15,6 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,6 +34,7 @@ import {
 } from '../support/apiHelpers.ts';
 import { FLIPBOOK, NODE, ROOT } from '../support/cli.ts';
 import { freshDatabase } from '../support/databases.ts';
+import { parseRaw, rawExchange } from '../support/rawHttp.ts';
 
 const MB = 1024 * 1024;
 const OUT_OF_SPACE = /out of storage space/;
@@ -54,31 +54,9 @@ const bigPdf = () => {
   return { bytes, name: 'big.pdf', type: 'application/pdf' };
 };
 
-/** Sends raw bytes on a fresh connection and reads until the server closes it. */
-const rawRequest = (base: string, request: string | Uint8Array) =>
-  new Promise<{ status: number; headers: Record<string, string>; body: string }>(
-    (resolve, reject) => {
-      const { hostname, port } = new URL(base);
-      const socket = connect(Number(port), hostname);
-      const chunks: Buffer[] = [];
-      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-      socket.on('error', reject);
-      socket.on('close', () => {
-        const text = Buffer.concat(chunks).toString();
-        const [head = '', body = ''] = text.split('\r\n\r\n', 2);
-        const [statusLine = '', ...lines] = head.split('\r\n');
-        const headers = Object.fromEntries(
-          lines.map((line) => {
-            const at = line.indexOf(':');
-            return [line.slice(0, at).toLowerCase(), line.slice(at + 1).trim()];
-          }),
-        );
-        resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
-      });
-      socket.setTimeout(20_000, () => socket.destroy(new Error('no answer in 20 s')));
-      socket.end(request);
-    },
-  );
+/** Sends raw bytes on a fresh connection and reads the answer until the server closes it. */
+const rawRequest = async (base: string, request: string | Uint8Array) =>
+  parseRaw(await rawExchange(base, request));
 
 const isRoot = process.getuid?.() === 0;
 

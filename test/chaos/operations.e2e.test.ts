@@ -15,6 +15,7 @@ import {
   pdf,
   SMALL_PDF,
 } from '../support/apiHelpers.ts';
+import { rawExchange } from '../support/rawHttp.ts';
 import { waitFor } from '../support/waitFor.ts';
 
 const NO_RATE_LIMIT = ['--rate-limit', '0'];
@@ -31,20 +32,6 @@ const outcome = (c: Client, flipbookId: string, versionId: string, timeoutMs = 1
 
 const rssMb = (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-
-/** One raw HTTP exchange, for requests fetch will not send (no Host, odd Expect). */
-const raw = (url: string, request: string) =>
-  new Promise<string>((resolve, reject) => {
-    const { hostname, port } = new URL(url);
-    const socket = connect(Number(port), hostname, () => socket.end(request));
-    let answer = '';
-    socket.on('data', (chunk) => {
-      answer += chunk.toString();
-    });
-    socket.on('end', () => resolve(answer));
-    socket.on('error', reject);
-    socket.setTimeout(10_000, () => socket.destroy(new Error('no answer')));
-  });
 
 describe('a daemon under operational chaos', () => {
   let fx: ApiFixture;
@@ -124,20 +111,20 @@ describe('a daemon under operational chaos', () => {
   }, 240_000);
 
   it('answers with JSON what node:http used to answer bare', async () => {
-    const noHost = await raw(
+    const noHost = await rawExchange(
       fx.daemon.url,
       'GET /api/v1/flipbooks HTTP/1.1\r\nConnection: close\r\n\r\n',
     );
     expect(noHost).toMatch(/^HTTP\/1.1 401/);
     expect(noHost).toMatch(/\{"error":"Unauthorized"\}/);
     // a request target in absolute form is routed by its path (RFC 9112 §3.2.2)
-    const absolute = await raw(
+    const absolute = await rawExchange(
       fx.daemon.url,
       'GET http://example.com/healthz?x=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
     );
     expect(absolute).toMatch(/^HTTP\/1.1 200/);
     expect(absolute).toMatch(/\{"status":"ok"\}/);
-    const expectation = await raw(
+    const expectation = await rawExchange(
       fx.daemon.url,
       'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: 200-nope\r\nConnection: close\r\n\r\n',
     );

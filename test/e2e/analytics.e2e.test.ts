@@ -5,7 +5,6 @@
 // waited for); the reader turns without animation (reduced motion).
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -29,6 +28,7 @@ import {
 } from '../support/apiHelpers.ts';
 import { flipbook, startDaemon } from '../support/cli.ts';
 import { countryDatabase } from '../support/mmdbWriter.ts';
+import { rawExchange } from '../support/rawHttp.ts';
 import { waitFor } from '../support/waitFor.ts';
 
 /** A desktop Chrome: headless Chromium's own user agent says HeadlessChrome, a robot. */
@@ -331,19 +331,8 @@ describe('reader analytics, in Chromium', () => {
     expect(wrongMethod.headers.get('allow')).toBe('POST');
     // A refusal before the body came: the connection closes after the answer, the body that
     // was declared is not waited for.
-    const { hostname, port } = new URL(fx.daemon.url);
-    const exchange = (text: string) =>
-      new Promise<string>((resolve, reject) => {
-        let got = '';
-        const socket = connect(Number(port), hostname, () => socket.write(text));
-        socket.setEncoding('latin1');
-        socket.setTimeout(10_000, () => reject(new Error(`still open after 10 s: ${got}`)));
-        socket.on('data', (chunk: string) => {
-          got += chunk;
-        });
-        socket.on('error', reject);
-        socket.on('close', () => resolve(got));
-      });
+    // (the client's side stays open, as a client still about to send its body)
+    const exchange = (text: string) => rawExchange(fx.daemon.url, text, { halfClose: false });
     const early = await exchange(
       'POST /b HTTP/1.1\r\nHost: x\r\nContent-Type: image/png\r\nContent-Length: 5000\r\n\r\n',
     );
