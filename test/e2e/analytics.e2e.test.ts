@@ -268,6 +268,46 @@ describe('reader analytics, in Chromium', () => {
     expect(wrong.stderr).toMatch(/Invalid from: a day as YYYY-MM-DD/);
   });
 
+  it('sends nothing while the tab is hidden, and counts only the time it was visible', async () => {
+    const before = await stats();
+    const { context, page } = await openReader(`${fx.daemon.url}/f/${book.flipbookId}#page=1`);
+    let beacons = 0;
+    page.on('request', (r) => {
+      if (r.url().endsWith('/b') && r.method() === 'POST') beacons++;
+    });
+    /** The tab hidden or shown, as the browser says it (a headless page is always visible). */
+    const setHidden = (hidden: boolean) =>
+      page.evaluate(`(() => {
+        Object.defineProperty(document, 'hidden', { value: ${hidden}, configurable: true });
+        Object.defineProperty(document, 'visibilityState', {
+          value: '${hidden ? 'hidden' : 'visible'}', configurable: true });
+        document.dispatchEvent(new Event('visibilitychange'));
+      })()`);
+    await readFor(page, 2000); // page 1 on screen for 2 s
+    const onHiding = page.waitForResponse(isBeacon);
+    await setHidden(true);
+    expect((await onHiding).status()).toBe(202); // hidden: the last chance, page 1's 2 s go
+    const sentBefore = beacons;
+    await readFor(page, 30_000); // six of the reader's 5-second sends, all skipped
+    await page.evaluate(() => 0); // (any request of those timers would be seen by now)
+    expect(beacons).toBe(sentBefore);
+    await setHidden(false);
+    await readFor(page, 3000); // visible again: 3 s more of page 1
+    const sent = page.waitForResponse(isBeacon);
+    await page.keyboard.press('ArrowRight');
+    await readFor(page, 5000);
+    expect((await sent).status()).toBe(202);
+    const added = (s: Json) => s.pages[0].seconds - before.pages[0].seconds;
+    const after = await waitFor('the visible time in the stats', async () => {
+      const s = await stats();
+      return added(s) > 4.5 ? s : undefined;
+    });
+    // 2 + 3 seconds: the 30 hidden ones never counted; one view of page 1
+    expect(added(after)).toBeCloseTo(5, 0);
+    expect(after.pages[0].views - before.pages[0].views).toBe(1);
+    await context.close();
+  });
+
   it('refuses a range it cannot answer, in words', async () => {
     const path = `/flipbooks/${book.flipbookId}/stats`;
     const refusals: [string, RegExp][] = [
