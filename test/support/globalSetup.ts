@@ -2,6 +2,7 @@
 // tests as `pgUrl` (read it with `inject('pgUrl')`, or use freshDatabase() from databases.ts).
 import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
+import { requireCorpus } from './corpus.ts';
 import { startPostgresServer } from './postgresServer.ts';
 import { startS3Server } from './s3Server.ts';
 import { stopStrayServers } from './strayServers.ts';
@@ -17,6 +18,7 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject) {
+  requireCorpus();
   const startedAt = performance.now();
   const server = await startPostgresServer();
   const ms = Math.round(performance.now() - startedAt);
