@@ -7,6 +7,7 @@ import { registerClientCommands } from '../../packages/cli/src/commands/index.ts
 import { endQuietlyOnClosedStdout, exitCodeOf } from '../../packages/cli/src/exitCode.ts';
 import { CLIENT_VERSION } from '../../packages/cli/src/version.ts';
 import { AppError, InvalidInput } from '../domain/errors.ts';
+import { DATABASE_TOO_NEW_EXIT, DatabaseTooNew } from '../store/releaseGuard.ts';
 import { StoreError } from '../store/storeError.ts';
 import { isDatabaseUnavailable } from '../store/unavailable.ts';
 import { registerAudit } from './commands/audit.ts';
@@ -48,7 +49,13 @@ try {
       ? new StoreError(`the database is unavailable: ${(error as Error).message}`)
       : error,
     (e) =>
-      e instanceof InvalidInput ? 2 : e instanceof AppError || e instanceof StoreError ? 1 : null,
+      e instanceof DatabaseTooNew
+        ? DATABASE_TOO_NEW_EXIT
+        : e instanceof InvalidInput
+          ? 2
+          : e instanceof AppError || e instanceof StoreError
+            ? 1
+            : null,
   );
 } finally {
   await closeConnections();

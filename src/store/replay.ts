@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { READ_MODEL_VERSION, readTables } from '../../projections/index.ts';
 import type { DomainEvent } from '../../projections/readTable.ts';
 import { applyToReadTables } from './projections.ts';
+import { guardReadTables, refuseNewerDatabase, unguardReadTables } from './releaseGuard.ts';
 
 const BATCH = 1000;
 
@@ -11,15 +12,19 @@ export type ReplayReport = { events: number; milliseconds: number };
 
 export const rebuildReadTables = async (client: pg.PoolClient): Promise<ReplayReport> => {
   const started = performance.now();
+  // `flipbook replay` of an older release must not rebuild a newer one's tables either.
+  await refuseNewerDatabase(client);
   await client.query('BEGIN');
   try {
     // Writers wait while we rebuild (appends insert into emt_messages first, so they block before
     // touching a read table or the chain); readers of the event log are not blocked.
     await client.query('LOCK TABLE emt_messages IN EXCLUSIVE MODE');
+    await unguardReadTables(client);
     for (const table of [...readTables].reverse()) {
       await client.query(`DROP TABLE IF EXISTS ${table.table}`);
     }
     for (const table of readTables) await client.query(table.ddl);
+    await guardReadTables(client);
 
     // In the audit chain's order (the order the appends committed), over exactly the events
     // the chain covers: emt_messages' global_position is not covered by any hash, so an edit of

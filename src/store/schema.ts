@@ -14,6 +14,7 @@ import { PASSKEY_STATE_DDL } from '../../projections/passkeyState.ts';
 import { RENDITION_FILLS_DDL } from '../../projections/renditionFills.ts';
 import { SHARE_LINK_STATE_DDL } from '../../projections/shareLinks.ts';
 import { SSO_STATE_DDL } from '../../projections/ssoState.ts';
+import { guardReadTables, recordSchemaVersion, refuseNewerDatabase } from './releaseGuard.ts';
 import { rebuildReadTables } from './replay.ts';
 
 /**
@@ -38,6 +39,8 @@ const MIGRATION_LOCK = 727_001; // an arbitrary constant shared by every flipboo
 export const migrate = async (client: pg.PoolClient, events: PostgresEventStore) => {
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    // Before anything is written: a newer release's database is left as it is.
+    await refuseNewerDatabase(client);
     await events.schema.migrate();
     await client.query(
       'CREATE TABLE IF NOT EXISTS flipbook_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)',
@@ -81,7 +84,9 @@ export const migrate = async (client: pg.PoolClient, events: PostgresEventStore)
       await rebuildReadTables(client);
     } else {
       for (const table of readTables) await client.query(table.ddl);
+      await guardReadTables(client);
     }
+    await recordSchemaVersion(client);
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
   }

@@ -1,0 +1,159 @@
+// Releases side by side on one database (issue 40, item 4): an older release started on a newer
+// database must change nothing there, and the newer daemons keep answering as before. The older
+// release is the real thing: this repository's code at the commit before the read tables' last
+// change (so its READ_MODEL_VERSION differs and, before the guard, it rebuilt them with its own
+// definitions: private books public on it, 500s on every route of the newer daemons).
+import { execFileSync } from 'node:child_process';
+import { symlinkSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { READ_MODEL_VERSION } from '../../projections/index.ts';
+import { DATABASE_TOO_NEW_EXIT, SCHEMA_VERSION } from '../../src/store/releaseGuard.ts';
+import { type ApiFixture, startApi } from '../support/apiFixture.ts';
+import { client, createFlipbook, expectJson, send } from '../support/apiHelpers.ts';
+import { flipbook, ROOT, startDaemon } from '../support/cli.ts';
+import { freshDatabase } from '../support/databases.ts';
+
+/** The commit before the one that last changed READ_MODEL_VERSION: a release with other tables. */
+const olderRelease = () => {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT }).toString().trim();
+  const bump = git(
+    'log',
+    '-1',
+    '--format=%H',
+    '-G',
+    'READ_MODEL_VERSION = ',
+    '--',
+    'projections/index.ts',
+  );
+  if (!bump) throw new Error('no commit changed READ_MODEL_VERSION: the clone has no history?');
+  return git('rev-parse', `${bump}^`);
+};
+
+const readMeta = async (databaseUrl: string) => {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ key: string; value: string }>(
+      "SELECT key, value FROM flipbook_meta WHERE key IN ('schema_version', 'read_model_version') ORDER BY key",
+    );
+    const { rows: counted } = await db.query<{ n: string }>(
+      'SELECT count(*) AS n FROM emt_messages',
+    );
+    return {
+      meta: Object.fromEntries(rows.map((r) => [r.key, r.value])),
+      events: Number(counted[0]?.n),
+    };
+  } finally {
+    await db.end();
+  }
+};
+
+const setMeta = async (databaseUrl: string, key: string, value: string) => {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    await db.query('UPDATE flipbook_meta SET value = $2 WHERE key = $1', [key, value]);
+  } finally {
+    await db.end();
+  }
+};
+
+describe('an older release on a newer database', () => {
+  let olderRoot = '';
+  let api: ApiFixture;
+  let databaseUrl = '';
+
+  beforeAll(async () => {
+    // The older release's files as they were at its commit, on this checkout's node_modules
+    // (its dependencies are a subset of ours).
+    olderRoot = await mkdtemp(join(tmpdir(), 'flipbook-older-release-'));
+    const tar = execFileSync('git', ['archive', '--format=tar', olderRelease()], {
+      cwd: ROOT,
+      maxBuffer: 256 * 1024 * 1024,
+    });
+    execFileSync('tar', ['-x', '-C', olderRoot], { input: tar });
+    symlinkSync(resolve(ROOT, 'node_modules'), join(olderRoot, 'node_modules'));
+    databaseUrl = await freshDatabase();
+    api = await startApi({ databaseUrl });
+  });
+
+  afterAll(async () => {
+    await api?.stop();
+    if (olderRoot) await rm(olderRoot, { recursive: true, force: true });
+  });
+
+  test('changes nothing there and the newer daemon keeps answering', async () => {
+    const c = client(api.api, api.key);
+    const { flipbookId } = await createFlipbook(c, { visibility: 'links', title: 'Board pack' });
+    const before = await readMeta(databaseUrl);
+    expect(before.meta).toEqual({
+      read_model_version: String(READ_MODEL_VERSION),
+      schema_version: String(SCHEMA_VERSION),
+    });
+
+    // The older daemon cannot start: its rebuild of the read tables is refused by PostgreSQL
+    // (the guard view depends on them) and rolled back.
+    const older = await startDaemon(
+      ['--database-url', databaseUrl, ...api.blobArgs, '--workers', '0'],
+      {},
+      [],
+      olderRoot,
+    ).then(
+      async (daemon) => {
+        await daemon.stop();
+        return 'started';
+      },
+      (error: Error) => error.message,
+    );
+    expect(older).toMatch(/daemon exited with [1-9]/);
+    expect(older).toMatch(/cannot drop table \w+ because other objects depend on it/);
+    // ...and so cannot its `flipbook replay`.
+    const replay = await flipbook(['replay', '--database-url', databaseUrl], {}, olderRoot);
+    expect(replay.code).not.toBe(0);
+
+    expect(await readMeta(databaseUrl)).toEqual(before);
+    const listed = await c.list();
+    expectJson(listed, 200);
+    expect(listed.body.flipbooks.map((item: { id: string }) => item.id)).toEqual([flipbookId]);
+    const shown = await c.flipbook(flipbookId);
+    expectJson(shown, 200);
+    expect(shown.body.visibility).toBe('links');
+    // Still private to a reader with no link.
+    expect((await send(`${api.daemon.url}/f/${flipbookId}`)).status).toBe(404);
+  });
+
+  test('this release refuses, in words and with its own exit code, a database a newer one migrated', async () => {
+    const url = await freshDatabase();
+    const made = await flipbook(['workspace', 'create', 'acme', '--database-url', url]);
+    expect(made.code, made.stderr).toBe(0);
+    for (const [key, newer] of [
+      ['schema_version', String(SCHEMA_VERSION + 1)],
+      ['read_model_version', String(READ_MODEL_VERSION + 1)],
+    ] as const) {
+      await setMeta(url, key, newer);
+      const before = await readMeta(url);
+      for (const args of [
+        ['serve', '--port', '0', '--workers', '0'],
+        ['replay'],
+        ['workspace', 'create', 'other'],
+      ]) {
+        const refused = await flipbook([...args, '--database-url', url]);
+        expect(refused.code, refused.stderr).toBe(DATABASE_TOO_NEW_EXIT);
+        expect(refused.stderr).toMatch(
+          /this database was migrated by a newer flipbook release .*nothing was changed/,
+        );
+        expect(refused.stderr).not.toMatch(/\n\s+at /); // no stack
+      }
+      expect(await readMeta(url)).toEqual(before);
+      await setMeta(
+        url,
+        key,
+        key === 'schema_version' ? String(SCHEMA_VERSION) : String(READ_MODEL_VERSION),
+      );
+    }
+  });
+});
