@@ -15,7 +15,8 @@ if [[ "${1:-}" == "--test" ]]; then
   # Python 3 for the third-party verification script of docs/audit.md
   # ...and podman, runc and mmdebstrap for the container image's test (it builds its own base
   # image: no registry is reachable from CI)
-  packages+=(postgresql chromium python3 podman runc mmdebstrap)
+  # ...and faketime, to run a daemon on a machine whose clock is wrong (test/e2e/clockSkew)
+  packages+=(postgresql chromium python3 podman runc mmdebstrap faketime)
 fi
 
 missing=()

@@ -30,6 +30,7 @@ import { SCRIPT, STYLESHEET } from './reader/assets.ts';
 import { mountBeacon } from './reader/beaconRoute.ts';
 import { mountReader } from './reader/readerRoutes.ts';
 import { type DatabaseLimits, requestBudgetMs } from './store/databaseLimits.ts';
+import { followDatabaseTime } from './store/databaseTime.ts';
 import { openStore } from './store/store.ts';
 import { startWebhookSender } from './webhooks/sender.ts';
 import { defaultRenderProcesses, renderOptionsFor } from './worker/renderSettings.ts';
@@ -102,7 +103,6 @@ export const runDaemon = async (options: DaemonOptions) => {
     signals.addEventListener('SIGTERM', () => resolve('SIGTERM'), { once: true });
     signals.addEventListener('SIGINT', () => resolve('SIGINT'), { once: true });
   });
-  const clock = clockFromEnv();
   // Read before anything starts: a wrong file stops the start with why.
   const countries = options.geoipFile
     ? await openCountries(options.geoipFile).catch((error: Error) => {
@@ -117,7 +117,16 @@ export const runDaemon = async (options: DaemonOptions) => {
     // A database starting beside the daemon (compose, a loaded machine) is waited for a while.
     startupPatienceMs: 30_000,
   });
+  // Decisions every daemon shares (salts, grants, expiry, idempotency) follow the database's time.
+  const databaseTime = followDatabaseTime(store.db, logger);
+  await databaseTime.measure().catch(async (error: Error) => {
+    await store.close();
+    throw new StartupError(`could not read the database's time: ${error.message}`);
+  });
+  databaseTime.follow();
+  const clock = clockFromEnv(process.env, databaseTime.nowMs);
   const blobs = await openCheckedBlobStore(options).catch(async (error: Error) => {
+    databaseTime.stop();
     await store.close();
     throw new StartupError(error.message);
   });
@@ -148,6 +157,7 @@ export const runDaemon = async (options: DaemonOptions) => {
     clock,
   });
   const limiter = createRateLimiter(store.db, {
+    clock,
     limit: options.rateLimit,
     trustProxy: options.trustProxy,
   });
@@ -192,7 +202,8 @@ export const runDaemon = async (options: DaemonOptions) => {
       routes.get('/readyz', async (_req, res) => {
         const problem = await notReady();
         if (problem) sendError(res, 503, problem);
-        else sendJson(res, 200, { status: 'ready' });
+        // How far this machine's clock is from the database's, which decisions follow.
+        else sendJson(res, 200, { status: 'ready', clock_offset_ms: databaseTime.offsetMs() });
       });
       routes.get('/metrics', async (_req, res) => {
         const text = await registry.metrics();
@@ -252,6 +263,7 @@ export const runDaemon = async (options: DaemonOptions) => {
     // Nothing may go on without the HTTP side (no processing lanes taking jobs unseen): close
     // the store and say why, and the command exits non-zero.
     await sweep.stop();
+    databaseTime.stop();
     await store.close();
     await blobs.close();
     const e = error as NodeJS.ErrnoException;
@@ -334,6 +346,7 @@ export const runDaemon = async (options: DaemonOptions) => {
     });
   });
   clearInterval(keeper);
+  databaseTime.stop();
   // In-flight renders are abandoned and their jobs handed back at once for the next start.
   await workers?.stop();
   await sender.stop();

@@ -41,8 +41,17 @@ export const limitsOf = (flags: StoreFlags): DatabaseLimits =>
     ),
   );
 
-/** When an admin command acts: the system's time, or the test clock's (src/app/clock.ts). */
-export const adminNow = () => clockFromEnv().now();
+/**
+ * How far the database's clock is from this machine's, measured when withStore opened the store
+ * (src/store/databaseTime.ts): an admin command decides by the database's time, as daemons do.
+ */
+let databaseOffsetMs = 0;
+
+/** The clock of an admin command: the database's time, plus the test clock's (src/app/clock.ts). */
+export const adminClock = () => clockFromEnv(process.env, () => Date.now() + databaseOffsetMs);
+
+/** When an admin command acts. */
+export const adminNow = () => adminClock().now();
 
 /** The metadata of the events an admin command records: --as, or the OS user. */
 export const adminOf = (flags: StoreFlags) => adminMetadata(flags.as);
@@ -67,6 +76,8 @@ export const withStore = async <T>(
     migrate: !options.readOnly,
   });
   try {
+    const { followDatabaseTime } = await import('../store/databaseTime.ts');
+    databaseOffsetMs = await followDatabaseTime(store.db).measure();
     return await work(store);
   } finally {
     await store.close();

@@ -4,6 +4,7 @@
 // current `RateLimit`/`RateLimit-Policy` fields and the older `RateLimit-Limit/-Remaining/-Reset`.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Db } from '../../projections/readTable.ts';
+import { type Clock, systemClock } from '../app/clock.ts';
 import { AppError } from '../domain/errors.ts';
 
 export const WINDOW_SECONDS = 60;
@@ -23,13 +24,14 @@ export type RateLimiter = {
 
 export const createRateLimiter = (
   db: Db,
-  options: { limit: number; trustProxy: boolean },
+  options: { limit: number; trustProxy: boolean; clock?: Clock },
 ): RateLimiter => {
   let lastSweep = 0;
   return {
     check: async (req, res) => {
       if (options.limit <= 0) return;
-      const nowSeconds = Math.floor(Date.now() / 1000);
+      // The window by the shared clock: every daemon counts a client in the same minute.
+      const nowSeconds = Math.floor((options.clock ?? systemClock).now().getTime() / 1000);
       const windowStart = nowSeconds - (nowSeconds % WINDOW_SECONDS);
       // Prepared (parsed once per connection) and into an unlogged table (no WAL flush to wait
       // for): it runs on every API request. See src/store/schema.ts.

@@ -1,7 +1,13 @@
 // People of the dashboard, for the operator: invite (prints a single-use link), list, remove.
 import type { Command } from 'commander';
 import { printJson, printTable } from '../../../packages/cli/src/output.ts';
-import { adminOf, type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
+import {
+  adminClock,
+  adminOf,
+  type StoreFlags,
+  withStore,
+  withStoreOptions,
+} from '../storeOptions.ts';
 
 export const registerUser = (program: Command) => {
   const user = program
@@ -27,7 +33,6 @@ export const registerUser = (program: Command) => {
       flags: StoreFlags & { workspace: string; role: string; publicUrl?: string; json?: boolean },
     ) => {
       const { invitationUrl, inviteUser } = await import('../../app/accounts/people.ts');
-      const { clockFromEnv } = await import('../../app/clock.ts');
       const { requireWorkspace } = await import('../../app/workspaces.ts');
       const made = await withStore(flags, async (store) => {
         const workspace = await requireWorkspace(store, flags.workspace);
@@ -35,7 +40,7 @@ export const registerUser = (program: Command) => {
           store,
           { workspaceId: workspace.id, email, role: flags.role },
           adminOf(flags),
-          clockFromEnv(),
+          adminClock(),
         );
         return {
           url: await invitationUrl(store, invitation.token, flags.publicUrl),
@@ -85,14 +90,13 @@ export const registerUser = (program: Command) => {
       .option('--json', 'print JSON'),
   ).action(async (who: string, flags: StoreFlags & { json?: boolean }) => {
     const { findPerson, removeMember } = await import('../../app/accounts/people.ts');
-    const { clockFromEnv } = await import('../../app/clock.ts');
     const removed = await withStore(flags, async (store) => {
       const person = await findPerson(store, who);
       await removeMember(
         store,
         { workspaceId: person.workspace_id, userId: person.id },
         adminOf(flags),
-        clockFromEnv(),
+        adminClock(),
       );
       return { id: person.id, email: person.email, removed: true };
     });

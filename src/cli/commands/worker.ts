@@ -45,7 +45,12 @@ export const registerWorker = (program: Command) => {
       await store.close();
       throw new CliError(EXIT.failure, error.message);
     });
-    const clock = clockFromEnv();
+    // Decisions follow the database's time, as the daemons' do (src/store/databaseTime.ts).
+    const { followDatabaseTime } = await import('../../store/databaseTime.ts');
+    const databaseTime = followDatabaseTime(store.db, logger);
+    await databaseTime.measure();
+    databaseTime.follow();
+    const clock = clockFromEnv(process.env, databaseTime.nowMs);
     const sweep = startBlobSweep(store, blobs, logger, clock.now());
     const pool = startWorkers(
       { store, blobs, log: logger, render: renderOptionsFor(processes), clock },
