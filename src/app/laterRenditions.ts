@@ -17,7 +17,7 @@ import { versionStatusById } from '../../projections/versions.ts';
 import type { BlobStore, PageFile } from '../blobs/blobStore.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import type { PagesTask } from '../pdf/pageRanges.ts';
-import { RenderFailure } from '../pdf/renderFailure.ts';
+import { machineProblem, RenderFailure } from '../pdf/renderFailure.ts';
 import type { RenderOptions } from '../pdf/renderPdf.ts';
 import { runTasks } from '../pdf/renderQueue.ts';
 import { startRange } from '../pdf/renderRange.ts';
@@ -386,14 +386,15 @@ const drain = async (
           }
         } catch (error) {
           // The version went (deleted meanwhile): its pages are not found. The database or the
-          // store away: said as such. Anything else (a render cut off): the next request tries again.
+          // store away, or the temporary disk the pages are made on: said as such. Anything else
+          // (a render cut off): the next request tries again.
           const gone =
             (await versionStatusById(deps.db, source.versionId).catch(() => '')) === null;
           const told = gone
             ? new NotFound('Not found')
             : error instanceof AppError || isDatabaseUnavailable(error)
               ? error
-              : new RenditionBusy();
+              : (machineProblem(error) ?? new RenditionBusy());
           for (const position of positions) {
             if (!stored.has(position)) settle(position, { error: told });
           }

@@ -96,6 +96,32 @@ export class BlobStoreUnavailable extends AppError {
 }
 
 /**
+ * The machine failed us, not the document and not the request: its temporary disk (TMPDIR) is
+ * full or failing, so a tool could not keep its output, or its scratch files could not be made.
+ * A tool that exits 0 having printed nothing, because what it printed could not be kept, says
+ * nothing about the PDF. Not permanent: a 503 with a retry hint for a request, a retry later for
+ * processing; what failed and where are kept for the log, not shown to clients.
+ */
+export class MachineFailure extends AppError {
+  override name = 'MachineFailure';
+  /** what failed, for the log: `pdfinfo could not keep its output: no space left in TMPDIR (/tmp)` */
+  readonly detail: string;
+  /** the temporary directory that failed */
+  readonly directory: string;
+  constructor(detail: string, directory: string) {
+    super(
+      503,
+      /no space left|quota/i.test(detail)
+        ? "The server's temporary disk is full; try again later"
+        : "The server's temporary disk is failing; try again later",
+      { 'Retry-After': '30' },
+    );
+    this.detail = detail;
+    this.directory = directory;
+  }
+}
+
+/**
  * ENOSPC (disk full), EDQUOT (quota exceeded) and PostgreSQL's 53100 `disk_full` (the database's
  * disk) are the same thing to a client.
  */

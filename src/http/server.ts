@@ -18,6 +18,7 @@ import {
   BlobStoreUnavailable,
   InsufficientStorage,
   isOutOfSpace,
+  MachineFailure,
 } from '../domain/errors.ts';
 import type { Logger } from '../log.ts';
 import { httpDuration, httpRequests } from '../metrics.ts';
@@ -94,6 +95,12 @@ export const createHttpServer = (
       log.error(
         { operation: error.operation, cause: error.detail, url: loggedUrl(req.url) },
         'the blob store failed',
+      );
+    } else if (error instanceof MachineFailure) {
+      // The machine's own failure (a full TMPDIR): what failed and which directory, once.
+      log.error(
+        { cause: error.detail, directory: error.directory, url: loggedUrl(req.url) },
+        'the temporary disk failed',
       );
     } else if (error !== cause) {
       // Expected while the database is away, and many at once: a line each, without the stack.

@@ -4,9 +4,12 @@
 // - `qpdf --json` gives every object, resolved (page order, /PageLabels, /Outlines,
 //   /ViewerPreferences, each page's link annotations, named destinations);
 // - `pdfinfo` gives the title; `pdftotext -bbox` the words under each link.
-// Never fails: whatever a tool cannot read (a damaged, hostile or password-protected file, a
-// missing qpdf, a timeout) leaves that part empty, and every list has a ceiling.
+// Never fails for the document's sake: whatever a tool cannot read (a damaged, hostile or
+// password-protected file, a missing qpdf, a timeout) leaves that part empty, and every list has a
+// ceiling. A full TMPDIR (a tool's output lost) is thrown as the MachineFailure it is: an empty
+// structure would be kept for good, and the render is tried again instead.
 import { resolve as absolute } from 'node:path';
+import { MachineFailure } from '../domain/errors.ts';
 import { logicalOrder } from './bidiText.ts';
 import { type OutlineEntry, type PdfIndex, readOutline } from './outline.ts';
 import { labelRanges, pageLabels } from './pageLabels.ts';
@@ -106,7 +109,7 @@ const extract = async (pdfPath: string, options: StructureOptions): Promise<Docu
       run(
         { tool: 'pdfinfo', file: path, options: { outputEncoding: 'UTF-8' } },
         MAX_INFO_BYTES,
-      ).then(parseTitle, () => null),
+      ).then(parseTitle, orElse(null)),
       runQpdf(
         options.limits,
         // Only the objects: qpdf's own `pages` key walks the outline for each page, and an
@@ -116,7 +119,7 @@ const extract = async (pdfPath: string, options: StructureOptions): Promise<Docu
       ).then(
         // 3: qpdf repaired something and says so; its output is whole.
         (r) => (r.code === 0 || r.code === 3 ? (JSON.parse(r.stdout) as Json) : null),
-        () => null,
+        orElse(null),
       ),
       options.pageTexts ??
         run(
@@ -126,10 +129,7 @@ const extract = async (pdfPath: string, options: StructureOptions): Promise<Docu
             options: { outputEncoding: 'UTF-8', lastPageToConvert: SAMPLE_PAGES },
           },
           4 * 1024 * 1024,
-        ).then(
-          (text) => logicalOrder(text).split('\f'),
-          () => [],
-        ),
+        ).then((text) => logicalOrder(text).split('\f'), orElse([])),
     ]);
     structure.title = title;
     structure.direction = scriptDirection(texts);
@@ -166,7 +166,7 @@ const extract = async (pdfPath: string, options: StructureOptions): Promise<Docu
         },
       },
       MAX_WORDS_BYTES,
-    ).catch(() => '');
+    ).catch(orElse(''));
     const boxes = parseWordBoxes(
       words,
       (position) => {
@@ -177,12 +177,21 @@ const extract = async (pdfPath: string, options: StructureOptions): Promise<Docu
     );
     structure.links = read.map((p, i) => nameLinks(p.links, boxes.get(i + 1) ?? []));
     return structure;
-  } catch {
+  } catch (error) {
+    if (error instanceof MachineFailure) throw error;
     // Nothing above should throw; if something does, the document is still served, without
     // its structure.
     return { ...emptyStructure(), title: structure.title, direction: structure.direction };
   }
 };
+
+/** What a part becomes when its tool failed: empty, unless the machine failed (thrown). */
+const orElse =
+  <T>(empty: T) =>
+  (error: unknown): T => {
+    if (error instanceof MachineFailure) throw error;
+    return empty;
+  };
 
 /** The Title line of pdfinfo (a title with line breaks runs on to the next known field). */
 export const parseTitle = (info: string): string | null => {

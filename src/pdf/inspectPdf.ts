@@ -1,8 +1,10 @@
 // A quick look at a PDF with `pdfinfo`: page count and encryption, enough to refuse unreadable
 // files at upload and to estimate the work. Rendering happens later. pdfinfo runs under the same
 // memory and CPU caps as the renderer (poppler.ts): a hostile upload must not exhaust the daemon's
-// machine before a worker ever sees it.
+// machine before a worker ever sees it. A failure of the machine itself (a full TMPDIR) is thrown
+// as a MachineFailure: it says nothing about the file.
 import { resolve as absolute } from 'node:path';
+import { MachineFailure } from '../domain/errors.ts';
 import { DEFAULT_LIMITS, type ProcessLimits, runPoppler } from './poppler.ts';
 import { classify, lastError } from './renderFailure.ts';
 
@@ -33,6 +35,9 @@ export const inspectPdf = async (
     }
     return { kind: 'readable', pages };
   } catch (error) {
+    // The machine failed (TMPDIR full: pdfinfo's output could not be kept), not the PDF: the
+    // caller answers 503, never a verdict on the file.
+    if (error instanceof MachineFailure) throw error;
     switch (classify(error)) {
       case 'password':
         return { kind: 'password-protected' };

@@ -1,10 +1,12 @@
 // One tile of a page rendered larger than its largest image, for deep zoom: pdftoppm scales the
 // page so its long side is `longSide` pixels and renders only the tile's part of it (-x -y -W -H),
-// under the same limits as rendering. The JPEG's bytes, or null when it could not be made.
+// under the same limits as rendering. The JPEG's bytes, or null when it could not be made; a
+// MachineFailure when the temporary disk it is made on failed.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { resolve as absolute, join } from 'node:path';
 import { type ProcessLimits, runPoppler } from './poppler.ts';
+import { machineProblem } from './renderFailure.ts';
 
 const TIMEOUT_MS = 20_000;
 
@@ -16,7 +18,9 @@ export const renderTile = async (
   area: TileArea,
   options: { limits: ProcessLimits; quality: number },
 ): Promise<Buffer | null> => {
-  const dir = await mkdtemp(join(tmpdir(), 'flipbook-tile-'));
+  const dir = await mkdtemp(join(tmpdir(), 'flipbook-tile-')).catch((error: unknown) => {
+    throw machineProblem(error) ?? error;
+  });
   try {
     await runPoppler(
       options.limits,
@@ -41,7 +45,10 @@ export const renderTile = async (
       { signal: AbortSignal.timeout(TIMEOUT_MS), maxBytes: 64 * 1024 },
     );
     return await readFile(join(dir, 'tile.jpg'));
-  } catch {
+  } catch (error) {
+    // A full TMPDIR is the machine's: said as such (a 503 the log explains), never "busy".
+    const machine = machineProblem(error);
+    if (machine) throw machine;
     return null;
   } finally {
     await rm(dir, { recursive: true, force: true }).catch(() => {});

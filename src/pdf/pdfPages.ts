@@ -1,6 +1,7 @@
 // How many pages a PDF has and the size of each, from one `pdfinfo -f 1 -l N` run under the
 // process limits: what the render plans its work from.
 import { resolve as absolute } from 'node:path';
+import { MachineFailure } from '../domain/errors.ts';
 import { type PageGeometry, parsePageSizes } from './pageSizes.ts';
 import { type ProcessLimits, runPoppler } from './poppler.ts';
 import { explain, RenderFailure } from './renderFailure.ts';
@@ -33,6 +34,8 @@ export const readPages = async (
       { signal, maxBytes: MAX_INFO_BYTES },
     );
   } catch (error) {
+    // A full TMPDIR (pdfinfo's output lost) is the machine's: the render is tried again later.
+    if (error instanceof MachineFailure) throw error;
     throw explain(error, 'read');
   }
   const pages = Number(/^Pages:\s*(\d+)/m.exec(text)?.[1] ?? 0);

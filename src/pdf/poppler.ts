@@ -12,7 +12,9 @@
 // status 1`, `wrote more than N bytes`), which toolFailure() turns back into a ToolFailure. A
 // crash, the CPU cap's SIGXCPU, the kernel's SIGKILL and poppler's "Out of memory" abort stay
 // apart that way (renderFailure.classify). That line comes after the tool has ended, so nothing
-// the PDF makes poppler print can stand in for it: only the last line of a failure counts.
+// the PDF makes poppler print can stand in for it: only the last line of a failure counts. A
+// last line saying the output could not be kept (a full TMPDIR) is a MachineFailure instead: the
+// machine's failure, never a verdict on the document.
 //
 // Stopping: node-poppler's abort sends SIGTERM to the wrapper, which kills the tool, and
 // node-poppler rejects at once, before either is gone. An aborted run waits for them (see
@@ -20,7 +22,7 @@
 // outliving its document, would otherwise be possible.
 import { type ChildProcess, execFile } from 'node:child_process';
 import { subscribe } from 'node:diagnostics_channel';
-import { constants } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type PdfInfoOptions,
@@ -28,6 +30,7 @@ import {
   type PdfToTextOptions,
   Poppler,
 } from 'node-poppler';
+import { MachineFailure } from '../domain/errors.ts';
 import { limitedDir, type ProcessLimits, wrapperDirs } from './toolWrappers.ts';
 
 export {
@@ -91,8 +94,9 @@ const limitedPoppler = (limits: ProcessLimits): Promise<Poppler> => {
  * Runs a poppler tool through node-poppler under the limits, with the wall-clock limit of
  * `signal`, and resolves with its stdout (trimmed, as node-poppler gives it). Rejects when the
  * tool did not do its work: a ToolFailure saying how it ended (a non-zero status, a signal, more
- * than `maxBytes` of output: a hostile file cannot fill the daemon's memory through stdout), the
- * abort's reason once `signal` fired, or the error that kept it from starting.
+ * than `maxBytes` of output: a hostile file cannot fill the daemon's memory through stdout), a
+ * MachineFailure when TMPDIR failed (its output lost, the wrappers not made), the abort's reason
+ * once `signal` fired, or the error that kept it from starting.
  */
 export const runPoppler = async (
   limits: ProcessLimits,
@@ -100,7 +104,10 @@ export const runPoppler = async (
   options: { signal: AbortSignal; maxBytes: number },
 ): Promise<string> => {
   options.signal.throwIfAborted();
-  const tools = await limitedPoppler(limits);
+  // The wrappers' folder is made in TMPDIR: a disk too full for it is the machine's failure.
+  const tools = await limitedPoppler(limits).catch((error: unknown) => {
+    throw unmadeWrappers(error);
+  });
   let stdout: string;
   try {
     stdout = await invoke(tools, call, options.signal);
@@ -180,6 +187,11 @@ export const toolFailure = (tool: string, error: unknown): unknown => {
   if (!marker || marker[1] !== tool) return error;
   const before = lines.slice(0, -1).join('\n').trim();
   const how = marker[2] as string;
+  // The wrapper could not keep what the tool printed (TMPDIR full or failing): the machine's.
+  const unkept = / in TMPDIR \((.*)\)$/.exec(how);
+  if (how.startsWith('could not keep its output: ') && unkept) {
+    return new MachineFailure(`${tool} ${how}`, unkept[1] as string);
+  }
   const signal = /^died of signal (\w+)$/.exec(how)?.[1];
   if (signal) return new ToolFailure(tool, null, signalName(signal), before);
   const status = /^exited with status (\d+)$/.exec(how)?.[1];
@@ -192,6 +204,20 @@ export const toolFailure = (tool: string, error: unknown): unknown => {
     null,
     before,
     how,
+  );
+};
+
+/** The wrappers' folder could not be made or filled in TMPDIR (mkdtemp, a script's write). */
+const unmadeWrappers = (error: unknown) => {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (!code || !/^E[A-Z]+$/.test(code)) return error;
+  const cause =
+    code === 'ENOSPC' || code === 'EDQUOT'
+      ? 'no space left'
+      : `${code} (${(error as Error).message})`;
+  return new MachineFailure(
+    `the poppler wrappers could not be made: ${cause} in TMPDIR (${tmpdir()})`,
+    tmpdir(),
   );
 };
 

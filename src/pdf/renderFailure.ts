@@ -1,5 +1,6 @@
 // Why a document could not be turned into pages, in words a person can act on.
-import { BlobStoreUnavailable } from '../domain/errors.ts';
+import { tmpdir } from 'node:os';
+import { BlobStoreUnavailable, MachineFailure } from '../domain/errors.ts';
 import { ToolFailure } from './poppler.ts';
 
 /** A document that cannot be turned into pages, with a reason a person can read. */
@@ -123,6 +124,8 @@ const STORAGE_WORDS =
 /** The StorageFailure this error really is, or null when it is about something else. */
 export const storageProblem = (error: unknown): StorageFailure | null => {
   if (error instanceof StorageFailure) return error;
+  // TMPDIR full or failing: a tool's output lost, its scratch files not made.
+  if (error instanceof MachineFailure) return new StorageFailure(error.detail);
   if (error instanceof BlobStoreUnavailable) {
     return new StorageFailure(`The file store failed (${error.operation}): ${error.detail}`);
   }
@@ -132,6 +135,31 @@ export const storageProblem = (error: unknown): StorageFailure | null => {
   // the render's output: the document cannot cause one, so it must not be blamed for it.
   if ((code && /^E[A-Z]+$/.test(code)) || STORAGE_WORDS.test(message)) {
     return new StorageFailure(`Writing the pages failed: ${message.split('\n')[0]?.slice(0, 300)}`);
+  }
+  return null;
+};
+
+/** poppler's words for a page file it could not write: `Output file write error --- out of disk space?` */
+const DISK_FULL_WORDS = /out of disk space|No space left on device|Disk quota exceeded/i;
+
+/**
+ * The MachineFailure behind a failure of work done in TMPDIR (a tile's or a later rendition's
+ * scratch folder), or null when it is about something else: the wrapper's own (a tool's output
+ * could not be kept), one of our file operations on a path in TMPDIR, or pdftoppm unable to write
+ * its page file there. Only for callers whose tools write nowhere else.
+ */
+export const machineProblem = (error: unknown): MachineFailure | null => {
+  if (error instanceof MachineFailure) return error;
+  const tmp = tmpdir();
+  const full = (what: string, cause: string) =>
+    new MachineFailure(`${what}: ${cause} in TMPDIR (${tmp})`, tmp);
+  const e = error as NodeJS.ErrnoException | null;
+  if (e?.code && /^E[A-Z]+$/.test(e.code) && e.path?.startsWith(`${tmp}/`)) {
+    const cause = e.code === 'ENOSPC' || e.code === 'EDQUOT' ? 'no space left' : e.code;
+    return full(`${e.syscall ?? 'a file operation'} failed`, cause);
+  }
+  if (error instanceof ToolFailure && DISK_FULL_WORDS.test(error.stderr)) {
+    return full(`${error.tool} could not write its output`, 'no space left');
   }
   return null;
 };

@@ -8,6 +8,11 @@
 //   one) and the wrapper ends stderr with its own line, after poppler's complaints:
 //   `flipbook-poppler: <tool> died of signal <NAME>`, `... exited with status <n>`,
 //   `... wrote more than <n> bytes`; the exit status stays the tool's (128 + n for a signal);
+// - what the tool printed is checked to be kept whole (the status of each `head` writing a file,
+//   the scratch folder made): on a full or failing TMPDIR the tool may succeed and its output
+//   be lost, an empty answer that read as "the PDF has no pages". Then, whatever the tool did,
+//   the last line is `... could not keep its output: no space left in TMPDIR (<dir>)` (or how
+//   else it failed), exit 75: the machine's failure (poppler.ts makes it a MachineFailure);
 // - stdout is cut at the most any caller reads (STDOUT_BYTES): a hostile file cannot fill the
 //   daemon's memory, nor the disk, through it; a tool that writes more is stopped (head closes
 //   the pipe) and that is a failure. stderr is cut at STDERR_BYTES, the rest read and dropped;
@@ -20,7 +25,7 @@
 import { rmSync } from 'node:fs';
 import { chmod, lstat, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { isAlive } from '../isAlive.ts';
 
 export type ProcessLimits = {
@@ -107,19 +112,34 @@ const popplerWrapper = (tool: string, stdoutBytes: number, dir: string, limits: 
     `tool=${shellQuote(join(limits.toolDir ?? '/usr/bin', tool))}`,
     // node-poppler asks a tool's version (`-v`, once) before its first run, without the
     // caller's AbortSignal: the installed tool answers, also where a test's stand-in takes its
-    // place, as a stand-in hangs or crashes whatever it is asked.
-    `[[ $# == 1 && $1 == -v ]] && tool=${shellQuote(join('/usr/bin', tool))}`,
+    // place (a stand-in hangs or crashes whatever it is asked), and straight to node-poppler,
+    // which reads it on stderr: a full disk must not make the answer empty (then node-poppler
+    // throws a TypeError of its own).
+    `[[ $# == 1 && $1 == -v ]] && exec ${shellQuote(join('/usr/bin', tool))} -v`,
+    // Written straight to our stderr, past the cut: it always arrives, and always comes last.
+    `ended() { printf '\\nflipbook-poppler: %s %s\\n' ${tool} "$1" >&2; exit "$2"; }`,
+    // The output could not be kept (TMPDIR full or failing): the machine's failure, whatever the
+    // tool did, since what it said is lost. EX_TEMPFAIL (75): try again later.
+    `tmp=${shellQuote(dirname(dir))}`,
+    `unkept() {`,
+    `  local free; free=$(stat -f -c '%a %d' ${shellQuote(dir)} 2>/dev/null)`,
+    `  [[ $free == '0 '* || $free == *' 0' ]] && set -- 'no space left'`,
+    '  ended "could not keep its output: $1 in TMPDIR ($tmp)" 75',
+    `}`,
     'stopped= pid=',
     `trap 'stopped=1; [[ $pid ]] && kill -KILL "$pid" 2>/dev/null' TERM`,
     // Unlinked at once, read through the descriptors: nothing is left behind, whatever happens.
-    `scratch=$(mktemp -d -p ${shellQuote(dir)} run.XXXXXX) || exit 70`,
-    'exec 3>"$scratch/out" 4<"$scratch/out" 7>"$scratch/err" 8<"$scratch/err"',
+    `scratch=$(mktemp -d -p ${shellQuote(dir)} run.XXXXXX) || unkept 'its scratch folder could not be made'`,
+    'exec 3>"$scratch/out" 4<"$scratch/out" 7>"$scratch/err" 8<"$scratch/err" ||',
+    '  { rm -rf -- "$scratch"; unkept \'its scratch files could not be opened\'; }',
     'rm -rf -- "$scratch"',
+    // head's status says whether everything it read was written (a full disk: 1, and its own
+    // complaint on our stderr); stopping at the cut is no failure.
     `exec 5> >(exec head -c ${stdoutBytes + 1} >&3)`,
     'outpid=$!',
     // Closing the pipe would kill a tool that merely complains (the corpus's smask bomb writes
     // 2 GB of them in a minute): only the first STDERR_BYTES are kept, the rest read and dropped.
-    `exec 6> >(exec 5>&-; head -c ${STDERR_BYTES} >&7; exec cat >/dev/null)`,
+    `exec 6> >(exec 5>&-; head -c ${STDERR_BYTES} >&7; kept=$?; cat >/dev/null; exit $kept)`,
     'errpid=$!',
     '"$tool" "$@" >&5 2>&6 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- &',
     'pid=$!',
@@ -129,10 +149,12 @@ const popplerWrapper = (tool: string, stdoutBytes: number, dir: string, limits: 
     'status=$?',
     'if [[ $stopped ]]; then wait "$pid" 2>/dev/null; exit 143; fi',
     'pid=',
-    'wait "$outpid" "$errpid"',
+    'wait "$outpid"; outkept=$?',
+    'wait "$errpid"; errkept=$?',
     '[[ -s /dev/fd/8 ]] && cat <&8 >&2',
-    // Written straight to our stderr, past the cut: it always arrives, and always comes last.
-    `ended() { printf '\\nflipbook-poppler: %s %s\\n' ${tool} "$1" >&2; exit "$2"; }`,
+    // Before the tool's own ending: a tool whose stdout reader died of the full disk may die of
+    // SIGPIPE, and an empty stdout is no answer.
+    "(( outkept || errkept )) && unkept 'writing it failed'",
     `[[ -s /dev/fd/4 ]] && (( $(stat -L -c %s /dev/fd/4) > ${stdoutBytes} )) &&`,
     `  ended 'wrote more than ${stdoutBytes} bytes' $(( status ? status : 1 ))`,
     '(( status > 128 )) &&',

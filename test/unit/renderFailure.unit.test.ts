@@ -1,8 +1,15 @@
 // Turning poppler's complaints into reasons a person can read, and telling a page that merely has
 // no size from a damaged file.
 import { describe, expect, it } from 'vitest';
+import { MachineFailure } from '../../src/domain/errors.ts';
 import { ToolFailure, toolFailure } from '../../src/pdf/poppler.ts';
-import { brokenObjects, explain, RenderFailure } from '../../src/pdf/renderFailure.ts';
+import {
+  brokenObjects,
+  explain,
+  RenderFailure,
+  StorageFailure,
+  storageProblem,
+} from '../../src/pdf/renderFailure.ts';
 
 // What pdftoppm printed for pages it reports as 0x0 (shortened from the corpus files).
 const NO_SIZE = 'Internal Error: JpegWriter::init: hDPI or vDPI values are invalid 0. 0.';
@@ -123,6 +130,33 @@ describe("explain, from the wrapper's last line (node-poppler rejects with stder
       stderr: '\nflipbook-poppler: pdftoppm died of signal SEGV\n',
     });
     expect(toolFailure('pdftoppm', probe)).toMatchObject({ signal: 'SIGSEGV' });
+  });
+
+  it("reads a lost output as the machine's failure, never the document's", () => {
+    const failure = toolFailure(
+      'pdfinfo',
+      new Error(
+        'head: write error: No space left on device\n\nflipbook-poppler: pdfinfo could not keep its output: no space left in TMPDIR (/var/tmp (x))',
+      ),
+    );
+    expect(failure).toBeInstanceOf(MachineFailure);
+    expect(failure).toMatchObject({
+      status: 503,
+      message: "The server's temporary disk is full; try again later",
+      detail: 'pdfinfo could not keep its output: no space left in TMPDIR (/var/tmp (x))',
+      directory: '/var/tmp (x)',
+    });
+    // Processing defers it like a full disk.
+    expect(storageProblem(failure)).toBeInstanceOf(StorageFailure);
+    const failing = toolFailure(
+      'pdfinfo',
+      new Error(
+        'flipbook-poppler: pdfinfo could not keep its output: writing it failed in TMPDIR (/tmp)',
+      ),
+    );
+    expect((failing as MachineFailure).message).toBe(
+      "The server's temporary disk is failing; try again later",
+    );
   });
 
   it('leaves an error without the line as it is (a tool that could not start, an abort)', () => {
