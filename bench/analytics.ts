@@ -60,7 +60,11 @@ import { cpuMs } from './cpuTime.ts';
 import { seedFlipbooks } from './seedFlipbooks.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const PDF = join(ROOT, '../shared/corpus/text_multicolumn.pdf');
+// The shared corpus, where the tests find it (test/support/corpus.ts): a worktree's is elsewhere.
+const PDF = join(
+  process.env.FLIPBOOK_TEST_CORPUS || join(ROOT, '../shared/corpus'),
+  'text_multicolumn.pdf',
+);
 const { values } = parseArgs({
   options: {
     beacons: { type: 'string', default: '50000' },

@@ -4,6 +4,7 @@
 // `link_key` is the share link a reader came by, or the nil UUID for the book's own URL.
 // `analytics_seen` holds the day's reader hashes, to count each reader once a day; it is of no
 // use once its day's salt is gone, and is deleted with it.
+import { LINKS_PER_DAY, OTHER, SOURCE_NAMES_PER_DAY } from '../src/domain/analytics/dailyCaps.ts';
 import type { Db } from './readTable.ts';
 
 export const NO_LINK = '00000000-0000-0000-0000-000000000000';
@@ -12,6 +13,9 @@ export const NO_LINK = '00000000-0000-0000-0000-000000000000';
  * figures stay 0): a reader of two links is one reader of the book.
  */
 export const ALL_LINKS = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+
+/** The version of the row a day's links past LINKS_PER_DAY are counted in (with page 0). */
+export const OTHER_VERSION = '00000000-0000-0000-0000-000000000000';
 
 export const ANALYTICS_DDL = `
 -- Pages and links were first keyed without their version, in a build that never wrote to them
@@ -91,8 +95,29 @@ export type Flush = {
  */
 const plus = (a: string, b: string) => `least(${a}::bigint + ${b}, 2147483647)::int`;
 
-/** Adds a flush's figures, new readers included, in one transaction (`db`: its client). */
+/** SQL: the cap of names of a kind (`kind`: an expression), SOURCE_NAMES_PER_DAY's. */
+const capOfKind = (kind: string) =>
+  `CASE ${kind} ${Object.entries(SOURCE_NAMES_PER_DAY)
+    .map(([name, cap]) => `WHEN '${name}' THEN ${cap}`)
+    .join(' ')} ELSE ${Math.min(...Object.values(SOURCE_NAMES_PER_DAY))} END`;
+
+/** Advisory locks of this class (two int keys: apart from the single-key locks of src/store). */
+const FIGURES_LOCK_CLASS = 30;
+
+/**
+ * Adds a flush's figures, new readers included, in one transaction (`db`: its client). Each
+ * (flipbook, day) of the flush is locked first, across daemons, in the order of the locks' keys
+ * (no deadlock): a day's caps count the names the other daemons' writes added, so they hold
+ * whatever writes at once.
+ */
 export const addFigures = async (db: Db, f: Flush) => {
+  await db.query(
+    `SELECT pg_advisory_xact_lock(${FIGURES_LOCK_CLASS}, k) FROM (
+       SELECT DISTINCT hashtext(b::text || ' ' || d::text) AS k
+       FROM unnest($1::uuid[], $2::date[]) AS t(b, d) ORDER BY k) keys
+     ORDER BY k`,
+    [f.daily.flipbook, f.daily.day],
+  );
   // Readers new today: those whose hash was not seen yet, counted into their day's row.
   await db.query(
     `WITH fresh AS (
@@ -135,8 +160,34 @@ export const addFigures = async (db: Db, f: Flush) => {
     ],
   );
   await db.query(
-    `INSERT INTO analytics_links AS a (flipbook_id, day, version_id, position, link, clicks)
-     SELECT * FROM unnest($1::uuid[], $2::date[], $3::uuid[], $4::int[], $5::int[], $6::int[])
+    `WITH i AS (
+       SELECT * FROM unnest($1::uuid[], $2::date[], $3::uuid[], $4::int[], $5::int[], $6::int[])
+         AS i(flipbook_id, day, version_id, position, link, clicks)),
+     -- links the day has no row for yet, the most followed first
+     fresh AS (
+       SELECT i.flipbook_id, i.day, i.version_id, i.position, i.link, row_number() OVER (
+           PARTITION BY i.flipbook_id, i.day
+           ORDER BY i.clicks DESC, i.version_id, i.position, i.link) AS nth
+       FROM i WHERE i.position > 0 AND NOT EXISTS (SELECT 1 FROM analytics_links l
+         WHERE (l.flipbook_id, l.day, l.version_id, l.position, l.link)
+           = (i.flipbook_id, i.day, i.version_id, i.position, i.link))),
+     held AS (
+       SELECT k.flipbook_id, k.day, count(l.link) AS n
+       FROM (SELECT DISTINCT flipbook_id, day FROM fresh) k
+       LEFT JOIN analytics_links l ON (l.flipbook_id, l.day) = (k.flipbook_id, k.day)
+         AND l.position > 0
+       GROUP BY 1, 2),
+     placed AS (
+       SELECT i.flipbook_id, i.day, h.n + f.nth > ${LINKS_PER_DAY} AS folded,
+         i.version_id, i.position, i.link, i.clicks
+       FROM i LEFT JOIN fresh f USING (flipbook_id, day, version_id, position, link)
+         LEFT JOIN held h USING (flipbook_id, day))
+     INSERT INTO analytics_links AS a (flipbook_id, day, version_id, position, link, clicks)
+     SELECT flipbook_id, day,
+       CASE WHEN folded THEN '${OTHER_VERSION}'::uuid ELSE version_id END,
+       CASE WHEN folded THEN 0 ELSE position END, CASE WHEN folded THEN 0 ELSE link END,
+       least(sum(clicks), 2147483647)::int
+     FROM placed GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
      ON CONFLICT (flipbook_id, day, version_id, position, link) DO UPDATE SET
        clicks = ${plus('a.clicks', 'EXCLUDED.clicks')}`,
     [
@@ -149,8 +200,29 @@ export const addFigures = async (db: Db, f: Flush) => {
     ],
   );
   await db.query(
-    `INSERT INTO analytics_sources AS a (flipbook_id, day, kind, name, opens)
-     SELECT * FROM unnest($1::uuid[], $2::date[], $3::text[], $4::text[], $5::int[])
+    `WITH i AS (
+       SELECT * FROM unnest($1::uuid[], $2::date[], $3::text[], $4::text[], $5::int[])
+         AS i(flipbook_id, day, kind, name, opens)),
+     -- names the day has no row for yet, the most opened first
+     fresh AS (
+       SELECT i.flipbook_id, i.day, i.kind, i.name, row_number() OVER (
+           PARTITION BY i.flipbook_id, i.day, i.kind ORDER BY i.opens DESC, i.name) AS nth
+       FROM i WHERE i.name <> '${OTHER}' AND NOT EXISTS (SELECT 1 FROM analytics_sources s
+         WHERE (s.flipbook_id, s.day, s.kind, s.name) = (i.flipbook_id, i.day, i.kind, i.name))),
+     -- the names each of those days keeps already
+     held AS (
+       SELECT k.flipbook_id, k.day, k.kind, count(s.name) AS n
+       FROM (SELECT DISTINCT flipbook_id, day, kind FROM fresh) k
+       LEFT JOIN analytics_sources s ON (s.flipbook_id, s.day, s.kind) = (k.flipbook_id, k.day, k.kind)
+         AND s.name <> '${OTHER}'
+       GROUP BY 1, 2, 3)
+     INSERT INTO analytics_sources AS a (flipbook_id, day, kind, name, opens)
+     SELECT i.flipbook_id, i.day, i.kind,
+       CASE WHEN h.n + f.nth > ${capOfKind('i.kind')} THEN '${OTHER}' ELSE i.name END,
+       least(sum(i.opens), 2147483647)::int
+     FROM i LEFT JOIN fresh f USING (flipbook_id, day, kind, name)
+       LEFT JOIN held h USING (flipbook_id, day, kind)
+     GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
      ON CONFLICT (flipbook_id, day, kind, name) DO UPDATE SET
        opens = ${plus('a.opens', 'EXCLUDED.opens')}`,
     [f.sources.flipbook, f.sources.day, f.sources.kind, f.sources.name, f.sources.opens],
@@ -276,7 +348,7 @@ export const flipbookStats = async (
     ),
     db.query(
       `SELECT position, link, sum(clicks)::float8 AS clicks
-       FROM analytics_links WHERE ${ofVersion} GROUP BY position, link
+       FROM analytics_links WHERE ${ofVersion} AND position > 0 GROUP BY position, link
        ORDER BY clicks DESC, position, link LIMIT $5`,
       [...range, versionId, top],
     ),

@@ -1,9 +1,16 @@
 // Read table `share_links`: a flipbook's live share links as its events describe them (a revoked
 // one is gone from here, so its token finds nothing at once; its events stay). Not derived from
 // events, so replays keep them: `link_passwords` (argon2id hashes, named by id in the events) and
-// `link_opens` (reading volume, counted per link and day: not events).
+// `link_opens` (reading volume, counted per link and day: not events). A password's hash goes
+// with what it belonged to (issue 40), here in the event's transaction: a link revoked, a
+// password replaced or removed, a flipbook deleted. Each deletion names the hash the read table
+// held before the event, never "all but the newest", so a replay (which finds the hashes of
+// today in link_passwords while it rebuilds yesterday's links) deletes nothing still in use.
 import type { Db, ReadTable } from './readTable.ts';
 import { utc } from './sql.ts';
+
+/** No password's id: compared with a link's, it differs from every one. */
+const NO_PASSWORD = '00000000-0000-0000-0000-000000000000';
 
 export const shareLinks: ReadTable = {
   table: 'share_links',
@@ -49,6 +56,13 @@ export const shareLinks: ReadTable = {
       }
       case 'ShareLinkEdited': {
         const d = event.data;
+        if (d.passwordId !== undefined) {
+          await db.query(
+            `DELETE FROM link_passwords WHERE password_id = (
+               SELECT password_id FROM share_links WHERE link_id = $1 AND password_id <> $2)`,
+            [d.linkId, d.passwordId ?? NO_PASSWORD],
+          );
+        }
         await db.query(
           `UPDATE share_links SET label = coalesce($2, label),
              expires_at = CASE WHEN $3 THEN $4::timestamptz ELSE expires_at END,
@@ -70,10 +84,18 @@ export const shareLinks: ReadTable = {
         break;
       }
       case 'ShareLinkRevoked':
-        await db.query('DELETE FROM share_links WHERE link_id = $1', [event.data.linkId]);
+        await db.query(
+          `WITH gone AS (DELETE FROM share_links WHERE link_id = $1 RETURNING password_id)
+           DELETE FROM link_passwords WHERE password_id IN (SELECT password_id FROM gone)`,
+          [event.data.linkId],
+        );
         break;
       case 'FlipbookDeleted':
-        await db.query('DELETE FROM share_links WHERE flipbook_id = $1', [event.data.flipbookId]);
+        await db.query(
+          `WITH gone AS (DELETE FROM share_links WHERE flipbook_id = $1 RETURNING password_id)
+           DELETE FROM link_passwords WHERE password_id IN (SELECT password_id FROM gone)`,
+          [event.data.flipbookId],
+        );
         break;
     }
   },
@@ -172,6 +194,31 @@ export const saveLinkPassword = async (
   await db.query(
     `INSERT INTO link_passwords (password_id, link_id, hash, created_at) VALUES ($1, $2, $3, $4)`,
     [p.passwordId, p.linkId, p.hash, p.now],
+  );
+};
+
+/**
+ * Deletes a hash saved for a change that was refused (the event not appended): only if no link
+ * names it, so a change that went through but whose answer was lost keeps its password.
+ */
+export const forgetUnusedPassword = async (db: Db, passwordId: string) => {
+  await db.query(
+    `DELETE FROM link_passwords p WHERE p.password_id = $1
+       AND NOT EXISTS (SELECT 1 FROM share_links l WHERE l.password_id = p.password_id)`,
+    [passwordId],
+  );
+};
+
+/**
+ * Deletes the hashes saved before `before` that no link names: left by a process that died
+ * between saving a password and appending its event, or by a build that kept every hash. A hash
+ * is saved just before its event, so a younger one may be on its way.
+ */
+export const sweepLinkPasswords = async (db: Db, before: Date) => {
+  await db.query(
+    `DELETE FROM link_passwords p WHERE p.created_at < $1
+       AND NOT EXISTS (SELECT 1 FROM share_links l WHERE l.password_id = p.password_id)`,
+    [before],
   );
 };
 

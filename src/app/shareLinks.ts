@@ -5,9 +5,11 @@ import { randomUUID } from 'node:crypto';
 import { findFlipbook } from '../../projections/flipbooks.ts';
 import {
   findShareLink,
+  forgetUnusedPassword,
   listShareLinks,
   type ShareLinkRow,
   saveLinkPassword,
+  sweepLinkPasswords,
 } from '../../projections/shareLinks.ts';
 import type {
   CreatedShareLink,
@@ -59,13 +61,39 @@ const dateOf = (raw: string | null | undefined) => {
   return at;
 };
 
-/** A password to keep: hashed into link_passwords, named by the id the event records. */
+/**
+ * A hash no link names and this old is a leftover, never one on its way to its event (saved
+ * just before it): a day covers any clock skew between daemons.
+ */
+const LEFTOVER_MS = 24 * 3_600_000;
+
+/**
+ * A password to keep: hashed into link_passwords, named by the id the event records. Each new one
+ * also sweeps the leftovers: hashes no link names (a process that died between the hash and its
+ * event, or hashes an earlier build never deleted).
+ */
 const keptPassword = async (deps: ApiDeps, linkId: string, password: string | null | undefined) => {
   if (password === undefined || password === null) return password;
   const passwordId = randomUUID();
   const hash = await hashPassword(linkPassword(password));
-  await saveLinkPassword(deps.store.db, { passwordId, linkId, hash, now: deps.clock.now() });
+  const now = deps.clock.now();
+  await saveLinkPassword(deps.store.db, { passwordId, linkId, hash, now });
+  await sweepLinkPasswords(deps.store.db, new Date(now.getTime() - LEFTOVER_MS));
   return passwordId;
+};
+
+/** Runs a change that saved a password first: refused, it leaves no hash behind. */
+const withPassword = async <T>(
+  deps: ApiDeps,
+  passwordId: string | null | undefined,
+  change: () => Promise<T>,
+) => {
+  try {
+    return await change();
+  } catch (error) {
+    if (passwordId) await forgetUnusedPassword(deps.store.db, passwordId).catch(() => {});
+    throw error;
+  }
 };
 
 /**
@@ -87,22 +115,24 @@ export const shareLinksOf = (deps: ApiDeps, caller: Caller, flipbookId: string) 
       const linkId = randomUUID();
       const token = newToken();
       await bookOf(deps, caller, flipbookId);
-      const passwordId = await keptPassword(deps, linkId, body.password);
       const expiresAt = dateOf(body.expires_at) ?? null;
+      const passwordId = await keptPassword(deps, linkId, body.password);
       const allowDownload = body.allow_download ?? true;
       const tokenHash = hashToken(token);
-      await run({
-        type: 'CreateShareLink',
-        data: {
-          linkId,
-          label: body.label,
-          tokenHash,
-          expiresAt,
-          passwordId: passwordId ?? null,
-          allowDownload,
-          now: now(),
-        },
-      });
+      await withPassword(deps, passwordId, () =>
+        run({
+          type: 'CreateShareLink',
+          data: {
+            linkId,
+            label: body.label,
+            tokenHash,
+            expiresAt,
+            passwordId: passwordId ?? null,
+            allowDownload,
+            now: now(),
+          },
+        }),
+      );
       const row = await linkOf(deps, flipbookId, linkId);
       return { ...shown(row, now()), url: deps.urls.shareLink(token) };
     },
@@ -114,13 +144,15 @@ export const shareLinksOf = (deps: ApiDeps, caller: Caller, flipbookId: string) 
     get: async (linkId: string): Promise<ShareLink> => shown(await current(linkId), now()),
     edit: async (linkId: string, body: EditShareLinkBody): Promise<ShareLink> => {
       const { id } = await current(linkId);
-      const passwordId = await keptPassword(deps, id, body.password);
       const { label, allow_download: allowDownload } = body;
       const expiresAt = dateOf(body.expires_at);
-      await run({
-        type: 'EditShareLink',
-        data: { linkId: id, label, expiresAt, passwordId, allowDownload, now: now() },
-      });
+      const passwordId = await keptPassword(deps, id, body.password);
+      await withPassword(deps, passwordId, () =>
+        run({
+          type: 'EditShareLink',
+          data: { linkId: id, label, expiresAt, passwordId, allowDownload, now: now() },
+        }),
+      );
       return shown(await linkOf(deps, flipbookId, id), now());
     },
     /** Revoked at once: its token finds nothing on any daemon, and grants made from it stop. */

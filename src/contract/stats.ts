@@ -43,7 +43,7 @@ export const StatsDay = Named('StatsDay', {
 const StatsSource = Named('StatsSource', {
   name: Type.String({
     description:
-      'A referring site’s host (`news.example.org`), or `(direct)` for none; a device class: `phone`, `tablet` or `desktop`; a country’s code',
+      'A referring site’s host (`news.example.org`), `(direct)` for none, or `(other)`: the sites past a day’s first 100 different ones, together; a device class: `phone`, `tablet` or `desktop`; a country’s code, or `(other)` past a day’s first 300',
   }),
   opens: Count('Opens from it'),
 });
@@ -84,7 +84,7 @@ export const FlipbookStats = Named(
       }),
       {
         description:
-          'Links on the active version’s pages followed, the most followed first (at most 50)',
+          'Links on the active version’s pages followed, the most followed first (at most 50); clicks on links past a day’s first 500 different ones are counted but not listed',
       },
     ),
     referrers: Type.Array(StatsSource, {

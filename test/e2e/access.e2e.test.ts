@@ -193,9 +193,9 @@ describe('private publishing on two daemons', () => {
     const reader = await fetch(link.url, { headers: { cookie: cookie.split(';')[0] as string } });
     expect(reader.status).toBe(200);
     expect(await reader.text()).toContain('/a/');
-    // Throttled like a sign-in: 5 wrong in the window (the right one cleared the count), then
-    // 429 even for the right one.
-    for (let i = 0; i < 5; i++) expect((await post(`wrong ${i} guess`)).status).toBe(401);
+    // Throttled per link and address: 5 wrong in the window (the one before the right password
+    // still counts: a right one clears nothing), then 429 even for the right one.
+    for (let i = 0; i < 4; i++) expect((await post(`wrong ${i} guess`)).status).toBe(401);
     const throttled = await post('correct horse 9');
     expect(throttled.status).toBe(429);
     expect(throttled.headers.get('retry-after')).toBe('900');

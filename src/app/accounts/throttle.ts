@@ -7,6 +7,12 @@
 // right: counting after the check let forty guesses sent at once all pass the check while none
 // of them was counted yet (an argon2 run takes tens of milliseconds). Counted first, the n-th
 // attempt sees at least n rows, whatever the order the database runs them in.
+//
+// A share link's password is counted per (link, address), per link and per address, and a right
+// one clears nothing (issue 40): a right password used to clear the link's count, so a guesser
+// whose recipient typed it between tries had 24 guesses checked in 5 s against the documented 5 in
+// 15 minutes. Counted per (link, address), one guesser cannot lock the recipient out either; the
+// link's own ceiling bounds guesses from many addresses together.
 import { randomUUID } from 'node:crypto';
 import {
   clearFailures,
@@ -15,11 +21,15 @@ import {
   releaseAttempt,
   reserveAttempt,
 } from '../../../projections/accounts.ts';
+import { senderKey } from '../../domain/analytics/senderKey.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Store } from '../../store/store.ts';
 
-/** Wrong attempts allowed in the window, per account and per client address. */
-export const THROTTLE = { windowMs: 15 * 60_000, perAccount: 5, perAddress: 30 };
+/**
+ * Wrong attempts allowed in the window: per account and per client address; for a share link,
+ * `perAccount` per (link, address) and `perLink` from every address together.
+ */
+export const THROTTLE = { windowMs: 15 * 60_000, perAccount: 5, perAddress: 30, perLink: 50 };
 
 export class TooManyAttempts extends AppError {
   override name = 'TooManyAttempts';
@@ -51,12 +61,27 @@ export type Attempt = {
 export const personAccount = (email: string) => `email:${email}`;
 export const linkAccount = (linkId: string) => `link:${linkId}`;
 
+/**
+ * Whose tries an address's are: for a link's password an IPv6 address's /64 (one subscriber's
+ * network), so rotating addresses within it is one guesser still.
+ */
 const addressSubject = ({ address, pool }: Attempt) =>
-  address ? `${pool === 'links' ? 'link-ip' : 'ip'}:${address}` : null;
+  address ? (pool === 'links' ? `link-ip:${senderKey(address)}` : `ip:${address}`) : null;
 
-const subjectsOf = (attempt: Attempt) => {
+/** The counts an attempt goes to, each with the wrong attempts it allows in the window. */
+const subjectsOf = (attempt: Attempt): [subject: string, allowed: number][] => {
   const address = addressSubject(attempt);
-  return [...(attempt.account !== null ? [attempt.account] : []), ...(address ? [address] : [])];
+  const byAddress: [string, number][] = address ? [[address, THROTTLE.perAddress]] : [];
+  if (attempt.account === null) return byAddress;
+  if (attempt.pool !== 'links') return [[attempt.account, THROTTLE.perAccount], ...byAddress];
+  return [
+    [
+      `${attempt.account}@${attempt.address ? senderKey(attempt.address) : '-'}`,
+      THROTTLE.perAccount,
+    ],
+    [attempt.account, THROTTLE.perLink],
+    ...byAddress,
+  ];
 };
 
 /** An attempt under way: `right` when its secret proved right; a wrong one stays counted. */
@@ -67,7 +92,8 @@ export type Claim = { right: () => Promise<void> };
  * either has used up its window (a refused attempt is not counted: it checked nothing).
  */
 export const claimAttempt = async (store: Store, attempt: Attempt, now: Date): Promise<Claim> => {
-  const subjects = subjectsOf(attempt);
+  const limits = subjectsOf(attempt);
+  const subjects = limits.map(([subject]) => subject);
   const id = randomUUID();
   if (subjects.length > 0) await reserveAttempt(store.db, subjects, id, now);
   const counts = await countFailures(
@@ -75,11 +101,7 @@ export const claimAttempt = async (store: Store, attempt: Attempt, now: Date): P
     subjects,
     new Date(now.getTime() - THROTTLE.windowMs),
   );
-  const address = addressSubject(attempt);
-  if (
-    (attempt.account !== null && (counts.get(attempt.account) ?? 0) > THROTTLE.perAccount) ||
-    (address && (counts.get(address) ?? 0) > THROTTLE.perAddress)
-  ) {
+  if (limits.some(([subject, allowed]) => (counts.get(subject) ?? 0) > allowed)) {
     await releaseAttempt(store.db, id);
     throw new TooManyAttempts(Math.ceil(THROTTLE.windowMs / 60_000));
   }
@@ -88,11 +110,14 @@ export const claimAttempt = async (store: Store, attempt: Attempt, now: Date): P
     await pruneFailures(store.db, new Date(now.getTime() - THROTTLE.windowMs));
   }
   return {
-    // A right secret takes its attempt back and clears the account's count (not the address's:
-    // it may be shared).
+    // A right secret takes its attempt back. A person's sign-in also clears the account's count
+    // (not the address's: it may be shared); a link's password clears nothing, its wrong tries
+    // being counted per address.
     right: async () => {
       await releaseAttempt(store.db, id);
-      if (attempt.account !== null) await clearFailures(store.db, attempt.account);
+      if (attempt.account !== null && attempt.pool !== 'links') {
+        await clearFailures(store.db, attempt.account);
+      }
     },
   };
 };

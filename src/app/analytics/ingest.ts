@@ -12,10 +12,12 @@ import {
   type Flush,
   forgetReadersBefore,
   NO_LINK,
+  OTHER_VERSION,
   pruneFigures,
 } from '../../../projections/analytics.ts';
 import { forgetSaltsBefore } from '../../../projections/analyticsSalts.ts';
 import { type Beacon, MAX_PAGE_SECONDS, readBeacon } from '../../domain/analytics/beacon.ts';
+import { LINKS_PER_DAY, OTHER, SOURCE_NAMES_PER_DAY } from '../../domain/analytics/dailyCaps.ts';
 import { type Device, deviceClass } from '../../domain/analytics/device.ts';
 import { referrerHost } from '../../domain/analytics/referrer.ts';
 import type { Store } from '../../store/store.ts';
@@ -66,6 +68,8 @@ type Pending = {
   pages: Map<string, { views: number; seconds: number }>;
   links: Map<string, number>;
   sources: Map<string, number>;
+  /** different names pending under each key's prefix (flipbook, day, kind), for addCapped */
+  names: Map<string, number>;
 };
 const nothing = (): Pending => ({
   seen: new Set(),
@@ -73,11 +77,62 @@ const nothing = (): Pending => ({
   pages: new Map(),
   links: new Map(),
   sources: new Map(),
+  names: new Map(),
 });
 
 const add = <V>(map: Map<string, V>, key: string, fresh: () => V, change: (v: V) => V) => {
   map.set(key, change(map.get(key) ?? fresh()));
 };
+
+/**
+ * Adds `n` to the count of `prefix rest` in `map`, or to `prefix other`'s once `cap` different
+ * names are pending under the prefix: pending figures are as bounded as the rows they become
+ * (projections/analytics.ts caps them again against the day's rows), also while the database is
+ * away and a flood goes on.
+ */
+const addCapped = (
+  p: Pending,
+  map: Map<string, number>,
+  prefix: string,
+  rest: string,
+  other: string,
+  cap: number,
+  n: number,
+) => {
+  let key = `${prefix} ${rest}`;
+  if (!map.has(key) && rest !== other) {
+    const held = p.names.get(prefix) ?? 0;
+    if (held >= cap) key = `${prefix} ${other}`;
+    else p.names.set(prefix, held + 1);
+  }
+  map.set(key, (map.get(key) ?? 0) + n);
+};
+/** A source's count: `kind` of SOURCE_NAMES_PER_DAY, `name` a host, class or code. */
+const addSource = (
+  p: Pending,
+  bookDay: string,
+  kind: keyof typeof SOURCE_NAMES_PER_DAY,
+  name: string,
+  n = 1,
+) =>
+  addCapped(
+    p,
+    p.sources,
+    `${bookDay} ${kind}`,
+    name,
+    OTHER,
+    SOURCE_NAMES_PER_DAY[kind] * PENDING_PER_CAP,
+    n,
+  );
+const OTHER_LINK = `${OTHER_VERSION} 0 0`;
+/**
+ * Pending names kept apart per cap's worth: more than the cap, so a name the day already has a
+ * row for is seldom folded here for coming after a burst of new ones in the same half second.
+ */
+const PENDING_PER_CAP = 10;
+/** A link's clicks: `link` its version, page and place, joined by spaces. */
+const addLink = (p: Pending, bookDay: string, link: string, n = 1) =>
+  addCapped(p, p.links, bookDay, link, OTHER_LINK, LINKS_PER_DAY * PENDING_PER_CAP, n);
 
 /** The pending figures as the columns one flush writes, each sorted by key. */
 const columnsOf = (p: Pending): Flush => {
@@ -152,6 +207,7 @@ const onlyFor = (p: Pending, keep: Set<string>): Pending => {
     pages: kept(p.pages),
     links: kept(p.links),
     sources: kept(p.sources),
+    names: p.names,
   };
 };
 
@@ -178,20 +234,15 @@ const merge = (into: Pending, from: Pending) => {
       }),
     );
   }
-  for (const [k, v] of from.links)
-    add(
-      into.links,
-      k,
-      () => 0,
-      (n) => n + v,
-    );
-  for (const [k, v] of from.sources)
-    add(
-      into.sources,
-      k,
-      () => 0,
-      (n) => n + v,
-    );
+  // (keys: flipbook, day, then the link's three fields; the source's kind, then its name)
+  for (const [k, v] of from.links) {
+    const [book, day, ...link] = k.split(' ');
+    addLink(into, `${book} ${day}`, link.join(' '), v);
+  }
+  for (const [k, v] of from.sources) {
+    const [book, day, kind, ...name] = k.split(' ');
+    addSource(into, `${book} ${day}`, kind as keyof typeof SOURCE_NAMES_PER_DAY, name.join(' '), v);
+  }
 };
 
 export type IngestDeps = {
@@ -254,27 +305,13 @@ export const createIngest = (deps: IngestDeps) => {
             sender.mobileHint,
             beacon.touch,
           );
-          add(
-            pending.sources,
-            `${book} ${day} device ${device}`,
-            () => 0,
-            (n) => n + 1,
-          );
+          addSource(pending, `${book} ${day}`, 'device', device);
           if (deps.countryOf) {
-            add(
-              pending.sources,
-              `${book} ${day} country ${deps.countryOf(sender.address) ?? '(unknown)'}`,
-              () => 0,
-              (n) => n + 1,
-            );
+            const country = deps.countryOf(sender.address) ?? '(unknown)';
+            addSource(pending, `${book} ${day}`, 'country', country);
           }
           const host = referrerHost(beacon.referrer, deps.ownHosts());
-          add(
-            pending.sources,
-            `${book} ${day} referrer ${host ?? '(direct)'}`,
-            () => 0,
-            (n) => n + 1,
-          );
+          addSource(pending, `${book} ${day}`, 'referrer', host ?? '(direct)');
           break;
         }
         case 'page': {
@@ -298,12 +335,7 @@ export const createIngest = (deps: IngestDeps) => {
           break;
         }
         case 'link':
-          add(
-            pending.links,
-            `${book} ${day} ${token.versionId} ${event.position} ${event.link}`,
-            () => 0,
-            (n) => n + 1,
-          );
+          addLink(pending, `${book} ${day}`, `${token.versionId} ${event.position} ${event.link}`);
           break;
         case 'search':
           daily.searches++;

@@ -7,6 +7,7 @@ import { domainToUnicode } from 'node:url';
 import type { SignedIn } from '../../app/accounts/sessions.ts';
 import type { WorkspaceStats } from '../../app/analytics/stats.ts';
 import type { FlipbookStats } from '../../contract/stats.ts';
+import { OTHER } from '../../domain/analytics/dailyCaps.ts';
 import { ANALYTICS_DAYS_RANGE } from '../../domain/workspace/workspace.ts';
 import { type Html, html } from '../../http/html.ts';
 import { alert, dashboardPage } from '../layout.ts';
@@ -119,9 +120,16 @@ ${rows.map(
 </table>`;
 };
 
-/** A referring site as people write it: `(direct)` in words, an IDN host in its own letters. */
+/**
+ * A referring site as people write it: `(direct)` and `(other)` (the sites past a day's cap,
+ * projections/analytics.ts) in words, an IDN host in its own letters.
+ */
 const siteName = (host: string) =>
-  host === '(direct)' ? 'Direct, or not said' : domainToUnicode(host) || host;
+  host === '(direct)'
+    ? 'Direct, or not said'
+    : host === OTHER
+      ? 'Other sites'
+      : domainToUnicode(host) || host;
 
 const DEVICE_NAMES: Record<string, string> = {
   phone: 'Phones',
@@ -131,6 +139,7 @@ const DEVICE_NAMES: Record<string, string> = {
 
 /** A country's name in English from its ISO code (the runtime's own list), else the code. */
 const countryName = (code: string) => {
+  if (code === OTHER) return 'Other countries';
   if (!/^[A-Z]{2}$/.test(code)) return 'Not known';
   try {
     return new Intl.DisplayNames(['en'], { type: 'region' }).of(code) ?? code;

@@ -1,0 +1,184 @@
+// A flood of beacons that each name something new (issue 40): a referring site, a link, a
+// country per beacon, sent through two daemons' ingests writing at once, as a probe did at the
+// rate limit (1.59 M rows in 240 s, and the book's report past its 5 s budget). A book's rows of
+// a day stay at the caps plus one `(other)` row whatever the beacons say, every count is kept
+// (the totals are exact), and the report answers in milliseconds.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createIngest } from '../../src/app/analytics/ingest.ts';
+import { readingTokensSignedWith } from '../../src/app/analytics/readingTokens.ts';
+import { dailySalts } from '../../src/app/analytics/salts.ts';
+import { statsOf } from '../../src/app/analytics/stats.ts';
+import { createWorkspace } from '../../src/app/workspaces.ts';
+import { flipbookStatsPage } from '../../src/dashboard/pages/stats.ts';
+import {
+  LINKS_PER_DAY,
+  OTHER,
+  SOURCE_NAMES_PER_DAY,
+} from '../../src/domain/analytics/dailyCaps.ts';
+import type { Store } from '../../src/store/store.ts';
+import { createInStore } from '../support/inStore.ts';
+import { TEST_METADATA } from '../support/metadata.ts';
+import { openTestStore } from '../support/stores.ts';
+
+const BEACONS = 20_000;
+const PAGES = 3;
+const CHROME =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36';
+/** Every code a GeoIP lookup may give (two capitals): 676, more than the countries' cap. */
+const CODES = Array.from({ length: 26 * 26 }, (_, i) =>
+  String.fromCharCode(65 + Math.floor(i / 26), 65 + (i % 26)),
+);
+/** A sender's address, and so its country: 676 readers, each seen again and again. */
+const addressOf = (i: number) => {
+  const n = i % CODES.length;
+  return `198.51.${n >> 8}.${n & 255}`;
+};
+const LINK = '0a7b8c9d-0e1f-4f6a-9c3e-2a7b8c9d0e1f';
+
+describe('a flood of new names', () => {
+  let store: Store;
+  const now = new Date('2026-11-28T10:00:00Z');
+  const clock = { now: () => now };
+  const day = '2026-11-28';
+  let workspaceId = '';
+  let flipbookId = '';
+  let versionId = '';
+  beforeAll(async () => {
+    store = await openTestStore('postgres');
+    workspaceId = (await createWorkspace(store, { name: 'f', plan: 'team' }, TEST_METADATA, now))
+      .id;
+    ({ flipbookId, versionId } = await createInStore(store, {
+      workspaceId,
+      title: 't',
+      slug: 's',
+      now,
+    }));
+  });
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  it('keeps a book’s rows of a day bounded, its totals exact, and its report quick', async () => {
+    const tokens = readingTokensSignedWith('s');
+    // One daemon's readers come by the book's URL, the other's by a share link: once the
+    // readers are known, the two write no row in common but the caps' (an earlier version's
+    // caps were broken through by that).
+    const tokenOf = (i: number) =>
+      tokens.sign({
+        flipbookId,
+        versionId,
+        linkId: i % 2 ? LINK : null,
+        pages: PAGES,
+        expires: 2e9,
+      });
+    const country = new Map(CODES.map((code, i) => [addressOf(i), code]));
+    // Two daemons: each its own salt cache and pending figures, over one database.
+    const daemons = [0, 1].map(() =>
+      createIngest({
+        store,
+        clock,
+        salt: dailySalts(store, clock).today,
+        token: tokens.read,
+        ownHosts: () => [],
+        countryOf: (address) => country.get(address ?? '') ?? null,
+      }),
+    );
+    const sender = (i: number) => ({
+      address: addressOf(i),
+      userAgent: CHROME,
+      doNotTrack: undefined,
+      globalPrivacyControl: undefined,
+      mobileHint: undefined,
+    });
+    // Every reader known to both first (a search names nothing new).
+    for (let i = 0; i < 2 * CODES.length; i++) {
+      const beacon = JSON.stringify({ v: 1, t: tokenOf(i), e: [{ k: 'search' }] });
+      await daemons[i % 2]?.accept(beacon, sender(i));
+    }
+    await Promise.all(daemons.map((d) => d.flush()));
+    for (let i = 0; i < BEACONS; i++) {
+      const beacon = JSON.stringify({
+        v: 1,
+        t: tokenOf(i),
+        r: `https://site-${i}.example.net/`,
+        e: [{ k: 'open' }, { k: 'link', p: 1 + (i % PAGES), l: Math.floor(i / PAGES) % 10_000 }],
+      });
+      expect(await daemons[i % 2]?.accept(beacon, sender(i))).toBe(true);
+      // Both write at once, each with new names: the caps must hold across them.
+      if (i % 1000 === 999) await Promise.all(daemons.map((d) => d.flush()));
+    }
+    await Promise.all(daemons.map((d) => d.flush()));
+
+    const kinds = (
+      await store.db.query<{ kind: string; rows: number; named: number; opens: number }>(
+        `SELECT kind, count(*)::int AS rows, count(*) FILTER (WHERE name <> $3)::int AS named,
+           sum(opens)::int AS opens
+         FROM analytics_sources WHERE flipbook_id = $1 AND day = $2 GROUP BY kind ORDER BY kind`,
+        [flipbookId, day, OTHER],
+      )
+    ).rows;
+    // Named rows up to the cap exactly (first come), the rest in one `(other)` row; nothing lost.
+    expect(kinds).toEqual([
+      {
+        kind: 'country',
+        rows: SOURCE_NAMES_PER_DAY.country + 1,
+        named: SOURCE_NAMES_PER_DAY.country,
+        opens: BEACONS,
+      },
+      { kind: 'device', rows: 1, named: 1, opens: BEACONS },
+      {
+        kind: 'referrer',
+        rows: SOURCE_NAMES_PER_DAY.referrer + 1,
+        named: SOURCE_NAMES_PER_DAY.referrer,
+        opens: BEACONS,
+      },
+    ]);
+    const links = (
+      await store.db.query<{ rows: number; clicks: number }>(
+        `SELECT count(*)::int AS rows, sum(clicks)::int AS clicks
+         FROM analytics_links WHERE flipbook_id = $1 AND day = $2`,
+        [flipbookId, day],
+      )
+    ).rows[0];
+    expect(links).toEqual({ rows: LINKS_PER_DAY + 1, clicks: BEACONS });
+
+    const started = performance.now();
+    const stats = await statsOf({ store, clock }, workspaceId, flipbookId, { from: day, to: day });
+    const took = performance.now() - started;
+    expect(stats.opens).toBe(BEACONS);
+    expect(stats.readers).toBe(CODES.length);
+    const total = (list: { opens: number }[]) => list.reduce((sum, s) => sum + s.opens, 0);
+    expect(stats.referrers[0]).toEqual({
+      name: OTHER,
+      opens: BEACONS - SOURCE_NAMES_PER_DAY.referrer,
+    });
+    expect(stats.referrers).toHaveLength(50);
+    expect(stats.countries[0]?.name).toBe(OTHER);
+    expect(total(stats.devices)).toBe(BEACONS);
+    // Links folded together are not a link of a page: not listed, their clicks kept.
+    expect(stats.links).toHaveLength(50);
+    expect(stats.links.every((l) => l.page >= 1 && l.clicks === 1)).toBe(true);
+    // The API's budget is 5 s; a bounded day reads in milliseconds.
+    expect(took).toBeLessThan(1000);
+    // The dashboard says it in words.
+    const signedIn = {
+      sessionId: 's',
+      token: 't',
+      csrfToken: 'c',
+      person: { id: 'p', email: 'p@example.com', workspaceId, role: 'owner' as const },
+      workspace: { id: workspaceId, name: 'f', plan: 'team' as const },
+      caller: () => {
+        throw new Error('not used');
+      },
+    };
+    const page = String(
+      flipbookStatsPage(signedIn, { id: flipbookId, title: 't' }, stats, {
+        today: day,
+        days: 1,
+        settings: { enabled: true, retentionDays: 730 },
+      }),
+    );
+    expect(page).toContain('<th scope="row">Other sites</th>');
+    expect(page).toContain('<th scope="row">Other countries</th>');
+  });
+});
