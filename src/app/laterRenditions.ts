@@ -45,7 +45,7 @@ const SPAN = 16;
 /** How long a page asked for stays asked for (its render goes on) once its request is answered. */
 const WAIT_MS = 20_000;
 /** How long a request waits for its page before it is answered with a smaller image. */
-export const ANSWER_MS = 1_000;
+export const ANSWER_MS = 800;
 
 /** Contiguous runs of positions (sorted, distinct). */
 export const runsOf = (positions: number[]) => {

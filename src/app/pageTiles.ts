@@ -12,9 +12,9 @@
 // - a request waits at most WAIT_MS for its tile: then it is answered with the best image of the
 //   page already there (a redirect to it, which the reader has: it shows that image under the
 //   tiles), while the render goes on for the next request. A 503 only when the page has no image;
-// - at most MAX_QUEUED renders wait or run: beyond that, or for a tile that failed lately, the
-//   answer is that image at once, and nothing is queued (the reader asks again, a few times,
-//   further apart each time: src/reader/client/upgrade.ts).
+// - at most MAX_QUEUED renders wait or run: beyond that, or for a tile that failed lately,
+//   nothing is queued, and the answer is that image after the same second (the reader asks
+//   again, a few times, further apart each time: src/reader/client/upgrade.ts).
 // Kept tiles count against the cache budget (./tileCache.ts), which evicts the least used.
 import { tileSource } from '../../projections/files.ts';
 import type { Db } from '../../projections/readTable.ts';
@@ -27,8 +27,8 @@ import type { JobSlots, RenderSlots } from '../pdf/renderSlots.ts';
 import type { TileCache } from './tileCache.ts';
 
 const QUALITY = 82;
-/** How long a request waits for its tile before it is answered with the page's image. */
-export const WAIT_MS = 1_000;
+/** How long a request waits for its tile before it is answered with the page's image: with the lookups around it, within about a second. */
+export const WAIT_MS = 800;
 /** Renders waiting for a slot or running, per process. */
 const MAX_QUEUED = 32;
 /** A render that has not started by then is dropped: its reader has long had an answer. */
@@ -156,12 +156,13 @@ export const pageTile = async (
       .finally(() => inFlight.delete(key));
     inFlight.set(key, work);
   }
-  if (work) {
-    const outcome = await within(work, WAIT_MS);
-    if (outcome === 'kept') return { kind: 'kept' };
-    if (outcome instanceof Buffer) return { kind: 'made', bytes: outcome };
-    // not there in time, or not made: the page's best image meanwhile
-  }
+  // Its render's outcome, or a second's wait even with no render to wait for (the queue full, a
+  // tile that failed lately): answered at once, a flood's clients would only ask again at once,
+  // hundreds of times a second, and take the daemon from everyone else (measured: bench/tiles).
+  const outcome = await within(work ?? new Promise<Rendered>(() => {}), WAIT_MS);
+  if (outcome === 'kept') return { kind: 'kept' };
+  if (outcome instanceof Buffer) return { kind: 'made', bytes: outcome };
+  // not there in time, or not made: the page's best image meanwhile
   for (const file of STAND_INS) {
     const image = await deps.blobs.openPageFile(versionId, position, file).catch(() => null);
     if (image) {

@@ -28,7 +28,7 @@ import {
   type PdfToTextOptions,
   Poppler,
 } from 'node-poppler';
-import { limitedDir, type ProcessLimits, wrapperDirs } from './toolWrappers.ts';
+import { limitedDir, limitsKey, type ProcessLimits, wrapperDirs } from './toolWrappers.ts';
 
 export {
   DEFAULT_LIMITS,
@@ -77,7 +77,7 @@ const poppler = new Map<string, Promise<Poppler>>();
 
 /** One node-poppler per wrapper directory: it asks each tool's version once, then remembers. */
 const limitedPoppler = (limits: ProcessLimits): Promise<Poppler> => {
-  const key = `${limits.memoryMb}:${limits.cpuSeconds}:${limits.toolDir ?? ''}`;
+  const key = limitsKey(limits);
   let made = poppler.get(key);
   if (!made) {
     made = limitedDir(limits).then((dir) => new Poppler(dir));

@@ -53,9 +53,13 @@ const STDOUT_BYTES = {
 const STDERR_BYTES = 64 * 1024;
 const dirs = new Map<string, Promise<string>>();
 
+/** What tells one set of limits (and so one directory of wrappers) from another. */
+export const limitsKey = (limits: ProcessLimits) =>
+  `${limits.memoryMb}:${limits.cpuSeconds}:${limits.toolDir ?? ''}:${limits.nice ?? 0}`;
+
 /** The directory of wrappers for these limits, made once per process. */
 export const limitedDir = (limits: ProcessLimits): Promise<string> => {
-  const key = `${limits.memoryMb}:${limits.cpuSeconds}:${limits.toolDir ?? ''}:${limits.nice ?? 0}`;
+  const key = limitsKey(limits);
   let dir = dirs.get(key);
   if (!dir) {
     dir = makeWrappers(limits);
