@@ -9,6 +9,7 @@ import { openCountries } from './app/analytics/countries.ts';
 import { clockFromEnv } from './app/clock.ts';
 import { DEFAULT_KEY_USAGE_INTERVAL_MS, keyUsageRecorder } from './app/keyUsage.ts';
 import { grantsSignedWith, installationSecret } from './app/readerAccess.ts';
+import { DEFAULT_TILE_CACHE_BYTES, tileCache } from './app/tileCache.ts';
 import { urlsFor } from './app/urls.ts';
 import { openCheckedBlobStore } from './blobs/openBlobStore.ts';
 import { startBlobSweep } from './blobs/sweep.ts';
@@ -59,6 +60,8 @@ export type DaemonOptions = {
   workers: number;
   /** renderer processes at once, shared by the documents the workers process */
   renderProcesses?: number;
+  /** deep-zoom tiles kept, in bytes, across the daemons on the database (--tile-cache-size) */
+  tileCacheBytes?: number;
   /** at most one "last used" write per key per this many ms (FLIPBOOK_KEY_USAGE_INTERVAL_MS) */
   keyUsageIntervalMs?: number;
   /** how long an idle keep-alive connection stays open (--keep-alive-timeout) */
@@ -172,6 +175,11 @@ export const runDaemon = async (options: DaemonOptions) => {
     waiting: render.slots.waiting,
     slots: render.slots.capacity,
   }));
+  // Deep-zoom tiles within their budget, the least recently used evicted (src/app/tileCache.ts).
+  const tiles = tileCache(
+    { db: store.db, blobs },
+    { budgetBytes: options.tileCacheBytes ?? DEFAULT_TILE_CACHE_BYTES, log: logger },
+  );
   // Reading grants for non-public books, signed with the installation's secret (readerAccess.ts).
   const secret = await installationSecret(store);
   const access = { store, clock, grants: grantsSignedWith(secret) };
@@ -219,7 +227,7 @@ export const runDaemon = async (options: DaemonOptions) => {
         clock,
         webhookAllowPrivate: options.webhookAllowPrivate ?? false,
       });
-      mountFiles(routes, { db: store.db, blobs, render, access });
+      mountFiles(routes, { db: store.db, blobs, render, access, tiles });
       mountDownloads(routes, { log: logger });
       mountBeacon(routes, { analytics, trustProxy: options.trustProxy, log: logger });
       mountReader(routes, {
@@ -283,6 +291,7 @@ export const runDaemon = async (options: DaemonOptions) => {
   server.headersTimeout = server.keepAliveTimeout + 5_000;
   // Webhook deliveries, like processing, start once the daemon serves.
   analytics.start();
+  tiles.start();
   const sender = startWebhookSender(store, logger, clock, {
     allowPrivate: options.webhookAllowPrivate ?? false,
   });
@@ -352,6 +361,7 @@ export const runDaemon = async (options: DaemonOptions) => {
   await sender.stop();
   // The last reading figures (nothing is lost by a clean stop).
   await analytics.stop();
+  await tiles.stop();
   await sweep.stop();
   await keyUsage.settle();
   await store.close();

@@ -8,6 +8,10 @@
 // What a flood of requests for one book can cost is bounded: one render at a time per version,
 // each taking the waiting pages within a span of SPAN pages in one pdftoppm process, so even a
 // request for every page costs about what rendering the book once would.
+//
+// A reader never waits more than ANSWER_MS for it: a page still rendering then (a heavy page
+// takes many seconds) is answered with its next smaller image, marked as standing in and never
+// cached (src/http/files.ts), while the render goes on for WAIT_MS more for the next request.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,8 +42,10 @@ type LaterWork = {
 
 /** Pages a demand render may take in one process (the first one asked, and those after it). */
 const SPAN = 16;
-/** How long a request waits for its page before it is told to come back. */
+/** How long a page asked for stays asked for (its render goes on) once its request is answered. */
 const WAIT_MS = 20_000;
+/** How long a request waits for its page before it is answered with a smaller image. */
+export const ANSWER_MS = 800;
 
 /** Contiguous runs of positions (sorted, distinct). */
 export const runsOf = (positions: number[]) => {
@@ -193,8 +199,11 @@ export class RenditionBusy extends AppError {
   }
 }
 
-/** What a request for a page image gets: the file is stored, or the page cannot be rendered. */
-export type Demanded = 'stored' | 'unrenderable';
+/**
+ * What a request for a page image gets: the file is stored, the page cannot be rendered at this
+ * size, or it is not rendered yet ('later': its render goes on).
+ */
+export type Demanded = 'stored' | 'unrenderable' | 'later';
 
 type Waiting = { resolve: (outcome: Demanded) => void; reject: (error: unknown) => void };
 type Queue = { pending: Map<number, Set<Waiting>>; running: boolean };
@@ -286,15 +295,17 @@ const demandDone = () => {
 
 /**
  * Makes sure page `position`'s `rendition` exists in the store, rendering it now if it does not.
- * 'stored' once it is (the caller opens it then), 'unrenderable' for a page poppler cannot render
- * at this size (the caller sends a smaller image); NotFound for a version that has no such page;
- * RenditionBusy when the page takes too long (the reader asks again).
+ * Within `answerMs`: 'stored' once it is (the caller opens it then), 'unrenderable' for a page
+ * poppler cannot render at this size, 'later' while it is still rendering (for both, the caller
+ * sends a smaller image); NotFound for a version that has no such page. A page nobody asked for
+ * again within WAIT_MS is not rendered for nobody: RenditionBusy to anyone still waiting.
  */
 export const demandRendition = async (
   deps: LaterDeps,
   versionId: string,
   position: number,
   rendition: RenditionName,
+  answerMs = ANSWER_MS,
 ): Promise<Demanded> => {
   const source = await renditionSource(deps.db, versionId);
   if (!source || position > source.page_count) throw new NotFound('Not found');
@@ -319,18 +330,22 @@ export const demandRendition = async (
     mine.pending.set(position, waiting.add(waiter));
   });
   if (!queue.running) void drain(deps, { versionId, checksum: source.checksum }, key, rendition);
+  // Given up on after WAIT_MS: nobody waits for the page any more, so it is not rendered for nobody.
+  const forget = setTimeout(() => {
+    const waiting = mine.pending.get(position);
+    if (waiter) waiting?.delete(waiter);
+    if (waiting?.size === 0) mine.pending.delete(position);
+    waiter?.reject(new RenditionBusy());
+  }, WAIT_MS);
+  forget.unref();
+  const settled = ready.finally(() => clearTimeout(forget));
+  settled.catch(() => {}); // answered 'later' first: what comes after is nobody's to hear
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      // Given up on: nobody waits for the page any more, so it is not rendered for nobody.
-      const waiting = mine.pending.get(position);
-      if (waiter) waiting?.delete(waiter);
-      if (waiting?.size === 0) mine.pending.delete(position);
-      reject(new RenditionBusy());
-    }, WAIT_MS);
+  const late = new Promise<Demanded>((resolve) => {
+    timer = setTimeout(() => resolve('later'), answerMs);
   });
   try {
-    return await Promise.race([ready, late]);
+    return await Promise.race([settled, late]);
   } finally {
     clearTimeout(timer);
   }

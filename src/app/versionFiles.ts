@@ -1,5 +1,6 @@
 // Removing files no version uses: a deleted version's (a version's deletion and a flipbook's), and
 // the original of an upload that was refused after it was stored.
+import { forgetVersionTiles } from '../../projections/tileCache.ts';
 import { originalInUse } from '../../projections/versions.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
 import type { Store } from '../store/store.ts';
@@ -22,6 +23,8 @@ export const removeVersionFiles = async (
   // This process's renders of its largest images first: none may write after the removal.
   await stopLaterRenditions(versionId);
   await blobs.removePages(versionId).catch(() => {});
+  // Its tiles' rows in the cache's count (one left by a failure here goes with the next eviction pass).
+  await forgetVersionTiles(store.db, versionId).catch(() => {});
   return original ? dropUnusedOriginal(store, blobs, checksum) : 'left';
 };
 

@@ -88,6 +88,8 @@ export type BlobStore = {
   ) => Promise<void>;
   /** the version's document.json (title, direction, outline, page labels, links) */
   readDocument: (versionId: string) => Promise<string | null>;
+  /** removes one page file made after processing (a tile the cache evicts); none there is no failure */
+  removePageFile: (versionId: string, position: number, file: PageFile) => Promise<void>;
   removePages: (versionId: string) => Promise<void>;
   /** what the sweep looks at (see sweep.ts): temporaries, originals, page folders */
   listTemporaries: () => Promise<Temporary[]>;

@@ -184,6 +184,8 @@ export const blobStoreOn = (objects: ObjectStore): BlobStore => {
     writePageFile: (versionId, position, file, content) =>
       objects.put(pageKey(versionId, position, file), content),
     readDocument: (versionId) => text(`${versionKey(versionId)}/document.json`),
+    removePageFile: (versionId, position, file) =>
+      objects.remove(pageKey(versionId, position, file)),
     removePages: async (versionId) => {
       await objects.removeAll(`${versionKey(versionId)}/`);
     },

@@ -10,10 +10,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type VersionAccess, versionAccess } from '../../projections/access.ts';
 import type { Db } from '../../projections/readTable.ts';
 import { currentSession } from '../app/accounts/sessions.ts';
-import { demandRendition } from '../app/laterRenditions.ts';
+import { demandRendition, RenditionBusy } from '../app/laterRenditions.ts';
 import { pageTile } from '../app/pageTiles.ts';
 import { pageWordsJson } from '../app/pageWords.ts';
 import { type AccessDeps, grantAllows } from '../app/readerAccess.ts';
+import type { TileCache } from '../app/tileCache.ts';
 import { type BlobStore, type OpenedBlob, type PageFile, TILE_FILE } from '../blobs/blobStore.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
@@ -42,7 +43,17 @@ export type FileGate = (
   version: VersionAccess,
 ) => Promise<{ download: boolean; private: boolean } | null>;
 
-export type FileDeps = { db: Db; blobs: BlobStore; render: RenderOptions; access: AccessDeps };
+export type FileDeps = {
+  db: Db;
+  blobs: BlobStore;
+  render: RenderOptions;
+  access: AccessDeps;
+  /** the kept tiles' budget (src/app/tileCache.ts) */
+  tiles: TileCache;
+};
+
+/** Names the image sent (or redirected to) in place of the one asked for, not there yet. */
+export const STAND_IN = 'X-Flipbook-Stand-In';
 
 /**
  * The files at /files/... answer for public books (and for the API key of the book's own
@@ -104,6 +115,7 @@ const mountVersionFiles = (
   gateOf: (req: Request) => FileGate,
 ) => {
   const words = { ...deps, limits: deps.render.limits };
+  const tileDeps = { ...words, slots: deps.render.slots, cache: deps.tiles };
   routes.get(`${prefix}/pages/:versionId/:position/:file`, async (req, res) => {
     const { versionId = '', position = '', file = '' } = req.params;
     const tile = TILE_FILE.test(file) ? file.slice(5, -4).split('-').map(Number) : null;
@@ -121,17 +133,29 @@ const mountVersionFiles = (
       return sendBody(req, res, 200, finishedJson(found.private), json);
     }
     if (tile) {
-      // A tile for deep zoom (src/app/pageTiles.ts): made on first request, then kept.
+      // A tile for deep zoom (src/app/pageTiles.ts): made on first request, then kept; while it
+      // is not there (at most a second's wait), the page's best image stands in for it, never
+      // cached: the reader, which shows that image under its tiles, asks again later.
       const [level = 0, column = 0, row = 0] = tile;
       const where = [id, Number(position)] as const;
-      const made = await pageTile(words, ...where, { level, column, row });
+      const answer = await pageTile(tileDeps, ...where, { level, column, row });
       const headers = {
         'Content-Type': 'image/jpeg',
         'Cache-Control': found.private ? PRIVATE : IMMUTABLE,
       };
-      if (made) {
-        res.writeHead(200, { ...headers, 'Content-Length': made.length });
-        res.end(made);
+      if (answer.kind === 'standIn') {
+        res.writeHead(307, {
+          Location: answer.file,
+          'Cache-Control': 'no-store',
+          [STAND_IN]: answer.file,
+          'Content-Length': 0,
+        });
+        res.end();
+        return;
+      }
+      if (answer.kind === 'made') {
+        res.writeHead(200, { ...headers, 'Content-Length': answer.bytes.length });
+        res.end(answer.bytes);
         return;
       }
       return sendFile(req, res, await deps.blobs.openPageFile(...where, file as PageFile), headers);
@@ -139,22 +163,30 @@ const mountVersionFiles = (
     const kind = file as keyof typeof TYPES;
     let blob = await deps.blobs.openPageFile(id, Number(position), kind);
     const rendition = kind.replace('.jpg', '') as RenditionName;
-    let standIn = false;
+    let standIn: 'mid.jpg' | null = null;
+    let pending = false;
     if (!blob && kind.endsWith('.jpg') && !deps.render.renditions.includes(rendition)) {
       // A rendition left out of processing (processing.md, "The largest rendition"): rendered
       // now, for this page and the ones asked for with it, then sent like any other. A page
-      // poppler cannot render that large gets its 1000 px image, never kept as this one.
+      // poppler cannot render that large gets its 1000 px image, never kept as this one; so does
+      // one still rendering after a second (src/app/laterRenditions.ts), never cached at all:
+      // the next request may find the real one.
       const outcome = await demandRendition(deps, id, Number(position), rendition);
-      standIn = outcome === 'unrenderable';
-      blob = await deps.blobs.openPageFile(id, Number(position), standIn ? 'mid.jpg' : kind);
+      if (outcome !== 'stored') standIn = 'mid.jpg';
+      pending = outcome === 'later';
+      blob = await deps.blobs.openPageFile(id, Number(position), standIn ?? kind);
+      if (!blob && pending) throw new RenditionBusy();
     }
     await sendFile(req, res, blob, {
       'Content-Type': TYPES[kind],
-      'Cache-Control': found.private
-        ? PRIVATE
-        : found.version.status === 'done' && !standIn
-          ? IMMUTABLE
-          : REVALIDATE,
+      'Cache-Control': pending
+        ? 'no-store'
+        : found.private
+          ? PRIVATE
+          : found.version.status === 'done' && !standIn
+            ? IMMUTABLE
+            : REVALIDATE,
+      ...(standIn ? { [STAND_IN]: standIn } : {}),
     });
   });
 

@@ -1,6 +1,7 @@
 // One tile of a page rendered larger than its largest image, for deep zoom: pdftoppm scales the
 // page so its long side is `longSide` pixels and renders only the tile's part of it (-x -y -W -H),
-// under the same limits as rendering. The JPEG's bytes, or null when it could not be made; a
+// under the same limits as rendering. The JPEG's bytes, or null when it could not be made (an
+// empty file is not a tile: pdftoppm exits 0 with one where it refuses the resolution); a
 // MachineFailure when the temporary disk it is made on failed.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,7 +17,7 @@ export const renderTile = async (
   pdfPath: string,
   position: number,
   area: TileArea,
-  options: { limits: ProcessLimits; quality: number },
+  options: { limits: ProcessLimits; quality: number; signal?: AbortSignal },
 ): Promise<Buffer | null> => {
   const dir = await mkdtemp(join(tmpdir(), 'flipbook-tile-')).catch((error: unknown) => {
     throw machineProblem(error) ?? error;
@@ -42,9 +43,16 @@ export const renderTile = async (
           cropHeight: area.height,
         },
       },
-      { signal: AbortSignal.timeout(TIMEOUT_MS), maxBytes: 64 * 1024 },
+      {
+        signal: AbortSignal.any([
+          AbortSignal.timeout(TIMEOUT_MS),
+          ...(options.signal ? [options.signal] : []),
+        ]),
+        maxBytes: 64 * 1024,
+      },
     );
-    return await readFile(join(dir, 'tile.jpg'));
+    const bytes = await readFile(join(dir, 'tile.jpg'));
+    return bytes.length > 0 ? bytes : null;
   } catch (error) {
     // A full TMPDIR is the machine's: said as such (a 503 the log explains), never "busy".
     const machine = machineProblem(error);

@@ -31,7 +31,7 @@ import {
   Poppler,
 } from 'node-poppler';
 import { MachineFailure } from '../domain/errors.ts';
-import { limitedDir, type ProcessLimits, wrapperDirs } from './toolWrappers.ts';
+import { limitedDir, limitsKey, type ProcessLimits, wrapperDirs } from './toolWrappers.ts';
 
 export {
   DEFAULT_LIMITS,
@@ -80,7 +80,7 @@ const poppler = new Map<string, Promise<Poppler>>();
 
 /** One node-poppler per wrapper directory: it asks each tool's version once, then remembers. */
 const limitedPoppler = (limits: ProcessLimits): Promise<Poppler> => {
-  const key = `${limits.memoryMb}:${limits.cpuSeconds}:${limits.toolDir ?? ''}`;
+  const key = limitsKey(limits);
   let made = poppler.get(key);
   if (!made) {
     made = limitedDir(limits).then((dir) => new Poppler(dir));

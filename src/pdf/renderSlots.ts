@@ -6,8 +6,9 @@
 //
 // The rules, in order:
 // - Priority: a page-1 rendition ('first') before a page a reader asked for ('demand') before the
-//   rest of a document ('normal') before background work ('fill'). 'first' and 'demand' are one
-//   page each: they may start `burst` processes beyond the slots rather than wait.
+//   rest of a document ('normal') before a deep-zoom tile ('tile': its reader has a softer image
+//   meanwhile, src/app/pageTiles.ts) before background work ('fill'). 'first' and 'demand' are
+//   one page each: they may start `burst` processes beyond the slots rather than wait.
 // - Fairness: among waiters of one priority, the document holding the fewest slots goes first,
 //   then the one that has had them for the least time (a new short document before a long one).
 //   A holder may keep its slot for its next task (no turn lost between a document's ranges).
@@ -20,9 +21,9 @@
 
 import { availableParallelism } from 'node:os';
 
-export type Priority = 'first' | 'demand' | 'normal' | 'fill';
+export type Priority = 'first' | 'demand' | 'normal' | 'tile' | 'fill';
 
-const RANK: Record<Priority, number> = { first: 0, demand: 1, normal: 2, fill: 3 };
+const RANK: Record<Priority, number> = { first: 0, demand: 1, normal: 2, tile: 3, fill: 4 };
 
 export type Slot = {
   /** gives the slot back (once; later calls do nothing) */

@@ -33,6 +33,11 @@ export type ProcessLimits = {
   cpuSeconds: number;
   /** where the real tools live; tests put stand-ins (that crash, hang, allocate) elsewhere */
   toolDir?: string;
+  /**
+   * how much lower than this process the tools run (`renice`, 0 to 19): deep-zoom tiles run at
+   * 10, so a flood of them leaves the cores to processing and the API, even in another process
+   */
+  nice?: number;
 };
 
 /** The caps every poppler process runs under, uploads' pdfinfo included. */
@@ -53,9 +58,13 @@ const STDOUT_BYTES = {
 const STDERR_BYTES = 64 * 1024;
 const dirs = new Map<string, Promise<string>>();
 
+/** What tells one set of limits (and so one directory of wrappers) from another. */
+export const limitsKey = (limits: ProcessLimits) =>
+  `${limits.memoryMb}:${limits.cpuSeconds}:${limits.toolDir ?? ''}:${limits.nice ?? 0}`;
+
 /** The directory of wrappers for these limits, made once per process. */
 export const limitedDir = (limits: ProcessLimits): Promise<string> => {
-  const key = `${limits.memoryMb}:${limits.cpuSeconds}:${limits.toolDir ?? ''}`;
+  const key = limitsKey(limits);
   let dir = dirs.get(key);
   if (!dir) {
     dir = makeWrappers(limits);
@@ -96,6 +105,7 @@ const makeWrappers = async (limits: ProcessLimits) => {
 };
 
 const capLines = (limits: ProcessLimits) => [
+  ...(limits.nice ? [`renice -n ${Math.round(limits.nice)} -p $$ >/dev/null 2>&1`] : []),
   `ulimit -v ${Math.round(limits.memoryMb * 1024)} 2>/dev/null`,
   // The soft CPU limit sends SIGXCPU, which ends poppler and names the cause; the hard one, a
   // little later, SIGKILLs a tool that would survive it. (Equal limits send SIGKILL at once,

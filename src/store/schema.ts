@@ -14,6 +14,7 @@ import { PASSKEY_STATE_DDL } from '../../projections/passkeyState.ts';
 import { RENDITION_FILLS_DDL } from '../../projections/renditionFills.ts';
 import { SHARE_LINK_STATE_DDL } from '../../projections/shareLinks.ts';
 import { SSO_STATE_DDL } from '../../projections/ssoState.ts';
+import { TILE_CACHE_DDL } from '../../projections/tileCache.ts';
 import { guardReadTables, recordSchemaVersion, refuseNewerDatabase } from './releaseGuard.ts';
 import { rebuildReadTables } from './replay.ts';
 
@@ -49,6 +50,7 @@ export const migrate = async (client: pg.PoolClient, events: PostgresEventStore)
     await client.query(OPERATIONAL_DDL);
     await client.query(KEY_USAGE_DDL);
     await client.query(RENDITION_FILLS_DDL);
+    await client.query(TILE_CACHE_DDL);
     await client.query(ACCOUNTS_DDL);
     await client.query(PASSKEY_STATE_DDL);
     await client.query(SHARE_LINK_STATE_DDL);

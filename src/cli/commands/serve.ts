@@ -8,6 +8,7 @@ import {
   checkBlobPublicUrl,
   withBlobOptions,
 } from '../blobOptions.ts';
+import { flagBytes } from '../flagBytes.ts';
 import { flagInteger } from '../flagInteger.ts';
 import { type SsoFlags, ssoSettingsOf, withSsoOptions } from '../ssoOptions.ts';
 import { limitsOf, type StoreFlags, withStoreOptions } from '../storeOptions.ts';
@@ -66,6 +67,11 @@ export const registerServe = (program: Command) => {
             '--render-processes <n>',
             'renderer processes at once, shared by those documents',
             String(defaultRenderProcesses()),
+          )
+          .option(
+            '--tile-cache-size <size>',
+            'deep-zoom tiles kept in the blob store, shared by every daemon on the database (e.g. 2G, 500M); the least recently used go beyond it',
+            '2G',
           ),
       ),
     ),
@@ -85,6 +91,7 @@ export const registerServe = (program: Command) => {
           clientInfo: boolean;
           workers: string;
           renderProcesses: string;
+          tileCacheSize: string;
           grace: string;
           keepAliveTimeout: string;
         },
@@ -95,6 +102,7 @@ export const registerServe = (program: Command) => {
       const workers = flagInteger('--workers', flags.workers, 0, 256);
       const renderProcesses = flagInteger('--render-processes', flags.renderProcesses, 1, 256);
       const graceMs = flagInteger('--grace', flags.grace, 0, 86_400) * 1000;
+      const tileCacheBytes = flagBytes('--tile-cache-size', flags.tileCacheSize, 1024 ** 5);
       const keepAliveMs =
         flagInteger('--keep-alive-timeout', flags.keepAliveTimeout, 1, 3_600) * 1000;
       // An environment setting rather than a flag: tests set it to 0 to see "last used" at once.
@@ -120,6 +128,7 @@ export const registerServe = (program: Command) => {
         rateLimit,
         workers,
         renderProcesses,
+        tileCacheBytes,
         trustProxy: flags.trustProxy ?? false,
         webhookAllowPrivate: flags.webhookAllowPrivate ?? false,
         recordClientInfo: flags.clientInfo,

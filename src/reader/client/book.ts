@@ -115,9 +115,10 @@ export const createBook = (data: FlipbookData): Book => {
       return page && page.w > 0 && page.h > 0 ? page.w / page.h : 0.75;
     },
     // Images may come from elsewhere (--blob-public-url); the JSON files are the daemon's.
-    // max.jpg from the daemon, which renders it when first asked for (a CDN would answer 404).
+    // max.jpg and the tiles from the daemon, which renders them when first asked for (a CDN
+    // would answer 404).
     url: (n, file) =>
-      `${file.endsWith('.jpg') && file !== 'max.jpg' ? data.imageBase : data.pageBase}${n}/${file}`,
+      `${file.endsWith('.jpg') && file !== 'max.jpg' && !file.startsWith('tile-') ? data.imageBase : data.pageBase}${n}/${file}`,
 
     texts: () => {
       texts ??= fetchJson<{ pages: { n: number; text: string }[] }>(data.text)

@@ -5,7 +5,7 @@
 // a curl unless the reader prefers reduced motion; mirrors everything for a right-to-left book.
 // The stage never scrolls: the wheel turns pages, Ctrl+wheel and pinches zoom.
 
-import { TILE, TILE_LEVELS, tileGrid } from '../../domain/page/tiles.ts';
+import { TILE, tileGrid, tileLevels } from '../../domain/page/tiles.ts';
 import { createBeacon } from './beacon.ts';
 import { createBook, type FlipbookData, type SizeRun } from './book.ts';
 import type { Pt } from './curl.ts';
@@ -30,6 +30,7 @@ import { curlLeaf, type Leaf, swing } from './leaf.ts';
 import { createPanels, type Reader } from './panels.ts';
 import { createSearch } from './searchPanel.ts';
 import { drawLinks, pageFigure, settled } from './stage.ts';
+import { askedAgain, isStandInTile, mayAsk, nextTry, type Tries } from './upgrade.ts';
 import { say, setWords } from './words.ts';
 import { createZoom, MAX } from './zoom.ts';
 
@@ -87,7 +88,7 @@ const zoom = createZoom({
     const page = stage.querySelector<HTMLElement>('.stage > figure[data-n]');
     const size = book.pages.get(Number(page?.dataset.n));
     if (!page || !size) return MAX;
-    const { width } = tileGrid(size.w, size.h, TILE_LEVELS);
+    const { width } = tileGrid(size.w, size.h, tileLevels(size.w, size.h));
     return Math.min(16, Math.max(MAX, width / (page.offsetWidth * devicePixelRatio)));
   },
   onZoom: (scale, zoomed) => {
@@ -192,6 +193,9 @@ const render = () => {
   });
 };
 
+/** Tiles that stood in or failed, by page and name: when to ask again (null: no more). */
+const tileTries = new Map<string, Tries | null>();
+
 /**
  * Zoomed past what a page's largest image shows sharply (an image pixel to a screen pixel), the
  * tiles of its part on screen at the level that does (src/app/pageTiles.ts makes them), over it.
@@ -211,7 +215,9 @@ const drawTiles = (scale: number) => {
     }
     const r = figure.getBoundingClientRect();
     const need = (r.width * devicePixelRatio) / (renditionWidths(page.w, page.h)[2] ?? 1);
-    const level = scale > 1.001 ? Math.min(TILE_LEVELS, Math.ceil(Math.log2(need))) : 0;
+    // The levels poppler can render this page at (a page under ~17.6 pt has fewer, src/domain/page/tiles.ts).
+    const deepest = tileLevels(page.w, page.h);
+    const level = scale > 1.001 ? Math.min(deepest, Math.ceil(Math.log2(need))) : 0;
     const wanted = new Set<string>();
     const grid = tileGrid(page.w, page.h, level);
     // the tiles from `from` to `to` (px from the page's edge on screen, of `size`; `full` px at
@@ -235,26 +241,40 @@ const drawTiles = (scale: number) => {
     for (let c = c0; level > 0 && c <= c1; c++) {
       for (let row = r0; row <= r1; row++) {
         const name = `tile-${level}-${c}-${row}.jpg`;
+        const asked = `${n}/${name}`;
         wanted.add(name);
         if (layer.querySelector(`[data-t="${name}"]`)) continue;
+        // One that stood in lately waits its turn; one given up on is not asked for again.
+        if (!mayAsk(tileTries.get(asked), performance.now())) continue;
         const tile = new Image();
         tile.dataset.t = name;
         tile.alt = '';
         // in percent of the page; the last column and row are narrower
         const at = (px: number, size: number) => `${(px / size) * 100}%`;
         const [x, y] = [c * TILE, row * TILE];
+        const expected = { w: Math.min(TILE, grid.width - x), h: Math.min(TILE, grid.height - y) };
         Object.assign(tile.style, {
           left: at(x, grid.width),
           top: at(y, grid.height),
-          width: at(Math.min(TILE, grid.width - x), grid.width),
-          height: at(Math.min(TILE, grid.height - y), grid.height),
+          width: at(expected.w, grid.width),
+          height: at(expected.h, grid.height),
         });
-        // Refused (the server renders a few at a time: a 503) or failed: asked again shortly.
-        tile.onerror = () => {
+        // Not there yet: the server sent the page's image (which is under the tiles already) or
+        // refused (a 503). Asked again later, a few times (./upgrade.ts).
+        const again = () => {
           tile.remove();
-          setTimeout(() => drawTiles(zoom.scale), 1000);
+          const next = nextTry(tileTries.get(asked) ?? undefined, performance.now());
+          tileTries.set(asked, next);
+          if (next) setTimeout(() => drawTiles(zoom.scale), next.notBefore - performance.now());
         };
-        tile.src = book.url(n, name);
+        tile.onerror = again;
+        tile.onload = () => {
+          const natural = { w: tile.naturalWidth, h: tile.naturalHeight };
+          if (isStandInTile(natural, expected)) again();
+          else tileTries.delete(asked);
+        };
+        const tries = tileTries.get(asked)?.tries ?? 0;
+        tile.src = tries > 0 ? askedAgain(book.url(n, name), tries) : book.url(n, name);
         layer.append(tile);
       }
     }

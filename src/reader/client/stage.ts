@@ -4,6 +4,7 @@
 import { plainText } from './altText.ts';
 import type { Book, PageLink, Word } from './book.ts';
 import { imageSizes, renditionWidths, type Side, type Slot } from './layout.ts';
+import { askedAgain, isStandInImage, nextTry, type Tries } from './upgrade.ts';
 import { say } from './words.ts';
 
 /** How a page is drawn: its image's fetch priority, the zoom, and whether it takes links. */
@@ -56,6 +57,20 @@ export const pageFigure = (
   img.sizes = imageSizes(size.w * (options.scale ?? 1));
   img.src = book.url(n, 'mid.jpg');
   img.draggable = false;
+  // The largest image still rendering comes as the next smaller one (src/http/files.ts): asked
+  // again later, a few times (./upgrade.ts), under a new URL each time.
+  let tries: Tries | undefined;
+  img.addEventListener('load', () => {
+    if (!img.currentSrc.includes('max.jpg')) return;
+    if (!isStandInImage(img.naturalWidth, Number.parseFloat(img.sizes))) return;
+    const next = nextTry(tries, performance.now());
+    if (!next) return;
+    tries = next;
+    setTimeout(() => {
+      const again = askedAgain(book.url(n, 'max.jpg'), next.tries);
+      img.srcset = img.srcset.replace(/\S*max\.jpg\S*/, again);
+    }, next.notBefore - performance.now());
+  });
   figure.append(img);
   if (options.interactive !== false) {
     const layer = document.createElement('div');
