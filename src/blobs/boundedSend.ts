@@ -74,7 +74,7 @@ export const boundedSend =
     try {
       for (let tried = 1; ; tried++) {
         const abort = new AbortController();
-        const timer = setTimeout(() => abort.abort(), deadline - performance.now());
+        const timer = setTimeout(() => abort.abort(), Math.max(0, deadline - performance.now()));
         try {
           return await attempt({ abortSignal: abort.signal });
         } catch (error) {

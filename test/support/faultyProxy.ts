@@ -5,7 +5,8 @@
 //   and answers stall mid-stream), new ones are accepted and held; nothing is ever answered
 //   until `pass` again, which cuts what it held (as a store that comes back resets old streams);
 // - `fail`: `percent` of requests answer 500 InternalError, chosen by a seeded counter (the same
-//   requests fail on every run), the rest forward;
+//   requests fail on every run), the rest forward; `only` narrows it to some requests (the
+//   pages from the 13th on, say);
 // - `delay`: every request waits `ms` before it is forwarded (a slow store).
 // It counts what it saw: requests by method, and the keys stored (a PUT answered 2xx, multipart
 // parts included), so a test can tell a page stored twice from a page stored once.
@@ -15,7 +16,13 @@ import type { AddressInfo, Socket } from 'node:net';
 export type FaultMode =
   | { kind: 'pass' }
   | { kind: 'freeze' }
-  | { kind: 'fail'; percent: number; seed?: number }
+  | {
+      kind: 'fail';
+      percent: number;
+      seed?: number;
+      /** only requests this says yes to (by method and path) may fail; all by default */
+      only?: (method: string, path: string) => boolean;
+    }
   | { kind: 'delay'; ms: number };
 
 export type FaultyProxy = {
@@ -102,7 +109,12 @@ export const startFaultyProxy = async (target: string): Promise<FaultyProxy> => 
       held.add(req.socket);
       return;
     }
-    if (now.kind === 'fail' && failsNow(now.percent, now.seed ?? 0)) {
+    const path = decodeURIComponent((req.url ?? '').split('?')[0] ?? '');
+    if (
+      now.kind === 'fail' &&
+      (now.only?.(req.method ?? '', path) ?? true) &&
+      failsNow(now.percent, now.seed ?? 0)
+    ) {
       failed++;
       // Read the body away first, as a store does: the client is then free to read the answer.
       req.resume();
