@@ -56,19 +56,17 @@ let blobs: BlobStore;
 let proxy: FaultyProxy;
 let workspaceId: string;
 let scratchDir: string;
+/** the same bucket with the default bounds (8 s an operation, retries within it) */
+let patient: BlobStore;
 
 beforeAll(async () => {
   proxy = await startFaultyProxy(inject('s3Endpoint'));
   const { bucket } = await freshBucket(inject('s3Endpoint'));
   scratchDir = await mkdtemp(join(tmpdir(), 'flipbook-deferral-'));
+  const on = { url: `s3://${bucket}`, endpoint: proxy.endpoint, pathStyle: true, scratchDir };
   // Quick failures: a budget of 0.4 s per operation, 1 s of silence.
-  blobs = await openS3Store({
-    url: `s3://${bucket}`,
-    endpoint: proxy.endpoint,
-    pathStyle: true,
-    scratchDir,
-    limits: { ...bucketLimits(1), budgetMs: 400 },
-  });
+  blobs = await openS3Store({ ...on, limits: { ...bucketLimits(1), budgetMs: 400 } });
+  patient = await openS3Store(on);
   store = await openTestStore('postgres');
   workspaceId = (
     await createWorkspace(store, { name: 'acme', plan: 'team' }, TEST_METADATA, new Date())
@@ -77,6 +75,7 @@ beforeAll(async () => {
 afterAll(async () => {
   proxy?.set({ kind: 'pass' });
   await blobs?.close();
+  await patient?.close();
   await store?.close();
   await proxy?.close();
   await rm(scratchDir, { recursive: true, force: true });
@@ -119,9 +118,9 @@ const jobRow = async (versionId: string) =>
     )
   ).rows[0];
 
-const workers = (storeRetryMs: number) =>
+const workers = (storeRetryMs: number, on: BlobStore = blobs) =>
   startWorkers(
-    { store, blobs, log: logger, render: renderOptionsFor(2), clock: systemClock },
+    { store, blobs: on, log: logger, render: renderOptionsFor(2), clock: systemClock },
     { lanes: 1, leaseMs: 30_000, pollMs: 50, retryMs: 60_000, storeRetryMs },
   );
 
@@ -161,6 +160,32 @@ describe('a render the file store cuts short', () => {
     for (let position = 1; position <= PAGES; position++) {
       expect(await blobs.openPageFile(book.versionId, position, 'mid.jpg')).not.toBeNull();
     }
+  }, 60_000);
+
+  it('processes a version while 30 % of requests answer 500, each page stored once', async () => {
+    const book = await uploaded(textPdf(PAGES));
+    proxy.reset();
+    proxy.set({ kind: 'fail', percent: 30, seed: 11 });
+    const pool = workers(200, patient);
+    try {
+      await waitFor('the version to be done', async () =>
+        (await versionRow(book.versionId))?.status === 'done' ? true : undefined,
+      );
+    } finally {
+      await pool.stop();
+      proxy.set({ kind: 'pass' });
+    }
+    const stored = proxy.stored();
+    const mids = [...stored].filter(
+      ([key]) => key.includes(`pages/${book.versionId}/`) && key.endsWith('/mid.jpg'),
+    );
+    expect(mids.length).toBe(PAGES);
+    expect(mids.every(([, count]) => count === 1)).toBe(true);
+    expect(proxy.counts().failed).toBeGreaterThan(10);
+    // retried within the budget: no attempt was even put off
+    expect(
+      (await store.db.query('SELECT 1 FROM jobs WHERE version_id = $1', [book.versionId])).rowCount,
+    ).toBe(0);
   }, 60_000);
 
   it(`fails the version in words after ${STORE_ATTEMPTS} attempts the store failed`, async () => {
