@@ -17,9 +17,16 @@ export const jobs: ReadTable = {
     enqueued_at TIMESTAMPTZ NOT NULL,
     -- the upload's story, carried into the processing events' metadata (docs/audit.md)
     correlation_id TEXT,
-    causation_id TEXT
+    causation_id TEXT,
+    -- attempts the file store failed, and since when (src/worker/deferrals.ts)
+    store_failures INT NOT NULL DEFAULT 0,
+    store_failing_since TIMESTAMPTZ
   );
-  CREATE INDEX IF NOT EXISTS jobs_lease ON jobs (lease_until NULLS FIRST, enqueued_at)`,
+  CREATE INDEX IF NOT EXISTS jobs_lease ON jobs (lease_until NULLS FIRST, enqueued_at);
+  -- Added to tables made before them: the worker's own bookkeeping, not derived from events
+  -- (a rebuild by replay starts every job afresh anyway), so no rebuild is needed for them.
+  ALTER TABLE jobs ADD COLUMN IF NOT EXISTS store_failures INT NOT NULL DEFAULT 0;
+  ALTER TABLE jobs ADD COLUMN IF NOT EXISTS store_failing_since TIMESTAMPTZ`,
   handles: [
     'VersionUploaded',
     'VersionProcessed',

@@ -47,6 +47,8 @@ export type DaemonOptions = {
   blobUrl?: string;
   s3Endpoint?: string;
   s3PathStyle?: boolean;
+  /** --s3-timeout, in seconds (src/blobs/bucketLimits.ts) */
+  s3Timeout?: number;
   /** page images are addressed here (a CDN or a public bucket) instead of /files/pages */
   blobPublicUrl?: string;
   publicUrl?: string;

@@ -33,6 +33,11 @@ export type RenderTarget = {
   activate: () => Promise<void>;
   /** page `position`'s images in `dir/<position>/` (those rendered now) are complete: make them visible */
   publishPage: (position: number) => Promise<void>;
+  /**
+   * page `position`'s `files` were published by an earlier attempt, which this one resumes:
+   * `verify` checks them with this attempt's own
+   */
+  adopt: (position: number, files: PageFile[]) => void;
   /** a small file (`<position>/text.txt`, `document.json`), visible only once whole */
   writeFile: (relative: string, content: string) => Promise<void>;
   /**

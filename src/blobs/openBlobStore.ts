@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { BlobStoreUnavailable } from '../domain/errors.ts';
 import { defaultBlobDir } from '../store/location.ts';
 import type { BlobStore } from './blobStore.ts';
+import { bucketLimits } from './bucketLimits.ts';
 import { openDirObjects } from './dirObjects.ts';
 import { openS3Objects, type S3StoreOptions } from './s3Objects.ts';
 import { blobStoreOn } from './storeOperations.ts';
@@ -19,6 +20,8 @@ export type BlobOptions = {
   blobUrl?: string;
   s3Endpoint?: string;
   s3PathStyle?: boolean;
+  /** --s3-timeout: seconds for each of connect, socket wait and silence (./bucketLimits.ts) */
+  s3Timeout?: number;
 };
 
 /**
@@ -46,6 +49,7 @@ export const openBlobStore = (options: BlobOptions): Promise<BlobStore> => {
     url: options.blobUrl,
     ...(options.s3Endpoint ? { endpoint: options.s3Endpoint } : {}),
     pathStyle: options.s3PathStyle ?? false,
+    limits: bucketLimits(options.s3Timeout),
     // Renders and local copies of originals: beside the embedded database if there is one.
     scratchDir: options.dataDir ? join(options.dataDir, 'scratch') : join(tmpdir(), 'flipbook'),
   });

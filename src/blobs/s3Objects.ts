@@ -2,6 +2,9 @@
 // for daemons and workers with no shared file system; keys under an optional prefix. An object
 // appears whole or not at all (PUT and multipart completion are atomic). Every failure other than
 // "no such object" is a BlobStoreUnavailable: a 503 for a request, a retry later for processing.
+// Every request to the bucket is bounded (./bucketLimits.ts: connections in ./boundedAgent.ts,
+// retries and budgets in ./boundedSend.ts), so a bucket that stalls or fails costs its callers a
+// quick failure, never a hang.
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
@@ -20,6 +23,9 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { BlobStoreUnavailable } from '../domain/errors.ts';
 import { logger } from '../log.ts';
+import { BucketTimeout, boundedAgent } from './boundedAgent.ts';
+import { type Attempt, boundedSend } from './boundedSend.ts';
+import { type BucketLimits, bucketLimits } from './bucketLimits.ts';
 import type { ObjectStore, OpenedBlob, StoredObject } from './objectStore.ts';
 import { parseS3Url } from './s3Url.ts';
 import { makeScratch } from './scratch.ts';
@@ -31,6 +37,8 @@ export type S3StoreOptions = {
   pathStyle?: boolean;
   /** where renders and local copies of originals go; this process's own folder is made in it */
   scratchDir: string;
+  /** the bounds on every request (--s3-timeout); the defaults unless told */
+  limits?: BucketLimits;
 };
 
 /**
@@ -48,7 +56,10 @@ const TYPES: Record<string, string> = {
 };
 const typeOf = (key: string) => TYPES[key.split('.').pop() ?? ''] ?? 'application/octet-stream';
 
-export const s3Client = (options: { endpoint?: string; pathStyle?: boolean }) => {
+export const s3Client = (
+  options: { endpoint?: string; pathStyle?: boolean },
+  limits: BucketLimits,
+) => {
   const endpoint = options.endpoint ?? process.env.AWS_ENDPOINT_URL_S3;
   return new S3Client({
     ...(endpoint ? { endpoint } : {}),
@@ -61,14 +72,16 @@ export const s3Client = (options: { endpoint?: string; pathStyle?: boolean }) =>
     // S3-compatible stores refuse.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
-    maxAttempts: 3,
-    // A store that stops answering is a failure within seconds, not a hung request: 5 s to
-    // connect, 10 s of silence (a socket idle, not a transfer's length), three tries.
-    // (throwOnRequestTimeout: without it the SDK only warns, and a frozen store hangs requests.)
+    // Retries are ours (./boundedSend.ts), within a budget; the SDK's token bucket, which a run
+    // of 500s drains, never decides.
+    maxAttempts: 1,
+    // Every wait bounded by the agent (./boundedAgent.ts); the SDK's own timers are off (its
+    // connection timeout counted the wait for a free socket, its socket timeout would cut a
+    // body whose reader is merely slow).
     requestHandler: {
-      connectionTimeout: 5_000,
-      requestTimeout: 10_000,
-      throwOnRequestTimeout: true,
+      httpAgent: boundedAgent(limits, false),
+      httpsAgent: boundedAgent(limits, true),
+      socketTimeout: 0,
     },
     // The SDK's own warnings go to our JSON log, not to stderr as bare text. Its error lines are
     // every failed command (a 404 too), which we handle and log ourselves: not repeated.
@@ -104,27 +117,29 @@ const isMissing = (error: unknown) => {
 
 export const openS3Objects = async (options: S3StoreOptions): Promise<ObjectStore> => {
   const { bucket, prefix } = parseS3Url(options.url);
-  const client = s3Client(options);
+  const limits = options.limits ?? bucketLimits();
+  const client = s3Client(options, limits);
+  const send = boundedSend(limits);
   const scratch = await makeScratch(options.scratchDir);
 
-  /** runs one call; a missing object is `null`, anything else BlobStoreUnavailable */
-  const call = async <T>(operation: string, run: () => Promise<T>): Promise<T | null> => {
+  /** runs one request, bounded; a missing object is `null`, anything else BlobStoreUnavailable */
+  const call = async <T>(operation: string, run: Attempt<T>): Promise<T | null> => {
     try {
-      return await run();
+      return await send(run);
     } catch (error) {
       if (isMissing(error)) return null;
       if (error instanceof BlobStoreUnavailable) throw error;
       throw new BlobStoreUnavailable(operation, error);
     }
   };
-  const must = async <T>(operation: string, run: () => Promise<T>): Promise<T> => {
+  const must = async <T>(operation: string, run: Attempt<T>): Promise<T> => {
     const result = await call(operation, run);
     if (result === null) throw new BlobStoreUnavailable(operation, new Error('no such object'));
     return result;
   };
 
   const put = async (key: string, body: Uint8Array | string) => {
-    await must('put', () =>
+    await must('put', (o) =>
       client.send(
         new PutObjectCommand({
           Bucket: bucket,
@@ -133,12 +148,13 @@ export const openS3Objects = async (options: S3StoreOptions): Promise<ObjectStor
           ContentType: typeOf(key),
           ContentLength: Buffer.byteLength(body),
         }),
+        o,
       ),
     );
   };
   const head = async (key: string): Promise<StoredObject | null> => {
-    const info = await call('head', () =>
-      client.send(new HeadObjectCommand({ Bucket: bucket, Key: prefix + key })),
+    const info = await call('head', (o) =>
+      client.send(new HeadObjectCommand({ Bucket: bucket, Key: prefix + key }), o),
     );
     return info
       ? { key, size: info.ContentLength ?? 0, mtimeMs: info.LastModified?.getTime() ?? 0 }
@@ -149,7 +165,7 @@ export const openS3Objects = async (options: S3StoreOptions): Promise<ObjectStor
   async function* pages(under: string, delimiter?: string) {
     let token: string | undefined;
     do {
-      const page = await must('list', () =>
+      const page = await must('list', (o) =>
         client.send(
           new ListObjectsV2Command({
             Bucket: bucket,
@@ -157,6 +173,7 @@ export const openS3Objects = async (options: S3StoreOptions): Promise<ObjectStor
             ContinuationToken: token,
             ...(delimiter ? { Delimiter: delimiter } : {}),
           }),
+          o,
         ),
       );
       yield page;
@@ -183,8 +200,8 @@ export const openS3Objects = async (options: S3StoreOptions): Promise<ObjectStor
     scratch,
     head,
     open: async (key): Promise<OpenedBlob | null> => {
-      const info = await call('head', () =>
-        client.send(new HeadObjectCommand({ Bucket: bucket, Key: prefix + key })),
+      const info = await call('head', (o) =>
+        client.send(new HeadObjectCommand({ Bucket: bucket, Key: prefix + key }), o),
       );
       if (!info) return null;
       const etag = info.ETag ?? `"${info.ContentLength ?? 0}"`;
@@ -194,7 +211,7 @@ export const openS3Objects = async (options: S3StoreOptions): Promise<ObjectStor
         lastModified: info.LastModified ?? new Date(0),
         // If-Match: the bytes are the object the validators describe, or a 404 if it changed.
         read: async (start, end) => {
-          const object = await must('get', () =>
+          const object = await must('get', (o) =>
             client.send(
               new GetObjectCommand({
                 Bucket: bucket,
@@ -202,29 +219,33 @@ export const openS3Objects = async (options: S3StoreOptions): Promise<ObjectStor
                 IfMatch: etag,
                 ...(end >= start ? { Range: `bytes=${start}-${end}` } : {}),
               }),
+              o,
             ),
           );
-          return object.Body as Readable;
+          return watched(object.Body as Readable, limits.silenceMs);
         },
         close: async () => {},
       };
     },
     get: async (key) => {
-      const object = await call('get', () =>
-        client.send(new GetObjectCommand({ Bucket: bucket, Key: prefix + key })),
+      const object = await call('get', (o) =>
+        client.send(new GetObjectCommand({ Bucket: bucket, Key: prefix + key }), o),
       );
       if (!object?.Body) return null;
-      const body = object.Body as { transformToByteArray: () => Promise<Uint8Array> };
-      return Buffer.from(await must('get', () => body.transformToByteArray()));
+      const chunks: Buffer[] = [];
+      for await (const chunk of watched(object.Body as Readable, limits.silenceMs)) {
+        chunks.push(chunk as Buffer);
+      }
+      return Buffer.concat(chunks);
     },
     put,
     putFile: async (key, path) => {
       await put(key, await readFile(path));
       await rm(path, { force: true });
     },
-    upload: async (key, spool) => uploadStream(client, bucket, prefix + key, spool),
+    upload: async (key, spool) => uploadStream(client, send, bucket, prefix + key, spool),
     move: async (from, to) => {
-      await must('copy', () =>
+      await must('copy', (o) =>
         client.send(
           new CopyObjectCommand({
             Bucket: bucket,
@@ -233,11 +254,12 @@ export const openS3Objects = async (options: S3StoreOptions): Promise<ObjectStor
             ContentType: typeOf(to),
             MetadataDirective: 'REPLACE',
           }),
+          o,
         ),
       );
       // The object is stored under `to`: `from` left behind is only the sweep's, never an error.
-      await call('delete', () =>
-        client.send(new DeleteObjectCommand({ Bucket: bucket, Key: prefix + from })),
+      await call('delete', (o) =>
+        client.send(new DeleteObjectCommand({ Bucket: bucket, Key: prefix + from }), o),
       ).catch(() => undefined);
     },
     list,
@@ -253,8 +275,8 @@ export const openS3Objects = async (options: S3StoreOptions): Promise<ObjectStor
       return found;
     },
     remove: async (key) => {
-      await call('delete', () =>
-        client.send(new DeleteObjectCommand({ Bucket: bucket, Key: prefix + key })),
+      await call('delete', (o) =>
+        client.send(new DeleteObjectCommand({ Bucket: bucket, Key: prefix + key }), o),
       );
     },
     removeAll: async (under) => {
@@ -264,12 +286,13 @@ export const openS3Objects = async (options: S3StoreOptions): Promise<ObjectStor
         if (batch.length === 0) return;
         const keys = batch;
         batch = [];
-        await must('delete', () =>
+        await must('delete', (o) =>
           client.send(
             new DeleteObjectsCommand({
               Bucket: bucket,
               Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true },
             }),
+            o,
           ),
         );
       };
@@ -283,8 +306,8 @@ export const openS3Objects = async (options: S3StoreOptions): Promise<ObjectStor
     },
     localPath: () => null,
     check: async () => {
-      await must('list', () =>
-        client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, MaxKeys: 1 })),
+      await must('list', (o) =>
+        client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, MaxKeys: 1 }), o),
       );
     },
     close: async () => {
@@ -295,12 +318,63 @@ export const openS3Objects = async (options: S3StoreOptions): Promise<ObjectStor
 };
 
 /**
+ * A body coming from the bucket, failed (BlobStoreUnavailable) after `silenceMs` without a byte
+ * while its reader waits for one; a reader that is slow itself (a reader's client on a poor
+ * link) is waited for as long as it takes. Any failure of the body is the store's.
+ */
+const watched = (body: Readable, silenceMs: number): Readable => {
+  const out = new PassThrough();
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(
+      () =>
+        body.destroy(
+          new BucketTimeout(
+            `the bucket was silent for ${silenceMs / 1000} s in the middle of a body`,
+          ),
+        ),
+      silenceMs,
+    );
+  };
+  body.on('data', (chunk: Buffer) => {
+    if (out.write(chunk)) return arm();
+    clearTimeout(timer); // the reader's turn: not the bucket's silence
+    body.pause();
+    out.once('drain', () => {
+      arm();
+      body.resume();
+    });
+  });
+  body.once('end', () => {
+    clearTimeout(timer);
+    out.end();
+  });
+  body.once('error', (error) => {
+    clearTimeout(timer);
+    out.destroy(new BlobStoreUnavailable('get', error));
+  });
+  out.once('close', () => {
+    clearTimeout(timer);
+    if (!body.readableEnded) body.destroy();
+  });
+  arm();
+  return out;
+};
+
+/**
  * A writable that streams into a multipart upload: at most PARTS_IN_FLIGHT parts in memory, the
  * rest waits (backpressure reaches the client's socket). It finishes only once the object is
- * complete in the bucket; destroyed, it aborts the upload so no parts are left behind.
+ * complete in the bucket. The first request of the upload that fails (after its retries, within
+ * its budget) fails the stream at once: lib-storage itself says nothing until its other parts
+ * end, and they wait for a body that waits for them (measured: 30 s, then 30 more aborting).
+ * Destroyed, the upload is aborted behind the caller's back (each request bounded), so no parts
+ * are left in the bucket; an abort that fails leaves them to the bucket's lifecycle rule
+ * (docs/deploy.md).
  */
 const uploadStream = (
   client: S3Client,
+  send: ReturnType<typeof boundedSend>,
   bucket: string,
   key: string,
   spoolPath?: string,
@@ -309,8 +383,22 @@ const uploadStream = (
   const spool = spoolPath ? createWriteStream(spoolPath, { flags: 'wx' }) : null;
   const spooled = spool ? finished(spool) : Promise.resolve();
   spooled.catch(() => {});
+  const failed = (error: unknown) =>
+    error instanceof BlobStoreUnavailable ? error : new BlobStoreUnavailable('upload', error);
+  // The upload's requests, each bounded on its own (outside the HTTP request's budget: an upload
+  // lasts as long as its client sends).
+  const parts = new Proxy(client, {
+    get: (target, property, receiver) =>
+      property === 'send'
+        ? (command: Parameters<S3Client['send']>[0]) =>
+            send((o) => target.send(command, o), true).catch((error: unknown) => {
+              if (!stream.destroyed) stream.destroy(failed(error));
+              throw error;
+            })
+        : Reflect.get(target, property, receiver),
+  });
   const upload = new Upload({
-    client,
+    client: parts,
     params: { Bucket: bucket, Key: key, Body: body, ContentType: typeOf(key) },
     partSize: PART_SIZE,
     queueSize: PARTS_IN_FLIGHT,
@@ -322,13 +410,8 @@ const uploadStream = (
       // On to the bucket and the spool both; the next chunk waits for whichever is slower.
       const waits: Promise<unknown>[] = [];
       // (the body fails only because the upload did: that is the store's failure)
-      if (!body.write(chunk)) {
-        waits.push(
-          once(body, 'drain').catch((error: unknown) => {
-            throw new BlobStoreUnavailable('upload', error);
-          }),
-        );
-      }
+      if (!body.write(chunk))
+        waits.push(once(body, 'drain').catch((error) => Promise.reject(failed(error))));
       if (spool && !spool.write(chunk)) waits.push(once(spool, 'drain'));
       if (waits.length === 0) return callback();
       Promise.all(waits).then(() => callback(), callback);
@@ -336,12 +419,10 @@ const uploadStream = (
     final(callback) {
       body.end();
       spool?.end();
-      Promise.all([
-        done.catch((error: unknown) => {
-          throw new BlobStoreUnavailable('upload', error);
-        }),
-        spooled,
-      ]).then(() => callback(), callback);
+      Promise.all([done.catch((error: unknown) => Promise.reject(failed(error))), spooled]).then(
+        () => callback(),
+        callback,
+      );
     },
     destroy(error, callback) {
       if (error || !stream.writableFinished) {
@@ -352,10 +433,9 @@ const uploadStream = (
       callback(error);
     },
   });
-  // The store failing mid-upload stops reading from `body`: the writer would wait forever for
-  // a drain. Fail the stream now instead.
+  // The upload failing by itself (a part refused as malformed, say) fails the stream too.
   done.catch((error: unknown) => {
-    if (!stream.destroyed) stream.destroy(new BlobStoreUnavailable('upload', error));
+    if (!stream.destroyed) stream.destroy(failed(error));
   });
   return stream;
 };

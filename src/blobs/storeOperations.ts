@@ -156,6 +156,9 @@ export const blobStoreOn = (objects: ObjectStore): BlobStore => {
           );
           await rm(folder, { recursive: true, force: true }); // published
         },
+        adopt: (position, files) => {
+          for (const file of files) published.add(pageKey(versionId, position, file));
+        },
         writeFile: async (relative, content) => {
           const key = `${versionKey(versionId)}/${relative}`;
           await objects.put(key, content);

@@ -3,10 +3,12 @@
 // (AWS_REGION, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, profiles).
 import type { Command } from 'commander';
 import { CliError, EXIT } from '../../packages/cli/src/client/cliErrors.ts';
+import { DEFAULT_BUCKET_TIMEOUT_S } from '../blobs/bucketLimits.ts';
 import type { BlobOptions } from '../blobs/openBlobStore.ts';
 import { parseS3Url } from '../blobs/s3Url.ts';
+import { flagInteger } from './flagInteger.ts';
 
-export type BlobFlags = Omit<BlobOptions, 'dataDir'>;
+export type BlobFlags = Omit<BlobOptions, 'dataDir' | 's3Timeout'> & { s3Timeout?: string };
 
 export const withBlobOptions = (command: Command) =>
   command
@@ -16,10 +18,21 @@ export const withBlobOptions = (command: Command) =>
       '--s3-endpoint <url>',
       "the bucket's endpoint, for stores other than AWS (default: $AWS_ENDPOINT_URL_S3)",
     )
+    .option('--s3-path-style', 'address the bucket in the path, not the host name (MinIO, Ceph...)')
     .option(
-      '--s3-path-style',
-      'address the bucket in the path, not the host name (MinIO, Ceph...)',
+      '--s3-timeout <seconds>',
+      `seconds the bucket may take to connect, to free a connection, or stay silent mid-request; 1.6 times it for a request with its retries (default ${DEFAULT_BUCKET_TIMEOUT_S}, 1 to 60)`,
     );
+
+/** The blob options the flags ask for (--s3-timeout read as a number). */
+export const blobOptionsOf = <F extends BlobFlags>(
+  flags: F,
+): Omit<F, 's3Timeout'> & { s3Timeout?: number } => {
+  const { s3Timeout, ...rest } = flags;
+  return s3Timeout === undefined
+    ? rest
+    : { ...rest, s3Timeout: flagInteger('--s3-timeout', s3Timeout, 1, 60) };
+};
 
 /** Refuses impossible combinations before anything starts. */
 export const checkBlobFlags = (flags: BlobFlags, s3Elsewhere = false) => {
@@ -39,9 +52,17 @@ export const checkBlobFlags = (flags: BlobFlags, s3Elsewhere = false) => {
       `--s3-endpoint must be an http(s) URL, got "${flags.s3Endpoint}"`,
     );
   }
-  if (!flags.blobUrl && !s3Elsewhere && (flags.s3Endpoint || flags.s3PathStyle)) {
-    throw new CliError(EXIT.usage, '--s3-endpoint and --s3-path-style need --blob-url s3://...');
+  if (
+    !flags.blobUrl &&
+    !s3Elsewhere &&
+    (flags.s3Endpoint || flags.s3PathStyle || flags.s3Timeout)
+  ) {
+    throw new CliError(
+      EXIT.usage,
+      '--s3-endpoint, --s3-path-style and --s3-timeout need --blob-url s3://...',
+    );
   }
+  if (flags.s3Timeout !== undefined) flagInteger('--s3-timeout', flags.s3Timeout, 1, 60);
 };
 
 /**

@@ -13,6 +13,7 @@ import {
 } from 'node:http';
 import type { Duplex } from 'node:stream';
 import polka from 'polka';
+import { withBucketBudget } from '../blobs/boundedSend.ts';
 import {
   AppError,
   BlobStoreUnavailable,
@@ -186,10 +187,14 @@ export const createHttpServer = (
       const target = URL.parse(req.url);
       req.url = target ? `${target.pathname}${target.search}` : '/';
     }
+    // The request's time on the bucket is bounded as its database time is (a bucket's own
+    // limits say how much: src/blobs/boundedSend.ts).
     const handle = () =>
-      before(req, res).then(
-        () => app.handler(req, res),
-        (error) => fail(req, res, error),
+      withBucketBudget(() =>
+        before(req, res).then(
+          () => app.handler(req, res),
+          (error) => fail(req, res, error),
+        ),
       );
     if (databaseBudgetMs === undefined) handle();
     else withDatabaseBudget(databaseBudgetMs, handle);

@@ -121,11 +121,13 @@ export const receiveUpload = (
         return;
       }
       // Listen at once: busboy may fail this stream (a body cut short) before we have a file to
-      // pipe it into, and an 'error' with no listener would crash the process. A full disk
-      // reaches this stream too (the pipeline below destroys it with the write's error).
+      // pipe it into, and an 'error' with no listener would crash the process. A full disk and
+      // a failed store reach this stream too (the pipeline below destroys it with the write's
+      // error): they are what happened, not a malformed body (the store's failure was a 400
+      // "Malformed multipart body: The file store is unavailable").
       stream.on('error', (error) =>
         fail(
-          isOutOfSpace(error)
+          isOutOfSpace(error) || error instanceof AppError
             ? error
             : new InvalidInput(`Malformed multipart body: ${error.message}`),
         ),

@@ -60,6 +60,11 @@ export type RenderOptions = {
   onPage?: (page: RenderedPage) => void;
   /** called with each page's text once it is extracted, while the pages still render */
   onText?: (texts: string[]) => void;
+  /**
+   * pages an earlier attempt rendered and stored: not rendered again (nor passed to onPage), but
+   * in the result with their sizes and text, so a render cut short resumes where it stopped
+   */
+  rendered?: ReadonlySet<number>;
 };
 
 export type RenderedPage = {
@@ -207,11 +212,27 @@ export const renderPdf = async (
     };
   };
 
+  const rendered = options.rendered ?? new Set<number>();
+  for (const size of geometry) {
+    if (!rendered.has(size.position)) continue;
+    const sized = size.width > 0 && size.height > 0;
+    pages.set(size.position, {
+      position: size.position,
+      width: sized ? size.width : FALLBACK_PAGE.width,
+      height: sized ? size.height : FALLBACK_PAGE.height,
+      files: filesOf(outDir, size.position),
+      text: '',
+    });
+  }
+
   let failure: unknown = null;
   // Page 1 goes before every other document's pages: the reader shows it while the rest renders.
   const priority = (task: Task) => (task.kind === 'pages' && task.last === 1 ? 'first' : 'normal');
   await runTasks(
-    planTasks(geometry, options.renditions),
+    planTasks(
+      geometry.filter((size) => !rendered.has(size.position)),
+      options.renditions,
+    ),
     options.slots.job(),
     start,
     priority,

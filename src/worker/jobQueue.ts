@@ -16,6 +16,9 @@ export type Job = {
   /** the upload's story (docs/audit.md); null for jobs queued before the audit trail */
   correlation_id: string | null;
   causation_id: string | null;
+  /** attempts the file store failed before this one, and since when (./deferrals.ts) */
+  store_failures: number;
+  store_failing_since: Date | null;
 };
 
 export const claimJob = async (db: Db, owner: string, leaseMs: number): Promise<Job | null> => {
@@ -30,7 +33,7 @@ export const claimJob = async (db: Db, owner: string, leaseMs: number): Promise<
            WHERE e.flipbook_id = j.flipbook_id AND ev.number < v.number)
        ORDER BY j.enqueued_at LIMIT 1 FOR UPDATE OF j SKIP LOCKED)
      RETURNING version_id, flipbook_id, workspace_id, checksum, attempts, correlation_id,
-       causation_id`,
+       causation_id, store_failures, store_failing_since`,
     [owner, leaseMs],
   );
   return rows[0] ?? null;
@@ -63,6 +66,21 @@ export const deferJob = (db: Db, job: Job, owner: string, delayMs: number) =>
     `UPDATE jobs SET lease_owner = NULL,
        lease_until = now() + make_interval(secs => $3::float8 / 1000),
        attempts = greatest(attempts - 1, 0)
+     WHERE version_id = $1 AND lease_owner = $2`,
+    [job.version_id, owner, delayMs],
+  );
+
+/**
+ * Hands a job back after the file store failed it: tried again after `delayMs`, and counted as
+ * a store failure (./deferrals.ts), not among the attempts a killed process leaves.
+ */
+export const deferJobForStore = (db: Db, job: Job, owner: string, delayMs: number) =>
+  db.query(
+    `UPDATE jobs SET lease_owner = NULL,
+       lease_until = now() + make_interval(secs => $3::float8 / 1000),
+       attempts = greatest(attempts - 1, 0),
+       store_failures = store_failures + 1,
+       store_failing_since = coalesce(store_failing_since, now())
      WHERE version_id = $1 AND lease_owner = $2`,
     [job.version_id, owner, delayMs],
   );

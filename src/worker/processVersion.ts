@@ -2,10 +2,12 @@
 // Pages become available as they finish: the version renders straight into its final directory
 // and ready pages are recorded in batches (VersionPagesRendered), so a reader can show the start
 // of a long document while the rest renders.
-// Never throws for a bad document: that outcome is an event. A full disk is 'deferred': the
-// attempt's files go and the job is tried again later. It throws only when the store fails, and
-// then the job's lease runs out and another attempt follows.
+// Never throws for a bad document: that outcome is an event. A full disk is 'deferred', a failed
+// file store 'store-deferred' (./deferrals.ts says which is which and how each counts): the
+// attempt's unpublished files go, its published pages stay, and the next attempt resumes after
+// them. It throws only when the database fails, and then the job is handed back.
 import { randomUUID } from 'node:crypto';
+import { listPages } from '../../projections/pages.ts';
 import { endFill, queueFill } from '../../projections/renditionFills.ts';
 import { versionStatusById } from '../../projections/versions.ts';
 import type { Clock } from '../app/clock.ts';
@@ -16,10 +18,10 @@ import type { PageSize } from '../domain/flipbook/flipbook.ts';
 import type { Logger } from '../log.ts';
 import { renderSecondsPerPage } from '../metrics.ts';
 import { type DocumentStructure, readDocumentStructure } from '../pdf/documentStructure.ts';
-import { storageProblem } from '../pdf/renderFailure.ts';
 import { RenderFailure, type RenderOptions, renderPdf } from '../pdf/renderPdf.ts';
 import type { Store } from '../store/store.ts';
 import { isDatabaseUnavailable } from '../store/unavailable.ts';
+import { deferralOf, STORE_ATTEMPTS, storeGaveUp } from './deferrals.ts';
 import { laterRenditions } from './fillRenditions.ts';
 import type { Job } from './jobQueue.ts';
 
@@ -36,7 +38,7 @@ export type ProcessDeps = {
   clock: Clock;
 };
 
-export type Outcome = 'done' | 'error' | 'cancelled' | 'deferred';
+export type Outcome = 'done' | 'error' | 'cancelled' | 'deferred' | 'store-deferred';
 
 export const processVersion = async (
   deps: ProcessDeps,
@@ -90,6 +92,32 @@ export const processVersion = async (
     command({ type: 'RecordRenderedPages', data: { versionId, pages, now: deps.clock.now() } }),
   );
 
+  /**
+   * A failure that puts the job off (./deferrals.ts): the store's counts, and its last allowed
+   * one fails the version in words; null when the failure is not one.
+   */
+  const putOff = async (error: unknown): Promise<Outcome | null> => {
+    const deferral = deferralOf(error);
+    if (!deferral) return null;
+    if (deferral.cause === 'disk') {
+      log.warn({ versionId, reason: deferral.reason }, 'processing deferred: storage failed');
+      return 'deferred';
+    }
+    const failures = job.store_failures + 1;
+    if (failures < STORE_ATTEMPTS) {
+      log.warn(
+        { versionId, reason: deferral.reason, storeFailures: failures },
+        'processing deferred: the file store failed',
+      );
+      return 'store-deferred';
+    }
+    const reason = storeGaveUp(failures, job.store_failing_since, deps.clock.now());
+    log.error({ versionId, cause: deferral.reason }, reason);
+    await blobs.removePages(versionId).catch(() => {}); // the sweep's if the store is still away
+    await command({ type: 'FailProcessing', data: { versionId, reason, now: deps.clock.now() } });
+    return 'error';
+  };
+
   const started = performance.now();
   // The original as a local file (a bucket's is fetched first), and where this attempt renders.
   let original: Awaited<ReturnType<BlobStore['localOriginal']>>;
@@ -109,10 +137,9 @@ export const processVersion = async (
     }
     // The database away is no storage failure (no 60 s deferral): the lane hands the job back.
     if (isDatabaseUnavailable(error)) throw error;
-    const storage = storageProblem(error);
-    if (!storage) throw error;
-    log.warn({ versionId, reason: storage.message }, 'processing deferred: storage failed');
-    return 'deferred';
+    const deferred = await putOff(error);
+    if (!deferred) throw error;
+    return deferred;
   }
   // Pages go out (to a bucket) while the next ones render; each is recorded once it is out.
   const publishing = new Set<Promise<void>>();
@@ -172,6 +199,16 @@ export const processVersion = async (
   };
   let pageCount = 0;
   try {
+    // Pages an earlier attempt stored and recorded (a render the store cut short): kept as they
+    // are, with their ids, and not rendered again.
+    const earlier = await listPages(store.db, versionId);
+    for (const page of earlier) {
+      pageIds.set(page.position, page.page_id);
+      target.adopt(
+        page.position,
+        deps.render.renditions.map((rendition) => `${rendition}.jpg` as const),
+      );
+    }
     const result = await renderPdf(original.path, target.dir, {
       ...deps.render,
       signal: AbortSignal.any([signal, stopRender.signal]),
@@ -190,6 +227,7 @@ export const processVersion = async (
         });
       },
       onPage: publish,
+      rendered: new Set(earlier.map((page) => page.position)),
     });
     await published();
     await progress.finish();
@@ -252,6 +290,10 @@ export const processVersion = async (
     await Promise.all(publishing);
     // A page that could not be stored stopped the render: that, not the stop, is what happened.
     const error = publishFailure ?? thrown;
+    // Pages published and not yet recorded are recorded now (the database may be fine when the
+    // store is not): the next attempt resumes after them.
+    if (!signal.aborted && deferralOf(error)?.cause === 'store')
+      await progress.flush().catch(() => {});
     await progress.finish().catch(() => {});
     if (signal.aborted) {
       // Lost the lease or stopping: only this attempt's files go; another may be under way.
@@ -265,8 +307,7 @@ export const processVersion = async (
     }
     // The database away is no storage failure (no 60 s deferral): the lane hands the job back.
     if (isDatabaseUnavailable(error)) throw error;
-    const storage = storageProblem(error);
-    if (storage) {
+    if (deferralOf(error)) {
       await target.abandon().catch(() => {});
       // Its files vanished because the version was deleted (and we were not told in time):
       // nothing to try again.
@@ -274,8 +315,7 @@ export const processVersion = async (
         await blobs.removePages(versionId);
         return 'cancelled';
       }
-      log.warn({ versionId, reason: storage.message }, 'processing deferred: storage failed');
-      return 'deferred';
+      return (await putOff(error)) as Outcome;
     }
     if (error instanceof RenderFailure) {
       log.info({ versionId, reason: error.message }, 'version failed');
@@ -315,6 +355,11 @@ const progressRecorder = (record: (pages: PageSize[]) => Promise<unknown>) => {
     add: (page: PageSize) => {
       pending.push(page);
       timer ??= setTimeout(flush, PROGRESS_EVERY_MS);
+    },
+    /** records the pages pending now, and waits for every batch */
+    flush: async () => {
+      if (timer) clearTimeout(timer);
+      await flush();
     },
     /** waits for recorded batches; pages still pending are left to the final event */
     finish: async () => {

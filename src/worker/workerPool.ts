@@ -5,8 +5,16 @@ import { hostname } from 'node:os';
 import type { Pool, PoolClient } from 'pg';
 import type { Logger } from '../log.ts';
 import { isDatabaseUnavailable } from '../store/unavailable.ts';
+import { DEFAULT_STORE_RETRY_MS, storeRetryDelayMs } from './deferrals.ts';
 import { laterRenditions, startFills } from './fillRenditions.ts';
-import { claimJob, deferJob, type Job, releaseJob, renewLease } from './jobQueue.ts';
+import {
+  claimJob,
+  deferJob,
+  deferJobForStore,
+  type Job,
+  releaseJob,
+  renewLease,
+} from './jobQueue.ts';
 import { type ProcessDeps, processVersion } from './processVersion.ts';
 
 export type WorkerOptions = {
@@ -15,12 +23,15 @@ export type WorkerOptions = {
   pollMs: number;
   /** how long a job whose disk was full waits before it is tried again */
   retryMs: number;
+  /** the first pause after the file store failed a job, doubling after each (./deferrals.ts) */
+  storeRetryMs: number;
 };
 
 export const DEFAULT_WORKER_OPTIONS: Omit<WorkerOptions, 'lanes'> = {
   leaseMs: 60_000,
   pollMs: 2_000,
   retryMs: 60_000,
+  storeRetryMs: DEFAULT_STORE_RETRY_MS,
 };
 
 /**
@@ -38,8 +49,8 @@ export const stopJobOf = (error: unknown): string | null => {
 
 /**
  * Options for `lanes` lanes. FLIPBOOK_LEASE_MS shortens the lease, so tests see a killed worker's
- * job taken over in seconds instead of a minute, and FLIPBOOK_RETRY_MS the wait after a full
- * disk; unset or invalid (under a second, or over an hour: timers past 2^31 ms fire at once)
+ * job taken over in seconds instead of a minute, FLIPBOOK_RETRY_MS the wait after a full disk,
+ * and FLIPBOOK_STORE_RETRY_MS the first wait after a failed file store; unset or invalid (under a second, or over an hour: timers past 2^31 ms fire at once)
  * means the default.
  */
 export const workerOptions = (lanes: number): WorkerOptions => {
@@ -51,6 +62,7 @@ export const workerOptions = (lanes: number): WorkerOptions => {
     ...DEFAULT_WORKER_OPTIONS,
     leaseMs: fromEnv('FLIPBOOK_LEASE_MS', DEFAULT_WORKER_OPTIONS.leaseMs),
     retryMs: fromEnv('FLIPBOOK_RETRY_MS', DEFAULT_WORKER_OPTIONS.retryMs),
+    storeRetryMs: fromEnv('FLIPBOOK_STORE_RETRY_MS', DEFAULT_WORKER_OPTIONS.storeRetryMs),
     lanes,
   };
 };
@@ -87,6 +99,9 @@ export const startWorkers = (deps: ProcessDeps, options: WorkerOptions): WorkerP
         if (stopping.signal.aborted) await releaseJob(deps.store.db, job, owner);
       } else if (outcome === 'deferred') {
         await deferJob(deps.store.db, job, owner, options.retryMs);
+      } else if (outcome === 'store-deferred') {
+        const delayMs = storeRetryDelayMs(job.store_failures + 1, options.storeRetryMs);
+        await deferJobForStore(deps.store.db, job, owner, delayMs);
       }
     } finally {
       clearInterval(heartbeat);

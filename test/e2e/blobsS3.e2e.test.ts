@@ -741,8 +741,9 @@ describe('a bucket that stops answering (frozen, not gone)', () => {
     expectError(original, 503);
     expectError(upload, 503);
     expect(upload.headers.get('retry-after')).toBe('5');
-    // 5 s to connect (the proxy accepts at once), 10 s of silence, three tries: well under a minute
-    expect(Date.now() - started).toBeLessThan(60_000);
+    // an operation's retries within 8 s, a request's operations within the same 8 s
+    // (docs/deploy.md, "A bucket that stalls")
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect((await fetch(`${fx.daemon.url}/healthz`)).status).toBe(200);
     expect(fx.daemon.logs()).toContain('the blob store failed');
     expect(fx.daemon.logs()).not.toContain('[WARN]'); // the SDK's words are in the JSON log

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { CliError, EXIT } from '../../../packages/cli/src/client/cliErrors.ts';
 import { printJson } from '../../../packages/cli/src/output.ts';
-import { type BlobFlags, checkBlobFlags, withBlobOptions } from '../blobOptions.ts';
+import { type BlobFlags, blobOptionsOf, checkBlobFlags, withBlobOptions } from '../blobOptions.ts';
 import { adminNow, type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
@@ -28,7 +28,7 @@ export const registerBlobs = (program: Command) => {
     const { sweepBlobs } = await import('../../blobs/sweep.ts');
     const { default: pino } = await import('pino');
     checkBlobFlags(flags);
-    const store = await openCheckedBlobStore(flags).catch((error: Error) => {
+    const store = await openCheckedBlobStore(blobOptionsOf(flags)).catch((error: Error) => {
       throw new CliError(EXIT.failure, error.message);
     });
     try {
@@ -89,6 +89,7 @@ export const registerBlobs = (program: Command) => {
           blobUrl: flags.to,
           ...(flags.s3Endpoint ? { s3Endpoint: flags.s3Endpoint } : {}),
           s3PathStyle: flags.s3PathStyle ?? false,
+          ...(blobOptionsOf(flags).s3Timeout ? { s3Timeout: blobOptionsOf(flags).s3Timeout } : {}),
         }
       : { blobDir: flags.to };
     if (/^[a-z0-9]+:\/\//i.test(flags.to) && !flags.to.startsWith('s3://')) {
@@ -97,7 +98,7 @@ export const registerBlobs = (program: Command) => {
         `--to must be s3://BUCKET[/PREFIX] or a directory, got "${flags.to}"`,
       );
     }
-    const from = await openCheckedBlobStore(flags).catch((error: Error) => {
+    const from = await openCheckedBlobStore(blobOptionsOf(flags)).catch((error: Error) => {
       throw new CliError(EXIT.failure, error.message);
     });
     const to = await openCheckedBlobStore({

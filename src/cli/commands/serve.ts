@@ -4,6 +4,7 @@ import { DEFAULT_RATE_LIMIT } from '../../http/rateLimit.ts';
 import { defaultLanes, defaultRenderProcesses } from '../../worker/lanes.ts';
 import {
   type BlobFlags,
+  blobOptionsOf,
   checkBlobFlags,
   checkBlobPublicUrl,
   withBlobOptions,
@@ -123,7 +124,7 @@ export const registerServe = (program: Command) => {
         throw new CliError(EXIT.usage, '--geoip-file: name a MaxMind DB file');
       }
       await runDaemon({
-        ...flags,
+        ...blobOptionsOf(flags),
         port,
         rateLimit,
         workers,

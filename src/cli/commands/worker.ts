@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { CliError, EXIT } from '../../../packages/cli/src/client/cliErrors.ts';
 import { defaultLanes, defaultRenderProcesses } from '../../worker/lanes.ts';
-import { type BlobFlags, checkBlobFlags, withBlobOptions } from '../blobOptions.ts';
+import { type BlobFlags, blobOptionsOf, checkBlobFlags, withBlobOptions } from '../blobOptions.ts';
 import { flagInteger } from '../flagInteger.ts';
 import { limitsOf, type StoreFlags, withStoreOptions } from '../storeOptions.ts';
 
@@ -41,7 +41,7 @@ export const registerWorker = (program: Command) => {
       limits: limitsOf(flags),
       startupPatienceMs: 30_000,
     });
-    const blobs = await openCheckedBlobStore(flags).catch(async (error: Error) => {
+    const blobs = await openCheckedBlobStore(blobOptionsOf(flags)).catch(async (error: Error) => {
       await store.close();
       throw new CliError(EXIT.failure, error.message);
     });

@@ -1,0 +1,142 @@
+// What a client hears from a daemon whose bucket fails under it: one daemon, its bucket behind
+// the fault-injecting proxy (test/support/faultyProxy.ts) in front of the run's s3rver. A store
+// failing in the middle of an upload's body is a 503 with Retry-After within 10 s, while the
+// body still comes (measured before: a frozen bucket, `400 Malformed multipart body: The file
+// store is unavailable` after 60.3 s; a bucket answering 500, a 400 in 0.9 s), so `flipbook
+// publish` asks again; a read of a file while the bucket is frozen is a 503 within the same
+// bound (before: after 30 s). The in-process side of these bounds: test/int/bucketFaults.int.test.ts.
+import { type IncomingMessage, request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type ApiFixture, startApi } from '../support/apiFixture.ts';
+import {
+  client,
+  createFlipbook,
+  type Json,
+  multipartEnvelope,
+  pdf,
+  SMALL_PDF,
+  send,
+} from '../support/apiHelpers.ts';
+import { type FaultMode, type FaultyProxy, startFaultyProxy } from '../support/faultyProxy.ts';
+import { freshBucket } from '../support/s3Server.ts';
+
+const MiB = 1024 * 1024;
+
+let proxy: FaultyProxy;
+let fx: ApiFixture;
+
+beforeAll(async () => {
+  proxy = await startFaultyProxy(inject('s3Endpoint'));
+  const { bucket } = await freshBucket(inject('s3Endpoint'));
+  fx = await startApi('postgres', [
+    '--blob-url',
+    `s3://${bucket}`,
+    '--s3-endpoint',
+    proxy.endpoint,
+    '--s3-path-style',
+    '--rate-limit',
+    '0',
+  ]);
+}, 60_000);
+afterAll(async () => {
+  proxy?.set({ kind: 'pass' });
+  await fx?.stop();
+  await proxy?.close();
+});
+
+/**
+ * POSTs a 64 MiB upload whose body keeps coming at the client's pace; once 12 MiB are sent (two
+ * parts stored) the bucket turns `fault`. Answers the status, headers and body, the seconds from
+ * the fault to the answer, and how much of the body had gone by then.
+ */
+const uploadThenFault = (fault: FaultMode) =>
+  new Promise<{
+    status: number;
+    headers: IncomingMessage['headers'];
+    body: Json;
+    seconds: number;
+    sentMiB: number;
+  }>((resolve, reject) => {
+    const size = 64 * MiB;
+    const envelope = multipartEnvelope({}, 'big.pdf');
+    const req = request(`${fx.api}/flipbooks`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${fx.key}`,
+        'content-type': envelope.contentType,
+        'content-length': String(envelope.head.length + size + envelope.tail.length),
+        'idempotency-key': crypto.randomUUID(),
+      },
+    });
+    let sent = 0;
+    let faultAt = 0;
+    let answered = false;
+    const piece = Buffer.alloc(256 * 1024, 0x20);
+    piece.write('%PDF-1.4\n');
+    req.on('error', (error) => {
+      if (!answered) reject(error);
+    });
+    req.once('response', async (res) => {
+      answered = true;
+      const seconds = (performance.now() - faultAt) / 1000;
+      let text = '';
+      for await (const chunk of res) text += chunk;
+      req.destroy();
+      resolve({
+        status: res.statusCode ?? 0,
+        headers: res.headers,
+        body: JSON.parse(text) as Json,
+        seconds,
+        sentMiB: sent / MiB,
+      });
+    });
+    req.write(envelope.head);
+    // The body at a steady pace, as a client on a real link sends it (50 MiB/s).
+    const pump = () => {
+      if (answered || req.destroyed) return;
+      if (sent >= size) return void req.end(envelope.tail);
+      if (sent >= 12 * MiB && !faultAt) {
+        proxy.set(fault);
+        faultAt = performance.now();
+      }
+      sent += piece.length;
+      if (req.write(piece)) setTimeout(pump, 5);
+      else req.once('drain', pump);
+    };
+    pump();
+  });
+
+describe('a bucket failing in the middle of an upload', () => {
+  it('is a 503 with Retry-After within 10 s, not a 400 after 60 s (frozen)', async () => {
+    const answer = await uploadThenFault({ kind: 'freeze' });
+    proxy.set({ kind: 'pass' });
+    expect(answer.status).toBe(503);
+    expect(answer.body).toEqual({ error: 'The file store is unavailable; try again later' });
+    expect(answer.headers['retry-after']).toBe('5');
+    expect(answer.headers.connection).toBe('close');
+    expect(answer.seconds).toBeLessThan(10);
+    expect(answer.sentMiB).toBeLessThan(64); // answered while the body still came
+  }, 60_000);
+
+  it('is a 503, not a 400, when the bucket answers 500', async () => {
+    const answer = await uploadThenFault({ kind: 'fail', percent: 100 });
+    proxy.set({ kind: 'pass' });
+    expect(answer.status).toBe(503);
+    expect(answer.headers['retry-after']).toBe('5');
+    expect(answer.seconds).toBeLessThan(10);
+  }, 60_000);
+
+  it('takes uploads again once the bucket is back, and answers reads while frozen within 10 s', async () => {
+    const c = client(fx.api, fx.key);
+    const stored = await createFlipbook(c, {}, pdf(SMALL_PDF));
+    proxy.set({ kind: 'freeze' });
+    const started = performance.now();
+    const original = await send(`${fx.daemon.url}/files/originals/${stored.versionId}`);
+    const seconds = (performance.now() - started) / 1000;
+    proxy.set({ kind: 'pass' });
+    expect(original.status).toBe(503);
+    expect(original.headers.get('retry-after')).toBe('5');
+    expect(seconds).toBeLessThan(10);
+    expect((await send(`${fx.daemon.url}/files/originals/${stored.versionId}`)).status).toBe(200);
+  }, 60_000);
+});
