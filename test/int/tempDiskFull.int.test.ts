@@ -300,7 +300,7 @@ describe('a full TMPDIR (a 2 MB tmpfs of 128 inodes, filled)', () => {
     fill();
     const workers = startWorkers(
       { store, blobs, log, render, clock },
-      { lanes: 1, leaseMs: 20_000, pollMs: 100, retryMs: 1000 },
+      { lanes: 1, leaseMs: 20_000, pollMs: 100, retryMs: 1000, storeRetryMs: 1000 },
     );
     try {
       const deferred = await waitFor('the render to meet the full disk', async () => {
