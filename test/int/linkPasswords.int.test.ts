@@ -119,8 +119,8 @@ describe.each(STORE_KINDS)('share link passwords (%s store)', (kind) => {
     const spread = await links.create({ label: 'Lee', password: RIGHT });
     const spreadToken = tokenOf(spread.url);
     let wrong = 0;
-    for (let n = 0; wrong < THROTTLE.perLink; n++) {
-      for (let i = 0; i < THROTTLE.perAccount && wrong < THROTTLE.perLink; i++) {
+    for (let n = 0; wrong < THROTTLE.fromAllAddresses; n++) {
+      for (let i = 0; i < THROTTLE.perAccount && wrong < THROTTLE.fromAllAddresses; i++) {
         expect(await attempt(spreadToken, `guess ${i}`, `192.0.2.${n}`)).toBe('wrong');
         wrong++;
       }

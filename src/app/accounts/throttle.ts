@@ -8,11 +8,18 @@
 // of them was counted yet (an argon2 run takes tens of milliseconds). Counted first, the n-th
 // attempt sees at least n rows, whatever the order the database runs them in.
 //
-// A share link's password is counted per (link, address), per link and per address, and a right
-// one clears nothing (issue 40): a right password used to clear the link's count, so a guesser
-// whose recipient typed it between tries had 24 guesses checked in 5 s against the documented 5 in
-// 15 minutes. Counted per (link, address), one guesser cannot lock the recipient out either; the
-// link's own ceiling bounds guesses from many addresses together.
+// Wrong tries are counted per (account, address), per account from all addresses together and
+// per address (issue 40). A right secret used to clear the account's count: with the recipient
+// typing a link's password between tries a guesser had 24 guesses checked in 5 s against the
+// documented 5 in 15 minutes, and with a person signing in between them one address had 30
+// wrong passwords checked, many addresses no bound at all; and a guesser anywhere locked the
+// person out after 5. Now one guesser cannot lock anyone out (only many addresses together can,
+// for the window), and no one's right secret clears a guesser's count:
+// - a link's right password clears nothing (it is simply not counted): a recipient types it once,
+//   the grant does the rest;
+// - a person's clears only its own (account, address) pair, the one that just proved itself, so
+//   their own typos do not pile up over a day of sign-ins. A guesser behind the same address
+//   (an office's) is still held by the address's and the account's counts, never cleared.
 import { randomUUID } from 'node:crypto';
 import {
   clearFailures,
@@ -26,10 +33,16 @@ import { AppError } from '../../domain/errors.ts';
 import type { Store } from '../../store/store.ts';
 
 /**
- * Wrong attempts allowed in the window: per account and per client address; for a share link,
- * `perAccount` per (link, address) and `perLink` from every address together.
+ * Wrong attempts allowed in the window: `perAccount` at an account (a person, a share link) from
+ * one address, `fromAllAddresses` at it from every address together, `perAddress` from one
+ * address at every account of its pool.
  */
-export const THROTTLE = { windowMs: 15 * 60_000, perAccount: 5, perAddress: 30, perLink: 50 };
+export const THROTTLE = {
+  windowMs: 15 * 60_000,
+  perAccount: 5,
+  fromAllAddresses: 50,
+  perAddress: 30,
+};
 
 export class TooManyAttempts extends AppError {
   override name = 'TooManyAttempts';
@@ -68,18 +81,18 @@ export const linkAccount = (linkId: string) => `link:${linkId}`;
 const addressSubject = ({ address, pool }: Attempt) =>
   address ? (pool === 'links' ? `link-ip:${senderKey(address)}` : `ip:${address}`) : null;
 
+/** An account's tries from one address (an IPv6 address's /64, as for links' addresses). */
+const pairOf = (account: string, address: string | null) =>
+  `${account}@${address ? senderKey(address) : '-'}`;
+
 /** The counts an attempt goes to, each with the wrong attempts it allows in the window. */
 const subjectsOf = (attempt: Attempt): [subject: string, allowed: number][] => {
   const address = addressSubject(attempt);
   const byAddress: [string, number][] = address ? [[address, THROTTLE.perAddress]] : [];
   if (attempt.account === null) return byAddress;
-  if (attempt.pool !== 'links') return [[attempt.account, THROTTLE.perAccount], ...byAddress];
   return [
-    [
-      `${attempt.account}@${attempt.address ? senderKey(attempt.address) : '-'}`,
-      THROTTLE.perAccount,
-    ],
-    [attempt.account, THROTTLE.perLink],
+    [pairOf(attempt.account, attempt.address), THROTTLE.perAccount],
+    [attempt.account, THROTTLE.fromAllAddresses],
     ...byAddress,
   ];
 };
@@ -110,13 +123,12 @@ export const claimAttempt = async (store: Store, attempt: Attempt, now: Date): P
     await pruneFailures(store.db, new Date(now.getTime() - THROTTLE.windowMs));
   }
   return {
-    // A right secret takes its attempt back. A person's sign-in also clears the account's count
-    // (not the address's: it may be shared); a link's password clears nothing, its wrong tries
-    // being counted per address.
+    // A right secret takes its attempt back. A person's also clears their (account, address)
+    // pair, and nothing else: see the top of the file.
     right: async () => {
       await releaseAttempt(store.db, id);
       if (attempt.account !== null && attempt.pool !== 'links') {
-        await clearFailures(store.db, attempt.account);
+        await clearFailures(store.db, pairOf(attempt.account, attempt.address));
       }
     },
   };
