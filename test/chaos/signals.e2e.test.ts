@@ -4,12 +4,14 @@
 // (a new daemon then starts and serves the data), and leaves it running while another process
 // still uses it. Found by the probe of issue 40: SIGHUP ended the daemon at once, and its
 // server ran on with nobody to stop it.
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { client, expectJson } from '../support/apiHelpers.ts';
-import { type Daemon, flipbook, startDaemon } from '../support/cli.ts';
+import { type Daemon, FLIPBOOK, flipbook, NODE, startDaemon } from '../support/cli.ts';
 import { tempDataDir } from '../support/databases.ts';
+import { S3_ENV } from '../support/s3Env.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { startWorker, stopWorkers } from '../support/workers.ts';
 
@@ -80,10 +82,14 @@ const daemon = async (dataDir: string) => {
   return started;
 };
 
+/** daemons not our children (started on a terminal), killed after the test should it fail */
+const strays: number[] = [];
+
 afterEach(async () => {
   for (const d of daemons.splice(0)) {
     if (d.process.exitCode === null && d.process.signalCode === null) d.process.kill('SIGKILL');
   }
+  for (const pid of strays.splice(0)) if (running(pid)) process.kill(pid, 'SIGKILL');
   await stopWorkers();
   // Servers still running are stopped by the run's teardown (strayServers.ts), and said.
 });
@@ -107,6 +113,55 @@ describe('signals to a daemon on the embedded store', () => {
     expect(await exit(first)).toEqual({ code: 0, signal: null });
     expect(first.logs()).toContain('"signal":"SIGQUIT"');
     // It stopped its server itself, on the way out: nothing is left running at once.
+    expect(postmasterPid(dataDir)).toBeNull();
+    await waitFor('the postmaster to exit', () => (running(server) ? undefined : true), 5000);
+  });
+});
+
+/** CPU seconds the process has used (user and system), from /proc. */
+const cpuSeconds = (pid: number) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100/s)
+};
+
+describe('a daemon whose terminal closes', () => {
+  it('serves on, idle, with nowhere to log, and stops when told (its PostgreSQL too)', async () => {
+    const dataDir = await tempDataDir();
+    // A real terminal: `script` runs the daemon on a pseudo-terminal and is its other end.
+    const command = [NODE, FLIPBOOK, 'serve', '--port', '0', '--data-dir', dataDir]
+      .concat(['--workers', '0', '--rate-limit', '0'])
+      .join(' ');
+    const terminal = spawn('script', ['-qfec', `exec ${command}`, '/dev/null'], {
+      env: { ...process.env, DATABASE_URL: '', ...S3_ENV },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let output = '';
+    terminal.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const ready = await waitFor(
+      'the daemon to be ready',
+      () => {
+        const line = output.split(/\r?\n/).find((l) => l.includes('"flipbook ready on'));
+        return line ? (JSON.parse(line) as { pid: number; publicUrl: string }) : undefined;
+      },
+      30_000,
+    );
+    strays.push(ready.pid);
+    const server = postmasterPid(dataDir) as number;
+    // The terminal goes: the kernel hangs up its other side (SIGHUP to the daemon), and every
+    // write to it fails from then on.
+    terminal.kill('SIGKILL');
+    await new Promise((resolve) => terminal.once('exit', resolve));
+    expect((await fetch(`${ready.publicUrl}/readyz`)).status).toBe(200);
+    expect((await fetch(`${ready.publicUrl}/api/v1/flipbooks`)).status).toBe(401); // logged
+    const before = cpuSeconds(ready.pid);
+    await new Promise((resolve) => setTimeout(resolve, 2000)); // a measurement's window
+    expect(cpuSeconds(ready.pid) - before, 'CPU seconds in 2 s, idle').toBeLessThan(0.5);
+
+    process.kill(ready.pid, 'SIGTERM');
+    await waitFor('the daemon to exit', () => (running(ready.pid) ? undefined : true), 15_000);
     expect(postmasterPid(dataDir)).toBeNull();
     await waitFor('the postmaster to exit', () => (running(server) ? undefined : true), 5000);
   });
