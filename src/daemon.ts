@@ -30,6 +30,7 @@ import { sweepWrapperDirs } from './pdf/poppler.ts';
 import { SCRIPT, STYLESHEET } from './reader/assets.ts';
 import { mountBeacon } from './reader/beaconRoute.ts';
 import { mountReader } from './reader/readerRoutes.ts';
+import { ignoreHangup, STOP_SIGNALS } from './signals.ts';
 import { type DatabaseLimits, requestBudgetMs } from './store/databaseLimits.ts';
 import { followDatabaseTime } from './store/databaseTime.ts';
 import { openStore } from './store/store.ts';
@@ -99,15 +100,18 @@ export const runDaemon = async (options: DaemonOptions) => {
   // Listened for from the first moment: a SIGTERM while starting stops the daemon cleanly once
   // it has started, instead of killing it halfway (Node's default for an unhandled SIGTERM).
   // A second signal while shutting down cuts the remaining connections at once (still a clean
-  // stop: renders handed back, the store closed), as does the end of the grace period.
+  // stop: renders handed back, the store closed), as does the end of the grace period. SIGQUIT
+  // ("quit now") is that clean stop with no grace. Every way out that runs no code of ours
+  // (kill -9, a crash) leaves the embedded PostgreSQL to its watchdog (serverWatchdog.ts).
   const signals = new EventTarget();
   const onSignal = (name: string) => () => signals.dispatchEvent(new Event(name));
-  process.on('SIGTERM', onSignal('SIGTERM'));
-  process.on('SIGINT', onSignal('SIGINT'));
+  for (const name of STOP_SIGNALS) process.on(name, onSignal(name));
   const stopRequested = new Promise<string>((resolve) => {
-    signals.addEventListener('SIGTERM', () => resolve('SIGTERM'), { once: true });
-    signals.addEventListener('SIGINT', () => resolve('SIGINT'), { once: true });
+    for (const name of STOP_SIGNALS) {
+      signals.addEventListener(name, () => resolve(name), { once: true });
+    }
   });
+  ignoreHangup(logger);
   // Read before anything starts: a wrong file stops the start with why.
   const countries = options.geoipFile
     ? await openCountries(options.geoipFile).catch((error: Error) => {
@@ -332,8 +336,9 @@ export const runDaemon = async (options: DaemonOptions) => {
   );
 
   const signal = await stopRequested;
+  const graceMs = signal === 'SIGQUIT' ? 0 : options.graceMs;
   logger.info(
-    { signal, graceSeconds: options.graceMs / 1000 },
+    { signal, graceSeconds: graceMs / 1000 },
     'shutting down: finishing in-flight requests',
   );
   await new Promise<void>((resolve) => {
@@ -345,15 +350,13 @@ export const runDaemon = async (options: DaemonOptions) => {
       logger.warn({ why }, 'shutting down: cutting the connections still open');
       server.closeAllConnections();
     };
-    const grace = setTimeout(cut('grace period over'), options.graceMs);
+    const grace = setTimeout(cut(graceMs === 0 ? signal : 'grace period over'), graceMs);
     const again = cut('second signal');
-    signals.addEventListener('SIGTERM', again);
-    signals.addEventListener('SIGINT', again);
+    for (const name of STOP_SIGNALS) signals.addEventListener(name, again);
     server.once('close', () => {
       clearInterval(idle);
       clearTimeout(grace);
-      signals.removeEventListener('SIGTERM', again);
-      signals.removeEventListener('SIGINT', again);
+      for (const name of STOP_SIGNALS) signals.removeEventListener(name, again);
     });
   });
   clearInterval(keeper);

@@ -2,7 +2,8 @@
 // npm package, living inside the data directory. Whoever needs the store first starts it with
 // pg_ctl; everyone else (admin commands, workers, a second daemon) finds it through postmaster.pid
 // and connects. The last user out stops it: the process that started the server, or the one that
-// adopted it after its starter died (see `ownerFile`). We drive pg_ctl ourselves rather than
+// adopted it after its starter died (see `ownerFile`); should the owner die without stopping it
+// (kill -9), the server's watchdog does (serverWatchdog.ts). We drive pg_ctl ourselves rather than
 // through the package's EmbeddedPostgres class: that class installs process-wide exit hooks which
 // call process.exit() on SIGTERM and beforeExit, breaking graceful shutdown and exit codes.
 import { execFile } from 'node:child_process';
@@ -14,6 +15,7 @@ import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { isAlive } from '../isAlive.ts';
 import { BoundedClient } from './databaseLimits.ts';
+import { watchServer } from './serverWatchdog.ts';
 import { StoreError } from './storeError.ts';
 
 const run = promisify(execFile);
@@ -61,6 +63,7 @@ export const openEmbeddedStore = async (dataDir: string): Promise<EmbeddedStore>
       // connection open for a while, and a short admin command leaving then would stop the
       // server under it. The owner is only ever a dead process's successor.
       if (!(await owner.isLive())) await owner.claim();
+      await watchServer(dir, clusterDir);
       return {
         connectionString: running,
         stop: stopper(running, clusterDir, owner),
@@ -178,6 +181,7 @@ const tryStart = async (dir: string, clusterDir: string, c: Credentials, fixedPo
   const url = urlFor(c, port);
   const owner = ownerFile(dir);
   await owner.claim();
+  await watchServer(dir, clusterDir);
   return {
     connectionString: url,
     stop: stopper(url, clusterDir, owner),

@@ -124,7 +124,8 @@ describe('leftovers of a killed daemon', () => {
     await exited(first);
     expect(await upload).toBeInstanceOf(Error); // the connection died with the daemon
 
-    // What the killed daemon left: its temp file and a server nobody will stop.
+    // What the killed daemon left: its temp file and its server (which its watchdog stops only
+    // after 10 s with nobody connected: the next daemon comes sooner and adopts it).
     expect(existsSync(part.path)).toBe(true);
     expect(isAlive(server as number)).toBe(true);
 

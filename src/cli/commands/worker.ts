@@ -27,6 +27,7 @@ export const registerWorker = (program: Command) => {
     const { installLastResort } = await import('../../lastResort.ts');
     const { logger } = await import('../../log.ts');
     const { sweepWrapperDirs } = await import('../../pdf/poppler.ts');
+    const { ignoreHangup, STOP_SIGNALS } = await import('../../signals.ts');
     const { openStore } = await import('../../store/store.ts');
     const { renderOptionsFor } = await import('../../worker/renderSettings.ts');
     const { startWorkers, workerOptions } = await import('../../worker/workerPool.ts');
@@ -34,6 +35,12 @@ export const registerWorker = (program: Command) => {
     const lanes = flagInteger('--workers', flags.workers, 1, 256);
     const processes = flagInteger('--render-processes', flags.renderProcesses, 1, 256);
     installLastResort(logger);
+    // Stops on SIGTERM, SIGINT or SIGQUIT (jobs in flight handed back at once), one sent while
+    // starting included; goes on after SIGHUP, saying so (src/signals.ts).
+    const stopRequested = new Promise<string>((resolve) => {
+      for (const name of STOP_SIGNALS) process.on(name, () => resolve(name));
+    });
+    ignoreHangup(logger);
     void sweepWrapperDirs().catch(() => {});
     const store = await openStore({
       dataDir: flags.dataDir,
@@ -60,10 +67,8 @@ export const registerWorker = (program: Command) => {
       { lanes, processes, store: store.describe, blobs: blobs.describe },
       'flipbook worker ready',
     );
-    await new Promise<void>((resolve) => {
-      process.once('SIGTERM', () => resolve());
-      process.once('SIGINT', () => resolve());
-    });
+    const signal = await stopRequested;
+    logger.info({ signal }, 'worker stopping: handing back the jobs in flight');
     await pool.stop();
     await sweep.stop();
     await store.close();
