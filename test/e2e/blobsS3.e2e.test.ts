@@ -575,6 +575,7 @@ describe('the bucket going away and coming back', () => {
     await storeUp();
     const worker = await startWorker([...fx.storeArgs, ...blobArgs, '--workers', '1'], {
       FLIPBOOK_RETRY_MS: '1000',
+      FLIPBOOK_STORE_RETRY_MS: '1000',
     });
     const { flipbookId, versionId } = await createFlipbook(c, {}, pdf(TRACEMONKEY));
     await waitFor('the version processing', async () =>
@@ -587,7 +588,11 @@ describe('the bucket going away and coming back', () => {
         worker
           .logs()
           .split('\n')
-          .some((l) => l.includes('processing deferred: storage failed') && l.includes(versionId))
+          // the bucket's failure, counted as an attempt (src/worker/deferrals.ts)
+          .some(
+            (l) =>
+              l.includes('processing deferred: the file store failed') && l.includes(versionId),
+          )
           ? true
           : undefined,
       40_000,
