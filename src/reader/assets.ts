@@ -1,5 +1,6 @@
 // The reader's script and stylesheet (see src/http/staticAssets.ts): the script's modules are in
-// ./client, bundled at start; served at /reader/<hashed name>.
+// ./client, bundled at start; served at /reader/<hashed name>, the chunks it imports on first use
+// beside it.
 import { join } from 'node:path';
 import { findAssetIn, scriptAsset, stylesheetAsset } from '../http/staticAssets.ts';
 

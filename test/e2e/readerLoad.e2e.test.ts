@@ -233,6 +233,65 @@ describe('the reader’s first load', () => {
     await close();
   });
 
+  it('fetches the code of the panels, search and deep zoom only when each is first used', async () => {
+    const { page, requested, close } = await open(book.url);
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    /** The scripts fetched so far, by module (`reader` the page's own). */
+    const scripts = () =>
+      requested
+        .map((u) => new URL(u).pathname)
+        .filter((p) => p.startsWith('/reader/') && p.endsWith('.js'))
+        .map((p) => p.slice('/reader/'.length).replace(/\.[0-9a-f]{12}\.js$/, ''));
+    // Up to the pages one turn away, preloaded once the cover is in: one script.
+    await expect
+      .poll(() => requested.some((u) => /\/files\/pages\/.*\/2\/\w+\.jpg$/.test(u)))
+      .toBe(true);
+    expect(scripts()).toEqual(['reader']);
+    const uses: [string, () => Promise<void>][] = [
+      ['contentsPanel', () => page.getByRole('button', { name: 'Contents', exact: true }).click()],
+      ['thumbnailsPanel', () => page.getByRole('button', { name: 'Pages', exact: true }).click()],
+      ['searchPanel', () => page.getByRole('button', { name: 'Search', exact: true }).click()],
+      ['sharePanel', () => page.getByRole('button', { name: 'Share', exact: true }).click()],
+      ['gotoPanel', () => page.locator('#counter').click()],
+      ['deepZoom', () => page.getByRole('button', { name: 'Zoom in', exact: true }).click()],
+    ];
+    const fetched = ['reader'];
+    for (const [module, use] of uses) {
+      await use();
+      fetched.push(module);
+      await expect.poll(scripts, { timeout: 5_000 }).toEqual(fetched);
+    }
+    // Each panel was built by its chunk (the share panel's link to this page, the go-to field).
+    expect(await page.locator('#share-page').inputValue()).toBe(`${book.url}#page=1`);
+    await expect.poll(() => page.locator('#goto-input').count()).toBe(1);
+    expect(errors).toEqual([]);
+    // Named by their content like the script: immutable.
+    const chunk = requested.find((u) => u.includes('/reader/sharePanel.')) ?? '';
+    const served = await raw(chunk);
+    expect(served.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(served.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    await close();
+  });
+
+  it('says so in the panel when its chunk does not come (a daemon upgraded since), and reads on', async () => {
+    const { page, close } = await open(book.url);
+    // What a daemon of a newer release answers for a chunk of the old one: 404.
+    await page.route('**/reader/sharePanel.*', (route) => route.fulfill({ status: 404 }));
+    await page.getByRole('button', { name: 'Share', exact: true }).click();
+    await expect
+      .poll(() => page.locator('#panel-share .panel-body').textContent())
+      .toBe('This could not be loaded: reload the page to try again.');
+    expect(await page.locator('#panel-share').isVisible()).toBe(true);
+    // The rest goes on: another panel opens, the pages turn.
+    await page.locator('#counter').click();
+    await expect.poll(() => page.locator('#goto-input').isVisible()).toBe(true);
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('End');
+    await expect.poll(() => page.locator('#counter').textContent()).toBe('500 / 500');
+    await close();
+  });
+
   // The time to the first image is a benchmark's to measure (wall clock on a shared 2-core
   // machine swung x0.6-x1.8 between runs); what decides it is checked here, deterministically:
   // before its first page image, a 400-page book costs the browser the same requests and

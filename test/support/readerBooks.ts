@@ -53,10 +53,14 @@ export const makeBook = async (
   const target = await blobs.renderTarget(versionId, 1);
   const attempt = target.dir;
   const sample = join(attempt, 'sample.jpg');
+  // The largest image as large as the reader expects it (2000 px high for these 612 × 792 pt
+  // pages): a smaller one is a stand-in it asks for again (src/reader/client/upgrade.ts).
+  const largest = join(attempt, 'largest.jpg');
   const writePages = async (from: number, to: number) => {
     for (let n = from; n <= to; n++) {
       await mkdir(join(attempt, String(n)), { recursive: true });
-      for (const file of ['max.jpg', 'mid.jpg', 'min.jpg'])
+      await copyFile(largest, join(attempt, String(n), 'max.jpg'));
+      for (const file of ['mid.jpg', 'min.jpg'])
         await copyFile(sample, join(attempt, String(n), file));
       await target.publishPage(n);
       if (options.withText) await target.writeFile(`${n}/text.txt`, pageText(n));
@@ -99,6 +103,9 @@ export const makeBook = async (
     await sharp({ create: { width: 1000, height: 1294, channels: 3, background: '#fafafa' } })
       .jpeg()
       .toFile(sample);
+    await sharp({ create: { width: 1545, height: 2000, channels: 3, background: '#fafafa' } })
+      .jpeg()
+      .toFile(largest);
     await writePages(1, ready);
     if (ready === pages) {
       await markDone(store, flipbookId, versionId, pages);

@@ -4,7 +4,8 @@
 // version is still processing.
 import { altText } from './altText.ts';
 import { expandLabels, type LabelRun, labelOf } from './layout.ts';
-import { type ScriptWords, say } from './words.ts';
+import { say } from './say.ts';
+import type { ScriptWords } from './words.ts';
 
 /** [first, count, width, height]: `count` pages from `first` on, all of one size. */
 export type SizeRun = [number, number, number, number];

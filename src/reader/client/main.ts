@@ -1,14 +1,16 @@
 // The flipbook reader. No third-party code and no third-party requests: bundled by the daemon
-// (src/reader/assets.ts) into one script. It shows one page (narrow screens) or a two-page
-// spread with the cover alone (wide screens), each page at its own shape; loads only the pages
-// near the current one (srcset picks min/mid/max for the screen and the zoom); turns pages with
-// a curl unless the reader prefers reduced motion; mirrors everything for a right-to-left book.
-// The stage never scrolls: the wheel turns pages, Ctrl+wheel and pinches zoom.
+// (src/reader/assets.ts) into one script, and what the first page does not need (the panels,
+// search, deep zoom) into chunks it imports on first use. It shows one page (narrow screens) or a
+// two-page spread with the cover alone (wide screens), each page at its own shape; loads only the
+// pages near the current one (srcset picks min/mid/max for the screen and the zoom); turns pages
+// with a curl unless the reader prefers reduced motion; mirrors everything for a right-to-left
+// book. The stage never scrolls: the wheel turns pages, Ctrl+wheel and pinches zoom.
 
-import { TILE, tileGrid, tileLevels } from '../../domain/page/tiles.ts';
+import { tileGrid, tileLevels } from '../../domain/page/tiles.ts';
 import { createBeacon } from './beacon.ts';
 import { createBook, type FlipbookData, type SizeRun } from './book.ts';
 import type { Pt } from './curl.ts';
+import type { DrawTiles } from './deepZoom.ts';
 import { attachGestures } from './gestures.ts';
 import {
   firstOf,
@@ -18,7 +20,6 @@ import {
   onScreen,
   pageForInput,
   pageOfSliderStep,
-  renditionWidths,
   type Side,
   type Slot,
   sliderStepOf,
@@ -28,10 +29,9 @@ import {
 } from './layout.ts';
 import { curlLeaf, type Leaf, swing } from './leaf.ts';
 import { createPanels, type Reader } from './panels.ts';
-import { createSearch } from './searchPanel.ts';
+import { say } from './say.ts';
+import type { Search } from './searchPanel.ts';
 import { drawLinks, pageFigure, settled } from './stage.ts';
-import { askedAgain, isStandInTile, mayAsk, nextTry, type Tries } from './upgrade.ts';
-import { say, setWords } from './words.ts';
 import { createZoom, MAX } from './zoom.ts';
 
 /** An element of the reader's page, which always renders it (src/reader/readerPage.ts). */
@@ -39,7 +39,6 @@ const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) 
 const one = <T extends HTMLElement>(selector: string) => document.querySelector(selector) as T;
 
 const data: FlipbookData = JSON.parse(byId('flipbook-data').textContent ?? '');
-setWords(data.words);
 const book = createBook(data);
 const beacon = createBeacon(data.beacon);
 
@@ -71,6 +70,14 @@ const spread = () =>
 const visible = (n: number) => spreadOf(n, book.total, spread());
 const sides = (count: number) => (count === 2 ? ['left', 'right'] : ['single']);
 
+/** Deep zoom's tiles (./deepZoom.ts), fetched the first time a reader zooms in; see loadSearch. */
+let tiles: Promise<DrawTiles | null> | undefined;
+const loadTiles = () =>
+  import('./deepZoom.ts').then(
+    (m) => m.createTiles({ book, stage, area, zoomNow: () => zoom.scale }),
+    () => null,
+  );
+
 let wasZoomed = false;
 const zoom = createZoom({
   area,
@@ -81,7 +88,12 @@ const zoom = createZoom({
       const width = img.parentElement?.getBoundingClientRect().width ?? 0;
       img.sizes = imageSizes(width);
     }
-    drawTiles(scale);
+    // (at 1× there are no tiles: none to draw or to take away until a reader zooms in)
+    if (scale > 1.001) tiles ??= loadTiles();
+    tiles?.then((draw) => {
+      if (draw) draw(scale);
+      else tiles = undefined; // its module did not come: asked again at the next zoom
+    });
   },
   // As far as the largest tiles stay sharp (16,000 px on the page's long side), at least 4×.
   most: () => {
@@ -189,99 +201,8 @@ const render = () => {
     if (shownNow !== renders) return;
     preload();
     drawPageLinks(shownNow);
-    search.highlight();
+    search?.then((s) => s?.highlight());
   });
-};
-
-/** Tiles that stood in or failed, by page and name: when to ask again (null: no more). */
-const tileTries = new Map<string, Tries | null>();
-
-/**
- * Zoomed past what a page's largest image shows sharply (an image pixel to a screen pixel), the
- * tiles of its part on screen at the level that does (src/app/pageTiles.ts makes them), over it.
- */
-const drawTiles = (scale: number) => {
-  const screen = area.getBoundingClientRect();
-  for (const figure of stage.querySelectorAll<HTMLElement>('.stage > figure[data-n]')) {
-    const n = Number(figure.dataset.n);
-    const page = book.pages.get(n);
-    const img = figure.querySelector('img');
-    if (!page || !img) continue;
-    let layer = figure.querySelector('.tiles');
-    if (!layer) {
-      layer = document.createElement('div');
-      layer.className = 'tiles';
-      img.after(layer);
-    }
-    const r = figure.getBoundingClientRect();
-    const need = (r.width * devicePixelRatio) / (renditionWidths(page.w, page.h)[2] ?? 1);
-    // The levels poppler can render this page at (a page under ~17.6 pt has fewer, src/domain/page/tiles.ts).
-    const deepest = tileLevels(page.w, page.h);
-    const level = scale > 1.001 ? Math.min(deepest, Math.ceil(Math.log2(need))) : 0;
-    const wanted = new Set<string>();
-    const grid = tileGrid(page.w, page.h, level);
-    // the tiles from `from` to `to` (px from the page's edge on screen, of `size`; `full` px at
-    // this level) along one axis
-    const span = (from: number, to: number, size: number, full: number) => [
-      Math.max(0, Math.floor(((from / size) * full) / TILE)),
-      Math.min(Math.ceil(full / TILE), Math.ceil(((to / size) * full) / TILE)) - 1,
-    ];
-    const [c0 = 0, c1 = -1] = span(
-      screen.left - r.left,
-      screen.right - r.left,
-      r.width,
-      grid.width,
-    );
-    const [r0 = 0, r1 = -1] = span(
-      screen.top - r.top,
-      screen.bottom - r.top,
-      r.height,
-      grid.height,
-    );
-    for (let c = c0; level > 0 && c <= c1; c++) {
-      for (let row = r0; row <= r1; row++) {
-        const name = `tile-${level}-${c}-${row}.jpg`;
-        const asked = `${n}/${name}`;
-        wanted.add(name);
-        if (layer.querySelector(`[data-t="${name}"]`)) continue;
-        // One that stood in lately waits its turn; one given up on is not asked for again.
-        if (!mayAsk(tileTries.get(asked), performance.now())) continue;
-        const tile = new Image();
-        tile.dataset.t = name;
-        tile.alt = '';
-        // in percent of the page; the last column and row are narrower
-        const at = (px: number, size: number) => `${(px / size) * 100}%`;
-        const [x, y] = [c * TILE, row * TILE];
-        const expected = { w: Math.min(TILE, grid.width - x), h: Math.min(TILE, grid.height - y) };
-        Object.assign(tile.style, {
-          left: at(x, grid.width),
-          top: at(y, grid.height),
-          width: at(expected.w, grid.width),
-          height: at(expected.h, grid.height),
-        });
-        // Not there yet: the server sent the page's image (which is under the tiles already) or
-        // refused (a 503). Asked again later, a few times (./upgrade.ts).
-        const again = () => {
-          tile.remove();
-          const next = nextTry(tileTries.get(asked) ?? undefined, performance.now());
-          tileTries.set(asked, next);
-          if (next) setTimeout(() => drawTiles(zoom.scale), next.notBefore - performance.now());
-        };
-        tile.onerror = again;
-        tile.onload = () => {
-          const natural = { w: tile.naturalWidth, h: tile.naturalHeight };
-          if (isStandInTile(natural, expected)) again();
-          else tileTries.delete(asked);
-        };
-        const tries = tileTries.get(asked)?.tries ?? 0;
-        tile.src = tries > 0 ? askedAgain(book.url(n, name), tries) : book.url(n, name);
-        layer.append(tile);
-      }
-    }
-    for (const old of layer.querySelectorAll<HTMLElement>('img')) {
-      if (!wanted.has(old.dataset.t ?? '')) old.remove();
-    }
-  }
 };
 
 /** Puts pages on the stage; focus that was on one of them (a link) stays on the book. */
@@ -589,7 +510,30 @@ const reader: Reader = {
 };
 const panels = createPanels({ reader });
 reader.panels = panels;
-const search = createSearch({ reader });
+
+// Fetched on first use (chunks of their own, src/http/staticAssets.ts): what a reader does not
+// need for the first page does not weigh on it. Null when its module did not come (the network,
+// or the daemon upgraded since the page loaded: a new release serves new chunks only).
+let search: Promise<Search | null> | undefined;
+const loadSearch = () =>
+  import('./searchPanel.ts').then(
+    (m) => m.createSearch({ reader }),
+    () => null,
+  );
+// Opening the panel fetches it, so the first query seldom waits.
+panels.onOpen = (name) => {
+  if (name === 'search') search ??= loadSearch();
+};
+byId('search-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  beacon.record({ k: 'search' });
+  search ??= loadSearch();
+  search.then((found) => {
+    if (found) return found.run();
+    search = undefined; // asked again with the next query
+    byId('search-summary').textContent = say('notLoaded');
+  });
+});
 
 const toggleFullscreen = () => {
   if (document.fullscreenElement) document.exitFullscreen();
@@ -639,7 +583,6 @@ const countClick = (target: Element) => {
   }
   if (target.closest('[data-action="download"]')) beacon.record({ k: 'download' });
 };
-byId('search-form').addEventListener('submit', () => beacon.record({ k: 'search' }));
 
 document.addEventListener('keydown', (event) => {
   const inField =

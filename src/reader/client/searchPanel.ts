@@ -1,17 +1,19 @@
 // Search: every hit counted, listed with a snippet and its page label, and lit on the page image
 // (from the page's word boxes, fetched for the pages on screen). Enter in the field, or "Next",
-// goes to the next hit after the pages shown.
+// goes to the next hit after the pages shown. Fetched when its panel first opens or a query is
+// first asked (main.ts, which holds the form's submit until then): a chunk of its own.
 
 import type { Reader } from './panels.ts';
+import { say } from './say.ts';
 import { coveredWords, findHits, type Hit } from './searchText.ts';
 import { drawHits } from './stage.ts';
-import { say } from './words.ts';
 
 /** An element of the search panel, which the page always renders (src/reader/readerPage.ts). */
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
-export const createSearch = ({ reader }: { reader: Reader }) => {
-  const form = byId<HTMLFormElement>('search-form');
+export type Search = { run: () => Promise<void>; highlight: () => void };
+
+export const createSearch = ({ reader }: { reader: Reader }): Search => {
   const input = byId<HTMLInputElement>('search-input');
   const summary = byId('search-summary');
   const results = byId('search-results');
@@ -93,10 +95,6 @@ export const createSearch = ({ reader }: { reader: Reader }) => {
     }
   };
 
-  form.addEventListener('submit', (e) => {
-    e.preventDefault();
-    run();
-  });
   input.addEventListener('input', () => {
     if (!input.value.trim()) {
       query = '';
@@ -114,5 +112,5 @@ export const createSearch = ({ reader }: { reader: Reader }) => {
     reader.jump(Number(a.dataset.page));
   });
 
-  return { highlight };
+  return { run, highlight };
 };

@@ -4,8 +4,8 @@
 import { plainText } from './altText.ts';
 import type { Book, PageLink, Word } from './book.ts';
 import { imageSizes, renditionWidths, type Side, type Slot } from './layout.ts';
+import { say } from './say.ts';
 import { askedAgain, isStandInImage, nextTry, type Tries } from './upgrade.ts';
-import { say } from './words.ts';
 
 /** How a page is drawn: its image's fetch priority, the zoom, and whether it takes links. */
 export type FigureOptions = {

@@ -1,6 +1,6 @@
 // The reader's words in the reader's language: the page carries them (#flipbook-data, chosen by
 // the server from Accept-Language: src/reader/words), so the script holds none of its own and
-// any language costs it nothing.
+// any language costs it nothing. The script says them with ./say.ts; `fill` is the server's too.
 
 /** Every sentence the script says; {names} are filled in. */
 export type ScriptWords = {
@@ -10,6 +10,8 @@ export type ScriptWords = {
   preparing: string;
   failed: string;
   restFailed: string;
+  /** a part of the script fetched on first use (a panel, search) did not come */
+  notLoaded: string;
   loadingContents: string;
   contentsLater: string;
   noContents: string;
@@ -44,14 +46,3 @@ export type ScriptWords = {
 /** A sentence with its {names} filled in from `vars`. */
 export const fill = (sentence: string, vars: Record<string, string | number> = {}) =>
   sentence.replace(/\{(\w+)\}/g, (_, name: string) => String(vars[name] ?? ''));
-
-let words: ScriptWords;
-
-/** Set once, from the page's data, before anything is said. */
-export const setWords = (given: ScriptWords) => {
-  words = given;
-};
-
-/** One of the script's sentences in the reader's language. */
-export const say = (key: keyof ScriptWords, vars?: Record<string, string | number>) =>
-  fill(words[key], vars);

@@ -63,6 +63,8 @@ export const de: Words = {
     preparing: 'Seite {label} wird vorbereitet',
     failed: 'Dieses Flipbook konnte nicht erstellt werden.',
     restFailed: 'Der Rest dieser Version konnte nicht erstellt werden.',
+    notLoaded:
+      'Das konnte nicht geladen werden: Laden Sie die Seite neu, um es erneut zu versuchen.',
     loadingContents: 'Inhaltsverzeichnis wird geladen…',
     contentsLater:
       'Das Inhaltsverzeichnis wird gelesen, sobald das ganze Dokument vorbereitet ist.',

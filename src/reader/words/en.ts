@@ -60,6 +60,7 @@ export const en: Words = {
     preparing: 'Page {label} is being prepared',
     failed: 'This flipbook could not be prepared.',
     restFailed: 'The rest of this version could not be prepared.',
+    notLoaded: 'This could not be loaded: reload the page to try again.',
     loadingContents: 'Loading the contents…',
     contentsLater: 'The contents are read once the whole document is prepared.',
     noContents: 'This document has no table of contents.',

@@ -62,6 +62,7 @@ export const es: Words = {
     preparing: 'Se está preparando la página {label}',
     failed: 'No se pudo preparar este flipbook.',
     restFailed: 'No se pudo preparar el resto de esta versión.',
+    notLoaded: 'No se pudo cargar: vuelva a cargar la página para intentarlo de nuevo.',
     loadingContents: 'Cargando el índice…',
     contentsLater: 'El índice se leerá cuando todo el documento esté preparado.',
     noContents: 'Este documento no tiene índice.',

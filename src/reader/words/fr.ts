@@ -64,6 +64,7 @@ export const fr: Words = {
     preparing: 'Page {label} en cours de préparation',
     failed: 'Ce livre feuilletable n’a pas pu être préparé.',
     restFailed: 'La suite de cette version n’a pas pu être préparée.',
+    notLoaded: 'Impossible de le charger : rechargez la page pour réessayer.',
     loadingContents: 'Chargement du sommaire…',
     contentsLater: 'Le sommaire sera lu une fois le document entièrement préparé.',
     noContents: 'Ce document n’a pas de table des matières.',

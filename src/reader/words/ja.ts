@@ -60,6 +60,7 @@ export const ja: Words = {
     preparing: '{label}ページを準備中',
     failed: 'このフリップブックを作成できませんでした。',
     restFailed: 'このバージョンの残りの部分を準備できませんでした。',
+    notLoaded: '読み込めませんでした。ページを再読み込みしてもう一度お試しください。',
     loadingContents: '目次を読み込み中…',
     contentsLater: '目次は、文書全体の準備が完了してから読み込まれます。',
     noContents: 'この文書には目次がありません。',

@@ -62,6 +62,7 @@ export const pt: Words = {
     preparing: 'Página {label} em preparação',
     failed: 'Não foi possível preparar este flipbook.',
     restFailed: 'Não foi possível preparar o restante desta versão.',
+    notLoaded: 'Não foi possível carregar: recarregue a página para tentar novamente.',
     loadingContents: 'Carregando o sumário…',
     contentsLater: 'O sumário será lido quando todo o documento estiver preparado.',
     noContents: 'Este documento não tem sumário.',
