@@ -34,4 +34,7 @@ export const readTables: ReadTable[] = [
  * Bump when any table's DDL or apply changes: on start, a store whose read tables were built by
  * another version is rebuilt by replay.
  */
-export const READ_MODEL_VERSION = 14;
+// 15: jobs count the file store's failed attempts (issue 40). It also keeps the releases from
+// before the release guard (src/store/releaseGuard.ts), which knew 14, from running beside this
+// one: they try to rebuild, and the guard view stops them.
+export const READ_MODEL_VERSION = 15;

@@ -22,11 +22,7 @@ export const jobs: ReadTable = {
     store_failures INT NOT NULL DEFAULT 0,
     store_failing_since TIMESTAMPTZ
   );
-  CREATE INDEX IF NOT EXISTS jobs_lease ON jobs (lease_until NULLS FIRST, enqueued_at);
-  -- Added to tables made before them: the worker's own bookkeeping, not derived from events
-  -- (a rebuild by replay starts every job afresh anyway), so no rebuild is needed for them.
-  ALTER TABLE jobs ADD COLUMN IF NOT EXISTS store_failures INT NOT NULL DEFAULT 0;
-  ALTER TABLE jobs ADD COLUMN IF NOT EXISTS store_failing_since TIMESTAMPTZ`,
+  CREATE INDEX IF NOT EXISTS jobs_lease ON jobs (lease_until NULLS FIRST, enqueued_at)`,
   handles: [
     'VersionUploaded',
     'VersionProcessed',

@@ -1,8 +1,11 @@
 // Releases side by side on one database (issue 40, item 4): an older release started on a newer
 // database must change nothing there, and the newer daemons keep answering as before. The older
-// release is the real thing: this repository's code at the commit before the read tables' last
-// change (so its READ_MODEL_VERSION differs and, before the guard, it rebuilt them with its own
-// definitions: private books public on it, 500s on every route of the newer daemons).
+// releases are the real thing, this repository's code at two commits:
+// - the last one before the release guard: it knew nothing of it, and rebuilt the read tables
+//   whenever the recorded READ_MODEL_VERSION differed from its own (before the guard, a private
+//   book became public on it and the newer daemons answered 500 on every route); the guard view
+//   makes PostgreSQL refuse that rebuild;
+// - the one before the read tables' last change: it knows the guard, and refuses in words.
 import { execFileSync } from 'node:child_process';
 import { symlinkSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -17,20 +20,40 @@ import { client, createFlipbook, expectJson, send } from '../support/apiHelpers.
 import { flipbook, ROOT, startDaemon } from '../support/cli.ts';
 import { freshDatabase } from '../support/databases.ts';
 
-/** The commit before the one that last changed READ_MODEL_VERSION: a release with other tables. */
-const olderRelease = () => {
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT }).toString().trim();
-  const bump = git(
-    'log',
-    '-1',
-    '--format=%H',
-    '-G',
-    'READ_MODEL_VERSION = ',
-    '--',
-    'projections/index.ts',
-  );
-  if (!bump) throw new Error('no commit changed READ_MODEL_VERSION: the clone has no history?');
-  return git('rev-parse', `${bump}^`);
+const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT }).toString().trim();
+
+/** The parent of the first (or last) commit that matched `args`, or a clear failure. */
+const parentOf = (what: string, args: string[]) => {
+  const found = git('log', '--format=%H', ...args)
+    .split('\n')
+    .filter(Boolean);
+  if (found.length === 0) throw new Error(`no commit ${what}: the clone has no history?`);
+  return git('rev-parse', `${found[0]}^`);
+};
+
+const OLDER = {
+  beforeTheGuard: () =>
+    parentOf('added the release guard', ['--diff-filter=A', '--', 'src/store/releaseGuard.ts']),
+  beforeTheLastReadModel: () =>
+    parentOf('changed READ_MODEL_VERSION', [
+      '-1',
+      '-G',
+      'READ_MODEL_VERSION = ',
+      '--',
+      'projections/index.ts',
+    ]),
+};
+
+/** A release's files as they were at its commit, on this checkout's node_modules. */
+const checkOut = async (commit: string) => {
+  const root = await mkdtemp(join(tmpdir(), 'flipbook-older-release-'));
+  const tar = execFileSync('git', ['archive', '--format=tar', commit], {
+    cwd: ROOT,
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  execFileSync('tar', ['-x', '-C', root], { input: tar });
+  symlinkSync(resolve(ROOT, 'node_modules'), join(root, 'node_modules'));
+  return root;
 };
 
 const readMeta = async (databaseUrl: string) => {
@@ -63,69 +86,79 @@ const setMeta = async (databaseUrl: string, key: string, value: string) => {
 };
 
 describe('an older release on a newer database', () => {
-  let olderRoot = '';
+  const roots: string[] = [];
   let api: ApiFixture;
   let databaseUrl = '';
 
   beforeAll(async () => {
-    // The older release's files as they were at its commit, on this checkout's node_modules
-    // (its dependencies are a subset of ours).
-    olderRoot = await mkdtemp(join(tmpdir(), 'flipbook-older-release-'));
-    const tar = execFileSync('git', ['archive', '--format=tar', olderRelease()], {
-      cwd: ROOT,
-      maxBuffer: 256 * 1024 * 1024,
-    });
-    execFileSync('tar', ['-x', '-C', olderRoot], { input: tar });
-    symlinkSync(resolve(ROOT, 'node_modules'), join(olderRoot, 'node_modules'));
     databaseUrl = await freshDatabase();
     api = await startApi({ databaseUrl });
   });
 
   afterAll(async () => {
     await api?.stop();
-    if (olderRoot) await rm(olderRoot, { recursive: true, force: true });
+    for (const root of roots) await rm(root, { recursive: true, force: true });
   });
 
-  test('changes nothing there and the newer daemon keeps answering', async () => {
-    const c = client(api.api, api.key);
-    const { flipbookId } = await createFlipbook(c, { visibility: 'links', title: 'Board pack' });
-    const before = await readMeta(databaseUrl);
-    expect(before.meta).toEqual({
-      read_model_version: String(READ_MODEL_VERSION),
-      schema_version: String(SCHEMA_VERSION),
-    });
+  test.each([
+    // exits 1: PostgreSQL refuses its rebuild (the guard view depends on the read tables)
+    [
+      'from before the guard',
+      OLDER.beforeTheGuard,
+      /daemon exited with 1:[^]*cannot drop table \w+ because other objects depend on it/,
+    ],
+    // exits 78: it knows the guard, and says why
+    [
+      'that knows the guard',
+      OLDER.beforeTheLastReadModel,
+      new RegExp(
+        `daemon exited with ${DATABASE_TOO_NEW_EXIT}:[^]*this database was migrated by a newer flipbook release`,
+      ),
+    ],
+  ])(
+    '%s changes nothing there, and the newer daemon keeps answering',
+    async (_, commit, refusal) => {
+      const olderRoot = await checkOut(commit());
+      roots.push(olderRoot);
+      const c = client(api.api, api.key);
+      const { flipbookId } = await createFlipbook(c, { visibility: 'links', title: 'Board pack' });
+      const before = await readMeta(databaseUrl);
+      expect(before.meta).toEqual({
+        read_model_version: String(READ_MODEL_VERSION),
+        schema_version: String(SCHEMA_VERSION),
+      });
 
-    // The older daemon cannot start: its rebuild of the read tables is refused by PostgreSQL
-    // (the guard view depends on them) and rolled back.
-    const older = await startDaemon(
-      ['--database-url', databaseUrl, ...api.blobArgs, '--workers', '0'],
-      {},
-      [],
-      olderRoot,
-    ).then(
-      async (daemon) => {
-        await daemon.stop();
-        return 'started';
-      },
-      (error: Error) => error.message,
-    );
-    expect(older).toMatch(/daemon exited with [1-9]/);
-    expect(older).toMatch(/cannot drop table \w+ because other objects depend on it/);
-    // ...and so cannot its `flipbook replay`.
-    const replay = await flipbook(['replay', '--database-url', databaseUrl], {}, olderRoot);
-    expect(replay.code).not.toBe(0);
+      const older = await startDaemon(
+        ['--database-url', databaseUrl, ...api.blobArgs, '--workers', '0'],
+        {},
+        [],
+        olderRoot,
+      ).then(
+        async (daemon) => {
+          await daemon.stop();
+          return 'started';
+        },
+        (error: Error) => error.message,
+      );
+      expect(older).toMatch(refusal);
+      // ...and so cannot its `flipbook replay`.
+      const replay = await flipbook(['replay', '--database-url', databaseUrl], {}, olderRoot);
+      expect(replay.code).not.toBe(0);
 
-    expect(await readMeta(databaseUrl)).toEqual(before);
-    const listed = await c.list();
-    expectJson(listed, 200);
-    expect(listed.body.flipbooks.map((item: { id: string }) => item.id)).toEqual([flipbookId]);
-    const shown = await c.flipbook(flipbookId);
-    expectJson(shown, 200);
-    expect(shown.body.visibility).toBe('links');
-    // Still private to a reader with no link.
-    expect((await send(`${api.daemon.url}/f/${flipbookId}`)).status).toBe(404);
-  });
+      expect(await readMeta(databaseUrl)).toEqual(before);
+      const listed = await c.list(`search=${encodeURIComponent('Board pack')}`);
+      expectJson(listed, 200);
+      expect(listed.body.flipbooks.map((item: { id: string }) => item.id)).toContain(flipbookId);
+      const shown = await c.flipbook(flipbookId);
+      expectJson(shown, 200);
+      expect(shown.body.visibility).toBe('links');
+      // Still private to a reader with no link.
+      expect((await send(`${api.daemon.url}/f/${flipbookId}`)).status).toBe(404);
+    },
+  );
+});
 
+describe('this release on a newer database', () => {
   test('this release refuses, in words and with its own exit code, a database a newer one migrated', async () => {
     const url = await freshDatabase();
     const made = await flipbook(['workspace', 'create', 'acme', '--database-url', url]);
