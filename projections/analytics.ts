@@ -105,20 +105,12 @@ const capOfKind = (kind: string) =>
 const FIGURES_LOCK_CLASS = 30;
 
 /**
- * Adds a flush's figures, new readers included, in one transaction (`db`: its client). Each
- * (flipbook, day) of the flush is locked first, across daemons, in the order of the locks' keys
- * (no deadlock): a day's caps count the names the other daemons' writes added, so they hold
- * whatever writes at once.
+ * Counts a write's readers new today (`seen`: their codes): those whose code was not seen yet,
+ * into their day's row. Any part of a day's codes is counted exactly on its own
+ * (src/app/analytics/pendingFigures.ts writes them in bounded parts).
  */
-export const addFigures = async (db: Db, f: Flush) => {
-  await db.query(
-    `SELECT pg_advisory_xact_lock(${FIGURES_LOCK_CLASS}, k) FROM (
-       SELECT DISTINCT hashtext(b::text || ' ' || d::text) AS k
-       FROM unnest($1::uuid[], $2::date[]) AS t(b, d) ORDER BY k) keys
-     ORDER BY k`,
-    [f.daily.flipbook, f.daily.day],
-  );
-  // Readers new today: those whose hash was not seen yet, counted into their day's row.
+export const addReaders = async (db: Db, seen: Flush['seen']) => {
+  if (seen.reader.length === 0) return;
   await db.query(
     `WITH fresh AS (
        INSERT INTO analytics_seen (day, flipbook_id, link_key, reader)
@@ -129,104 +121,196 @@ export const addFigures = async (db: Db, f: Flush) => {
      ORDER BY 1, 2, 3
      ON CONFLICT (flipbook_id, day, link_key)
      DO UPDATE SET readers = ${plus('analytics_daily.readers', 'EXCLUDED.readers')}`,
-    [f.seen.day, f.seen.flipbook, f.seen.link, f.seen.reader],
+    [seen.day, seen.flipbook, seen.link, seen.reader],
   );
+};
+
+/**
+ * SQL: `rows` (a relation `i` with `flipbook_id`, `day`, the name's columns `name`, and `n`
+ * its count; `part`: the columns of a day's key) with `folded`: a name the day has no row for (`known`: an expression, true when it has
+ * one) past the day's cap (`cap`, an expression). The names new to the day are placed the most
+ * counted first; the day's count of names (`held`: a scalar query over `r`, backed by the key's
+ * index and bounded by the cap) is read once per day, on its first row. Only sorts and index
+ * probes, no join: joined to itself on its key, the batch was planned as a merge join on
+ * (flipbook, day) alone, quadratic (2,000 new links of one day: 1.4 s; the 5,000 a flood kept
+ * in memory passed the 5 s statement limit, and each failed write came back bigger).
+ */
+const foldedPastCap = (
+  rows: string,
+  part: string,
+  name: string,
+  known: string,
+  held: string,
+  cap: string,
+) => `
+  SELECT p.*, p.fresh AND max(p.held) OVER (PARTITION BY ${part}) + p.nth > ${cap} AS folded
+  FROM (
+    SELECT r.*, CASE WHEN r.first = 1 THEN (${held}) END AS held
+    FROM (
+      SELECT f.*,
+        row_number() OVER (PARTITION BY ${part}, f.fresh ORDER BY f.n DESC, ${name}) AS nth,
+        row_number() OVER (PARTITION BY ${part}) AS first
+      FROM (SELECT i.*, NOT coalesce(${known}, false) AS fresh FROM ${rows}) f) r) p`;
+
+/**
+ * Adds a write's figures but its readers (addReaders) in one transaction (`db`: its client). Each
+ * (flipbook, day) whose names it writes is locked first, across daemons, in the order of the
+ * locks' keys (no deadlock): a day's caps count the names the other daemons' writes added, so
+ * they hold whatever writes at once. Each statement takes one part of bounded size
+ * (src/app/analytics/pendingFigures.ts), and none does more than sort it and probe the keys'
+ * index once a row.
+ */
+export const addFigures = async (db: Db, f: Flush) => {
+  const named = [...f.links.flipbook, ...f.sources.flipbook];
+  if (named.length > 0) {
+    await db.query(
+      `SELECT pg_advisory_xact_lock(${FIGURES_LOCK_CLASS}, k) FROM (
+         SELECT DISTINCT hashtext(b::text || ' ' || d::text) AS k
+         FROM unnest($1::uuid[], $2::date[]) AS t(b, d) ORDER BY k) keys
+       ORDER BY k`,
+      [named, [...f.links.day, ...f.sources.day]],
+    );
+  }
   const d = f.daily;
-  await db.query(
-    `INSERT INTO analytics_daily AS a
-       (flipbook_id, day, link_key, opens, views, read_seconds, searches, downloads, zooms)
-     SELECT * FROM unnest($1::uuid[], $2::date[], $3::uuid[], $4::int[], $5::int[],
-       $6::float8[], $7::int[], $8::int[], $9::int[])
-     ON CONFLICT (flipbook_id, day, link_key) DO UPDATE SET
-       opens = ${plus('a.opens', 'EXCLUDED.opens')}, views = ${plus('a.views', 'EXCLUDED.views')},
-       read_seconds = a.read_seconds + EXCLUDED.read_seconds,
-       searches = ${plus('a.searches', 'EXCLUDED.searches')},
-       downloads = ${plus('a.downloads', 'EXCLUDED.downloads')},
-       zooms = ${plus('a.zooms', 'EXCLUDED.zooms')}`,
-    [d.flipbook, d.day, d.link, d.opens, d.views, d.seconds, d.searches, d.downloads, d.zooms],
-  );
-  await db.query(
-    `INSERT INTO analytics_pages AS a (flipbook_id, day, version_id, position, views, seconds)
-     SELECT * FROM unnest($1::uuid[], $2::date[], $3::uuid[], $4::int[], $5::int[], $6::float8[])
-     ON CONFLICT (flipbook_id, day, version_id, position) DO UPDATE SET
-       views = ${plus('a.views', 'EXCLUDED.views')}, seconds = a.seconds + EXCLUDED.seconds`,
-    [
-      f.pages.flipbook,
-      f.pages.day,
-      f.pages.version,
-      f.pages.position,
-      f.pages.views,
-      f.pages.seconds,
-    ],
-  );
-  await db.query(
-    `WITH i AS (
-       SELECT * FROM unnest($1::uuid[], $2::date[], $3::uuid[], $4::int[], $5::int[], $6::int[])
-         AS i(flipbook_id, day, version_id, position, link, clicks)),
-     -- links the day has no row for yet, the most followed first
-     fresh AS (
-       SELECT i.flipbook_id, i.day, i.version_id, i.position, i.link, row_number() OVER (
-           PARTITION BY i.flipbook_id, i.day
-           ORDER BY i.clicks DESC, i.version_id, i.position, i.link) AS nth
-       FROM i WHERE i.position > 0 AND NOT EXISTS (SELECT 1 FROM analytics_links l
-         WHERE (l.flipbook_id, l.day, l.version_id, l.position, l.link)
-           = (i.flipbook_id, i.day, i.version_id, i.position, i.link))),
-     held AS (
-       SELECT k.flipbook_id, k.day, count(l.link) AS n
-       FROM (SELECT DISTINCT flipbook_id, day FROM fresh) k
-       LEFT JOIN analytics_links l ON (l.flipbook_id, l.day) = (k.flipbook_id, k.day)
-         AND l.position > 0
-       GROUP BY 1, 2),
-     placed AS (
-       SELECT i.flipbook_id, i.day, h.n + f.nth > ${LINKS_PER_DAY} AS folded,
-         i.version_id, i.position, i.link, i.clicks
-       FROM i LEFT JOIN fresh f USING (flipbook_id, day, version_id, position, link)
-         LEFT JOIN held h USING (flipbook_id, day))
-     INSERT INTO analytics_links AS a (flipbook_id, day, version_id, position, link, clicks)
-     SELECT flipbook_id, day,
-       CASE WHEN folded THEN '${OTHER_VERSION}'::uuid ELSE version_id END,
-       CASE WHEN folded THEN 0 ELSE position END, CASE WHEN folded THEN 0 ELSE link END,
-       least(sum(clicks), 2147483647)::int
-     FROM placed GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
-     ON CONFLICT (flipbook_id, day, version_id, position, link) DO UPDATE SET
-       clicks = ${plus('a.clicks', 'EXCLUDED.clicks')}`,
-    [
-      f.links.flipbook,
-      f.links.day,
-      f.links.version,
-      f.links.position,
-      f.links.link,
-      f.links.clicks,
-    ],
-  );
-  await db.query(
-    `WITH i AS (
-       SELECT * FROM unnest($1::uuid[], $2::date[], $3::text[], $4::text[], $5::int[])
-         AS i(flipbook_id, day, kind, name, opens)),
-     -- names the day has no row for yet, the most opened first
-     fresh AS (
-       SELECT i.flipbook_id, i.day, i.kind, i.name, row_number() OVER (
-           PARTITION BY i.flipbook_id, i.day, i.kind ORDER BY i.opens DESC, i.name) AS nth
-       FROM i WHERE i.name <> '${OTHER}' AND NOT EXISTS (SELECT 1 FROM analytics_sources s
-         WHERE (s.flipbook_id, s.day, s.kind, s.name) = (i.flipbook_id, i.day, i.kind, i.name))),
-     -- the names each of those days keeps already
-     held AS (
-       SELECT k.flipbook_id, k.day, k.kind, count(s.name) AS n
-       FROM (SELECT DISTINCT flipbook_id, day, kind FROM fresh) k
-       LEFT JOIN analytics_sources s ON (s.flipbook_id, s.day, s.kind) = (k.flipbook_id, k.day, k.kind)
-         AND s.name <> '${OTHER}'
-       GROUP BY 1, 2, 3)
-     INSERT INTO analytics_sources AS a (flipbook_id, day, kind, name, opens)
-     SELECT i.flipbook_id, i.day, i.kind,
-       CASE WHEN h.n + f.nth > ${capOfKind('i.kind')} THEN '${OTHER}' ELSE i.name END,
-       least(sum(i.opens), 2147483647)::int
-     FROM i LEFT JOIN fresh f USING (flipbook_id, day, kind, name)
-       LEFT JOIN held h USING (flipbook_id, day, kind)
-     GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-     ON CONFLICT (flipbook_id, day, kind, name) DO UPDATE SET
-       opens = ${plus('a.opens', 'EXCLUDED.opens')}`,
-    [f.sources.flipbook, f.sources.day, f.sources.kind, f.sources.name, f.sources.opens],
-  );
+  if (d.flipbook.length > 0) {
+    await db.query(
+      `INSERT INTO analytics_daily AS a
+         (flipbook_id, day, link_key, opens, views, read_seconds, searches, downloads, zooms)
+       SELECT * FROM unnest($1::uuid[], $2::date[], $3::uuid[], $4::int[], $5::int[],
+         $6::float8[], $7::int[], $8::int[], $9::int[])
+       ON CONFLICT (flipbook_id, day, link_key) DO UPDATE SET
+         opens = ${plus('a.opens', 'EXCLUDED.opens')}, views = ${plus('a.views', 'EXCLUDED.views')},
+         read_seconds = a.read_seconds + EXCLUDED.read_seconds,
+         searches = ${plus('a.searches', 'EXCLUDED.searches')},
+         downloads = ${plus('a.downloads', 'EXCLUDED.downloads')},
+         zooms = ${plus('a.zooms', 'EXCLUDED.zooms')}`,
+      [d.flipbook, d.day, d.link, d.opens, d.views, d.seconds, d.searches, d.downloads, d.zooms],
+    );
+  }
+  if (f.pages.flipbook.length > 0) {
+    await db.query(
+      `INSERT INTO analytics_pages AS a (flipbook_id, day, version_id, position, views, seconds)
+       SELECT * FROM unnest($1::uuid[], $2::date[], $3::uuid[], $4::int[], $5::int[], $6::float8[])
+       ON CONFLICT (flipbook_id, day, version_id, position) DO UPDATE SET
+         views = ${plus('a.views', 'EXCLUDED.views')}, seconds = a.seconds + EXCLUDED.seconds`,
+      [
+        f.pages.flipbook,
+        f.pages.day,
+        f.pages.version,
+        f.pages.position,
+        f.pages.views,
+        f.pages.seconds,
+      ],
+    );
+  }
+  if (f.links.flipbook.length > 0) {
+    // Page 0 is the day's (other) row: never counted as a name, never folded.
+    await db.query(
+      `WITH placed AS (${foldedPastCap(
+        `unnest($1::uuid[], $2::date[], $3::uuid[], $4::int[], $5::int[], $6::int[])
+           AS i(flipbook_id, day, version_id, position, link, n)`,
+        'flipbook_id, day',
+        'version_id, position, link',
+        `i.position = 0 OR (SELECT true FROM analytics_links l
+           WHERE (l.flipbook_id, l.day, l.version_id, l.position, l.link)
+             = (i.flipbook_id, i.day, i.version_id, i.position, i.link))`,
+        `SELECT count(*) FROM analytics_links l
+           WHERE l.flipbook_id = r.flipbook_id AND l.day = r.day AND l.position > 0`,
+        String(LINKS_PER_DAY),
+      )})
+       INSERT INTO analytics_links AS a (flipbook_id, day, version_id, position, link, clicks)
+       SELECT flipbook_id, day,
+         CASE WHEN folded THEN '${OTHER_VERSION}'::uuid ELSE version_id END,
+         CASE WHEN folded THEN 0 ELSE position END, CASE WHEN folded THEN 0 ELSE link END,
+         least(sum(n), 2147483647)::int
+       FROM placed GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+       ON CONFLICT (flipbook_id, day, version_id, position, link) DO UPDATE SET
+         clicks = ${plus('a.clicks', 'EXCLUDED.clicks')}`,
+      [
+        f.links.flipbook,
+        f.links.day,
+        f.links.version,
+        f.links.position,
+        f.links.link,
+        f.links.clicks,
+      ],
+    );
+  }
+  if (f.sources.flipbook.length > 0) {
+    await db.query(
+      `WITH placed AS (${foldedPastCap(
+        `unnest($1::uuid[], $2::date[], $3::text[], $4::text[], $5::int[])
+           AS i(flipbook_id, day, kind, name, n)`,
+        'flipbook_id, day, kind',
+        'name',
+        `i.name = '${OTHER}' OR (SELECT true FROM analytics_sources s
+           WHERE (s.flipbook_id, s.day, s.kind, s.name) = (i.flipbook_id, i.day, i.kind, i.name))`,
+        `SELECT count(*) FROM analytics_sources s WHERE s.flipbook_id = r.flipbook_id
+           AND s.day = r.day AND s.kind = r.kind AND s.name <> '${OTHER}'`,
+        capOfKind('kind'),
+      )})
+       INSERT INTO analytics_sources AS a (flipbook_id, day, kind, name, opens)
+       SELECT flipbook_id, day, kind, CASE WHEN folded THEN '${OTHER}' ELSE name END,
+         least(sum(n), 2147483647)::int
+       FROM placed GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+       ON CONFLICT (flipbook_id, day, kind, name) DO UPDATE SET
+         opens = ${plus('a.opens', 'EXCLUDED.opens')}`,
+      [f.sources.flipbook, f.sources.day, f.sources.kind, f.sources.name, f.sources.opens],
+    );
+  }
+};
+
+/**
+ * Of these flipbooks' days (`links`: flipbook and day; `sources`: and kind), those that keep as
+ * many names as their cap, with the names they keep (at most the cap each): from then on a
+ * daemon folds any other name of theirs in memory (src/app/analytics/pendingFigures.ts). Each
+ * day is counted by its key's index, at most its cap's rows.
+ */
+export const namesOfFullDays = async (
+  db: Db,
+  links: { flipbook: string[]; day: string[] },
+  sources: { flipbook: string[]; day: string[]; kind: string[] },
+) => {
+  const full = {
+    links: [] as {
+      flipbook: string;
+      day: string;
+      version: string;
+      position: number;
+      link: number;
+    }[],
+    sources: [] as { flipbook: string; day: string; kind: string; name: string }[],
+  };
+  if (links.flipbook.length > 0) {
+    full.links = (
+      await db.query<(typeof full.links)[number]>(
+        `SELECT k.flipbook_id AS flipbook, k.day::text AS day, l.version_id AS version,
+           l.position, l.link
+         FROM unnest($1::uuid[], $2::date[]) AS k(flipbook_id, day)
+         JOIN LATERAL (SELECT count(*) AS n FROM analytics_links c
+           WHERE c.flipbook_id = k.flipbook_id AND c.day = k.day AND c.position > 0) c
+           ON c.n >= ${LINKS_PER_DAY}
+         JOIN analytics_links l
+           ON l.flipbook_id = k.flipbook_id AND l.day = k.day AND l.position > 0`,
+        [links.flipbook, links.day],
+      )
+    ).rows;
+  }
+  if (sources.flipbook.length > 0) {
+    full.sources = (
+      await db.query<(typeof full.sources)[number]>(
+        `SELECT k.flipbook_id AS flipbook, k.day::text AS day, k.kind, s.name
+         FROM unnest($1::uuid[], $2::date[], $3::text[]) AS k(flipbook_id, day, kind)
+         JOIN LATERAL (SELECT count(*) AS n FROM analytics_sources c
+           WHERE c.flipbook_id = k.flipbook_id AND c.day = k.day AND c.kind = k.kind
+             AND c.name <> '${OTHER}') c ON c.n >= ${capOfKind('k.kind')}
+         JOIN analytics_sources s ON s.flipbook_id = k.flipbook_id AND s.day = k.day
+           AND s.kind = k.kind AND s.name <> '${OTHER}'`,
+        [sources.flipbook, sources.day, sources.kind],
+      )
+    ).rows;
+  }
+  return full;
 };
 
 /** Deletes the reader hashes of the days before `day` (their salt is gone: they are of no use). */

@@ -4,6 +4,7 @@
 // a day stay at the caps plus one `(other)` row whatever the beacons say, every count is kept
 // (the totals are exact), and the report answers in milliseconds.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALL_LINKS } from '../../projections/analytics.ts';
 import { createIngest } from '../../src/app/analytics/ingest.ts';
 import { readingTokensSignedWith } from '../../src/app/analytics/readingTokens.ts';
 import { dailySalts } from '../../src/app/analytics/salts.ts';
@@ -15,10 +16,10 @@ import {
   OTHER,
   SOURCE_NAMES_PER_DAY,
 } from '../../src/domain/analytics/dailyCaps.ts';
-import type { Store } from '../../src/store/store.ts';
+import { openStore, type Store } from '../../src/store/store.ts';
 import { createInStore } from '../support/inStore.ts';
 import { TEST_METADATA } from '../support/metadata.ts';
-import { openTestStore } from '../support/stores.ts';
+import { openTestStore, storeOptions } from '../support/stores.ts';
 
 const BEACONS = 20_000;
 const PAGES = 3;
@@ -180,5 +181,105 @@ describe('a flood of new names', () => {
     );
     expect(page).toContain('<th scope="row">Other sites</th>');
     expect(page).toContain('<th scope="row">Other countries</th>');
+  });
+});
+
+// A tester's flood against a daemon (issue 40): 20,000 beacons, 16 at a time, each from its own
+// address and browser (a new reader), with its own referring site and three links of 10,000
+// places. The flush's statements grew past the 5 s limit, were cancelled, and each failed
+// write came back bigger: from 5,076 opens on, nothing more was written, and the stop lost
+// 15,024 acknowledged opens. Here with a 1 s limit on every statement, two daemons' ingests
+// flushing as their timers do (a flush under way takes the next beacons' in its next batch).
+describe('a tester’s flood of new readers, sites and links', () => {
+  let store: Store;
+  const now = new Date('2026-11-29T10:00:00Z');
+  const clock = { now: () => now };
+  const day = '2026-11-29';
+  const FLOOD = 20_000;
+  /** beacons accepted between two timer ticks (the tester's ~335 a second, each half second ~170) */
+  const TICK = 400;
+  let flipbookId = '';
+  let versionId = '';
+  beforeAll(async () => {
+    store = await openStore({
+      ...(await storeOptions('postgres')),
+      limits: { connectMs: 5000, statementMs: 1000 },
+    });
+    const workspaceId = (
+      await createWorkspace(store, { name: 'q', plan: 'team' }, TEST_METADATA, now)
+    ).id;
+    ({ flipbookId, versionId } = await createInStore(store, {
+      workspaceId,
+      title: 't',
+      slug: 'q',
+      now,
+    }));
+  });
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  it('writes every beacon it accepted, each write within the statement limit', async () => {
+    const tokens = readingTokensSignedWith('s');
+    const token = tokens.sign({ flipbookId, versionId, linkId: null, pages: PAGES, expires: 2e9 });
+    const daemons = [0, 1].map(() =>
+      createIngest({
+        store,
+        clock,
+        salt: dailySalts(store, clock).today,
+        token: tokens.read,
+        ownHosts: () => [],
+      }),
+    );
+    const failures: unknown[] = [];
+    /** a timer's tick: a flush if none is under way, never awaited here */
+    const tick = (ingest: ReturnType<typeof createIngest>) => {
+      ingest.flush().catch((error: unknown) => failures.push(error));
+    };
+    let accepted = 0;
+    for (let k = 0; k < FLOOD; k++) {
+      const beacon = JSON.stringify({
+        v: 1,
+        t: token,
+        r: `https://ref-${k}.example${k % 7}.com/path?q=${k}`,
+        tc: k % 2,
+        e: [
+          { k: 'open' },
+          { k: 'page', p: 1, s: 2 },
+          { k: 'link', p: 1 + (k % PAGES), l: k % 10_000 },
+          { k: 'link', p: 1 + (k % PAGES), l: (k * 7) % 10_000 },
+          { k: 'link', p: 1 + (k % PAGES), l: (k * 13) % 10_000 },
+        ],
+      });
+      const sender = {
+        address: `10.${(k >> 16) & 255}.${(k >> 8) & 255}.${k & 255}`,
+        userAgent: `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${100 + (k % 30)}.0.${k}.0 Safari/537.36`,
+        doNotTrack: undefined,
+        globalPrivacyControl: undefined,
+        mobileHint: undefined,
+      };
+      if (await daemons[k % 2]?.accept(beacon, sender)) accepted++;
+      if (k % TICK === TICK - 1) {
+        for (const d of daemons) tick(d);
+        // The writes go on while the next beacons come (the event loop turns).
+        await new Promise((r) => setImmediate(r));
+      }
+    }
+    await Promise.all(daemons.map((d) => d.drain()));
+    expect(accepted).toBe(FLOOD);
+    expect(failures).toEqual([]);
+    const figures = (
+      await store.db.query<{ opens: number; readers: number; clicks: number; sites: number }>(
+        `SELECT
+           (SELECT sum(opens)::int FROM analytics_daily WHERE flipbook_id = $1 AND day = $2) AS opens,
+           (SELECT sum(readers)::int FROM analytics_daily WHERE flipbook_id = $1 AND day = $2
+              AND link_key = $3) AS readers,
+           (SELECT sum(clicks)::int FROM analytics_links WHERE flipbook_id = $1 AND day = $2) AS clicks,
+           (SELECT sum(opens)::int FROM analytics_sources WHERE flipbook_id = $1 AND day = $2
+              AND kind = 'referrer') AS sites`,
+        [flipbookId, day, ALL_LINKS],
+      )
+    ).rows[0];
+    expect(figures).toEqual({ opens: FLOOD, readers: FLOOD, clicks: 3 * FLOOD, sites: FLOOD });
   });
 });

@@ -6,7 +6,7 @@ import type { Logger } from '../../log.ts';
 import type { Store } from '../../store/store.ts';
 import type { Clock } from '../clock.ts';
 import type { Countries } from './countries.ts';
-import { createIngest, FLUSH_MS } from './ingest.ts';
+import { createIngest, FiguresLost, FLUSH_MS } from './ingest.ts';
 import { READING_TOKEN_MS, readingTokensSignedWith } from './readingTokens.ts';
 import { dailySalts } from './salts.ts';
 
@@ -75,10 +75,14 @@ export const openAnalytics = (deps: {
     stop: async () => {
       if (timer) clearInterval(timer);
       timer = null;
+      // Tried again for a while (ingest.ts DRAIN_MS); then what is lost is said in numbers.
       await ingest
         .drain()
         .catch((error: unknown) =>
-          deps.log.warn({ err: error }, 'could not write the last reading figures'),
+          deps.log.warn(
+            { err: error, ...(error instanceof FiguresLost ? { lost: error.lost } : {}) },
+            'could not write the last reading figures',
+          ),
         );
     },
     /** Writes what is pending now (tests, the stop). */

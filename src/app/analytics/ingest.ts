@@ -8,20 +8,37 @@ import type { PoolClient } from 'pg';
 import {
   ALL_LINKS,
   addFigures,
+  addReaders,
   countedFlipbooks,
-  type Flush,
   forgetReadersBefore,
   NO_LINK,
-  OTHER_VERSION,
+  namesOfFullDays,
   pruneFigures,
 } from '../../../projections/analytics.ts';
 import { forgetSaltsBefore } from '../../../projections/analyticsSalts.ts';
 import { type Beacon, MAX_PAGE_SECONDS, readBeacon } from '../../domain/analytics/beacon.ts';
-import { LINKS_PER_DAY, OTHER, SOURCE_NAMES_PER_DAY } from '../../domain/analytics/dailyCaps.ts';
 import { type Device, deviceClass } from '../../domain/analytics/device.ts';
 import { referrerHost } from '../../domain/analytics/referrer.ts';
 import type { Store } from '../../store/store.ts';
 import type { Clock } from '../clock.ts';
+import {
+  addDaily,
+  addLink,
+  addPage,
+  addSource,
+  booksIn,
+  columnsOf,
+  type FullDays,
+  isEmpty,
+  merge,
+  noDaily,
+  nothing,
+  onlyFor,
+  type Pending,
+  partsOf,
+  prefixesOf,
+  totalsOf,
+} from './pendingFigures.ts';
 import { counted, readerOf, type Sender } from './readers.ts';
 import type { ReadingToken } from './readingTokens.ts';
 
@@ -32,9 +49,28 @@ import type { ReadingToken } from './readingTokens.ts';
  */
 export const FLUSH_MS = 500;
 const MAX_PENDING_READERS = 1_000_000;
-/** int's largest: a sum waiting in memory through a long outage is written as at most this. */
-const INT_MAX = 2_147_483_647;
+/**
+ * Rows a write takes at most, in one transaction (pendingFigures.ts partsOf): a few tens of ms
+ * each, whatever is pending (a flood, the backlog of an outage).
+ */
+export const ROWS_PER_WRITE = 2000;
+/** How long a stop goes on trying to write the last figures (systemd waits 90 s in all). */
+export const DRAIN_MS = 10_000;
+const DRAIN_RETRY_MS = 250;
 
+/** A stop could not write these figures: they are lost, and said so in numbers. */
+export class FiguresLost extends Error {
+  override name = 'FiguresLost';
+  readonly lost: ReturnType<typeof totalsOf>;
+  constructor(lost: ReturnType<typeof totalsOf>, cause: unknown) {
+    super(
+      `Reading figures not written: ${lost.opens} opens, ${lost.views} page views, ` +
+        `${lost.clicks} link clicks, ${lost.readerCodes} reader codes`,
+      { cause },
+    );
+    this.lost = lost;
+  }
+}
 export type BeaconSender = Sender & {
   address: string | null;
   /** `Sec-CH-UA-Mobile` */
@@ -43,207 +79,6 @@ export type BeaconSender = Sender & {
 
 /** The country of an address (./countries.ts), when the operator gave a GeoIP database. */
 export type CountryOf = (address: string | null) => string | null;
-
-type Daily = {
-  opens: number;
-  views: number;
-  seconds: number;
-  searches: number;
-  downloads: number;
-  zooms: number;
-};
-const noDaily = (): Daily => ({
-  opens: 0,
-  views: 0,
-  seconds: 0,
-  searches: 0,
-  downloads: 0,
-  zooms: 0,
-});
-
-/** Figures waiting to be written, by their row's key (fields joined by a space). */
-type Pending = {
-  seen: Set<string>;
-  daily: Map<string, Daily>;
-  pages: Map<string, { views: number; seconds: number }>;
-  links: Map<string, number>;
-  sources: Map<string, number>;
-  /** different names pending under each key's prefix (flipbook, day, kind), for addCapped */
-  names: Map<string, number>;
-};
-const nothing = (): Pending => ({
-  seen: new Set(),
-  daily: new Map(),
-  pages: new Map(),
-  links: new Map(),
-  sources: new Map(),
-  names: new Map(),
-});
-
-const add = <V>(map: Map<string, V>, key: string, fresh: () => V, change: (v: V) => V) => {
-  map.set(key, change(map.get(key) ?? fresh()));
-};
-
-/**
- * Adds `n` to the count of `prefix rest` in `map`, or to `prefix other`'s once `cap` different
- * names are pending under the prefix: pending figures are as bounded as the rows they become
- * (projections/analytics.ts caps them again against the day's rows), also while the database is
- * away and a flood goes on.
- */
-const addCapped = (
-  p: Pending,
-  map: Map<string, number>,
-  prefix: string,
-  rest: string,
-  other: string,
-  cap: number,
-  n: number,
-) => {
-  let key = `${prefix} ${rest}`;
-  if (!map.has(key) && rest !== other) {
-    const held = p.names.get(prefix) ?? 0;
-    if (held >= cap) key = `${prefix} ${other}`;
-    else p.names.set(prefix, held + 1);
-  }
-  map.set(key, (map.get(key) ?? 0) + n);
-};
-/** A source's count: `kind` of SOURCE_NAMES_PER_DAY, `name` a host, class or code. */
-const addSource = (
-  p: Pending,
-  bookDay: string,
-  kind: keyof typeof SOURCE_NAMES_PER_DAY,
-  name: string,
-  n = 1,
-) =>
-  addCapped(
-    p,
-    p.sources,
-    `${bookDay} ${kind}`,
-    name,
-    OTHER,
-    SOURCE_NAMES_PER_DAY[kind] * PENDING_PER_CAP,
-    n,
-  );
-const OTHER_LINK = `${OTHER_VERSION} 0 0`;
-/**
- * Pending names kept apart per cap's worth: more than the cap, so a name the day already has a
- * row for is seldom folded here for coming after a burst of new ones in the same half second.
- */
-const PENDING_PER_CAP = 10;
-/** A link's clicks: `link` its version, page and place, joined by spaces. */
-const addLink = (p: Pending, bookDay: string, link: string, n = 1) =>
-  addCapped(p, p.links, bookDay, link, OTHER_LINK, LINKS_PER_DAY * PENDING_PER_CAP, n);
-
-/** The pending figures as the columns one flush writes, each sorted by key. */
-const columnsOf = (p: Pending): Flush => {
-  const sorted = <V>(map: Map<string, V>) =>
-    [...map].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k.split(' '), v] as const);
-  const seen = [...p.seen].sort().map((k) => [k.split(' '), null] as const);
-  const daily = sorted(p.daily);
-  const pages = sorted(p.pages);
-  const links = sorted(p.links);
-  const sources = sorted(p.sources);
-  const col = <T>(rows: readonly T[], f: (row: T) => number) =>
-    rows.map((row) => Math.min(f(row), INT_MAX));
-  /** the i-th field of each row's key */
-  const key = (rows: readonly (readonly [string[], unknown])[], i: number) =>
-    rows.map(([k]) => k[i] ?? '');
-  return {
-    seen: {
-      flipbook: key(seen, 0),
-      day: key(seen, 1),
-      link: key(seen, 2),
-      reader: key(seen, 3),
-    },
-    daily: {
-      flipbook: key(daily, 0),
-      day: key(daily, 1),
-      link: key(daily, 2),
-      opens: col(daily, ([, v]) => v.opens),
-      views: col(daily, ([, v]) => v.views),
-      seconds: col(daily, ([, v]) => v.seconds),
-      searches: col(daily, ([, v]) => v.searches),
-      downloads: col(daily, ([, v]) => v.downloads),
-      zooms: col(daily, ([, v]) => v.zooms),
-    },
-    pages: {
-      flipbook: key(pages, 0),
-      day: key(pages, 1),
-      version: key(pages, 2),
-      position: key(pages, 3).map(Number),
-      views: col(pages, ([, v]) => v.views),
-      seconds: col(pages, ([, v]) => v.seconds),
-    },
-    links: {
-      flipbook: key(links, 0),
-      day: key(links, 1),
-      version: key(links, 2),
-      position: key(links, 3).map(Number),
-      link: key(links, 4).map(Number),
-      clicks: col(links, ([, v]) => v),
-    },
-    sources: {
-      flipbook: key(sources, 0),
-      day: key(sources, 1),
-      kind: key(sources, 2),
-      name: sources.map(([k]) => k.slice(3).join(' ')),
-      opens: col(sources, ([, v]) => v),
-    },
-  };
-};
-
-/** The flipbook a pending row's key is for. */
-const bookOf = (key: string) => key.slice(0, key.indexOf(' '));
-
-/** The flipbooks a batch has figures for. */
-const booksIn = (p: Pending) => [...new Set([...p.daily.keys()].map(bookOf))];
-
-/** The batch without the figures of flipbooks not in `keep`. */
-const onlyFor = (p: Pending, keep: Set<string>): Pending => {
-  const kept = <V>(map: Map<string, V>) => new Map([...map].filter(([k]) => keep.has(bookOf(k))));
-  return {
-    seen: new Set([...p.seen].filter((k) => keep.has(bookOf(k)))),
-    daily: kept(p.daily),
-    pages: kept(p.pages),
-    links: kept(p.links),
-    sources: kept(p.sources),
-    names: p.names,
-  };
-};
-
-const sumDaily = (a: Daily, b: Daily): Daily => ({
-  opens: a.opens + b.opens,
-  views: a.views + b.views,
-  seconds: a.seconds + b.seconds,
-  searches: a.searches + b.searches,
-  downloads: a.downloads + b.downloads,
-  zooms: a.zooms + b.zooms,
-});
-
-const merge = (into: Pending, from: Pending) => {
-  for (const key of from.seen) into.seen.add(key);
-  for (const [k, v] of from.daily) add(into.daily, k, noDaily, (d) => sumDaily(d, v));
-  for (const [k, v] of from.pages) {
-    add(
-      into.pages,
-      k,
-      () => ({ views: 0, seconds: 0 }),
-      (p) => ({
-        views: p.views + v.views,
-        seconds: p.seconds + v.seconds,
-      }),
-    );
-  }
-  // (keys: flipbook, day, then the link's three fields; the source's kind, then its name)
-  for (const [k, v] of from.links) {
-    const [book, day, ...link] = k.split(' ');
-    addLink(into, `${book} ${day}`, link.join(' '), v);
-  }
-  for (const [k, v] of from.sources) {
-    const [book, day, kind, ...name] = k.split(' ');
-    addSource(into, `${book} ${day}`, kind as keyof typeof SOURCE_NAMES_PER_DAY, name.join(' '), v);
-  }
-};
 
 export type IngestDeps = {
   store: Store;
@@ -262,6 +97,8 @@ export const createIngest = (deps: IngestDeps) => {
   let pending = nothing();
   let flushing: Promise<void> | null = null;
   let lastDay: string | null = null;
+  /** the days this daemon learned are full, with their names (pendingFigures.ts): today's */
+  const fullDays: FullDays = new Map();
 
   /**
    * Adds a beacon's figures; InvalidInput for a body that is not a beacon. A beacon that is not
@@ -305,13 +142,13 @@ export const createIngest = (deps: IngestDeps) => {
             sender.mobileHint,
             beacon.touch,
           );
-          addSource(pending, `${book} ${day}`, 'device', device);
+          addSource(pending, fullDays, `${book} ${day}`, 'device', device);
           if (deps.countryOf) {
             const country = deps.countryOf(sender.address) ?? '(unknown)';
-            addSource(pending, `${book} ${day}`, 'country', country);
+            addSource(pending, fullDays, `${book} ${day}`, 'country', country);
           }
           const host = referrerHost(beacon.referrer, deps.ownHosts());
-          addSource(pending, `${book} ${day}`, 'referrer', host ?? '(direct)');
+          addSource(pending, fullDays, `${book} ${day}`, 'referrer', host ?? '(direct)');
           break;
         }
         case 'page': {
@@ -326,16 +163,16 @@ export const createIngest = (deps: IngestDeps) => {
           readingLeft -= reading;
           daily.views += view;
           daily.seconds += reading;
-          add(
-            pending.pages,
-            `${book} ${day} ${token.versionId} ${event.position}`,
-            () => ({ views: 0, seconds: 0 }),
-            (p) => ({ views: p.views + view, seconds: p.seconds + seconds }),
-          );
+          addPage(pending, `${book} ${day} ${token.versionId} ${event.position}`, view, seconds);
           break;
         }
         case 'link':
-          addLink(pending, `${book} ${day}`, `${token.versionId} ${event.position} ${event.link}`);
+          addLink(
+            pending,
+            fullDays,
+            `${book} ${day}`,
+            `${token.versionId} ${event.position} ${event.link}`,
+          );
           break;
         case 'search':
           daily.searches++;
@@ -352,41 +189,81 @@ export const createIngest = (deps: IngestDeps) => {
     // While writes fail (the database away), readers wait in memory: at most this many, then the
     // figures go on being summed without new readers.
     if (pending.seen.size >= MAX_PENDING_READERS) {
-      add(pending.daily, `${book} ${day} ${link}`, noDaily, (d) => sumDaily(d, daily));
+      addDaily(pending, `${book} ${day} ${link}`, daily);
       return true;
     }
     // Once by the link (or the book's own URL) it came by, and once for the whole book: a reader
     // who came by two links is one of the book's readers.
     pending.seen.add(`${book} ${day} ${link} ${reader}`);
     pending.seen.add(`${book} ${day} ${ALL_LINKS} ${reader}`);
-    add(pending.daily, `${book} ${day} ${link}`, noDaily, (d) => sumDaily(d, daily));
+    addDaily(pending, `${book} ${day} ${link}`, daily);
     return true;
   };
 
-  /** The figures of a batch, in one transaction; on a failure they go back to pending. */
-  const write = async (batch: Pending) => {
-    let client: PoolClient;
-    try {
-      client = await deps.store.pool.connect();
-    } catch (error) {
-      merge(pending, batch); // the database away: kept for the next try
-      throw error;
-    }
+  /**
+   * Writes one part of a batch (pendingFigures.ts partsOf) in a transaction, and learns which of
+   * its days are full (their names are folded in memory from then on).
+   */
+  const writePart = async (part: Pending) => {
+    const client: PoolClient = await deps.store.pool.connect();
     try {
       await client.query('BEGIN');
       // Figures a crash of the database may lose are the last moment's: no wait for the disk.
       await client.query('SET LOCAL synchronous_commit = off');
+      // A part is small and its plan simple: compiling it (JIT, on a large estimate) took longer
+      // than running it (1.2 s of 1.6 s for 50,000 links).
+      await client.query('SET LOCAL jit = off');
       // Only for books still there, in workspaces that count (analytics may have been switched
       // off since the page was opened): the others' figures are dropped.
-      const keep = await countedFlipbooks(client, booksIn(batch));
-      await addFigures(client, columnsOf(onlyFor(batch, keep)));
+      const keep = await countedFlipbooks(client, booksIn(part));
+      const kept = onlyFor(part, keep);
+      const columns = columnsOf(kept);
+      await addReaders(client, columns.seen);
+      await addFigures(client, columns);
+      const prefixes = prefixesOf(kept);
+      const ask = (list: string[]) =>
+        list.filter((prefix) => !fullDays.has(prefix)).map((prefix) => prefix.split(' '));
+      const links = ask(prefixes.links);
+      const sources = ask(prefixes.sources);
+      const full = await namesOfFullDays(
+        client,
+        { flipbook: links.map((k) => k[0] ?? ''), day: links.map((k) => k[1] ?? '') },
+        {
+          flipbook: sources.map((k) => k[0] ?? ''),
+          day: sources.map((k) => k[1] ?? ''),
+          kind: sources.map((k) => k[2] ?? ''),
+        },
+      );
       await client.query('COMMIT');
       client.release();
+      const learn = (prefix: string, name: string) => {
+        const names = fullDays.get(prefix) ?? new Set();
+        fullDays.set(prefix, (names as Set<string>).add(name));
+      };
+      for (const l of full.links)
+        learn(`${l.flipbook} ${l.day}`, `${l.version} ${l.position} ${l.link}`);
+      for (const s of full.sources) learn(`${s.flipbook} ${s.day} ${s.kind}`, s.name);
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {});
       client.release(error as Error);
-      merge(pending, batch);
       throw error;
+    }
+  };
+
+  /**
+   * The figures of a batch, in parts of bounded size, each in its own transaction: what a part
+   * wrote stays written; on a failure the parts not written go back to pending, folded to the
+   * caps again (so a failing write never makes the next one grow but by what new beacons add).
+   */
+  const write = async (batch: Pending) => {
+    const parts = partsOf(batch, ROWS_PER_WRITE);
+    for (const [i, part] of parts.entries()) {
+      try {
+        await writePart(part);
+      } catch (error) {
+        for (const rest of parts.slice(i)) merge(pending, rest, fullDays);
+        throw error;
+      }
     }
   };
 
@@ -418,11 +295,16 @@ export const createIngest = (deps: IngestDeps) => {
     const batch = pending;
     const day = deps.clock.now().toISOString().slice(0, 10);
     // Nothing to write, and the day's clearing done: nothing to do (the timer calls twice a second).
-    if (batch.seen.size === 0 && lastDay === day) return;
+    if (isEmpty(batch) && lastDay === day) return;
     pending = nothing();
+    if (lastDay !== day) {
+      // A new day: the days before keep no more names (their beacons' tokens end).
+      for (const prefix of fullDays.keys())
+        if (prefix.split(' ')[1] !== day) fullDays.delete(prefix);
+    }
     flushing = (async () => {
       try {
-        if (batch.seen.size > 0) await write(batch);
+        if (!isEmpty(batch)) await write(batch);
         await clearDay(day);
       } finally {
         flushing = null;
@@ -431,10 +313,24 @@ export const createIngest = (deps: IngestDeps) => {
     return flushing;
   };
 
-  /** Writes everything pending, also what came while a write was under way (a stop). */
-  const drain = async (): Promise<void> => {
-    while (flushing) await flushing.catch(() => {});
-    await flush();
+  /**
+   * Writes everything pending, also what came while a write was under way (a stop): a write that
+   * fails is tried again, every DRAIN_RETRY_MS, for `ms`; then FiguresLost says what was not written.
+   */
+  const drain = async (ms = DRAIN_MS): Promise<void> => {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      while (flushing) await flushing.catch(() => {});
+      try {
+        await flush();
+        if (isEmpty(pending)) return;
+      } catch (error) {
+        if (Date.now() + DRAIN_RETRY_MS > deadline) {
+          throw new FiguresLost(totalsOf(pending), error);
+        }
+        await new Promise((resolve) => setTimeout(resolve, DRAIN_RETRY_MS));
+      }
+    }
   };
 
   return { accept, acceptBeacon, flush, drain };
