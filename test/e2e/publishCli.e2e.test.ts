@@ -157,7 +157,7 @@ afterAll(async () => {
 describe('publishing from a pipeline (no terminal)', () => {
   let first: Published;
 
-  it('publish --wait --json: one JSON document, done, 3 pages, the reader URL; exit 0', async () => {
+  it('publish --wait --json: one JSON document, done, 3 pages, the reader URL; progress on stderr; exit 0', async () => {
     const result = ok(await flipbook(['publish', SMALL, '--wait', '--json'], env()));
     expect(result.stdout.trimEnd().split('\n')).toHaveLength(1);
     first = JSON.parse(result.stdout) as Published;
@@ -172,7 +172,10 @@ describe('publishing from a pipeline (no terminal)', () => {
       activate_on_done: true,
     });
     expect(first.url.startsWith(fx.daemon.url)).toBe(true);
-    expect(result.stderr).toBe('');
+    // A CI log sees the wait (the same lines as without --json), stdout only the result.
+    expect(result.stderr).toMatch(
+      /^(status: (pending|processing)( \(.*\))?\n)+status: done \(3 pages\)\n$/,
+    );
   });
 
   it('--url/--api-key flags win over the environment', async () => {
@@ -399,11 +402,22 @@ describe('credentials', () => {
     );
   });
 
-  it('a wrong key: exit 1, Unauthorized on stderr', async () => {
+  it('a wrong key: exit 1, the server, where the key came from, its last four characters, what to do', async () => {
     const result = await flipbook(['publish', SMALL, '--json'], withEnv(fx, WRONG_KEY));
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe('flipbook: Unauthorized\n');
+    expect(result.stderr).toBe(
+      `flipbook: ${fx.daemon.url} refused the API key in FLIPBOOK_API_KEY (ending in …0000): it is not a key of this server, or it was revoked or has expired. Create a key on the dashboard's API keys page (${fx.daemon.url}/dashboard/keys), or check FLIPBOOK_API_KEY\n`,
+    );
+  });
+
+  it('the OpenAPI document’s servers URL (…/api/v1) is taken for the service’s root', async () => {
+    const list = await flipbook(['list', '--json'], {
+      ...env(),
+      FLIPBOOK_URL: `${fx.daemon.url}/api/v1`,
+    });
+    expect(list.code, list.stderr).toBe(0);
+    expect(JSON.parse(list.stdout)).toHaveProperty('flipbooks');
   });
 });
 
@@ -451,6 +465,17 @@ describe('refused before anything is sent', () => {
     const result = await flipbook(['publish', huge], nowhere);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('uploads are limited to 512 MB');
+  });
+
+  it('a malformed key: exit 2, said to be one', async () => {
+    const result = await flipbook(['publish', SMALL, '--json'], {
+      ...nowhere,
+      FLIPBOOK_API_KEY: 'abc',
+    });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toBe(
+      "flipbook: The API key in FLIPBOOK_API_KEY (3 characters long) is not an API key: a key is svc_ followed by 48 lowercase hexadecimal characters, shown once when it is created. Create one on the dashboard's API keys page, or check FLIPBOOK_API_KEY\n",
+    );
   });
 
   it('a bad --timeout: exit 2', async () => {
