@@ -352,6 +352,20 @@ describe('publishing from a pipeline (no terminal)', () => {
       error_reason: expect.stringMatching(/^The PDF is password-protected/),
     });
     expect(status.stderr).toContain('Processing ended in error: The PDF is password-protected');
+
+    // Its only version failed: listed and shown as failed, with no reader URL (it answers 404).
+    const listed = ok(await flipbook(['list', '--per-page', '100'], env()));
+    const row = listed.stdout.split('\n').find((line) => line.startsWith(published.flipbook_id));
+    expect(row).toMatch(/ failed +public +\S+ +-$/);
+    expect(row).not.toContain('/f/');
+    const shown = ok(await flipbook(['show', published.flipbook_id], env()));
+    expect(shown.stdout).not.toContain(published.url);
+    expect(shown.stdout).toContain(
+      `Failed: no version could be processed, so it has no reader URL (it answers 404). The newest: The PDF is password-protected`,
+    );
+    expect(shown.stdout).toContain(
+      `Publish a new version: flipbook version add ${published.flipbook_id} FILE`,
+    );
   });
 });
 
@@ -650,6 +664,20 @@ describe('rate limited (3 requests a minute)', () => {
 });
 
 describe('told truthfully', () => {
+  it('edit --visibility links says its URL now answers 404 to readers, and list shows it', async () => {
+    const made = json<Published>(await flipbook(['publish', SMALL, '--wait', '--json'], env()));
+    const edited = ok(await flipbook(['edit', made.flipbook_id, '--visibility', 'links'], env()));
+    expect(edited.stdout.split('\n').slice(1)).toEqual([
+      made.url,
+      `Links only: its URL answers 404 to anyone but the workspace's members, signed in; readers need a share link (flipbook share create ${made.flipbook_id} LABEL)`,
+      '',
+    ]);
+    expect(edited.stdout.split('\n')[0]).toMatch(/ \(published, links, slug [a-z0-9-]+\)$/);
+    const listed = ok(await flipbook(['list', '--per-page', '100'], env()));
+    const row = listed.stdout.split('\n').find((line) => line.startsWith(made.flipbook_id));
+    expect(row).toMatch(/ published +links +\S+ +http\S+\/f\/[0-9a-f-]{36}$/);
+  });
+
   it('an empty --api-key or --url is an error naming it (never a saved login)', async () => {
     for (const [flag, value] of [
       ['--api-key', ''],

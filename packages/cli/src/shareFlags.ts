@@ -1,7 +1,11 @@
 // `flipbook share create`'s flags and argument, checked by the server's own rules before anything
 // is sent, and the server's refusals said in the command's words: the API names its fields
 // (`Invalid expires_at: …, or null`), a person typed --expires.
-import { linkLabel, linkPassword, MAX_EXPIRY_YEARS } from '../../../src/domain/flipbook/shareLinks.ts';
+import {
+  linkLabel,
+  linkPassword,
+  MAX_EXPIRY_YEARS,
+} from '../../../src/domain/flipbook/shareLinks.ts';
 import { CliError, EXIT } from './client/cliErrors.ts';
 
 const DAY_MS = 86_400_000;
