@@ -217,7 +217,8 @@ describe('publishing from a pipeline (no terminal)', () => {
       await flipbook(['status', titled.flipbookId, titled.versionId, '--wait'], env()),
     );
     expect(waited.stdout).toBe('done (3 pages), active\n');
-    expect(waited.stderr).toMatch(/status: done\n$/);
+    // the same lines as publish --wait writes (with the page count once known)
+    expect(waited.stderr).toMatch(/status: done \(3 pages\)\n$/);
     expect(waited.stderr).not.toContain(ANSI);
 
     const status = json<Record<string, unknown>>(
