@@ -71,6 +71,8 @@ export type DaemonOptions = {
   keepAliveMs?: number;
   /** webhooks may be sent to loopback, private and link-local addresses (--webhook-allow-private) */
   webhookAllowPrivate?: boolean;
+  /** the operator's address in the OpenAPI document's info.contact (--contact-email) */
+  contactEmail?: string;
   /** the bounds on every use of the database (--database-timeout) */
   databaseLimits?: DatabaseLimits;
   /** single sign-on for the dashboard (--oidc-issuer, --oidc-client-id, --oidc-join) */
@@ -232,6 +234,7 @@ export const runDaemon = async (options: DaemonOptions) => {
         keyUsage,
         clock,
         webhookAllowPrivate: options.webhookAllowPrivate ?? false,
+        contactEmail: options.contactEmail ?? null,
       });
       mountFiles(routes, { db: store.db, blobs, render, access, tiles });
       mountDownloads(routes, { log: logger });

@@ -13,7 +13,7 @@ import { flipbookStream } from '../domain/flipbook/flipbook.ts';
 import type { Caller } from './caller.ts';
 import { type LoggedEvent, presentEvent } from './eventLog.ts';
 import type { ApiDeps } from './flipbooks.ts';
-import { presentFlipbook } from './present.ts';
+import { everyVersionFailed, presentFlipbook } from './present.ts';
 
 export type VersionLine = {
   id: string;
@@ -56,16 +56,14 @@ export const flipbookOverview = async (deps: ApiDeps, caller: Caller, flipbookId
   const versions = await listVersions(db, flipbookId);
   // The download switch lives beside the reader's columns (the API's answer does not carry it).
   const reader = await findReaderFlipbook(db, flipbookId);
+  /** nothing of it was ever readable and nothing is on its way: every version failed */
+  const failed = row.active_version_id === null && everyVersionFailed(versions);
   return {
-    flipbook: presentFlipbook(deps.urls, row, versions),
+    flipbook: presentFlipbook(deps.urls, row, versions, failed),
     activeVersionId: row.active_version_id,
     downloadAllowed: reader?.download_allowed ?? true,
     versions: await Promise.all(versions.map(async (v) => line(v, await readyPages(deps, v)))),
-    /** nothing of it was ever readable and nothing is on its way: every version failed */
-    failed:
-      row.active_version_id === null &&
-      versions.length > 0 &&
-      versions.every((v) => v.status === 'error'),
+    failed,
   };
 };
 

@@ -43,7 +43,7 @@ import {
   type UploadOptions,
   withKey,
 } from './idempotentUploads.ts';
-import { presentFlipbook, presentPage, presentStatus } from './present.ts';
+import { everyVersionFailed, presentFlipbook, presentPage, presentStatus } from './present.ts';
 import type { ReceivedUpload } from './received.ts';
 import type { Urls } from './urls.ts';
 import { removeVersionFiles, withStoredOriginal } from './versionFiles.ts';
@@ -57,16 +57,25 @@ export const listFlipbooks = async (
   query: ListQuery,
 ): Promise<FlipbookList> => {
   const { rows, total } = await queryFlipbooks(store.db, caller.workspaceId, query);
+  const failed = await failedOf(store.db, rows);
   return {
     flipbooks: rows.map((row) => {
       const active = activeVersionOf(row);
-      return presentFlipbook(urls, row, active ? [active] : []);
+      return presentFlipbook(urls, row, active ? [active] : [], failed.has(row.flipbook_id));
     }),
     page: query.page,
     per_page: query.perPage,
     total_pages: Math.ceil(total / query.perPage),
   };
 };
+
+/** Those of a page of the list that have nothing readable and nothing on its way. */
+const failedOf = (db: Db, rows: Awaited<ReturnType<typeof queryFlipbooks>>['rows']) =>
+  // Only those without an active version can be: one query for them, none for a page without.
+  flipbooksWithOnlyFailures(
+    db,
+    rows.filter((row) => activeVersionOf(row) === null).map((row) => String(row.flipbook_id)),
+  );
 
 /** The list for people (the dashboard's grid): the same query, with each cover and page count. */
 export const listFlipbookCards = async (
@@ -75,19 +84,15 @@ export const listFlipbookCards = async (
   query: ListQuery,
 ) => {
   const { rows, total } = await queryFlipbooks(store.db, caller.workspaceId, query);
-  // Those without an active version may have nothing that will ever be readable.
-  const waiting = rows.filter((row) => activeVersionOf(row) === null);
-  const failed = await flipbooksWithOnlyFailures(
-    store.db,
-    waiting.map((row) => String(row.flipbook_id)),
-  );
+  const failed = await failedOf(store.db, rows);
   return {
     cards: rows.map((row) => {
       const active = activeVersionOf(row);
+      const isFailed = failed.has(row.flipbook_id);
       return {
-        flipbook: presentFlipbook(urls, row, active ? [active] : []),
+        flipbook: presentFlipbook(urls, row, active ? [active] : [], isFailed),
         /** no version could be processed: not published, whatever its status says */
-        failed: failed.has(String(row.flipbook_id)),
+        failed: isFailed,
         active: active
           ? {
               id: active.version_id,
@@ -119,7 +124,7 @@ export const showFlipbook = async (
   // A non-public book's images are the daemon's, which checks who asks (the CDN would not).
   const imageUrls = flipbook.visibility === 'public' ? urls : urls.onDaemon();
   return {
-    ...presentFlipbook(urls, flipbook, versions),
+    ...presentFlipbook(urls, flipbook, versions, everyVersionFailed(versions)),
     pages: pages.map((p) => presentPage(imageUrls, active as string, p)),
   };
 };

@@ -3,7 +3,7 @@
 import type { FlipbookRow } from '../../projections/flipbooks.ts';
 import type { PageRow } from '../../projections/pages.ts';
 import type { VersionRow } from '../../projections/versions.ts';
-import type { Flipbook } from '../contract/flipbooks.ts';
+import type { Availability, Flipbook } from '../contract/flipbooks.ts';
 import type { Page, Version, VersionStatus } from '../contract/versions.ts';
 import type { Urls } from './urls.ts';
 
@@ -32,11 +32,32 @@ export const presentPage = (urls: Urls, versionId: string, p: PageRow): Page => 
   img_min: urls.page(versionId, p.position, 'min'),
 });
 
-/** A flipbook without its pages: as listed (active version only) or before its pages are added. */
+/** Every version failed processing: nothing of it was ever readable, nothing is on its way. */
+export const everyVersionFailed = (versions: Pick<VersionRow, 'status'>[]) =>
+  versions.length > 0 && versions.every((v) => v.status === 'error');
+
+/**
+ * What its reader URL shows now. `status` says only whether it is archived: a flipbook whose only
+ * version failed is `published` with a URL that answers 404, and was listed as if readable.
+ */
+export const availabilityOf = (f: FlipbookRow, failed: boolean): Availability =>
+  f.status === 'archived'
+    ? 'archived'
+    : f.active_version_id
+      ? 'available'
+      : failed
+        ? 'failed'
+        : 'unpublished';
+
+/**
+ * A flipbook without its pages: as listed (active version only) or before its pages are added.
+ * @param failed every version of it failed (`versions` may be the active one only)
+ */
 export const presentFlipbook = (
   urls: Urls,
   f: FlipbookRow,
   versions: VersionRow[],
+  failed: boolean,
 ): Omit<Flipbook, 'pages'> => ({
   id: f.flipbook_id,
   title: f.title,
@@ -44,6 +65,7 @@ export const presentFlipbook = (
   description: f.description,
   direction: f.direction ?? 'auto',
   status: f.status,
+  availability: availabilityOf(f, failed),
   visibility: f.visibility,
   embed_origins: f.embed_origins,
   url: urls.reader(f.flipbook_id),

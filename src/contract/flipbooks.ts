@@ -13,6 +13,9 @@ import { Closed, DateTime, Defaulted, Named, StringEnum, Uuid } from './common.t
 import { createdAtUnix, estimatedSeconds, Page, uploadedSize, Version } from './versions.ts';
 
 export const FLIPBOOK_STATUSES = ['published', 'archived'] as const;
+/** What a flipbook's reader URL shows now (beyond the spec's status, which says only archived). */
+export const AVAILABILITIES = ['available', 'unpublished', 'failed', 'archived'] as const;
+export type Availability = (typeof AVAILABILITIES)[number];
 
 const title = (description: string) => Type.String({ maxLength: MAX_TITLE, description });
 const slug = (description: string) =>
@@ -42,6 +45,10 @@ const flipbookFields = {
   status: status(
     '`archived` flipbooks are listed under status=archived; their reader is not available',
   ),
+  availability: StringEnum(AVAILABILITIES, {
+    description:
+      'Beyond the spec: what its reader URL shows now: `available` (its active version, to whom `visibility` lets in), `unpublished` (no version processed yet: a 404 until one is), `failed` (every version failed processing: a 404 until a new version is processed), `archived` (“not available”)',
+  }),
   visibility: visibility(
     'Beyond the spec: who may read it (docs/access.md): `public` (anyone with its link), `workspace` (the workspace’s members, signed in), `links` (only through its share links)',
   ),

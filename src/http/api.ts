@@ -32,7 +32,7 @@ const DOCUMENT_ENDPOINT = apiEndpoint({
       required: ['openapi', 'info', 'paths'],
     }),
   },
-  handle: async () => openApiDocument,
+  handle: async (_, deps) => documentFor(deps.contactEmail ?? null),
 });
 
 export const API_ENDPOINTS: readonly Endpoint<EndpointDeps>[] = [
@@ -45,6 +45,29 @@ export const API_ENDPOINTS: readonly Endpoint<EndpointDeps>[] = [
 ];
 
 export const openApiDocument = buildOpenApiDocument(API_ENDPOINTS);
+
+type OpenApiDocument = typeof openApiDocument & {
+  info: typeof openApiDocument.info & { contact?: { email: string } };
+};
+let served: { email: string | null; document: OpenApiDocument } = {
+  email: null,
+  document: openApiDocument,
+};
+/**
+ * The document as this installation serves it: with `info.contact` when the operator gave an
+ * address (self-hosted, the code cannot know who runs it). Made once; an installation has one.
+ */
+export const documentFor = (email: string | null): OpenApiDocument => {
+  if (served.email !== email) {
+    served = {
+      email,
+      document: email
+        ? { ...openApiDocument, info: { ...openApiDocument.info, contact: { email } } }
+        : openApiDocument,
+    };
+  }
+  return served.document;
+};
 
 export const mountApi = (routes: Routes, deps: EndpointDeps) =>
   mountEndpoints(routes, API_ENDPOINTS, deps, async (req) => {

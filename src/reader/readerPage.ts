@@ -202,7 +202,7 @@ export const readerPage = (book: ReaderBook, l: Language) => {
   // shows nothing of itself to whatever fetches its link, and asks not to be indexed.
   const head = book.isPublic
     ? html`<title>${title}</title>
-${book.description && html`<meta name="description" content="${book.description}">\n`}<meta property="og:title" content="${title}">
+${book.description && html`<meta name="description" content="${book.description}">\n<meta property="og:description" content="${book.description}">\n`}<meta property="og:title" content="${title}">
 <meta property="og:type" content="book">
 <meta property="og:url" content="${book.url}">
 ${cover && html`<meta property="og:image" content="${cover}">\n<meta name="twitter:card" content="summary_large_image">\n`}<link rel="canonical" href="${book.url}">

@@ -27,8 +27,9 @@ import { storedKeys } from '../support/blobPlace.ts';
 import { flipbook } from '../support/cli.ts';
 import { STORE_KINDS } from '../support/stores.ts';
 
-// The spec's keys, plus exactly one addition: `direction` (docs/api.md, "Beyond the spec").
+// The spec's keys, plus the additions docs/api.md lists under "Beyond the spec".
 const FLIPBOOK_KEYS = [
+  'availability',
   'created_at',
   'description',
   'direction',

@@ -157,7 +157,7 @@ afterAll(async () => {
 describe('publishing from a pipeline (no terminal)', () => {
   let first: Published;
 
-  it('publish --wait --json: one JSON document, done, 3 pages, the reader URL; exit 0', async () => {
+  it('publish --wait --json: one JSON document, done, 3 pages, the reader URL; progress on stderr; exit 0', async () => {
     const result = ok(await flipbook(['publish', SMALL, '--wait', '--json'], env()));
     expect(result.stdout.trimEnd().split('\n')).toHaveLength(1);
     first = JSON.parse(result.stdout) as Published;
@@ -172,7 +172,10 @@ describe('publishing from a pipeline (no terminal)', () => {
       activate_on_done: true,
     });
     expect(first.url.startsWith(fx.daemon.url)).toBe(true);
-    expect(result.stderr).toBe('');
+    // A CI log sees the wait (the same lines as without --json), stdout only the result.
+    expect(result.stderr).toMatch(
+      /^(status: (pending|processing)( \(.*\))?\n)+status: done \(3 pages\)\n$/,
+    );
   });
 
   it('--url/--api-key flags win over the environment', async () => {
@@ -214,7 +217,8 @@ describe('publishing from a pipeline (no terminal)', () => {
       await flipbook(['status', titled.flipbookId, titled.versionId, '--wait'], env()),
     );
     expect(waited.stdout).toBe('done (3 pages), active\n');
-    expect(waited.stderr).toMatch(/status: done\n$/);
+    // the same lines as publish --wait writes (with the page count once known)
+    expect(waited.stderr).toMatch(/status: done \(3 pages\)\n$/);
     expect(waited.stderr).not.toContain(ANSI);
 
     const status = json<Record<string, unknown>>(
@@ -349,6 +353,20 @@ describe('publishing from a pipeline (no terminal)', () => {
       error_reason: expect.stringMatching(/^The PDF is password-protected/),
     });
     expect(status.stderr).toContain('Processing ended in error: The PDF is password-protected');
+
+    // Its only version failed: listed and shown as failed, with no reader URL (it answers 404).
+    const listed = ok(await flipbook(['list', '--per-page', '100'], env()));
+    const row = listed.stdout.split('\n').find((line) => line.startsWith(published.flipbook_id));
+    expect(row).toMatch(/ failed +public +\S+ +-$/);
+    expect(row).not.toContain('/f/');
+    const shown = ok(await flipbook(['show', published.flipbook_id], env()));
+    expect(shown.stdout).not.toContain(published.url);
+    expect(shown.stdout).toContain(
+      `Failed: no version could be processed, so it has no reader URL (it answers 404). The newest: The PDF is password-protected`,
+    );
+    expect(shown.stdout).toContain(
+      `Publish a new version: flipbook version add ${published.flipbook_id} FILE`,
+    );
   });
 });
 
@@ -399,11 +417,22 @@ describe('credentials', () => {
     );
   });
 
-  it('a wrong key: exit 1, Unauthorized on stderr', async () => {
+  it('a wrong key: exit 1, the server, where the key came from, its last four characters, what to do', async () => {
     const result = await flipbook(['publish', SMALL, '--json'], withEnv(fx, WRONG_KEY));
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe('flipbook: Unauthorized\n');
+    expect(result.stderr).toBe(
+      `flipbook: ${fx.daemon.url} refused the API key in FLIPBOOK_API_KEY (ending in …0000): it is not a key of this server, or it was revoked or has expired. Create a key on the dashboard's API keys page (${fx.daemon.url}/dashboard/keys), or check FLIPBOOK_API_KEY\n`,
+    );
+  });
+
+  it('the OpenAPI document’s servers URL (…/api/v1) is taken for the service’s root', async () => {
+    const list = await flipbook(['list', '--json'], {
+      ...env(),
+      FLIPBOOK_URL: `${fx.daemon.url}/api/v1`,
+    });
+    expect(list.code, list.stderr).toBe(0);
+    expect(JSON.parse(list.stdout)).toHaveProperty('flipbooks');
   });
 });
 
@@ -451,6 +480,17 @@ describe('refused before anything is sent', () => {
     const result = await flipbook(['publish', huge], nowhere);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('uploads are limited to 512 MB');
+  });
+
+  it('a malformed key: exit 2, said to be one', async () => {
+    const result = await flipbook(['publish', SMALL, '--json'], {
+      ...nowhere,
+      FLIPBOOK_API_KEY: 'abc',
+    });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toBe(
+      "flipbook: The API key in FLIPBOOK_API_KEY (3 characters long) is not an API key: a key is svc_ followed by 48 lowercase hexadecimal characters, shown once when it is created. Create one on the dashboard's API keys page, or check FLIPBOOK_API_KEY\n",
+    );
   });
 
   it('a bad --timeout: exit 2', async () => {
@@ -625,6 +665,20 @@ describe('rate limited (3 requests a minute)', () => {
 });
 
 describe('told truthfully', () => {
+  it('edit --visibility links says its URL now answers 404 to readers, and list shows it', async () => {
+    const made = json<Published>(await flipbook(['publish', SMALL, '--wait', '--json'], env()));
+    const edited = ok(await flipbook(['edit', made.flipbook_id, '--visibility', 'links'], env()));
+    expect(edited.stdout.split('\n').slice(1)).toEqual([
+      made.url,
+      `Links only: its URL answers 404 to anyone but the workspace's members, signed in; readers need a share link (flipbook share create ${made.flipbook_id} LABEL)`,
+      '',
+    ]);
+    expect(edited.stdout.split('\n')[0]).toMatch(/ \(published, links, slug [a-z0-9-]+\)$/);
+    const listed = ok(await flipbook(['list', '--per-page', '100'], env()));
+    const row = listed.stdout.split('\n').find((line) => line.startsWith(made.flipbook_id));
+    expect(row).toMatch(/ published +links +\S+ +http\S+\/f\/[0-9a-f-]{36}$/);
+  });
+
   it('an empty --api-key or --url is an error naming it (never a saved login)', async () => {
     for (const [flag, value] of [
       ['--api-key', ''],

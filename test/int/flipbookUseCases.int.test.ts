@@ -12,6 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/app/caller.ts';
 import type { Clock } from '../../src/app/clock.ts';
+import { runFlipbookCommand } from '../../src/app/commands.ts';
 import { flipbookEvents } from '../../src/app/eventLog.ts';
 import {
   type ApiDeps,
@@ -100,6 +101,18 @@ describe.each(STORE_KINDS)('the flipbook use cases in process (%s store)', (kind
       },
     };
   };
+
+  /** processing ends in error, as the worker records it */
+  const fail = (flipbookId: string, versionId: string) =>
+    runFlipbookCommand(
+      store,
+      flipbookId,
+      {
+        type: 'FailProcessing',
+        data: { versionId, reason: 'The PDF is damaged: end of file inside array', now: NOW },
+      },
+      TEST_METADATA,
+    );
 
   const refusal = async (work: Promise<unknown>) => {
     const error = await work.then(
@@ -252,6 +265,35 @@ describe.each(STORE_KINDS)('the flipbook use cases in process (%s store)', (kind
     });
     const events = await flipbookEvents(store, id);
     expect(events.at(-1)).toMatchObject({ type: 'VersionActivated', at: NOW.toISOString() });
+  });
+
+  it('says what each reader URL shows: a flipbook whose every version failed is failed, not published', async () => {
+    const acme = await workspace();
+    const failing = await createFlipbook(deps, acme, await received({ title: 'Failing' }));
+    await createFlipbook(deps, acme, await received({ title: 'Waiting' }));
+    const done = await createFlipbook(deps, acme, await received({ title: 'Done' }));
+    await fail(failing.flipbook_id, failing.version_id);
+    await markDone(store, done.flipbook_id, done.version_id, 2);
+    const listed = async () =>
+      Object.fromEntries(
+        (await listFlipbooks(deps, acme, LIST)).flipbooks.map((f) => [f.title, f.availability]),
+      );
+    expect(await listed()).toEqual({
+      Failing: 'failed',
+      Waiting: 'unpublished',
+      Done: 'available',
+    });
+    // The API's status stays the spec's: published, and so does its filter.
+    const one = await getFlipbook(deps, acme, failing.flipbook_id);
+    expect(one).toMatchObject({ status: 'published', availability: 'failed' });
+    // A second version on its way: no longer nothing but failures.
+    const again = await addVersion(deps, acme, failing.flipbook_id, await received());
+    expect((await getFlipbook(deps, acme, failing.flipbook_id)).availability).toBe('unpublished');
+    await fail(failing.flipbook_id, again.version_id);
+    expect((await getFlipbook(deps, acme, failing.flipbook_id)).availability).toBe('failed');
+    const archived = await editFlipbook(deps, acme, done.flipbook_id, { status: 'archived' });
+    expect(archived.availability).toBe('archived');
+    expect((await listed()).Done).toBe('archived');
   });
 
   it('publishes to a new slug once, then adds versions to that flipbook', async () => {

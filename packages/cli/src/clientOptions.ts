@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { CliError, EXIT, processingFailed } from './client/cliErrors.ts';
 import { resolveConnection } from './client/config.ts';
 import type { PublishResult } from './services/publish.ts';
+import { PROGRESS_FORMATS, type ProgressFormat } from './ui/progressLines.ts';
 
 export type ClientFlags = { url?: string; apiKey?: string; json?: boolean };
 
@@ -17,8 +18,33 @@ export const withClientOptions = (command: Command) =>
 export const connectionFrom = (flags: ClientFlags) =>
   resolveConnection(flags, (note) => process.stderr.write(`${note}\n`));
 
-export const interactive = (flags: ClientFlags) =>
-  !flags.json && Boolean(process.stdout.isTTY && process.stderr.isTTY);
+/** The commands that wait (publish, version add, status): how they show progress. */
+export type ProgressFlags = ClientFlags & { progress?: string };
+
+export const withProgressOption = (command: Command) =>
+  withClientOptions(command).option(
+    '--progress <format>',
+    'progress on stderr when not drawn on a terminal: plain (lines), json (one JSON object a line) or none (default: plain)',
+  );
+
+/** --progress, or plain: a usage error (exit 2) for anything else. */
+export const progressFormat = (flags: ProgressFlags): ProgressFormat => {
+  if (flags.progress === undefined) return 'plain';
+  const format = PROGRESS_FORMATS.find((f) => f === flags.progress?.trim().toLowerCase());
+  if (!format) {
+    throw new CliError(
+      EXIT.usage,
+      `--progress must be ${PROGRESS_FORMATS.join(', ')}, got "${flags.progress}"`,
+    );
+  }
+  return format;
+};
+
+/** The live view (ink, on stderr): a terminal on both outputs, and no format asked for. */
+export const interactive = (flags: ProgressFlags) =>
+  !flags.json &&
+  flags.progress === undefined &&
+  Boolean(process.stdout.isTTY && process.stderr.isTTY);
 
 export const parseTimeout = (text: string) => {
   const seconds = Number(text);

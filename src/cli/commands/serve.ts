@@ -14,6 +14,18 @@ import { flagInteger } from '../flagInteger.ts';
 import { type SsoFlags, ssoSettingsOf, withSsoOptions } from '../ssoOptions.ts';
 import { limitsOf, type StoreFlags, withStoreOptions } from '../storeOptions.ts';
 
+/** An address OpenAPI's `email` format takes: one @, no spaces, a dot in the domain. */
+export const flagEmail = (text: string) => {
+  const address = text.trim();
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address) || address.length > 254) {
+    throw new CliError(
+      EXIT.usage,
+      `--contact-email must be an email address (ops@example.com), got "${text}"`,
+    );
+  }
+  return address;
+};
+
 export const registerServe = (program: Command) => {
   withSsoOptions(
     withBlobOptions(
@@ -44,6 +56,10 @@ export const registerServe = (program: Command) => {
           .option(
             '--no-client-info',
             "do not record clients' IP addresses and user agents in the audit trail (personal data)",
+          )
+          .option(
+            '--contact-email <address>',
+            "who runs this service: the API document's contact (info.contact in /api/v1/openapi.json)",
           )
           .option(
             '--webhook-allow-private',
@@ -88,6 +104,7 @@ export const registerServe = (program: Command) => {
           rateLimit: string;
           trustProxy?: boolean;
           webhookAllowPrivate?: boolean;
+          contactEmail?: string;
           geoipFile?: string;
           clientInfo: boolean;
           workers: string;
@@ -120,6 +137,8 @@ export const registerServe = (program: Command) => {
           `--public-url must be an http(s) URL, got "${flags.publicUrl}"`,
         );
       }
+      const contactEmail =
+        flags.contactEmail === undefined ? undefined : flagEmail(flags.contactEmail);
       if (flags.geoipFile !== undefined && flags.geoipFile.trim() === '') {
         throw new CliError(EXIT.usage, '--geoip-file: name a MaxMind DB file');
       }
@@ -132,6 +151,7 @@ export const registerServe = (program: Command) => {
         tileCacheBytes,
         trustProxy: flags.trustProxy ?? false,
         webhookAllowPrivate: flags.webhookAllowPrivate ?? false,
+        ...(contactEmail ? { contactEmail } : {}),
         recordClientInfo: flags.clientInfo,
         graceMs,
         keepAliveMs,

@@ -113,6 +113,9 @@ const setup = (form: HTMLFormElement) => {
   // the script the form takes one, as the server's plain form does.
   const many = form.dataset.upload === 'flipbook';
   if (many) input.multiple = true;
+  // ...and the hint says so (served saying one PDF, which is what the form takes without us).
+  const dropWords = zone.querySelector<HTMLElement>('[data-drop-words]');
+  if (many && dropWords?.dataset.many) dropWords.textContent = dropWords.dataset.many;
   zone.addEventListener('drop', (event) => {
     event.preventDefault();
     zone.classList.remove('over');

@@ -7,7 +7,14 @@ import { type Html, html } from '../../http/html.ts';
 import { alert, dashboardPage } from '../layout.ts';
 import { activitySection } from './activity.ts';
 import { type DetailsForm, settingsColumn } from './flipbookSettings.ts';
-import { availabilityBadge, bytes, pages, statusWords, at as time } from './format.ts';
+import {
+  availabilityBadge,
+  bytes,
+  pages,
+  statusWords,
+  at as time,
+  visibilityBadge,
+} from './format.ts';
 import { pdfForm } from './uploadForm.ts';
 
 export type FlipbookPageState = {
@@ -43,6 +50,7 @@ ${
 <p class="crumbs"><a href="/dashboard">Flipbooks</a></p>
 <h1>${f.title}</h1>
 <p class="head-meta">${availabilityBadge({ archived, failed, active: Boolean(active) })}
+${visibilityBadge(f.visibility)}
 ${active ? html`<span>${pages(active.pageCount)}</span>` : html`<span>No active version yet</span>`}
 <span>Changed ${time(f.updated_at)}</span></p>
 </div>
@@ -63,6 +71,7 @@ ${
     : html`<section class="panel" aria-labelledby="share-title">
 <h2 id="share-title">Share</h2>
 ${archived ? html`<p class="note">Archived: the link answers “not available” until you unarchive the flipbook.</p>` : ''}
+${privateNote(f.visibility, base)}
 <div class="field">
 <label for="reader-link">Reader link</label>
 <div class="copy-row">
@@ -88,6 +97,14 @@ ${settingsColumn(signedIn, base, overview, state.details)}
 </div>`,
   );
 };
+
+/** What the reader link does for a private flipbook: not what a reader may take it for. */
+const privateNote = (visibility: FlipbookOverview['flipbook']['visibility'], base: string) =>
+  visibility === 'links'
+    ? html`<p class="note">Share links only: this link opens only for the workspace’s members, signed in; anyone else gets “not found”. Give readers a <a href="${base}/links">share link</a>.</p>`
+    : visibility === 'workspace'
+      ? html`<p class="note">Members only: this link opens for the workspace’s members, signed in; anyone else is asked to sign in. <a href="${base}/links">Share links</a> open it to others.</p>`
+      : '';
 
 const versionsSection = (
   signedIn: SignedIn,

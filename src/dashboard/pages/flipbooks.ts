@@ -8,7 +8,7 @@ import { ListFlipbooksQuery } from '../../contract/flipbooks.ts';
 import { html } from '../../http/html.ts';
 import { alert, dashboardPage } from '../layout.ts';
 import type { Notice } from '../notices.ts';
-import { availabilityBadge } from './format.ts';
+import { availabilityBadge, visibilityBadge } from './format.ts';
 
 const MAX_SEARCH = ListFlipbooksQuery.properties.search.maxLength as number;
 
@@ -86,6 +86,7 @@ ${list.cards.map(({ flipbook: f, active, failed }) => {
 </a>
 <span class="tile-meta">
 ${availabilityBadge({ archived: f.status === 'archived', failed, active: active !== null })}
+${visibilityBadge(f.visibility)}
 ${active ? html`<span>${active.status === 'done' ? `${active.pageCount} ${active.pageCount === 1 ? 'page' : 'pages'}` : statusWords(active.status)}</span>` : html`<span>${failed ? 'No version could be processed' : 'No active version yet'}</span>`}
 </span>
 <span class="tile-date">Changed ${when(f.updated_at)}</span>

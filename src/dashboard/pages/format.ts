@@ -45,3 +45,14 @@ export const availabilityBadge = (book: { archived: boolean; failed: boolean; ac
       : book.active
         ? html`<span class="badge published">Published</span>`
         : html`<span class="badge waiting">Not yet published</span>`;
+
+/**
+ * Who may read it, as a badge beside its availability: none for public (the default), so a
+ * private flipbook's reader link is never taken for one that opens for anyone.
+ */
+export const visibilityBadge = (visibility: 'public' | 'workspace' | 'links') =>
+  visibility === 'workspace'
+    ? html`<span class="badge private">Members only</span>`
+    : visibility === 'links'
+      ? html`<span class="badge private">Share links only</span>`
+      : '';

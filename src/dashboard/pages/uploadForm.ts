@@ -15,6 +15,16 @@ export const limitsHint = (plan: Plan) => {
   return `Up to ${limits.maxUploadBytes / MB} MB and ${limits.maxPagesPerVersion} pages on the ${plan} plan.`;
 };
 
+/**
+ * How to give the file. The script lets a new flipbook's form take several PDFs at once (each its
+ * own flipbook), and then says so with the words held in `data-many`; without the script, the
+ * form takes one, as the words it is served with say.
+ */
+export const dropWords = (kind: 'flipbook' | 'version') =>
+  kind === 'flipbook'
+    ? html`<span data-drop-words data-many="Drop one or more PDFs here, or choose them: each becomes a flipbook of its own.">Drop a PDF here, or choose one.</span>`
+    : html`<span data-drop-words>Drop a PDF here, or choose one.</span>`;
+
 export const pdfForm = (o: {
   action: string;
   csrf: string;
@@ -32,7 +42,7 @@ ${o.before ?? ''}
 <div class="dropzone" data-dropzone>
 <label for="${o.id}">PDF</label>
 <input id="${o.id}" name="file" type="file" accept="application/pdf,.pdf" required aria-describedby="${o.id}-hint ${o.id}-error"${o.error ? html` aria-invalid="true"` : ''}>
-<p class="hint" id="${o.id}-hint">Drop a PDF here, or choose one. ${limitsHint(o.plan)}</p>
+<p class="hint" id="${o.id}-hint">${dropWords(o.kind)} ${limitsHint(o.plan)}</p>
 <p class="field-error" id="${o.id}-error" role="alert" data-file-error>${o.error ?? ''}</p>
 </div>
 <div class="upload-actions"><button type="submit" class="primary">${o.button}</button></div>

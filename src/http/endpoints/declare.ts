@@ -21,6 +21,8 @@ export type EndpointDeps = ApiDeps & {
   clock: Clock;
   /** webhooks may reach private addresses (flipbook serve --webhook-allow-private) */
   webhookAllowPrivate: boolean;
+  /** the operator's address, the OpenAPI document's info.contact (flipbook serve --contact-email) */
+  contactEmail?: string | null;
 };
 
 export const apiEndpoint = endpoint<EndpointDeps>();

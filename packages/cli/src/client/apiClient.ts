@@ -16,6 +16,7 @@ import type { FlipbookStats } from '../../../../src/contract/stats.ts';
 import type { Activated, CreatedVersion, VersionStatus } from '../../../../src/contract/versions.ts';
 import { ApiError, CliError, EXIT } from './cliErrors.ts';
 import type { Connection } from './config.ts';
+import { notAnEndpoint, unauthorized } from './credentialWords.ts';
 import { multipartBody } from './multipartBody.ts';
 import type { PdfFile } from './pdfFile.ts';
 
@@ -190,6 +191,10 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
       const json = text ? safeJson(text) : {};
       if (response.statusCode >= 400) {
         const message = (json as { error?: string }).error ?? `HTTP ${response.statusCode}`;
+        if (response.statusCode === 401) throw new ApiError(401, unauthorized(connection));
+        if (response.statusCode === 404 && message === 'Not found') {
+          throw new ApiError(404, notAnEndpoint(connection, path));
+        }
         throw new ApiError(response.statusCode, message);
       }
       return json as T;

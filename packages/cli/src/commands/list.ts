@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { apiClient } from '../client/apiClient.ts';
 import { type ClientFlags, connectionFrom, withClientOptions } from '../clientOptions.ts';
 import { printTable } from '../output.ts';
+import { readerUrl, stateWord } from '../readerWords.ts';
 
 type Flags = ClientFlags & {
   search?: string;
@@ -18,7 +19,7 @@ export const registerList = (program: Command) => {
       .command('list')
       .description("list the workspace's flipbooks")
       .option('--search <text>', 'title contains')
-      .option('--status <status>', 'published or archived')
+      .option('--status <status>', 'published (also those not readable yet, or failed) or archived')
       .option('--sort <field>', 'created_at, updated_at or title')
       .option('--dir <dir>', 'asc or desc')
       .option('--page <n>', 'page number')
@@ -37,15 +38,18 @@ export const registerList = (program: Command) => {
       process.stdout.write(`${JSON.stringify(list)}\n`);
       return;
     }
+    // The status is what its URL shows (a flipbook whose every version failed is not
+    // published, whatever the API's status says), and who may read it beside it.
     printTable(
       list.flipbooks.map((f) => ({
         id: f.id,
         title: f.title,
-        status: f.status,
+        status: stateWord(f),
+        visibility: f.visibility,
         updated: f.updated_at,
-        url: f.url,
+        url: readerUrl(f),
       })),
-      ['id', 'title', 'status', 'updated', 'url'],
+      ['id', 'title', 'status', 'visibility', 'updated', 'url'],
     );
     process.stdout.write(`page ${list.page} of ${Math.max(1, list.total_pages)}\n`);
   });

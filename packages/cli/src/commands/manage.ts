@@ -2,22 +2,26 @@
 // (over the API's PATCH and DELETE /flipbooks/:id; docs/cli.md).
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
-import { apiClient, type Flipbook, type FlipbookEdits } from '../client/apiClient.ts';
+import { apiClient, type FlipbookEdits } from '../client/apiClient.ts';
 import { CliError, EXIT } from '../client/cliErrors.ts';
 import { type ClientFlags, connectionFrom, withClientOptions } from '../clientOptions.ts';
 import { flagDirection, flagVisibility } from '../fieldFlags.ts';
 import { safe } from '../output.ts';
+import { printReader } from '../printReader.ts';
+import { stateWord } from '../readerWords.ts';
 
-const printBook = (book: Flipbook, flags: ClientFlags) => {
-  if (flags.json) process.stdout.write(`${JSON.stringify(book)}\n`);
-  else
-    process.stdout.write(
-      `${safe(book.title)} (${book.status}, slug ${safe(book.slug)})\n${book.url}\n`,
-    );
+const edit = async (flipbookId: string, edits: FlipbookEdits, flags: ClientFlags) => {
+  const client = apiClient(await connectionFrom(flags));
+  const book = await client.edit(flipbookId, edits);
+  if (flags.json) {
+    process.stdout.write(`${JSON.stringify(book)}\n`);
+    return;
+  }
+  process.stdout.write(
+    `${safe(book.title)} (${stateWord(book)}, ${book.visibility}, slug ${safe(book.slug)})\n`,
+  );
+  await printReader(client, book);
 };
-
-const edit = async (flipbookId: string, edits: FlipbookEdits, flags: ClientFlags) =>
-  printBook(await apiClient(await connectionFrom(flags)).edit(flipbookId, edits), flags);
 
 export const registerManage = (program: Command) => {
   withClientOptions(

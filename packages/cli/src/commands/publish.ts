@@ -6,15 +6,18 @@ import {
   connectionFrom,
   interactive,
   interruptible,
+  type ProgressFlags,
   parseTimeout,
+  progressFormat,
   reportPublished,
   withClientOptions,
+  withProgressOption,
 } from '../clientOptions.ts';
-import { describePace, type Sample } from '../client/processingPace.ts';
 import { flagDirection, flagSlug, flagVisibility } from '../fieldFlags.ts';
 import { type Progress, publish } from '../services/publish.ts';
+import { progressLines } from '../ui/progressLines.ts';
 
-type Flags = ClientFlags & {
+type Flags = ProgressFlags & {
   slug?: string;
   title?: string;
   direction?: string;
@@ -23,12 +26,13 @@ type Flags = ClientFlags & {
   timeout: string;
 };
 
-const PLAIN_EVERY_MS = 5000;
-
-/** Runs an upload with the view that suits the output: ink on a terminal, lines otherwise. */
+/**
+ * Runs an upload with the view that suits the output: ink on a terminal; lines on stderr
+ * otherwise (a pipeline's log, and with --json too: the result alone goes to stdout).
+ */
 export const withProgress = async <T>(
   file: string,
-  flags: ClientFlags,
+  flags: ProgressFlags,
   work: (progress: Progress) => Promise<T>,
 ) => {
   if (interactive(flags)) {
@@ -37,35 +41,11 @@ export const withProgress = async <T>(
     const { runPublishView } = await import('../ui/runPublishView.ts');
     return runPublishView(basename(file), size, work);
   }
-  // No terminal (a pipeline's log): a line when the status changes, and while processing at most
-  // one every 5 s, when pages were done since.
-  const plain = !flags.json;
-  let lastStatus = '';
-  let lastLine = 0;
-  let lastDone = -1;
-  const samples: Sample[] = [];
-  return work({
-    onWait: (note) => process.stderr.write(`${note}\n`),
-    onStatus: (s) => {
-      const now = Date.now();
-      const done = s.pages_done ?? 0;
-      samples.push({ at: now, done });
-      const changed = s.status !== lastStatus;
-      const moved = s.status === 'processing' && done !== lastDone && now - lastLine >= PLAIN_EVERY_MS;
-      if (plain && (changed || moved)) {
-        const pace = s.status === 'processing' ? describePace(done, s.pages, samples) : '';
-        const detail = pace || (s.pages ? `${s.pages} pages` : '');
-        process.stderr.write(`status: ${s.status}${detail ? ` (${detail})` : ''}\n`);
-        lastLine = now;
-        lastDone = done;
-      }
-      lastStatus = s.status;
-    },
-  });
+  return work(progressLines(progressFormat(flags), (line) => process.stderr.write(`${line}\n`)));
 };
 
 export const registerPublish = (program: Command) => {
-  withClientOptions(
+  withProgressOption(
     program
       .command('publish <file>')
       .description('upload a PDF as a new flipbook (or a new version of one: --slug) and print its reader URL')
@@ -85,6 +65,7 @@ export const registerPublish = (program: Command) => {
       .option('--wait', 'wait until processing is done or failed')
       .option('--timeout <seconds>', 'with --wait: give up after this long (exit 4)', '600'),
   ).action(async (file: string, flags: Flags) => {
+    progressFormat(flags); // a wrong --progress is a usage error before anything is sent
     const direction = flags.direction === undefined ? undefined : flagDirection(flags.direction);
     const visibility =
       flags.visibility === undefined ? undefined : flagVisibility(flags.visibility);

@@ -3,15 +3,17 @@ import { apiClient, type VersionStatus } from '../client/apiClient.ts';
 import { processingFailed } from '../client/cliErrors.ts';
 import { waitForVersion } from '../client/waitForVersion.ts';
 import {
-  type ClientFlags,
   connectionFrom,
   interruptible,
+  type ProgressFlags,
   parseTimeout,
-  withClientOptions,
+  progressFormat,
+  withProgressOption,
 } from '../clientOptions.ts';
+import { progressLines } from '../ui/progressLines.ts';
 
 export const registerStatus = (program: Command) => {
-  withClientOptions(
+  withProgressOption(
     program
       .command('status <flipbookId> <versionId>')
       .description("a version's processing status")
@@ -21,18 +23,19 @@ export const registerStatus = (program: Command) => {
     async (
       flipbookId: string,
       versionId: string,
-      flags: ClientFlags & { wait?: boolean; timeout: string },
+      flags: ProgressFlags & { wait?: boolean; timeout: string },
     ) => {
-      const client = apiClient(await connectionFrom(flags), (note) =>
-        process.stderr.write(`${note}\n`),
+      // Lines on stderr, with --json too: only the result goes to stdout.
+      const progress = progressLines(progressFormat(flags), (line) =>
+        process.stderr.write(`${line}\n`),
       );
+      const client = apiClient(await connectionFrom(flags), progress.onWait);
       let status: VersionStatus;
       if (flags.wait) {
         let last: VersionStatus | null = null;
         const options = { timeoutMs: parseTimeout(flags.timeout), signal: interruptible() };
         for await (const s of waitForVersion(client, flipbookId, versionId, options)) {
-          if (!flags.json && s.status !== last?.status)
-            process.stderr.write(`status: ${s.status}\n`);
+          progress.onStatus?.(s);
           last = s;
         }
         status = last as VersionStatus;

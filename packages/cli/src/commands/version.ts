@@ -4,9 +4,12 @@ import {
   type ClientFlags,
   connectionFrom,
   interruptible,
+  type ProgressFlags,
   parseTimeout,
+  progressFormat,
   reportPublished,
   withClientOptions,
+  withProgressOption,
 } from '../clientOptions.ts';
 import { publish } from '../services/publish.ts';
 import { withProgress } from './publish.ts';
@@ -14,7 +17,7 @@ import { withProgress } from './publish.ts';
 export const registerVersion = (program: Command) => {
   const version = program.command('version').description("manage a flipbook's versions");
 
-  withClientOptions(
+  withProgressOption(
     version
       .command('add <flipbookId> <file>')
       .description('upload a PDF as a new version (activated when done, unless --no-activate)')
@@ -25,8 +28,9 @@ export const registerVersion = (program: Command) => {
     async (
       flipbookId: string,
       file: string,
-      flags: ClientFlags & { activate: boolean; wait?: boolean; timeout: string },
+      flags: ProgressFlags & { activate: boolean; wait?: boolean; timeout: string },
     ) => {
+      progressFormat(flags);
       const connection = await connectionFrom(flags);
       const timeoutMs = parseTimeout(flags.timeout);
       const signal = interruptible();

@@ -1,0 +1,77 @@
+// `flipbook share create`'s flags and argument, checked by the server's own rules before anything
+// is sent, and the server's refusals said in the command's words: the API names its fields
+// (`Invalid expires_at: …, or null`), a person typed --expires.
+import {
+  linkLabel,
+  linkPassword,
+  MAX_EXPIRY_YEARS,
+} from '../../../src/domain/flipbook/shareLinks.ts';
+import { CliError, EXIT } from './client/cliErrors.ts';
+
+const DAY_MS = 86_400_000;
+
+/** What the command calls each field of a share link. */
+const FLAG_OF: Record<string, string> = {
+  label: 'The label',
+  expires_at: '--expires',
+  password: '--password-stdin',
+  allow_download: '--no-download',
+};
+
+/** A refusal of the API (or of the domain's rules) about a field, in the flags' words. */
+export const inShareFlagWords = (message: string) =>
+  message
+    .replace(
+      /^Invalid (label|expires_at|password|allow_download)\b/,
+      (_, field: string) => FLAG_OF[field] ?? field,
+    )
+    .replace(/^label is required$/, 'A label is required (flipbook share create FLIPBOOK_ID LABEL)')
+    // The API's way to say "none" is null; the command's is to leave the flag out.
+    .replace(/, or null( for none)?$/, '');
+
+const usage = (error: unknown): never => {
+  throw new CliError(EXIT.usage, inShareFlagWords((error as Error).message));
+};
+
+/** The recipient's label: a plain name of at most 200 characters. */
+export const flagLabel = (raw: string) => {
+  try {
+    return linkLabel(raw);
+  } catch (error) {
+    return usage(error);
+  }
+};
+
+/** `--expires`: a date-time, or a number of days from now; in the future, within 10 years. */
+export const flagExpires = (raw: string | undefined, now: Date) => {
+  if (raw === undefined) return undefined;
+  const days = /^(\d{1,5})d$/.exec(raw.trim());
+  const at = days ? new Date(now.getTime() + Number(days[1]) * DAY_MS) : new Date(raw);
+  if (Number.isNaN(at.getTime())) {
+    throw new CliError(
+      EXIT.usage,
+      `--expires: a date and time (2027-01-31T17:00:00Z) or a number of days (30d), got "${raw}"`,
+    );
+  }
+  if (at <= now) {
+    throw new CliError(EXIT.usage, `--expires: it must be in the future, got "${raw}"`);
+  }
+  const latest = new Date(now);
+  latest.setUTCFullYear(latest.getUTCFullYear() + MAX_EXPIRY_YEARS);
+  if (at > latest) {
+    throw new CliError(
+      EXIT.usage,
+      `--expires: at most ${MAX_EXPIRY_YEARS} years from now, got "${raw}"`,
+    );
+  }
+  return at.toISOString();
+};
+
+/** The password read by `--password-stdin` (its first line). */
+export const flagPassword = (raw: string) => {
+  try {
+    return linkPassword(raw);
+  } catch (error) {
+    return usage(error);
+  }
+};
