@@ -105,14 +105,14 @@ describe('an older release on a newer database', () => {
     [
       'from before the guard',
       OLDER.beforeTheGuard,
-      /daemon exited with 1:[^]*cannot drop table \w+ because other objects depend on it/,
+      /daemon exited with 1:[\s\S]*cannot drop table \w+ because other objects depend on it/,
     ],
     // exits 78: it knows the guard, and says why
     [
       'that knows the guard',
       OLDER.beforeTheLastReadModel,
       new RegExp(
-        `daemon exited with ${DATABASE_TOO_NEW_EXIT}:[^]*this database was migrated by a newer flipbook release`,
+        `daemon exited with ${DATABASE_TOO_NEW_EXIT}:[\\s\\S]*this database was migrated by a newer flipbook release`,
       ),
     ],
   ])(
