@@ -31,6 +31,7 @@ import { SCRIPT, STYLESHEET } from './reader/assets.ts';
 import { mountBeacon } from './reader/beaconRoute.ts';
 import { mountReader } from './reader/readerRoutes.ts';
 import { ignoreHangup, STOP_SIGNALS } from './signals.ts';
+import { logWaiting, STARTUP_PATIENCE_MS } from './startupPatience.ts';
 import { type DatabaseLimits, requestBudgetMs } from './store/databaseLimits.ts';
 import { followDatabaseTime } from './store/databaseTime.ts';
 import { openStore } from './store/store.ts';
@@ -59,6 +60,8 @@ export type DaemonOptions = {
   recordClientInfo: boolean;
   /** how long a stop waits for requests in flight before cutting them */
   graceMs: number;
+  /** at start, how long the database and the bucket are each waited for (--wait-at-start) */
+  startupPatienceMs?: number;
   /** processing lanes inside the daemon; 0 leaves processing to `flipbook worker` */
   workers: number;
   /** renderer processes at once, shared by the documents the workers process */
@@ -124,7 +127,8 @@ export const runDaemon = async (options: DaemonOptions) => {
     databaseUrl: options.databaseUrl,
     limits: options.databaseLimits,
     // A database starting beside the daemon (compose, a loaded machine) is waited for a while.
-    startupPatienceMs: 30_000,
+    startupPatienceMs: options.startupPatienceMs ?? STARTUP_PATIENCE_MS,
+    onWaiting: logWaiting(logger),
   });
   // Decisions every daemon shares (salts, grants, expiry, idempotency) follow the database's time.
   const databaseTime = followDatabaseTime(store.db, logger);
@@ -134,7 +138,10 @@ export const runDaemon = async (options: DaemonOptions) => {
   });
   databaseTime.follow();
   const clock = clockFromEnv(process.env, databaseTime.nowMs);
-  const blobs = await openCheckedBlobStore(options).catch(async (error: Error) => {
+  const blobs = await openCheckedBlobStore(options, {
+    patienceMs: options.startupPatienceMs ?? STARTUP_PATIENCE_MS,
+    onWaiting: logWaiting(logger),
+  }).catch(async (error: Error) => {
     databaseTime.stop();
     await store.close();
     throw new StartupError(error.message);

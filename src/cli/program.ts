@@ -45,7 +45,8 @@ try {
   process.exitCode = 0;
 } catch (error) {
   process.exitCode = exitCodeOf(
-    isDatabaseUnavailable(error)
+    // (a StoreError says which database and why already)
+    isDatabaseUnavailable(error) && !(error instanceof StoreError)
       ? new StoreError(`the database is unavailable: ${(error as Error).message}`)
       : error,
     (e) =>

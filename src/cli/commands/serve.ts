@@ -12,7 +12,13 @@ import {
 import { flagBytes } from '../flagBytes.ts';
 import { flagInteger } from '../flagInteger.ts';
 import { type SsoFlags, ssoSettingsOf, withSsoOptions } from '../ssoOptions.ts';
-import { limitsOf, type StoreFlags, withStoreOptions } from '../storeOptions.ts';
+import {
+  limitsOf,
+  type StoreFlags,
+  WAIT_AT_START_OPTION,
+  waitAtStartMs,
+  withStoreOptions,
+} from '../storeOptions.ts';
 
 export const registerServe = (program: Command) => {
   withSsoOptions(
@@ -73,7 +79,8 @@ export const registerServe = (program: Command) => {
             '--tile-cache-size <size>',
             'deep-zoom tiles kept in the blob store, shared by every daemon on the database (e.g. 2G, 500M); the least recently used go beyond it',
             '2G',
-          ),
+          )
+          .option(...WAIT_AT_START_OPTION),
       ),
     ),
   ).action(
@@ -95,6 +102,7 @@ export const registerServe = (program: Command) => {
           tileCacheSize: string;
           grace: string;
           keepAliveTimeout: string;
+          waitAtStart: string;
         },
     ) => {
       const { runDaemon, StartupError } = await import('../../daemon.ts');
@@ -103,6 +111,7 @@ export const registerServe = (program: Command) => {
       const workers = flagInteger('--workers', flags.workers, 0, 256);
       const renderProcesses = flagInteger('--render-processes', flags.renderProcesses, 1, 256);
       const graceMs = flagInteger('--grace', flags.grace, 0, 86_400) * 1000;
+      const startupPatienceMs = waitAtStartMs(flags);
       const tileCacheBytes = flagBytes('--tile-cache-size', flags.tileCacheSize, 1024 ** 5);
       const keepAliveMs =
         flagInteger('--keep-alive-timeout', flags.keepAliveTimeout, 1, 3_600) * 1000;
@@ -135,6 +144,7 @@ export const registerServe = (program: Command) => {
         recordClientInfo: flags.clientInfo,
         graceMs,
         keepAliveMs,
+        startupPatienceMs,
         databaseLimits: limitsOf(flags),
         keyUsageIntervalMs,
         ...(blobPublicUrl ? { blobPublicUrl } : {}),
