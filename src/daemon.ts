@@ -90,6 +90,9 @@ export type DaemonOptions = {
  */
 export const DEFAULT_KEEP_ALIVE_MS = 65_000;
 
+/** Two stop signals this close together are one, delivered twice (see the shutdown below). */
+const SAME_SIGNAL_MS = 500;
+
 /** The daemon could not start (its port is taken, say): nothing is left running. */
 export class StartupError extends Error {
   override name = 'StartupError';
@@ -343,6 +346,7 @@ export const runDaemon = async (options: DaemonOptions) => {
   );
 
   const signal = await stopRequested;
+  const stoppingSince = performance.now();
   const graceMs = signal === 'SIGQUIT' ? 0 : options.graceMs;
   logger.info(
     { signal, graceSeconds: graceMs / 1000 },
@@ -358,7 +362,13 @@ export const runDaemon = async (options: DaemonOptions) => {
       server.closeAllConnections();
     };
     const grace = setTimeout(cut(graceMs === 0 ? signal : 'grace period over'), graceMs);
-    const again = cut('second signal');
+    // Ctrl-C reaches every process of the terminal's foreground group: under `npm start` the
+    // daemon gets it from the terminal and again from npm, which forwards what it gets, a few
+    // milliseconds apart. That copy is not a second request; a person's second Ctrl-C comes later.
+    const cutNow = cut('second signal');
+    const again = () => {
+      if (performance.now() - stoppingSince >= SAME_SIGNAL_MS) cutNow();
+    };
     for (const name of STOP_SIGNALS) signals.addEventListener(name, again);
     server.once('close', () => {
       clearInterval(idle);
