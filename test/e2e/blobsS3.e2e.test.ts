@@ -831,12 +831,12 @@ describe('a bucket that cannot be used is said at start', () => {
       const run = await flipbook(command);
       expect(run.code, `${command[0]}: ${run.stdout}${run.stderr}`).toBe(1);
       expect(run.stderr).toMatch(
-        new RegExp(`^flipbook: ${escape(unavailable)} \\(\\d+ tries in \\d+ s\\)\n$`),
+        new RegExp(`^flipbook: ${escapeRegExp(unavailable)} \\(\\d+ tries in \\d+ s\\)\n$`),
       );
       const waiting = logLines(run.stdout).filter((line) => line.waitingFor);
       expect(waiting[0]?.msg).toMatch(
         new RegExp(
-          `^waiting for the bucket s3://${missing}/ at ${escape(at)}: the bucket does not exist \\(NoSuchBucket\\) \\(try 1, \\d s left\\)$`,
+          `^waiting for the bucket s3://${missing}/ at ${escapeRegExp(at)}: the bucket does not exist \\(NoSuchBucket\\) \\(try 1, \\d s left\\)$`,
         ),
       );
       expect(run.stdout).not.toContain('ready');
@@ -891,7 +891,7 @@ describe('a database not there at start', () => {
   }, 60_000);
 });
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const logLines = (stdout: string) =>
   stdout
     .split('\n')

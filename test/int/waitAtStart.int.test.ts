@@ -137,6 +137,7 @@ describe('the database, not there yet at start', () => {
     try {
       expect(lines).toHaveLength(1);
       expect(lines[0]?.reason).toBe('the connection was refused (nothing listens on that port)');
+      expect(await forwarding).toBe(port);
       const { rows } = await store.pool.query<{ one: number }>('SELECT 1 AS one');
       expect(rows[0]?.one).toBe(1);
     } finally {
@@ -188,7 +189,8 @@ describe('the bucket, not there yet at start', () => {
 
   it('a closed port likewise, and a server that never answers', async () => {
     const port = await closedPort();
-    const refused = await openBucketWaiting('s3://flipbooks', `http://127.0.0.1:${port}`, 1000);
+    // each try retries a refused connection within its 1.6 s (1.6 × --s3-timeout): room for two
+    const refused = await openBucketWaiting('s3://flipbooks', `http://127.0.0.1:${port}`, 2500);
     expect(refused.error?.message).toMatch(
       new RegExp(
         `^the bucket s3://flipbooks/ at 127\\.0\\.0\\.1:${port} is unavailable: the connection was refused \\(nothing listens on that port\\) \\(\\d+ tr(y|ies) in \\d s\\)$`,
@@ -198,7 +200,6 @@ describe('the bucket, not there yet at start', () => {
 
     const held: Socket[] = [];
     const silent = await listen(0, (socket) => held.push(socket));
-    // one try is bounded by 1.6 × --s3-timeout (1.6 s here): a patience for two of them
     const mute = await openBucketWaiting('s3://flipbooks', `http://127.0.0.1:${silent}`, 2500);
     for (const socket of held) socket.destroy();
     expect(mute.error?.message).toMatch(
@@ -230,6 +231,7 @@ describe('the bucket, not there yet at start', () => {
     );
     try {
       expect(lines[0]?.reason).toBe('the bucket does not exist (NoSuchBucket)');
+      expect(await making).toMatchObject({ bucket: name });
       expect(store.describe).toBe(`s3://${name}/`);
     } finally {
       await store.close();
