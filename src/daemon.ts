@@ -31,6 +31,7 @@ import { SCRIPT, STYLESHEET } from './reader/assets.ts';
 import { mountBeacon } from './reader/beaconRoute.ts';
 import { mountReader } from './reader/readerRoutes.ts';
 import { ignoreHangup, STOP_SIGNALS } from './signals.ts';
+import { logWaiting, STARTUP_PATIENCE_MS } from './startupPatience.ts';
 import { type DatabaseLimits, requestBudgetMs } from './store/databaseLimits.ts';
 import { followDatabaseTime } from './store/databaseTime.ts';
 import { openStore } from './store/store.ts';
@@ -59,6 +60,8 @@ export type DaemonOptions = {
   recordClientInfo: boolean;
   /** how long a stop waits for requests in flight before cutting them */
   graceMs: number;
+  /** at start, how long the database and the bucket are each waited for (--wait-at-start) */
+  startupPatienceMs?: number;
   /** processing lanes inside the daemon; 0 leaves processing to `flipbook worker` */
   workers: number;
   /** renderer processes at once, shared by the documents the workers process */
@@ -88,6 +91,9 @@ export type DaemonOptions = {
  * about to reuse, and that request fails at random.
  */
 export const DEFAULT_KEEP_ALIVE_MS = 65_000;
+
+/** Two stop signals this close together are one, delivered twice (see the shutdown below). */
+const SAME_SIGNAL_MS = 500;
 
 /** The daemon could not start (its port is taken, say): nothing is left running. */
 export class StartupError extends Error {
@@ -126,7 +132,8 @@ export const runDaemon = async (options: DaemonOptions) => {
     databaseUrl: options.databaseUrl,
     limits: options.databaseLimits,
     // A database starting beside the daemon (compose, a loaded machine) is waited for a while.
-    startupPatienceMs: 30_000,
+    startupPatienceMs: options.startupPatienceMs ?? STARTUP_PATIENCE_MS,
+    onWaiting: logWaiting(logger),
   });
   // Decisions every daemon shares (salts, grants, expiry, idempotency) follow the database's time.
   const databaseTime = followDatabaseTime(store.db, logger);
@@ -136,7 +143,10 @@ export const runDaemon = async (options: DaemonOptions) => {
   });
   databaseTime.follow();
   const clock = clockFromEnv(process.env, databaseTime.nowMs);
-  const blobs = await openCheckedBlobStore(options).catch(async (error: Error) => {
+  const blobs = await openCheckedBlobStore(options, {
+    patienceMs: options.startupPatienceMs ?? STARTUP_PATIENCE_MS,
+    onWaiting: logWaiting(logger),
+  }).catch(async (error: Error) => {
     databaseTime.stop();
     await store.close();
     throw new StartupError(error.message);
@@ -339,6 +349,7 @@ export const runDaemon = async (options: DaemonOptions) => {
   );
 
   const signal = await stopRequested;
+  const stoppingSince = performance.now();
   const graceMs = signal === 'SIGQUIT' ? 0 : options.graceMs;
   logger.info(
     { signal, graceSeconds: graceMs / 1000 },
@@ -354,7 +365,13 @@ export const runDaemon = async (options: DaemonOptions) => {
       server.closeAllConnections();
     };
     const grace = setTimeout(cut(graceMs === 0 ? signal : 'grace period over'), graceMs);
-    const again = cut('second signal');
+    // Ctrl-C reaches every process of the terminal's foreground group: under `npm start` the
+    // daemon gets it from the terminal and again from npm, which forwards what it gets, a few
+    // milliseconds apart. That copy is not a second request; a person's second Ctrl-C comes later.
+    const cutNow = cut('second signal');
+    const again = () => {
+      if (performance.now() - stoppingSince >= SAME_SIGNAL_MS) cutNow();
+    };
     for (const name of STOP_SIGNALS) signals.addEventListener(name, again);
     server.once('close', () => {
       clearInterval(idle);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BlobStoreUnavailable } from '../domain/errors.ts';
 import { defaultBlobDir } from '../store/location.ts';
+import { hostOf, NotAvailable, networkReason, type Waiting, waitAtStart } from '../waitAtStart.ts';
 import type { BlobStore } from './blobStore.ts';
 import { bucketLimits } from './bucketLimits.ts';
 import { openDirObjects } from './dirObjects.ts';
@@ -25,21 +26,61 @@ export type BlobOptions = {
 };
 
 /**
- * Opens the store and, for a bucket, asks it once: a wrong bucket, endpoint or key is said at
- * start, in words, instead of every upload and render failing later.
+ * Opens the store and, for a bucket, asks it: a wrong bucket, endpoint or key is said at start,
+ * in words, instead of every upload and render failing later. A bucket not there yet (a name that
+ * does not resolve, a refused connection, no answer, a 5xx, a bucket not made yet) is asked again
+ * for `patienceMs` (src/waitAtStart.ts); a refusal waiting cannot mend (a key it does not know,
+ * no right to list) ends the start at once.
  */
-export const openCheckedBlobStore = async (options: BlobOptions): Promise<BlobStore> => {
+export const openCheckedBlobStore = async (
+  options: BlobOptions,
+  waiting: { patienceMs?: number; onWaiting?: (waiting: Waiting) => void } = {},
+): Promise<BlobStore> => {
   const store = await openBlobStore(options);
   if (store.kind === 's3') {
+    const endpoint = options.s3Endpoint ?? process.env.AWS_ENDPOINT_URL_S3;
+    const at = endpoint
+      ? ` at ${hostOf(endpoint, endpoint.startsWith('https:') ? '443' : '80') ?? endpoint}`
+      : '';
     try {
-      await store.check();
+      await waitAtStart({
+        what: `the bucket ${store.describe}${at}`,
+        attempt: () => store.check(),
+        worthWaiting: bucketReason,
+        describe: (error) => (error instanceof BlobStoreUnavailable ? error.detail : String(error)),
+        patienceMs: waiting.patienceMs ?? 0,
+        ...(waiting.onWaiting ? { onWaiting: waiting.onWaiting } : {}),
+      });
     } catch (error) {
       await store.close();
-      const detail = error instanceof BlobStoreUnavailable ? error.detail : String(error);
-      throw new Error(`the blob store ${store.describe} is unavailable: ${detail}`);
+      throw error instanceof NotAvailable
+        ? new Error(error.message, { cause: error.cause })
+        : error;
     }
   }
   return store;
+};
+
+/** Why the bucket could not be listed, in words, when waiting may mend it; else null. */
+const bucketReason = (error: unknown): string | null => {
+  const cause = (error instanceof BlobStoreUnavailable ? error.cause : error) as {
+    name?: string;
+    code?: string;
+    message?: string;
+    $metadata?: { httpStatusCode?: number };
+  } | null;
+  const network = networkReason(cause?.code);
+  if (network) return network;
+  if (cause?.code === 'ETIMEDOUT' || cause?.name === 'TimeoutError') {
+    return `no answer in time (${cause.message ?? 'timed out'})`;
+  }
+  // Often made by another container once the store runs (compose's `mc mb`).
+  if (cause?.name === 'NoSuchBucket') return 'the bucket does not exist (NoSuchBucket)';
+  const status = cause?.$metadata?.httpStatusCode;
+  if (status !== undefined && (status >= 500 || status === 429)) {
+    return `it answered HTTP ${status} (${cause?.name ?? 'an error'})`;
+  }
+  return null;
 };
 
 export const openBlobStore = (options: BlobOptions): Promise<BlobStore> => {

@@ -7,8 +7,7 @@ import { registerClientCommands } from '../../packages/cli/src/commands/index.ts
 import { endQuietlyOnClosedStdout, exitCodeOf } from '../../packages/cli/src/exitCode.ts';
 import { CLIENT_VERSION } from '../../packages/cli/src/version.ts';
 import { AppError, InvalidInput } from '../domain/errors.ts';
-import { DATABASE_TOO_NEW_EXIT, DatabaseTooNew } from '../store/releaseGuard.ts';
-import { StoreError } from '../store/storeError.ts';
+import { DATABASE_TOO_NEW_EXIT, DatabaseTooNew, StoreError } from '../store/storeError.ts';
 import { isDatabaseUnavailable } from '../store/unavailable.ts';
 import { registerAudit } from './commands/audit.ts';
 import { registerBlobs } from './commands/blobs.ts';
@@ -45,7 +44,8 @@ try {
   process.exitCode = 0;
 } catch (error) {
   process.exitCode = exitCodeOf(
-    isDatabaseUnavailable(error)
+    // (a StoreError says which database and why already)
+    isDatabaseUnavailable(error) && !(error instanceof StoreError)
       ? new StoreError(`the database is unavailable: ${(error as Error).message}`)
       : error,
     (e) =>

@@ -3,7 +3,8 @@
 import { domainToASCII } from 'node:url';
 import type { Command } from 'commander';
 import { CliError, EXIT } from '../../packages/cli/src/client/cliErrors.ts';
-import { isLoopbackUrl, type SsoSettings } from '../app/accounts/sso.ts';
+import { isLoopbackUrl } from '../app/accounts/loopbackUrl.ts';
+import type { SsoSettings } from '../app/accounts/sso.ts';
 
 export const SECRET_ENV = 'FLIPBOOK_OIDC_CLIENT_SECRET';
 

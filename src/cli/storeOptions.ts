@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { clockFromEnv } from '../app/clock.ts';
 import { adminMetadata } from '../app/eventContext.ts';
+import { STARTUP_PATIENCE_MS } from '../startupPatience.ts';
 import {
   type DatabaseLimits,
   DEFAULT_DATABASE_TIMEOUT_S,
@@ -29,6 +30,21 @@ export const withStoreOptions = (command: Command) =>
       'give up on a database that does not answer after this long (connecting, each statement)',
       String(DEFAULT_DATABASE_TIMEOUT_S),
     );
+
+/** `serve` and `worker`: how long they wait at start for the database and the bucket. */
+export const WAIT_AT_START_OPTION = [
+  '--wait-at-start <seconds>',
+  'at start, how long to wait for the database and for the bucket (a name that does not resolve yet, a refused connection, no answer)',
+  String(STARTUP_PATIENCE_MS / 1000),
+] as const;
+
+export const waitAtStartMs = (flags: { waitAtStart?: string }) =>
+  flagInteger(
+    '--wait-at-start',
+    flags.waitAtStart ?? String(STARTUP_PATIENCE_MS / 1000),
+    0,
+    3_600,
+  ) * 1000;
 
 /** The bounds on the database that --database-timeout asks for (docs/deploy.md). */
 export const limitsOf = (flags: StoreFlags): DatabaseLimits =>
@@ -74,6 +90,9 @@ export const withStore = async <T>(
     poolSize: 4,
     // an audit reads the database as it finds it: no migration, no chain started behind its back
     migrate: !options.readOnly,
+    // The embedded server, which this command may have just started, is waited for a while:
+    // said on stderr, where the command's output is not.
+    onWaiting: (waiting) => process.stderr.write(`flipbook: ${waiting.line}\n`),
   });
   try {
     const { followDatabaseTime } = await import('../store/databaseTime.ts');

@@ -14,7 +14,7 @@
 //   exits. Our own rebuild (replay.ts) takes the view down inside its transaction first.
 import type pg from 'pg';
 import { READ_MODEL_VERSION, readTables } from '../../projections/index.ts';
-import { StoreError } from './storeError.ts';
+import { DatabaseTooNew } from './storeError.ts';
 
 /**
  * Bump when this release writes the database in a way an older release cannot work with (a
@@ -22,13 +22,6 @@ import { StoreError } from './storeError.ts';
  * READ_MODEL_VERSION (projections/index.ts); operational tables count here.
  */
 export const SCHEMA_VERSION = 1;
-
-/** The exit code of a command refused by DatabaseTooNew (sysexits' EX_CONFIG). */
-export const DATABASE_TOO_NEW_EXIT = 78;
-
-export class DatabaseTooNew extends StoreError {
-  override name = 'DatabaseTooNew';
-}
 
 type Recorded = { schema: number; readModel: number };
 

@@ -7,6 +7,7 @@ import {
 } from '@event-driven-io/emmett-postgresql';
 import pg from 'pg';
 import type { Db } from '../../projections/readTable.ts';
+import { hostOf, NotAvailable, type Waiting, waitAtStart } from '../waitAtStart.ts';
 import {
   type DatabaseLimits,
   databaseLimits,
@@ -20,7 +21,8 @@ import { locateStore, type StoreOptions } from './location.ts';
 import { createLocks, type Locks } from './locks.ts';
 import { inlineProjections } from './projections.ts';
 import { migrate } from './schema.ts';
-import { isDatabaseUnavailable } from './unavailable.ts';
+import { StoreError } from './storeError.ts';
+import { unavailableReason } from './unavailable.ts';
 
 export type Store = {
   events: PostgresEventStore;
@@ -51,6 +53,8 @@ export const openStore = async (
      * server, 0 (one try) for a --database-url, as a command run by a person should fail at once
      */
     startupPatienceMs?: number;
+    /** told of each failed try while waiting (the daemon and the worker log it) */
+    onWaiting?: (waiting: Waiting) => void;
   },
 ): Promise<Store> => {
   const location = await locateStore(options);
@@ -73,7 +77,21 @@ export const openStore = async (
     // A server just started (ours, or a container's beside us), or a machine under load, may take
     // longer than one connection's timeout to accept the first: starting waits for it a while.
     // The embedded server, which this very command may just have started, is always waited for.
-    await firstConnection(pool, options.startupPatienceMs ?? (location.embedded ? 30_000 : 0));
+    await waitAtStart({
+      what: location.embedded
+        ? `the ${location.describe}`
+        : `the database at ${hostOf(location.connectionString, '5432') ?? location.describe}`,
+      attempt: async () => (await pool.connect()).release(),
+      worthWaiting: (error) => unavailableReason(error, limits.connectMs),
+      describe: (error) => (error instanceof Error ? error.message : String(error)),
+      patienceMs: options.startupPatienceMs ?? (location.embedded ? 30_000 : 0),
+      ...(options.onWaiting ? { onWaiting: options.onWaiting } : {}),
+    }).catch((error: unknown) => {
+      // A sentence, with the driver's error kept as its cause: the command says it and exits 1.
+      throw error instanceof NotAvailable
+        ? new StoreError(error.message, { cause: error.cause })
+        : error;
+    });
     // Long by nature (another daemon's migration may hold the lock through a replay): no limit.
     if (options.migrate !== false) await longWork(pool, (client) => migrate(client, events));
   } catch (error) {
@@ -101,17 +119,4 @@ export const openStore = async (
       await location.release();
     },
   };
-};
-
-const firstConnection = async (pool: pg.Pool, patienceMs: number) => {
-  const deadline = Date.now() + patienceMs;
-  for (;;) {
-    try {
-      (await pool.connect()).release();
-      return;
-    } catch (error) {
-      if (!isDatabaseUnavailable(error) || Date.now() > deadline) throw error;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  }
 };

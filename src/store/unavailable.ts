@@ -2,6 +2,7 @@
 // opposed to a broken query or a broken rule: down, restarting, unreachable, not answering in
 // time, out of connections, memory or disk. Callers answer those with 503 and Retry-After.
 import { AppError } from '../domain/errors.ts';
+import { networkReason } from '../waitAtStart.ts';
 
 /**
  * SQLSTATEs by class (PostgreSQL's appendix A): 08 connection exception; 53 insufficient resources
@@ -29,6 +30,8 @@ const NETWORK_CODES = new Set([
   'ENETUNREACH',
   'ENETDOWN',
   'EAI_AGAIN',
+  // The name does not resolve: a DNS outage, or a container not yet (or no longer) registered.
+  'ENOTFOUND',
   'EDBTIMEOUT', // DatabaseTimeout (databaseLimits.ts)
 ]);
 
@@ -49,4 +52,35 @@ export const isDatabaseUnavailable = (error: unknown, depth = 0): boolean => {
   if (CLIENT_MESSAGES.test(message)) return true;
   // Emmett and dumbo sometimes wrap the driver's error.
   return e.cause !== undefined && isDatabaseUnavailable(e.cause, depth + 1);
+};
+
+/**
+ * Why the database cannot be had, in words, when waiting may mend it (it is unavailable, as
+ * above); null for what waiting cannot mend (a wrong password, a database that does not exist).
+ */
+export const unavailableReason = (error: unknown, connectMs: number): string | null => {
+  if (!isDatabaseUnavailable(error)) return null;
+  const { code, message } = codeAndMessage(error);
+  if (code === 'EDBTIMEOUT' || code === 'ETIMEDOUT' || /timeout/i.test(message)) {
+    return `no answer within ${connectMs / 1000} s`;
+  }
+  if (code === '57P03') return 'it is starting up';
+  if (code === '53300') return 'it has no free connection (too many clients)';
+  return (
+    networkReason(code) ??
+    (/Connection terminated/i.test(message) ? 'the connection was closed' : message)
+  );
+};
+
+/** The first code and all the words along the error's causes (Emmett, dumbo and pg wrap). */
+const codeAndMessage = (error: unknown): { code: string; message: string } => {
+  let code = '';
+  const words: string[] = [];
+  let e = error as { code?: unknown; message?: unknown; cause?: unknown } | null;
+  for (let depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
+    if (!code && typeof e.code === 'string') code = e.code;
+    if (typeof e.message === 'string') words.push(e.message);
+    e = e.cause as typeof e;
+  }
+  return { code, message: words.join(': ') || String(error) };
 };

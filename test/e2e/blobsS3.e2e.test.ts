@@ -822,21 +822,33 @@ describe('a bucket that belongs to another database', () => {
 });
 
 describe('a bucket that cannot be used is said at start', () => {
-  it('serve, worker and blobs gc exit 1 naming the bucket and its error; nothing starts', async () => {
+  it('serve and worker wait for it a line a try (--wait-at-start), blobs gc tries once; each exits 1 naming the bucket and why, with no stack; nothing starts', async () => {
     const database = await freshDatabase();
     const endpoint = inject('s3Endpoint');
+    const at = new URL(endpoint).host;
     const missing = `no-such-bucket-${randomBytes(4).toString('hex')}`;
     const flags = ['--blob-url', `s3://${missing}`, '--s3-endpoint', endpoint, '--s3-path-style'];
+    const unavailable = `the bucket s3://${missing}/ at ${at} is unavailable: the bucket does not exist (NoSuchBucket)`;
     for (const command of [
-      ['serve', '--port', '0', '--database-url', database, ...flags],
-      ['worker', '--database-url', database, ...flags],
-      ['blobs', 'gc', '--database-url', database, ...flags],
+      ['serve', '--port', '0', '--database-url', database, '--wait-at-start', '2', ...flags],
+      ['worker', '--database-url', database, '--wait-at-start', '2', ...flags],
     ]) {
       const run = await flipbook(command);
       expect(run.code, `${command[0]}: ${run.stdout}${run.stderr}`).toBe(1);
-      expect(run.stderr).toContain(`the blob store s3://${missing}/ is unavailable: NoSuchBucket`);
+      expect(run.stderr).toMatch(
+        new RegExp(`^flipbook: ${escapeRegExp(unavailable)} \\(\\d+ tries in \\d+ s\\)\n$`),
+      );
+      const waiting = logLines(run.stdout).filter((line) => line.waitingFor);
+      expect(waiting[0]?.msg).toMatch(
+        new RegExp(
+          `^waiting for the bucket s3://${missing}/ at ${escapeRegExp(at)}: the bucket does not exist \\(NoSuchBucket\\) \\(try 1, \\d s left\\)$`,
+        ),
+      );
       expect(run.stdout).not.toContain('ready');
     }
+    const gc = await flipbook(['blobs', 'gc', '--database-url', database, ...flags]);
+    expect(gc.code, gc.stderr).toBe(1);
+    expect(gc.stderr).toBe(`flipbook: ${unavailable}\n`);
     // and a store that does not answer at all
     const closed = await startS3Server();
     await closed.stop();
@@ -844,6 +856,8 @@ describe('a bucket that cannot be used is said at start', () => {
       'worker',
       '--database-url',
       database,
+      '--wait-at-start',
+      '0',
       '--blob-url',
       's3://anything',
       '--s3-endpoint',
@@ -851,9 +865,43 @@ describe('a bucket that cannot be used is said at start', () => {
       '--s3-path-style',
     ]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/the blob store s3:\/\/anything\/ is unavailable: .*ECONNREFUSED/);
+    expect(run.stderr).toBe(
+      `flipbook: the bucket s3://anything/ at ${new URL(closed.endpoint).host} is unavailable: the connection was refused (nothing listens on that port)\n`,
+    );
   }, 120_000);
 });
+
+describe('a database not there at start', () => {
+  it('serve and worker wait for a name that does not resolve a line a try, then exit 1 saying so, with no stack', async () => {
+    for (const command of ['serve', 'worker']) {
+      const run = await flipbook([
+        command,
+        ...(command === 'serve' ? ['--port', '0'] : []),
+        '--database-url',
+        'postgres://flipbook:secret@nonexistent.invalid/flipbook',
+        '--wait-at-start',
+        '2',
+      ]);
+      expect(run.code, `${command}: ${run.stdout}${run.stderr}`).toBe(1);
+      expect(run.stderr).toMatch(
+        /^flipbook: the database at nonexistent\.invalid:5432 is unavailable: the name does not resolve \(\d+ tries in \d+ s\)\n$/,
+      );
+      const waiting = logLines(run.stdout).filter((line) => line.waitingFor);
+      expect(waiting.length).toBeGreaterThanOrEqual(2);
+      expect(waiting[0]?.msg).toMatch(
+        /^waiting for the database at nonexistent\.invalid:5432: the name does not resolve \(try 1, \d s left\)$/,
+      );
+      expect(run.stdout + run.stderr).not.toContain('secret');
+    }
+  }, 60_000);
+});
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const logLines = (stdout: string) =>
+  stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { msg?: string; waitingFor?: string });
 
 describe('memory: a 512 MB upload into the bucket', () => {
   let fx: ApiFixture;

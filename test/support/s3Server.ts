@@ -100,8 +100,10 @@ export const startS3Server = async (port = 0, directory?: string): Promise<S3Ser
 };
 
 /** A fresh bucket on the server; the flags that put a daemon or worker on it. */
-export const freshBucket = async (endpoint: string) => {
-  const bucket = `test-${randomBytes(6).toString('hex')}`;
+export const freshBucket = async (
+  endpoint: string,
+  bucket = `test-${randomBytes(6).toString('hex')}`,
+) => {
   const client = s3TestClient(endpoint);
   await client.send(new CreateBucketCommand({ Bucket: bucket }));
   client.destroy();

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { BlobStoreUnavailable, RuleBroken } from '../../src/domain/errors.ts';
 import { asUnavailable } from '../../src/http/unavailable.ts';
 import { DatabaseTimeout } from '../../src/store/databaseLimits.ts';
-import { isDatabaseUnavailable } from '../../src/store/unavailable.ts';
+import { isDatabaseUnavailable, unavailableReason } from '../../src/store/unavailable.ts';
 
 const pgError = (code: string, message = 'from the server') =>
   Object.assign(new Error(message), { code });
@@ -54,8 +54,31 @@ describe('an unavailable database', () => {
   it('our own limit, the socket, and a cause wrapped by Emmett count', () => {
     expect(isDatabaseUnavailable(new DatabaseTimeout('no answer within 6 s'))).toBe(true);
     expect(isDatabaseUnavailable(pgError('ECONNREFUSED'))).toBe(true);
+    // a name that does not resolve (yet: compose registers a container's name as it starts)
+    expect(isDatabaseUnavailable(pgError('ENOTFOUND'))).toBe(true);
     const wrapped = Object.assign(new Error('append failed'), { cause: pgError('53300') });
     expect(isDatabaseUnavailable(wrapped)).toBe(true);
+  });
+
+  it('says why in words, for the lines a start prints while it waits', () => {
+    expect(unavailableReason(pgError('ENOTFOUND'), 5000)).toBe('the name does not resolve');
+    expect(unavailableReason(pgError('ECONNREFUSED'), 5000)).toBe(
+      'the connection was refused (nothing listens on that port)',
+    );
+    expect(unavailableReason(new DatabaseTimeout('no answer within 6 s'), 5000)).toBe(
+      'no answer within 5 s',
+    );
+    const timedOut = new Error('Connection terminated due to connection timeout', {
+      cause: new Error('Connection terminated unexpectedly'),
+    });
+    expect(unavailableReason(timedOut, 2000)).toBe('no answer within 2 s');
+    expect(unavailableReason(pgError('57P03'), 5000)).toBe('it is starting up');
+    expect(unavailableReason(pgError('53300'), 5000)).toBe(
+      'it has no free connection (too many clients)',
+    );
+    // what waiting cannot mend: a wrong password, a database that does not exist
+    expect(unavailableReason(pgError('28P01'), 5000)).toBeNull();
+    expect(unavailableReason(pgError('3D000'), 5000)).toBeNull();
   });
 
   it('a broken query, a broken rule or a constraint is no outage', () => {

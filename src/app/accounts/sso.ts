@@ -15,6 +15,7 @@ import { AppError, Forbidden } from '../../domain/errors.ts';
 import type { Store } from '../../store/store.ts';
 import type { Clock } from '../clock.ts';
 import { runWorkspaceCommand } from '../commands.ts';
+import { isLoopbackUrl } from './loopbackUrl.ts';
 import { normalizeEmail } from './people.ts';
 import { type Context, SignInRefused, type StartedSession, startSession } from './sessions.ts';
 import { hashToken, isWellFormedToken, newToken } from './tokens.ts';
@@ -50,10 +51,6 @@ const EXPIRED = 'This sign-in did not finish in time or was used already: sign i
 const NOT_SIGNED_IN = 'The sign-in provider did not sign you in: try again';
 const UNVERIFIED =
   'Your sign-in provider has not verified your email address, so it cannot sign you in here';
-
-/** Plain HTTP only to this machine (a provider under test); anywhere else HTTPS. */
-export const isLoopbackUrl = (url: URL) =>
-  ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
 
 /** A request to the provider that got no answer: fetch's TypeError, or openid-client's timeout. */
 const unreachable = (error: unknown) =>

@@ -12,7 +12,13 @@ import {
 import { flagBytes } from '../flagBytes.ts';
 import { flagInteger } from '../flagInteger.ts';
 import { type SsoFlags, ssoSettingsOf, withSsoOptions } from '../ssoOptions.ts';
-import { limitsOf, type StoreFlags, withStoreOptions } from '../storeOptions.ts';
+import {
+  limitsOf,
+  type StoreFlags,
+  WAIT_AT_START_OPTION,
+  waitAtStartMs,
+  withStoreOptions,
+} from '../storeOptions.ts';
 
 /** An address OpenAPI's `email` format takes: one @, no spaces, a dot in the domain. */
 export const flagEmail = (text: string) => {
@@ -89,7 +95,8 @@ export const registerServe = (program: Command) => {
             '--tile-cache-size <size>',
             'deep-zoom tiles kept in the blob store, shared by every daemon on the database (e.g. 2G, 500M); the least recently used go beyond it',
             '2G',
-          ),
+          )
+          .option(...WAIT_AT_START_OPTION),
       ),
     ),
   ).action(
@@ -112,6 +119,7 @@ export const registerServe = (program: Command) => {
           tileCacheSize: string;
           grace: string;
           keepAliveTimeout: string;
+          waitAtStart: string;
         },
     ) => {
       const { runDaemon, StartupError } = await import('../../daemon.ts');
@@ -120,6 +128,7 @@ export const registerServe = (program: Command) => {
       const workers = flagInteger('--workers', flags.workers, 0, 256);
       const renderProcesses = flagInteger('--render-processes', flags.renderProcesses, 1, 256);
       const graceMs = flagInteger('--grace', flags.grace, 0, 86_400) * 1000;
+      const startupPatienceMs = waitAtStartMs(flags);
       const tileCacheBytes = flagBytes('--tile-cache-size', flags.tileCacheSize, 1024 ** 5);
       const keepAliveMs =
         flagInteger('--keep-alive-timeout', flags.keepAliveTimeout, 1, 3_600) * 1000;
@@ -155,6 +164,7 @@ export const registerServe = (program: Command) => {
         recordClientInfo: flags.clientInfo,
         graceMs,
         keepAliveMs,
+        startupPatienceMs,
         databaseLimits: limitsOf(flags),
         keyUsageIntervalMs,
         ...(blobPublicUrl ? { blobPublicUrl } : {}),

@@ -3,7 +3,15 @@ import { CliError, EXIT } from '../../../packages/cli/src/client/cliErrors.ts';
 import { defaultLanes, defaultRenderProcesses } from '../../worker/lanes.ts';
 import { type BlobFlags, blobOptionsOf, checkBlobFlags, withBlobOptions } from '../blobOptions.ts';
 import { flagInteger } from '../flagInteger.ts';
-import { limitsOf, type StoreFlags, withStoreOptions } from '../storeOptions.ts';
+import {
+  limitsOf,
+  type StoreFlags,
+  WAIT_AT_START_OPTION,
+  waitAtStartMs,
+  withStoreOptions,
+} from '../storeOptions.ts';
+
+type WorkerFlags = { workers: string; renderProcesses: string; waitAtStart: string };
 
 export const registerWorker = (program: Command) => {
   withBlobOptions(
@@ -18,9 +26,10 @@ export const registerWorker = (program: Command) => {
           '--render-processes <n>',
           'renderer processes at once, shared by those documents',
           String(defaultRenderProcesses()),
-        ),
+        )
+        .option(...WAIT_AT_START_OPTION),
     ),
-  ).action(async (flags: StoreFlags & BlobFlags & { workers: string; renderProcesses: string }) => {
+  ).action(async (flags: StoreFlags & BlobFlags & WorkerFlags) => {
     const { openCheckedBlobStore } = await import('../../blobs/openBlobStore.ts');
     const { clockFromEnv } = await import('../../app/clock.ts');
     const { startBlobSweep } = await import('../../blobs/sweep.ts');
@@ -28,12 +37,14 @@ export const registerWorker = (program: Command) => {
     const { logger } = await import('../../log.ts');
     const { sweepWrapperDirs } = await import('../../pdf/poppler.ts');
     const { ignoreHangup, STOP_SIGNALS } = await import('../../signals.ts');
+    const { logWaiting } = await import('../../startupPatience.ts');
     const { openStore } = await import('../../store/store.ts');
     const { renderOptionsFor } = await import('../../worker/renderSettings.ts');
     const { startWorkers, workerOptions } = await import('../../worker/workerPool.ts');
     checkBlobFlags(flags);
     const lanes = flagInteger('--workers', flags.workers, 1, 256);
     const processes = flagInteger('--render-processes', flags.renderProcesses, 1, 256);
+    const patienceMs = waitAtStartMs(flags);
     installLastResort(logger);
     // Stops on SIGTERM, SIGINT or SIGQUIT (jobs in flight handed back at once), one sent while
     // starting included; goes on after SIGHUP, saying so (src/signals.ts).
@@ -46,9 +57,13 @@ export const registerWorker = (program: Command) => {
       dataDir: flags.dataDir,
       databaseUrl: flags.databaseUrl,
       limits: limitsOf(flags),
-      startupPatienceMs: 30_000,
+      startupPatienceMs: patienceMs,
+      onWaiting: logWaiting(logger),
     });
-    const blobs = await openCheckedBlobStore(blobOptionsOf(flags)).catch(async (error: Error) => {
+    const blobs = await openCheckedBlobStore(blobOptionsOf(flags), {
+      patienceMs,
+      onWaiting: logWaiting(logger),
+    }).catch(async (error: Error) => {
       await store.close();
       throw new CliError(EXIT.failure, error.message);
     });
