@@ -23,6 +23,12 @@ export type BucketLimits = {
   budgetMs: number;
   /** attempts of one operation at most (within its budget) */
   attempts: number;
+  /**
+   * while an upload's body is still coming, the bucket is asked whether it answers this often
+   * (one question at a time for all the process's uploads): a bucket that stops answering
+   * before a part is ready to send fails the upload within this + `budgetMs`
+   */
+  heartbeatMs: number;
 };
 
 /** `--s3-timeout`, in seconds, unless told. */
@@ -31,7 +37,8 @@ export const DEFAULT_BUCKET_TIMEOUT_S = 5;
 /**
  * The bounds for `--s3-timeout N`: N for each of connect, socket wait and silence; 1.6 N
  * (8 s by default) for an operation with its retries, and for a request's operations together, so
- * a request the bucket cannot serve is a 503 within the 10 s the service promises.
+ * a request the bucket cannot serve is a 503 within the 10 s the service promises; an upload
+ * whose bucket stops answering mid-body hears of it within 0.2 N + 1.6 N (9 s by default).
  */
 export const bucketLimits = (timeoutSeconds = DEFAULT_BUCKET_TIMEOUT_S): BucketLimits => ({
   connectMs: timeoutSeconds * 1000,
@@ -40,4 +47,5 @@ export const bucketLimits = (timeoutSeconds = DEFAULT_BUCKET_TIMEOUT_S): BucketL
   silenceMs: timeoutSeconds * 1000,
   budgetMs: Math.round(timeoutSeconds * 1600),
   attempts: 8,
+  heartbeatMs: timeoutSeconds * 200,
 });

@@ -26,9 +26,10 @@ import { logger } from '../log.ts';
 import { BucketTimeout, boundedAgent } from './boundedAgent.ts';
 import { type Attempt, boundedSend } from './boundedSend.ts';
 import { type BucketLimits, bucketLimits } from './bucketLimits.ts';
+import { type Heartbeat, heartbeat } from './heartbeat.ts';
 import type { ObjectStore, OpenedBlob, StoredObject } from './objectStore.ts';
 import { parseS3Url } from './s3Url.ts';
-import { makeScratch } from './scratch.ts';
+import { makeScratch, scratchFailure } from './scratch.ts';
 
 export type S3StoreOptions = {
   /** s3://bucket[/prefix] */
@@ -137,6 +138,17 @@ export const openS3Objects = async (options: S3StoreOptions): Promise<ObjectStor
     if (result === null) throw new BlobStoreUnavailable(operation, new Error('no such object'));
     return result;
   };
+  // Asked outside any request's budget: its questions serve every upload under way, whichever
+  // request began them.
+  const answering = heartbeat(
+    () =>
+      send(
+        (o) =>
+          client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, MaxKeys: 1 }), o),
+        true,
+      ),
+    limits.heartbeatMs,
+  );
 
   const put = async (key: string, body: Uint8Array | string) => {
     await must('put', (o) =>
@@ -243,7 +255,8 @@ export const openS3Objects = async (options: S3StoreOptions): Promise<ObjectStor
       await put(key, await readFile(path));
       await rm(path, { force: true });
     },
-    upload: async (key, spool) => uploadStream(client, send, bucket, prefix + key, spool),
+    upload: async (key, spool) =>
+      uploadStream(client, send, answering, bucket, prefix + key, spool),
     move: async (from, to) => {
       await must('copy', (o) =>
         client.send(
@@ -368,6 +381,9 @@ const watched = (body: Readable, silenceMs: number): Readable => {
  * complete in the bucket. The first request of the upload that fails (after its retries, within
  * its budget) fails the stream at once: lib-storage itself says nothing until its other parts
  * end, and they wait for a body that waits for them (measured: 30 s, then 30 more aborting).
+ * So does the bucket failing the heartbeat's question (./heartbeat.ts) while the stream is open:
+ * before its first part is whole, nothing of the upload is waiting on the bucket. And so does the
+ * local copy failing (a full TMPDIR): the machine's failure (MachineFailure), not the store's.
  * Destroyed, the upload is aborted behind the caller's back (each request bounded), so no parts
  * are left in the bucket; an abort that fails leaves them to the bucket's lifecycle rule
  * (docs/deploy.md).
@@ -375,14 +391,24 @@ const watched = (body: Readable, silenceMs: number): Readable => {
 const uploadStream = (
   client: S3Client,
   send: ReturnType<typeof boundedSend>,
+  answering: Heartbeat,
   bucket: string,
   key: string,
   spoolPath?: string,
 ): Writable => {
   const body = new PassThrough({ highWaterMark: 1024 * 1024 });
   const spool = spoolPath ? createWriteStream(spoolPath, { flags: 'wx' }) : null;
-  const spooled = spool ? finished(spool) : Promise.resolve();
+  const spoolFailed = (error: unknown) =>
+    scratchFailure(error, spoolPath ?? '', "the upload's local copy could not be written");
+  const spooled = spool
+    ? finished(spool).catch((error: unknown) => Promise.reject(spoolFailed(error)))
+    : Promise.resolve();
   spooled.catch(() => {});
+  // A local copy that fails mid-write fails the upload now: a destroyed file stream never drains,
+  // and a write waiting for it would hold the client's upload for ever.
+  spool?.on('error', (error) => {
+    if (!stream.destroyed) stream.destroy(spoolFailed(error));
+  });
   const failed = (error: unknown) =>
     error instanceof BlobStoreUnavailable ? error : new BlobStoreUnavailable('upload', error);
   // The upload's requests, each bounded on its own (outside the HTTP request's budget: an upload
@@ -412,7 +438,9 @@ const uploadStream = (
       // (the body fails only because the upload did: that is the store's failure)
       if (!body.write(chunk))
         waits.push(once(body, 'drain').catch((error) => Promise.reject(failed(error))));
-      if (spool && !spool.write(chunk)) waits.push(once(spool, 'drain'));
+      if (spool && !spool.write(chunk)) {
+        waits.push(once(spool, 'drain').catch((error) => Promise.reject(spoolFailed(error))));
+      }
       if (waits.length === 0) return callback();
       Promise.all(waits).then(() => callback(), callback);
     },
@@ -437,5 +465,17 @@ const uploadStream = (
   done.catch((error: unknown) => {
     if (!stream.destroyed) stream.destroy(failed(error));
   });
+  const unwatch = answering.watch((error) => {
+    if (!stream.destroyed && !stream.writableFinished) {
+      stream.destroy(
+        new BlobStoreUnavailable(
+          'upload',
+          error instanceof BlobStoreUnavailable ? error.cause : error,
+        ),
+      );
+    }
+  });
+  stream.once('close', unwatch);
+  stream.once('finish', unwatch);
   return stream;
 };

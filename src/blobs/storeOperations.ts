@@ -34,6 +34,7 @@ import {
 } from './listing.ts';
 import { localCopies } from './localCopies.ts';
 import type { ObjectStore } from './objectStore.ts';
+import { scratchFailure } from './scratch.ts';
 
 const MARK = 'flipbook-store.json';
 const IMAGES = ['max.jpg', 'mid.jpg', 'min.jpg'] as const;
@@ -98,7 +99,11 @@ export const blobStoreOn = (objects: ObjectStore): BlobStore => {
       // Spooled beside the upload for its inspection only: pdfinfo must seek in a file to count
       // pages and refuse an unreadable PDF with the spec's 422 before the 201.
       const spool = join(scratch, 'uploads', name);
-      await folderIn('uploads');
+      // The local disk's failure (no inode left for the folder) is the machine's, not the store's.
+      await folderIn('uploads').catch((error: unknown) => {
+        if (error instanceof BlobStoreUnavailable) throw error;
+        throw scratchFailure(error, spool, "the upload's local copy could not be made");
+      });
       spools.set(ref, spool);
       return { ref, path: spool, stream: await objects.upload(ref, spool) };
     },

@@ -54,12 +54,13 @@ export class InvalidInput extends AppError {
 
 /**
  * The server's disk (or the daemon user's quota) is full. Not the client's fault and not
- * permanent: 507, and the connection closes so a big upload is not read on into the void.
+ * permanent: 507 with a retry hint (a client such as `flipbook publish` asks again after it, as
+ * after a 503), and the connection closes so a big upload is not read on into the void.
  */
 export class InsufficientStorage extends AppError {
   override name = 'InsufficientStorage';
   constructor(message = 'The server is out of storage space; try again later') {
-    super(507, message, { Connection: 'close' });
+    super(507, message, { 'Retry-After': '30', Connection: 'close' });
   }
 }
 

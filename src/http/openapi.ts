@@ -266,7 +266,8 @@ export const buildOpenApiDocument = <Deps>(endpoints: readonly Endpoint<Deps>[])
           { 'Retry-After': ref('headers', 'Retry-After'), ...answerHeaders },
         ),
         InsufficientStorage: errorAnswer(
-          '`The server is out of storage space; try again later`: the disk holding uploads is full. Nothing of the upload is kept, and the connection is closed without reading the rest of the body',
+          '`The server is out of storage space; try again later`: the disk holding uploads is full. Nothing of the upload is kept, and the connection is closed without reading the rest of the body; ask again after `Retry-After` (30 s)',
+          { 'Retry-After': ref('headers', 'Retry-After'), ...answerHeaders },
         ),
         InternalError: errorAnswer('`Internal server error`'),
         Unavailable: errorAnswer(
@@ -358,7 +359,8 @@ const headers = {
     schema: { type: 'integer', minimum: 0 },
   },
   'Retry-After': {
-    description: 'Seconds until the window resets and requests are accepted again',
+    description:
+      'Seconds to wait before asking again: until the rate-limit window resets (429), or a passing failure is likely over (503, 507)',
     required: true,
     schema: { type: 'integer', minimum: 0 },
   },

@@ -1,7 +1,8 @@
 // Receives a multipart upload: the `file` part is streamed into the blob store while it is hashed
 // (never held whole in memory), other parts are small text fields. Every limit is enforced while
-// the bytes arrive, and a refused or aborted upload leaves no file behind. A full disk is answered
-// at once (507), without reading the rest of the body.
+// the bytes arrive, and a refused or aborted upload leaves no file behind. A full disk (507), a
+// bucket that fails and a full spool disk (503) are answered at once, without reading the rest
+// of the body.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { basename } from 'node:path';
@@ -16,6 +17,7 @@ import {
   InsufficientStorage,
   InvalidInput,
   isOutOfSpace,
+  MachineFailure,
 } from '../domain/errors.ts';
 
 export const MAX_UPLOAD_BYTES = 512 * 1024 * 1024;
@@ -155,8 +157,13 @@ export const receiveUpload = (
         fail(error);
         // The write stream failed and busboy's file stream was destroyed with it: busboy would
         // wait forever for it to be read, and so would the client. Stop reading the body now;
-        // the 507 goes out with `Connection: close`, so the rest is never read.
-        if (isOutOfSpace(error) || error instanceof BlobStoreUnavailable) {
+        // the 507 (or the 503: the bucket, the spool's disk) goes out with `Connection: close`,
+        // so the rest is never read.
+        if (
+          isOutOfSpace(error) ||
+          error instanceof BlobStoreUnavailable ||
+          error instanceof MachineFailure
+        ) {
           req.unpipe(parser);
           parser.destroy(failure ?? error);
         }

@@ -45,11 +45,15 @@ afterAll(async () => {
 });
 
 /**
- * POSTs a 64 MiB upload whose body keeps coming at the client's pace; once 12 MiB are sent (two
- * parts stored) the bucket turns `fault`. Answers the status, headers and body, the seconds from
- * the fault to the answer, and how much of the body had gone by then.
+ * POSTs a 64 MiB upload whose body keeps coming at the client's pace; once `faultAtMiB` are sent
+ * (12 MiB: two parts stored) the bucket turns `fault`. Answers the status, headers and body, the
+ * seconds from the fault to the answer, and how much of the body had gone by then. A slow
+ * client (`bytesPerSecond`, as `curl --limit-rate`) sends 32 KiB pieces paced by the clock.
  */
-const uploadThenFault = (fault: FaultMode) =>
+const uploadThenFault = (
+  fault: FaultMode,
+  pace: { faultAtMiB: number; bytesPerSecond?: number } = { faultAtMiB: 12 },
+) =>
   new Promise<{
     status: number;
     headers: IncomingMessage['headers'];
@@ -71,8 +75,10 @@ const uploadThenFault = (fault: FaultMode) =>
     let sent = 0;
     let faultAt = 0;
     let answered = false;
-    const piece = Buffer.alloc(256 * 1024, 0x20);
+    const slow = pace.bytesPerSecond;
+    const piece = Buffer.alloc(slow ? 32 * 1024 : 256 * 1024, 0x20);
     piece.write('%PDF-1.4\n');
+    const started = performance.now();
     req.on('error', (error) => {
       if (!answered) reject(error);
     });
@@ -95,12 +101,14 @@ const uploadThenFault = (fault: FaultMode) =>
     const pump = () => {
       if (answered || req.destroyed) return;
       if (sent >= size) return void req.end(envelope.tail);
-      if (sent >= 12 * MiB && !faultAt) {
+      if (sent >= pace.faultAtMiB * MiB && !faultAt) {
         proxy.set(fault);
         faultAt = performance.now();
       }
       sent += piece.length;
-      if (req.write(piece)) setTimeout(pump, 5);
+      const ready = req.write(piece);
+      if (slow) setTimeout(pump, Math.max(0, started + (sent / slow) * 1000 - performance.now()));
+      else if (ready) setTimeout(pump, 5);
       else req.once('drain', pump);
     };
     pump();
@@ -116,6 +124,22 @@ describe('a bucket failing in the middle of an upload', () => {
     expect(answer.headers.connection).toBe('close');
     expect(answer.seconds).toBeLessThan(10);
     expect(answer.sentMiB).toBeLessThan(64); // answered while the body still came
+  }, 60_000);
+
+  it('is a 503 within 10 s for a slow client too (150 KiB/s, frozen 3 s in: no part under way yet)', async () => {
+    // Measured before: 39.6 s after the freeze, the body all but read (its first part, 5 MiB,
+    // was the first the bucket would have heard of the upload).
+    const answer = await uploadThenFault(
+      { kind: 'freeze' },
+      { faultAtMiB: 0.45, bytesPerSecond: 150 * 1024 },
+    );
+    proxy.set({ kind: 'pass' });
+    expect(answer.status).toBe(503);
+    expect(answer.body).toEqual({ error: 'The file store is unavailable; try again later' });
+    expect(answer.headers['retry-after']).toBe('5');
+    expect(answer.headers.connection).toBe('close');
+    expect(answer.seconds).toBeLessThan(10);
+    expect(answer.sentMiB).toBeLessThan(2.5);
   }, 60_000);
 
   it('is a 503, not a 400, when the bucket answers 500', async () => {

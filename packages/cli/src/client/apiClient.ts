@@ -92,7 +92,7 @@ type Options = {
   patienceMs?: number;
 };
 
-/** How long the command waits for a server that said 503 (Retry-After), at most, each time. */
+/** How long the command waits for a server that said 503 or 507 (Retry-After), at most, each time. */
 const MAX_UNAVAILABLE_WAIT_S = 30;
 
 /** What an upload may carry besides its file and fields. */
@@ -168,11 +168,17 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
         continue;
       }
       // A server whose database or disk is away for a moment: safe to ask again for a read or a
-      // keyed upload, after the time it asks for.
+      // keyed upload, after the time it asks for. A 507 (its disk full) that says when to ask
+      // again is the same passing failure: a CI publish should not fail on it.
       const retriable = (options.method ?? 'GET') === 'GET' || options.idempotencyKey !== undefined;
-      if (response.statusCode === 503 && retriable && attempt < RETRIES) {
+      const full = response.statusCode === 507 && response.headers['retry-after'] !== undefined;
+      if ((response.statusCode === 503 || full) && retriable && attempt < RETRIES) {
         const seconds = Math.min(MAX_UNAVAILABLE_WAIT_S, Number(response.headers['retry-after']) || 1);
-        onWait?.(`the server is unavailable for a moment; retrying in ${seconds} s`);
+        onWait?.(
+          full
+            ? `the server is out of storage space for now; retrying in ${seconds} s`
+            : `the server is unavailable for a moment; retrying in ${seconds} s`,
+        );
         await sleep(seconds * 1000, options.signal);
         continue;
       }
