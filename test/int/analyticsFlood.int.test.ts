@@ -309,6 +309,52 @@ describe('a tester’s flood of new readers, sites and links', () => {
       linkRows: LINKS_PER_DAY + 1,
       siteRows: SOURCE_NAMES_PER_DAY.referrer + 1,
     });
+
+    // The day is full, and each daemon learned its names: a link and a site it keeps are still
+    // counted on their own rows (folded in memory as the others are, they would not be).
+    const link = (
+      await store.db.query<{ position: number; link: number; clicks: number }>(
+        `SELECT position, link, clicks FROM analytics_links
+         WHERE flipbook_id = $1 AND day = $2 AND position > 0 ORDER BY position, link LIMIT 1`,
+        [flipbookId, day],
+      )
+    ).rows[0];
+    const site = (
+      await store.db.query<{ name: string; opens: number }>(
+        `SELECT name, opens FROM analytics_sources WHERE flipbook_id = $1 AND day = $2
+           AND kind = 'referrer' AND name <> $3 ORDER BY name LIMIT 1`,
+        [flipbookId, day, OTHER],
+      )
+    ).rows[0];
+    if (!link || !site) throw new Error('no row kept');
+    const token = tokens.sign({ flipbookId, versionId, linkId: null, pages: PAGES, expires: 2e9 });
+    for (const [i, d] of daemons.entries()) {
+      const beacon = JSON.stringify({
+        v: 1,
+        t: token,
+        r: `https://${site.name}/`,
+        e: [{ k: 'open' }, { k: 'link', p: link.position, l: link.link }],
+      });
+      const sender = { address: `192.0.2.${i}`, userAgent: 'Mozilla/5.0 (X11; Linux x86_64)' };
+      expect(
+        await d.accept(beacon, {
+          ...sender,
+          doNotTrack: undefined,
+          globalPrivacyControl: undefined,
+          mobileHint: undefined,
+        }),
+      ).toBe(true);
+      await d.drain();
+    }
+    const after = await store.db.query<{ clicks: number; opens: number }>(
+      `SELECT
+         (SELECT clicks FROM analytics_links WHERE flipbook_id = $1 AND day = $2 AND position = $3
+            AND link = $4) AS clicks,
+         (SELECT opens FROM analytics_sources WHERE flipbook_id = $1 AND day = $2
+            AND kind = 'referrer' AND name = $5) AS opens`,
+      [flipbookId, day, link.position, link.link, site.name],
+    );
+    expect(after.rows[0]).toEqual({ clicks: link.clicks + 2, opens: site.opens + 2 });
   });
 
   it('a stop tries again while writes fail, and says in numbers what it could not write', async () => {
