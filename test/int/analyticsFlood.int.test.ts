@@ -5,7 +5,7 @@
 // (the totals are exact), and the report answers in milliseconds.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_LINKS } from '../../projections/analytics.ts';
-import { createIngest } from '../../src/app/analytics/ingest.ts';
+import { createIngest, FiguresLost } from '../../src/app/analytics/ingest.ts';
 import { readingTokensSignedWith } from '../../src/app/analytics/readingTokens.ts';
 import { dailySalts } from '../../src/app/analytics/salts.ts';
 import { statsOf } from '../../src/app/analytics/stats.ts';
@@ -20,6 +20,7 @@ import { openStore, type Store } from '../../src/store/store.ts';
 import { createInStore } from '../support/inStore.ts';
 import { TEST_METADATA } from '../support/metadata.ts';
 import { openTestStore, storeOptions } from '../support/stores.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 const BEACONS = 20_000;
 const PAGES = 3;
@@ -192,19 +193,15 @@ describe('a flood of new names', () => {
 // flushing as their timers do (a flush under way takes the next beacons' in its next batch).
 describe('a tester’s flood of new readers, sites and links', () => {
   let store: Store;
-  const now = new Date('2026-11-29T10:00:00Z');
-  const clock = { now: () => now };
-  const day = '2026-11-29';
-  const FLOOD = 20_000;
-  /** beacons accepted between two timer ticks (the tester's ~335 a second, each half second ~170) */
-  const TICK = 400;
   let flipbookId = '';
   let versionId = '';
+  const tokens = readingTokensSignedWith('s');
   beforeAll(async () => {
     store = await openStore({
       ...(await storeOptions('postgres')),
       limits: { connectMs: 5000, statementMs: 1000 },
     });
+    const now = new Date('2026-11-29T10:00:00Z');
     const workspaceId = (
       await createWorkspace(store, { name: 'q', plan: 'team' }, TEST_METADATA, now)
     ).id;
@@ -219,67 +216,209 @@ describe('a tester’s flood of new readers, sites and links', () => {
     await store?.close();
   });
 
-  it('writes every beacon it accepted, each write within the statement limit', async () => {
-    const tokens = readingTokensSignedWith('s');
+  /** A daemon's ingest on `day` (10:00 UTC). */
+  const ingestOn = (day: string) => {
+    const now = new Date(`${day}T10:00:00Z`);
+    const clock = { now: () => now };
+    return createIngest({
+      store,
+      clock,
+      salt: dailySalts(store, clock).today,
+      token: tokens.read,
+      ownHosts: () => [],
+    });
+  };
+  /** The tester's k-th beacon (/tmp/qa/flood.mjs): a new reader, site and three links. */
+  const accept = (ingest: ReturnType<typeof createIngest>, k: number) => {
     const token = tokens.sign({ flipbookId, versionId, linkId: null, pages: PAGES, expires: 2e9 });
-    const daemons = [0, 1].map(() =>
-      createIngest({
-        store,
-        clock,
-        salt: dailySalts(store, clock).today,
-        token: tokens.read,
-        ownHosts: () => [],
-      }),
-    );
+    const beacon = JSON.stringify({
+      v: 1,
+      t: token,
+      r: `https://ref-${k}.example${k % 7}.com/path?q=${k}`,
+      tc: k % 2,
+      e: [
+        { k: 'open' },
+        { k: 'page', p: 1, s: 2 },
+        { k: 'link', p: 1 + (k % PAGES), l: k % 10_000 },
+        { k: 'link', p: 1 + (k % PAGES), l: (k * 7) % 10_000 },
+        { k: 'link', p: 1 + (k % PAGES), l: (k * 13) % 10_000 },
+      ],
+    });
+    return ingest.accept(beacon, {
+      address: `10.${(k >> 16) & 255}.${(k >> 8) & 255}.${k & 255}`,
+      userAgent: `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${100 + (k % 30)}.0.${k}.0 Safari/537.36`,
+      doNotTrack: undefined,
+      globalPrivacyControl: undefined,
+      mobileHint: undefined,
+    });
+  };
+  /** What a day's rows say: opens, readers, clicks, referrer opens, and the rows of the names. */
+  const figuresOf = async (day: string) =>
+    (
+      await store.db.query<{
+        opens: number;
+        readers: number;
+        clicks: number;
+        sites: number;
+        linkRows: number;
+        siteRows: number;
+      }>(
+        `SELECT
+           (SELECT coalesce(sum(opens), 0)::int FROM analytics_daily
+              WHERE flipbook_id = $1 AND day = $2) AS opens,
+           (SELECT coalesce(sum(readers), 0)::int FROM analytics_daily
+              WHERE flipbook_id = $1 AND day = $2 AND link_key = $3) AS readers,
+           (SELECT coalesce(sum(clicks), 0)::int FROM analytics_links
+              WHERE flipbook_id = $1 AND day = $2) AS clicks,
+           (SELECT count(*)::int FROM analytics_links
+              WHERE flipbook_id = $1 AND day = $2) AS "linkRows",
+           (SELECT coalesce(sum(opens), 0)::int FROM analytics_sources
+              WHERE flipbook_id = $1 AND day = $2 AND kind = 'referrer') AS sites,
+           (SELECT count(*)::int FROM analytics_sources
+              WHERE flipbook_id = $1 AND day = $2 AND kind = 'referrer') AS "siteRows"`,
+        [flipbookId, day, ALL_LINKS],
+      )
+    ).rows[0];
+
+  it('writes every beacon it accepted, each write within the statement limit', async () => {
+    const FLOOD = 20_000;
+    /** beacons accepted between two timer ticks (the tester's ~335 a second: ~170 a tick) */
+    const TICK = 400;
+    const day = '2026-11-29';
+    const [one, two] = [ingestOn(day), ingestOn(day)];
+    const daemons = [one, two];
     const failures: unknown[] = [];
-    /** a timer's tick: a flush if none is under way, never awaited here */
-    const tick = (ingest: ReturnType<typeof createIngest>) => {
-      ingest.flush().catch((error: unknown) => failures.push(error));
-    };
     let accepted = 0;
     for (let k = 0; k < FLOOD; k++) {
-      const beacon = JSON.stringify({
-        v: 1,
-        t: token,
-        r: `https://ref-${k}.example${k % 7}.com/path?q=${k}`,
-        tc: k % 2,
-        e: [
-          { k: 'open' },
-          { k: 'page', p: 1, s: 2 },
-          { k: 'link', p: 1 + (k % PAGES), l: k % 10_000 },
-          { k: 'link', p: 1 + (k % PAGES), l: (k * 7) % 10_000 },
-          { k: 'link', p: 1 + (k % PAGES), l: (k * 13) % 10_000 },
-        ],
-      });
-      const sender = {
-        address: `10.${(k >> 16) & 255}.${(k >> 8) & 255}.${k & 255}`,
-        userAgent: `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${100 + (k % 30)}.0.${k}.0 Safari/537.36`,
-        doNotTrack: undefined,
-        globalPrivacyControl: undefined,
-        mobileHint: undefined,
-      };
-      if (await daemons[k % 2]?.accept(beacon, sender)) accepted++;
+      if (await accept(k % 2 ? two : one, k)) accepted++;
       if (k % TICK === TICK - 1) {
-        for (const d of daemons) tick(d);
-        // The writes go on while the next beacons come (the event loop turns).
+        // A timer's tick: a flush if none is under way, not awaited; the writes go on while
+        // the next beacons come (the event loop turns).
+        for (const d of daemons) d.flush().catch((error: unknown) => failures.push(error));
         await new Promise((r) => setImmediate(r));
       }
     }
     await Promise.all(daemons.map((d) => d.drain()));
     expect(accepted).toBe(FLOOD);
     expect(failures).toEqual([]);
-    const figures = (
-      await store.db.query<{ opens: number; readers: number; clicks: number; sites: number }>(
-        `SELECT
-           (SELECT sum(opens)::int FROM analytics_daily WHERE flipbook_id = $1 AND day = $2) AS opens,
-           (SELECT sum(readers)::int FROM analytics_daily WHERE flipbook_id = $1 AND day = $2
-              AND link_key = $3) AS readers,
-           (SELECT sum(clicks)::int FROM analytics_links WHERE flipbook_id = $1 AND day = $2) AS clicks,
-           (SELECT sum(opens)::int FROM analytics_sources WHERE flipbook_id = $1 AND day = $2
-              AND kind = 'referrer') AS sites`,
-        [flipbookId, day, ALL_LINKS],
+    expect(await figuresOf(day)).toEqual({
+      opens: FLOOD,
+      readers: FLOOD,
+      clicks: 3 * FLOOD,
+      sites: FLOOD,
+      linkRows: LINKS_PER_DAY + 1,
+      siteRows: SOURCE_NAMES_PER_DAY.referrer + 1,
+    });
+
+    // The day is full, and each daemon learned its names: a link and a site it keeps are still
+    // counted on their own rows (folded in memory as the others are, they would not be).
+    const link = (
+      await store.db.query<{ position: number; link: number; clicks: number }>(
+        `SELECT position, link, clicks FROM analytics_links
+         WHERE flipbook_id = $1 AND day = $2 AND position > 0 ORDER BY position, link LIMIT 1`,
+        [flipbookId, day],
       )
     ).rows[0];
-    expect(figures).toEqual({ opens: FLOOD, readers: FLOOD, clicks: 3 * FLOOD, sites: FLOOD });
+    const site = (
+      await store.db.query<{ name: string; opens: number }>(
+        `SELECT name, opens FROM analytics_sources WHERE flipbook_id = $1 AND day = $2
+           AND kind = 'referrer' AND name <> $3 ORDER BY name LIMIT 1`,
+        [flipbookId, day, OTHER],
+      )
+    ).rows[0];
+    if (!link || !site) throw new Error('no row kept');
+    const token = tokens.sign({ flipbookId, versionId, linkId: null, pages: PAGES, expires: 2e9 });
+    for (const [i, d] of daemons.entries()) {
+      const beacon = JSON.stringify({
+        v: 1,
+        t: token,
+        r: `https://${site.name}/`,
+        e: [{ k: 'open' }, { k: 'link', p: link.position, l: link.link }],
+      });
+      const sender = { address: `192.0.2.${i}`, userAgent: 'Mozilla/5.0 (X11; Linux x86_64)' };
+      expect(
+        await d.accept(beacon, {
+          ...sender,
+          doNotTrack: undefined,
+          globalPrivacyControl: undefined,
+          mobileHint: undefined,
+        }),
+      ).toBe(true);
+      await d.drain();
+    }
+    const after = await store.db.query<{ clicks: number; opens: number }>(
+      `SELECT
+         (SELECT clicks FROM analytics_links WHERE flipbook_id = $1 AND day = $2 AND position = $3
+            AND link = $4) AS clicks,
+         (SELECT opens FROM analytics_sources WHERE flipbook_id = $1 AND day = $2
+            AND kind = 'referrer' AND name = $5) AS opens`,
+      [flipbookId, day, link.position, link.link, site.name],
+    );
+    expect(after.rows[0]).toEqual({ clicks: link.clicks + 2, opens: site.opens + 2 });
+  });
+
+  it('a stop tries again while writes fail, and says in numbers what it could not write', async () => {
+    const BEACONS = 1000;
+    /** Every write fails while another session holds the daily figures' table. */
+    const holdFigures = async () => {
+      const holder = await store.pool.connect();
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE analytics_daily IN ACCESS EXCLUSIVE MODE');
+      return async () => {
+        await holder.query('COMMIT');
+        holder.release();
+      };
+    };
+    /** When the writes waiting for the table began (one a try). */
+    const waitingSince = async () =>
+      (
+        await store.db.query<{ at: string }>(
+          `SELECT a.query_start::text AS at FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+           WHERE NOT l.granted AND l.relation = 'analytics_daily'::regclass`,
+        )
+      ).rows.map((r) => r.at);
+
+    // Held for two tries (each cancelled at the 1 s limit), then let go: all written.
+    const day = '2026-11-30';
+    const ingest = ingestOn(day);
+    for (let k = 0; k < BEACONS; k++) expect(await accept(ingest, k)).toBe(true);
+    const release = await holdFigures();
+    const stopped = ingest.drain(20_000);
+    const tries = new Set<string>();
+    await waitFor('a second try', async () => {
+      for (const at of await waitingSince()) tries.add(at);
+      return tries.size >= 2 ? true : undefined;
+    });
+    await release();
+    await stopped;
+    expect(await figuresOf(day)).toMatchObject({
+      opens: BEACONS,
+      readers: BEACONS,
+      clicks: 3 * BEACONS,
+      sites: BEACONS,
+    });
+
+    // Held past the stop's time: nothing written, and the loss said exactly.
+    const later = '2026-12-01';
+    const late = ingestOn(later);
+    for (let k = 0; k < BEACONS; k++) expect(await accept(late, k)).toBe(true);
+    const releaseLater = await holdFigures();
+    const lost = await late.drain(1500).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    await releaseLater();
+    expect(lost).toBeInstanceOf(FiguresLost);
+    expect((lost as FiguresLost).lost).toEqual({
+      opens: BEACONS,
+      views: BEACONS,
+      searches: 0,
+      clicks: 3 * BEACONS,
+      readerCodes: 2 * BEACONS,
+    });
+    expect((lost as FiguresLost).message).toBe(
+      'Reading figures not written: 1000 opens, 1000 page views, 3000 link clicks, 2000 reader codes',
+    );
+    expect(await figuresOf(later)).toMatchObject({ opens: 0, clicks: 0 });
   });
 });

@@ -1,8 +1,10 @@
 // Beacons in, figures out (issue 30): a beacon is read, checked and added to figures in memory
-// at once (the reader is answered without waiting), and the figures are written every half second
-// in one transaction, summed per key, so a thousand beacons for one page are one row's update. A
+// at once (the reader is answered without waiting), and the figures are written every half second,
+// summed per key, so a thousand beacons for one page are one row's update; in parts of bounded size
+// (./pendingFigures.ts), each its own transaction, so no write grows with a flood or an outage. A
 // crash loses at most the last second's beacons (the half second being summed and the write under
-// way, which takes up to a few hundred ms under load); a failed write keeps its figures for the next.
+// way, which takes up to a few hundred ms under load); a failed write keeps its figures for the
+// next; a stop tries for DRAIN_MS, then says in numbers what it could not write.
 
 import type { PoolClient } from 'pg';
 import {
