@@ -30,6 +30,7 @@ import { TILE, tileGrid, tileLevels } from '../domain/page/tiles.ts';
 import { renderTile } from '../pdf/pageTile.ts';
 import type { ProcessLimits } from '../pdf/poppler.ts';
 import type { JobSlots, RenderSlots } from '../pdf/renderSlots.ts';
+import { knownStandIn, type StandIn, standInOf } from './pageStandIns.ts';
 import type { TileCache } from './tileCache.ts';
 
 const QUALITY = 82;
@@ -48,18 +49,6 @@ const NICE = 10;
 /** A tile that failed is not tried again for this long (each try can hold a slot 20 s). */
 const FAILED_FOR_MS = 10 * 60_000;
 const MAX_FAILED = 10_000;
-/** The page's images, best first: what a reader gets while its tile is not there. */
-const STAND_INS = ['max.jpg', 'mid.jpg', 'min.jpg'] as const;
-type StandIn = (typeof STAND_INS)[number];
-/**
- * How long the page's best image, once looked up, is taken as known: a page's images stay while
- * its version lives (a largest image rendered later is found after this). So a flood of tile
- * requests for a page asks the store once a minute, and a store that stops answering still
- * gets the page's image named at once.
- */
-const STAND_IN_KNOWN_MS = 60_000;
-const MAX_STAND_INS = 10_000;
-
 export type TileDeps = {
   db: Db;
   blobs: BlobStore;
@@ -96,8 +85,6 @@ type Rendered = { bytes: Buffer; kept: boolean } | 'failed';
 const inFlight = new Map<string, Promise<Rendered>>();
 /** Tiles whose render failed, until when they are not tried again. */
 const failed = new Map<string, number>();
-/** The page's best image, by `<version>/<position>`, while taken as known. */
-const standIns = new Map<string, { file: StandIn; until: number }>();
 /** Tiles rendering now (each holds a render slot too). */
 let rendering = 0;
 const renderWaiters: (() => void)[] = [];
@@ -243,43 +230,6 @@ const by = async <T>(
     clearTimeout(timer);
     if (!answered && late) work.then(late, () => {});
   }
-};
-
-/** The page's best image if it was looked up lately. */
-const knownStandIn = (versionId: string, position: number): StandIn | null => {
-  const known = standIns.get(`${versionId}/${position}`);
-  return known && known.until > performance.now() ? known.file : null;
-};
-
-/** The page's best image there (null: none), from what was looked up lately or the store. */
-const standInOf = async (
-  blobs: BlobStore,
-  versionId: string,
-  position: number,
-): Promise<StandIn | null> => {
-  const known = knownStandIn(versionId, position);
-  if (known) return known;
-  // All at once: a slow store costs one wait, not three.
-  const there = await Promise.all(
-    STAND_INS.map((file) =>
-      blobs.openPageFile(versionId, position, file).then(
-        async (image) => {
-          await image?.close();
-          return image !== null;
-        },
-        () => false,
-      ),
-    ),
-  );
-  const file = STAND_INS.find((_, i) => there[i]) ?? null;
-  if (file) {
-    if (standIns.size >= MAX_STAND_INS) standIns.clear(); // a bound, as `failed`'s
-    standIns.set(`${versionId}/${position}`, {
-      file,
-      until: performance.now() + STAND_IN_KNOWN_MS,
-    });
-  }
-  return file;
 };
 
 /** poppler could not make the tile (a timeout, the memory cap, a refusal). */
