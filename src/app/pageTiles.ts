@@ -9,26 +9,37 @@
 //   (src/pdf/renderSlots.ts), and give their slot back when processing wants it; at most half the
 //   slots at once; and the tool runs reniced (+10), so even a worker in another process on the
 //   machine, and the daemon's own requests, come first;
-// - a request waits at most WAIT_MS for its tile: then it is answered with the best image of the
-//   page already there (a redirect to it, which the reader has: it shows that image under the
-//   tiles), while the render goes on for the next request. A 503 only when the page has no image;
+// - a request is answered within ANSWER_MS of its arrival, whatever it meets: its lookups (the
+//   page's size, whether the tile is kept, which image of the page is there) and its wait for
+//   the render share that one deadline (before: a fixed 0.8 s wait after lookups that a frozen
+//   bucket held for 8 s, and a loaded machine for seconds). While the tile is not there in time
+//   it is answered with the best image of the page already there (a redirect to it, which the
+//   reader has: it shows that image under the tiles), while the render goes on for the next
+//   request. A 503 only when the page has no image, or when the store did not say in time;
 // - at most MAX_QUEUED renders wait or run: beyond that, or for a tile that failed lately,
-//   nothing is queued, and the answer is that image after the same second (the reader asks
+//   nothing is queued, and the answer is that image at the same deadline (the reader asks
 //   again, a few times, further apart each time: src/reader/client/upgrade.ts).
 // Kept tiles count against the cache budget (./tileCache.ts), which evicts the least used.
 import { tileSource } from '../../projections/files.ts';
 import type { Db } from '../../projections/readTable.ts';
 import type { BlobStore, PageFile } from '../blobs/blobStore.ts';
+import { outsideRequestBudget } from '../blobs/boundedSend.ts';
+import type { OpenedBlob } from '../blobs/objectStore.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import { TILE, tileGrid, tileLevels } from '../domain/page/tiles.ts';
 import { renderTile } from '../pdf/pageTile.ts';
 import type { ProcessLimits } from '../pdf/poppler.ts';
 import type { JobSlots, RenderSlots } from '../pdf/renderSlots.ts';
+import { knownStandIn, type StandIn, standInOf } from './pageStandIns.ts';
 import type { TileCache } from './tileCache.ts';
 
 const QUALITY = 82;
-/** How long a request waits for its tile before it is answered with the page's image: with the lookups around it, within about a second. */
-export const WAIT_MS = 800;
+/**
+ * A tile request is answered within this of its arrival: its tile if it is kept or made by
+ * then, else the page's image (or a 503). The lookups are inside it, the answer's own sending
+ * after it.
+ */
+export const ANSWER_MS = 1000;
 /** Renders waiting for a slot or running, per process. */
 const MAX_QUEUED = 32;
 /** A render that has not started by then is dropped: its reader has long had an answer. */
@@ -38,9 +49,6 @@ const NICE = 10;
 /** A tile that failed is not tried again for this long (each try can hold a slot 20 s). */
 const FAILED_FOR_MS = 10 * 60_000;
 const MAX_FAILED = 10_000;
-/** The page's images, best first: what a reader gets while its tile is not there. */
-const STAND_INS = ['max.jpg', 'mid.jpg', 'min.jpg'] as const;
-
 export type TileDeps = {
   db: Db;
   blobs: BlobStore;
@@ -50,22 +58,29 @@ export type TileDeps = {
 };
 
 export type TileAnswer =
-  /** the tile is kept: open it */
-  | { kind: 'kept' }
-  /** made now and could not be kept: these bytes */
-  | { kind: 'made'; bytes: Buffer }
-  /** not there yet (or not to be had): this page image meanwhile */
-  | { kind: 'standIn'; file: (typeof STAND_INS)[number] };
+  /** the tile is kept, opened: the caller sends it and closes it */
+  | { kind: 'kept'; blob: OpenedBlob }
+  /** made for this request (and kept for the next, unless the store would not take it) */
+  | { kind: 'made'; bytes: Buffer; kept: boolean }
+  /** not there in time (or not to be had): this page image meanwhile */
+  | { kind: 'standIn'; file: StandIn };
 
 export class TilesBusy extends AppError {
   override name = 'TilesBusy';
-  constructor() {
-    super(503, 'Busy rendering other pages; try again shortly', { 'Retry-After': '2' });
+  constructor(
+    message = 'Busy rendering other pages; try again shortly',
+    headers: Record<string, string> = {},
+  ) {
+    super(503, message, { 'Retry-After': '2', ...headers });
   }
 }
 
-/** How a render ended: kept, made but not kept (its bytes), or not made. */
-type Rendered = 'kept' | Buffer | 'failed';
+/** The store (or the database) did not say within the request's second what the page has. */
+export const tilesLate = () =>
+  new TilesBusy('The page could not be looked up in time; try again shortly');
+
+/** How a render ended: its bytes (and whether they were kept), or not made. */
+type Rendered = { bytes: Buffer; kept: boolean } | 'failed';
 /** This process's renders under way or waiting, by tile key. */
 const inFlight = new Map<string, Promise<Rendered>>();
 /** Tiles whose render failed, until when they are not tried again. */
@@ -109,30 +124,47 @@ const failedLately = (key: string) => {
 };
 
 /**
- * What a request for `tile-<z>-<column>-<row>.jpg` of a finished version's page gets, within
- * WAIT_MS (plus the store's own answers): the kept tile, or its bytes, or a stand-in image.
+ * What a request for `tile-<z>-<column>-<row>.jpg` of a finished version's page gets by
+ * `deadline` (performance.now() ms: the request's arrival + ANSWER_MS): the kept tile, or its
+ * bytes made now, or a stand-in image; TilesBusy (a 503) when the page has no image or the store
+ * did not say in time.
  */
 export const pageTile = async (
   deps: TileDeps,
   versionId: string,
   position: number,
   tile: { level: number; column: number; row: number },
+  deadline = performance.now() + ANSWER_MS,
 ): Promise<TileAnswer> => {
   const name = `tile-${tile.level}-${tile.column}-${tile.row}.jpg` as const;
   const key = `${versionId}/${position}/${name}`;
-  const source = await tileSource(deps.db, versionId, position);
+  const source = await by(tileSource(deps.db, versionId, position), deadline);
+  if (source === LATE) throw tilesLate();
   if (!source || tile.level < 1 || tile.level > tileLevels(source.width, source.height)) {
     throw new NotFound('Not found');
   }
   const grid = tileGrid(source.width, source.height, tile.level);
   if (tile.column >= grid.columns || tile.row >= grid.rows) throw new NotFound('Not found');
-  const kept = await deps.blobs.openPageFile(versionId, position, name).catch(() => null);
-  if (kept) {
-    deps.cache.used(versionId, position, name, kept.size);
-    await kept.close();
-    return { kind: 'kept' };
-  }
+  // A tile rendering in this process is not kept yet: no need to ask the store.
   let work = inFlight.get(key);
+  if (!work) {
+    const kept = await by(
+      deps.blobs.openPageFile(versionId, position, name).catch(() => null),
+      deadline,
+      (late) => void late?.close(), // opened after its request was answered
+    );
+    if (kept === LATE) {
+      // The store did not say in time (stalled, or the machine too loaded): no render on a
+      // store that cannot keep it; the page's image if it is known, else a 503 to ask again.
+      const known = knownStandIn(versionId, position);
+      if (known) return { kind: 'standIn', file: known };
+      throw tilesLate();
+    }
+    if (kept) {
+      deps.cache.used(versionId, position, name, kept.size);
+      return { kind: 'kept', blob: kept };
+    }
+  }
   if (!work && !failedLately(key) && inFlight.size < MAX_QUEUED) {
     const x = tile.column * TILE;
     const y = tile.row * TILE;
@@ -143,7 +175,11 @@ export const pageTile = async (
       width: Math.min(TILE, grid.width - x),
       height: Math.min(TILE, grid.height - y),
     };
-    work = renderAndKeep(deps, { versionId, position, name, checksum: source.checksum }, area)
+    // Not the request's work: it goes on after the answer, its store operations each bounded
+    // on their own rather than by what is left of this request's budget.
+    work = outsideRequestBudget(() =>
+      renderAndKeep(deps, { versionId, position, name, checksum: source.checksum }, area),
+    )
       .catch((error: unknown): Rendered => {
         // poppler could not: not tried again for a while. Anything else (the store, a queue
         // too long) may be over by the next request.
@@ -156,33 +192,43 @@ export const pageTile = async (
       .finally(() => inFlight.delete(key));
     inFlight.set(key, work);
   }
-  // Its render's outcome, or a second's wait even with no render to wait for (the queue full, a
-  // tile that failed lately): answered at once, a flood's clients would only ask again at once,
+  // Looked up while the render is awaited, so the stand-in is known by the deadline.
+  const standIn = standInOf(deps.blobs, versionId, position);
+  // Its render's outcome, or the deadline's wait even with no render to wait for (the queue full,
+  // a tile that failed lately): answered at once, a flood's clients would only ask again at once,
   // hundreds of times a second, and take the daemon from everyone else (measured: bench/tiles).
-  const outcome = await within(work ?? new Promise<Rendered>(() => {}), WAIT_MS);
-  if (outcome === 'kept') return { kind: 'kept' };
-  if (outcome instanceof Buffer) return { kind: 'made', bytes: outcome };
+  const outcome = await by(work ?? new Promise<Rendered>(() => {}), deadline);
+  if (outcome !== LATE && outcome !== 'failed') return { kind: 'made', ...outcome };
   // not there in time, or not made: the page's best image meanwhile
-  for (const file of STAND_INS) {
-    const image = await deps.blobs.openPageFile(versionId, position, file).catch(() => null);
-    if (image) {
-      await image.close();
-      return { kind: 'standIn', file };
-    }
-  }
-  throw new TilesBusy();
+  const file = await by(standIn, deadline);
+  if (file === LATE) throw tilesLate();
+  if (!file) throw new TilesBusy();
+  return { kind: 'standIn', file };
 };
 
-/** `work`'s outcome if it comes within `ms`, else null. */
-const within = async (work: Promise<Rendered>, ms: number) => {
+const LATE = Symbol('late');
+
+/**
+ * `work`'s value if it comes by `deadline` (performance.now() ms), else LATE; a value that comes
+ * later goes to `late` (to close what was opened for nobody).
+ */
+const by = async <T>(
+  work: Promise<T>,
+  deadline: number,
+  late?: (value: T) => void,
+): Promise<T | typeof LATE> => {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), ms);
+  let answered = false;
+  const timeout = new Promise<typeof LATE>((resolve) => {
+    timer = setTimeout(() => resolve(LATE), Math.max(0, deadline - performance.now()));
   });
   try {
-    return await Promise.race([work, late]);
+    const value = await Promise.race([work, timeout]);
+    answered = value !== LATE;
+    return value;
   } finally {
     clearTimeout(timer);
+    if (!answered && late) work.then(late, () => {});
   }
 };
 
@@ -192,9 +238,9 @@ class TileFailed extends Error {
 }
 
 /**
- * Renders a tile in its turn and keeps it: 'kept' once stored, its bytes if the store would not
- * take them. Throws TileFailed if poppler could not make it; anything else if the store failed
- * or the render never started (the queue's time ran out).
+ * Renders a tile in its turn and keeps it: its bytes, and whether the store took them. Throws
+ * TileFailed if poppler could not make it; anything else if the store failed or the render
+ * never started (the queue's time ran out).
  */
 const renderAndKeep = async (
   deps: TileDeps,
@@ -207,13 +253,12 @@ const renderAndKeep = async (
     const original = await deps.blobs.localOriginal(tile.checksum);
     try {
       const bytes = await renderInSlot(deps, original.path, tile.position, area, queued);
-      const stored = await deps.blobs
+      const kept = await deps.blobs
         .writePageFile(tile.versionId, tile.position, tile.name, bytes)
         .then(() => true)
         .catch(() => false);
-      if (!stored) return bytes;
-      deps.cache.used(tile.versionId, tile.position, tile.name, bytes.length);
-      return 'kept';
+      if (kept) deps.cache.used(tile.versionId, tile.position, tile.name, bytes.length);
+      return { bytes, kept };
     } finally {
       await original.release();
     }

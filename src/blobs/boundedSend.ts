@@ -22,6 +22,12 @@ const requestBudget = new AsyncLocalStorage<Spending>();
 export const withBucketBudget = <T>(fn: () => T): T =>
   requestBudget.run({ spentMs: 0, active: 0, since: 0 }, fn);
 
+/**
+ * Runs `fn` outside any request's budget: work a request starts and does not wait for (a tile
+ * rendered for the next request) has each operation's own bound, as a worker's has.
+ */
+export const outsideRequestBudget = <T>(fn: () => T): T => requestBudget.exit(fn);
+
 const spent = (s: Spending, now: number) => s.spentMs + (s.active > 0 ? now - s.since : 0);
 
 /** Network failures that a second attempt may not meet (the store restarting, a reset). */

@@ -11,7 +11,7 @@ import { type VersionAccess, versionAccess } from '../../projections/access.ts';
 import type { Db } from '../../projections/readTable.ts';
 import { currentSession } from '../app/accounts/sessions.ts';
 import { demandRendition, RenditionBusy } from '../app/laterRenditions.ts';
-import { pageTile } from '../app/pageTiles.ts';
+import { ANSWER_MS, pageTile } from '../app/pageTiles.ts';
 import { pageWordsJson } from '../app/pageWords.ts';
 import { type AccessDeps, grantAllows } from '../app/readerAccess.ts';
 import type { TileCache } from '../app/tileCache.ts';
@@ -23,6 +23,7 @@ import type { RenditionName } from '../pdf/renditions.ts';
 import { authenticate } from './auth.ts';
 import { answerFor } from './conditional.ts';
 import { sessionTokenOf } from './cookies.ts';
+import { arrivedAt } from './requestContext.ts';
 import { sendBody } from './sendBody.ts';
 import { isHead, type Request, type Routes } from './server.ts';
 
@@ -134,11 +135,13 @@ const mountVersionFiles = (
     }
     if (tile) {
       // A tile for deep zoom (src/app/pageTiles.ts): made on first request, then kept; while it
-      // is not there (at most a second's wait), the page's best image stands in for it, never
-      // cached: the reader, which shows that image under its tiles, asks again later.
+      // is not there (answered within a second of the request's arrival), the page's best image
+      // stands in for it, never cached: the reader, which shows that image under its tiles,
+      // asks again later.
       const [level = 0, column = 0, row = 0] = tile;
       const where = [id, Number(position)] as const;
-      const answer = await pageTile(tileDeps, ...where, { level, column, row });
+      const deadline = arrivedAt(req) + ANSWER_MS;
+      const answer = await pageTile(tileDeps, ...where, { level, column, row }, deadline);
       const headers = {
         'Content-Type': 'image/jpeg',
         'Cache-Control': found.private ? PRIVATE : IMMUTABLE,
@@ -158,7 +161,8 @@ const mountVersionFiles = (
         res.end(answer.bytes);
         return;
       }
-      return sendFile(req, res, await deps.blobs.openPageFile(...where, file as PageFile), headers);
+      // opened by pageTile already: not asked of the store a second time
+      return sendFile(req, res, answer.blob, headers);
     }
     const kind = file as keyof typeof TYPES;
     let blob = await deps.blobs.openPageFile(id, Number(position), kind);

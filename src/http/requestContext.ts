@@ -23,6 +23,8 @@ const MAX_USER_AGENT = 256;
 const printable = (text: string) => text.replace(/\p{Cc}/gu, '');
 
 const contexts = new WeakMap<IncomingMessage, RequestContext>();
+/** When each request arrived (performance.now()): what a bound on its whole answer counts from. */
+const arrivals = new WeakMap<IncomingMessage, number>();
 
 export const beginRequest = (
   req: IncomingMessage,
@@ -43,8 +45,12 @@ export const beginRequest = (
         : null,
   };
   contexts.set(req, context);
+  arrivals.set(req, performance.now());
   return context;
 };
+
+/** When the request arrived (performance.now() ms), or now for one the server did not begin. */
+export const arrivedAt = (req: IncomingMessage): number => arrivals.get(req) ?? performance.now();
 
 /** The request's context (begun by the server for every request). */
 export const requestContext = (req: IncomingMessage): RequestContext =>

@@ -1,8 +1,10 @@
 // Deep-zoom tiles in process (src/app/pageTiles.ts, src/app/tileCache.ts) on a real PostgreSQL, a
 // real blob directory and real poppler: a page too small for the deepest level (poppler writes no
-// JPEG above 65,535 dpi) offers the levels it can have and gets them; a request never waits much
-// more than a second (a pdftoppm that takes 3 s: the page's best image stands in, the render goes
-// on for the next request); the cache keeps the kept tiles within its budget, least recently
+// JPEG above 65,535 dpi) offers the levels it can have and gets them; a request is answered
+// within a second of its arrival (a pdftoppm that takes 3 s: the page's best image stands in, the
+// render goes on for the next request), its lookups included: on a bucket that stops answering
+// too (behind test/support/faultyProxy.ts; before: 8.3–8.6 s, the kept tile's lookup waiting out
+// the bucket's bound); the cache keeps the kept tiles within its budget, least recently
 // used out first, one eviction at a time across two daemons' connections; a deletion takes the
 // rows with it. The largest rendition of a slow page answers within a second too.
 import { createHash, randomUUID } from 'node:crypto';
@@ -12,15 +14,15 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { tileCacheSize } from '../../projections/tileCache.ts';
 import { runFlipbookCommand } from '../../src/app/commands.ts';
 import { demandRendition } from '../../src/app/laterRenditions.ts';
-import { pageTile, type TileAnswer, TilesBusy, WAIT_MS } from '../../src/app/pageTiles.ts';
+import { ANSWER_MS, pageTile, type TileAnswer, TilesBusy } from '../../src/app/pageTiles.ts';
 import { type TileCache, tileCache } from '../../src/app/tileCache.ts';
 import { removeVersionFiles } from '../../src/app/versionFiles.ts';
 import type { BlobStore, PageFile } from '../../src/blobs/blobStore.ts';
-import { openDirStore } from '../../src/blobs/openBlobStore.ts';
+import { openDirStore, openS3Store } from '../../src/blobs/openBlobStore.ts';
 import { NotFound } from '../../src/domain/errors.ts';
 import { tileLevels } from '../../src/domain/page/tiles.ts';
 import type { ProcessLimits } from '../../src/pdf/poppler.ts';
@@ -28,9 +30,13 @@ import { DEFAULT_RENDER_OPTIONS } from '../../src/pdf/renderPdf.ts';
 import { RenderSlots } from '../../src/pdf/renderSlots.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { freshDatabase } from '../support/databases.ts';
+import { startFaultyProxy } from '../support/faultyProxy.ts';
 import { createInStore } from '../support/inStore.ts';
 import { TEST_METADATA } from '../support/metadata.ts';
 import { pdfBytes, stream } from '../support/pdfWriter.ts';
+import { freshBucket, S3_ENV } from '../support/s3Server.ts';
+
+Object.assign(process.env, S3_ENV);
 
 /** Page sizes in points: an ordinary page, a 10 pt square (no 16,000 px level), a 3 pt one (none). */
 const PAGES: [number, number][] = [
@@ -82,14 +88,20 @@ const timed = async <T>(work: Promise<T>) => {
   return { value, ms: performance.now() - started };
 };
 
+/** What the answer was; a kept tile (opened for sending) is closed. */
+const kindOf = async (answer: TileAnswer) => {
+  if (answer.kind === 'kept') await answer.blob.close();
+  return answer.kind;
+};
+
 /** Asks until the tile is kept (each answer within the bound), or fails after `deadlineMs`. */
 const untilKept = async (ask: () => Promise<TileAnswer>, deadlineMs = 30_000) => {
   const end = performance.now() + deadlineMs;
   const seen: TileAnswer['kind'][] = [];
   for (;;) {
     const { value, ms } = await timed(ask());
-    expect(ms).toBeLessThan(WAIT_MS + 700);
-    seen.push(value.kind);
+    expect(ms).toBeLessThan(ANSWER_MS + 500);
+    seen.push(await kindOf(value));
     if (value.kind === 'kept') return seen;
     if (performance.now() > end) throw new Error(`never kept: ${seen.join(', ')}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -113,7 +125,7 @@ describe('deep-zoom tiles', () => {
   });
 
   /** A finished version of the tiny book; `images`: the page images processing would have made. */
-  const finishedVersion = async (images: PageFile[] = ['mid.jpg']) => {
+  const finishedVersion = async (images: PageFile[] = ['mid.jpg'], on: BlobStore = blobs) => {
     const { flipbookId, versionId } = await createInStore(store, {
       workspaceId: randomUUID(),
       title: 'Tiny pages',
@@ -148,10 +160,21 @@ describe('deep-zoom tiles', () => {
         })
           .jpeg()
           .toBuffer();
-        await blobs.writePageFile(versionId, position, image, jpeg);
+        await on.writePageFile(versionId, position, image, jpeg);
       }
     }
     return { flipbookId, versionId };
+  };
+
+  /** Stores the tiny book as an uploaded original: its checksum. */
+  const keepOriginal = async (on: BlobStore) => {
+    const bytes = tinyBook();
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const incoming = await on.temporary();
+    await pipeline(Readable.from([bytes]), incoming.stream);
+    await on.commitOriginal(incoming.ref, sha256);
+    await on.discard(incoming.ref);
+    return sha256;
   };
 
   beforeAll(async () => {
@@ -159,11 +182,7 @@ describe('deep-zoom tiles', () => {
     store = await openStore({ databaseUrl });
     blobDir = await mkdtemp(join(tmpdir(), 'flipbook-tiles-'));
     blobs = await openDirStore(blobDir);
-    const bytes = tinyBook();
-    checksum = createHash('sha256').update(bytes).digest('hex');
-    const incoming = await blobs.temporary();
-    await pipeline(Readable.from([bytes]), incoming.stream);
-    await blobs.commitOriginal(incoming.ref, checksum);
+    checksum = await keepOriginal(blobs);
     cache = tileCache({ db: store.db, blobs }, { budgetBytes: 1024 ** 3, log });
   });
   afterAll(async () => {
@@ -202,8 +221,16 @@ describe('deep-zoom tiles', () => {
     const { versionId } = await finishedVersion(['mid.jpg', 'min.jpg']);
     const first = await timed(pageTile(deps(slow), versionId, 1, { level: 1, column: 1, row: 2 }));
     expect(first.value).toEqual({ kind: 'standIn', file: 'mid.jpg' });
-    expect(first.ms).toBeLessThan(WAIT_MS + 500);
-    expect(first.ms).toBeGreaterThanOrEqual(WAIT_MS - 50); // it did wait for the tile first
+    expect(first.ms).toBeLessThan(ANSWER_MS + 300);
+    expect(first.ms).toBeGreaterThanOrEqual(ANSWER_MS - 50); // it did wait for the tile first
+    // A request that arrived 700 ms ago (its lookups, a loaded machine) waits only what is left
+    // of its second (before: 0.8 s whatever had gone before).
+    const arrived = performance.now() - 700;
+    const late = await timed(
+      pageTile(deps(slow), versionId, 1, { level: 1, column: 0, row: 2 }, arrived + ANSWER_MS),
+    );
+    expect(late.value).toEqual({ kind: 'standIn', file: 'mid.jpg' });
+    expect(late.ms).toBeLessThan(300 + 200);
     // The render went on: a later ask finds the tile.
     await untilKept(() => pageTile(deps(slow), versionId, 1, { level: 1, column: 1, row: 2 }));
     // A page with no image at all (removed by hand) and a slow tile: a 503, in a second.
@@ -212,8 +239,51 @@ describe('deep-zoom tiles', () => {
       pageTile(deps(slow), bare.versionId, 1, { level: 1, column: 0, row: 0 }).catch((e) => e),
     );
     expect(refused.value).toBeInstanceOf(TilesBusy);
-    expect(refused.ms).toBeLessThan(WAIT_MS + 500);
+    expect(refused.ms).toBeLessThan(ANSWER_MS + 300);
   });
+
+  it('answers within a second on a bucket that stops answering: the page image known, else a 503 to ask again', async () => {
+    const proxy = await startFaultyProxy(inject('s3Endpoint'));
+    const { bucket } = await freshBucket(inject('s3Endpoint'));
+    const scratchDir = await mkdtemp(join(tmpdir(), 'flipbook-tiles-s3-'));
+    made.push(scratchDir);
+    // the default bounds: an operation gives up after 8 s
+    const bucketStore = await openS3Store({
+      url: `s3://${bucket}`,
+      endpoint: proxy.endpoint,
+      pathStyle: true,
+      scratchDir,
+    });
+    try {
+      await keepOriginal(bucketStore);
+      const { versionId } = await finishedVersion(['mid.jpg', 'min.jpg'], bucketStore);
+      const slow = { ...DEFAULT_RENDER_OPTIONS.limits, toolDir: await slowTools(3) };
+      const on = { ...deps(slow), blobs: bucketStore };
+      // Page 1 asked for once while the bucket answers: its image is known from then on.
+      const first = await pageTile(on, versionId, 1, { level: 1, column: 1, row: 2 });
+      expect(first).toEqual({ kind: 'standIn', file: 'mid.jpg' });
+      proxy.set({ kind: 'freeze' });
+      const known = await timed(pageTile(on, versionId, 1, { level: 1, column: 0, row: 0 }));
+      expect(known.value).toEqual({ kind: 'standIn', file: 'mid.jpg' });
+      expect(known.ms).toBeLessThan(1_500);
+      // Page 2, never asked for: a 503 to ask again, as soon.
+      const unknown = await timed(
+        pageTile(on, versionId, 2, { level: 1, column: 0, row: 0 }).catch((e: unknown) => e),
+      );
+      expect(unknown.value).toBeInstanceOf(TilesBusy);
+      expect((unknown.value as TilesBusy).headers['Retry-After']).toBe('2');
+      expect(unknown.ms).toBeLessThan(1_500);
+      // The bucket back: the page's image again, and the tile made once its render is done.
+      proxy.set({ kind: 'pass' });
+      const back = await timed(pageTile(on, versionId, 2, { level: 1, column: 0, row: 0 }));
+      expect(back.value).toEqual({ kind: 'standIn', file: 'mid.jpg' });
+      expect(back.ms).toBeLessThan(1_500);
+    } finally {
+      proxy.set({ kind: 'pass' });
+      await bucketStore.close();
+      await proxy.close();
+    }
+  }, 60_000);
 
   it('answers a request for the largest image of a slow page within a second; the render goes on', async () => {
     const slow = { ...DEFAULT_RENDER_OPTIONS.limits, toolDir: await slowTools(3) };
@@ -269,9 +339,9 @@ describe('deep-zoom tiles', () => {
     await new Promise((r) => setTimeout(r, 20));
     for (const name of names.slice(0, 2)) {
       const [level, column, row] = name.slice(5, -4).split('-').map(Number);
-      expect((await pageTile(deps(), versionId, 1, { level, column, row } as never)).kind).toBe(
-        'kept',
-      );
+      expect(
+        await kindOf(await pageTile(deps(), versionId, 1, { level, column, row } as never)),
+      ).toBe('kept');
     }
     // A budget with room for two, on two daemons' own connections evicting at the same moment.
     await cache.flush();
