@@ -262,8 +262,13 @@ describe('the reader’s first load', () => {
       fetched.push(module);
       await expect.poll(scripts, { timeout: 5_000 }).toEqual(fetched);
     }
-    // Each panel was built by its chunk (the share panel's link to this page, the go-to field).
+    // Each panel is built by its chunk (the share panel's link to this page, the go-to field).
+    // A panel closed before its chunk came (the next use closes it) is built when opened again.
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Share', exact: true }).click();
+    await expect.poll(() => page.locator('#share-page').count()).toBe(1);
     expect(await page.locator('#share-page').inputValue()).toBe(`${book.url}#page=1`);
+    await page.locator('#counter').click();
     await expect.poll(() => page.locator('#goto-input').count()).toBe(1);
     expect(errors).toEqual([]);
     // Named by their content like the script: immutable.
