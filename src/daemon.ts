@@ -143,10 +143,13 @@ export const runDaemon = async (options: DaemonOptions) => {
   });
   databaseTime.follow();
   const clock = clockFromEnv(process.env, databaseTime.nowMs);
-  const blobs = await openCheckedBlobStore(options, {
-    patienceMs: options.startupPatienceMs ?? STARTUP_PATIENCE_MS,
-    onWaiting: logWaiting(logger),
-  }).catch(async (error: Error) => {
+  const blobs = await openCheckedBlobStore(
+    { ...options, clockOffsetMs: databaseTime.offsetMs() },
+    {
+      patienceMs: options.startupPatienceMs ?? STARTUP_PATIENCE_MS,
+      onWaiting: logWaiting(logger),
+    },
+  ).catch(async (error: Error) => {
     databaseTime.stop();
     await store.close();
     throw new StartupError(error.message);

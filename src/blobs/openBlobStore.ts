@@ -23,6 +23,8 @@ export type BlobOptions = {
   s3PathStyle?: boolean;
   /** --s3-timeout: seconds for each of connect, socket wait and silence (./bucketLimits.ts) */
   s3Timeout?: number;
+  /** the database's clock minus this machine's (src/store/databaseTime.ts): requests are signed by it */
+  clockOffsetMs?: number;
 };
 
 /**
@@ -91,6 +93,7 @@ export const openBlobStore = (options: BlobOptions): Promise<BlobStore> => {
     ...(options.s3Endpoint ? { endpoint: options.s3Endpoint } : {}),
     pathStyle: options.s3PathStyle ?? false,
     limits: bucketLimits(options.s3Timeout),
+    ...(options.clockOffsetMs ? { clockOffsetMs: options.clockOffsetMs } : {}),
     // Renders and local copies of originals: beside the embedded database if there is one.
     scratchDir: options.dataDir ? join(options.dataDir, 'scratch') : join(tmpdir(), 'flipbook'),
   });

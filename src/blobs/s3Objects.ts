@@ -40,6 +40,12 @@ export type S3StoreOptions = {
   scratchDir: string;
   /** the bounds on every request (--s3-timeout); the defaults unless told */
   limits?: BucketLimits;
+  /**
+   * The database's clock minus this machine's: a bucket refuses a request signed more than 15
+   * minutes off its own time (RequestTimeTooSkewed), so a machine whose clock is wrong signs by
+   * the time every decision follows (docs/deploy.md, "Clocks").
+   */
+  clockOffsetMs?: number;
 };
 
 /**
@@ -58,12 +64,13 @@ const TYPES: Record<string, string> = {
 const typeOf = (key: string) => TYPES[key.split('.').pop() ?? ''] ?? 'application/octet-stream';
 
 export const s3Client = (
-  options: { endpoint?: string; pathStyle?: boolean },
+  options: { endpoint?: string; pathStyle?: boolean; clockOffsetMs?: number },
   limits: BucketLimits,
 ) => {
   const endpoint = options.endpoint ?? process.env.AWS_ENDPOINT_URL_S3;
   return new S3Client({
     ...(endpoint ? { endpoint } : {}),
+    ...(options.clockOffsetMs ? { systemClockOffset: options.clockOffsetMs } : {}),
     forcePathStyle: options.pathStyle ?? false,
     // Stores other than AWS often have no region: any name does for them.
     ...(endpoint && !process.env.AWS_REGION && !process.env.AWS_DEFAULT_REGION

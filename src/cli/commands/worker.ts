@@ -60,18 +60,18 @@ export const registerWorker = (program: Command) => {
       startupPatienceMs: patienceMs,
       onWaiting: logWaiting(logger),
     });
-    const blobs = await openCheckedBlobStore(blobOptionsOf(flags), {
-      patienceMs,
-      onWaiting: logWaiting(logger),
-    }).catch(async (error: Error) => {
-      await store.close();
-      throw new CliError(EXIT.failure, error.message);
-    });
     // Decisions follow the database's time, as the daemons' do (src/store/databaseTime.ts).
     const { followDatabaseTime } = await import('../../store/databaseTime.ts');
     const databaseTime = followDatabaseTime(store.db, logger);
     await databaseTime.measure();
     databaseTime.follow();
+    const blobs = await openCheckedBlobStore(
+      { ...blobOptionsOf(flags), clockOffsetMs: databaseTime.offsetMs() },
+      { patienceMs, onWaiting: logWaiting(logger) },
+    ).catch(async (error: Error) => {
+      await store.close();
+      throw new CliError(EXIT.failure, error.message);
+    });
     const clock = clockFromEnv(process.env, databaseTime.nowMs);
     const sweep = startBlobSweep(store, blobs, logger, clock.now());
     const pool = startWorkers(
