@@ -13,7 +13,12 @@ import { versionStatusById } from '../../projections/versions.ts';
 import type { Clock } from '../app/clock.ts';
 import { runFlipbookCommand } from '../app/commands.ts';
 import type { EventMetadata } from '../app/eventContext.ts';
-import { type BlobStore, OriginalMissing, type RenderTarget } from '../blobs/blobStore.ts';
+import {
+  type BlobStore,
+  OriginalMissing,
+  type PageFile,
+  type RenderTarget,
+} from '../blobs/blobStore.ts';
 import type { PageSize } from '../domain/flipbook/flipbook.ts';
 import type { Logger } from '../log.ts';
 import { renderSecondsPerPage } from '../metrics.ts';
@@ -200,8 +205,15 @@ export const processVersion = async (
   let pageCount = 0;
   try {
     // Pages an earlier attempt stored and recorded (a render the store cut short): kept as they
-    // are, with their ids, and not rendered again.
-    const earlier = await listPages(store.db, versionId);
+    // are, with their ids, and not rendered again. A recorded page whose files are gone (an
+    // operator removed the version's folder mid-render) is rendered again: adopted, the final
+    // check would find it missing on every attempt.
+    const earlier = [];
+    for (const page of await listPages(store.db, versionId)) {
+      if (await pageFilesThere(deps.blobs, versionId, page.position, deps.render.renditions)) {
+        earlier.push(page);
+      }
+    }
     for (const page of earlier) {
       pageIds.set(page.position, page.page_id);
       target.adopt(
@@ -369,4 +381,19 @@ const progressRecorder = (record: (pages: PageSize[]) => Promise<unknown>) => {
       await chain;
     },
   };
+};
+
+/** Whether every rendition of a recorded page is in the store. */
+const pageFilesThere = async (
+  blobs: BlobStore,
+  versionId: string,
+  position: number,
+  renditions: readonly string[],
+) => {
+  for (const rendition of renditions) {
+    const file = await blobs.openPageFile(versionId, position, `${rendition}.jpg` as PageFile);
+    if (!file) return false;
+    await file.close();
+  }
+  return true;
 };

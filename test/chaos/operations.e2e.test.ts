@@ -106,7 +106,9 @@ describe('a daemon under operational chaos', () => {
     const final = await outcome(c, book.flipbookId, book.versionId, 180_000);
     // not blamed on the PDF: tried again, and done
     expect(final.status, JSON.stringify(final)).toBe('done');
-    expect(fx.daemon.logs()).toContain('processing deferred: storage failed');
+    // put off: the files that vanished are the store's failure (an attempt that counts,
+    // src/worker/deferrals.ts), and the next attempt renders the pages whose files are gone
+    expect(fx.daemon.logs()).toMatch(/processing deferred: (storage failed|the file store failed)/);
     expect(fx.daemon.logs()).not.toMatch(/"error_reason":"[^"]*\/tmp\//);
   }, 240_000);
 
