@@ -8,15 +8,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import {
-  closeSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  rmSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -50,6 +42,7 @@ import { DEFAULT_RENDER_OPTIONS, type RenderOptions } from '../../src/pdf/render
 import type { Store } from '../../src/store/store.ts';
 import { startWorkers } from '../../src/worker/workerPool.ts';
 import { corpus } from '../support/corpus.ts';
+import { fillDisk } from '../support/fullDisk.ts';
 import { TEST_METADATA } from '../support/metadata.ts';
 import { openTestStore } from '../support/stores.ts';
 import { waitFor } from '../support/waitFor.ts';
@@ -89,20 +82,7 @@ const render: RenderOptions = {
 };
 
 /** Writes until the disk refuses a byte more. */
-const fill = () => {
-  const fd = openSync(join(mountPoint, 'filler'), 'a');
-  try {
-    for (const size of [64 * 1024, 4096, 1]) {
-      try {
-        for (;;) writeSync(fd, Buffer.alloc(size));
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
-};
+const fill = () => fillDisk(mountPoint);
 const free = () => rmSync(join(mountPoint, 'filler'), { force: true });
 /** Makes empty files until the disk has no inode left (its blocks are free). */
 const fillInodes = () => {

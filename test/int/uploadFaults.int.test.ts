@@ -10,7 +10,7 @@
 // `flipbook publish` does not ask again after.
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { type IncomingMessage, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -33,6 +33,7 @@ import type { Store } from '../../src/store/store.ts';
 import { multipartEnvelope } from '../support/apiHelpers.ts';
 import { corpus } from '../support/corpus.ts';
 import { type FaultyProxy, startFaultyProxy } from '../support/faultyProxy.ts';
+import { fillDisk } from '../support/fullDisk.ts';
 import { TEST_METADATA } from '../support/metadata.ts';
 import { freshBucket, S3_ENV } from '../support/s3Server.ts';
 import { openTestStore } from '../support/stores.ts';
@@ -64,22 +65,6 @@ const tmpfs = (size: string) => {
     rmSync(dir, { recursive: true, force: true });
   });
   return dir;
-};
-
-/** Writes until the disk refuses a byte more. */
-const fill = (dir: string) => {
-  const fd = openSync(join(dir, 'filler'), 'a');
-  try {
-    for (const size of [64 * 1024, 4096, 1]) {
-      try {
-        for (;;) writeSync(fd, Buffer.alloc(size));
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
 };
 
 /** The API over `blobs`, on a loopback port: its base URL. */
@@ -292,7 +277,7 @@ describe('a full disk under an upload', () => {
     const blobs = await openDirStore(join(disk, 'blobs'));
     cleanups.push(() => blobs.close());
     const api = await serve(blobs);
-    fill(disk);
+    fillDisk(disk);
     const answer = await slowUpload(api, bigPdf, 2 * 1024 * KiB);
     expect(answer.status, JSON.stringify(answer.body)).toBe(507);
     expect(answer.body).toEqual({ error: 'The server is out of storage space; try again later' });
