@@ -64,7 +64,12 @@ export type Attempt<T> = (options: { abortSignal: AbortSignal }) => Promise<T>;
 
 export const boundedSend =
   (limits: BucketLimits) =>
-  async <T>(attempt: Attempt<T>, outsideRequest = false): Promise<T> => {
+  /**
+   * `cancel`: its owner gave up (an upload refused and answered): the attempt under way is
+   * aborted and none follows, so no write lands after the caller was told it failed (a retried
+   * PUT reaching a bucket back up would leave an object nobody removes).
+   */
+  async <T>(attempt: Attempt<T>, outsideRequest = false, cancel?: AbortSignal): Promise<T> => {
     const spending = outsideRequest ? undefined : requestBudget.getStore();
     const started = performance.now();
     const budgetMs = spending
@@ -82,8 +87,12 @@ export const boundedSend =
         const abort = new AbortController();
         const timer = setTimeout(() => abort.abort(), Math.max(0, deadline - performance.now()));
         try {
-          return await attempt({ abortSignal: abort.signal });
+          cancel?.throwIfAborted();
+          return await attempt({
+            abortSignal: cancel ? AbortSignal.any([abort.signal, cancel]) : abort.signal,
+          });
         } catch (error) {
+          if (cancel?.aborted) throw cancel.reason;
           if (abort.signal.aborted) throw overBudget();
           const pause = pauseMs(tried);
           if (
@@ -93,7 +102,9 @@ export const boundedSend =
           ) {
             throw error;
           }
-          await sleep(pause);
+          await sleep(pause, undefined, cancel ? { signal: cancel } : undefined).catch(() => {
+            throw cancel?.reason ?? error;
+          });
         } finally {
           clearTimeout(timer);
         }

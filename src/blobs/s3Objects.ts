@@ -11,6 +11,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { PassThrough, type Readable, Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import {
+  AbortMultipartUploadCommand,
   CopyObjectCommand,
   DeleteObjectCommand,
   DeleteObjectsCommand,
@@ -420,11 +421,19 @@ const uploadStream = (
     error instanceof BlobStoreUnavailable ? error : new BlobStoreUnavailable('upload', error);
   // The upload's requests, each bounded on its own (outside the HTTP request's budget: an upload
   // lasts as long as its client sends).
+  // Aborted with the stream: a request of the upload retried after the refusal was answered (the
+  // bucket back up by then) would store a temporary that nothing removes any more.
+  const given = new AbortController();
   const parts = new Proxy(client, {
     get: (target, property, receiver) =>
       property === 'send'
         ? (command: Parameters<S3Client['send']>[0]) =>
-            send((o) => target.send(command, o), true).catch((error: unknown) => {
+            send(
+              (o) => target.send(command, o),
+              true,
+              // (the abort itself goes on: it removes the parts already stored)
+              command instanceof AbortMultipartUploadCommand ? undefined : given.signal,
+            ).catch((error: unknown) => {
               if (!stream.destroyed) stream.destroy(failed(error));
               throw error;
             })
@@ -461,6 +470,7 @@ const uploadStream = (
     },
     destroy(error, callback) {
       if (error || !stream.writableFinished) {
+        given.abort(error ?? new Error('the upload was given up'));
         void upload.abort().catch(() => {});
         body.destroy();
         spool?.destroy();

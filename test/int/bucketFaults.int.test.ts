@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { BlobStore } from '../../src/blobs/blobStore.ts';
 import { withBucketBudget } from '../../src/blobs/boundedSend.ts';
@@ -19,6 +20,7 @@ import { openS3Store } from '../../src/blobs/openBlobStore.ts';
 import { BlobStoreUnavailable } from '../../src/domain/errors.ts';
 import { type FaultyProxy, startFaultyProxy } from '../support/faultyProxy.ts';
 import { freshBucket, S3_ENV } from '../support/s3Server.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 Object.assign(process.env, S3_ENV);
 
@@ -231,5 +233,30 @@ describe('a slow bucket', () => {
     expect(served.length).toBe(2);
     expect(refused.length).toBe(4);
     for (const r of refused) expect(r.seconds).toBeLessThan(1.2);
+  });
+});
+
+describe('an upload given up while the bucket fails', () => {
+  it('stores nothing afterwards: its retried PUT stops with it, the bucket back or not', async () => {
+    const limits = bucketLimits(1); // 1.6 s budget
+    const store = await storeBehindProxy(limits);
+    const incoming = await store.temporary();
+    proxy.reset();
+    // Every PUT fails: the small temporary's one PUT is retried within its budget.
+    proxy.set({ kind: 'fail', percent: 100, only: (method) => method === 'PUT' });
+    const ended = new Promise<unknown>((resolve) => incoming.stream.once('error', resolve));
+    incoming.stream.end(randomBytes(64 * KiB));
+    await waitFor('the PUT refused once', async () =>
+      proxy.counts().failed >= 1 ? true : undefined,
+    );
+    // Given up (the heartbeat's failure, a 503 already answered), and the bucket is back.
+    incoming.stream.destroy(new BlobStoreUnavailable('upload', new Error('given up')));
+    await ended;
+    const putsWhenGivenUp = proxy.counts().byMethod.PUT ?? 0;
+    proxy.set({ kind: 'pass' });
+    // Absence is what is asserted: waited for as long as a retry could still come (the budget).
+    await sleep(limits.budgetMs + 500);
+    expect(proxy.counts().byMethod.PUT ?? 0).toBe(putsWhenGivenUp);
+    expect([...proxy.stored().keys()].filter((key) => key.includes(incoming.ref))).toEqual([]);
   });
 });
