@@ -240,24 +240,37 @@ export const renderPdf = async (
     failure = error;
   });
   timings.renderMs = performance.now() - started;
-  const workLeft = await stat(work).then(
-    () => true,
-    () => false,
-  );
+  // Asked only when something went wrong, before our own removal of `work`. Removed by someone
+  // else (a deletion) the tree goes while we still write into it: the work folder may still be
+  // there while rm walks it, but pages already finished are gone (seen under load: the check on
+  // the work folder alone blamed the document).
+  const outputLost = async () => {
+    const there = (path: string) =>
+      stat(path).then(
+        () => true,
+        () => false,
+      );
+    if (!(await there(work))) return true;
+    for (const page of pages.values()) {
+      for (const rendition of options.renditions) {
+        if (!(await there(page.files[rendition]))) return true;
+      }
+    }
+    return false;
+  };
+  const lost = failure !== null || pages.size < geometry.length ? await outputLost() : false;
   await rm(work, { recursive: true, force: true });
+  const disappeared = new StorageFailure('The folder the pages were written to disappeared');
   if (failure !== null) {
     // Whatever poppler made of it, a render whose folder vanished under it (or whose disk
     // failed) says nothing about the document: the caller tries again later.
-    throw (
-      storageProblem(failure) ??
-      (workLeft ? failure : new StorageFailure('The folder the pages were written to disappeared'))
-    );
+    throw storageProblem(failure) ?? (lost ? disappeared : failure);
   }
 
   const ordered: RenderedPage[] = [];
   for (let position = 1; position <= geometry.length; position++) {
     const page = pages.get(position);
-    if (!page) throw new RenderFailure(`Page ${position} was not rendered`);
+    if (!page) throw lost ? disappeared : new RenderFailure(`Page ${position} was not rendered`);
     ordered.push({ ...page, text: text[position - 1] ?? '' });
   }
   return { pages: ordered, timings };

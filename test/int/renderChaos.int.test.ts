@@ -36,7 +36,8 @@ describe('renderPdf with its output removed mid-render', () => {
       },
     }).then(
       () => 'resolved',
-      (error: Error) => error.name,
+      (error: Error) =>
+        error.name === 'StorageFailure' ? error.name : `${error.name}: ${error.message}`,
     );
     await removal;
     expect(pages).toBeGreaterThanOrEqual(3);
