@@ -14,10 +14,10 @@ packages=(poppler-utils qpdf)
 if [[ "${1:-}" == "--test" ]]; then
   # a real PostgreSQL for the external-store tests, real Chromium for the reader's tests,
   # Python 3 for the third-party verification script of docs/audit.md
-  # ...and podman, runc and mmdebstrap for the container image's test (it builds its own base
+  # ...and podman, podman-compose, runc and mmdebstrap for the container image's and compose.yaml's test (it builds its own base
   # image: no registry is reachable from CI)
   # ...and faketime, to run a daemon on a machine whose clock is wrong (test/e2e/clockSkew)
-  packages+=(postgresql chromium python3 podman runc mmdebstrap faketime)
+  packages+=(postgresql chromium python3 podman podman-compose runc mmdebstrap faketime)
 fi
 
 missing=()

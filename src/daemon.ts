@@ -15,6 +15,7 @@ import { openCheckedBlobStore } from './blobs/openBlobStore.ts';
 import { startBlobSweep } from './blobs/sweep.ts';
 import { DASHBOARD_SCRIPT, DASHBOARD_STYLES } from './dashboard/assets.ts';
 import { mountDashboard } from './dashboard/routes.ts';
+import { dataVolumeWarning } from './dataVolume.ts';
 import { apiBodyPolicy, mountApi } from './http/api.ts';
 import { discardBody } from './http/bodyLimit.ts';
 import { mountDownloads } from './http/downloads.ts';
@@ -34,6 +35,7 @@ import { ignoreHangup, STOP_SIGNALS } from './signals.ts';
 import { logWaiting, STARTUP_PATIENCE_MS } from './startupPatience.ts';
 import { type DatabaseLimits, requestBudgetMs } from './store/databaseLimits.ts';
 import { followDatabaseTime } from './store/databaseTime.ts';
+import { DEFAULT_DATA_DIR } from './store/location.ts';
 import { openStore } from './store/store.ts';
 import { startWebhookSender } from './webhooks/sender.ts';
 import { defaultRenderProcesses, renderOptionsFor } from './worker/renderSettings.ts';
@@ -135,6 +137,11 @@ export const runDaemon = async (options: DaemonOptions) => {
     startupPatienceMs: options.startupPatienceMs ?? STARTUP_PATIENCE_MS,
     onWaiting: logWaiting(logger),
   });
+  const unkept = await dataVolumeWarning(
+    options.dataDir ?? DEFAULT_DATA_DIR,
+    !options.databaseUrl || !options.blobUrl,
+  );
+  if (unkept) logger.warn(unkept);
   // Decisions every daemon shares (salts, grants, expiry, idempotency) follow the database's time.
   const databaseTime = followDatabaseTime(store.db, logger);
   await databaseTime.measure().catch(async (error: Error) => {
