@@ -1,39 +1,28 @@
-// The daemon's composition root: store, blob store, HTTP API, signals. Resolves once shut down.
+// The daemon: store, blob store, the HTTP app (./composeApp.ts) on a port, workers, sweeps,
+// signals. Resolves once shut down.
 
 import type { AddressInfo } from 'node:net';
 import { countJobs } from '../projections/jobs.ts';
 import { setMeta } from '../projections/meta.ts';
-import { createSso, missingJoinWorkspaces, type SsoSettings } from './app/accounts/sso.ts';
-import { openAnalytics } from './app/analytics/analytics.ts';
+import { missingJoinWorkspaces, type SsoSettings } from './app/accounts/sso.ts';
 import { openCountries } from './app/analytics/countries.ts';
 import { clockFromEnv } from './app/clock.ts';
-import { DEFAULT_KEY_USAGE_INTERVAL_MS, keyUsageRecorder } from './app/keyUsage.ts';
-import { grantsSignedWith, installationSecret } from './app/readerAccess.ts';
-import { DEFAULT_TILE_CACHE_BYTES, tileCache } from './app/tileCache.ts';
-import { urlsFor } from './app/urls.ts';
+import { installationSecret } from './app/readerAccess.ts';
 import { openCheckedBlobStore } from './blobs/openBlobStore.ts';
 import { startBlobSweep } from './blobs/sweep.ts';
+import { composeApp } from './composeApp.ts';
 import { DASHBOARD_SCRIPT, DASHBOARD_STYLES } from './dashboard/assets.ts';
-import { mountDashboard } from './dashboard/routes.ts';
 import { dataVolumeWarning } from './dataVolume.ts';
-import { apiBodyPolicy, mountApi } from './http/api.ts';
-import { discardBody } from './http/bodyLimit.ts';
-import { mountDownloads } from './http/downloads.ts';
-import { mountFiles } from './http/files.ts';
-import { createRateLimiter } from './http/rateLimit.ts';
-import { sendError, sendJson } from './http/respond.ts';
-import { createHttpServer } from './http/server.ts';
+import { serveHttpApp } from './http/server.ts';
 import { makeAssetsNow } from './http/staticAssets.ts';
 import { installLastResort } from './lastResort.ts';
 import { logger } from './log.ts';
-import { jobGauge, registry, renderSlotGauge } from './metrics.ts';
+import { jobGauge, renderSlotGauge } from './metrics.ts';
 import { sweepWrapperDirs } from './pdf/poppler.ts';
 import { SCRIPT, STYLESHEET } from './reader/assets.ts';
-import { mountBeacon } from './reader/beaconRoute.ts';
-import { mountReader } from './reader/readerRoutes.ts';
 import { ignoreHangup, STOP_SIGNALS } from './signals.ts';
 import { logWaiting, STARTUP_PATIENCE_MS } from './startupPatience.ts';
-import { type DatabaseLimits, requestBudgetMs } from './store/databaseLimits.ts';
+import type { DatabaseLimits } from './store/databaseLimits.ts';
 import { followDatabaseTime } from './store/databaseTime.ts';
 import { DEFAULT_DATA_DIR } from './store/location.ts';
 import { openStore } from './store/store.ts';
@@ -181,20 +170,7 @@ export const runDaemon = async (options: DaemonOptions) => {
     return blobStore ? null : 'The blob store is unavailable';
   };
   const sweep = startBlobSweep(store, blobs, logger, clock.now()); // in the background: readiness never waits
-  const keyUsage = keyUsageRecorder(store.db, {
-    intervalMs: options.keyUsageIntervalMs ?? DEFAULT_KEY_USAGE_INTERVAL_MS,
-    onError: (error, keyId) =>
-      logger.warn({ err: error, keyId }, 'could not record when an API key was last used'),
-    clock,
-  });
-  const limiter = createRateLimiter(store.db, {
-    clock,
-    limit: options.rateLimit,
-    trustProxy: options.trustProxy,
-  });
-
   let publicUrl = options.publicUrl ?? '';
-  const urls = urlsFor(() => publicUrl, options.blobPublicUrl);
   // One set of render slots for this process: the workers' documents and the page images
   // readers ask for share the cores (src/pdf/renderSlots.ts).
   const render = renderOptionsFor(options.renderProcesses ?? defaultRenderProcesses());
@@ -203,23 +179,6 @@ export const runDaemon = async (options: DaemonOptions) => {
     waiting: render.slots.waiting,
     slots: render.slots.capacity,
   }));
-  // Deep-zoom tiles within their budget, the least recently used evicted (src/app/tileCache.ts).
-  const tiles = tileCache(
-    { db: store.db, blobs },
-    { budgetBytes: options.tileCacheBytes ?? DEFAULT_TILE_CACHE_BYTES, log: logger },
-  );
-  // Reading grants for non-public books, signed with the installation's secret (readerAccess.ts).
-  const secret = await installationSecret(store);
-  const access = { store, clock, grants: grantsSignedWith(secret) };
-  // Reader analytics (docs/privacy.md): beacons counted in memory, written every half second.
-  const analytics = openAnalytics({
-    store,
-    clock,
-    secret,
-    ownHosts: () => (URL.canParse(publicUrl) ? [new URL(publicUrl).hostname] : []),
-    log: logger,
-    ...(countries ? { countries } : {}),
-  });
   if (options.sso) {
     for (const name of await missingJoinWorkspaces(options.sso, store)) {
       logger.warn(
@@ -228,67 +187,31 @@ export const runDaemon = async (options: DaemonOptions) => {
       );
     }
   }
-  const server = createHttpServer(
-    logger,
-    (routes) => {
-      // Liveness: the process serves (a supervisor restarts one that does not). Readiness: it can
-      // do its work, the database and the blob store answer (a load balancer takes a daemon that
-      // cannot out of rotation, without restarting it).
-      routes.get('/healthz', async (_req, res) => sendJson(res, 200, { status: 'ok' }));
-      routes.get('/readyz', async (_req, res) => {
-        const problem = await notReady();
-        if (problem) sendError(res, 503, problem);
-        // How far this machine's clock is from the database's, which decisions follow.
-        else sendJson(res, 200, { status: 'ready', clock_offset_ms: databaseTime.offsetMs() });
-      });
-      routes.get('/metrics', async (_req, res) => {
-        const text = await registry.metrics();
-        res.writeHead(200, { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' });
-        res.end(text);
-      });
-      mountApi(routes, {
-        store,
-        blobs,
-        urls,
-        log: logger,
-        keyUsage,
-        clock,
-        webhookAllowPrivate: options.webhookAllowPrivate ?? false,
-        contactEmail: options.contactEmail ?? null,
-      });
-      mountFiles(routes, { db: store.db, blobs, render, access, tiles });
-      mountDownloads(routes, { log: logger });
-      mountBeacon(routes, { analytics, trustProxy: options.trustProxy, log: logger });
-      mountReader(routes, {
-        analytics,
-        db: store.db,
-        blobs,
-        urls,
-        access,
-        trustProxy: options.trustProxy,
-      });
-      mountDashboard(routes, {
-        store,
-        blobs,
-        urls,
-        log: logger,
-        clock,
-        publicUrl: () => publicUrl,
-        trustProxy: options.trustProxy,
-        ...(options.sso ? { sso: createSso(options.sso, { store, clock, log: logger }) } : {}),
-      });
+  const { http, analytics, tiles, keyUsage } = composeApp({
+    store,
+    blobs,
+    clock,
+    log: logger,
+    render,
+    secret: await installationSecret(store),
+    health: { notReady, clockOffsetMs: () => databaseTime.offsetMs() },
+    settings: {
+      publicUrl: () => publicUrl,
+      ...(options.blobPublicUrl ? { blobPublicUrl: options.blobPublicUrl } : {}),
+      rateLimit: options.rateLimit,
+      trustProxy: options.trustProxy,
+      recordClientInfo: options.recordClientInfo,
+      webhookAllowPrivate: options.webhookAllowPrivate ?? false,
+      contactEmail: options.contactEmail ?? null,
+      ...(options.keyUsageIntervalMs === undefined
+        ? {}
+        : { keyUsageIntervalMs: options.keyUsageIntervalMs }),
+      ...(options.tileCacheBytes === undefined ? {} : { tileCacheBytes: options.tileCacheBytes }),
+      ...(options.sso ? { sso: options.sso } : {}),
+      ...(countries ? { countries } : {}),
     },
-    async (req, res) => {
-      const path = (req.url ?? '/').split('?')[0] ?? '/';
-      if (!path.startsWith('/api/v1/') && path !== '/api/v1') return;
-      await limiter.check(req, res);
-      if (apiBodyPolicy(req.method, path) === 'none') await discardBody(req);
-    },
-    { trustProxy: options.trustProxy, recordClientInfo: options.recordClientInfo },
-    // 9 s by default: with the rest of the work, a request answers within the documented 10 s
-    // (docs/deploy.md) however many statements it runs.
-    store.limits.statementMs === null ? undefined : requestBudgetMs(store.limits.statementMs),
-  );
+  });
+  const server = serveHttpApp(http);
   // A 512 MB upload on a slow link takes longer than Node's default 300 s request timeout.
   server.requestTimeout = 60 * 60 * 1000;
   try {

@@ -1,5 +1,5 @@
-// The daemon's HTTP side: a polka router on a node:http server we own (so we can close it), and
-// one error path that answers every failure as {"error": message}. Unknown routes are a JSON 404,
+// The daemon's HTTP side: a polka router, attached to a node:http server we own (so we can close
+// it) or handed requests in process by the tests' harness, and one error path that answers every failure as {"error": message}. Unknown routes are a JSON 404,
 // a method a known path does not have a 405 naming those it has (`Allow`); requests node:http
 // refuses before routing (an over-long header, bad syntax) get JSON errors too.
 
@@ -52,20 +52,27 @@ export type Routes = {
 /** Runs before routing, for every request; throwing an AppError answers the request with it. */
 export type Before = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
-export const createHttpServer = (
+/**
+ * The HTTP application as node:http's listeners, with no server and no port: a daemon attaches it
+ * to its server (`serveHttpApp`), a test hands it requests made in process (test/support/appSpec.ts).
+ */
+export type HttpApp = {
+  /** node:http's 'request' event */
+  request: (req: IncomingMessage, res: ServerResponse) => void;
+  /** node:http's 'checkExpectation' event: an Expect header other than 100-continue */
+  checkExpectation: (req: IncomingMessage, res: ServerResponse) => void;
+};
+
+export const createHttpApp = (
   log: Logger,
   mount: (routes: Routes) => void,
   before: Before = async () => {},
   context: ContextOptions = { trustProxy: false, recordClientInfo: true },
   /** database time each request may spend (docs/deploy.md); none: unbounded */
   databaseBudgetMs?: number,
-): Server => {
-  // No Host header required: nothing here routes by it (absolute URLs come from --public-url),
-  // and node:http's own refusal would be a bare 400 without our JSON body.
-  const server = createServer({ requireHostHeader: false });
+): HttpApp => {
   const mounted: { method: string; path: string; pattern: RegExp }[] = [];
   const app = polka({
-    server,
     onNoMatch: (req, res) => {
       const path = (req.url ?? '/').split('?')[0] ?? '/';
       const known = mounted.filter((m) => m.pattern.test(path));
@@ -152,9 +159,6 @@ export const createHttpServer = (
     },
   };
   mount(routes);
-  server.on('clientError', answerClientError);
-  server.on('connect', answerConnect);
-  // An Expect header other than 100-continue: node:http would answer a bare 417.
   /** Every answer counted in the metrics, under its route's pattern. */
   const measure = (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
@@ -165,12 +169,13 @@ export const createHttpServer = (
       httpDuration.observe({ route, method }, (performance.now() - started) / 1000);
     });
   };
-  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+  // An Expect header other than 100-continue: node:http would answer a bare 417.
+  const checkExpectation = (req: IncomingMessage, res: ServerResponse) => {
     beginRequest(req, res, context);
     measure(req, res);
     sendError(res, 417, 'Expectation failed: only "Expect: 100-continue" is supported');
-  });
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+  };
+  const request = (req: IncomingMessage, res: ServerResponse) => {
     beginRequest(req, res, context);
     measure(req, res);
     const short = direct.get(`${req.method} ${req.url}`);
@@ -198,9 +203,25 @@ export const createHttpServer = (
       );
     if (databaseBudgetMs === undefined) handle();
     else withDatabaseBudget(databaseBudgetMs, handle);
-  });
+  };
+  return { request, checkExpectation };
+};
+
+/** A node:http server for the app, answering in JSON what node:http refuses before routing. */
+export const serveHttpApp = (app: HttpApp): Server => {
+  // No Host header required: nothing here routes by it (absolute URLs come from --public-url),
+  // and node:http's own refusal would be a bare 400 without our JSON body.
+  const server = createServer({ requireHostHeader: false });
+  server.on('request', app.request);
+  server.on('checkExpectation', app.checkExpectation);
+  server.on('clientError', answerClientError);
+  server.on('connect', answerConnect);
   return server;
 };
+
+/** The app on a server of its own (tests of the server alone use this). */
+export const createHttpServer = (...args: Parameters<typeof createHttpApp>): Server =>
+  serveHttpApp(createHttpApp(...args));
 
 const heads = new WeakSet<IncomingMessage>();
 const routeOf = new WeakMap<IncomingMessage, string>();
