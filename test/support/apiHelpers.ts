@@ -8,6 +8,7 @@ import { runFlipbookCommand } from '../../src/app/commands.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 
 import { CORPUS } from './corpus.ts';
+import { appFetch } from './inProcess.ts';
 import { TEST_METADATA } from './metadata.ts';
 import { waitFor } from './waitFor.ts';
 
@@ -47,7 +48,7 @@ export const authHeaders = (auth: Auth): Record<string, string> => {
 
 /** Sends a request and reads the answer; `body` is the parsed JSON, or null when it is not JSON. */
 export const send = async (url: string, init: RequestInit = {}): Promise<Reply> => {
-  const response = await fetch(url, init);
+  const response = await appFetch(url, init);
   const text = await response.text();
   let body: Json = null;
   try {

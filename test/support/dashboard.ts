@@ -15,6 +15,7 @@ import {
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { type ApiFixture, type StorePlace, startApi } from './apiFixture.ts';
 import { flipbook } from './cli.ts';
+import { appFetch } from './inProcess.ts';
 
 export const DESKTOP: BrowserContextOptions = { viewport: { width: 1280, height: 860 } };
 export const PHONE: BrowserContextOptions = {
@@ -184,7 +185,7 @@ export const useDashboard = (...start: Parameters<typeof startDashboard>): Dashb
 
 /** The sign-in form posted without a browser (same origin): the daemon's answer, unfollowed. */
 export const postSignIn = (base: string, email: string, password = PASSWORD) =>
-  fetch(`${base}/login`, {
+  appFetch(`${base}/login`, {
     method: 'POST',
     redirect: 'manual',
     headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base },

@@ -1,0 +1,70 @@
+// Requests answered in process: a URL whose origin an app registered (test/support/appSpec.ts)
+// goes to that app's node:http listener through light-my-request (Fastify's `inject`: a real
+// IncomingMessage and ServerResponse, no socket, no port); any other URL goes out with fetch.
+// `appFetch` is fetch's shape, so the helpers (apiHelpers' `send`, the dashboard's sign-in) and
+// the tests that use them run the same against a daemon or an app in process.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import inject from 'light-my-request';
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+const apps = new Map<string, Listener>();
+
+/** Routes `origin` (http://name.test) to `listener` until the returned function is called. */
+export const registerApp = (origin: string, listener: Listener) => {
+  apps.set(origin, listener);
+  return () => void apps.delete(origin);
+};
+
+/** Statuses whose answer has no body (the Response constructor refuses one). */
+const BODYLESS = new Set([101, 204, 205, 304]);
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** One exchange with an app in process, as fetch would see it (redirects not followed). */
+const exchange = async (listener: Listener, request: Request): Promise<Response> => {
+  const target = new URL(request.url);
+  const payload = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
+  const reply = await inject(listener as never, {
+    method: request.method as 'GET',
+    url: `${target.pathname}${target.search}`,
+    headers: { host: target.host, ...Object.fromEntries(request.headers) },
+    ...(payload ? { payload } : {}),
+    remoteAddress: '127.0.0.1',
+  });
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(reply.headers)) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, String(one));
+  }
+  const body =
+    BODYLESS.has(reply.statusCode) || request.method === 'HEAD' ? null : reply.rawPayload;
+  return new Response(body as ConstructorParameters<typeof Response>[0], {
+    status: reply.statusCode,
+    statusText: reply.statusMessage,
+    headers,
+  });
+};
+
+/** fetch, with the registered apps answered in process (redirects followed as fetch does). */
+export const appFetch = async (url: string | URL, init: RequestInit = {}): Promise<Response> => {
+  let request = new Request(url, init);
+  for (let hop = 0; hop <= 20; hop++) {
+    const listener = apps.get(new URL(request.url).origin);
+    if (!listener) return fetch(request);
+    const response = await exchange(listener, request);
+    const location = response.headers.get('location');
+    if (!REDIRECTS.has(response.status) || !location || request.redirect === 'manual') {
+      return response;
+    }
+    const next = new URL(location, request.url);
+    const asGet =
+      response.status === 303 ||
+      (response.status !== 307 && response.status !== 308 && request.method === 'POST');
+    request = new Request(next, {
+      method: asGet ? 'GET' : request.method,
+      headers: request.headers,
+      redirect: request.redirect,
+      ...(asGet || !init.body ? {} : { body: init.body }),
+    });
+  }
+  throw new Error(`too many redirects from ${String(url)}`);
+};
