@@ -1,10 +1,11 @@
-// The Client API v1, black box: the real daemon over HTTP on both stores, checked against
+// The Client API v1, black box: the whole app in process (test/support/appSpec.ts) on both stores
+// (the embedded one with its blobs in a folder, PostgreSQL with a bucket), checked against
 // ../shared/spec/client-api-v1.md (paths, fields, status codes and error texts).
-// Processing does not exist yet, so a version is moved to `done` through the store directly.
+// No processing here: a version is moved to `done` through the store directly.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueApiKey, revokeApiKey } from '../../src/app/apiKeys.ts';
 import type { Store } from '../../src/store/store.ts';
-import { type ApiFixture, startApi } from '../support/apiFixture.ts';
 import {
   addVersion,
   type Client,
@@ -15,16 +16,16 @@ import {
   expectJson,
   type Json,
   markDone,
-  openStoreOf,
   pdf,
   SMALL_PDF,
   send,
-  sleep,
   UUID_RE,
   unknownKey,
 } from '../support/apiHelpers.ts';
+import { type AppUnderTest, startApp } from '../support/appSpec.ts';
 import { storedKeys } from '../support/blobPlace.ts';
-import { flipbook } from '../support/cli.ts';
+import { appFetch } from '../support/inProcess.ts';
+import { TEST_METADATA } from '../support/metadata.ts';
 import { STORE_KINDS } from '../support/stores.ts';
 
 // The spec's keys, plus the additions docs/api.md lists under "Beyond the spec".
@@ -78,41 +79,33 @@ const text = (body: string, name = 'notes.txt', type = 'text/plain') => ({
 });
 
 describe.each(STORE_KINDS)('Client API v1 on the %s store', (kind) => {
-  let fx: ApiFixture;
+  let fx: AppUnderTest;
   let store: Store;
   let acme: Client;
   let globex: Client;
-  // A key that expires a few seconds after the start; checked near the end of the suite.
-  let expiring: { key: string; expiresAt: number; statusBefore: number | null };
+  // A key that expires an hour after the start; the clock is moved past it near the end.
+  let expiring: { key: string; expiresAt: number; statusBefore: number };
 
   beforeAll(async () => {
     // The main suite makes far more than 120 requests a minute: no rate limit here.
     // (on the postgres store, the blobs are in a bucket: the suite runs on both blob stores)
-    fx = await startApi(kind, ['--rate-limit', '0']);
+    fx = await startApp({ store: kind, blobs: kind === 'postgres' ? 's3' : 'dir', rateLimit: 0 });
     acme = client(fx.api, fx.key);
-    const expiresAt = Date.now() + 4000;
-    const issued = await flipbook([
-      'key',
-      'create',
-      '--workspace',
-      'acme',
-      '--expires',
-      new Date(expiresAt).toISOString(),
-      '--json',
-      ...fx.storeArgs,
-    ]);
-    expect(issued.code, issued.stderr).toBe(0);
-    const key = JSON.parse(issued.stdout).key as string;
-    const before = Date.now() < expiresAt - 1000 ? (await client(fx.api, key).list()).status : null;
-    expiring = { key, expiresAt, statusBefore: before };
-    store = await openStoreOf(fx.storeArgs);
+    const expiresAt = fx.clock.now().getTime() + 3_600_000;
+    const issued = await issueApiKey(
+      fx.store,
+      { workspace: 'acme', expires: new Date(expiresAt).toISOString() },
+      TEST_METADATA,
+      fx.clock.now(),
+    );
+    const before = (await client(fx.api, issued.key).list()).status;
+    expiring = { key: issued.key, expiresAt, statusBefore: before };
+    store = fx.store;
     globex = client(fx.api, (await fx.newWorkspace('globex')).key);
   });
 
   afterAll(async () => {
-    await store?.close();
-    // SIGTERM with nothing in flight: a clean exit.
-    if (fx) expect(await fx.daemon.stop()).toBe(0);
+    await fx?.stop();
   });
 
   describe('POST /flipbooks', () => {
@@ -202,7 +195,7 @@ describe.each(STORE_KINDS)('Client API v1 on the %s store', (kind) => {
       expect(typeof book.slug).toBe('string');
       expect(typeof book.description).toBe('string');
       expect(book.status).toBe('published');
-      expect(book.url.startsWith(`${fx.daemon.url}/`)).toBe(true);
+      expect(book.url.startsWith(`${fx.base}/`)).toBe(true);
       expect(Number.isNaN(Date.parse(book.created_at))).toBe(false);
       expect(Number.isNaN(Date.parse(book.updated_at))).toBe(false);
 
@@ -243,7 +236,7 @@ describe.each(STORE_KINDS)('Client API v1 on the %s store', (kind) => {
         expect(page.id).toMatch(UUID_RE);
         expect(page).toMatchObject({ width: 612, height: 792 });
         for (const size of ['img_max', 'img_mid', 'img_min']) {
-          expect(page[size].startsWith(`${fx.daemon.url}/`)).toBe(true);
+          expect(page[size].startsWith(`${fx.base}/`)).toBe(true);
           urls.add(page[size]);
         }
       }
@@ -505,13 +498,13 @@ describe.each(STORE_KINDS)('Client API v1 on the %s store', (kind) => {
         'axb',
       ]) {
         ids.set(title, (await createFlipbook(lister, { title })).flipbookId);
-        await sleep(15); // distinct creation times
+        fx.clock.advance(1000); // distinct creation times
       }
       const alpha = ids.get('Alpha sortme') ?? '';
       alphaV1 = (await lister.flipbook(alpha)).body.versions[0].id;
       await markDone(store, alpha, alphaV1, 2);
       await addVersion(lister, alpha); // pending: not in the list
-      await sleep(15);
+      fx.clock.advance(1000);
       await addVersion(lister, ids.get('Charlie sortme') ?? ''); // the most recently updated
     });
 
@@ -528,7 +521,7 @@ describe.each(STORE_KINDS)('Client API v1 on the %s store', (kind) => {
       for (const item of reply.body.flipbooks) {
         expect(sortedKeys(item)).toEqual(FLIPBOOK_KEYS);
         expect(item).not.toHaveProperty('pages');
-        expect(item.url.startsWith(`${fx.daemon.url}/`)).toBe(true);
+        expect(item.url.startsWith(`${fx.base}/`)).toBe(true);
       }
       const alpha = reply.body.flipbooks.find((f: Json) => f.title === 'Alpha sortme');
       expect(alpha.versions).toHaveLength(1);
@@ -680,25 +673,21 @@ describe.each(STORE_KINDS)('Client API v1 on the %s store', (kind) => {
     });
 
     it('401 for a revoked key', async () => {
-      const issued = await flipbook([
-        'key',
-        'create',
-        '--workspace',
-        'acme',
-        '--json',
-        ...fx.storeArgs,
-      ]);
-      const { id, key } = JSON.parse(issued.stdout);
+      const { id, key } = await issueApiKey(
+        fx.store,
+        { workspace: 'acme' },
+        TEST_METADATA,
+        fx.clock.now(),
+      );
       expectJson(await client(fx.api, key).list(), 200);
-      expect((await flipbook(['key', 'revoke', id, ...fx.storeArgs])).code).toBe(0);
+      await revokeApiKey(fx.store, { keyId: id }, TEST_METADATA, fx.clock.now());
       expectJson(await client(fx.api, key).list(), 401, 'Unauthorized');
       expectJson(await client(fx.api, { apiKey: key }).list(), 401, 'Unauthorized');
     });
 
     it('401 for an expired key', async () => {
-      if (expiring.statusBefore !== null) expect(expiring.statusBefore).toBe(200);
-      const wait = expiring.expiresAt - Date.now() + 300;
-      if (wait > 0) await sleep(wait);
+      expect(expiring.statusBefore).toBe(200);
+      fx.clock.advance(expiring.expiresAt - fx.clock.now().getTime() + 1000);
       expectJson(await client(fx.api, expiring.key).list(), 401, 'Unauthorized');
       expectJson(await client(fx.api, { apiKey: expiring.key }).list(), 401, 'Unauthorized');
     });
@@ -860,7 +849,7 @@ describe.each(STORE_KINDS)('Client API v1 on the %s store', (kind) => {
       ] as const) {
         // (with a key and without: the method is wrong whoever asks)
         for (const headers of [{ authorization: `Bearer ${fx.key}` }, {}]) {
-          const res = await fetch(`${fx.api}${path}`, { method, headers });
+          const res = await appFetch(`${fx.api}${path}`, { method, headers });
           expect(res.status, `${method} ${path}`).toBe(405);
           expect(res.headers.get('allow')).toBe(allow);
           expect(await res.json()).toEqual({ error: `Method not allowed: use ${allow}` });
