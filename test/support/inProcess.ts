@@ -4,7 +4,7 @@
 // `appFetch` is fetch's shape, so the helpers (apiHelpers' `send`, the dashboard's sign-in) and
 // the tests that use them run the same against a daemon or an app in process.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import inject from 'light-my-request';
+import inject, { type Response as InjectedResponse } from 'light-my-request';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 const apps = new Map<string, Listener>();
@@ -30,13 +30,17 @@ const exchange = async (listener: Listener, request: Request): Promise<Response>
     ...(payload ? { payload } : {}),
     remoteAddress: '127.0.0.1',
   });
+  return asResponse(reply, request.method);
+};
+
+/** light-my-request's answer as fetch's Response. */
+const asResponse = (reply: InjectedResponse, method: string): Response => {
   const headers = new Headers();
   for (const [name, value] of Object.entries(reply.headers)) {
     if (value === undefined) continue;
     for (const one of Array.isArray(value) ? value : [value]) headers.append(name, String(one));
   }
-  const body =
-    BODYLESS.has(reply.statusCode) || request.method === 'HEAD' ? null : reply.rawPayload;
+  const body = BODYLESS.has(reply.statusCode) || method === 'HEAD' ? null : reply.rawPayload;
   return new Response(body as ConstructorParameters<typeof Response>[0], {
     status: reply.statusCode,
     statusText: reply.statusMessage,
@@ -67,4 +71,25 @@ export const appFetch = async (url: string | URL, init: RequestInit = {}): Promi
     });
   }
   throw new Error(`too many redirects from ${String(url)}`);
+};
+
+/**
+ * A request as a client may send it but fetch never would (a Content-Length its body does not
+ * have, say), to an app in process.
+ */
+export const appInject = async (
+  url: string,
+  request: { method: string; headers: Record<string, string>; payload?: string | Buffer },
+): Promise<Response> => {
+  const target = new URL(url);
+  const listener = apps.get(target.origin);
+  if (!listener) throw new Error(`no app in process at ${target.origin}`);
+  const reply = await inject(listener as never, {
+    method: request.method as 'GET',
+    url: `${target.pathname}${target.search}`,
+    headers: { host: target.host, ...request.headers },
+    ...(request.payload === undefined ? {} : { payload: request.payload }),
+    remoteAddress: '127.0.0.1',
+  });
+  return asResponse(reply, request.method);
 };

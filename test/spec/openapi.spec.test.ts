@@ -1,4 +1,4 @@
-// The OpenAPI document against the real service: one daemon, real requests for every documented
+// The OpenAPI document against the real service: the whole app in process (test/support/appSpec.ts), real requests for every documented
 // success schema and the main errors, each answer's status looked up in the document and its body
 // validated (Ajv, JSON Schema 2020-12) against the schema the document gives for that status.
 // Every response schema is closed and lists its fields as required, so a field added, removed or
@@ -7,18 +7,18 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentFor, mountApi, openApiDocument } from '../../src/http/api.ts';
+import { DEFAULT_RATE_LIMIT } from '../../src/http/rateLimit.ts';
 import type { Routes } from '../../src/http/server.ts';
-import { openStore } from '../../src/store/store.ts';
-import { type ApiFixture, startApi } from '../support/apiFixture.ts';
 import { markDone } from '../support/apiHelpers.ts';
+import { type AppUnderTest, startApp } from '../support/appSpec.ts';
 import { corpus } from '../support/corpus.ts';
+import { appFetch, appInject } from '../support/inProcess.ts';
 
 const PDF = corpus('vec_tracemonkey.pdf');
 /** the operator's address, given to the daemon (serve --contact-email) */
@@ -77,17 +77,18 @@ const documentedOperations = (doc: Document) =>
     .sort();
 
 describe('the OpenAPI document', () => {
-  let fixture: ApiFixture;
+  let fixture: AppUnderTest;
   let doc: Document;
   let ajv: Ajv2020;
   let pdf: Uint8Array<ArrayBuffer>;
   let served: Response;
 
   beforeAll(async () => {
-    fixture = await startApi('embedded', ['--contact-email', CONTACT]);
+    // the daemon's default rate limit: the last test meets it
+    fixture = await startApp({ contactEmail: CONTACT, rateLimit: DEFAULT_RATE_LIMIT });
     pdf = new Uint8Array(await readFile(PDF));
     // Fetched without a key: the document is public.
-    served = await fetch(`${fixture.api}/openapi.json`);
+    served = await appFetch(`${fixture.api}/openapi.json`);
     doc = (await served.clone().json()) as Document;
     // The whole document is one schema, so `#/components/schemas/...` refs resolve inside it.
     ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -194,7 +195,7 @@ describe('the OpenAPI document', () => {
     init: Call = {},
   ): Promise<T> => {
     const url = path.replace(/\{(\w+)\}/g, (_, name: string) => init.params?.[name] ?? '');
-    const res = await fetch(`${fixture.api}${url}${init.query ? `?${init.query}` : ''}`, {
+    const res = await appFetch(`${fixture.api}${url}${init.query ? `?${init.query}` : ''}`, {
       method: method.toUpperCase(),
       headers: init.headers ?? { authorization: `Bearer ${fixture.key}` },
       body: init.body,
@@ -211,15 +212,7 @@ describe('the OpenAPI document', () => {
 
   /** Finishes processing of versions directly in the store, as the processing worker would. */
   const completeProcessing = async (flipbookId: string, versionIds: string[]) => {
-    const dataDir = fixture.storeArgs[fixture.storeArgs.indexOf('--data-dir') + 1];
-    const store = await openStore({ dataDir });
-    try {
-      for (const versionId of versionIds) {
-        await markDone(store, flipbookId, versionId, 1);
-      }
-    } finally {
-      await store.close();
-    }
+    for (const versionId of versionIds) await markDone(fixture.store, flipbookId, versionId, 1);
   };
 
   it('is served without a key, is OpenAPI 3.1 and covers every route of the API', async () => {
@@ -526,31 +519,14 @@ describe('the OpenAPI document', () => {
 
     // 413: a declared body over the limit is refused before it is read.
     const oversized = async (method: 'GET' | 'POST', path: string, bytes: number) => {
-      const res = await new Promise<Response>((resolve, reject) => {
-        const req = httpRequest(`${fixture.api}${path}`, {
-          method,
-          headers: {
-            authorization: `Bearer ${fixture.key}`,
-            'content-type': 'multipart/form-data; boundary=x',
-            'content-length': String(bytes),
-          },
-        });
-        req.on('response', (incoming) => {
-          const chunks: Buffer[] = [];
-          incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-          incoming.on('end', () => {
-            const headers = new Headers();
-            for (const [name, value] of Object.entries(incoming.headers)) {
-              if (typeof value === 'string') headers.set(name, value);
-            }
-            resolve(
-              new Response(Buffer.concat(chunks), { status: incoming.statusCode ?? 0, headers }),
-            );
-            req.destroy();
-          });
-        });
-        req.on('error', reject);
-        req.write('--x\r\n');
+      const res = await appInject(`${fixture.api}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${fixture.key}`,
+          'content-type': 'multipart/form-data; boundary=x',
+          'content-length': String(bytes),
+        },
+        payload: '--x\r\n',
       });
       return res;
     };
@@ -701,7 +677,7 @@ describe('the OpenAPI document', () => {
   it('describes the 429 answer and its headers', async () => {
     let res: Response | null = null;
     for (let i = 0; i < 400; i++) {
-      const attempt = await fetch(`${fixture.api}/openapi.json`);
+      const attempt = await appFetch(`${fixture.api}/openapi.json`);
       if (attempt.status === 429) {
         res = attempt;
         break;
@@ -712,7 +688,7 @@ describe('the OpenAPI document', () => {
     expect(res.headers.get('ratelimit-policy')).toBe('"per-ip";q=120;w=60');
     const body = await expectDocumented('get', '/openapi.json', res, 429, 'Error');
     expect(body.error).toBe('Rate limit exceeded: 120 requests per minute');
-    const listed = await fetch(`${fixture.api}/flipbooks`, {
+    const listed = await appFetch(`${fixture.api}/flipbooks`, {
       headers: { authorization: `Bearer ${fixture.key}` },
     });
     await expectDocumented('get', '/flipbooks', listed, 429, 'Error');
