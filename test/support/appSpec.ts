@@ -16,7 +16,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { issueApiKey } from '../../src/app/apiKeys.ts';
 import type { Clock } from '../../src/app/clock.ts';
 import { installationSecret } from '../../src/app/readerAccess.ts';
@@ -24,9 +24,12 @@ import { changePlan, createWorkspace } from '../../src/app/workspaces.ts';
 import type { BlobStore } from '../../src/blobs/blobStore.ts';
 import { openBlobStore } from '../../src/blobs/openBlobStore.ts';
 import { type AppSettings, composeApp } from '../../src/composeApp.ts';
+import { flipbookStream } from '../../src/domain/flipbook/flipbook.ts';
 import { logger } from '../../src/log.ts';
 import type { Store } from '../../src/store/store.ts';
 import { renderOptionsFor } from '../../src/worker/renderSettings.ts';
+import { startWorkers, workerOptions } from '../../src/worker/workerPool.ts';
+import { type Client, client } from './apiHelpers.ts';
 import { type BlobPlace, placeOf } from './blobPlace.ts';
 import { registerApp } from './inProcess.ts';
 import { TEST_METADATA } from './metadata.ts';
@@ -85,6 +88,8 @@ export type AppUnderTest = {
   ) => Promise<{ key: string; workspaceId: string }>;
   /** events appended since the last call (or since the app was ready), oldest first */
   newEvents: () => Promise<StoredEvent[]>;
+  /** a flipbook's events, oldest first (what `flipbook events ID` prints) */
+  eventsOf: (flipbookId: string) => Promise<StoredEvent[]>;
   /** writes the reading figures counted so far (the daemon does it every half second) */
   flushFigures: () => Promise<void>;
   stop: () => Promise<void>;
@@ -97,10 +102,13 @@ export type AppOptions = Partial<Omit<AppSettings, 'publicUrl'>> & {
   store?: StoreKind;
   /** blobs in a folder (default) or a fresh bucket on the run's S3 server */
   blobs?: 'dir' | 's3';
+  /** processing lanes in this process, as `serve --workers N` (none by default: versions stay
+   * where the test puts them) */
+  workers?: number;
 };
 
 export const startApp = async (options: AppOptions = {}): Promise<AppUnderTest> => {
-  const { store: kind = 'postgres', blobs: blobKind = 'dir', ...settings } = options;
+  const { store: kind = 'postgres', blobs: blobKind = 'dir', workers = 0, ...settings } = options;
   const store = await openTestStore(kind);
   const folder = await mkdtemp(join(tmpdir(), 'flipbook-app-'));
   Object.assign(process.env, S3_ENV);
@@ -115,12 +123,13 @@ export const startApp = async (options: AppOptions = {}): Promise<AppUnderTest> 
     : await openBlobStore({ blobDir: join(folder, 'blobs') });
   const clock = testClock();
   const base = `http://app-${++apps}.test`;
+  const render = renderOptionsFor(1);
   const app = composeApp({
     store,
     blobs,
     clock,
     log: logger,
-    render: renderOptionsFor(1),
+    render,
     secret: await installationSecret(store),
     health: {
       notReady: async () => {
@@ -152,6 +161,10 @@ export const startApp = async (options: AppOptions = {}): Promise<AppUnderTest> 
     },
   });
   const unregister = registerApp(base, app.http.request);
+  const pool =
+    workers > 0
+      ? startWorkers({ store, blobs, log: logger, render, clock }, workerOptions(workers))
+      : null;
 
   const newWorkspace = async (name: string, plan: 'team' | 'free' = 'team') => {
     const created = await createWorkspace(
@@ -194,8 +207,18 @@ export const startApp = async (options: AppOptions = {}): Promise<AppUnderTest> 
       return rows.map(({ position: _, ...event }) => event);
     },
     flushFigures: () => app.analytics.flush(),
+    eventsOf: async (flipbookId) => {
+      const { rows } = await store.pool.query<StoredEvent>(
+        `SELECT message_type AS type, stream_id AS stream, message_data AS data,
+                message_metadata AS metadata
+           FROM emt_messages WHERE stream_id = $1 ORDER BY global_position`,
+        [flipbookStream(flipbookId)],
+      );
+      return rows;
+    },
     stop: async () => {
       unregister();
+      await pool?.stop();
       await app.analytics.stop();
       await app.tiles.stop();
       await app.keyUsage.settle();
@@ -211,4 +234,28 @@ const lastPosition = async (store: Store) => {
     'SELECT max(global_position)::text AS last FROM emt_messages',
   );
   return rows[0]?.last ?? '0';
+};
+
+export type UsedApp = AppUnderTest & { c: Client };
+
+/**
+ * An app for the suite it is called in: started before the suite's first test, stopped after its
+ * last (as useApi does with a daemon). The value stands for the started app, with `c`, a client
+ * of its workspace; reading it before the suite starts is an error.
+ */
+export const useApp = (options: AppOptions = {}): UsedApp => {
+  let started: UsedApp | undefined;
+  beforeAll(async () => {
+    const app = await startApp(options);
+    started = { ...app, c: client(app.api, app.key) };
+  });
+  afterAll(async () => {
+    await started?.stop();
+  });
+  return new Proxy({} as UsedApp, {
+    get: (_, key) => {
+      if (!started) throw new Error("the app starts before the suite's first test");
+      return Reflect.get(started, key);
+    },
+  });
 };

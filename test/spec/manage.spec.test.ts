@@ -1,13 +1,10 @@
 // Managing flipbooks after publishing, on both stores: PATCH (every field, every refusal), slugs
 // and the readable address, archive (410 reader page, files 404) and restore, DELETE (everything of
 // it gone but its events, a running render stopped, the quota freed), workspace isolation, Range
-// requests on file URLs, and the CLI's edit/archive/unarchive/delete with their exit codes. Real
-// daemon (one worker, no rate limit), real PostgreSQL, real poppler, real HTTP.
+// requests on file URLs. The whole app in process (test/support/appSpec.ts) with one processing
+// lane, real PostgreSQL, real poppler; the CLI's commands are test/e2e/manageCli.e2e.test.ts's.
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   client,
   corpus,
@@ -20,10 +17,10 @@ import {
   SMALL_PDF,
   send,
 } from '../support/apiHelpers.ts';
+import { useApp } from '../support/appSpec.ts';
 import { storedKeys } from '../support/blobPlace.ts';
-import { flipbook } from '../support/cli.ts';
+import { appFetch } from '../support/inProcess.ts';
 import { STORE_KINDS } from '../support/stores.ts';
-import { useApi } from '../support/useApi.ts';
 
 const LONG_PDF = 'text_why3-manual.pdf'; // 184 pages: still rendering when deleted
 const OWN_PDF = 'vec_vector.pdf'; // used by no other flipbook here: its original goes with it
@@ -49,8 +46,7 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
   const hasOriginal = async (sum: string) =>
     (await storedKeys(fx.blobPlace, 'originals')).includes(`${sum.slice(0, 2)}/${sum}.pdf`);
   // the embedded store keeps its blobs in a directory, the postgres store in a bucket
-  const fx = useApi(kind, ['--workers', '1', '--rate-limit', '0']);
-  let cliHome: string;
+  const fx = useApp({ store: kind, blobs: kind === 'postgres' ? 's3' : 'dir', workers: 1 });
 
   const patch = (id: string, body: unknown, headers: Record<string, string> = {}) =>
     send(`${fx.api}/flipbooks/${id}`, {
@@ -63,7 +59,7 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
       body: typeof body === 'string' ? body : JSON.stringify(body),
     });
   const web = (path: string, init: RequestInit = {}) =>
-    fetch(`${fx.daemon.url}${path}`, { redirect: 'manual', ...init });
+    appFetch(`${fx.base}${path}`, { redirect: 'manual', ...init });
   const waitDone = (flipbookId: string, versionId: string) =>
     waitFor(`version ${versionId} done`, async () => {
       const reply = await fx.c.status(flipbookId, versionId);
@@ -81,20 +77,6 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
       original: `/files/originals/${ids.versionId}`,
     };
   };
-  const cli = (args: string[], key = fx.key) =>
-    flipbook(args, {
-      XDG_CONFIG_HOME: cliHome,
-      FLIPBOOK_URL: fx.daemon.url,
-      FLIPBOOK_API_KEY: key,
-    });
-
-  beforeAll(async () => {
-    cliHome = await mkdtemp(join(tmpdir(), 'flipbook-manage-cli-'));
-  });
-  afterAll(async () => {
-    await rm(cliHome, { recursive: true, force: true });
-  });
-
   it('changes each field with PATCH, alone or together, and answers the flipbook', async () => {
     const { flipbookId } = await createFlipbook(fx.c, { title: 'Before' });
     let reply = await patch(flipbookId, { title: '  After  ' });
@@ -261,7 +243,7 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
     const theirs = await createFlipbook(client(fx.api, spaced.key), { slug: 'readable-two' });
     res = await web(`/w/${encodeURIComponent(`Acme Corp ${kind}`)}/readable-two`);
     expect(res.status).toBe(302);
-    expect(res.headers.get('location')).toBe(`${fx.daemon.url}/f/${theirs.flipbookId}`);
+    expect(res.headers.get('location')).toBe(`${fx.base}/f/${theirs.flipbookId}`);
   });
 
   it('archives: listed as archived, the reader a 410 page with nothing of it, its files 404; restoring brings all back', async () => {
@@ -274,7 +256,7 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
     for (const path of [book.page, book.text, book.original]) {
       expect((await web(path)).status, path).toBe(200);
     }
-    expect((await fetch(url)).status).toBe(200);
+    expect((await appFetch(url)).status).toBe(200);
 
     const archived = await patch(book.flipbookId, { status: 'archived' });
     expectJson(archived, 200);
@@ -288,7 +270,7 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
     // still the owner's to see over the API
     expectJson(await fx.c.flipbook(book.flipbookId), 200);
 
-    const gone = await fetch(url);
+    const gone = await appFetch(url);
     expect(gone.status).toBe(410);
     expect(gone.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(gone.headers.get('cache-control')).toBe('no-cache');
@@ -307,12 +289,12 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
     // the readable address still leads to the url, which says it is not available
     const redirect = await web('/w/acme/secret-plans');
     expect(redirect.status).toBe(302);
-    expect((await fetch(redirect.headers.get('location') ?? '')).status).toBe(410);
+    expect((await appFetch(redirect.headers.get('location') ?? '')).status).toBe(410);
 
     const restored = await patch(book.flipbookId, { status: 'published' });
     expect(restored.body.status).toBe('published');
     expect(restored.body.url).toBe(url);
-    const back = await fetch(url);
+    const back = await appFetch(url);
     expect(back.status).toBe(200);
     expect(await back.text()).toContain('Secret &lt;plans&gt;');
     for (const path of [book.page, book.text, book.original]) {
@@ -432,7 +414,7 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
     expect((await fx.c.list('per_page=100')).body.flipbooks.map((f: Json) => f.id)).not.toContain(
       id,
     );
-    expect((await fetch(url)).status).toBe(404);
+    expect((await appFetch(url)).status).toBe(404);
     expect((await web('/w/acme/doomed')).status).toBe(404);
     for (const path of [book.page, book.text, book.original]) {
       expect((await web(path)).status, path).toBe(404);
@@ -442,9 +424,7 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
     // the slug is free again
     expectJson(await fx.c.create(pdf(SMALL_PDF), { slug: 'doomed' }), 201);
 
-    const events = await flipbook(['events', id, '--json', ...fx.storeArgs]);
-    expect(events.code, events.stderr).toBe(0);
-    const trail = JSON.parse(events.stdout) as Json[];
+    const trail = (await fx.eventsOf(id)) as Json[];
     expect(trail[0].type).toBe('FlipbookCreated');
     expect(trail.map((e) => e.type)).toContain('VersionProcessed');
     const last = trail.at(-1);
@@ -488,72 +468,7 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
     expectError(await theirs.create(pdf(SMALL_PDF)), 422, /^Flipbook limit reached/);
   }, 120_000);
 
-  // A dozen CLI runs, each a Node start (~1 s alone, several on a loaded machine).
-  it('runs edit, archive, unarchive and delete from the CLI, with their exit codes', {
-    timeout: 180_000,
-  }, async () => {
-    const book = await processed({ title: 'By the CLI' });
-    const id = book.flipbookId;
-
-    let run = await cli(['edit', id, '--title', 'Renamed', '--slug', 'renamed-cli', '--json']);
-    expect(run.code, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ id, title: 'Renamed', slug: 'renamed-cli' });
-
-    run = await cli(['edit', id, '--description', 'From the terminal']);
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toContain('Renamed');
-    expect((await fx.c.flipbook(id)).body.description).toBe('From the terminal');
-
-    run = await cli(['edit', id, '--download', 'off']);
-    expect(run.code, run.stderr).toBe(0);
-    expect((await web(book.original)).status).toBe(404);
-    run = await cli(['edit', id, '--download', 'on']);
-    expect(run.code, run.stderr).toBe(0);
-    expect((await web(book.original)).status).toBe(200);
-
-    // usage errors: exit 2, nothing sent
-    run = await cli(['edit', id]);
-    expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/nothing to change/);
-    run = await cli(['edit', id, '--download', 'maybe']);
-    expect(run.code).toBe(2);
-    // the server's refusal: exit 1 with its message
-    run = await cli(['edit', id, '--slug', 'Not A Slug']);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/Invalid slug/);
-    expect((await fx.c.flipbook(id)).body.slug).toBe('renamed-cli');
-
-    run = await cli(['archive', id]);
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toContain('archived');
-    expect((await web(`/f/${id}`)).status).toBe(410);
-    run = await cli(['unarchive', id, '--json']);
-    expect(run.code, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout).status).toBe('published');
-    expect((await web(`/f/${id}`)).status).toBe(200);
-
-    // not on a terminal and no --yes: refused, nothing deleted
-    run = await cli(['delete', id]);
-    expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/--yes/);
-    expectJson(await fx.c.flipbook(id), 200);
-
-    run = await cli(['delete', id, '--yes']);
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toContain(id);
-    expectError(await fx.c.flipbook(id), 404);
-    run = await cli(['delete', id, '--yes']);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/not found/i);
-    // another workspace's key cannot reach it either
-    run = await cli(
-      ['archive', (await createFlipbook(fx.c)).flipbookId],
-      (await fx.newWorkspace(`cli-${kind}`)).key,
-    );
-    expect(run.code).toBe(1);
-  });
-
-  it('stops a running render when its flipbook is deleted; the daemon stays up and goes on', async () => {
+  it('stops a running render when its flipbook is deleted; the app goes on', async () => {
     const { flipbookId, versionId } = await createFlipbook(fx.c, { title: 'Long' }, pdf(LONG_PDF));
     // processing, some pages written, most still to come (184 pages)
     await waitFor(
@@ -567,15 +482,11 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
     // the worker is free again: the next upload is processed to the end
     const next = await createFlipbook(fx.c, { title: 'Next' });
     await waitDone(next.flipbookId, next.versionId);
-    expect((await fetch(`${fx.daemon.url}/healthz`)).status).toBe(200);
-    expect(fx.daemon.process.exitCode).toBeNull();
+    expect((await appFetch(`${fx.base}/healthz`)).status).toBe(200);
     // nothing of the stopped render was left behind or recorded after the deletion
     await waitFor('the stopped render to leave no files', async () => !(await hasPages(versionId)));
-    const trail = JSON.parse(
-      (await flipbook(['events', flipbookId, '--json', ...fx.storeArgs])).stdout,
-    ) as Json[];
-    expect(trail.at(-1).type).toBe('FlipbookDeleted');
+    const trail = await fx.eventsOf(flipbookId);
+    expect(trail.at(-1)?.type).toBe('FlipbookDeleted');
     expect(trail.map((e) => e.type)).not.toContain('VersionProcessed');
-    expect(fx.daemon.logs()).not.toMatch(/unhandled rejection|uncaught/);
   }, 180_000);
 });
