@@ -27,26 +27,21 @@ import type { Activated, CreatedVersion, VersionStatus } from '../contract/versi
 import { parseActivateFlag } from '../domain/activateFlag.ts';
 import { NotFound, RuleBroken } from '../domain/errors.ts';
 import { visibility } from '../domain/flipbook/access.ts';
+import type { FlipbookCommand } from '../domain/flipbook/decide.ts';
 import * as fields from '../domain/flipbookFields.ts';
 import { checkFlipbookCount, checkVersionCount } from '../domain/plans.ts';
 import { slugify } from '../domain/slug.ts';
 import type { Store } from '../store/store.ts';
-import { acceptPdf } from './acceptUpload.ts';
 import type { Caller } from './caller.ts';
 import type { Clock } from './clock.ts';
 import { runFlipbookCommand } from './commands.ts';
 import { estimateSeconds } from './estimate.ts';
-import {
-  idempotencyOf,
-  keepAnswer,
-  priorAnswer,
-  type UploadOptions,
-  withKey,
-} from './idempotentUploads.ts';
+import type { UploadOptions } from './idempotentUploads.ts';
 import { everyVersionFailed, presentFlipbook, presentPage, presentStatus } from './present.ts';
 import type { ReceivedUpload } from './received.ts';
+import { runUpload } from './uploadPipeline.ts';
 import type { Urls } from './urls.ts';
-import { removeVersionFiles, withStoredOriginal } from './versionFiles.ts';
+import { removeVersionFiles } from './versionFiles.ts';
 
 /** What the flipbook use cases stand on; the clock dates every event they record. */
 export type ApiDeps = { store: Store; blobs: BlobStore; urls: Urls; clock: Clock };
@@ -143,48 +138,45 @@ const newBookFields = ({ fields: given }: ReceivedUpload, withSlug: boolean) => 
   return { title, description, askedSlug, direction, readers };
 };
 
-export const createFlipbook = async (
+export const createFlipbook = (
   deps: ApiDeps,
   caller: Caller,
   upload: ReceivedUpload,
   options: UploadOptions = {},
 ): Promise<Created> => {
   const { store } = deps;
-  const idempotency = idempotencyOf(options, deps.clock.now(), 'create', null, upload);
-  const remake = (prior: IdempotentUpload) => remadeCreated(store.db, caller, prior);
-  const first = await priorAnswer(store.db, caller, idempotency, remake);
-  if (first) return replayed(options, first);
-  const { title, description, askedSlug, direction, readers } = newBookFields(upload, true);
-  // A quick refusal before the slow inspection; the count that decides is taken under the lock.
-  checkFlipbookCount(caller.plan, await countWorkspaceFlipbooks(store.db, caller.workspaceId));
-  const { file, pages, ref } = await acceptPdf(caller.plan, upload.file);
-  const flipbookId = randomUUID();
-  const versionId = randomUUID();
-  const finalTitle = title ?? fields.defaultTitle(file.name);
-  let slug = '';
-  // Count, commit and append under the workspace's lock, so simultaneous creates (in this
-  // process or any other on the database) see each other's flipbooks: exactly the limit succeed.
-  // The same key sent twice at once: the second finds the first's upload under the lock.
-  const done = await withStoredOriginal(store, deps.blobs, file.checksum, (stored) =>
-    store.locks.workspace(caller.workspaceId, async () => {
-      const again = await priorAnswer(store.db, caller, idempotency, remake);
-      if (again) return { kind: 'again' as const, answer: again };
-      checkFlipbookCount(caller.plan, await countWorkspaceFlipbooks(store.db, caller.workspaceId));
+  const countBooks = async () =>
+    checkFlipbookCount(caller.plan, await countWorkspaceFlipbooks(store.db, caller.workspaceId));
+  // Read once the key is known not to be a replay (a replay answers whatever the form says).
+  let book: ReturnType<typeof newBookFields>;
+  return runUpload(deps, caller, upload, options, {
+    operation: 'create',
+    target: null,
+    remake: (prior) => remadeCreated(store.db, caller, prior),
+    before: async () => {
+      book = newBookFields(upload, true);
+      await countBooks();
+    },
+    decide: async (file) => {
+      const { title, description, askedSlug, direction, readers } = book;
+      // Simultaneous creates see each other's flipbooks here: exactly the limit succeed.
+      await countBooks();
       // Slugs are unique in a workspace: one asked for must be free; one made from the title
       // takes the first free of title, title-2, title-3...
       if (askedSlug && (await slugTaken(store.db, caller.workspaceId, askedSlug))) {
         throw slugInUse(askedSlug);
       }
+      const finalTitle = title ?? fields.defaultTitle(file.name);
       const base = slugify(finalTitle);
-      slug =
+      const slug =
         askedSlug ?? fields.freeSlug(base, await slugsLike(store.db, caller.workspaceId, base));
-      await deps.blobs.commitOriginal(ref, file.checksum);
-      stored();
-      const at = deps.clock.now();
-      await runFlipbookCommand(
-        store,
+      const flipbookId = randomUUID();
+      const versionId = randomUUID();
+      return {
         flipbookId,
-        {
+        versionId,
+        title: finalTitle,
+        command: (uploaded, at) => ({
           type: 'CreateFlipbook',
           data: {
             flipbookId,
@@ -196,27 +188,22 @@ export const createFlipbook = async (
             direction,
             visibility: readers,
             versionId,
-            file,
+            file: uploaded,
             now: at,
           },
-        },
-        withKey(caller.metadata, idempotency),
-      );
-      return { kind: 'made' as const, at };
+        }),
+      };
+    },
+    answer: (decided, { file, at, estimatedSeconds }) => ({
+      flipbook_id: decided.flipbookId,
+      version_id: decided.versionId,
+      title: decided.title,
+      status: 'pending',
+      file_size: file.size,
+      estimated_seconds: estimatedSeconds,
+      created_at_unix: Math.floor(at.getTime() / 1000),
     }),
-  );
-  if (done.kind === 'again') return replayed(options, done.answer);
-  const answer: Created = {
-    flipbook_id: flipbookId,
-    version_id: versionId,
-    title: finalTitle,
-    status: 'pending',
-    file_size: file.size,
-    estimated_seconds: await estimateSeconds(store.db, pages),
-    created_at_unix: Math.floor(done.at.getTime() / 1000),
-  };
-  await keepAnswer(store.db, caller, idempotency, versionId, answer);
-  return answer;
+  });
 };
 
 export const addVersion = async (
@@ -227,50 +214,41 @@ export const addVersion = async (
   options: UploadOptions = {},
 ): Promise<CreatedVersion> => {
   const { store } = deps;
-  const idempotency = idempotencyOf(options, deps.clock.now(), 'version', flipbookId, upload);
-  const remake = (prior: IdempotentUpload) => remadeVersion(store.db, caller, prior);
-  const first = await priorAnswer(store.db, caller, idempotency, remake);
-  if (first) return replayed(options, first);
-  if (!(await findFlipbook(store.db, caller.workspaceId, flipbookId))) {
-    throw new NotFound('Flipbook not found');
-  }
-  const activateOnDone = parseActivateFlag(upload.fields.activate);
-  // A quick refusal before the slow inspection; the count that decides is taken under the lock.
-  checkVersionCount(caller.plan, await countVersions(store.db, flipbookId));
-  const { file, pages, ref } = await acceptPdf(caller.plan, upload.file);
-  const versionId = randomUUID();
-  // The workspace's lock (not the flipbook's): one lock guards every quota of the workspace.
-  const done = await withStoredOriginal(store, deps.blobs, file.checksum, (stored) =>
-    store.locks.workspace(caller.workspaceId, async () => {
-      const again = await priorAnswer(store.db, caller, idempotency, remake);
-      if (again) return { kind: 'again' as const, answer: again };
-      checkVersionCount(caller.plan, await countVersions(store.db, flipbookId));
-      await deps.blobs.commitOriginal(ref, file.checksum);
-      stored();
-      const at = deps.clock.now();
-      await runFlipbookCommand(
-        store,
+  const countVersionsOf = async () =>
+    checkVersionCount(caller.plan, await countVersions(store.db, flipbookId));
+  let activateOnDone = true;
+  return runUpload(deps, caller, upload, options, {
+    operation: 'version',
+    target: flipbookId,
+    remake: (prior) => remadeVersion(store.db, caller, prior),
+    before: async () => {
+      if (!(await findFlipbook(store.db, caller.workspaceId, flipbookId))) {
+        throw new NotFound('Flipbook not found');
+      }
+      activateOnDone = parseActivateFlag(upload.fields.activate);
+      await countVersionsOf();
+    },
+    decide: async () => {
+      await countVersionsOf();
+      const versionId = randomUUID();
+      return {
         flipbookId,
-        {
+        versionId,
+        command: (file, at) => ({
           type: 'UploadVersion',
           data: { versionId, file, activateOnDone, now: at },
-        },
-        withKey(caller.metadata, idempotency),
-      );
-      return { kind: 'made' as const, at };
+        }),
+      };
+    },
+    answer: (decided, { file, at, estimatedSeconds }) => ({
+      version_id: decided.versionId,
+      version_status: 'pending',
+      activate_on_done: activateOnDone,
+      file_size: file.size,
+      estimated_seconds: estimatedSeconds,
+      created_at_unix: Math.floor(at.getTime() / 1000),
     }),
-  );
-  if (done.kind === 'again') return replayed(options, done.answer);
-  const answer: CreatedVersion = {
-    version_id: versionId,
-    version_status: 'pending',
-    activate_on_done: activateOnDone,
-    file_size: file.size,
-    estimated_seconds: await estimateSeconds(store.db, pages),
-    created_at_unix: Math.floor(done.at.getTime() / 1000),
-  };
-  await keepAnswer(store.db, caller, idempotency, versionId, answer);
-  return answer;
+  });
 };
 
 /**
@@ -288,104 +266,89 @@ export const publishToSlug = async (
 ): Promise<PublishedToSlug> => {
   const { store } = deps;
   const slug = fields.slug(slugText);
-  const idempotency = idempotencyOf(options, deps.clock.now(), 'slug', slug, upload);
-  const remake = async (prior: IdempotentUpload): Promise<PublishedToSlug> => {
-    const created = await remadeCreated(store.db, caller, prior);
-    const version = await findVersion(
-      store.db,
-      caller.workspaceId,
-      prior.flipbook_id,
-      prior.version_id,
-    );
-    return {
-      ...created,
-      slug,
-      created: (version?.number ?? 1) === 1,
-      activate_on_done: true,
-    };
-  };
-  const first = await priorAnswer(store.db, caller, idempotency, remake);
-  if (first) return replayed(options, first);
-  const { title, description, direction, readers } = newBookFields(upload, false);
-  const { file, pages, ref } = await acceptPdf(caller.plan, upload.file);
-  const done = await withStoredOriginal(store, deps.blobs, file.checksum, (stored) =>
-    store.locks.workspace(caller.workspaceId, async () => {
-      const again = await priorAnswer(store.db, caller, idempotency, remake);
-      if (again) return { kind: 'again' as const, answer: again };
+  let book: ReturnType<typeof newBookFields>;
+  return runUpload(deps, caller, upload, options, {
+    operation: 'slug',
+    target: slug,
+    remake: async (prior) => {
+      const created = await remadeCreated(store.db, caller, prior);
+      const version = await findVersion(
+        store.db,
+        caller.workspaceId,
+        prior.flipbook_id,
+        prior.version_id,
+      );
+      return {
+        ...created,
+        slug,
+        created: (version?.number ?? 1) === 1,
+        activate_on_done: true,
+      };
+    },
+    before: async () => {
+      book = newBookFields(upload, false);
+    },
+    decide: async (file) => {
+      const { title, description, direction, readers } = book;
       const existing = await findFlipbookBySlug(store.db, caller.workspaceId, slug);
       if (existing?.status === 'archived') {
         throw new RuleBroken(
           `The flipbook ${slug} is archived: unarchive it (flipbook unarchive ${existing.flipbook_id}) to publish to it`,
         );
       }
-      if (existing)
+      if (existing) {
         checkVersionCount(caller.plan, await countVersions(store.db, existing.flipbook_id));
-      else {
+      } else {
         checkFlipbookCount(
           caller.plan,
           await countWorkspaceFlipbooks(store.db, caller.workspaceId),
         );
       }
-      await deps.blobs.commitOriginal(ref, file.checksum);
-      stored();
-      const at = deps.clock.now();
       const versionId = randomUUID();
       const flipbookId = existing?.flipbook_id ?? randomUUID();
-      const metadata = withKey(caller.metadata, idempotency);
       const finalTitle = existing?.title ?? title ?? fields.defaultTitle(file.name);
-      await runFlipbookCommand(
-        store,
-        flipbookId,
-        existing
-          ? { type: 'UploadVersion', data: { versionId, file, activateOnDone: true, now: at } }
-          : {
-              type: 'CreateFlipbook',
-              data: {
-                flipbookId,
-                workspaceId: caller.workspaceId,
-                title: finalTitle,
-                titleFromFile: title === null,
-                slug,
-                description,
-                direction,
-                visibility: readers,
-                versionId,
-                file,
-                now: at,
-              },
-            },
-        metadata,
-      );
       return {
-        kind: 'made' as const,
-        at,
-        versionId,
         flipbookId,
+        versionId,
         created: !existing,
         title: finalTitle,
+        command: (uploaded, at): FlipbookCommand =>
+          existing
+            ? {
+                type: 'UploadVersion',
+                data: { versionId, file: uploaded, activateOnDone: true, now: at },
+              }
+            : {
+                type: 'CreateFlipbook',
+                data: {
+                  flipbookId,
+                  workspaceId: caller.workspaceId,
+                  title: finalTitle,
+                  titleFromFile: title === null,
+                  slug,
+                  description,
+                  direction,
+                  visibility: readers,
+                  versionId,
+                  file: uploaded,
+                  now: at,
+                },
+              },
       };
+    },
+    answer: (decided, { file, at, estimatedSeconds }) => ({
+      flipbook_id: decided.flipbookId,
+      version_id: decided.versionId,
+      slug,
+      created: decided.created,
+      title: decided.title,
+      status: 'pending',
+      activate_on_done: true,
+      file_size: file.size,
+      estimated_seconds: estimatedSeconds,
+      created_at_unix: Math.floor(at.getTime() / 1000),
     }),
-  );
-  if (done.kind === 'again') return replayed(options, done.answer);
-  const answer: PublishedToSlug = {
-    flipbook_id: done.flipbookId,
-    version_id: done.versionId,
-    slug,
-    created: done.created,
-    title: done.title,
-    status: 'pending',
-    activate_on_done: true,
-    file_size: file.size,
-    estimated_seconds: await estimateSeconds(store.db, pages),
-    created_at_unix: Math.floor(done.at.getTime() / 1000),
-  };
-  await keepAnswer(store.db, caller, idempotency, done.versionId, answer);
-  return answer;
-};
-
-const replayed = <T>(options: UploadOptions, answer: T): T => {
-  options.replayed?.();
-  return answer;
+  });
 };
 
 /** A create's answer, made again from the read tables (its own was lost with a crash). */

@@ -1,0 +1,99 @@
+// The one way an upload becomes a version: a new flipbook, a new version, a publish to a slug
+// (src/app/flipbooks.ts), and the kinds of upload still to come. Each kind says only what is its
+// own (its idempotency target, its checks, its command, its answer); the order is the pipeline's:
+//   1. the idempotency key: within its window, the first answer again (remade from the read
+//      tables if the first request's was lost with a crash);
+//   2. a quick refusal before the slow inspection (a full plan), then the inspection (acceptPdf);
+//   3. under the workspace's lock (one lock guards every quota of a workspace, in this process or
+//      any other on the database): the key again (the same key sent twice at once), the check
+//      that decides, the original committed, the command appended with the key in its metadata;
+//   4. the answer kept for the key, and returned.
+// An original committed for a command that then failed is removed (withStoredOriginal).
+import type { IdempotentUpload } from '../../projections/idempotentUploads.ts';
+import type { FlipbookCommand } from '../domain/flipbook/decide.ts';
+import type { UploadedFile } from '../domain/flipbook/flipbook.ts';
+import { acceptPdf } from './acceptUpload.ts';
+import type { Caller } from './caller.ts';
+import { runFlipbookCommand } from './commands.ts';
+import { estimateSeconds } from './estimate.ts';
+import type { ApiDeps } from './flipbooks.ts';
+import {
+  idempotencyOf,
+  keepAnswer,
+  priorAnswer,
+  type UploadOptions,
+  withKey,
+} from './idempotentUploads.ts';
+import type { ReceivedUpload } from './received.ts';
+import { withStoredOriginal } from './versionFiles.ts';
+
+/** What was decided under the lock: where the version goes, and the command that records it. */
+export type Decided = {
+  flipbookId: string;
+  versionId: string;
+  command: (file: UploadedFile, at: Date) => FlipbookCommand;
+};
+
+/** An upload as it went in: for the kind's answer. */
+export type Recorded = {
+  file: UploadedFile;
+  at: Date;
+  estimatedSeconds: number;
+};
+
+export type UploadKind<D extends Decided, A> = {
+  /** the idempotency fingerprint's operation and target (a flipbook's id, a slug, none) */
+  operation: string;
+  target: string | null;
+  /** the answer made again from the read tables, for a key whose first answer was not kept */
+  remake: (prior: IdempotentUpload) => Promise<A>;
+  /** before the inspection: a refusal that costs nothing (a missing flipbook, a full plan) */
+  before?: () => Promise<void>;
+  /** under the workspace's lock: the checks that decide, and where the version goes */
+  decide: (file: UploadedFile) => Promise<D>;
+  answer: (decided: D, recorded: Recorded) => A;
+};
+
+export const runUpload = async <D extends Decided, A extends object>(
+  deps: ApiDeps,
+  caller: Caller,
+  upload: ReceivedUpload,
+  options: UploadOptions,
+  kind: UploadKind<D, A>,
+): Promise<A> => {
+  const { store } = deps;
+  const idempotency = idempotencyOf(options, deps.clock.now(), kind.operation, kind.target, upload);
+  const replayed = (answer: A) => {
+    options.replayed?.();
+    return answer;
+  };
+  const first = await priorAnswer(store.db, caller, idempotency, kind.remake);
+  if (first) return replayed(first);
+  await kind.before?.();
+  const { file, pages, ref } = await acceptPdf(caller.plan, upload.file);
+  const done = await withStoredOriginal(store, deps.blobs, file.checksum, (stored) =>
+    store.locks.workspace(caller.workspaceId, async () => {
+      const again = await priorAnswer(store.db, caller, idempotency, kind.remake);
+      if (again) return { kind: 'again' as const, answer: again };
+      const decided = await kind.decide(file);
+      await deps.blobs.commitOriginal(ref, file.checksum);
+      stored();
+      const at = deps.clock.now();
+      await runFlipbookCommand(
+        store,
+        decided.flipbookId,
+        decided.command(file, at),
+        withKey(caller.metadata, idempotency),
+      );
+      return { kind: 'made' as const, decided, at };
+    }),
+  );
+  if (done.kind === 'again') return replayed(done.answer);
+  const answer = kind.answer(done.decided, {
+    file,
+    at: done.at,
+    estimatedSeconds: await estimateSeconds(store.db, pages),
+  });
+  await keepAnswer(store.db, caller, idempotency, done.decided.versionId, answer);
+  return answer;
+};
