@@ -10,9 +10,9 @@ import { findReaderFlipbook } from '../../projections/reader.ts';
 import { findVersion, listVersions, type VersionRow } from '../../projections/versions.ts';
 import { NotFound } from '../domain/errors.ts';
 import { flipbookStream } from '../domain/flipbook/flipbook.ts';
+import type { ApiDeps } from './apiDeps.ts';
 import type { Caller } from './caller.ts';
 import { type LoggedEvent, presentEvent } from './eventLog.ts';
-import type { ApiDeps } from './flipbooks.ts';
 import { everyVersionFailed, presentFlipbook } from './present.ts';
 
 export type VersionLine = {

@@ -20,7 +20,6 @@ import {
   flipbooksWithOnlyFailures,
   listVersions,
 } from '../../projections/versions.ts';
-import type { BlobStore } from '../blobs/blobStore.ts';
 import type { DeleteResponse } from '../contract/common.ts';
 import type { Created, Flipbook, FlipbookList, PublishedToSlug } from '../contract/flipbooks.ts';
 import type { Activated, CreatedVersion, VersionStatus } from '../contract/versions.ts';
@@ -32,8 +31,8 @@ import * as fields from '../domain/flipbookFields.ts';
 import { checkFlipbookCount, checkVersionCount } from '../domain/plans.ts';
 import { slugify } from '../domain/slug.ts';
 import type { Store } from '../store/store.ts';
+import type { ApiDeps } from './apiDeps.ts';
 import type { Caller } from './caller.ts';
-import type { Clock } from './clock.ts';
 import { runFlipbookCommand } from './commands.ts';
 import { estimateSeconds } from './estimate.ts';
 import type { UploadOptions } from './idempotentUploads.ts';
@@ -42,9 +41,6 @@ import type { ReceivedUpload } from './received.ts';
 import { runUpload } from './uploadPipeline.ts';
 import type { Urls } from './urls.ts';
 import { removeVersionFiles } from './versionFiles.ts';
-
-/** What the flipbook use cases stand on; the clock dates every event they record. */
-export type ApiDeps = { store: Store; blobs: BlobStore; urls: Urls; clock: Clock };
 
 export const listFlipbooks = async (
   { store, urls }: ApiDeps,

@@ -7,8 +7,9 @@ import { withTablesAsOf } from '../../projections/history.ts';
 import type { DomainEvent } from '../../projections/readTable.ts';
 import { NotFound } from '../domain/errors.ts';
 import { flipbookStream } from '../domain/flipbook/flipbook.ts';
+import type { ApiDeps } from './apiDeps.ts';
 import type { Caller } from './caller.ts';
-import { type ApiDeps, showFlipbook } from './flipbooks.ts';
+import { showFlipbook } from './flipbooks.ts';
 
 export const getFlipbookAsOf = async (
   { store, urls }: ApiDeps,

@@ -7,9 +7,10 @@ import { listVersions } from '../../projections/versions.ts';
 import type { DeleteResponse } from '../contract/common.ts';
 import type { Flipbook, FlipbookEdits } from '../contract/flipbooks.ts';
 import { NotFound } from '../domain/errors.ts';
+import type { ApiDeps } from './apiDeps.ts';
 import type { Caller } from './caller.ts';
 import { runFlipbookCommand } from './commands.ts';
-import { type ApiDeps, showFlipbook, slugInUse } from './flipbooks.ts';
+import { showFlipbook, slugInUse } from './flipbooks.ts';
 import { removeVersionFiles } from './versionFiles.ts';
 
 export const editFlipbook = async (

@@ -22,9 +22,9 @@ import { InvalidInput, NotFound } from '../domain/errors.ts';
 import { linkPassword, type ShareLinkCommand } from '../domain/flipbook/shareLinks.ts';
 import { hashPassword } from './accounts/passwords.ts';
 import { hashToken, newToken } from './accounts/tokens.ts';
+import type { ApiDeps } from './apiDeps.ts';
 import type { Caller } from './caller.ts';
 import { runFlipbookCommand } from './commands.ts';
-import type { ApiDeps } from './flipbooks.ts';
 
 const shown = (row: ShareLinkRow, now: Date): ShareLink => ({
   id: row.id,

@@ -13,10 +13,10 @@ import type { IdempotentUpload } from '../../projections/idempotentUploads.ts';
 import type { FlipbookCommand } from '../domain/flipbook/decide.ts';
 import type { UploadedFile } from '../domain/flipbook/flipbook.ts';
 import { acceptPdf } from './acceptUpload.ts';
+import type { ApiDeps } from './apiDeps.ts';
 import type { Caller } from './caller.ts';
 import { runFlipbookCommand } from './commands.ts';
 import { estimateSeconds } from './estimate.ts';
-import type { ApiDeps } from './flipbooks.ts';
 import {
   idempotencyOf,
   keepAnswer,

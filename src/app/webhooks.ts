@@ -12,7 +12,7 @@ import {
 } from '../../projections/webhookDeliveries.ts';
 import { findWebhook, listWebhooks, type WebhookRow } from '../../projections/webhooks.ts';
 import { InvalidInput, NotFound, RuleBroken } from '../domain/errors.ts';
-import type { PublicEventType } from '../domain/publicEvents.ts';
+import type { PublicEventType } from '../domain/publicEventTypes.ts';
 import { isUuid } from '../domain/uuid.ts';
 import { checkWebhookUrl } from '../domain/workspace/webhooks.ts';
 import type { Store } from '../store/store.ts';

@@ -1,7 +1,7 @@
 // The workspace event feed and webhooks (beyond the spec; docs/webhooks.md): the shapes the API
 // answers with and takes, one definition each.
 import { type Static, Type } from '@sinclair/typebox';
-import { PUBLIC_EVENT_TYPES } from '../domain/publicEvents.ts';
+import { PUBLIC_EVENT_TYPES } from '../domain/publicEventTypes.ts';
 import { MAX_DESCRIPTION, MAX_URL } from '../domain/workspace/webhooks.ts';
 import { Closed, Count, DateTime, Defaulted, Named, StringEnum, Uuid } from './common.ts';
 

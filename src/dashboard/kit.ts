@@ -5,8 +5,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { currentSession, type SignedIn } from '../app/accounts/sessions.ts';
 import type { Sso } from '../app/accounts/sso.ts';
+import type { ApiDeps } from '../app/apiDeps.ts';
 import type { Clock } from '../app/clock.ts';
-import type { ApiDeps } from '../app/flipbooks.ts';
 import { AppError } from '../domain/errors.ts';
 import { type Html, html } from '../http/html.ts';
 import { loggedUrl } from '../http/loggedUrl.ts';

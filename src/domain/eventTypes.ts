@@ -4,7 +4,7 @@
 // type check, so neither the audit chain (which must see every event) nor the feed can silently
 // miss one. Every other list of event types is derived from these.
 import type { FlipbookEvent } from './flipbook/flipbook.ts';
-import type { PublicEventType } from './publicEvents.ts';
+import type { PublicEventType } from './publicEventTypes.ts';
 import type { UserEvent } from './user/user.ts';
 import type { WorkspaceEvent } from './workspace/workspace.ts';
 

@@ -4,33 +4,7 @@
 // anything of the store) never leave, and a stored event's shape may change without changing
 // what is published (this function is where old and new shapes meet).
 import { publicTypeOf } from './eventTypes.ts';
-
-export const PUBLIC_EVENT_TYPES = [
-  'flipbook.created',
-  'flipbook.updated',
-  'flipbook.archived',
-  'flipbook.unarchived',
-  'flipbook.download_changed',
-  'flipbook.visibility_changed',
-  'flipbook.embeds_changed',
-  'flipbook.deleted',
-  'share_link.created',
-  'share_link.updated',
-  'share_link.revoked',
-  'version.uploaded',
-  'version.processing',
-  'version.done',
-  'version.failed',
-  'version.activated',
-  'version.deleted',
-  'webhook.created',
-  'webhook.deleted',
-  'webhook.disabled',
-  'webhook.enabled',
-] as const;
-export type PublicEventType = (typeof PUBLIC_EVENT_TYPES)[number];
-
-export type PublicEvent = { type: PublicEventType; data: Record<string, unknown> };
+import type { PublicEvent } from './publicEventTypes.ts';
 
 const pick = <K extends string>(data: Record<string, unknown>, keys: Record<K, string>) => {
   const out: Record<string, unknown> = {};

@@ -107,22 +107,3 @@ export const error = (description: string): Answer => ({ description, error: tru
 
 /** The path as OpenAPI writes it: `{name}` for polka's `:name`. */
 export const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
-
-/**
- * A matcher for a polka path (`:name` one segment, `*` the rest, a trailing slash allowed, as
- * polka does).
- */
-export const pathPattern = (path: string) =>
-  new RegExp(
-    `^${path
-      .replace(/\/$/, '')
-      .split('/')
-      .map((part) =>
-        part === '*'
-          ? '.*'
-          : part.startsWith(':')
-            ? '[^/]+'
-            : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
-      )
-      .join('/')}/?$`,
-  );

@@ -4,8 +4,9 @@
 // before routing (which requests read their own body) comes from the same table.
 import type { ServerResponse } from 'node:http';
 import type { Caller } from '../app/caller.ts';
-import { type Endpoint, pathPattern } from './endpoint.ts';
+import type { Endpoint } from './endpoint.ts';
 import { jsonReader, paramsReader, queryReader } from './endpointInput.ts';
+import { pathPattern } from './pathPattern.ts';
 import { sendJson } from './respond.ts';
 import type { Request, Routes } from './server.ts';
 import { dropBodyAfterRefusal } from './upload.ts';

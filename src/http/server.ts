@@ -24,8 +24,8 @@ import {
 import type { Logger } from '../log.ts';
 import { httpDuration, httpRequests } from '../metrics.ts';
 import { withDatabaseBudget } from '../store/databaseLimits.ts';
-import { pathPattern } from './endpoint.ts';
 import { loggedUrl } from './loggedUrl.ts';
+import { pathPattern } from './pathPattern.ts';
 import { beginRequest, type ContextOptions } from './requestContext.ts';
 import { sendError } from './respond.ts';
 import { asUnavailable } from './unavailable.ts';

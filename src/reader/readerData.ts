@@ -5,9 +5,9 @@
 import { listPages, type PageRow } from '../../projections/pages.ts';
 import { findReaderFlipbook, readerVersion } from '../../projections/reader.ts';
 import type { Db } from '../../projections/readTable.ts';
+import type { Urls } from '../app/urls.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
 import { frameAncestors } from '../domain/flipbook/access.ts';
-import type { Urls } from '../http/present.ts';
 import { readDocumentSummary, scriptLanguage } from './documentSummary.ts';
 
 /** Consecutive pages of one size: [first position, how many, width, height]. */

@@ -17,13 +17,13 @@ import {
   enterByLink,
   unlockLink,
 } from '../app/readerAccess.ts';
+import type { Urls } from '../app/urls.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
 import { readForm } from '../dashboard/request.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
 import { readCookie, sessionTokenOf } from '../http/cookies.ts';
 import { type FileGate, gatedVersion, grantGate, PRIVATE } from '../http/files.ts';
-import type { Urls } from '../http/present.ts';
 import { clientAddress } from '../http/rateLimit.ts';
 import { sendBody } from '../http/sendBody.ts';
 import type { Request, Routes } from '../http/server.ts';

@@ -22,7 +22,7 @@ import { NotFound } from '../domain/errors.ts';
 import { RenderFailure } from '../pdf/renderFailure.ts';
 import { RENDITIONS } from '../pdf/renditions.ts';
 import { isDatabaseUnavailable } from '../store/unavailable.ts';
-import type { ProcessDeps } from './processVersion.ts';
+import type { ProcessDeps } from './processDeps.ts';
 
 export type FillOptions = { leaseMs: number; pollMs: number; retryMs: number };
 

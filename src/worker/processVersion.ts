@@ -10,7 +10,6 @@ import { randomUUID } from 'node:crypto';
 import { listPages } from '../../projections/pages.ts';
 import { endFill, queueFill } from '../../projections/renditionFills.ts';
 import { versionStatusById } from '../../projections/versions.ts';
-import type { Clock } from '../app/clock.ts';
 import { runFlipbookCommand } from '../app/commands.ts';
 import type { EventMetadata } from '../app/eventContext.ts';
 import {
@@ -20,11 +19,9 @@ import {
   type RenderTarget,
 } from '../blobs/blobStore.ts';
 import type { PageSize } from '../domain/flipbook/flipbook.ts';
-import type { Logger } from '../log.ts';
 import { renderSecondsPerPage } from '../metrics.ts';
 import { type DocumentStructure, readDocumentStructure } from '../pdf/documentStructure.ts';
-import { RenderFailure, type RenderOptions, renderPdf } from '../pdf/renderPdf.ts';
-import type { Store } from '../store/store.ts';
+import { RenderFailure, renderPdf } from '../pdf/renderPdf.ts';
 import { isDatabaseUnavailable } from '../store/unavailable.ts';
 import { deferralOf, STORE_ATTEMPTS, storeGaveUp } from './deferrals.ts';
 import { laterRenditions } from './fillRenditions.ts';
@@ -34,14 +31,7 @@ export const MAX_ATTEMPTS = 3;
 /** Ready pages are recorded at most this often (and at the end), not one event per page. */
 const PROGRESS_EVERY_MS = 1000;
 
-export type ProcessDeps = {
-  store: Store;
-  blobs: BlobStore;
-  log: Logger;
-  render: RenderOptions;
-  /** dates the events processing records */
-  clock: Clock;
-};
+import type { ProcessDeps } from './processDeps.ts';
 
 export type Outcome = 'done' | 'error' | 'cancelled' | 'deferred' | 'store-deferred';
 

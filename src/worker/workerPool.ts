@@ -15,7 +15,8 @@ import {
   releaseJob,
   renewLease,
 } from './jobQueue.ts';
-import { type ProcessDeps, processVersion } from './processVersion.ts';
+import type { ProcessDeps } from './processDeps.ts';
+import { processVersion } from './processVersion.ts';
 
 export type WorkerOptions = {
   lanes: number;

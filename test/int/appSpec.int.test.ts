@@ -1,8 +1,8 @@
 // The harness itself (test/support/appSpec.ts): requests answered in process by the whole app,
 // events read back, the clock moved.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AppUnderTest, startApp } from '../support/appSpec.ts';
 import { client, expectJson, pdf, SMALL_PDF, send } from '../support/apiHelpers.ts';
+import { type AppUnderTest, startApp } from '../support/appSpec.ts';
 
 let app: AppUnderTest;
 beforeAll(async () => {
@@ -13,7 +13,7 @@ afterAll(async () => {
 });
 
 describe('the in-process harness', () => {
-  it('answers an upload with the spec\'s 201 and shows the events it appended', async () => {
+  it("answers an upload with the spec's 201 and shows the events it appended", async () => {
     const reply = await client(app.api, app.key).create(pdf(SMALL_PDF), { title: 'Brochure' });
     expectJson(reply, 201);
     expect(reply.body).toMatchObject({ title: 'Brochure', status: 'pending' });

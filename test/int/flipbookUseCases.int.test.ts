@@ -10,12 +10,12 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiDeps } from '../../src/app/apiDeps.ts';
 import type { Caller } from '../../src/app/caller.ts';
 import type { Clock } from '../../src/app/clock.ts';
 import { runFlipbookCommand } from '../../src/app/commands.ts';
 import { flipbookEvents } from '../../src/app/eventLog.ts';
 import {
-  type ApiDeps,
   activateVersion,
   addVersion,
   createFlipbook,

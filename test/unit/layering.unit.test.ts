@@ -93,4 +93,29 @@ describe('layering', () => {
       JSON.parse(await readFile(join(ROOT, file), 'utf8')).version as string;
     expect(await version('packages/cli/package.json')).toBe(await version('package.json'));
   });
+
+  it('has no import circle in src, type-only imports included', async () => {
+    const files = [...(await sourceFiles('src')), ...(await sourceFiles('projections'))];
+    const graph = new Map<string, string[]>();
+    for (const file of files) {
+      graph.set(
+        file,
+        (await importsOf(file)).filter((target) => files.includes(target)),
+      );
+    }
+    // Depth-first; a file met again while still on the path closes a circle.
+    const circles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (file: string, path: string[]) => {
+      state.set(file, 'open');
+      for (const next of graph.get(file) ?? []) {
+        if (state.get(next) === 'open') {
+          circles.push([...path.slice(path.indexOf(next)), file, next].join(' -> '));
+        } else if (!state.has(next)) visit(next, [...path, file]);
+      }
+      state.set(file, 'done');
+    };
+    for (const file of files) if (!state.has(file)) visit(file, []);
+    expect(circles).toEqual([]);
+  });
 });

@@ -6,10 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { EventFeedQuery } from '../../src/contract/webhooks.ts';
 import { InvalidInput, NotFound } from '../../src/domain/errors.ts';
 import { API_ENDPOINTS, apiBodyPolicy } from '../../src/http/api.ts';
-import { pathPattern } from '../../src/http/endpoint.ts';
 import { paramsReader, queryReader } from '../../src/http/endpointInput.ts';
 import { VersionParams, WebhookParams } from '../../src/http/endpoints/declare.ts';
 import { API_PREFIX } from '../../src/http/mountEndpoints.ts';
+import { pathPattern } from '../../src/http/pathPattern.ts';
 
 const refusal = (run: () => unknown) => {
   try {

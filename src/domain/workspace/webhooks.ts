@@ -6,8 +6,7 @@ import type { Event } from '@event-driven-io/emmett';
 import { InvalidInput, NotFound, RuleBroken } from '../errors.ts';
 import { plainName } from '../flipbookFields.ts';
 import { iso } from '../iso.ts';
-import { PUBLIC_EVENT_TYPES, type PublicEventType } from '../publicEvents.ts';
-import type { Workspace } from './workspace.ts';
+import { PUBLIC_EVENT_TYPES, type PublicEventType } from '../publicEventTypes.ts';
 
 export const MAX_ENDPOINTS = 10;
 export const MAX_URL = 2000;
@@ -65,6 +64,19 @@ export type DisableWebhook = {
 export type EnableWebhook = { type: 'EnableWebhook'; data: { webhookId: string; now: Date } };
 export type WebhookCommand = AddWebhook | RemoveWebhook | DisableWebhook | EnableWebhook;
 
+/**
+ * What webhooks' decisions read of a workspace: ./workspace.ts's state is one (kept structural,
+ * so the aggregate that holds the endpoints and this file do not import each other).
+ */
+type Workspace =
+  | { status: 'none' }
+  | {
+      status: 'created';
+      workspaceId: string;
+      name: string;
+      plan: string;
+      webhooks?: Record<string, EndpointState>;
+    };
 type Created = Extract<Workspace, { status: 'created' }>;
 
 const created = (state: Workspace): Created => {

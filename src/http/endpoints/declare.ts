@@ -3,8 +3,8 @@
 // errors an endpoint gives and why. Every endpoint also gets the answers all share (401, 413,
 // 429, 500, 503; src/http/openapi.ts).
 
+import type { ApiDeps } from '../../app/apiDeps.ts';
 import type { Clock } from '../../app/clock.ts';
-import type { ApiDeps } from '../../app/flipbooks.ts';
 import type { KeyUsage } from '../../app/keyUsage.ts';
 import { FlipbookIdParams, SlugParams } from '../../contract/flipbooks.ts';
 import { VersionIdsParams } from '../../contract/versions.ts';

@@ -23,7 +23,7 @@ import {
   WebhookRemoved,
 } from '../../contract/webhooks.ts';
 import { InvalidInput } from '../../domain/errors.ts';
-import { PUBLIC_EVENT_TYPES } from '../../domain/publicEvents.ts';
+import { PUBLIC_EVENT_TYPES } from '../../domain/publicEventTypes.ts';
 import { MAX_ENDPOINTS } from '../../domain/workspace/webhooks.ts';
 import { MAX_EDIT_BYTES } from '../editBody.ts';
 import { error } from '../endpoint.ts';

@@ -2,7 +2,7 @@
 // the first time the panel opens (./panels.ts).
 import { plainText } from './altText.ts';
 import type { OutlineEntry } from './book.ts';
-import type { Builder } from './panels.ts';
+import type { Builder } from './panelTypes.ts';
 import { say } from './say.ts';
 
 /** The outline, nested as the PDF has it; an entry is a link to its page (#page=N). */

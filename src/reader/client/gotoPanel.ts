@@ -1,5 +1,5 @@
 // The go-to-page panel. Loaded the first time the panel opens (./panels.ts).
-import type { Builder } from './panels.ts';
+import type { Builder } from './panelTypes.ts';
 import { say } from './say.ts';
 
 /** Go to a page by its printed label ("iv", "12") or its number. */

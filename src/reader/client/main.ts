@@ -28,7 +28,8 @@ import {
   spreadOf,
 } from './layout.ts';
 import { curlLeaf, type Leaf, swing } from './leaf.ts';
-import { createPanels, type Reader } from './panels.ts';
+import { createPanels } from './panels.ts';
+import type { Reader } from './panelTypes.ts';
 import { say } from './say.ts';
 import type { Search } from './searchPanel.ts';
 import { drawLinks, pageFigure, settled } from './stage.ts';

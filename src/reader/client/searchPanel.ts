@@ -3,7 +3,7 @@
 // goes to the next hit after the pages shown. Fetched when its panel first opens or a query is
 // first asked (main.ts, which holds the form's submit until then): a chunk of its own.
 
-import type { Reader } from './panels.ts';
+import type { Reader } from './panelTypes.ts';
 import { say } from './say.ts';
 import { coveredWords, findHits, type Hit } from './searchText.ts';
 import { drawHits } from './stage.ts';

@@ -1,6 +1,6 @@
 // The share panel: links, the QR code and the embed snippet. Loaded the first time the panel
 // opens (./panels.ts).
-import type { Builder } from './panels.ts';
+import type { Builder } from './panelTypes.ts';
 import { say } from './say.ts';
 
 /**

@@ -1,6 +1,6 @@
 // The thumbnails panel: every page small, a button to it. Loaded the first time the panel opens
 // (./panels.ts).
-import type { Builder } from './panels.ts';
+import type { Builder } from './panelTypes.ts';
 import { say } from './say.ts';
 
 /**

@@ -1,7 +1,7 @@
 // `flipbook webhook`: a workspace's webhooks over the API (like publish, with the login's key):
 // add (the secret is printed once), list, remove, enable again, send a test, see deliveries.
 import type { Command } from 'commander';
-import { PUBLIC_EVENT_TYPES } from '../../../../src/domain/publicEvents.ts';
+import { PUBLIC_EVENT_TYPES } from '../../../../src/domain/publicEventTypes.ts';
 import { apiClient } from '../client/apiClient.ts';
 import { CliError, EXIT } from '../client/cliErrors.ts';
 import { type ClientFlags, connectionFrom, withClientOptions } from '../clientOptions.ts';
