@@ -34,6 +34,7 @@ type Published = {
   pages: number;
   url: string;
   error_reason?: string;
+  availability?: string;
 };
 type Version = { id: string; version: number; status: string; is_active: boolean };
 type Book = { id: string; title: string; url: string; versions: Version[] };
@@ -167,6 +168,7 @@ describe('publishing from a pipeline (no terminal)', () => {
       status: 'done',
       pages: 3,
       url: `${fx.daemon.url}/f/${first.flipbook_id}`,
+      availability: 'available',
       // the first version of a new flipbook becomes active when done
       is_active: true,
       activate_on_done: true,
@@ -338,6 +340,8 @@ describe('publishing from a pipeline (no terminal)', () => {
     const published = JSON.parse(result.stdout) as Published;
     expect(published.status).toBe('error');
     expect(published.url).toBe(`${fx.daemon.url}/f/${published.flipbook_id}`);
+    // ...which leads nowhere until a version is processed: said, so a pipeline need not find out
+    expect(published.availability).toBe('failed');
     expect(result.stderr).toContain(
       'flipbook: Processing ended in error: The PDF is password-protected',
     );

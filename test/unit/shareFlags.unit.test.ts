@@ -32,6 +32,18 @@ describe('share create, in the command’s words', () => {
     expect(usageError(() => flagExpires('2020-01-01T00:00:00Z', NOW))).toBe(
       '--expires: it must be in the future, got "2020-01-01T00:00:00Z"',
     );
+    // days the calendar does not have, which Date would move to the next month
+    for (const impossible of [
+      '2027-02-30',
+      '2027-02-29',
+      '2027-06-31T10:00',
+      '2027-04-31T00:00:00Z',
+    ]) {
+      expect(usageError(() => flagExpires(impossible, NOW))).toBe(
+        `--expires: a date and time (2027-01-31T17:00:00Z) or a number of days (30d), got "${impossible}"`,
+      );
+    }
+    expect(flagExpires('2028-02-29', NOW)).toBe('2028-02-29T00:00:00.000Z'); // a leap year's
     expect(usageError(() => flagExpires('0d', NOW))).toBe(
       '--expires: it must be in the future, got "0d"',
     );

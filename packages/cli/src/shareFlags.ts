@@ -42,12 +42,24 @@ export const flagLabel = (raw: string) => {
   }
 };
 
+/**
+ * Whether the date a date-time starts with is one the calendar has: JavaScript's Date turns
+ * 2027-02-30 into March 2nd without a word (the API refuses it: not a date-time).
+ */
+const onTheCalendar = (raw: string) => {
+  const date = /^\s*(\d{4})-(\d{2})-(\d{2})/.exec(raw);
+  if (!date) return true; // another form Date reads; the API judges it
+  const [year, month, day] = date.slice(1).map(Number) as [number, number, number];
+  const made = new Date(Date.UTC(year, month - 1, day));
+  return made.getUTCMonth() === month - 1 && made.getUTCDate() === day;
+};
+
 /** `--expires`: a date-time, or a number of days from now; in the future, within 10 years. */
 export const flagExpires = (raw: string | undefined, now: Date) => {
   if (raw === undefined) return undefined;
   const days = /^(\d{1,5})d$/.exec(raw.trim());
   const at = days ? new Date(now.getTime() + Number(days[1]) * DAY_MS) : new Date(raw);
-  if (Number.isNaN(at.getTime())) {
+  if (Number.isNaN(at.getTime()) || (!days && !onTheCalendar(raw))) {
     throw new CliError(
       EXIT.usage,
       `--expires: a date and time (2027-01-31T17:00:00Z) or a number of days (30d), got "${raw}"`,

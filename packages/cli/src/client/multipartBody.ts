@@ -11,8 +11,11 @@ export type MultipartBody = {
   length: number;
 };
 
+// Control characters too (a file named with an ESC in it, say): raw in a header line, the server's
+// multipart parser refuses the whole part ("Malformed part header"). filename* carries the name.
 const quote = (value: string) =>
-  value.replace(/["\r\n\\]/g, (c) => `%${c.charCodeAt(0).toString(16)}`);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: those are what it replaces
+  value.replace(/["\\\x00-\x1f\x7f]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 
 export const multipartBody = (
   file: PdfFile,

@@ -19,6 +19,11 @@ export type PublishResult = {
   status: VersionStatus['status'];
   pages: number;
   url: string;
+  /**
+   * what that URL shows now (the API's field): `available`, or `failed` / `unpublished` while it
+   * answers 404 (a flipbook whose only version failed has a URL that leads nowhere yet)
+   */
+  availability: string;
   /** whether this version is the one readers see now */
   is_active: boolean;
   /** whether it becomes the active one when its processing is done */
@@ -132,6 +137,7 @@ export const finish = async (
     status: last?.status ?? 'pending',
     pages: last?.pages ?? 0,
     url: String(book.url),
+    availability: String(book.availability ?? 'available'),
     is_active: last?.is_active ?? false,
     activate_on_done: version?.activate_on_done ?? false,
     ...(last?.error_reason ? { error_reason: last.error_reason } : {}),
