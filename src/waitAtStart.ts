@@ -34,7 +34,7 @@ const pauseAfter = (tries: number) => [500, 1000, 2000][tries - 1] ?? 3000;
 
 const seconds = (ms: number) => Math.max(0, Math.round(ms / 1000));
 /** Time left, rounded up: "1 s left" until none is. */
-const secondsLeft = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+export const secondsLeft = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
 export const waitAtStart = async <T>(options: {
   /** what is awaited, for a person: `the database at postgres:5432` */
