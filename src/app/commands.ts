@@ -3,7 +3,7 @@
 import { decisionEvents, streamLength } from '../../projections/eventLog.ts';
 import { decide as decideFlipbook, type FlipbookCommand } from '../domain/flipbook/decide.ts';
 import * as flipbook from '../domain/flipbook/flipbook.ts';
-import { decide as decideUser, type UserCommand } from '../domain/user/decide.ts';
+import { recordOf, type UserCommand } from '../domain/user/record.ts';
 import * as user from '../domain/user/user.ts';
 import { decide as decideWorkspace, type WorkspaceCommand } from '../domain/workspace/decide.ts';
 import * as workspace from '../domain/workspace/workspace.ts';
@@ -50,7 +50,7 @@ export const runUserCommand = (store: Store, command: UserCommand, metadata: Eve
     store.events,
     user.userStream(command.data.userId),
     user,
-    (state) => decideUser(command, state),
+    () => recordOf(command),
     metadata,
     async () => ({
       // No decision reads an account's past: only its version is needed, for the append.

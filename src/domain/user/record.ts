@@ -1,12 +1,12 @@
-// Commands on a person's account (their `user-<id>` stream) and the pure decisions about them.
-// Time and ids come in with the command. Nothing here reads the account's past: a sign-in, a
-// password or a passkey is a fact the use case has already checked against the read tables
-// (sessions, credentials, passkeys), so each command becomes its event; what is decided is the
-// shape of the record: who, which workspace, when, and nothing secret (a password is named by
-// its credential's id, never hashed into an event).
+// A person's account record (their `user-<id>` stream): not a decider. Nothing here reads the
+// account's past: a sign-in, a password or a passkey is a fact the use case has already checked
+// against the read tables (sessions, credentials, passkeys: src/app/accounts/*), so each command
+// becomes its event. What this file decides is the record's shape: who, which workspace, when,
+// and nothing secret (a password is named by its credential's id, never hashed into an event).
+// Time and ids come in with the command.
 import { iso } from '../iso.ts';
 import { passkeyName } from './passkey.ts';
-import type { SignInMethod, User, UserEvent } from './user.ts';
+import type { SignInMethod, UserEvent } from './user.ts';
 
 /** Whose account, in which workspace. */
 type Account = { userId: string; workspaceId: string };
@@ -62,7 +62,8 @@ export type UserCommand =
   | AddPasskey
   | RemovePasskey;
 
-export const decide = (command: UserCommand, _state: User): UserEvent[] => {
+/** The event that records a command on an account (the stream's past is not read). */
+export const recordOf = (command: UserCommand): UserEvent[] => {
   const { userId, workspaceId } = command.data;
   const occurredAt = iso(command.data.now);
   switch (command.type) {

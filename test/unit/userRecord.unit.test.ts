@@ -1,13 +1,18 @@
-// The user decider, command by command: given an account's past, when a command, then its event.
+// The account record, command by command: when a command, then its event.
 // Nothing on an account is refused by its past (the use cases check sessions, credentials and
 // passkeys against the read tables); what is decided is the record's shape: who, which
 // workspace, when, and nothing secret.
 import { describe, expect, it } from 'vitest';
-import { decide, type UserCommand } from '../../src/domain/user/decide.ts';
+import { recordOf, type UserCommand } from '../../src/domain/user/record.ts';
 import { evolve, initialState, type UserEvent } from '../../src/domain/user/user.ts';
 import { deciderSpec } from '../support/deciderSpec.ts';
 
-const given = deciderSpec({ decide, evolve, initialState });
+// The spec's given/when/then, with no past: the record reads none.
+const given = deciderSpec({
+  decide: (command: UserCommand) => recordOf(command),
+  evolve,
+  initialState,
+});
 
 const USER_ID = '5d3c2b1a-0f9e-4d8c-b7a6-958473625140';
 const WORKSPACE_ID = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
@@ -23,7 +28,7 @@ const signedIn: UserEvent = {
   data: { ...account, sessionId: SESSION_ID, method: 'password', occurredAt: NOW_ISO },
 };
 
-describe('user decider', () => {
+describe('the account record', () => {
   it('SetPassword records the password by its credential, never its hash', () => {
     given([])
       .when({ type: 'SetPassword', data: { ...account, credentialId: CREDENTIAL_ID, now: NOW } })
@@ -128,11 +133,11 @@ describe('user decider', () => {
   it('every command makes exactly one event of the account, whatever its past', () => {
     const past = [signedIn, signedIn];
     const state = past.reduce(evolve, initialState());
-    expect(state.events).toBe(2);
-    const made = decide(
-      { type: 'RecordSignOut', data: { ...account, sessionId: SESSION_ID, now: NOW } },
-      state,
-    );
+    expect(state.events).toBe(2); // the stream's length, for the append: all the state there is
+    const made = recordOf({
+      type: 'RecordSignOut',
+      data: { ...account, sessionId: SESSION_ID, now: NOW },
+    });
     expect(made).toHaveLength(1);
     expect(made[0]?.data.userId).toBe(USER_ID);
   });
