@@ -6,9 +6,9 @@
 import type { ServerResponse } from 'node:http';
 import type { SignedIn } from '../app/accounts/sessions.ts';
 import { flipbookOverview, versionProgress } from '../app/flipbookOverview.ts';
-import { addVersion, createFlipbook } from '../app/flipbooks.ts';
 import type { ReceivedUpload } from '../app/received.ts';
 import type { UploadTarget } from '../app/uploadLimits.ts';
+import { addVersion, createFlipbook } from '../app/uploads.ts';
 import { AppError } from '../domain/errors.ts';
 import { refuseBeforeBody } from '../http/endpoints/uploads.ts';
 import type { Request, Routes } from '../http/server.ts';

@@ -17,16 +17,14 @@ import { runFlipbookCommand } from '../../src/app/commands.ts';
 import { flipbookEvents } from '../../src/app/eventLog.ts';
 import {
   activateVersion,
-  addVersion,
-  createFlipbook,
   deleteVersion,
   getFlipbook,
   listFlipbooks,
-  publishToSlug,
   versionStatus,
 } from '../../src/app/flipbooks.ts';
 import { deleteFlipbook, editFlipbook } from '../../src/app/manageFlipbooks.ts';
 import type { ReceivedUpload } from '../../src/app/received.ts';
+import { addVersion, createFlipbook, publishToSlug } from '../../src/app/uploads.ts';
 import { urlsFor } from '../../src/app/urls.ts';
 import { createWorkspace } from '../../src/app/workspaces.ts';
 import type { BlobStore } from '../../src/blobs/blobStore.ts';

@@ -1,9 +1,10 @@
 // The flipbook endpoints: list, create (an upload), get (also as it was at a moment), edit,
 // delete, and its audit trail.
 import { flipbookTrail } from '../../app/eventLog.ts';
-import { createFlipbook, getFlipbook, listFlipbooks } from '../../app/flipbooks.ts';
+import { getFlipbook, listFlipbooks } from '../../app/flipbooks.ts';
 import { getFlipbookAsOf } from '../../app/history.ts';
 import { deleteFlipbook, editFlipbook } from '../../app/manageFlipbooks.ts';
+import { createFlipbook } from '../../app/uploads.ts';
 import { DeleteResponse } from '../../contract/common.ts';
 import { AtQuery, EventList, EventsQuery } from '../../contract/events.ts';
 import {

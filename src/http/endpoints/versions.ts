@@ -1,11 +1,6 @@
 // The version endpoints: upload one (to a flipbook, or to a slug), activate, poll, delete.
-import {
-  activateVersion,
-  addVersion,
-  deleteVersion,
-  publishToSlug,
-  versionStatus,
-} from '../../app/flipbooks.ts';
+import { activateVersion, deleteVersion, versionStatus } from '../../app/flipbooks.ts';
+import { addVersion, publishToSlug } from '../../app/uploads.ts';
 import { DeleteResponse } from '../../contract/common.ts';
 import { CreateFlipbookFields, PublishedToSlug } from '../../contract/flipbooks.ts';
 import {

@@ -1,0 +1,295 @@
+// The three uploads of the Client API (and the dashboard's): a new flipbook, a new version, a
+// publish to a slug. Each is a thin caller of the one pipeline (./uploadPipeline.ts): its target,
+// its checks, where the version goes and its answer.
+import { randomUUID } from 'node:crypto';
+import { countWorkspaceFlipbooks } from '../../projections/flipbookCounts.ts';
+import {
+  findFlipbook,
+  findFlipbookBySlug,
+  slugsLike,
+  slugTaken,
+} from '../../projections/flipbooks.ts';
+import type { IdempotentUpload } from '../../projections/idempotentUploads.ts';
+import type { Db } from '../../projections/readTable.ts';
+import { countVersions, findVersion } from '../../projections/versions.ts';
+import type { Created, PublishedToSlug } from '../contract/flipbooks.ts';
+import type { CreatedVersion } from '../contract/versions.ts';
+import { parseActivateFlag } from '../domain/activateFlag.ts';
+import { NotFound, RuleBroken } from '../domain/errors.ts';
+import { visibility } from '../domain/flipbook/access.ts';
+import type { FlipbookCommand } from '../domain/flipbook/decide.ts';
+import * as fields from '../domain/flipbookFields.ts';
+import { checkFlipbookCount, checkVersionCount } from '../domain/plans.ts';
+import { slugify } from '../domain/slug.ts';
+import type { ApiDeps } from './apiDeps.ts';
+import type { Caller } from './caller.ts';
+import { estimateSeconds } from './estimate.ts';
+import { slugInUse } from './flipbooks.ts';
+import type { UploadOptions } from './idempotentUploads.ts';
+import type { ReceivedUpload } from './received.ts';
+import { runUpload } from './uploadPipeline.ts';
+
+/**
+ * The fields of an upload that makes a flipbook, each checked by the domain's rules in the order
+ * the form has them (the first bad one is the one named); the slug only when the form gives it.
+ */
+const newBookFields = ({ fields: given }: ReceivedUpload, withSlug: boolean) => {
+  const title = cleanTitle(given.title);
+  const description = given.description === undefined ? '' : fields.description(given.description);
+  const askedSlug = withSlug && given.slug !== undefined ? fields.slug(given.slug) : null;
+  const direction = given.direction === undefined ? 'auto' : fields.direction(given.direction);
+  const readers =
+    given.visibility === undefined ? 'public' : visibility(given.visibility.trim().toLowerCase());
+  return { title, description, askedSlug, direction, readers };
+};
+
+export const createFlipbook = (
+  deps: ApiDeps,
+  caller: Caller,
+  upload: ReceivedUpload,
+  options: UploadOptions = {},
+): Promise<Created> => {
+  const { store } = deps;
+  const countBooks = async () =>
+    checkFlipbookCount(caller.plan, await countWorkspaceFlipbooks(store.db, caller.workspaceId));
+  // Read once the key is known not to be a replay (a replay answers whatever the form says).
+  let book: ReturnType<typeof newBookFields>;
+  return runUpload(deps, caller, upload, options, {
+    operation: 'create',
+    target: null,
+    remake: (prior) => remadeCreated(store.db, caller, prior),
+    before: async () => {
+      book = newBookFields(upload, true);
+      await countBooks();
+    },
+    decide: async (file) => {
+      const { title, description, askedSlug, direction, readers } = book;
+      // Simultaneous creates see each other's flipbooks here: exactly the limit succeed.
+      await countBooks();
+      // Slugs are unique in a workspace: one asked for must be free; one made from the title
+      // takes the first free of title, title-2, title-3...
+      if (askedSlug && (await slugTaken(store.db, caller.workspaceId, askedSlug))) {
+        throw slugInUse(askedSlug);
+      }
+      const finalTitle = title ?? fields.defaultTitle(file.name);
+      const base = slugify(finalTitle);
+      const slug =
+        askedSlug ?? fields.freeSlug(base, await slugsLike(store.db, caller.workspaceId, base));
+      const flipbookId = randomUUID();
+      const versionId = randomUUID();
+      return {
+        flipbookId,
+        versionId,
+        title: finalTitle,
+        command: (uploaded, at) => ({
+          type: 'CreateFlipbook',
+          data: {
+            flipbookId,
+            workspaceId: caller.workspaceId,
+            title: finalTitle,
+            titleFromFile: title === null,
+            slug,
+            description,
+            direction,
+            visibility: readers,
+            versionId,
+            file: uploaded,
+            now: at,
+          },
+        }),
+      };
+    },
+    answer: (decided, { file, at, estimatedSeconds }) => ({
+      flipbook_id: decided.flipbookId,
+      version_id: decided.versionId,
+      title: decided.title,
+      status: 'pending',
+      file_size: file.size,
+      estimated_seconds: estimatedSeconds,
+      created_at_unix: Math.floor(at.getTime() / 1000),
+    }),
+  });
+};
+
+export const addVersion = async (
+  deps: ApiDeps,
+  caller: Caller,
+  flipbookId: string,
+  upload: ReceivedUpload,
+  options: UploadOptions = {},
+): Promise<CreatedVersion> => {
+  const { store } = deps;
+  const countVersionsOf = async () =>
+    checkVersionCount(caller.plan, await countVersions(store.db, flipbookId));
+  let activateOnDone = true;
+  return runUpload(deps, caller, upload, options, {
+    operation: 'version',
+    target: flipbookId,
+    remake: (prior) => remadeVersion(store.db, caller, prior),
+    before: async () => {
+      if (!(await findFlipbook(store.db, caller.workspaceId, flipbookId))) {
+        throw new NotFound('Flipbook not found');
+      }
+      activateOnDone = parseActivateFlag(upload.fields.activate);
+      await countVersionsOf();
+    },
+    decide: async () => {
+      await countVersionsOf();
+      const versionId = randomUUID();
+      return {
+        flipbookId,
+        versionId,
+        command: (file, at) => ({
+          type: 'UploadVersion',
+          data: { versionId, file, activateOnDone, now: at },
+        }),
+      };
+    },
+    answer: (decided, { file, at, estimatedSeconds }) => ({
+      version_id: decided.versionId,
+      version_status: 'pending',
+      activate_on_done: activateOnDone,
+      file_size: file.size,
+      estimated_seconds: estimatedSeconds,
+      created_at_unix: Math.floor(at.getTime() / 1000),
+    }),
+  });
+};
+
+/**
+ * Publishes to a slug (beyond the spec; docs/api.md): the workspace's flipbook with that slug
+ * gets a new version, made active once processed, or, when it has none, a new flipbook is made
+ * with that slug. Decided under the workspace's lock, so two pipelines publishing one new slug
+ * at once end with one flipbook and two versions: the reader's URL never changes.
+ */
+export const publishToSlug = async (
+  deps: ApiDeps,
+  caller: Caller,
+  slugText: string,
+  upload: ReceivedUpload,
+  options: UploadOptions = {},
+): Promise<PublishedToSlug> => {
+  const { store } = deps;
+  const slug = fields.slug(slugText);
+  let book: ReturnType<typeof newBookFields>;
+  return runUpload(deps, caller, upload, options, {
+    operation: 'slug',
+    target: slug,
+    remake: async (prior) => {
+      const created = await remadeCreated(store.db, caller, prior);
+      const version = await findVersion(
+        store.db,
+        caller.workspaceId,
+        prior.flipbook_id,
+        prior.version_id,
+      );
+      return {
+        ...created,
+        slug,
+        created: (version?.number ?? 1) === 1,
+        activate_on_done: true,
+      };
+    },
+    before: async () => {
+      book = newBookFields(upload, false);
+    },
+    decide: async (file) => {
+      const { title, description, direction, readers } = book;
+      const existing = await findFlipbookBySlug(store.db, caller.workspaceId, slug);
+      if (existing?.status === 'archived') {
+        throw new RuleBroken(
+          `The flipbook ${slug} is archived: unarchive it (flipbook unarchive ${existing.flipbook_id}) to publish to it`,
+        );
+      }
+      if (existing) {
+        checkVersionCount(caller.plan, await countVersions(store.db, existing.flipbook_id));
+      } else {
+        checkFlipbookCount(
+          caller.plan,
+          await countWorkspaceFlipbooks(store.db, caller.workspaceId),
+        );
+      }
+      const versionId = randomUUID();
+      const flipbookId = existing?.flipbook_id ?? randomUUID();
+      const finalTitle = existing?.title ?? title ?? fields.defaultTitle(file.name);
+      return {
+        flipbookId,
+        versionId,
+        created: !existing,
+        title: finalTitle,
+        command: (uploaded, at): FlipbookCommand =>
+          existing
+            ? {
+                type: 'UploadVersion',
+                data: { versionId, file: uploaded, activateOnDone: true, now: at },
+              }
+            : {
+                type: 'CreateFlipbook',
+                data: {
+                  flipbookId,
+                  workspaceId: caller.workspaceId,
+                  title: finalTitle,
+                  titleFromFile: title === null,
+                  slug,
+                  description,
+                  direction,
+                  visibility: readers,
+                  versionId,
+                  file: uploaded,
+                  now: at,
+                },
+              },
+      };
+    },
+    answer: (decided, { file, at, estimatedSeconds }) => ({
+      flipbook_id: decided.flipbookId,
+      version_id: decided.versionId,
+      slug,
+      created: decided.created,
+      title: decided.title,
+      status: 'pending',
+      activate_on_done: true,
+      file_size: file.size,
+      estimated_seconds: estimatedSeconds,
+      created_at_unix: Math.floor(at.getTime() / 1000),
+    }),
+  });
+};
+
+/** A create's answer, made again from the read tables (its own was lost with a crash). */
+const remadeCreated = async (db: Db, caller: Caller, prior: IdempotentUpload): Promise<Created> => {
+  const version = await findVersion(db, caller.workspaceId, prior.flipbook_id, prior.version_id);
+  const book = await findFlipbook(db, caller.workspaceId, prior.flipbook_id);
+  return {
+    flipbook_id: prior.flipbook_id,
+    version_id: prior.version_id,
+    title: book?.title ?? '',
+    status: 'pending',
+    file_size: Number(version?.file_size ?? 0),
+    estimated_seconds: await estimateSeconds(db, null),
+    created_at_unix: Math.floor(Date.parse(prior.created_at) / 1000),
+  };
+};
+
+/** A new version's answer, made again from the read tables. */
+const remadeVersion = async (
+  db: Db,
+  caller: Caller,
+  prior: IdempotentUpload,
+): Promise<CreatedVersion> => {
+  const version = await findVersion(db, caller.workspaceId, prior.flipbook_id, prior.version_id);
+  return {
+    version_id: prior.version_id,
+    version_status: 'pending',
+    activate_on_done: version?.activate_on_done ?? true,
+    file_size: Number(version?.file_size ?? 0),
+    estimated_seconds: await estimateSeconds(db, null),
+    created_at_unix: Math.floor(Date.parse(prior.created_at) / 1000),
+  };
+};
+
+/** The title field, trimmed; absent or blank means "use the file name". */
+const cleanTitle = (raw: string | undefined) => {
+  if (!raw?.trim()) return null;
+  return fields.title(raw);
+};
