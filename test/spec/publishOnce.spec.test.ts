@@ -1,41 +1,25 @@
 // One URL per document and retries that never duplicate (beyond the spec, docs/api.md): publishing
 // to a slug makes the flipbook once and versions after, atomically; an upload sent again with
-// its Idempotency-Key, even after the connection broke between the server's commit and the
-// client's read of the 201, gives the first answer again and creates nothing.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { connect, createServer, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// its Idempotency-Key gives the first answer again and creates nothing, until the key is a day
+// old (the app's clock moved, not waited). The whole app in process (test/support/appSpec.ts);
+// a retry after the connection broke between the server's commit and the client's read of the
+// 201, and the CLI's retries and slugs, are test/e2e/publishOnceRetries.e2e.test.ts's.
 import { describe, expect, it } from 'vitest';
-import {
-  expectJson,
-  type FileSpec,
-  form,
-  pdf,
-  type Reply,
-  SMALL_PDF,
-  send,
-} from '../support/apiHelpers.ts';
-import { flipbook } from '../support/cli.ts';
-import { CORPUS } from '../support/corpus.ts';
-import { useApi } from '../support/useApi.ts';
+import { expectJson, type FileSpec, form, pdf, SMALL_PDF, send } from '../support/apiHelpers.ts';
+import { useApp } from '../support/appSpec.ts';
 
 const OTHER_PDF = 'vec_vector.pdf';
 
 describe('publishing once', () => {
-  // The daemon's clock is the real time plus this file's seconds: the idempotency window ages.
-  const clockFile = join(mkdtempSync(join(tmpdir(), 'flipbook-clock-')), 'offset');
-  writeFileSync(clockFile, '0');
-  const fx = useApi('postgres', ['--rate-limit', '0'], { FLIPBOOK_TEST_CLOCK_FILE: clockFile });
+  const fx = useApp();
 
   const upload = (
     path: string,
     file: FileSpec,
     fields: Record<string, string> = {},
     key?: string,
-    base = fx.api,
   ) =>
-    send(`${base}${path}`, {
+    send(`${fx.api}${path}`, {
       method: 'POST',
       headers: {
         authorization: `Bearer ${fx.key}`,
@@ -155,60 +139,11 @@ describe('publishing once', () => {
     }
   });
 
-  it('gives the first answer to a retry after the connection broke before the 201 was read', async () => {
-    const proxy = await cuttingProxy(fx.daemon.url);
-    try {
-      const key = 'cut-after-commit';
-      const viaProxy = `${proxy.url}/api/v1`;
-      const cut = await upload('/flipbooks', pdf(SMALL_PDF), { title: 'Cut off' }, key, viaProxy)
-        .then((reply: Reply) => reply.status)
-        .catch((error: Error) => error.name);
-      expect(cut).toBe('TypeError'); // fetch failed: no answer
-      const retry = await upload('/flipbooks', pdf(SMALL_PDF), { title: 'Cut off' }, key, viaProxy);
-      expectJson(retry, 201);
-      expect(retry.headers.get('idempotent-replayed')).toBe('true');
-      const made = await titled('Cut off');
-      expect(made).toHaveLength(1);
-      expect(made[0].id).toBe(retry.body.flipbook_id);
-    } finally {
-      await proxy.close();
-    }
-  });
-
-  it('the CLI sends a key, retries a broken upload with it, and publishes a slug to one URL', async () => {
-    const proxy = await cuttingProxy(fx.daemon.url);
-    try {
-      const env = { FLIPBOOK_URL: proxy.url, FLIPBOOK_API_KEY: fx.key };
-      const file = join(CORPUS, SMALL_PDF);
-      const first = await flipbook(['publish', file, '--title', 'CLI retried', '--json'], env);
-      expect(first.code, first.stderr).toBe(0);
-      expect(first.stderr).toMatch(/network error .* retrying/);
-      expect(await titled('CLI retried')).toHaveLength(1);
-      const ids = JSON.parse(first.stdout);
-      expect((await titled('CLI retried'))[0].id).toBe(ids.flipbook_id);
-
-      const one = await flipbook(['publish', file, '--slug', 'cli-slug', '--json'], env);
-      const two = await flipbook(
-        ['publish', join(CORPUS, OTHER_PDF), '--slug', 'cli-slug', '--json'],
-        env,
-      );
-      expect(one.code, one.stderr).toBe(0);
-      expect(two.code, two.stderr).toBe(0);
-      expect(JSON.parse(two.stdout).url).toBe(JSON.parse(one.stdout).url);
-      expect(JSON.parse(two.stdout).flipbook_id).toBe(JSON.parse(one.stdout).flipbook_id);
-      const bad = await flipbook(['publish', file, '--slug', 'Not A Slug'], env);
-      expect(bad.code).toBe(2);
-      expect(bad.stderr).toMatch(/--slug: Invalid slug/);
-    } finally {
-      await proxy.close();
-    }
-  }, 120_000);
-
   it('forgets a key after 24 hours: the same key is then a new upload', async () => {
     const key = 'nightly-2026-11-26';
     const first = await upload('/flipbooks', pdf(SMALL_PDF), { title: 'Nightly' }, key);
     expectJson(first, 201);
-    writeFileSync(clockFile, String(25 * 3600));
+    fx.clock.advance(25 * 3_600_000);
     try {
       const later = await upload('/flipbooks', pdf(SMALL_PDF), { title: 'Nightly' }, key);
       expectJson(later, 201);
@@ -218,42 +153,7 @@ describe('publishing once', () => {
       const again = await upload('/flipbooks', pdf(SMALL_PDF), { title: 'Nightly' }, key);
       expect(again.body.flipbook_id).toBe(later.body.flipbook_id);
     } finally {
-      writeFileSync(clockFile, '0');
+      fx.clock.advance(-25 * 3_600_000);
     }
   });
 });
-
-/**
- * A proxy to `target` that passes the first request on and cuts its client off at the first
- * byte of the answer (the server has committed, the client never hears); later ones pass.
- */
-const cuttingProxy = async (target: string) => {
-  let cutNext = true;
-  const sockets = new Set<Socket>();
-  const proxy: Server = createServer((inbound: Socket) => {
-    const to = new URL(target);
-    const outbound = connect(Number(to.port), to.hostname);
-    sockets.add(inbound).add(outbound);
-    inbound.pipe(outbound);
-    outbound.on('data', (chunk) => {
-      if (cutNext) {
-        cutNext = false;
-        inbound.destroy();
-        outbound.destroy();
-        return;
-      }
-      inbound.write(chunk);
-    });
-    outbound.on('end', () => inbound.end());
-    inbound.on('error', () => outbound.destroy());
-    outbound.on('error', () => inbound.destroy());
-  });
-  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(proxy.address() as { port: number }).port}`,
-    close: async () => {
-      for (const socket of sockets) socket.destroy(); // clients keep their connections alive
-      await new Promise((r) => proxy.close(r));
-    },
-  };
-};

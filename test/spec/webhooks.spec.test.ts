@@ -1,23 +1,38 @@
-// The event feed and webhooks against a real daemon, real processing and a real HTTP receiver
-// that verifies every delivery with `standardwebhooks` (the reference implementation): one
-// version.done per processed upload with the right data; a 500 then a 200 gets the same
-// webhook-id twice; 410 disables the endpoint and enable turns it back on; a daemon killed with
-// kill -9 between the upload's 201 and the end of processing still delivers after its restart;
-// private addresses refused without --webhook-allow-private; the feed pages with its cursor and
-// long-polls; workspaces see only their own events and webhooks.
+// The event feed and webhooks, the whole app in process (test/support/appSpec.ts) with one
+// processing lane and the daemon's webhook sender (src/webhooks/sender.ts) on the app's store and
+// clock, and a real HTTP receiver that verifies every delivery with `standardwebhooks` (the
+// reference implementation): one version.done per processed upload with the right data; a 500
+// then a 200 gets the same webhook-id twice (the retry's wait is the app's clock moved, not
+// waited); 410 disables the endpoint and enable turns it back on; one workspace's hanging
+// receivers hold up no other's; private addresses refused without webhookAllowPrivate; the feed
+// pages with its cursor and long-polls; workspaces see only their own events and webhooks. Two
+// daemons on one database, a daemon killed with kill -9, and the CLI are
+// test/e2e/webhookDaemons.e2e.test.ts's.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiFixture, startApi } from '../support/apiFixture.ts';
-import { type Client, client, createFlipbook, type Json, pdf } from '../support/apiHelpers.ts';
-import { flipbook, startDaemon } from '../support/cli.ts';
+import { workspaceTrail } from '../../src/app/eventLog.ts';
+import { logger } from '../../src/log.ts';
+import { startWebhookSender } from '../../src/webhooks/sender.ts';
+import {
+  type Client,
+  client,
+  createFlipbook,
+  type Json,
+  sleep,
+  waitForOutcome,
+} from '../support/apiHelpers.ts';
+import { useApp } from '../support/appSpec.ts';
 import { waitFor } from '../support/waitFor.ts';
 
 type Received = { path: string; headers: IncomingHttpHeaders; body: string; at: number };
 
-/** A local receiver: records every request; answers what `answer(path, n)` says (default 200). */
-const startReceiver = async () => {
+/**
+ * A local receiver: records every request with the time `now()` says (the app's clock); answers
+ * what `answer(path, n)` says (default 200).
+ */
+const startReceiver = async (now: () => number) => {
   const received: Received[] = [];
   let answer: (path: string, n: number) => number = () => 200;
   /** paths answered only after this many ms (a slow receiver) */
@@ -31,7 +46,7 @@ const startReceiver = async () => {
         path,
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
-        at: Date.now(),
+        at: now(),
       });
       res.statusCode = answer(path, received.filter((r) => r.path === path).length);
       const delay = slow.get(path) ?? 0;
@@ -62,20 +77,22 @@ const verified = (secret: string, r: Received) =>
     'webhook-signature': String(r.headers['webhook-signature']),
   }) as { type: string; timestamp: string; data: Json };
 
-describe('the event feed and webhooks (embedded store, one worker)', () => {
-  let fx: ApiFixture;
+describe('the event feed and webhooks (one processing lane, the sender in process)', () => {
+  const fx = useApp({ workers: 1, webhookAllowPrivate: true });
   let c: Client;
   let receiver: Receiver;
+  let sender: ReturnType<typeof startWebhookSender>;
+  /** the app's time, in ms */
+  const now = () => fx.clock.now().getTime();
 
   beforeAll(async () => {
-    [fx, receiver] = await Promise.all([
-      startApi('embedded', ['--workers', '1', '--webhook-allow-private', '--rate-limit', '0']),
-      startReceiver(),
-    ]);
-    c = client(fx.api, fx.key);
+    receiver = await startReceiver(now);
+    c = fx.c;
+    // as the daemon runs it (src/daemon.ts), on the app's store and clock; a short tick
+    sender = startWebhookSender(fx.store, logger, fx.clock, { allowPrivate: true, tickMs: 50 });
   });
   afterAll(async () => {
-    await fx?.stop();
+    await sender?.stop();
     await receiver?.close();
   });
 
@@ -146,13 +163,22 @@ describe('the event feed and webhooks (embedded store, one worker)', () => {
     const flaky = await addWebhook({ url: receiver.url('/flaky'), events: ['flipbook.created'] });
     const gone = await addWebhook({ url: receiver.url('/gone'), events: ['flipbook.created'] });
     expect([flaky.status, gone.status]).toEqual([201, 201]);
-    await createFlipbook(c, { title: 'Retried' });
-    const twice = await waitFor(
-      'the retry',
-      () => (receiver.at('/flaky').length >= 2 ? receiver.at('/flaky') : undefined),
-      30_000,
-    );
-    const [a, b] = twice as [Received, Received];
+    const retried = await createFlipbook(c, { title: 'Retried' });
+    const a = await waitFor('the first attempt', () => receiver.at('/flaky')[0]);
+    // The first retry is due about 5 s (± 20 %) later, on the app's clock: nothing comes before
+    // the clock is moved.
+    const scheduled = await waitFor('the retry scheduled', async () => {
+      const [d] = (await c.get(`/webhooks/${flaky.body.id}/deliveries`)).body.deliveries;
+      return d?.attempts === 1 && d.next_attempt_at ? (d as Json) : undefined;
+    });
+    expect(scheduled).toMatchObject({ status: 'pending', last_status: 500 });
+    const afterMs = Date.parse(scheduled.next_attempt_at) - Date.parse(scheduled.last_attempt_at);
+    expect(afterMs).toBeGreaterThan(3_000);
+    expect(afterMs).toBeLessThan(10_000);
+    await sleep(300); // six of the sender's ticks
+    expect(receiver.at('/flaky')).toHaveLength(1);
+    fx.clock.advance(afterMs + 1_000);
+    const b = await waitFor('the retry', () => receiver.at('/flaky')[1]);
     expect(a.headers['webhook-id']).toBe(b.headers['webhook-id']);
     // The first retry comes within about 10 s (5 s ± 20 %).
     expect(b.at - a.at).toBeGreaterThan(3_000);
@@ -185,6 +211,8 @@ describe('the event feed and webhooks (embedded store, one worker)', () => {
     expect((await c.del(`/webhooks/${gone.body.id}`)).status).toBe(200);
     expect((await c.get(`/webhooks/${gone.body.id}`)).status).toBe(404);
     expect((await c.del(`/webhooks/${flaky.body.id}`)).status).toBe(200);
+    // its processing over before the next test's feed starts (the retry came sooner than 5 s)
+    await waitForOutcome(c, retried.flipbookId, retried.versionId);
   });
 
   it('pages the feed with its cursor, long-polls, and shows each workspace only its own', async () => {
@@ -239,79 +267,19 @@ describe('the event feed and webhooks (embedded store, one worker)', () => {
         .filter((e: Json) => e.data.webhook_id === ours.body.id)
         .map((e: Json) => e.type),
     ).toEqual(['webhook.created', 'webhook.deleted']);
-    const audit = await flipbook([
-      'audit',
-      'log',
-      '--workspace',
-      'acme',
-      '--json',
-      ...fx.storeArgs,
-    ]);
-    const added = audit.stdout
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line))
-      .find((e) => e.type === 'WebhookEndpointAdded' && e.data.webhookId === ours.body.id);
-    expect(added.metadata.actor).toMatchObject({ type: 'api_key' });
+    // (what `flipbook audit log --workspace acme` prints)
+    const trail: Json[] = [];
+    const filter = { workspaceId: fx.workspaceId, since: null, until: null, actor: null };
+    for await (const event of workspaceTrail(fx.store, filter)) trail.push(event);
+    const added = trail.find(
+      (e) => e.type === 'WebhookEndpointAdded' && e.data.webhookId === ours.body.id,
+    );
+    expect(added?.metadata.actor).toMatchObject({ type: 'api_key' });
     // Bad cursors and limits are refused in words.
     expect((await c.get('/events?after=-1')).body.error).toMatch(/Invalid after/);
     expect((await c.get('/events?after=9223372036854775808')).status).toBe(400);
     expect((await c.get('/events?limit=500')).body.error).toMatch(/Invalid limit/);
     expect((await c.get('/events?wait=31')).body.error).toMatch(/Invalid wait/);
-  });
-
-  it('two daemons never send one delivery twice; a slow receiver holds up no other', {
-    timeout: 120_000,
-  }, async () => {
-    const second = await startDaemon([
-      ...fx.storeArgs,
-      '--workers',
-      '0',
-      '--rate-limit',
-      '0',
-      '--webhook-allow-private',
-    ]);
-    try {
-      receiver.slowDown('/slow', 9_000);
-      const slowHook = await addWebhook({
-        url: receiver.url('/slow'),
-        events: ['flipbook.created'],
-      });
-      const fastHook = await addWebhook({
-        url: receiver.url('/fast'),
-        events: ['flipbook.created'],
-      });
-      expect([slowHook.status, fastHook.status]).toEqual([201, 201]);
-      const started = Date.now();
-      // Created through both daemons: both send from the one outbox.
-      const other = client(`${second.url}/api/v1`, fx.key);
-      const made = await Promise.all(
-        Array.from({ length: 6 }, (_, i) =>
-          createFlipbook(i % 2 ? other : c, { title: `Twice ${i}` }),
-        ),
-      );
-      const fast = await waitFor('six deliveries to the fast receiver', () =>
-        receiver.at('/fast').length >= 6 ? receiver.at('/fast') : undefined,
-      );
-      // The fast receiver got all six long before the slow one answered its first.
-      expect(Math.max(...fast.map((r) => r.at)) - started).toBeLessThan(9_000);
-      const settled = await waitFor('every delivery recorded as delivered, once each', async () => {
-        const listed = (await c.get(`/webhooks/${fastHook.body.id}/deliveries`)).body.deliveries;
-        return listed.length === 6 && listed.every((d: Json) => d.status === 'delivered')
-          ? listed
-          : undefined;
-      });
-      expect(settled.map((d: Json) => d.attempts)).toEqual([1, 1, 1, 1, 1, 1]);
-      const ids = receiver.at('/fast').map((r) => r.headers['webhook-id']);
-      expect(new Set(ids).size).toBe(6);
-      expect(ids).toHaveLength(6);
-      const titles = receiver.at('/fast').map((r) => verified(fastHook.body.secret, r).data.title);
-      expect(titles.sort()).toEqual(made.map((_, i) => `Twice ${i}`).sort());
-      await c.del(`/webhooks/${slowHook.body.id}`);
-      await c.del(`/webhooks/${fastHook.body.id}`);
-    } finally {
-      await second.stop();
-    }
   });
 
   it("one workspace's hanging receivers hold up no other workspace's deliveries", {
@@ -334,7 +302,7 @@ describe('the event feed and webhooks (embedded store, one worker)', () => {
     );
     // 24 deliveries hang for 9.5 s each; another workspace's test still arrives at once.
     const prompt = await addWebhook({ url: receiver.url('/prompt') });
-    const asked = Date.now();
+    const asked = now();
     expect((await c.post(`/webhooks/${prompt.body.id}/test`)).status).toBe(202);
     const arrived = await waitFor(
       "the other workspace's test delivery",
@@ -343,38 +311,6 @@ describe('the event feed and webhooks (embedded store, one worker)', () => {
     expect(arrived.at - asked).toBeLessThan(3_000);
     await c.del(`/webhooks/${prompt.body.id}`);
     for (const hook of hooks) await hogClient.del(`/webhooks/${hook.body.id}`);
-  });
-
-  it('is managed from the CLI: add (secret once), list, test, deliveries, remove', async () => {
-    const cli = (args: string[]) =>
-      flipbook(['webhook', ...args, '--url', fx.daemon.url, '--api-key', fx.key]);
-    const added = await cli([
-      'add',
-      receiver.url('/cli'),
-      '--events',
-      'version.done,version.failed',
-      '--json',
-    ]);
-    expect(added.code, added.stderr).toBe(0);
-    const made = JSON.parse(added.stdout);
-    expect(made.secret).toMatch(/^whsec_/);
-    const text = await cli(['list']);
-    expect(text.stdout).toContain(made.id);
-    expect(text.stdout).toContain('version.done,version.failed');
-    expect(text.stdout).not.toContain(made.secret);
-    expect((await cli(['test', made.id])).code).toBe(0);
-    const arrived = await waitFor('the CLI test delivery', () => receiver.at('/cli')[0]);
-    expect(verified(made.secret, arrived).type).toBe('webhook.test');
-    const deliveries = await waitFor('the delivery recorded', async () => {
-      const listed = JSON.parse((await cli(['deliveries', made.id, '--json'])).stdout).deliveries;
-      return listed[0]?.status === 'delivered' ? listed : undefined;
-    });
-    expect(deliveries[0]).toMatchObject({ type: 'webhook.test', attempts: 1, last_status: 200 });
-    const badEvents = await cli(['add', receiver.url('/x'), '--events', 'nope']);
-    expect(badEvents.code).not.toBe(0);
-    expect(badEvents.stderr).toContain('unknown type "nope"');
-    expect((await cli(['remove', made.id])).stdout).toContain('removed');
-    expect((await cli(['remove', made.id])).stderr).toContain(`No webhook with id ${made.id}`);
   });
 
   it('refuses bad webhooks in words: a bad url, unknown events, the free plan', async () => {
@@ -413,18 +349,14 @@ describe('the event feed and webhooks (embedded store, one worker)', () => {
   });
 });
 
-describe('webhooks without --webhook-allow-private, and across a kill -9', () => {
-  let fx: ApiFixture;
+describe('webhooks without webhookAllowPrivate (serve --webhook-allow-private)', () => {
+  const fx = useApp();
   let receiver: Receiver;
 
   beforeAll(async () => {
-    [fx, receiver] = await Promise.all([
-      startApi('embedded', ['--workers', '0', '--rate-limit', '0']),
-      startReceiver(),
-    ]);
+    receiver = await startReceiver(Date.now);
   });
   afterAll(async () => {
-    await fx?.stop();
     await receiver?.close();
   });
 
@@ -444,44 +376,6 @@ describe('webhooks without --webhook-allow-private, and across a kill -9', () =>
       });
       expect(reply.status, url).toBe(422);
       expect(reply.body.error, url).toMatch(/private or local address/);
-    }
-  });
-
-  it('delivers version.done after a daemon killed between the 201 and the end of processing restarts', {
-    timeout: 180_000,
-  }, async () => {
-    // Its own daemon with one worker, on its own data dir (the fixture's has none).
-    const dataDir = fx.storeArgs[1] as string;
-    const args = ['--data-dir', dataDir, '--rate-limit', '0', '--webhook-allow-private'];
-    await fx.stop();
-    // A short job lease: the killed daemon's job is taken over in seconds, not a minute.
-    const env = { FLIPBOOK_LEASE_MS: '4000' };
-    const first = await startDaemon([...args, '--workers', '1'], env);
-    const c = client(`${first.url}/api/v1`, fx.key);
-    const made = await c.post('/webhooks', {
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ url: receiver.url('/after-kill'), events: ['version.done'] }),
-    });
-    expect(made.status, made.text).toBe(201);
-    // A 14-page paper: seconds of rendering, so the kill lands before processing ends.
-    const created = await createFlipbook(c, { title: 'Survives' }, pdf('vec_tracemonkey.pdf'));
-    first.process.kill('SIGKILL');
-    const killedAt = Date.now();
-    await new Promise((r) => first.process.once('exit', r));
-    const second = await startDaemon([...args, '--workers', '1'], env);
-    try {
-      const [delivery] = await waitFor(
-        'version.done after the restart',
-        () => (receiver.at('/after-kill').length > 0 ? receiver.at('/after-kill') : undefined),
-        120_000,
-      );
-      expect(verified(made.body.secret, delivery as Received).data.version_id).toBe(
-        created.versionId,
-      );
-      expect((delivery as Received).at).toBeGreaterThan(killedAt);
-      expect(receiver.at('/after-kill')).toHaveLength(1);
-    } finally {
-      await second.stop();
     }
   });
 });

@@ -1,6 +1,7 @@
-// The Client API v1 under pressure, each on one store and its own daemon: the 512 MB upload
-// limit, rate limiting (one daemon, then two sharing a database), a body cut short, and a
-// graceful shutdown with an upload in flight.
+// The Client API v1 under pressure where only daemons show it, each on one store and its own
+// daemon: the 512 MB limit on a streamed (chunked) upload, two daemons sharing one rate limit
+// through their database, and a graceful shutdown with an upload in flight. Rate limiting in one
+// app and a body cut short are test/spec/apiLimits.spec.test.ts's, in process.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,6 +55,8 @@ describe('upload size limit on the embedded store', () => {
     if (fx) expect(await fx.daemon.stop()).toBe(0);
   });
 
+  // Chunked, with no Content-Length: in process, appFetch would read the stream whole and declare
+  // its length, and the upload would be refused by that before it is read (another path).
   it('413 JSON for an upload over 512 MB; no file left behind; the daemon still answers', {
     timeout: 180_000,
   }, async () => {
@@ -101,37 +104,6 @@ const expectRateLimited = (reply: Reply, limit: number) => {
 };
 
 describe('rate limiting on the postgres store', () => {
-  it('--rate-limit 5: the 6th request in a minute is a 429, and 401s count', async () => {
-    const fx = await startApi('postgres', ['--rate-limit', '5']);
-    try {
-      const anon = client(fx.api, null);
-      const acme = client(fx.api, fx.key);
-      await roomInWindow(8);
-      for (let i = 0; i < 3; i++) {
-        const reply = await anon.list();
-        expectJson(reply, 401, 'Unauthorized');
-        expect(reply.headers.get('ratelimit-policy')).toMatch(/q=5\b/);
-      }
-      expectJson(await acme.list(), 200);
-      const fifth = await acme.list();
-      expectJson(fifth, 200);
-      expect(fifth.headers.get('ratelimit')).toMatch(/\br=0\b/);
-
-      expectRateLimited(await acme.list(), 5);
-      expectRateLimited(await anon.list(), 5);
-      expectRateLimited(await acme.flipbook('00000000-0000-4000-8000-000000000000'), 5);
-      // without --trust-proxy, X-Forwarded-For does not make a new client
-      const forwarded = client(fx.api, {
-        headers: { authorization: `Bearer ${fx.key}`, 'x-forwarded-for': '203.0.113.7' },
-      });
-      expectRateLimited(await forwarded.list(), 5);
-      // only the API is limited
-      expect((await fetch(`${fx.daemon.url}/healthz`)).status).toBe(200);
-    } finally {
-      await fx.stop();
-    }
-  });
-
   it('two daemons on the same database share one limit', async () => {
     const first = await startApi('postgres', ['--rate-limit', '5']);
     const second = await startDaemon([...first.storeArgs, '--rate-limit', '5']);
@@ -152,33 +124,6 @@ describe('rate limiting on the postgres store', () => {
 });
 
 describe('robustness on the postgres store', () => {
-  it('400 JSON for a file part cut short; the daemon keeps running and keeps no file', async () => {
-    const blobDir = await tempDataDir();
-    const fx = await startApi('postgres', ['--rate-limit', '0', '--blob-dir', blobDir]);
-    try {
-      const envelope = multipartEnvelope({ title: 'cut short' }, 'cut.pdf');
-      const body = new Uint8Array([
-        ...envelope.head,
-        ...new TextEncoder().encode('%PDF-1.4 and then the body stops'),
-      ]);
-      const reply = await send(`${fx.api}/flipbooks`, {
-        method: 'POST',
-        body,
-        headers: { authorization: `Bearer ${fx.key}`, 'content-type': envelope.contentType },
-      }).catch((error: Error) => error);
-      await sleep(200);
-      const alive = await fetch(`${fx.daemon.url}/healthz`)
-        .then((r) => r.status)
-        .catch(() => 'connection refused');
-      expect.soft(alive, 'the daemon still answers').toBe(200);
-      expect.soft(readdirSync(join(blobDir, 'tmp')), 'temporary files').toEqual([]);
-      expect(reply, 'an answer, not a dropped connection').not.toBeInstanceOf(Error);
-      expectError(reply as Reply, 400);
-    } finally {
-      await fx.stop();
-    }
-  });
-
   it('SIGTERM during an upload: the upload completes and the daemon exits 0', async () => {
     const blobDir = await tempDataDir();
     const fx = await startApi('postgres', ['--rate-limit', '0', '--blob-dir', blobDir]);

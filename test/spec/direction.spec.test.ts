@@ -1,36 +1,24 @@
 // A flipbook's reading direction (beyond the spec) and whether its title is still the upload's
-// file name, end to end: the `direction` upload field and PATCH field, the answers that show it,
-// the CLI's --direction, and the two columns the reader reads (projections/reader.ts), for
-// flipbooks created now and for ones created before either field existed (their FlipbookCreated
-// appended as it was then), before and after a replay. One store: the SQL is the same on both.
+// file name: the `direction` upload field and PATCH field, the answers that show it, and the two
+// columns the reader reads (projections/reader.ts), for flipbooks created now and for ones created
+// before either field existed (their FlipbookCreated appended as it was then), before and after a
+// replay. The whole app in process (test/support/appSpec.ts); one store: the SQL is the same on
+// both. The CLI's --direction is test/e2e/directionCli.e2e.test.ts's.
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findReaderFlipbook } from '../../projections/reader.ts';
 import * as flipbookDecider from '../../src/domain/flipbook/flipbook.ts';
+import { longWork } from '../../src/store/databaseLimits.ts';
 import { handleCommand } from '../../src/store/handleCommand.ts';
-import type { Store } from '../../src/store/store.ts';
-import {
-  createFlipbook,
-  expectJson,
-  openStoreOf,
-  pdf,
-  SMALL_PDF,
-  send,
-} from '../support/apiHelpers.ts';
-import { flipbook } from '../support/cli.ts';
-import { CORPUS } from '../support/corpus.ts';
+import { rebuildReadTables } from '../../src/store/replay.ts';
+import { createFlipbook, expectJson, pdf, SMALL_PDF, send } from '../support/apiHelpers.ts';
+import { useApp } from '../support/appSpec.ts';
 import { TEST_METADATA } from '../support/metadata.ts';
-import { useApi } from '../support/useApi.ts';
 
 const INVALID = 'Invalid direction: must be "ltr", "rtl" or "auto"';
 
 describe('reading direction and the title from the file', () => {
-  const fx = useApi('embedded', ['--rate-limit', '0']);
-  let store: Store;
-  let cliHome: string;
+  const fx = useApp();
 
   const patch = (id: string, body: unknown) =>
     send(`${fx.api}/flipbooks/${id}`, {
@@ -39,24 +27,21 @@ describe('reading direction and the title from the file', () => {
       body: JSON.stringify(body),
     });
   const reader = async (id: string) => {
-    const row = await findReaderFlipbook(store.db, id);
+    const row = await findReaderFlipbook(fx.store.db, id);
     return (
       row && { title: row.title, title_from_file: row.title_from_file, direction: row.direction }
     );
   };
-  const cli = (args: string[]) =>
-    flipbook(args, {
-      XDG_CONFIG_HOME: cliHome,
-      FLIPBOOK_URL: fx.daemon.url,
-      FLIPBOOK_API_KEY: fx.key,
-    });
-
   /** A flipbook as one was created before `direction` and `titleFromFile`: its first two events. */
   const oldFlipbook = async (title: string, fileName: string) => {
     const flipbookId = randomUUID();
-    const base = { flipbookId, workspaceId: fx.workspaceId, occurredAt: new Date().toISOString() };
+    const base = {
+      flipbookId,
+      workspaceId: fx.workspaceId,
+      occurredAt: fx.clock.now().toISOString(),
+    };
     await handleCommand(
-      store.events,
+      fx.store.events,
       flipbookDecider.flipbookStream(flipbookId),
       flipbookDecider,
       (): flipbookDecider.FlipbookEvent[] => [
@@ -83,15 +68,6 @@ describe('reading direction and the title from the file', () => {
     return flipbookId;
   };
 
-  beforeAll(async () => {
-    cliHome = await mkdtemp(join(tmpdir(), 'flipbook-direction-cli-'));
-    store = await openStoreOf(fx.storeArgs);
-  });
-  afterAll(async () => {
-    await store?.close();
-    await rm(cliHome, { recursive: true, force: true });
-  });
-
   it('takes `direction` at creation (any letter case), shows it everywhere, and defaults to auto', async () => {
     const rtl = await createFlipbook(fx.c, { title: 'Kitab', direction: 'rtl' });
     const ltr = await createFlipbook(fx.c, { title: 'Book', direction: ' LTR ' });
@@ -115,7 +91,7 @@ describe('reading direction and the title from the file', () => {
       expect((await reader(id))?.direction).toBe(direction === 'auto' ? null : direction);
     }
     // the past view (?at=) is built by the same projection
-    const then = await fx.c.get(`/flipbooks/${rtl.flipbookId}?at=${new Date().toISOString()}`);
+    const then = await fx.c.get(`/flipbooks/${rtl.flipbookId}?at=${fx.clock.now().toISOString()}`);
     expect(then.body.direction).toBe('rtl');
   });
 
@@ -225,35 +201,17 @@ describe('reading direction and the title from the file', () => {
     });
   });
 
-  it('publishes and edits with the CLI’s --direction', async () => {
-    let run = await cli(['publish', join(CORPUS, SMALL_PDF), '--direction', 'rtl', '--json']);
-    expect(run.code, run.stderr).toBe(0);
-    const id = JSON.parse(run.stdout).flipbook_id as string;
-    expect((await fx.c.flipbook(id)).body.direction).toBe('rtl');
-    expect(await reader(id)).toMatchObject({ title: SMALL_PDF, title_from_file: true });
-
-    run = await cli(['edit', id, '--direction', 'auto', '--json']);
-    expect(run.code, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout).direction).toBe('auto');
-
-    // a wrong value is a usage error, before anything is sent
-    run = await cli(['edit', id, '--direction', 'down']);
-    expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/--direction must be ltr, rtl or auto/);
-    run = await cli(['publish', join(CORPUS, SMALL_PDF), '--direction', 'down']);
-    expect(run.code).toBe(2);
-    expect((await fx.c.flipbook(id)).body.direction).toBe('auto');
-  });
-
   it('rebuilds both columns by replay exactly as they were', async () => {
+    // one still titled by its file name (the CLI's publish in test/e2e/directionCli.e2e.test.ts)
+    await createFlipbook(fx.c, {}, pdf(SMALL_PDF, 'kept.pdf'));
     const ids = ((await fx.c.list('per_page=100')).body.flipbooks as { id: string }[]).map(
       (f) => f.id,
     );
     expect(ids.length).toBeGreaterThan(10);
-    const before = await Promise.all(ids.map((id) => findReaderFlipbook(store.db, id)));
-    const replay = await flipbook(['replay', '--json', ...fx.storeArgs]);
-    expect(replay.code, replay.stderr).toBe(0);
-    const after = await Promise.all(ids.map((id) => findReaderFlipbook(store.db, id)));
+    const before = await Promise.all(ids.map((id) => findReaderFlipbook(fx.store.db, id)));
+    // what `flipbook replay` runs
+    await longWork(fx.store.pool, rebuildReadTables);
+    const after = await Promise.all(ids.map((id) => findReaderFlipbook(fx.store.db, id)));
     expect(after).toEqual(before);
     expect(before.some((row) => row?.title_from_file)).toBe(true);
     expect(before.some((row) => row?.direction === 'rtl')).toBe(true);
