@@ -20,6 +20,7 @@ import { logger } from './log.ts';
 import { jobGauge, renderSlotGauge } from './metrics.ts';
 import { sweepWrapperDirs } from './pdf/poppler.ts';
 import { SCRIPT, STYLESHEET } from './reader/assets.ts';
+import { readiness, withTimeout } from './readiness.ts';
 import { ignoreHangup, STOP_SIGNALS } from './signals.ts';
 import { logWaiting, STARTUP_PATIENCE_MS } from './startupPatience.ts';
 import type { DatabaseLimits } from './store/databaseLimits.ts';
@@ -151,24 +152,7 @@ export const runDaemon = async (options: DaemonOptions) => {
     throw new StartupError(error.message);
   });
   jobGauge(() => countJobs(store.db));
-  // A new connection each time (the pool's open ones may still work while the server refuses
-  // new ones), within the connect and statement limits; one probe at a time, its answer kept for
-  // a second, so a flood of /readyz cannot use up the database's connections.
-  const databaseUp = shared(1000, () =>
-    store.probe().then(
-      () => true,
-      () => false,
-    ),
-  );
-  /** Why the daemon cannot do its work now (/readyz), or null. */
-  const notReady = async (): Promise<string | null> => {
-    if (!(await databaseUp())) return 'The database is unavailable';
-    const blobStore = await withTimeout(blobs.check(), 10_000).then(
-      () => true,
-      () => false,
-    );
-    return blobStore ? null : 'The blob store is unavailable';
-  };
+  const notReady = readiness(store, blobs);
   const sweep = startBlobSweep(store, blobs, logger, clock.now()); // in the background: readiness never waits
   let publicUrl = options.publicUrl ?? '';
   // One set of render slots for this process: the workers' documents and the page images
@@ -326,31 +310,6 @@ export const runDaemon = async (options: DaemonOptions) => {
   await blobs.close();
   logger.info('stopped');
 };
-
-/** `probe` run at most once at a time, its answer reused for `keepMs` after it came. */
-const shared = <T>(keepMs: number, probe: () => Promise<T>) => {
-  let last: { at: number; answer: Promise<T> } | null = null;
-  return () => {
-    const now = performance.now();
-    if (!last || (last.at > 0 && now - last.at > keepMs)) {
-      const entry = { at: 0, answer: probe() };
-      const settled = () => {
-        entry.at = performance.now();
-      };
-      entry.answer.then(settled, settled);
-      last = entry;
-    }
-    return last.answer;
-  };
-};
-
-const withTimeout = <T>(promise: Promise<T>, ms: number) =>
-  Promise.race([
-    promise,
-    new Promise<never>((_, reject) => {
-      setTimeout(() => reject(new Error('timed out')), ms).unref();
-    }),
-  ]);
 
 /**
  * The embedded PostgreSQL is this daemon's to look after: should it die (killed, crashed), it is

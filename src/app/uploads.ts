@@ -18,6 +18,7 @@ import { parseActivateFlag } from '../domain/activateFlag.ts';
 import { NotFound, RuleBroken } from '../domain/errors.ts';
 import { visibility } from '../domain/flipbook/access.ts';
 import type { FlipbookCommand } from '../domain/flipbook/decide.ts';
+import type { UploadedFile } from '../domain/flipbook/flipbook.ts';
 import * as fields from '../domain/flipbookFields.ts';
 import { checkFlipbookCount, checkVersionCount } from '../domain/plans.ts';
 import { slugify } from '../domain/slug.ts';
@@ -43,6 +44,33 @@ const newBookFields = ({ fields: given }: ReceivedUpload, withSlug: boolean) => 
   return { title, description, askedSlug, direction, readers };
 };
 
+type NewBook = ReturnType<typeof newBookFields>;
+
+/** A new flipbook's command: the form's fields, with the title and slug decided for it. */
+const creation =
+  (
+    caller: Caller,
+    book: NewBook,
+    ids: { flipbookId: string; versionId: string },
+    title: string,
+    slug: string,
+  ) =>
+  (file: UploadedFile, at: Date): FlipbookCommand => ({
+    type: 'CreateFlipbook',
+    data: {
+      ...ids,
+      workspaceId: caller.workspaceId,
+      title,
+      titleFromFile: book.title === null,
+      slug,
+      description: book.description,
+      direction: book.direction,
+      visibility: book.readers,
+      file,
+      now: at,
+    },
+  });
+
 export const createFlipbook = (
   deps: ApiDeps,
   caller: Caller,
@@ -53,7 +81,7 @@ export const createFlipbook = (
   const countBooks = async () =>
     checkFlipbookCount(caller.plan, await countWorkspaceFlipbooks(store.db, caller.workspaceId));
   // Read once the key is known not to be a replay (a replay answers whatever the form says).
-  let book: ReturnType<typeof newBookFields>;
+  let book: NewBook;
   return runUpload(deps, caller, upload, options, {
     operation: 'create',
     target: null,
@@ -63,7 +91,7 @@ export const createFlipbook = (
       await countBooks();
     },
     decide: async (file) => {
-      const { title, description, askedSlug, direction, readers } = book;
+      const { title, askedSlug } = book;
       // Simultaneous creates see each other's flipbooks here: exactly the limit succeed.
       await countBooks();
       // Slugs are unique in a workspace: one asked for must be free; one made from the title
@@ -81,22 +109,7 @@ export const createFlipbook = (
         flipbookId,
         versionId,
         title: finalTitle,
-        command: (uploaded, at) => ({
-          type: 'CreateFlipbook',
-          data: {
-            flipbookId,
-            workspaceId: caller.workspaceId,
-            title: finalTitle,
-            titleFromFile: title === null,
-            slug,
-            description,
-            direction,
-            visibility: readers,
-            versionId,
-            file: uploaded,
-            now: at,
-          },
-        }),
+        command: creation(caller, book, { flipbookId, versionId }, finalTitle, slug),
       };
     },
     answer: (decided, { file, at, estimatedSeconds }) => ({
@@ -171,7 +184,7 @@ export const publishToSlug = async (
 ): Promise<PublishedToSlug> => {
   const { store } = deps;
   const slug = fields.slug(slugText);
-  let book: ReturnType<typeof newBookFields>;
+  let book: NewBook;
   return runUpload(deps, caller, upload, options, {
     operation: 'slug',
     target: slug,
@@ -194,7 +207,7 @@ export const publishToSlug = async (
       book = newBookFields(upload, false);
     },
     decide: async (file) => {
-      const { title, description, direction, readers } = book;
+      const { title } = book;
       const existing = await findFlipbookBySlug(store.db, caller.workspaceId, slug);
       if (existing?.status === 'archived') {
         throw new RuleBroken(
@@ -217,28 +230,12 @@ export const publishToSlug = async (
         versionId,
         created: !existing,
         title: finalTitle,
-        command: (uploaded, at): FlipbookCommand =>
-          existing
-            ? {
-                type: 'UploadVersion',
-                data: { versionId, file: uploaded, activateOnDone: true, now: at },
-              }
-            : {
-                type: 'CreateFlipbook',
-                data: {
-                  flipbookId,
-                  workspaceId: caller.workspaceId,
-                  title: finalTitle,
-                  titleFromFile: title === null,
-                  slug,
-                  description,
-                  direction,
-                  visibility: readers,
-                  versionId,
-                  file: uploaded,
-                  now: at,
-                },
-              },
+        command: existing
+          ? (file, at): FlipbookCommand => ({
+              type: 'UploadVersion',
+              data: { versionId, file, activateOnDone: true, now: at },
+            })
+          : creation(caller, book, { flipbookId, versionId }, finalTitle, slug),
       };
     },
     answer: (decided, { file, at, estimatedSeconds }) => ({

@@ -26,6 +26,7 @@ import { openBlobStore } from '../../src/blobs/openBlobStore.ts';
 import { type AppSettings, composeApp } from '../../src/composeApp.ts';
 import { flipbookStream } from '../../src/domain/flipbook/flipbook.ts';
 import { logger } from '../../src/log.ts';
+import { readiness } from '../../src/readiness.ts';
 import type { Store } from '../../src/store/store.ts';
 import { renderOptionsFor } from '../../src/worker/renderSettings.ts';
 import { startWorkers, workerOptions } from '../../src/worker/workerPool.ts';
@@ -132,21 +133,7 @@ export const startApp = async (options: AppOptions = {}): Promise<AppUnderTest> 
     render,
     secret: await installationSecret(store),
     health: {
-      notReady: async () => {
-        if (
-          !(await store.probe().then(
-            () => true,
-            () => false,
-          ))
-        )
-          return 'The database is unavailable';
-        return (await blobs.check().then(
-          () => true,
-          () => false,
-        ))
-          ? null
-          : 'The blob store is unavailable';
-      },
+      notReady: readiness(store, blobs),
       clockOffsetMs: () => 0,
     },
     settings: {
