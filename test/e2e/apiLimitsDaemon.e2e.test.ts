@@ -11,8 +11,8 @@ import {
   corpus,
   expectError,
   expectJson,
+  expectRateLimited,
   multipartEnvelope,
-  type Reply,
   SMALL_PDF,
   send,
   sleep,
@@ -91,16 +91,6 @@ describe('upload size limit on the embedded store', () => {
 const roomInWindow = async (seconds: number) => {
   const left = 60 - ((Date.now() / 1000) % 60);
   if (left < seconds) await sleep(left * 1000 + 250);
-};
-
-const expectRateLimited = (reply: Reply, limit: number) => {
-  expectError(reply, 429);
-  const retryAfter = reply.headers.get('retry-after');
-  expect(retryAfter).toMatch(/^\d+$/);
-  expect(Number(retryAfter)).toBeGreaterThanOrEqual(0);
-  expect(Number(retryAfter)).toBeLessThanOrEqual(60);
-  expect(reply.headers.get('ratelimit-policy')).toMatch(new RegExp(`q=${limit}\\b`));
-  expect(reply.headers.get('ratelimit')).toMatch(/\br=0\b/);
 };
 
 describe('rate limiting on the postgres store', () => {

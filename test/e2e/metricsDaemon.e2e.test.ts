@@ -6,6 +6,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
 import { client, createFlipbook } from '../support/apiHelpers.ts';
+import { metricsOf, seriesValue } from '../support/metricsText.ts';
 import { waitFor } from '../support/waitFor.ts';
 
 describe("the daemon's gauges and keep-alive (embedded store, one worker)", () => {
@@ -25,16 +26,8 @@ describe("the daemon's gauges and keep-alive (embedded store, one worker)", () =
     await fx?.stop();
   });
 
-  const metrics = async () => {
-    const res = await fetch(`${fx.daemon.url}/metrics`);
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-    return res.text();
-  };
-  const value = (text: string, series: string) => {
-    const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-    return line === undefined ? undefined : Number(line.slice(series.length + 1));
-  };
+  const metrics = () => metricsOf(fx.daemon.url);
+  const value = seriesValue;
 
   it('reports jobs and its render slots, idle once the work is done', async () => {
     const c = client(fx.api, fx.key);

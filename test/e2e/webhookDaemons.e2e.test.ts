@@ -4,56 +4,17 @@
 // it; a daemon killed with kill -9 between the upload's 201 and the end of processing still
 // delivers after its restart. The feed and the webhooks' management and delivery rules over HTTP
 // are test/spec/webhooks.spec.test.ts's, in process.
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
 import { type Client, client, createFlipbook, type Json, pdf } from '../support/apiHelpers.ts';
 import { flipbook, startDaemon } from '../support/cli.ts';
 import { waitFor } from '../support/waitFor.ts';
-
-type Received = { path: string; headers: IncomingHttpHeaders; body: string; at: number };
-
-/** A local receiver: records every request and answers 200 (after a while on a slowed path). */
-const startReceiver = async () => {
-  const received: Received[] = [];
-  /** paths answered only after this many ms (a slow receiver) */
-  const slow = new Map<string, number>();
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const path = req.url ?? '/';
-      received.push({
-        path,
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
-        at: Date.now(),
-      });
-      const delay = slow.get(path) ?? 0;
-      if (delay > 0) setTimeout(() => res.end('ok'), delay);
-      else res.end('ok');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: (path: string) => `http://127.0.0.1:${port}${path}`,
-    at: (path: string) => received.filter((r) => r.path === path),
-    slowDown: (path: string, ms: number) => slow.set(path, ms),
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-};
-type Receiver = Awaited<ReturnType<typeof startReceiver>>;
-
-/** The delivery's body when its signature verifies with the endpoint's secret (throws if not). */
-const verified = (secret: string, r: Received) =>
-  new Webhook(secret).verify(r.body, {
-    'webhook-id': String(r.headers['webhook-id']),
-    'webhook-timestamp': String(r.headers['webhook-timestamp']),
-    'webhook-signature': String(r.headers['webhook-signature']),
-  }) as { type: string; timestamp: string; data: Json };
+import {
+  type Received,
+  type Receiver,
+  startReceiver,
+  verified,
+} from '../support/webhookReceiver.ts';
 
 describe('webhooks across two daemons and from the CLI (embedded store, no processing)', () => {
   let fx: ApiFixture;

@@ -20,53 +20,12 @@ import {
   pdf,
   SMALL_PDF,
   send,
-  sleep,
 } from '../support/apiHelpers.ts';
 import { type AppUnderTest, startApp } from '../support/appSpec.ts';
 import { PASSWORD, postSignIn } from '../support/dashboard.ts';
 import { appFetch } from '../support/inProcess.ts';
 import { TEST_METADATA } from '../support/metadata.ts';
-
-/** Every URL of a version's files, at a root (`/files` or `/a/<grant>`), with the text JSON. */
-const fileUrls = (root: string, versionId: string) => [
-  `${root}/pages/${versionId}/1/mid.jpg`,
-  `${root}/pages/${versionId}/1/min.jpg`,
-  `${root}/pages/${versionId}/1/max.jpg`,
-  `${root}/pages/${versionId}/1/text.txt`,
-  `${root}/pages/${versionId}/1/words.json`,
-  `${root}/pages/${versionId}/document.json`,
-  `${root}/pages/${versionId}/text.json`,
-  `${root}/originals/${versionId}`,
-];
-
-/** The grant a reader page gives its files: `/a/<grant>` as it appears in the HTML. */
-const grantRoot = (html: string, base: string) => {
-  const found = /\/a\/([A-Za-z0-9._-]+)\/pages\//.exec(html);
-  if (!found) throw new Error('no /a/<grant>/ URL in the page');
-  return `${base}/a/${found[1]}`;
-};
-
-const statusOf = async (url: string, init: RequestInit = {}) =>
-  (await appFetch(url, { redirect: 'manual', ...init })).status;
-
-/** The password form of a share link, posted. */
-const unlock = (url: string, password: string) =>
-  appFetch(url, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ password }).toString(),
-  });
-
-const waitDone = async (c: Client, flipbookId: string, versionId: string) => {
-  for (let i = 0; i < 600; i++) {
-    const reply = await c.status(flipbookId, versionId);
-    if (reply.body.status === 'done') return;
-    if (reply.body.status === 'error') throw new Error(reply.text);
-    await sleep(100);
-  }
-  throw new Error('not done in 60 s');
-};
+import { fileUrls, grantRoot, statusOf, unlock, waitDone } from '../support/readerAccess.ts';
 
 describe('private publishing', () => {
   let app: AppUnderTest;

@@ -10,6 +10,7 @@ import {
   client,
   expectError,
   expectJson,
+  expectRateLimited,
   multipartEnvelope,
   type Reply,
   send,
@@ -18,16 +19,6 @@ import {
 import { useApp } from '../support/appSpec.ts';
 import type { BlobPlace } from '../support/blobPlace.ts';
 import { appFetch } from '../support/inProcess.ts';
-
-const expectRateLimited = (reply: Reply, limit: number) => {
-  expectError(reply, 429);
-  const retryAfter = reply.headers.get('retry-after');
-  expect(retryAfter).toMatch(/^\d+$/);
-  expect(Number(retryAfter)).toBeGreaterThanOrEqual(0);
-  expect(Number(retryAfter)).toBeLessThanOrEqual(60);
-  expect(reply.headers.get('ratelimit-policy')).toMatch(new RegExp(`q=${limit}\\b`));
-  expect(reply.headers.get('ratelimit')).toMatch(/\br=0\b/);
-};
 
 describe('rate limiting on the postgres store', () => {
   const fx = useApp({ rateLimit: 5 });

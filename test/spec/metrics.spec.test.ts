@@ -8,21 +8,14 @@ import { describe, expect, it } from 'vitest';
 import { createFlipbook } from '../support/apiHelpers.ts';
 import { useApp } from '../support/appSpec.ts';
 import { appFetch } from '../support/inProcess.ts';
+import { metricsOf, seriesValue } from '../support/metricsText.ts';
 import { waitFor } from '../support/waitFor.ts';
 
 describe('metrics and readiness (one worker)', () => {
   const app = useApp({ workers: 1 });
 
-  const metrics = async () => {
-    const res = await appFetch(`${app.base}/metrics`);
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-    return res.text();
-  };
-  const value = (text: string, series: string) => {
-    const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-    return line === undefined ? undefined : Number(line.slice(series.length + 1));
-  };
+  const metrics = () => metricsOf(app.base);
+  const value = seriesValue;
 
   it('counts requests by route pattern and status, and render time per page', async () => {
     const made = await createFlipbook(app.c);

@@ -8,9 +8,6 @@
 // pages with its cursor and long-polls; workspaces see only their own events and webhooks. Two
 // daemons on one database, a daemon killed with kill -9, and the CLI are
 // test/e2e/webhookDaemons.e2e.test.ts's.
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workspaceTrail } from '../../src/app/eventLog.ts';
 import { logger } from '../../src/log.ts';
@@ -25,57 +22,12 @@ import {
 } from '../support/apiHelpers.ts';
 import { useApp } from '../support/appSpec.ts';
 import { waitFor } from '../support/waitFor.ts';
-
-type Received = { path: string; headers: IncomingHttpHeaders; body: string; at: number };
-
-/**
- * A local receiver: records every request with the time `now()` says (the app's clock); answers
- * what `answer(path, n)` says (default 200).
- */
-const startReceiver = async (now: () => number) => {
-  const received: Received[] = [];
-  let answer: (path: string, n: number) => number = () => 200;
-  /** paths answered only after this many ms (a slow receiver) */
-  const slow = new Map<string, number>();
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const path = req.url ?? '/';
-      received.push({
-        path,
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
-        at: now(),
-      });
-      res.statusCode = answer(path, received.filter((r) => r.path === path).length);
-      const delay = slow.get(path) ?? 0;
-      if (delay > 0) setTimeout(() => res.end('ok'), delay);
-      else res.end('ok');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: (path: string) => `http://127.0.0.1:${port}${path}`,
-    received,
-    at: (path: string) => received.filter((r) => r.path === path),
-    answerWith: (f: (path: string, n: number) => number) => {
-      answer = f;
-    },
-    slowDown: (path: string, ms: number) => slow.set(path, ms),
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-};
-type Receiver = Awaited<ReturnType<typeof startReceiver>>;
-
-/** The delivery's body when its signature verifies with the endpoint's secret (throws if not). */
-const verified = (secret: string, r: Received) =>
-  new Webhook(secret).verify(r.body, {
-    'webhook-id': String(r.headers['webhook-id']),
-    'webhook-timestamp': String(r.headers['webhook-timestamp']),
-    'webhook-signature': String(r.headers['webhook-signature']),
-  }) as { type: string; timestamp: string; data: Json };
+import {
+  type Received,
+  type Receiver,
+  startReceiver,
+  verified,
+} from '../support/webhookReceiver.ts';
 
 describe('the event feed and webhooks (one processing lane, the sender in process)', () => {
   const fx = useApp({ workers: 1, webhookAllowPrivate: true });

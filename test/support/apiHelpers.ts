@@ -242,3 +242,14 @@ export const waitForOutcome = async (
     ms,
     100,
   );
+
+/** A 429 of the rate limit: Retry-After within the minute, the policy's quota, none left. */
+export const expectRateLimited = (reply: Reply, limit: number) => {
+  expectError(reply, 429);
+  const retryAfter = reply.headers.get('retry-after');
+  expect(retryAfter).toMatch(/^\d+$/);
+  expect(Number(retryAfter)).toBeGreaterThanOrEqual(0);
+  expect(Number(retryAfter)).toBeLessThanOrEqual(60);
+  expect(reply.headers.get('ratelimit-policy')).toMatch(new RegExp(`q=${limit}\\b`));
+  expect(reply.headers.get('ratelimit')).toMatch(/\br=0\b/);
+};
