@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, InvalidInput } from '../domain/errors.ts';
 import { loggedUrl } from '../http/loggedUrl.ts';
+import { sendJson } from '../http/respond.ts';
 import type { Request } from '../http/server.ts';
 import type { Logger } from '../log.ts';
 import { readSmallBody } from './request.ts';
@@ -26,22 +27,13 @@ export const readJson = async (req: IncomingMessage): Promise<Record<string, unk
   return body as Record<string, unknown>;
 };
 
+/** A JSON answer of the dashboard: never kept (the same no-store as a page). */
 export const sendJsonBody = (
   res: ServerResponse,
   status: number,
   body: unknown,
-  extra: Record<string, string | string[]> = {},
-) => {
-  const bytes = Buffer.from(JSON.stringify(body));
-  res.writeHead(status, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': bytes.length,
-    'Cache-Control': 'no-store',
-    'X-Content-Type-Options': 'nosniff',
-    ...extra,
-  });
-  res.end(bytes);
-};
+  headers: Record<string, string | string[]> = {},
+) => sendJson(res, status, body, { cache: 'no-store', headers });
 
 export type JsonHandler = (req: Request, res: ServerResponse) => Promise<void>;
 

@@ -8,6 +8,7 @@ import type { Sso } from '../app/accounts/sso.ts';
 import type { ApiDeps } from '../app/apiDeps.ts';
 import type { Clock } from '../app/clock.ts';
 import { AppError } from '../domain/errors.ts';
+import { cookieName, readCookie } from '../http/cookies.ts';
 import { type Html, html } from '../http/html.ts';
 import { loggedUrl } from '../http/loggedUrl.ts';
 import { requestContext } from '../http/requestContext.ts';
@@ -16,15 +17,7 @@ import { asUnavailable } from '../http/unavailable.ts';
 import type { Logger } from '../log.ts';
 import { dashboardPage } from './layout.ts';
 import { messagePage } from './pages/signIn.ts';
-import {
-  checkCsrf,
-  checkSameOrigin,
-  cookieName,
-  readCookie,
-  readForm,
-  redirect,
-  sendPage,
-} from './request.ts';
+import { checkCsrf, checkSameOrigin, readForm, redirect, sendPage } from './request.ts';
 
 export type DashboardDeps = ApiDeps & {
   log: Logger;

@@ -14,21 +14,14 @@ import {
 } from '../app/accounts/passkeys.ts';
 import { AppError } from '../domain/errors.ts';
 import { relyingParty } from '../domain/user/passkey.ts';
+import { cookieHeader, readCookie, sessionCookie } from '../http/cookies.ts';
 import { clientAddress } from '../http/rateLimit.ts';
 import type { Routes } from '../http/server.ts';
 import { type JsonHandler, jsonRoute, readJson, sendJsonBody } from './json.ts';
 import type { Kit } from './kit.ts';
 import { passkeysSection, removePasskeyPage } from './pages/passkeys.ts';
 import { deviceName } from './pages/profile.ts';
-import {
-  checkCsrf,
-  checkSameOrigin,
-  readCookie,
-  redirect,
-  safeNext,
-  sendPage,
-  sessionCookie,
-} from './request.ts';
+import { checkCsrf, checkSameOrigin, redirect, safeNext, sendPage } from './request.ts';
 
 /** The signed-out challenge's cookie: its token names the challenge waiting server-side. */
 const CHALLENGE_COOKIE = 'flipbook_passkey';
@@ -41,14 +34,12 @@ export const mountPasskeys = (routes: Routes, kit: Kit) => {
   const challengeCookieName = () => (secure() ? `__Host-${CHALLENGE_COOKIE}` : CHALLENGE_COOKIE);
   /** HttpOnly, SameSite=Strict, gone with the challenge; `__Host-` and Secure on https. */
   const challengeCookie = (token: string, maxAgeSeconds: number) =>
-    [
-      `${challengeCookieName()}=${token}`,
-      'Path=/',
-      'HttpOnly',
-      'SameSite=Strict',
-      `Max-Age=${maxAgeSeconds}`,
-      ...(secure() ? ['Secure'] : []),
-    ].join('; ');
+    cookieHeader(challengeCookieName(), token, {
+      path: '/',
+      sameSite: 'Strict',
+      secure: secure(),
+      maxAgeSeconds,
+    });
 
   /** What the person is not told (the verifier's reason) goes to the log. */
   const json = (handler: JsonHandler) =>

@@ -6,29 +6,6 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, Forbidden, InvalidInput } from '../domain/errors.ts';
 import { readBody } from '../http/bodyLimit.ts';
-import { cookieName } from '../http/cookies.ts';
-
-export { cookieName, readCookie } from '../http/cookies.ts';
-
-export const sessionCookie = (secure: boolean, token: string, expiresAt: Date) =>
-  [
-    `${cookieName(secure)}=${token}`,
-    'Path=/',
-    'HttpOnly',
-    'SameSite=Lax',
-    `Expires=${expiresAt.toUTCString()}`,
-    ...(secure ? ['Secure'] : []),
-  ].join('; ');
-
-export const clearedCookie = (secure: boolean) =>
-  [
-    `${cookieName(secure)}=`,
-    'Path=/',
-    'HttpOnly',
-    'SameSite=Lax',
-    'Max-Age=0',
-    ...(secure ? ['Secure'] : []),
-  ].join('; ');
 
 /**
  * Refuses a state-changing request another site made the browser send: its Origin (or, when the

@@ -10,6 +10,7 @@ import { acceptInvitation, openInvitation } from '../app/accounts/people.ts';
 import { signInWithPassword, signOut, startSession } from '../app/accounts/sessions.ts';
 import { listFlipbookCards } from '../app/flipbooks.ts';
 import { AppError, InvalidInput } from '../domain/errors.ts';
+import { clearedCookie, sessionCookie } from '../http/cookies.ts';
 import { html } from '../http/html.ts';
 import { parseListQuery } from '../http/listQuery.ts';
 import { clientAddress } from '../http/rateLimit.ts';
@@ -25,16 +26,7 @@ import { flipbooksPage } from './pages/flipbooks.ts';
 import { invitationPage, messagePage, signInPage, unusableLinkPage } from './pages/signIn.ts';
 import { mountPasskeys } from './passkeyRoutes.ts';
 import { mountPeoplePages } from './peopleRoutes.ts';
-import {
-  checkCsrf,
-  checkSameOrigin,
-  clearedCookie,
-  readForm,
-  redirect,
-  safeNext,
-  sendPage,
-  sessionCookie,
-} from './request.ts';
+import { checkCsrf, checkSameOrigin, readForm, redirect, safeNext, sendPage } from './request.ts';
 import { mountSso } from './ssoRoutes.ts';
 import { mountWorkspacePages } from './workspaceRoutes.ts';
 

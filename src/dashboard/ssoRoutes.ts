@@ -6,24 +6,23 @@
 import { createHash } from 'node:crypto';
 import type { Sso } from '../app/accounts/sso.ts';
 import { AppError } from '../domain/errors.ts';
+import { cookieHeader, readCookie, sessionCookie } from '../http/cookies.ts';
 import type { Routes } from '../http/server.ts';
 import type { Kit } from './kit.ts';
 import { signInPage } from './pages/signIn.ts';
-import { readCookie, redirect, safeNext, sendPage, sessionCookie } from './request.ts';
+import { redirect, safeNext, sendPage } from './request.ts';
 
 /** The cookie of one sign-in: named after (a hash of) its state, holding the state. */
 export const stateCookieName = (state: string) =>
   `flipbook_sso_${createHash('sha256').update(state).digest('hex').slice(0, 16)}`;
 
 const stateCookie = (secure: boolean, state: string, value: string, maxAgeSeconds: number) =>
-  [
-    `${stateCookieName(state)}=${value}`,
-    'Path=/login/sso',
-    'HttpOnly',
-    'SameSite=Lax',
-    `Max-Age=${maxAgeSeconds}`,
-    ...(secure ? ['Secure'] : []),
-  ].join('; ');
+  cookieHeader(stateCookieName(state), value, {
+    path: '/login/sso',
+    sameSite: 'Lax',
+    secure,
+    maxAgeSeconds,
+  });
 
 export const mountSso = (routes: Routes, kit: Kit, sso: Sso) => {
   const { secure, origin, context, page } = kit;

@@ -1,9 +1,39 @@
-// Response helpers: every body is JSON, every error is {"error": message}.
-import type { ServerResponse } from 'node:http';
+// Response helpers: every JSON body the service sends goes out through `sendJson` (the API, the
+// health routes, the reader's data, the dashboard's passkey ceremonies); every error is
+// {"error": message}.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import send from '@polka/send-type';
+import { sendBody } from './sendBody.ts';
 
-export const sendJson = (res: ServerResponse, status: number, body: unknown) =>
-  send(res, status, body, { 'Content-Type': 'application/json; charset=utf-8' });
+export type JsonOptions = {
+  /**
+   * the request, for an answer a client may keep: it then carries an ETag (a 304 when it did not
+   * change) and is compressed as the client accepts (./sendBody.ts)
+   */
+  req?: IncomingMessage;
+  /** Cache-Control (none: the API's answers say nothing) */
+  cache?: string;
+  /** more headers (Set-Cookie, Retry-After...) */
+  headers?: Record<string, string | string[]>;
+};
+
+export const sendJson = (
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  options: JsonOptions = {},
+) => {
+  const headers: Record<string, string | string[]> = {
+    ...(options.cache
+      ? { 'Cache-Control': options.cache, 'X-Content-Type-Options': 'nosniff' }
+      : {}),
+    ...options.headers,
+  };
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  const type = { 'Content-Type': 'application/json; charset=utf-8' };
+  if (!options.req) return send(res, status, body, type);
+  return sendBody(options.req, res, status, type, JSON.stringify(body));
+};
 
 export const sendError = (res: ServerResponse, status: number, message: string) =>
   sendJson(res, status, { error: message });

@@ -22,9 +22,10 @@ import type { BlobStore } from '../blobs/blobStore.ts';
 import { readForm } from '../dashboard/request.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
-import { readCookie, sessionTokenOf } from '../http/cookies.ts';
+import { cookieHeader, readCookie, sessionTokenOf } from '../http/cookies.ts';
 import { type FileGate, gatedVersion, grantGate, PRIVATE } from '../http/files.ts';
 import { clientAddress } from '../http/rateLimit.ts';
+import { sendJson } from '../http/respond.ts';
 import { sendBody } from '../http/sendBody.ts';
 import type { Request, Routes } from '../http/server.ts';
 import { asUnavailable } from '../http/unavailable.ts';
@@ -204,7 +205,10 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
   routes.get('/f/:id/status.json', async (req, res) => {
     const { book } = await enterBook(req, req.params.id ?? '', false);
     if (!book || book === 'archived' || book.status === 'error') throw new NotFound('Not found');
-    await sendJson(req, res, readerStatus(book), book.isPublic ? 'no-cache' : 'no-store');
+    await sendJson(res, 200, readerStatus(book), {
+      req,
+      cache: book.isPublic ? 'no-cache' : 'no-store',
+    });
   });
 
   // A QR code of the link to a page of the book (the reader's Share panel): to whoever may read
@@ -261,14 +265,12 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
           clientAddress(req, deps.trustProxy ?? false),
         );
         // For this link's address only: its reader, its text and its status poll.
-        const cookie = [
-          `${LINK_COOKIE}=${proof}`,
-          `Path=${action}`,
-          'HttpOnly',
-          'SameSite=Lax',
-          `Max-Age=${maxAgeSeconds}`,
-          ...(deps.urls.reader('').startsWith('https:') ? ['Secure'] : []),
-        ].join('; ');
+        const cookie = cookieHeader(LINK_COOKIE, proof, {
+          path: action,
+          sameSite: 'Lax',
+          secure: deps.urls.reader('').startsWith('https:'),
+          maxAgeSeconds,
+        });
         res.writeHead(303, {
           Location: action,
           'Set-Cookie': cookie,
@@ -306,7 +308,7 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
   routes.get('/s/:token/status.json', async (req, res) => {
     const { book } = await enterLink(req, false, false);
     if (!book || book === 'archived' || book.status === 'error') throw new NotFound('Not found');
-    await sendJson(req, res, readerStatus(book), 'no-store');
+    await sendJson(res, 200, readerStatus(book), { req, cache: 'no-store' });
   });
 
   // A version's page text, built from each page's text.txt. Like the page files: a 404 once the
@@ -321,7 +323,7 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
         : found.version.status === 'done'
           ? IMMUTABLE
           : 'no-cache';
-      await sendJson(req, res, { versionId: found.id, pages }, cache);
+      await sendJson(res, 200, { versionId: found.id, pages }, { req, cache });
     };
   routes.get(
     '/files/pages/:versionId/text.json',
@@ -379,7 +381,10 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
       maxHeight: pixels(query.get('maxheight')),
     };
     const provider = deps.urls.reader('').replace(/\/f\/$/, '/');
-    await sendJson(req, res, oembedOf(book, provider, limits), 'public, max-age=300');
+    await sendJson(res, 200, oembedOf(book, provider, limits), {
+      req,
+      cache: 'public, max-age=300',
+    });
   });
 
   // No icon of our own; answering stops browsers from logging a 404 on every visit.
@@ -478,16 +483,3 @@ const htmlSender =
       typeof html === 'string' ? html : html(l),
     );
   };
-
-const sendJson = (req: IncomingMessage, res: ServerResponse, body: unknown, cache: string) =>
-  sendBody(
-    req,
-    res,
-    200,
-    {
-      'Content-Type': 'application/json; charset=utf-8',
-      'Cache-Control': cache,
-      'X-Content-Type-Options': 'nosniff',
-    },
-    JSON.stringify(body),
-  );

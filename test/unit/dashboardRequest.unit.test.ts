@@ -1,15 +1,8 @@
 // The dashboard's request rules that need no browser: cookies, origins, CSRF, escaping.
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import {
-  checkCsrf,
-  checkSameOrigin,
-  clearedCookie,
-  cookieName,
-  readCookie,
-  safeNext,
-  sessionCookie,
-} from '../../src/dashboard/request.ts';
+import { checkCsrf, checkSameOrigin, safeNext } from '../../src/dashboard/request.ts';
+import { clearedCookie, cookieName, readCookie, sessionCookie } from '../../src/http/cookies.ts';
 import { html, trusted } from '../../src/http/html.ts';
 
 const request = (headers: Record<string, string>) =>
