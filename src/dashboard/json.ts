@@ -3,11 +3,11 @@
 // never a crash. The checks (origin, CSRF) are the caller's, as for forms.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, InvalidInput } from '../domain/errors.ts';
+import { readSmallBody } from '../http/formBody.ts';
 import { loggedUrl } from '../http/loggedUrl.ts';
 import { sendJson } from '../http/respond.ts';
 import type { Request } from '../http/server.ts';
 import type { Logger } from '../log.ts';
-import { readSmallBody } from './request.ts';
 
 /** An application/json body holding an object, at most 64 KB, within 30 s. */
 export const readJson = async (req: IncomingMessage): Promise<Record<string, unknown>> => {

@@ -9,6 +9,7 @@ import type { ApiDeps } from '../app/apiDeps.ts';
 import type { Clock } from '../app/clock.ts';
 import { AppError } from '../domain/errors.ts';
 import { cookieName, readCookie } from '../http/cookies.ts';
+import { readForm } from '../http/formBody.ts';
 import { type Html, html } from '../http/html.ts';
 import { loggedUrl } from '../http/loggedUrl.ts';
 import { requestContext } from '../http/requestContext.ts';
@@ -17,7 +18,7 @@ import { asUnavailable } from '../http/unavailable.ts';
 import type { Logger } from '../log.ts';
 import { dashboardPage } from './layout.ts';
 import { messagePage } from './pages/signIn.ts';
-import { checkCsrf, checkSameOrigin, readForm, redirect, sendPage } from './request.ts';
+import { checkCsrf, checkSameOrigin, redirect, sendPage } from './request.ts';
 
 export type DashboardDeps = ApiDeps & {
   log: Logger;

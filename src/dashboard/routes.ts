@@ -11,6 +11,7 @@ import { signInWithPassword, signOut, startSession } from '../app/accounts/sessi
 import { listFlipbookCards } from '../app/flipbooks.ts';
 import { AppError, InvalidInput } from '../domain/errors.ts';
 import { clearedCookie, sessionCookie } from '../http/cookies.ts';
+import { readForm } from '../http/formBody.ts';
 import { html } from '../http/html.ts';
 import { parseListQuery } from '../http/listQuery.ts';
 import { clientAddress } from '../http/rateLimit.ts';
@@ -26,7 +27,7 @@ import { flipbooksPage } from './pages/flipbooks.ts';
 import { invitationPage, messagePage, signInPage, unusableLinkPage } from './pages/signIn.ts';
 import { mountPasskeys } from './passkeyRoutes.ts';
 import { mountPeoplePages } from './peopleRoutes.ts';
-import { checkCsrf, checkSameOrigin, readForm, redirect, safeNext, sendPage } from './request.ts';
+import { checkCsrf, checkSameOrigin, redirect, safeNext, sendPage } from './request.ts';
 import { mountSso } from './ssoRoutes.ts';
 import { mountWorkspacePages } from './workspaceRoutes.ts';
 

@@ -4,63 +4,72 @@
 // readable address that redirects to it); and the reader's two static assets. Who may read a
 // non-public book is src/app/readerAccess.ts's to say. Every body here goes through sendBody: an
 // ETag (304s), compressed as negotiated.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { renderSVG } from 'uqr';
 import { findFlipbookBySlug } from '../../projections/flipbooks.ts';
-import type { Db } from '../../projections/readTable.ts';
-import { findBrandByKey, findWorkspaceByName } from '../../projections/workspaces.ts';
-import type { Analytics } from '../app/analytics/analytics.ts';
-import {
-  type AccessDeps,
-  type Entry,
-  enterByBook,
-  enterByLink,
-  unlockLink,
-} from '../app/readerAccess.ts';
-import type { Urls } from '../app/urls.ts';
-import type { BlobStore } from '../blobs/blobStore.ts';
-import { readForm } from '../dashboard/request.ts';
+import { findWorkspaceByName } from '../../projections/workspaces.ts';
+import { type Entry, enterByBook, enterByLink, unlockLink } from '../app/readerAccess.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
 import { cookieHeader, readCookie, sessionTokenOf } from '../http/cookies.ts';
 import { type FileGate, gatedVersion, grantGate, PRIVATE } from '../http/files.ts';
+import { readForm } from '../http/formBody.ts';
+import { mountPageRoutes, type PageRoute } from '../http/pageRoute.ts';
 import { clientAddress } from '../http/rateLimit.ts';
 import { sendJson } from '../http/respond.ts';
 import { sendBody } from '../http/sendBody.ts';
-import type { Request, Routes } from '../http/server.ts';
+import type { Handler, Request, Routes } from '../http/server.ts';
 import { asUnavailable } from '../http/unavailable.ts';
-import { findAsset } from './assets.ts';
-import { brandStylesheet } from './brandStyle.ts';
-import { oembedOf, pixels, readerIdOf } from './oembed.ts';
+import { readerAssetRoutes } from './assetRoutes.ts';
+import { type HtmlSender, htmlSender, languageOf } from './htmlSender.ts';
 import { loadPageTexts, loadReaderBook, type ReaderBook, readerStatus } from './readerData.ts';
+import type { ReaderDeps } from './readerDeps.ts';
 import {
   notFoundPage,
   PRIVATE_VIEW,
   PUBLIC_VIEW,
   passwordPage,
-  type ReaderView,
-  readerHeaders,
   readerPage,
   stalledPage,
   unavailablePage,
 } from './readerPage.ts';
 import { textPage } from './textPage.ts';
-import { type Language, languageFor } from './words/language.ts';
+import type { Language } from './words/language.ts';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
-export type ReaderDeps = {
-  /** reader analytics (src/app/analytics): the token its page carries; absent: none counted */
-  analytics?: Pick<Analytics, 'tokenFor'>;
-  db: Db;
-  blobs: BlobStore;
-  urls: Urls;
-  access: AccessDeps;
-  trustProxy?: boolean;
-};
-
+/** The reader's routes, mounted once: its pages in words when the service is away. */
 export const mountReader = (routes: Routes, deps: ReaderDeps) => {
   const sendHtml = htmlSender(deps.urls.imageOrigin);
+  mountPageRoutes(routes, [...readerRoutes(deps, sendHtml), ...readerAssetRoutes(deps, sendHtml)], {
+    page: asPage(sendHtml),
+    data: (handler) => handler,
+  });
+};
+
+/**
+ * A page for people: when the service cannot answer (503), a browser gets a page in words with
+ * the same status and Retry-After; any other client the JSON every route gives.
+ */
+const asPage =
+  (sendHtml: HtmlSender) =>
+  (handler: Handler): Handler =>
+  async (req, res) => {
+    try {
+      await handler(req, res);
+    } catch (error) {
+      const unavailable = asUnavailable(error);
+      if (!unavailable || res.headersSent || !/\btext\/html\b/.test(req.headers.accept ?? '')) {
+        throw error;
+      }
+      for (const [name, value] of Object.entries(unavailable.headers)) res.setHeader(name, value);
+      await sendHtml(req, res, 503, stalledPage);
+    }
+  };
+
+/** Every route of the reader, declared (src/http/pageRoute.ts). */
+export const readerRoutes = (deps: ReaderDeps, sendHtml: HtmlSender): PageRoute[] => {
+  const declared: PageRoute[] = [];
 
   /**
    * The book someone entering at /f/:id may read, with the URLs they are given: a public book's
@@ -107,25 +116,6 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
     );
     return { entry, book, linkId: linkId ?? null };
   };
-
-  /**
-   * A page for people: when the service cannot answer (503), a browser gets a page in words with
-   * the same status and Retry-After; any other client the JSON every route gives.
-   */
-  const page =
-    (handler: (req: Request, res: ServerResponse) => Promise<void>) =>
-    async (req: Request, res: ServerResponse) => {
-      try {
-        await handler(req, res);
-      } catch (error) {
-        const unavailable = asUnavailable(error);
-        if (!unavailable || res.headersSent || !/\btext\/html\b/.test(req.headers.accept ?? '')) {
-          throw error;
-        }
-        for (const [name, value] of Object.entries(unavailable.headers)) res.setHeader(name, value);
-        await sendHtml(req, res, 503, stalledPage);
-      }
-    };
 
   type Entered = { entry: Entry; book: ReaderBook | 'archived' | null };
   /**
@@ -183,32 +173,47 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
       l,
     );
 
-  routes.get(
-    '/f/:id',
-    page(async (req, res) => {
+  declared.push({
+    method: 'get',
+    path: '/f/:id',
+    who: 'anyone',
+    answers: 'page',
+    body: 'none',
+    handler: async (req, res) => {
       const id = req.params.id ?? '';
       await answer(req, res, await enterBook(req, id), readerWith(null), `/f/${id}`);
-    }),
-  );
+    },
+  });
 
   // The text of every page, as a document: for search engines, screen readers, no JavaScript.
-  routes.get(
-    '/f/:id/text',
-    page(async (req, res) => {
+  declared.push({
+    method: 'get',
+    path: '/f/:id/text',
+    who: 'anyone',
+    answers: 'page',
+    body: 'none',
+    handler: async (req, res) => {
       const id = req.params.id ?? '';
       await answer(req, res, await enterBook(req, id, false), textOf, `/f/${id}/text`);
-    }),
-  );
+    },
+  });
 
   // Polled by the reader while its version is processing: a few hundred bytes, and a 304 when
   // nothing changed, instead of the whole page again.
-  routes.get('/f/:id/status.json', async (req, res) => {
-    const { book } = await enterBook(req, req.params.id ?? '', false);
-    if (!book || book === 'archived' || book.status === 'error') throw new NotFound('Not found');
-    await sendJson(res, 200, readerStatus(book), {
-      req,
-      cache: book.isPublic ? 'no-cache' : 'no-store',
-    });
+  declared.push({
+    method: 'get',
+    path: '/f/:id/status.json',
+    who: 'anyone',
+    answers: 'data',
+    body: 'none',
+    handler: async (req, res) => {
+      const { book } = await enterBook(req, req.params.id ?? '', false);
+      if (!book || book === 'archived' || book.status === 'error') throw new NotFound('Not found');
+      await sendJson(res, 200, readerStatus(book), {
+        req,
+        cache: book.isPublic ? 'no-cache' : 'no-store',
+      });
+    },
   });
 
   // A QR code of the link to a page of the book (the reader's Share panel): to whoever may read
@@ -234,27 +239,45 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
       renderSVG(`${book.url}${page}`, { border: 2 }),
     );
   };
-  routes.get('/f/:id/qr.svg', async (req, res) =>
-    qrOf(req, res, await enterBook(req, req.params.id ?? '', false)),
-  );
-  routes.get('/s/:token/qr.svg', async (req, res) =>
-    qrOf(req, res, await enterLink(req, false, false)),
-  );
+  declared.push({
+    method: 'get',
+    path: '/f/:id/qr.svg',
+    who: 'anyone',
+    answers: 'data',
+    body: 'none',
+    handler: async (req, res) => qrOf(req, res, await enterBook(req, req.params.id ?? '', false)),
+  });
+  declared.push({
+    method: 'get',
+    path: '/s/:token/qr.svg',
+    who: 'anyone',
+    answers: 'data',
+    body: 'none',
+    handler: async (req, res) => qrOf(req, res, await enterLink(req, false, false)),
+  });
 
   // A share link: its book's reader, or first the password it asks for.
-  routes.get(
-    '/s/:token',
-    page(async (req, res) => {
+  declared.push({
+    method: 'get',
+    path: '/s/:token',
+    who: 'anyone',
+    answers: 'page',
+    body: 'none',
+    handler: async (req, res) => {
       const entered = await enterLink(req, true);
       if (entered.entry.kind === 'password') {
         return sendHtml(req, res, 200, (l) => passwordPage(l, linkPath(req)), PRIVATE_VIEW);
       }
       await answer(req, res, entered, readerWith(entered.linkId ?? null), linkPath(req));
-    }),
-  );
-  routes.post(
-    '/s/:token',
-    page(async (req, res) => {
+    },
+  });
+  declared.push({
+    method: 'post',
+    path: '/s/:token',
+    who: 'anyone',
+    answers: 'page',
+    body: 'form',
+    handler: async (req, res) => {
       const action = linkPath(req);
       try {
         const form = await readForm(req);
@@ -293,22 +316,33 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
               : message;
         await sendHtml(req, res, status, (l) => passwordPage(l, action, problem(l)), PRIVATE_VIEW);
       }
-    }),
-  );
-  routes.get(
-    '/s/:token/text',
-    page(async (req, res) => {
+    },
+  });
+  declared.push({
+    method: 'get',
+    path: '/s/:token/text',
+    who: 'anyone',
+    answers: 'page',
+    body: 'none',
+    handler: async (req, res) => {
       const entered = await enterLink(req, false, false);
       if (entered.entry.kind === 'password') {
         return sendHtml(req, res, 200, (l) => passwordPage(l, linkPath(req)), PRIVATE_VIEW);
       }
       await answer(req, res, entered, textOf, `${linkPath(req)}/text`);
-    }),
-  );
-  routes.get('/s/:token/status.json', async (req, res) => {
-    const { book } = await enterLink(req, false, false);
-    if (!book || book === 'archived' || book.status === 'error') throw new NotFound('Not found');
-    await sendJson(res, 200, readerStatus(book), { req, cache: 'no-store' });
+    },
+  });
+  declared.push({
+    method: 'get',
+    path: '/s/:token/status.json',
+    who: 'anyone',
+    answers: 'data',
+    body: 'none',
+    handler: async (req, res) => {
+      const { book } = await enterLink(req, false, false);
+      if (!book || book === 'archived' || book.status === 'error') throw new NotFound('Not found');
+      await sendJson(res, 200, readerStatus(book), { req, cache: 'no-store' });
+    },
   });
 
   // A version's page text, built from each page's text.txt. Like the page files: a 404 once the
@@ -325,22 +359,34 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
           : 'no-cache';
       await sendJson(res, 200, { versionId: found.id, pages }, { req, cache });
     };
-  routes.get(
-    '/files/pages/:versionId/text.json',
-    textJson(() => publicOnly),
-  );
-  routes.get(
-    '/a/:grant/pages/:versionId/text.json',
-    textJson((req) => grantGate(deps.access, req.params.grant ?? '')),
-  );
+  declared.push({
+    method: 'get',
+    path: '/files/pages/:versionId/text.json',
+    who: 'anyone',
+    answers: 'data',
+    body: 'none',
+    handler: textJson(() => publicOnly),
+  });
+  declared.push({
+    method: 'get',
+    path: '/a/:grant/pages/:versionId/text.json',
+    who: 'anyone',
+    answers: 'data',
+    body: 'none',
+    handler: textJson((req) => grantGate(deps.access, req.params.grant ?? '')),
+  });
 
   // The readable address of a flipbook: its workspace's name and its slug. It follows the slug
   // (which may change) to the share link (which never does), so it is a 302 and never cached.
   // A non-public book's leads only those who may read it to its id: no one signed in is sent to
   // sign in (a workspace book) and back here; anyone else gets the same 404 as a wrong slug.
-  routes.get(
-    '/w/:workspace/:slug',
-    page(async (req, res) => {
+  declared.push({
+    method: 'get',
+    path: '/w/:workspace/:slug',
+    who: 'anyone',
+    answers: 'page',
+    body: 'none',
+    handler: async (req, res) => {
       const name = decodeParam(req.params.workspace);
       const slug = decodeParam(req.params.slug);
       const workspace = name ? await findWorkspaceByName(deps.db, name) : null;
@@ -359,76 +405,10 @@ export const mountReader = (routes: Routes, deps: ReaderDeps) => {
         'Content-Length': 0,
       });
       res.end();
-    }),
-  );
-
-  // oEmbed for public flipbooks (./oembed.ts): how a pasted link unfurls.
-  routes.get('/oembed', async (req, res) => {
-    const query = new URL(req.url ?? '/', 'http://x').searchParams;
-    const format = query.get('format') ?? 'json';
-    if (format !== 'json') throw new AppError(501, 'Only format=json is answered');
-    const id = readerIdOf(query.get('url') ?? '', deps.urls.reader('').replace(/\/f\/$/, ''));
-    const entry = id ? await enterByBook(deps.access, id, null) : null;
-    const book =
-      id && entry?.kind === 'public'
-        ? await loadReaderBook(deps.db, deps.blobs, deps.urls, id, false)
-        : null;
-    if (!book || book === 'archived' || book.status === 'error' || !book.isPublic) {
-      throw new NotFound('Not found');
-    }
-    const limits = {
-      maxWidth: pixels(query.get('maxwidth')),
-      maxHeight: pixels(query.get('maxheight')),
-    };
-    const provider = deps.urls.reader('').replace(/\/f\/$/, '/');
-    await sendJson(res, 200, oembedOf(book, provider, limits), {
-      req,
-      cache: 'public, max-age=300',
-    });
+    },
   });
 
-  // No icon of our own; answering stops browsers from logging a 404 on every visit.
-  routes.get('/favicon.ico', (_req, res) => {
-    res.writeHead(204, { 'Cache-Control': 'public, max-age=86400' });
-    res.end();
-  });
-
-  // A workspace's branding (src/reader/brandStyle.ts): named by a hash of what it holds, so
-  // immutable; a new branding is a new name.
-  routes.get('/reader/brand/:file', async (req, res) => {
-    const [, key, kind] = /^([0-9a-f]{20})\.(css|webp)$/.exec(req.params.file ?? '') ?? [];
-    const brand = key ? await findBrandByKey(deps.db, key) : null;
-    const body = kind === 'css' ? brand && brandStylesheet(brand) : brand?.logo;
-    if (!body) return sendHtml(req, res, 404, notFoundPage);
-    await sendBody(
-      req,
-      res,
-      200,
-      {
-        'Content-Type': kind === 'css' ? 'text/css; charset=utf-8' : 'image/webp',
-        'Cache-Control': IMMUTABLE,
-        'X-Content-Type-Options': 'nosniff',
-      },
-      body,
-    );
-  });
-
-  // reader.<hash>.js and .css are immutable; the plain names answer too, revalidated.
-  routes.get('/reader/:file', async (req, res) => {
-    const found = findAsset(req.params.file ?? '');
-    if (!found) return sendHtml(req, res, 404, notFoundPage);
-    await sendBody(
-      req,
-      res,
-      200,
-      {
-        'Content-Type': found.asset.type,
-        'Cache-Control': found.immutable ? IMMUTABLE : 'public, no-cache',
-        'X-Content-Type-Options': 'nosniff',
-      },
-      found.asset.body,
-    );
-  });
+  return declared;
 };
 
 /** The cookie that proves a share link's password was given: for that link's path only. */
@@ -452,34 +432,3 @@ const decodeParam = (raw = '') => {
     return null;
   }
 };
-
-/** The language a person's page is in (src/reader/words). */
-const languageOf = (req: IncomingMessage) => languageFor(req.headers['accept-language']);
-
-/** Sends a page for people: made in the reader's language, which it varies by. */
-const htmlSender =
-  (imageOrigin: string | null) =>
-  (
-    req: IncomingMessage,
-    res: ServerResponse,
-    status: number,
-    html: string | ((l: Language) => string),
-    view: ReaderView = PUBLIC_VIEW,
-  ) => {
-    const l = languageOf(req);
-    return sendBody(
-      req,
-      res,
-      status,
-      {
-        'Content-Type': 'text/html; charset=utf-8',
-        'Content-Language': l.lang,
-        Vary: 'Accept-Language',
-        // Shows the active version: must be revalidated (its ETag) when another version is activated.
-        'Cache-Control': 'no-cache',
-        // (a private page is never stored: its headers say no-store)
-        ...readerHeaders(imageOrigin, view),
-      },
-      typeof html === 'string' ? html : html(l),
-    );
-  };

@@ -1,0 +1,40 @@
+// Small bodies a person's browser or a page's script sends (a form, a passkey ceremony's JSON):
+// one content type, at most 64 KB, within 30 s; for the dashboard and the reader's password form.
+import type { IncomingMessage } from 'node:http';
+import { AppError, InvalidInput } from '../domain/errors.ts';
+import { readBody } from './bodyLimit.ts';
+
+const MAX_SMALL_BODY_BYTES = 64 * 1024;
+
+/**
+ * A form's or a script's body of one content type, at most 64 KB, within 30 s, as text; the
+ * refusals name it (`noun`) and say which type to send.
+ */
+export const readSmallBody = async (
+  req: IncomingMessage,
+  type: string,
+  refusals: { wrongType: string; noun: string },
+): Promise<string> => {
+  const given = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  if (given !== type) {
+    req.resume();
+    throw new AppError(415, refusals.wrongType);
+  }
+  const body = await readBody(req, {
+    limit: MAX_SMALL_BODY_BYTES,
+    tooLarge: () => new AppError(413, `This ${refusals.noun} is too large`),
+    tooSlow: () => new AppError(408, `The ${refusals.noun} took too long to arrive`),
+  });
+  return body.toString('utf8');
+};
+
+/** An application/x-www-form-urlencoded body, at most 64 KB, within 30 s. */
+export const readForm = async (req: IncomingMessage): Promise<URLSearchParams> => {
+  const text = await readSmallBody(req, 'application/x-www-form-urlencoded', {
+    wrongType: 'Send the form as application/x-www-form-urlencoded',
+    noun: 'form',
+  });
+  if (text.includes('\u0000') || text.includes('%00'))
+    throw new InvalidInput('The form holds a NUL character');
+  return new URLSearchParams(text);
+};
