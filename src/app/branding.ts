@@ -3,6 +3,8 @@
 // turned upright, fitted into 480 × 160 and written as WebP of at most 48 KB. What readers are
 // served is always this image, never the upload (no SVG: a script could ride in one).
 import sharp from 'sharp';
+import type { Db } from '../../projections/readTable.ts';
+import { findBrandByKey, findBrandOf } from '../../projections/workspaces.ts';
 import { InvalidInput } from '../domain/errors.ts';
 import { LOGO_BOX, LOGO_BYTES, type Logo } from '../domain/workspace/branding.ts';
 import type { Store } from '../store/store.ts';
@@ -74,3 +76,9 @@ export const setBranding = async (
     metadata,
   );
 };
+
+/** A workspace's branding as the dashboard's page shows it, or null when it has none. */
+export const brandOf = (db: Db, workspaceId: string) => findBrandOf(db, workspaceId);
+
+/** A branding by the key its files are named by (the reader's /reader/brand/<key>.css|webp). */
+export const brandByKey = (db: Db, key: string) => findBrandByKey(db, key);

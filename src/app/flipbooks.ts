@@ -1,5 +1,13 @@
+// The Client API's flipbook reads and version operations, one function each: options in, plain
+// results out (the uploads are ./uploads.ts). Every one is scoped to the caller's workspace:
+// another workspace's flipbook is simply not found.
 import { listFlipbooks as queryFlipbooks } from '../../projections/flipbookList.ts';
-import { activeVersionOf, findFlipbook, type ListQuery } from '../../projections/flipbooks.ts';
+import {
+  activeVersionOf,
+  findFlipbook,
+  findFlipbookBySlug,
+  type ListQuery,
+} from '../../projections/flipbooks.ts';
 import { countPages, listPages } from '../../projections/pages.ts';
 import type { Db } from '../../projections/readTable.ts';
 import {
@@ -7,6 +15,7 @@ import {
   flipbooksWithOnlyFailures,
   listVersions,
 } from '../../projections/versions.ts';
+import { findWorkspaceByName } from '../../projections/workspaces.ts';
 import type { DeleteResponse } from '../contract/common.ts';
 import type { Flipbook, FlipbookList } from '../contract/flipbooks.ts';
 import type { Activated, VersionStatus } from '../contract/versions.ts';
@@ -162,3 +171,17 @@ const requireVersion = async (
 
 export const slugInUse = (slug: string) =>
   new RuleBroken(`Slug "${slug}" is already used by another flipbook in this workspace`);
+
+/**
+ * The flipbook at a readable address (/w/<workspace>/<slug>): its id, or null when the workspace
+ * or the slug is unknown (the reader then says so, as for any other unknown book).
+ */
+export const bookAtAddress = async (db: Db, workspaceName: string, slug: string) => {
+  const workspace = await findWorkspaceByName(db, workspaceName);
+  const found = workspace ? await findFlipbookBySlug(db, workspace.id, slug) : null;
+  return found ? found.flipbook_id : null;
+};
+
+/** A workspace's flipbook's title, or undefined when it has no such flipbook. */
+export const flipbookTitle = async (db: Db, workspaceId: string, flipbookId: string) =>
+  (await findFlipbook(db, workspaceId, flipbookId))?.title;

@@ -1,11 +1,13 @@
 // Workspace administration: create and list. Used by the admin CLI.
 import { randomUUID } from 'node:crypto';
+import type { Db } from '../../projections/readTable.ts';
 import {
+  findWorkspaceById,
   findWorkspaceByName,
   listWorkspaces as queryWorkspaces,
 } from '../../projections/workspaces.ts';
 import { Conflict, InvalidInput, NotFound } from '../domain/errors.ts';
-import { PLANS, type Plan } from '../domain/workspace/workspace.ts';
+import { ANALYTICS_DAYS, PLANS, type Plan } from '../domain/workspace/workspace.ts';
 import { isUniqueViolation } from '../store/handleCommand.ts';
 import type { Store } from '../store/store.ts';
 import { runWorkspaceCommand } from './commands.ts';
@@ -92,4 +94,13 @@ export const setAnalytics = async (
     { type: 'SetAnalytics', data: { ...input, now } },
     metadata,
   );
+};
+
+/** Whether a workspace counts readers, and for how many days it keeps the figures. */
+export const analyticsSettings = async (db: Db, workspaceId: string) => {
+  const row = await findWorkspaceById(db, workspaceId);
+  return {
+    enabled: row?.analytics_enabled ?? true,
+    retentionDays: row?.analytics_days ?? ANALYTICS_DAYS,
+  };
 };

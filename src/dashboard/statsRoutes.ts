@@ -2,15 +2,13 @@
 // overview, and its settings (owners: counting on or off, days kept). The figures are the API's
 // own (src/app/analytics/stats.ts); another workspace's flipbook is a 404 like everywhere.
 import type { ServerResponse } from 'node:http';
-import { findFlipbook } from '../../projections/flipbooks.ts';
-import { findWorkspaceById } from '../../projections/workspaces.ts';
 import { requireOwner } from '../app/accounts/people.ts';
 import type { SignedIn } from '../app/accounts/sessions.ts';
 import { statsOf, workspaceStatsOf } from '../app/analytics/stats.ts';
-import { setAnalytics } from '../app/workspaces.ts';
+import { flipbookTitle } from '../app/flipbooks.ts';
+import { analyticsSettings, setAnalytics } from '../app/workspaces.ts';
 import { statsCsv } from '../contract/statsCsv.ts';
 import { AppError, InvalidInput, NotFound } from '../domain/errors.ts';
-import { ANALYTICS_DAYS } from '../domain/workspace/workspace.ts';
 import type { Request, Routes } from '../http/server.ts';
 import { flipbookView, idOf } from './flipbookView.ts';
 import type { Kit } from './kit.ts';
@@ -42,13 +40,8 @@ export const mountStatsPages = (routes: Routes, kit: Kit) => {
   const { caller } = flipbookView(kit);
   const today = () => deps.clock.now().toISOString().slice(0, 10);
 
-  const settingsOf = async (signedIn: SignedIn): Promise<Settings> => {
-    const row = await findWorkspaceById(deps.store.db, signedIn.workspace.id);
-    return {
-      enabled: row?.analytics_enabled ?? true,
-      retentionDays: row?.analytics_days ?? ANALYTICS_DAYS,
-    };
-  };
+  const settingsOf = (signedIn: SignedIn): Promise<Settings> =>
+    analyticsSettings(deps.store.db, signedIn.workspace.id);
 
   /** A range refused (a day that is not one, from after to) shows the default with why. */
   const withRange = async <T>(
@@ -158,7 +151,7 @@ export const mountStatsPages = (routes: Routes, kit: Kit) => {
 
   /** The flipbook's title, for the page's heading (its figures were already found). */
   const titleOf = async (req: Request, signedIn: SignedIn) =>
-    (await findFlipbook(deps.store.db, signedIn.workspace.id, idOf(req)))?.title;
+    flipbookTitle(deps.store.db, signedIn.workspace.id, idOf(req));
 };
 
 const sendCsv = (res: ServerResponse, name: string, body: string) => {

@@ -1,10 +1,9 @@
 // The workspace's page (./pages/workspace.ts) and its reader branding, set by owners with a
 // multipart form (a logo file beside the colours): same origin, the CSRF token, the owner's role.
 import type { ServerResponse } from 'node:http';
-import { findBrandOf } from '../../projections/workspaces.ts';
 import { requireOwner } from '../app/accounts/people.ts';
 import type { SignedIn } from '../app/accounts/sessions.ts';
-import { LOGO_UPLOAD_BYTES, setBranding } from '../app/branding.ts';
+import { brandOf, LOGO_UPLOAD_BYTES, setBranding } from '../app/branding.ts';
 import { AppError } from '../domain/errors.ts';
 import type { Request, Routes } from '../http/server.ts';
 import type { Kit } from './kit.ts';
@@ -21,7 +20,7 @@ export const mountWorkspacePages = (routes: Routes, kit: Kit) => {
     status: number,
     notice: { error?: string; saved?: boolean } = {},
   ) => {
-    const brand = await findBrandOf(deps.store.db, signedIn.workspace.id);
+    const brand = await brandOf(deps.store.db, signedIn.workspace.id);
     const view = {
       accent: brand?.accent ?? null,
       background: brand?.background ?? null,

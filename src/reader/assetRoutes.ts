@@ -1,7 +1,7 @@
 // The reader's routes that serve no book page: oEmbed (how a pasted link unfurls), the favicon's
 // empty answer, a workspace's branding, and the reader's script and stylesheet. Declared as the
 // book pages are (./readerRoutes.ts, src/http/pageRoute.ts), mounted with them.
-import { findBrandByKey } from '../../projections/workspaces.ts';
+import { brandByKey } from '../app/branding.ts';
 import { enterByBook } from '../app/readerAccess.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import type { PageRoute } from '../http/pageRoute.ts';
@@ -74,7 +74,7 @@ export const readerAssetRoutes = (deps: ReaderDeps, sendHtml: HtmlSender): PageR
     body: 'none',
     handler: async (req, res) => {
       const [, key, kind] = /^([0-9a-f]{20})\.(css|webp)$/.exec(req.params.file ?? '') ?? [];
-      const brand = key ? await findBrandByKey(deps.db, key) : null;
+      const brand = key ? await brandByKey(deps.db, key) : null;
       const body = kind === 'css' ? brand && brandStylesheet(brand) : brand?.logo;
       if (!body) return sendHtml(req, res, 404, notFoundPage);
       await sendBody(

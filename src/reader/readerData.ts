@@ -2,9 +2,9 @@
 // the newest version's pages ready so far. Public: the flipbook id in the URL is the share link.
 // The page text is not part of it (the HTML would grow with the book): only the first pages'
 // alternative text is; the whole text is read by `loadPageTexts`, for text.json and /text.
-import { listPages, type PageRow } from '../../projections/pages.ts';
-import { findReaderFlipbook, readerVersion } from '../../projections/reader.ts';
+import type { PageRow } from '../../projections/pages.ts';
 import type { Db } from '../../projections/readTable.ts';
+import { readerBookRows, readyPages } from '../app/readerBooks.ts';
 import type { Urls } from '../app/urls.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
 import { frameAncestors } from '../domain/flipbook/access.ts';
@@ -74,12 +74,11 @@ export const loadReaderBook = async (
   /** let in with a grant: the reader's own URL (a share link's), and whether it may download */
   granted?: { url: string; download: boolean },
 ): Promise<ReaderBook | 'archived' | null> => {
-  const book = await findReaderFlipbook(db, flipbookId);
-  if (!book) return null;
+  const rows = await readerBookRows(db, flipbookId);
+  if (!rows) return null;
+  const { book, version, pages } = rows;
   if (book.status === 'archived') return 'archived';
 
-  const version = await readerVersion(db, flipbookId, book.active_version_id);
-  const pages = version ? await listPages(db, version.version_id) : [];
   const lead = pages.filter((p) => p.position <= LEAD_PAGES);
   const texts =
     version && withLeadTexts ? await readTexts(blobs, version.version_id, lead) : new Map();
@@ -140,7 +139,7 @@ export const loadReaderBook = async (
 
 /** Every ready page's extracted text, in order. */
 export const loadPageTexts = async (db: Db, blobs: BlobStore, versionId: string) => {
-  const pages = await listPages(db, versionId);
+  const pages = await readyPages(db, versionId);
   const texts = await readTexts(blobs, versionId, pages);
   return pages.map((p) => ({ n: p.position, text: texts.get(p.position) ?? '' }));
 };

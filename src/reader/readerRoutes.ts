@@ -6,8 +6,7 @@
 // ETag (304s), compressed as negotiated.
 import type { ServerResponse } from 'node:http';
 import { renderSVG } from 'uqr';
-import { findFlipbookBySlug } from '../../projections/flipbooks.ts';
-import { findWorkspaceByName } from '../../projections/workspaces.ts';
+import { bookAtAddress } from '../app/flipbooks.ts';
 import { type Entry, enterByBook, enterByLink, unlockLink } from '../app/readerAccess.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
@@ -389,18 +388,14 @@ export const readerRoutes = (deps: ReaderDeps, sendHtml: HtmlSender): PageRoute[
     handler: async (req, res) => {
       const name = decodeParam(req.params.workspace);
       const slug = decodeParam(req.params.slug);
-      const workspace = name ? await findWorkspaceByName(deps.db, name) : null;
-      const found =
-        workspace && slug ? await findFlipbookBySlug(deps.db, workspace.id, slug) : null;
-      const entry = found
-        ? await enterByBook(deps.access, found.flipbook_id, sessionTokenOf(req))
-        : null;
+      const found = name && slug ? await bookAtAddress(deps.db, name, slug) : null;
+      const entry = found ? await enterByBook(deps.access, found, sessionTokenOf(req)) : null;
       if (entry?.kind === 'sign-in') return toSignIn(res, req.url ?? '/');
       if (!found || (entry?.kind !== 'public' && entry?.kind !== 'granted')) {
         return sendHtml(req, res, 404, notFoundPage, PRIVATE_VIEW);
       }
       res.writeHead(302, {
-        Location: deps.urls.reader(found.flipbook_id),
+        Location: deps.urls.reader(found),
         'Cache-Control': 'no-cache',
         'Content-Length': 0,
       });

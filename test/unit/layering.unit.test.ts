@@ -118,4 +118,18 @@ describe('layering', () => {
     for (const file of files) if (!state.has(file)) visit(file, []);
     expect(circles).toEqual([]);
   });
+
+  it('the fronts (src/reader, src/dashboard) read through use cases: nothing of projections/ but types', async () => {
+    const found: string[] = [];
+    for (const dir of ['src/reader', 'src/dashboard']) {
+      for (const file of await sourceFiles(dir)) {
+        const text = await readFile(join(ROOT, file), 'utf8');
+        for (const m of text.matchAll(/^import\s+(type\s+)?[^;]*?from\s*['"]([^'"]+)['"]/gms)) {
+          if (!m[1] && /\/projections\//.test(m[2] as string))
+            found.push(`${file} imports ${m[2]}`);
+        }
+      }
+    }
+    expect(found).toEqual([]);
+  });
 });
