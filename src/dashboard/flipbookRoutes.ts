@@ -9,30 +9,38 @@ import type { FlipbookEdits } from '../contract/flipbooks.ts';
 import { AppError } from '../domain/errors.ts';
 import { ACTIVE_NOT_DELETABLE } from '../domain/flipbook/decide.ts';
 import { editsFrom } from '../http/editBody.ts';
-import type { Routes } from '../http/server.ts';
 import { flipbookView, idOf, idsOf, refusal } from './flipbookView.ts';
-import type { Kit } from './kit.ts';
+import type { DashboardRoute, Kit } from './kit.ts';
 import { confirmPage } from './pages/confirm.ts';
 import { redirect, sendPage } from './request.ts';
-import { mountShareLinkPages } from './shareLinkRoutes.ts';
-import { mountStatsPages } from './statsRoutes.ts';
-import { mountUploadRoutes } from './uploadRoutes.ts';
+import { shareLinkRoutes } from './shareLinkRoutes.ts';
+import { statsRoutes } from './statsRoutes.ts';
+import { uploadRoutes } from './uploadRoutes.ts';
 
-export const mountFlipbookPages = (routes: Routes, kit: Kit) => {
-  mountUploadRoutes(routes, kit);
-  mountShareLinkPages(routes, kit);
-  mountStatsPages(routes, kit);
-  const { deps, signedInPage, signedInForm } = kit;
+export const flipbookRoutes = (kit: Kit): DashboardRoute[] => {
+  const declared: DashboardRoute[] = [];
+  declared.push(...uploadRoutes(kit));
+  declared.push(...shareLinkRoutes(kit));
+  declared.push(...statsRoutes(kit));
+  const { deps } = kit;
   const { caller, showFlipbook } = flipbookView(kit);
 
-  routes.get(
-    '/dashboard/flipbooks/:id',
-    signedInPage(async (req, res, signedIn) => showFlipbook(req, res, signedIn, idOf(req))),
-  );
+  declared.push({
+    method: 'get',
+    path: '/dashboard/flipbooks/:id',
+    who: 'signed-in',
+    body: 'none',
+    answers: 'page',
+    handler: async (req, res, signedIn) => showFlipbook(req, res, signedIn, idOf(req)),
+  });
 
-  routes.post(
-    '/dashboard/flipbooks/:id/versions/:vid/activate',
-    signedInForm(async (req, res, signedIn) => {
+  declared.push({
+    method: 'post',
+    path: '/dashboard/flipbooks/:id/versions/:vid/activate',
+    who: 'signed-in',
+    body: 'form',
+    answers: 'page',
+    handler: async (req, res, signedIn) => {
       const [id, vid] = idsOf(req);
       try {
         await activateVersion(deps, caller(req, signedIn), id, vid);
@@ -43,12 +51,16 @@ export const mountFlipbookPages = (routes: Routes, kit: Kit) => {
         });
       }
       redirect(res, `/dashboard/flipbooks/${id}?notice=activated#versions`);
-    }),
-  );
+    },
+  });
 
-  routes.get(
-    '/dashboard/flipbooks/:id/versions/:vid/delete',
-    signedInPage(async (req, res, signedIn) => {
+  declared.push({
+    method: 'get',
+    path: '/dashboard/flipbooks/:id/versions/:vid/delete',
+    who: 'signed-in',
+    body: 'none',
+    answers: 'page',
+    handler: async (req, res, signedIn) => {
       const [id, vid] = idsOf(req);
       const version = await versionProgress(deps, caller(req, signedIn), id, vid);
       // The active version is never offered for deletion; a typed address says why at once,
@@ -70,12 +82,16 @@ export const mountFlipbookPages = (routes: Routes, kit: Kit) => {
           back: `/dashboard/flipbooks/${id}#versions`,
         }),
       );
-    }),
-  );
+    },
+  });
 
-  routes.post(
-    '/dashboard/flipbooks/:id/versions/:vid/delete',
-    signedInForm(async (req, res, signedIn) => {
+  declared.push({
+    method: 'post',
+    path: '/dashboard/flipbooks/:id/versions/:vid/delete',
+    who: 'signed-in',
+    body: 'form',
+    answers: 'page',
+    handler: async (req, res, signedIn) => {
       const [id, vid] = idsOf(req);
       try {
         await deleteVersion(deps, caller(req, signedIn), id, vid);
@@ -86,12 +102,16 @@ export const mountFlipbookPages = (routes: Routes, kit: Kit) => {
         });
       }
       redirect(res, `/dashboard/flipbooks/${id}?notice=version-deleted#versions`);
-    }),
-  );
+    },
+  });
 
-  routes.post(
-    '/dashboard/flipbooks/:id',
-    signedInForm(async (req, res, signedIn, form) => {
+  declared.push({
+    method: 'post',
+    path: '/dashboard/flipbooks/:id',
+    who: 'signed-in',
+    body: 'form',
+    answers: 'page',
+    handler: async (req, res, signedIn, form) => {
       const id = idOf(req);
       const typed = {
         title: form.get('title') ?? '',
@@ -107,27 +127,35 @@ export const mountFlipbookPages = (routes: Routes, kit: Kit) => {
         });
       }
       redirect(res, `/dashboard/flipbooks/${id}?notice=saved#details`);
-    }),
-  );
+    },
+  });
 
   const edit = (path: string, edits: (form: URLSearchParams) => FlipbookEdits, notice: string) =>
-    routes.post(
-      `/dashboard/flipbooks/:id/${path}`,
-      signedInForm(async (req, res, signedIn, form) => {
+    declared.push({
+      method: 'post',
+      path: `/dashboard/flipbooks/:id/${path}`,
+      who: 'signed-in',
+      body: 'form',
+      answers: 'page',
+      handler: async (req, res, signedIn, form) => {
         const id = idOf(req);
         const change = edits(form);
         await editFlipbook(deps, caller(req, signedIn), id, change);
         const done = change.allow_download === false ? 'downloads-off' : notice;
         redirect(res, `/dashboard/flipbooks/${id}?notice=${done}#availability`);
-      }),
-    );
+      },
+    });
   edit('archive', () => ({ status: 'archived' }), 'archived');
   edit('unarchive', () => ({ status: 'published' }), 'unarchived');
   edit('download', (form) => ({ allow_download: form.get('allow') === 'true' }), 'downloads-on');
 
-  routes.get(
-    '/dashboard/flipbooks/:id/delete',
-    signedInPage(async (req, res, signedIn) => {
+  declared.push({
+    method: 'get',
+    path: '/dashboard/flipbooks/:id/delete',
+    who: 'signed-in',
+    body: 'none',
+    answers: 'page',
+    handler: async (req, res, signedIn) => {
       const id = idOf(req);
       const { flipbook } = await flipbookOverview(deps, caller(req, signedIn), id);
       sendPage(
@@ -142,14 +170,19 @@ export const mountFlipbookPages = (routes: Routes, kit: Kit) => {
           back: `/dashboard/flipbooks/${id}`,
         }),
       );
-    }),
-  );
+    },
+  });
 
-  routes.post(
-    '/dashboard/flipbooks/:id/delete',
-    signedInForm(async (req, res, signedIn) => {
+  declared.push({
+    method: 'post',
+    path: '/dashboard/flipbooks/:id/delete',
+    who: 'signed-in',
+    body: 'form',
+    answers: 'page',
+    handler: async (req, res, signedIn) => {
       await deleteFlipbook(deps, caller(req, signedIn), idOf(req));
       redirect(res, '/dashboard?notice=flipbook-deleted');
-    }),
-  );
+    },
+  });
+  return declared;
 };

@@ -39,17 +39,24 @@ export type JsonHandler = (req: Request, res: ServerResponse) => Promise<void>;
 
 /**
  * A JSON endpoint: an AppError is its status and words; anything else is logged and a 500 in
- * words. `note` sees every refusal (to log what the person is not told).
+ * words. What a refusal does not tell the person (its `detail`: a passkey verifier's reason) goes
+ * to the log.
  */
 export const jsonRoute =
-  (log: Logger, handler: JsonHandler, note: (error: AppError) => void = () => {}): JsonHandler =>
+  (log: Logger, handler: JsonHandler): JsonHandler =>
   async (req, res) => {
     try {
       await handler(req, res);
     } catch (error) {
       if (res.headersSent) return void res.destroy();
       if (error instanceof AppError) {
-        note(error);
+        const detail = (error as AppError & { detail?: unknown }).detail;
+        if (typeof detail === 'string' && detail) {
+          log.info(
+            { reason: detail, status: error.status, refused: error.name },
+            'request refused',
+          );
+        }
         return sendJsonBody(res, error.status, { error: error.message }, error.headers);
       }
       log.error({ err: error, url: loggedUrl(req.url) }, 'dashboard request failed');

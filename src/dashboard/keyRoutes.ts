@@ -16,8 +16,8 @@ import {
 } from '../app/apiKeys.ts';
 import { fingerprintOf, hashApiKey } from '../domain/apiKey.ts';
 import { AppError, Forbidden, InvalidInput, NotFound } from '../domain/errors.ts';
-import type { Request, Routes } from '../http/server.ts';
-import type { Kit } from './kit.ts';
+import type { Request } from '../http/server.ts';
+import type { DashboardRoute, Kit } from './kit.ts';
 import { keyCreatedPage, revokeKeyPage, rollKeyPage } from './pages/keyActions.ts';
 import { type KeyDraft, keysPage } from './pages/keys.ts';
 import { redirect, sendPage } from './request.ts';
@@ -39,8 +39,9 @@ export const GRACES = new Map([
   ['7d', 7 * DAY],
 ]);
 
-export const mountKeyPages = (routes: Routes, kit: Kit) => {
-  const { deps, context, signedInPage, signedInForm } = kit;
+export const keyRoutes = (kit: Kit): DashboardRoute[] => {
+  const declared: DashboardRoute[] = [];
+  const { deps, context } = kit;
   const keysOf = (signedIn: SignedIn) =>
     listApiKeys(deps.store, { id: signedIn.workspace.id }, deps.clock.now());
   /** One of the person's workspace's keys; any other id, another workspace's too, is a 404. */
@@ -73,28 +74,40 @@ export const mountKeyPages = (routes: Routes, kit: Kit) => {
     redirect(res, '/dashboard/keys/new');
   };
 
-  routes.get(
-    '/dashboard/keys/new',
-    signedInPage(async (_req, res, signedIn) => {
+  declared.push({
+    method: 'get',
+    path: '/dashboard/keys/new',
+    who: 'signed-in',
+    body: 'none',
+    answers: 'page',
+    handler: async (_req, res, signedIn) => {
       const flash = (await popFlash(deps.store, signedIn)) as { newKey?: Shown } | null;
       if (!flash?.newKey) return redirect(res, '/dashboard/keys');
       sendPage(res, 200, keyCreatedPage(signedIn, flash.newKey));
-    }),
-  );
+    },
+  });
 
-  routes.get(
-    '/dashboard/keys',
-    signedInPage(async (req, res, signedIn) => {
+  declared.push({
+    method: 'get',
+    path: '/dashboard/keys',
+    who: 'signed-in',
+    body: 'none',
+    answers: 'page',
+    handler: async (req, res, signedIn) => {
       const keys = await keysOf(signedIn);
       const revokedId = new URL(req.url ?? '/', 'http://x').searchParams.get('revoked');
       const revoked = keys.find((k) => k.id === revokedId && k.status === 'revoked');
       sendPage(res, 200, keysPage(signedIn, keys, { revoked }));
-    }),
-  );
+    },
+  });
 
-  routes.post(
-    '/dashboard/keys',
-    signedInForm(async (req, res, signedIn, form) => {
+  declared.push({
+    method: 'post',
+    path: '/dashboard/keys',
+    who: 'signed-in',
+    body: 'form',
+    answers: 'page',
+    handler: async (req, res, signedIn, form) => {
       const draft: KeyDraft = {
         name: (form.get('name') ?? '').trim(),
         expiry: form.get('expiry') ?? '',
@@ -119,20 +132,28 @@ export const mountKeyPages = (routes: Routes, kit: Kit) => {
         const page = keysPage(signedIn, await keysOf(signedIn), { error: error.message, draft });
         sendPage(res, error.status, page);
       }
-    }),
-  );
+    },
+  });
 
-  routes.get(
-    '/dashboard/keys/:id/roll',
-    signedInPage(async (req, res, signedIn) => {
+  declared.push({
+    method: 'get',
+    path: '/dashboard/keys/:id/roll',
+    who: 'signed-in',
+    body: 'none',
+    answers: 'page',
+    handler: async (req, res, signedIn) => {
       const key = await manageableKey(signedIn, req.params.id ?? '');
       sendPage(res, 200, rollKeyPage(signedIn, key));
-    }),
-  );
+    },
+  });
 
-  routes.post(
-    '/dashboard/keys/:id/roll',
-    signedInForm(async (req, res, signedIn, form) => {
+  declared.push({
+    method: 'post',
+    path: '/dashboard/keys/:id/roll',
+    who: 'signed-in',
+    body: 'form',
+    answers: 'page',
+    handler: async (req, res, signedIn, form) => {
       const key = await manageableKey(signedIn, req.params.id ?? '');
       const grace = form.get('grace') ?? '';
       try {
@@ -156,20 +177,28 @@ export const mountKeyPages = (routes: Routes, kit: Kit) => {
         if (!isRefusal(error)) throw error;
         sendPage(res, error.status, rollKeyPage(signedIn, key, { error: error.message, grace }));
       }
-    }),
-  );
+    },
+  });
 
-  routes.get(
-    '/dashboard/keys/:id/revoke',
-    signedInPage(async (req, res, signedIn) => {
+  declared.push({
+    method: 'get',
+    path: '/dashboard/keys/:id/revoke',
+    who: 'signed-in',
+    body: 'none',
+    answers: 'page',
+    handler: async (req, res, signedIn) => {
       const key = await manageableKey(signedIn, req.params.id ?? '');
       sendPage(res, 200, revokeKeyPage(signedIn, key));
-    }),
-  );
+    },
+  });
 
-  routes.post(
-    '/dashboard/keys/:id/revoke',
-    signedInForm(async (req, res, signedIn) => {
+  declared.push({
+    method: 'post',
+    path: '/dashboard/keys/:id/revoke',
+    who: 'signed-in',
+    body: 'form',
+    answers: 'page',
+    handler: async (req, res, signedIn) => {
       const key = await manageableKey(signedIn, req.params.id ?? '');
       const { id } = await revokeApiKey(
         deps.store,
@@ -179,8 +208,9 @@ export const mountKeyPages = (routes: Routes, kit: Kit) => {
       );
       // Post/redirect/get: the list says which key was revoked (its id is no secret).
       redirect(res, `/dashboard/keys?revoked=${encodeURIComponent(id)}`);
-    }),
-  );
+    },
+  });
+  return declared;
 };
 
 /** The form's name and expiry as the use case takes them. */

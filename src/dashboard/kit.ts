@@ -12,10 +12,12 @@ import { cookieName, readCookie } from '../http/cookies.ts';
 import { readForm } from '../http/formBody.ts';
 import { type Html, html } from '../http/html.ts';
 import { loggedUrl } from '../http/loggedUrl.ts';
+import type { RouteBase } from '../http/pageRoute.ts';
 import { requestContext } from '../http/requestContext.ts';
-import { clientGone, type Request } from '../http/server.ts';
+import { clientGone, type Request, type Routes } from '../http/server.ts';
 import { asUnavailable } from '../http/unavailable.ts';
 import type { Logger } from '../log.ts';
+import { jsonRoute } from './json.ts';
 import { dashboardPage } from './layout.ts';
 import { messagePage } from './pages/signIn.ts';
 import { checkCsrf, checkSameOrigin, redirect, sendPage } from './request.ts';
@@ -37,6 +39,18 @@ export type SignedInForm = (
   signedIn: SignedIn,
   form: URLSearchParams,
 ) => Promise<void>;
+
+/**
+ * One route of the dashboard, declared (src/http/pageRoute.ts): `anyone` (sign-in, invitations,
+ * its assets), or a `signed-in` person's, whose handler gets their session, and with a `form`
+ * body the form too, checked for its origin and the session's CSRF token first.
+ */
+export type DashboardRoute = RouteBase &
+  (
+    | { who: 'anyone'; handler: Page }
+    | { who: 'signed-in'; body: 'none' | 'stream'; handler: SignedInPage }
+    | { who: 'signed-in'; body: 'form'; handler: SignedInForm }
+  );
 
 /** A browser asking for a page (not a script or a client asking for JSON). */
 const prefersHtml = (req: IncomingMessage) => /\btext\/html\b/.test(req.headers.accept ?? '');
@@ -137,8 +151,32 @@ export const createKit = (deps: DashboardDeps) => {
   const profileExtras = (signedIn: SignedIn) =>
     Promise.all(profileSections.map((section) => section(signedIn)));
 
+  /**
+   * Mounts the dashboard's routes, each wrapped by what it declares: who may call it (signed in:
+   * sent to sign in, forms checked), and what it answers (pages: failures in words; data: JSON).
+   */
+  const mountRoutes = (routes: Routes, declared: DashboardRoute[]) => {
+    for (const route of declared) {
+      const asked =
+        route.who === 'anyone'
+          ? route.handler
+          : route.body === 'form'
+            ? signedInForm(route.handler as SignedInForm)
+            : signedInPage(route.handler as SignedInPage);
+      // (a signed-in route is a page already: signedInPage answers its failures as pages)
+      const handler =
+        route.answers === 'data'
+          ? jsonRoute(deps.log, asked)
+          : route.who === 'anyone'
+            ? page(asked)
+            : asked;
+      routes[route.method](route.path, handler);
+    }
+  };
+
   return {
     deps,
+    mountRoutes,
     secure,
     origin,
     context,

@@ -16,9 +16,8 @@ import { AppError } from '../domain/errors.ts';
 import { relyingParty } from '../domain/user/passkey.ts';
 import { cookieHeader, readCookie, sessionCookie } from '../http/cookies.ts';
 import { clientAddress } from '../http/rateLimit.ts';
-import type { Routes } from '../http/server.ts';
-import { type JsonHandler, jsonRoute, readJson, sendJsonBody } from './json.ts';
-import type { Kit } from './kit.ts';
+import { readJson, sendJsonBody } from './json.ts';
+import type { DashboardRoute, Kit } from './kit.ts';
 import { passkeysSection, removePasskeyPage } from './pages/passkeys.ts';
 import { deviceName } from './pages/profile.ts';
 import { checkCsrf, checkSameOrigin, redirect, safeNext, sendPage } from './request.ts';
@@ -26,8 +25,9 @@ import { checkCsrf, checkSameOrigin, redirect, safeNext, sendPage } from './requ
 /** The signed-out challenge's cookie: its token names the challenge waiting server-side. */
 const CHALLENGE_COOKIE = 'flipbook_passkey';
 
-export const mountPasskeys = (routes: Routes, kit: Kit) => {
-  const { deps, context, secure, origin, session, signedInPage, signedInForm } = kit;
+export const passkeyRoutes = (kit: Kit): DashboardRoute[] => {
+  const declared: DashboardRoute[] = [];
+  const { deps, context, secure, origin, session } = kit;
   const { store, clock, log } = deps;
   const rp = () => relyingParty(deps.publicUrl());
 
@@ -39,14 +39,6 @@ export const mountPasskeys = (routes: Routes, kit: Kit) => {
       sameSite: 'Strict',
       secure: secure(),
       maxAgeSeconds,
-    });
-
-  /** What the person is not told (the verifier's reason) goes to the log. */
-  const json = (handler: JsonHandler) =>
-    jsonRoute(log, handler, (error) => {
-      if (error instanceof PasskeyRefused && error.detail) {
-        log.info({ reason: error.detail, status: error.status }, 'passkey refused');
-      }
     });
 
   /** A signed-in endpoint: same origin, a live session, its CSRF token in X-CSRF-Token. */
@@ -63,17 +55,25 @@ export const mountPasskeys = (routes: Routes, kit: Kit) => {
     passkeysSection(signedIn, await myPasskeys(store, signedIn), rp()),
   );
 
-  routes.post(
-    '/dashboard/passkeys/options',
-    json(async (req, res) => {
+  declared.push({
+    method: 'post',
+    path: '/dashboard/passkeys/options',
+    who: 'anyone',
+    body: 'json',
+    answers: 'data',
+    handler: async (req, res) => {
       const { signedIn } = await signedInJson(req);
       sendJsonBody(res, 200, await registrationOptions(store, signedIn, rp(), clock));
-    }),
-  );
+    },
+  });
 
-  routes.post(
-    '/dashboard/passkeys',
-    json(async (req, res) => {
+  declared.push({
+    method: 'post',
+    path: '/dashboard/passkeys',
+    who: 'anyone',
+    body: 'json',
+    answers: 'data',
+    handler: async (req, res) => {
       const { signedIn, body } = await signedInJson(req);
       const ctx = context(req);
       const added = await addPasskey(
@@ -90,39 +90,55 @@ export const mountPasskeys = (routes: Routes, kit: Kit) => {
         clock,
       );
       sendJsonBody(res, 201, added);
-    }),
-  );
+    },
+  });
 
-  routes.get(
-    '/dashboard/passkeys/:id/remove',
-    signedInPage(async (req, res, signedIn) => {
+  declared.push({
+    method: 'get',
+    path: '/dashboard/passkeys/:id/remove',
+    who: 'signed-in',
+    body: 'none',
+    answers: 'page',
+    handler: async (req, res, signedIn) => {
       const passkey = await myPasskey(store, signedIn, req.params.id ?? '');
       sendPage(res, 200, removePasskeyPage(signedIn, passkey));
-    }),
-  );
+    },
+  });
 
-  routes.post(
-    '/dashboard/passkeys/:id/remove',
-    signedInForm(async (req, res, signedIn) => {
+  declared.push({
+    method: 'post',
+    path: '/dashboard/passkeys/:id/remove',
+    who: 'signed-in',
+    body: 'form',
+    answers: 'page',
+    handler: async (req, res, signedIn) => {
       await removePasskey(store, signedIn, req.params.id ?? '', context(req), clock);
       redirect(res, '/dashboard/profile#passkeys');
-    }),
-  );
+    },
+  });
 
-  routes.post(
-    '/login/passkey/options',
-    json(async (req, res) => {
+  declared.push({
+    method: 'post',
+    path: '/login/passkey/options',
+    who: 'anyone',
+    body: 'json',
+    answers: 'data',
+    handler: async (req, res) => {
       checkSameOrigin(req, origin());
       await readJson(req);
       const { options, token } = await signInOptions(store, rp(), clock);
       // The cookie outlives the browser's own time limit a little, and the challenge decides.
       sendJsonBody(res, 200, options, { 'Set-Cookie': challengeCookie(token, 6 * 60) });
-    }),
-  );
+    },
+  });
 
-  routes.post(
-    '/login/passkey',
-    json(async (req, res) => {
+  declared.push({
+    method: 'post',
+    path: '/login/passkey',
+    who: 'anyone',
+    body: 'json',
+    answers: 'data',
+    handler: async (req, res) => {
       checkSameOrigin(req, origin());
       const body = await readJson(req);
       // Used or not, the challenge is spent: the cookie goes with it.
@@ -158,6 +174,7 @@ export const mountPasskeys = (routes: Routes, kit: Kit) => {
           { ...error.headers, 'Set-Cookie': spent },
         );
       }
-    }),
-  );
+    },
+  });
+  return declared;
 };

@@ -18,15 +18,16 @@ import { mySessions, revokeSession, type SignedIn } from '../app/accounts/sessio
 import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
 import { clientAddress } from '../http/rateLimit.ts';
-import type { Request, Routes } from '../http/server.ts';
-import type { Kit } from './kit.ts';
+import type { Request } from '../http/server.ts';
+import type { DashboardRoute, Kit } from './kit.ts';
 import { noticeOf, noticeQuery } from './notices.ts';
 import { type InvitationLink, membersPage, removeMemberPage } from './pages/members.ts';
 import { profilePage } from './pages/profile.ts';
 import { redirect, sendPage } from './request.ts';
 
-export const mountPeoplePages = (routes: Routes, kit: Kit) => {
-  const { deps, context, signedInPage, signedInForm } = kit;
+export const peopleRoutes = (kit: Kit): DashboardRoute[] => {
+  const declared: DashboardRoute[] = [];
+  const { deps, context } = kit;
   const { store, clock } = deps;
 
   const showMembers = async (
@@ -65,9 +66,13 @@ export const mountPeoplePages = (routes: Routes, kit: Kit) => {
     return person;
   };
 
-  routes.get(
-    '/dashboard/members',
-    signedInPage(async (req, res, signedIn) => {
+  declared.push({
+    method: 'get',
+    path: '/dashboard/members',
+    who: 'signed-in',
+    body: 'none',
+    answers: 'page',
+    handler: async (req, res, signedIn) => {
       // A link just made (POST, redirect, here): shown on this page once.
       const link = (await popFlash(store, signedIn)) as InvitationLink | null;
       const ok = noticeOf(new URL(req.url ?? '/', 'http://x').searchParams, 'members')?.text;
@@ -75,8 +80,8 @@ export const mountPeoplePages = (routes: Routes, kit: Kit) => {
         ...(link?.url ? { link } : {}),
         ...(ok ? { ok } : {}),
       });
-    }),
-  );
+    },
+  });
 
   const inviteAndShow = async (
     req: Request,
@@ -97,9 +102,13 @@ export const mountPeoplePages = (routes: Routes, kit: Kit) => {
     void req;
   };
 
-  routes.post(
-    '/dashboard/members/invite',
-    signedInForm(async (req, res, signedIn, form) => {
+  declared.push({
+    method: 'post',
+    path: '/dashboard/members/invite',
+    who: 'signed-in',
+    body: 'form',
+    answers: 'page',
+    handler: async (req, res, signedIn, form) => {
       requireOwner(signedIn.person);
       const email = (form.get('email') ?? '').trim().toLowerCase();
       await inviteAndShow(
@@ -115,12 +124,16 @@ export const mountPeoplePages = (routes: Routes, kit: Kit) => {
           ),
         email,
       );
-    }),
-  );
+    },
+  });
 
-  routes.post(
-    '/dashboard/invitations/:id/renew',
-    signedInForm(async (req, res, signedIn) => {
+  declared.push({
+    method: 'post',
+    path: '/dashboard/invitations/:id/renew',
+    who: 'signed-in',
+    body: 'form',
+    answers: 'page',
+    handler: async (req, res, signedIn) => {
       requireOwner(signedIn.person);
       const id = req.params.id ?? '';
       const pending = (await listMembers(store, signedIn.workspace.id)).invitations.find(
@@ -140,12 +153,16 @@ export const mountPeoplePages = (routes: Routes, kit: Kit) => {
           ),
         pending.email,
       );
-    }),
-  );
+    },
+  });
 
-  routes.post(
-    '/dashboard/invitations/:id/revoke',
-    signedInForm(async (req, res, signedIn) => {
+  declared.push({
+    method: 'post',
+    path: '/dashboard/invitations/:id/revoke',
+    who: 'signed-in',
+    body: 'form',
+    answers: 'page',
+    handler: async (req, res, signedIn) => {
       requireOwner(signedIn.person);
       await revokeInvitation(
         store,
@@ -154,12 +171,16 @@ export const mountPeoplePages = (routes: Routes, kit: Kit) => {
         clock,
       );
       redirect(res, `/dashboard/members?${noticeQuery('invitation-revoked')}`);
-    }),
-  );
+    },
+  });
 
-  routes.post(
-    '/dashboard/members/:id/role',
-    signedInForm(async (req, res, signedIn, form) => {
+  declared.push({
+    method: 'post',
+    path: '/dashboard/members/:id/role',
+    who: 'signed-in',
+    body: 'form',
+    answers: 'page',
+    handler: async (req, res, signedIn, form) => {
       requireOwner(signedIn.person);
       const member = await memberOf(signedIn, req.params.id);
       await shown(res, signedIn, async () => {
@@ -171,20 +192,28 @@ export const mountPeoplePages = (routes: Routes, kit: Kit) => {
         );
         redirect(res, `/dashboard/members?${noticeQuery('role-changed')}`);
       });
-    }),
-  );
+    },
+  });
 
-  routes.get(
-    '/dashboard/members/:id/remove',
-    signedInPage(async (req, res, signedIn) => {
+  declared.push({
+    method: 'get',
+    path: '/dashboard/members/:id/remove',
+    who: 'signed-in',
+    body: 'none',
+    answers: 'page',
+    handler: async (req, res, signedIn) => {
       requireOwner(signedIn.person);
       sendPage(res, 200, removeMemberPage(signedIn, await memberOf(signedIn, req.params.id)));
-    }),
-  );
+    },
+  });
 
-  routes.post(
-    '/dashboard/members/:id/remove',
-    signedInForm(async (req, res, signedIn) => {
+  declared.push({
+    method: 'post',
+    path: '/dashboard/members/:id/remove',
+    who: 'signed-in',
+    body: 'form',
+    answers: 'page',
+    handler: async (req, res, signedIn) => {
       requireOwner(signedIn.person);
       const member = await memberOf(signedIn, req.params.id);
       try {
@@ -204,8 +233,8 @@ export const mountPeoplePages = (routes: Routes, kit: Kit) => {
           ? '/login'
           : `/dashboard/members?${noticeQuery('member-removed')}`,
       );
-    }),
-  );
+    },
+  });
 
   const showProfile = async (
     res: ServerResponse,
@@ -224,18 +253,25 @@ export const mountPeoplePages = (routes: Routes, kit: Kit) => {
       ),
     );
 
-  routes.get(
-    '/dashboard/profile',
-    signedInPage(async (req, res, signedIn) =>
+  declared.push({
+    method: 'get',
+    path: '/dashboard/profile',
+    who: 'signed-in',
+    body: 'none',
+    answers: 'page',
+    handler: async (req, res, signedIn) =>
       showProfile(res, signedIn, 200, {
         ok: noticeOf(new URL(req.url ?? '/', 'http://x').searchParams, 'profile')?.text ?? null,
       }),
-    ),
-  );
+  });
 
-  routes.post(
-    '/dashboard/profile/password',
-    signedInForm(async (req, res, signedIn, form) => {
+  declared.push({
+    method: 'post',
+    path: '/dashboard/profile/password',
+    who: 'signed-in',
+    body: 'form',
+    answers: 'page',
+    handler: async (req, res, signedIn, form) => {
       try {
         await changePassword(
           store,
@@ -257,14 +293,18 @@ export const mountPeoplePages = (routes: Routes, kit: Kit) => {
       }
       // post/redirect/get: a reload shows the page again, it does not send the form again
       redirect(res, `/dashboard/profile?${noticeQuery('password-changed')}`);
-    }),
-  );
+    },
+  });
 
   // Registered before `:id/revoke`'s pattern could take it: every session but this one, each
   // revoked as one would be by hand (an event each, in the person's trail).
-  routes.post(
-    '/dashboard/profile/sessions/revoke-others',
-    signedInForm(async (req, res, signedIn) => {
+  declared.push({
+    method: 'post',
+    path: '/dashboard/profile/sessions/revoke-others',
+    who: 'signed-in',
+    body: 'form',
+    answers: 'page',
+    handler: async (req, res, signedIn) => {
       for (const session of await mySessions(store, signedIn, clock)) {
         if (session.session_id === signedIn.sessionId) continue;
         await revokeSession(store, signedIn, session.session_id, context(req), clock).catch(
@@ -275,14 +315,19 @@ export const mountPeoplePages = (routes: Routes, kit: Kit) => {
         );
       }
       redirect(res, `/dashboard/profile?${noticeQuery('sessions-revoked')}`);
-    }),
-  );
+    },
+  });
 
-  routes.post(
-    '/dashboard/profile/sessions/:id/revoke',
-    signedInForm(async (req, res, signedIn) => {
+  declared.push({
+    method: 'post',
+    path: '/dashboard/profile/sessions/:id/revoke',
+    who: 'signed-in',
+    body: 'form',
+    answers: 'page',
+    handler: async (req, res, signedIn) => {
       await revokeSession(store, signedIn, req.params.id ?? '', context(req), clock);
       redirect(res, `/dashboard/profile?${noticeQuery('session-revoked')}`);
-    }),
-  );
+    },
+  });
+  return declared;
 };

@@ -18,48 +18,62 @@ import { clientAddress } from '../http/rateLimit.ts';
 import { sendBody } from '../http/sendBody.ts';
 import type { Routes } from '../http/server.ts';
 import { findDashboardAsset } from './assets.ts';
-import { mountFlipbookPages } from './flipbookRoutes.ts';
-import { mountKeyPages } from './keyRoutes.ts';
-import { createKit, type DashboardDeps } from './kit.ts';
+import { flipbookRoutes } from './flipbookRoutes.ts';
+import { keyRoutes } from './keyRoutes.ts';
+import { createKit, type DashboardDeps, type DashboardRoute, type Page } from './kit.ts';
 import { dashboardPage } from './layout.ts';
 import { noticeOf } from './notices.ts';
 import { flipbooksPage } from './pages/flipbooks.ts';
 import { invitationPage, messagePage, signInPage, unusableLinkPage } from './pages/signIn.ts';
-import { mountPasskeys } from './passkeyRoutes.ts';
-import { mountPeoplePages } from './peopleRoutes.ts';
+import { passkeyRoutes } from './passkeyRoutes.ts';
+import { peopleRoutes } from './peopleRoutes.ts';
 import { checkCsrf, checkSameOrigin, redirect, safeNext, sendPage } from './request.ts';
-import { mountSso } from './ssoRoutes.ts';
-import { mountWorkspacePages } from './workspaceRoutes.ts';
+import { ssoRoutes } from './ssoRoutes.ts';
+import { workspaceRoutes } from './workspaceRoutes.ts';
 
 export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
   const kit = createKit(deps);
-  const { secure, origin, context, session, page, signedInPage } = kit;
-  // Groups of pages, each in a module of its own:
-  mountPeoplePages(routes, kit);
-  mountFlipbookPages(routes, kit);
-  mountKeyPages(routes, kit);
-  mountPasskeys(routes, kit);
-  mountWorkspacePages(routes, kit);
-  if (deps.sso) mountSso(routes, kit, deps.sso);
+  const { secure, origin, context, session, page } = kit;
+  // Groups of pages, each declared in a module of its own, then the pages here:
+  const declared: DashboardRoute[] = [
+    ...peopleRoutes(kit),
+    ...flipbookRoutes(kit),
+    ...keyRoutes(kit),
+    ...passkeyRoutes(kit),
+    ...workspaceRoutes(kit),
+    ...(deps.sso ? ssoRoutes(kit, deps.sso) : []),
+  ];
   const sso = deps.sso ? { name: deps.sso.name } : undefined;
 
-  routes.get(
-    '/',
-    page(async (req, res) => redirect(res, (await session(req)) ? '/dashboard' : '/login')),
-  );
+  declared.push({
+    method: 'get',
+    path: '/',
+    who: 'anyone',
+    body: 'none',
+    answers: 'page',
+    handler: async (req, res) => redirect(res, (await session(req)) ? '/dashboard' : '/login'),
+  });
 
-  routes.get(
-    '/login',
-    page(async (req, res) => {
+  declared.push({
+    method: 'get',
+    path: '/login',
+    who: 'anyone',
+    body: 'none',
+    answers: 'page',
+    handler: async (req, res) => {
       if (await session(req)) return redirect(res, '/dashboard');
       const next = safeNext(new URL(req.url ?? '/', 'http://x').searchParams.get('next'));
       sendPage(res, 200, signInPage({ sso, ...(next ? { next } : {}) }));
-    }),
-  );
+    },
+  });
 
-  routes.post(
-    '/login',
-    page(async (req, res) => {
+  declared.push({
+    method: 'post',
+    path: '/login',
+    who: 'anyone',
+    body: 'form',
+    answers: 'page',
+    handler: async (req, res) => {
       checkSameOrigin(req, origin());
       const form = await readForm(req);
       const email = (form.get('email') ?? '').slice(0, 254);
@@ -88,12 +102,16 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
           error.headers,
         );
       }
-    }),
-  );
+    },
+  });
 
-  routes.post(
-    '/logout',
-    page(async (req, res) => {
+  declared.push({
+    method: 'post',
+    path: '/logout',
+    who: 'anyone',
+    body: 'form',
+    answers: 'page',
+    handler: async (req, res) => {
       checkSameOrigin(req, origin());
       const form = await readForm(req);
       const signedIn = await session(req);
@@ -102,12 +120,16 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
         await signOut(deps.store, signedIn, context(req), deps.clock);
       }
       redirect(res, '/login', { 'Set-Cookie': clearedCookie(secure()) });
-    }),
-  );
+    },
+  });
 
-  routes.get(
-    '/invite/:token',
-    page(async (req, res) => {
+  declared.push({
+    method: 'get',
+    path: '/invite/:token',
+    who: 'anyone',
+    body: 'none',
+    answers: 'page',
+    handler: async (req, res) => {
       const invitation = await openInvitation(deps.store, req.params.token ?? '', deps.clock);
       if (!invitation) return sendPage(res, 404, unusableLinkPage());
       sendPage(
@@ -119,12 +141,16 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
           reset: invitation.user_id !== null,
         }),
       );
-    }),
-  );
+    },
+  });
 
-  routes.post(
-    '/invite/:token',
-    page(async (req, res) => {
+  declared.push({
+    method: 'post',
+    path: '/invite/:token',
+    who: 'anyone',
+    body: 'form',
+    answers: 'page',
+    handler: async (req, res) => {
       checkSameOrigin(req, origin());
       const form = await readForm(req);
       const token = req.params.token ?? '';
@@ -160,12 +186,16 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
           }),
         );
       }
-    }),
-  );
+    },
+  });
 
-  routes.get(
-    '/dashboard',
-    signedInPage(async (req, res, signedIn) => {
+  declared.push({
+    method: 'get',
+    path: '/dashboard',
+    who: 'signed-in',
+    body: 'none',
+    answers: 'page',
+    handler: async (req, res, signedIn) => {
       const params = new URL(req.url ?? '/', 'http://x').searchParams;
       if (!params.has('per_page')) params.set('per_page', '24');
       // A query the list refuses (a hand-edited sort, a page out of range): the first page, with
@@ -185,30 +215,37 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
         refused ? 400 : 200,
         flipbooksPage(signedIn, list, query, refused, noticeOf(params, 'grid')),
       );
-    }),
-  );
+    },
+  });
 
-  routes.get('/dashboard/assets/:file', async (req, res) => {
-    const found = findDashboardAsset(req.params.file ?? '');
-    if (!found) return sendPage(res, 404, messagePage('Not found', 'There is no such file.'));
-    await sendBody(
-      req,
-      res,
-      200,
-      {
-        'Content-Type': found.asset.type,
-        'Cache-Control': found.immutable
-          ? 'public, max-age=31536000, immutable'
-          : 'public, no-cache',
-        'X-Content-Type-Options': 'nosniff',
-      },
-      found.asset.body,
-    );
+  declared.push({
+    method: 'get',
+    path: '/dashboard/assets/:file',
+    who: 'anyone',
+    body: 'none',
+    answers: 'data',
+    handler: async (req, res) => {
+      const found = findDashboardAsset(req.params.file ?? '');
+      if (!found) return sendPage(res, 404, messagePage('Not found', 'There is no such file.'));
+      await sendBody(
+        req,
+        res,
+        200,
+        {
+          'Content-Type': found.asset.type,
+          'Cache-Control': found.immutable
+            ? 'public, max-age=31536000, immutable'
+            : 'public, no-cache',
+          'X-Content-Type-Options': 'nosniff',
+        },
+        found.asset.body,
+      );
+    },
   });
 
   // Any other address under the dashboard: a page in words (with the navigation once signed
   // in), not the API's JSON 404. Registered last, so every real page matches first.
-  const notFound = page(async (req, res) => {
+  const notFound: Page = async (req, res) => {
     const signedIn = await session(req);
     const words = 'There is no such page here. It may have moved, or the link is mistyped.';
     sendPage(
@@ -223,7 +260,22 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
           )
         : messagePage('Page not found', words),
     );
+  };
+  declared.push({
+    method: 'get',
+    path: '/dashboard/*',
+    who: 'anyone',
+    body: 'none',
+    answers: 'page',
+    handler: notFound,
   });
-  routes.get('/dashboard/*', notFound);
-  routes.post('/dashboard/*', notFound);
+  declared.push({
+    method: 'post',
+    path: '/dashboard/*',
+    who: 'anyone',
+    body: 'none',
+    answers: 'page',
+    handler: notFound,
+  });
+  kit.mountRoutes(routes, declared);
 };

@@ -11,14 +11,15 @@ import { shareLinksOf } from '../app/shareLinks.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import { visibility } from '../domain/flipbook/access.ts';
 import { isUuid } from '../domain/uuid.ts';
-import type { Request, Routes } from '../http/server.ts';
+import type { Request } from '../http/server.ts';
 import { flipbookView, idOf } from './flipbookView.ts';
-import type { Kit } from './kit.ts';
+import type { DashboardRoute, Kit } from './kit.ts';
 import { type LinkDraft, type ShareLinksState, shareLinksPage } from './pages/shareLinks.ts';
 import { redirect, sendPage } from './request.ts';
 
-export const mountShareLinkPages = (routes: Routes, kit: Kit) => {
-  const { deps, signedInPage, signedInForm } = kit;
+export const shareLinkRoutes = (kit: Kit): DashboardRoute[] => {
+  const declared: DashboardRoute[] = [];
+  const { deps } = kit;
   const { caller } = flipbookView(kit);
   const linksOf = (req: Request, signedIn: SignedIn) =>
     shareLinksOf(deps, caller(req, signedIn), idOf(req));
@@ -35,9 +36,13 @@ export const mountShareLinkPages = (routes: Routes, kit: Kit) => {
     sendPage(res, status, shareLinksPage(signedIn, flipbook, links, state));
   };
 
-  routes.get(
-    '/dashboard/flipbooks/:id/links',
-    signedInPage(async (req, res, signedIn) => {
+  declared.push({
+    method: 'get',
+    path: '/dashboard/flipbooks/:id/links',
+    who: 'signed-in',
+    body: 'none',
+    answers: 'page',
+    handler: async (req, res, signedIn) => {
       const flash = (await popFlash(deps.store, signedIn)) as {
         newLink?: { label: string; url: string; flipbookId: string };
       } | null;
@@ -47,12 +52,16 @@ export const mountShareLinkPages = (routes: Routes, kit: Kit) => {
         ...(created ? { created: { label: created.label, url: created.url } } : {}),
         ...(revoked ? { notice: 'The link is revoked: it no longer opens the flipbook.' } : {}),
       });
-    }),
-  );
+    },
+  });
 
-  routes.post(
-    '/dashboard/flipbooks/:id/links',
-    signedInForm(async (req, res, signedIn, form) => {
+  declared.push({
+    method: 'post',
+    path: '/dashboard/flipbooks/:id/links',
+    who: 'signed-in',
+    body: 'form',
+    answers: 'page',
+    handler: async (req, res, signedIn, form) => {
       const id = idOf(req);
       const draft: LinkDraft = {
         label: form.get('label') ?? '',
@@ -82,28 +91,37 @@ export const mountShareLinkPages = (routes: Routes, kit: Kit) => {
         });
       }
       redirect(res, `/dashboard/flipbooks/${id}/links`);
-    }),
-  );
+    },
+  });
 
-  routes.post(
-    '/dashboard/flipbooks/:id/links/:linkId/revoke',
-    signedInForm(async (req, res, signedIn) => {
+  declared.push({
+    method: 'post',
+    path: '/dashboard/flipbooks/:id/links/:linkId/revoke',
+    who: 'signed-in',
+    body: 'form',
+    answers: 'page',
+    handler: async (req, res, signedIn) => {
       const id = idOf(req);
       const linkId = req.params.linkId ?? '';
       if (!isUuid(linkId)) throw new NotFound('Share link not found');
       await linksOf(req, signedIn).revoke(linkId);
       redirect(res, `/dashboard/flipbooks/${id}/links?revoked=1`);
-    }),
-  );
+    },
+  });
 
-  routes.post(
-    '/dashboard/flipbooks/:id/visibility',
-    signedInForm(async (req, res, signedIn, form) => {
+  declared.push({
+    method: 'post',
+    path: '/dashboard/flipbooks/:id/visibility',
+    who: 'signed-in',
+    body: 'form',
+    answers: 'page',
+    handler: async (req, res, signedIn, form) => {
       const id = idOf(req);
       await editFlipbook(deps, caller(req, signedIn), id, {
         visibility: visibility(form.get('visibility') ?? ''),
       });
       redirect(res, `/dashboard/flipbooks/${id}?notice=visibility#readers`);
-    }),
-  );
+    },
+  });
+  return declared;
 };

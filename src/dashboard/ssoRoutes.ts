@@ -7,8 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Sso } from '../app/accounts/sso.ts';
 import { AppError } from '../domain/errors.ts';
 import { cookieHeader, readCookie, sessionCookie } from '../http/cookies.ts';
-import type { Routes } from '../http/server.ts';
-import type { Kit } from './kit.ts';
+import type { DashboardRoute, Kit } from './kit.ts';
 import { signInPage } from './pages/signIn.ts';
 import { redirect, safeNext, sendPage } from './request.ts';
 
@@ -24,24 +23,33 @@ const stateCookie = (secure: boolean, state: string, value: string, maxAgeSecond
     maxAgeSeconds,
   });
 
-export const mountSso = (routes: Routes, kit: Kit, sso: Sso) => {
+export const ssoRoutes = (kit: Kit, sso: Sso): DashboardRoute[] => {
+  const declared: DashboardRoute[] = [];
   const { secure, origin, context, page } = kit;
   const button = { name: sso.name };
 
-  routes.get(
-    '/login/sso',
-    page(async (req, res) => {
+  declared.push({
+    method: 'get',
+    path: '/login/sso',
+    who: 'anyone',
+    body: 'none',
+    answers: 'page',
+    handler: async (req, res) => {
       const next = safeNext(new URL(req.url ?? '/', 'http://x').searchParams.get('next'));
       const started = await sso.begin(`${origin()}/login/sso/callback`, next);
       redirect(res, started.url, {
         'Set-Cookie': stateCookie(secure(), started.state, started.state, 600),
       });
-    }),
-  );
+    },
+  });
 
-  routes.get(
-    '/login/sso/callback',
-    page(async (req, res) => {
+  declared.push({
+    method: 'get',
+    path: '/login/sso/callback',
+    who: 'anyone',
+    body: 'none',
+    answers: 'page',
+    handler: async (req, res) => {
       const current = new URL(req.url ?? '/', origin());
       const state = (current.searchParams.get('state') ?? '').slice(0, 64);
       const cleared = stateCookie(secure(), state, '', 0);
@@ -63,6 +71,7 @@ export const mountSso = (routes: Routes, kit: Kit, sso: Sso) => {
           'Set-Cookie': cleared,
         });
       }
-    }),
-  );
+    },
+  });
+  return declared;
 };

@@ -9,9 +9,9 @@ import { flipbookTitle } from '../app/flipbooks.ts';
 import { analyticsSettings, setAnalytics } from '../app/workspaces.ts';
 import { statsCsv } from '../contract/statsCsv.ts';
 import { AppError, InvalidInput, NotFound } from '../domain/errors.ts';
-import type { Request, Routes } from '../http/server.ts';
+import type { Request } from '../http/server.ts';
 import { flipbookView, idOf } from './flipbookView.ts';
-import type { Kit } from './kit.ts';
+import type { DashboardRoute, Kit } from './kit.ts';
 import { flipbookStatsPage, PRESETS, type Settings, workspaceStatsPage } from './pages/stats.ts';
 import { PAGE_HEADERS, redirect, sendPage } from './request.ts';
 
@@ -35,8 +35,9 @@ const rangeOf = (req: Request, today: string) => {
 const spanOf = (r: { from: string; to: string }) =>
   Math.round((Date.parse(r.to) - Date.parse(r.from)) / DAY_MS) + 1;
 
-export const mountStatsPages = (routes: Routes, kit: Kit) => {
-  const { deps, signedInPage, signedInForm } = kit;
+export const statsRoutes = (kit: Kit): DashboardRoute[] => {
+  const declared: DashboardRoute[] = [];
+  const { deps } = kit;
   const { caller } = flipbookView(kit);
   const today = () => deps.clock.now().toISOString().slice(0, 10);
 
@@ -61,9 +62,13 @@ export const mountStatsPages = (routes: Routes, kit: Kit) => {
     return withRange(req, (range) => statsOf(deps, who.workspaceId, idOf(req), range));
   };
 
-  routes.get(
-    '/dashboard/flipbooks/:id/stats',
-    signedInPage(async (req, res, signedIn) => {
+  declared.push({
+    method: 'get',
+    path: '/dashboard/flipbooks/:id/stats',
+    who: 'signed-in',
+    body: 'none',
+    answers: 'page',
+    handler: async (req, res, signedIn) => {
       const { figures, error } = await bookStats(req, signedIn);
       const title = (await titleOf(req, signedIn)) ?? '';
       sendPage(
@@ -76,12 +81,16 @@ export const mountStatsPages = (routes: Routes, kit: Kit) => {
           ...(error ? { error } : {}),
         }),
       );
-    }),
-  );
+    },
+  });
 
-  routes.get(
-    '/dashboard/flipbooks/:id/stats.csv',
-    signedInPage(async (req, res, signedIn) => {
+  declared.push({
+    method: 'get',
+    path: '/dashboard/flipbooks/:id/stats.csv',
+    who: 'signed-in',
+    body: 'none',
+    answers: 'page',
+    handler: async (req, res, signedIn) => {
       const who = caller(req, signedIn);
       const figures = await statsOf(deps, who.workspaceId, idOf(req), rangeOf(req, today()));
       const table = new URL(req.url ?? '/', 'http://x').searchParams.get('table');
@@ -91,8 +100,8 @@ export const mountStatsPages = (routes: Routes, kit: Kit) => {
         `flipbook-${figures.flipbook_id}-${table}-${figures.from}-${figures.to}.csv`,
         statsCsv(figures, table),
       );
-    }),
-  );
+    },
+  });
 
   const showWorkspace = async (
     req: Request,
@@ -117,17 +126,25 @@ export const mountStatsPages = (routes: Routes, kit: Kit) => {
     );
   };
 
-  routes.get(
-    '/dashboard/stats',
-    signedInPage(async (req, res, signedIn) => {
+  declared.push({
+    method: 'get',
+    path: '/dashboard/stats',
+    who: 'signed-in',
+    body: 'none',
+    answers: 'page',
+    handler: async (req, res, signedIn) => {
       const saved = new URL(req.url ?? '/', 'http://x').searchParams.get('saved') === '1';
       await showWorkspace(req, res, signedIn, 200, { saved });
-    }),
-  );
+    },
+  });
 
-  routes.post(
-    '/dashboard/stats/settings',
-    signedInForm(async (req, res, signedIn, form) => {
+  declared.push({
+    method: 'post',
+    path: '/dashboard/stats/settings',
+    who: 'signed-in',
+    body: 'form',
+    answers: 'page',
+    handler: async (req, res, signedIn, form) => {
       requireOwner(signedIn.person);
       const days = form.get('retention_days') ?? '';
       try {
@@ -146,12 +163,13 @@ export const mountStatsPages = (routes: Routes, kit: Kit) => {
         return showWorkspace(req, res, signedIn, 400, { error: error.message });
       }
       redirect(res, '/dashboard/stats?saved=1#settings');
-    }),
-  );
+    },
+  });
 
   /** The flipbook's title, for the page's heading (its figures were already found). */
   const titleOf = async (req: Request, signedIn: SignedIn) =>
     flipbookTitle(deps.store.db, signedIn.workspace.id, idOf(req));
+  return declared;
 };
 
 const sendCsv = (res: ServerResponse, name: string, body: string) => {

@@ -11,15 +11,16 @@ import type { UploadTarget } from '../app/uploadLimits.ts';
 import { addVersion, createFlipbook } from '../app/uploads.ts';
 import { AppError } from '../domain/errors.ts';
 import { refuseBeforeBody } from '../http/endpoints/uploads.ts';
-import type { Request, Routes } from '../http/server.ts';
+import type { Request } from '../http/server.ts';
 import { receiveUpload } from '../http/upload.ts';
 import { flipbookView, idOf, idsOf, refusal } from './flipbookView.ts';
-import type { Kit } from './kit.ts';
+import type { DashboardRoute, Kit } from './kit.ts';
 import { uploadPage } from './pages/upload.ts';
 import { checkCsrf, checkSameOrigin, PAGE_HEADERS, redirect, sendPage } from './request.ts';
 
-export const mountUploadRoutes = (routes: Routes, kit: Kit) => {
-  const { deps, origin, signedInPage } = kit;
+export const uploadRoutes = (kit: Kit): DashboardRoute[] => {
+  const declared: DashboardRoute[] = [];
+  const { deps, origin } = kit;
   const { caller, showFlipbook } = flipbookView(kit);
 
   /** Reads an upload for a signed-in person: same origin, CSRF before the file, API limits. */
@@ -49,14 +50,22 @@ export const mountUploadRoutes = (routes: Routes, kit: Kit) => {
     }
   };
 
-  routes.get(
-    '/dashboard/upload',
-    signedInPage(async (_req, res, signedIn) => sendPage(res, 200, uploadPage(signedIn))),
-  );
+  declared.push({
+    method: 'get',
+    path: '/dashboard/upload',
+    who: 'signed-in',
+    body: 'none',
+    answers: 'page',
+    handler: async (_req, res, signedIn) => sendPage(res, 200, uploadPage(signedIn)),
+  });
 
-  routes.post(
-    '/dashboard/upload',
-    signedInPage(async (req, res, signedIn) => {
+  declared.push({
+    method: 'post',
+    path: '/dashboard/upload',
+    who: 'signed-in',
+    body: 'stream',
+    answers: 'page',
+    handler: async (req, res, signedIn) => {
       const fields: Record<string, string> = {};
       try {
         const made = await takeUpload(
@@ -90,12 +99,16 @@ export const mountUploadRoutes = (routes: Routes, kit: Kit) => {
           error.headers,
         );
       }
-    }),
-  );
+    },
+  });
 
-  routes.post(
-    '/dashboard/flipbooks/:id/versions',
-    signedInPage(async (req, res, signedIn) => {
+  declared.push({
+    method: 'post',
+    path: '/dashboard/flipbooks/:id/versions',
+    who: 'signed-in',
+    body: 'stream',
+    answers: 'page',
+    handler: async (req, res, signedIn) => {
       const id = idOf(req);
       // Whose it is, before a byte of the upload is read.
       await flipbookOverview(deps, caller(req, signedIn), id);
@@ -118,13 +131,17 @@ export const mountUploadRoutes = (routes: Routes, kit: Kit) => {
         if (!refusal(error)) throw error;
         await showFlipbook(req, res, signedIn, id, error.status, { versionError: error.message });
       }
-    }),
-  );
+    },
+  });
 
   // Polled by the script while a version is processing: pages ready of the total.
-  routes.get(
-    '/dashboard/flipbooks/:id/versions/:vid/status.json',
-    kit.page(async (req, res) => {
+  declared.push({
+    method: 'get',
+    path: '/dashboard/flipbooks/:id/versions/:vid/status.json',
+    who: 'anyone',
+    body: 'none',
+    answers: 'page',
+    handler: async (req, res) => {
       const signedIn = await kit.session(req);
       if (!signedIn) return sendData(res, 401, { error: 'Sign in again to follow this upload' });
       try {
@@ -134,8 +151,9 @@ export const mountUploadRoutes = (routes: Routes, kit: Kit) => {
         if (!(error instanceof AppError)) throw error;
         sendData(res, error.status, { error: error.message });
       }
-    }),
-  );
+    },
+  });
+  return declared;
 };
 
 /** What an accepted upload answers the script: where to follow it, where it will be read. */

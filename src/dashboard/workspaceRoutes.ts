@@ -5,14 +5,15 @@ import { requireOwner } from '../app/accounts/people.ts';
 import type { SignedIn } from '../app/accounts/sessions.ts';
 import { brandOf, LOGO_UPLOAD_BYTES, setBranding } from '../app/branding.ts';
 import { AppError } from '../domain/errors.ts';
-import type { Request, Routes } from '../http/server.ts';
-import type { Kit } from './kit.ts';
+import type { Request } from '../http/server.ts';
+import type { DashboardRoute, Kit } from './kit.ts';
 import { workspacePage } from './pages/workspace.ts';
 import { checkCsrf, checkSameOrigin, redirect, sendPage } from './request.ts';
 import { readSmallMultipart } from './smallUpload.ts';
 
-export const mountWorkspacePages = (routes: Routes, kit: Kit) => {
-  const { deps, signedInPage, origin } = kit;
+export const workspaceRoutes = (kit: Kit): DashboardRoute[] => {
+  const declared: DashboardRoute[] = [];
+  const { deps, origin } = kit;
 
   const show = async (
     res: ServerResponse,
@@ -29,17 +30,25 @@ export const mountWorkspacePages = (routes: Routes, kit: Kit) => {
     sendPage(res, status, workspacePage(signedIn, view, notice));
   };
 
-  routes.get(
-    '/dashboard/workspace',
-    signedInPage(async (req, res, signedIn) => {
+  declared.push({
+    method: 'get',
+    path: '/dashboard/workspace',
+    who: 'signed-in',
+    body: 'none',
+    answers: 'page',
+    handler: async (req, res, signedIn) => {
       const saved = new URL(req.url ?? '/', 'http://x').searchParams.get('saved') === '1';
       await show(res, signedIn, 200, { saved });
-    }),
-  );
+    },
+  });
 
-  routes.post(
-    '/dashboard/workspace/branding',
-    signedInPage(async (req: Request, res, signedIn) => {
+  declared.push({
+    method: 'post',
+    path: '/dashboard/workspace/branding',
+    who: 'signed-in',
+    body: 'stream',
+    answers: 'page',
+    handler: async (req: Request, res, signedIn) => {
       checkSameOrigin(req, origin());
       const { fields, file } = await readSmallMultipart(req, 'logo', LOGO_UPLOAD_BYTES);
       checkCsrf(fields.get('_csrf') ?? undefined, signedIn.csrfToken);
@@ -63,6 +72,7 @@ export const mountWorkspacePages = (routes: Routes, kit: Kit) => {
         return show(res, signedIn, 400, { error: error.message });
       }
       redirect(res, '/dashboard/workspace?saved=1');
-    }),
-  );
+    },
+  });
+  return declared;
 };

@@ -1,24 +1,29 @@
-// One route of a front for people (the reader; the dashboard's are next), declared as the API's
+// One route of a front for people (the reader, the dashboard), declared as the API's
 // endpoints are (./endpoint.ts): its method and path, who may call it, what body it takes, what
 // it answers (which decides how its failures are answered), and its handler. A front builds its
 // list and mounts it once (`mountPageRoutes`) with one wrapper per kind of answer, so every route
 // of a kind fails the same way.
 import type { Handler, Routes } from './server.ts';
 
-export type PageRoute = {
+/** What every front's route declares; each front adds who may call it and its handler. */
+export type RouteBase = {
   method: 'get' | 'post';
   path: string;
-  /** `anyone`: what a request may see is the handler's to decide (a book's visibility, a grant) */
-  who: 'anyone';
-  /** `form`: a small urlencoded form the handler reads (./formBody.ts); `none`: no body read */
-  body: 'none' | 'form';
   /**
-   * `page`: a page for people (a failure of the service is a page in words for a browser);
-   * `data`: JSON, images, assets (failures are the JSON every route gives)
+   * `none`: no body read; `form`: a small urlencoded form (./formBody.ts); `json`: a small JSON
+   * body; `stream`: the handler reads a body of its own kind (an upload's multipart)
+   */
+  body: 'none' | 'form' | 'json' | 'stream';
+  /**
+   * `page`: a page for people (its failures are pages in words); `data`: JSON, images, assets
+   * (its failures are JSON)
    */
   answers: 'page' | 'data';
-  handler: Handler;
 };
+
+/** A reader's route: anyone may ask; what they may see is the handler's to decide (a book's
+ * visibility, a grant, a share link's password). */
+export type PageRoute = RouteBase & { who: 'anyone'; handler: Handler };
 
 /** What makes a handler of each kind answer its failures the way its kind does. */
 export type Wrappers = Record<PageRoute['answers'], (handler: Handler) => Handler>;
