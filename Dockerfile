@@ -63,7 +63,6 @@ RUN set -eu; \
     rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/log/apt /var/log/dpkg.log
 COPY bin ./bin
 COPY src ./src
-COPY projections ./projections
 COPY packages/cli ./packages/cli
 
 USER flipbook

@@ -37,7 +37,7 @@
 //    shapes for --books other flipbooks; VACUUM ANALYZE. Then GET /api/v1/flipbooks/<id>/stats over
 //    the 90 days and over the last 30 (the baseline), interleaved, --reports times each after 3
 //    warm-ups: median and p99 wall time, CPU of the daemon and of PostgreSQL per report, and the
-//    query alone (projections/analytics.ts flipbookStats) run in this process. --explain prints
+//    query alone (src/state/analytics.ts flipbookStats) run in this process. --explain prints
 //    EXPLAIN ANALYZE of the report's queries. Also timed over these tables: the pruning the first
 //    write of each day does (pruneFigures, in a transaction rolled back).
 //
@@ -51,8 +51,8 @@ import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { flipbookStats, NO_LINK, pruneFigures } from '../projections/analytics.ts';
-import type { Db } from '../projections/readTable.ts';
+import type { Db } from '../src/readTables/readTable.ts';
+import { flipbookStats, NO_LINK, pruneFigures } from '../src/state/analytics.ts';
 import { longWork } from '../src/store/databaseLimits.ts';
 import { openStore, type Store } from '../src/store/store.ts';
 import { startBenchDaemon } from './benchDaemon.ts';
@@ -891,7 +891,7 @@ try {
   ).rows;
   const seeded = (performance.now() - seedStarted) / 1000;
   // What the first write of each day (and of each start) does besides the figures: the day's
-  // pruning (projections/analytics.ts pruneFigures), in one transaction, rolled back here.
+  // pruning (src/state/analytics.ts pruneFigures), in one transaction, rolled back here.
   const pruneMs: number[] = [];
   await longWork(store.pool, async (client) => {
     const timing: Db = {

@@ -3,9 +3,9 @@
 // this process, 10 at a time like the HTTP runs, and beside them one indexed read of a flipbook
 // for scale. Prints wall time per call and CPU time per call, here and in PostgreSQL.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { findFlipbook } from '../projections/flipbooks.ts';
 import { authenticate } from '../src/http/auth.ts';
 import { createRateLimiter } from '../src/http/rateLimit.ts';
+import { findFlipbook } from '../src/readTables/flipbooks.ts';
 import type { Store } from '../src/store/store.ts';
 import { cpuMs } from './cpuTime.ts';
 

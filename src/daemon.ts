@@ -2,8 +2,6 @@
 // signals. Resolves once shut down.
 
 import type { AddressInfo } from 'node:net';
-import { countJobs } from '../projections/jobs.ts';
-import { setMeta } from '../projections/meta.ts';
 import { missingJoinWorkspaces, type SsoSettings } from './app/accounts/sso.ts';
 import { openCountries } from './app/analytics/countries.ts';
 import { clockFromEnv } from './app/clock.ts';
@@ -21,8 +19,10 @@ import { jobGauge, renderSlotGauge } from './metrics.ts';
 import { sweepWrapperDirs } from './pdf/poppler.ts';
 import { SCRIPT, STYLESHEET } from './reader/assets.ts';
 import { readiness, withTimeout } from './readiness.ts';
+import { countJobs } from './readTables/jobs.ts';
 import { ignoreHangup, STOP_SIGNALS } from './signals.ts';
 import { logWaiting, STARTUP_PATIENCE_MS } from './startupPatience.ts';
+import { setMeta } from './state/meta.ts';
 import type { DatabaseLimits } from './store/databaseLimits.ts';
 import { followDatabaseTime } from './store/databaseTime.ts';
 import { DEFAULT_DATA_DIR } from './store/location.ts';

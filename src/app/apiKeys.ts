@@ -2,16 +2,16 @@
 // names a workspace; the dashboard passes the signed-in person's workspace id, and a key of
 // another workspace is then as unknown as no key at all.
 import { randomUUID } from 'node:crypto';
-import {
-  type ApiKeyListRow,
-  findApiKey,
-  listApiKeys as queryApiKeys,
-} from '../../projections/apiKeys.ts';
-import { findWorkspaceById } from '../../projections/workspaces.ts';
 import { generateApiKey, hashApiKey, type KeyStatus, keyStatus } from '../domain/apiKey.ts';
 import { InvalidInput, NotFound } from '../domain/errors.ts';
 import { plainName } from '../domain/flipbookFields.ts';
 import { isUuid } from '../domain/uuid.ts';
+import {
+  type ApiKeyListRow,
+  findApiKey,
+  listApiKeys as queryApiKeys,
+} from '../readTables/apiKeys.ts';
+import { findWorkspaceById } from '../readTables/workspaces.ts';
 import type { Store } from '../store/store.ts';
 import { runWorkspaceCommand } from './commands.ts';
 import { type EventMetadata, type ShownMetadata, showMetadata } from './eventContext.ts';

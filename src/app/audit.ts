@@ -3,15 +3,16 @@
 // (a chain head kept outside the database) it also proves that everything the checkpoint covered
 // is still there, unchanged: a whole deleted stream, re-chained by someone with the database in
 // hand, still fails it.
+
+import { chainHash, entryOf, GENESIS } from '../audit/chainHash.ts';
+import type { Db } from '../readTables/readTable.ts';
 import {
   type ChainRow,
   chainBatch,
   chainHead,
   chainTablesExist,
   unchainedEvent,
-} from '../../projections/auditChain.ts';
-import type { Db } from '../../projections/readTable.ts';
-import { chainHash, entryOf, GENESIS } from '../audit/chainHash.ts';
+} from '../state/auditChain.ts';
 import type { Store } from '../store/store.ts';
 
 export type Checkpoint = { version: 1; seq: number; hash: string; at: string };

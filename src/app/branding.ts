@@ -3,10 +3,10 @@
 // turned upright, fitted into 480 × 160 and written as WebP of at most 48 KB. What readers are
 // served is always this image, never the upload (no SVG: a script could ride in one).
 import sharp from 'sharp';
-import type { Db } from '../../projections/readTable.ts';
-import { findBrandByKey, findBrandOf } from '../../projections/workspaces.ts';
 import { InvalidInput } from '../domain/errors.ts';
 import { LOGO_BOX, LOGO_BYTES, type Logo } from '../domain/workspace/branding.ts';
+import type { Db } from '../readTables/readTable.ts';
+import { findBrandByKey, findBrandOf } from '../readTables/workspaces.ts';
 import type { Store } from '../store/store.ts';
 import { runWorkspaceCommand } from './commands.ts';
 import type { EventMetadata } from './eventContext.ts';

@@ -1,12 +1,12 @@
 // The one way commands reach a stream: the aggregate's decider, run by handleCommand.
 
-import { decisionEvents, streamLength } from '../../projections/eventLog.ts';
 import { decide as decideFlipbook, type FlipbookCommand } from '../domain/flipbook/decide.ts';
 import * as flipbook from '../domain/flipbook/flipbook.ts';
 import { recordOf, type UserCommand } from '../domain/user/record.ts';
 import * as user from '../domain/user/user.ts';
 import { decide as decideWorkspace, type WorkspaceCommand } from '../domain/workspace/decide.ts';
 import * as workspace from '../domain/workspace/workspace.ts';
+import { decisionEvents, streamLength } from '../queries/eventLog.ts';
 import { handleCommand } from '../store/handleCommand.ts';
 import type { Store } from '../store/store.ts';
 import type { EventMetadata } from './eventContext.ts';

@@ -1,7 +1,7 @@
 // How long processing should take, from the page count and the speed measured on this server.
 
-import type { Db } from '../../projections/readTable.ts';
-import { measuredSecondsPerPage } from '../../projections/versions.ts';
+import type { Db } from '../readTables/readTable.ts';
+import { measuredSecondsPerPage } from '../readTables/versions.ts';
 
 /** Before anything has been measured: ~10 pages/s, what three renditions cost on 2 cores. */
 const DEFAULT_SECONDS_PER_PAGE = 0.1;

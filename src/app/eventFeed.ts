@@ -1,10 +1,11 @@
 // The workspace's event feed (GET /api/v1/events): its public events in order, a page at a time
 // after a cursor, waiting up to `wait` seconds for the next one when there is none (long polling).
-// The cursor is the event's place in the audit chain (projections/eventFeed.ts says why that
+// The cursor is the event's place in the audit chain (src/state/eventFeed.ts says why that
 // order never skips an event that commits late).
-import { feedHead, feedPage } from '../../projections/eventFeed.ts';
+
 import type { EventFeed } from '../contract/webhooks.ts';
 import { publicEvent } from '../domain/publicEvents.ts';
+import { feedHead, feedPage } from '../state/eventFeed.ts';
 import type { Store } from '../store/store.ts';
 import type { Caller } from './caller.ts';
 

@@ -2,6 +2,11 @@
 // /flipbooks/:id/events), a workspace's events across its streams (`audit log`), and the whole
 // log with its chain hashes (`audit export`). Every event shows its metadata in one shape, with
 // what old events did not record as null; internal details (key hashes) never show.
+
+import type { EventList } from '../contract/events.ts';
+import { NotFound } from '../domain/errors.ts';
+import { flipbookStream } from '../domain/flipbook/flipbook.ts';
+import { isUuid } from '../domain/uuid.ts';
 import {
   chainedEvents,
   type LoggedRow,
@@ -9,12 +14,8 @@ import {
   streamLength,
   type TrailFilter,
   workspaceEvents,
-} from '../../projections/eventLog.ts';
-import { findFlipbook } from '../../projections/flipbooks.ts';
-import type { EventList } from '../contract/events.ts';
-import { NotFound } from '../domain/errors.ts';
-import { flipbookStream } from '../domain/flipbook/flipbook.ts';
-import { isUuid } from '../domain/uuid.ts';
+} from '../queries/eventLog.ts';
+import { findFlipbook } from '../readTables/flipbooks.ts';
 import type { Store } from '../store/store.ts';
 import { type ShownMetadata, showMetadata } from './eventContext.ts';
 

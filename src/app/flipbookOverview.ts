@@ -3,13 +3,14 @@
 // may download the original, and its activity (the audit trail, newest first, with version
 // numbers for events that name a version by id). Read-only; workspace isolation as everywhere:
 // another workspace's flipbook or version is not found.
-import { decisionEvents, streamEvents, streamLength } from '../../projections/eventLog.ts';
-import { findFlipbook } from '../../projections/flipbooks.ts';
-import { countPages } from '../../projections/pages.ts';
-import { findReaderFlipbook } from '../../projections/reader.ts';
-import { findVersion, listVersions, type VersionRow } from '../../projections/versions.ts';
+
 import { NotFound } from '../domain/errors.ts';
 import { flipbookStream } from '../domain/flipbook/flipbook.ts';
+import { decisionEvents, streamEvents, streamLength } from '../queries/eventLog.ts';
+import { findReaderFlipbook } from '../queries/reader.ts';
+import { findFlipbook } from '../readTables/flipbooks.ts';
+import { countPages } from '../readTables/pages.ts';
+import { findVersion, listVersions, type VersionRow } from '../readTables/versions.ts';
 import type { ApiDeps } from './apiDeps.ts';
 import type { Caller } from './caller.ts';
 import { type LoggedEvent, presentEvent } from './eventLog.ts';

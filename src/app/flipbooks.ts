@@ -1,25 +1,22 @@
 // The Client API's flipbook reads and version operations, one function each: options in, plain
 // results out (the uploads are ./uploads.ts). Every one is scoped to the caller's workspace:
 // another workspace's flipbook is simply not found.
-import { listFlipbooks as queryFlipbooks } from '../../projections/flipbookList.ts';
+
+import type { DeleteResponse } from '../contract/common.ts';
+import type { Flipbook, FlipbookList } from '../contract/flipbooks.ts';
+import type { Activated, VersionStatus } from '../contract/versions.ts';
+import { NotFound, RuleBroken } from '../domain/errors.ts';
+import { listFlipbooks as queryFlipbooks } from '../queries/flipbookList.ts';
 import {
   activeVersionOf,
   findFlipbook,
   findFlipbookBySlug,
   type ListQuery,
-} from '../../projections/flipbooks.ts';
-import { countPages, listPages } from '../../projections/pages.ts';
-import type { Db } from '../../projections/readTable.ts';
-import {
-  findVersion,
-  flipbooksWithOnlyFailures,
-  listVersions,
-} from '../../projections/versions.ts';
-import { findWorkspaceByName } from '../../projections/workspaces.ts';
-import type { DeleteResponse } from '../contract/common.ts';
-import type { Flipbook, FlipbookList } from '../contract/flipbooks.ts';
-import type { Activated, VersionStatus } from '../contract/versions.ts';
-import { NotFound, RuleBroken } from '../domain/errors.ts';
+} from '../readTables/flipbooks.ts';
+import { countPages, listPages } from '../readTables/pages.ts';
+import type { Db } from '../readTables/readTable.ts';
+import { findVersion, flipbooksWithOnlyFailures, listVersions } from '../readTables/versions.ts';
+import { findWorkspaceByName } from '../readTables/workspaces.ts';
 import type { Store } from '../store/store.ts';
 import type { ApiDeps } from './apiDeps.ts';
 import type { Caller } from './caller.ts';

@@ -1,12 +1,13 @@
 // A flipbook as it was at a past moment (`GET /flipbooks/:id?at=`, `flipbook show --at`): the
 // audit question "what did the public link show that day, and who put it there?". Its events up
-// to that moment, applied by the live projections to temporary tables (projections/history.ts).
-import { streamEvents, streamLength } from '../../projections/eventLog.ts';
-import { findFlipbook } from '../../projections/flipbooks.ts';
-import { withTablesAsOf } from '../../projections/history.ts';
-import type { DomainEvent } from '../../projections/readTable.ts';
+// to that moment, applied by the live projections to temporary tables (src/queries/history.ts).
+
 import { NotFound } from '../domain/errors.ts';
 import { flipbookStream } from '../domain/flipbook/flipbook.ts';
+import { streamEvents, streamLength } from '../queries/eventLog.ts';
+import { withTablesAsOf } from '../queries/history.ts';
+import { findFlipbook } from '../readTables/flipbooks.ts';
+import type { DomainEvent } from '../readTables/readTable.ts';
 import type { ApiDeps } from './apiDeps.ts';
 import type { Caller } from './caller.ts';
 import { showFlipbook } from './flipbooks.ts';

@@ -1,17 +1,18 @@
 // Uploads sent with an Idempotency-Key (src/domain/idempotency.ts): the same key again within the
 // window gives the first answer again and creates nothing; with a different request it is a 422.
 // The key and the request's fingerprint go into the upload's event metadata, so the read table
-// `idempotent_uploads` records them in the append's own transaction (projections/
+// `idempotent_uploads` records them in the append's own transaction (src/readTables/
 // idempotentUploads.ts): whatever dies when, a key is known exactly when its upload exists.
+
+import { RuleBroken } from '../domain/errors.ts';
+import { IDEMPOTENCY_WINDOW_MS, requestFingerprint } from '../domain/idempotency.ts';
 import {
   findIdempotentUpload,
   type IdempotentUpload,
   keepIdempotentResponse,
   sweepIdempotentUploads,
-} from '../../projections/idempotentUploads.ts';
-import type { Db } from '../../projections/readTable.ts';
-import { RuleBroken } from '../domain/errors.ts';
-import { IDEMPOTENCY_WINDOW_MS, requestFingerprint } from '../domain/idempotency.ts';
+} from '../readTables/idempotentUploads.ts';
+import type { Db } from '../readTables/readTable.ts';
 import type { Caller } from './caller.ts';
 import type { EventMetadata } from './eventContext.ts';
 import type { ReceivedUpload } from './received.ts';

@@ -2,8 +2,9 @@
 // request only notes the use; the write runs on its own, at most once per interval per key and
 // per daemon (in memory), and a failed write is logged and forgotten, never the request's error.
 // Not an event (docs/architecture.md): it is the one fact about keys a replay cannot rebuild.
-import { recordKeyUse } from '../../projections/keyUsage.ts';
-import type { Db } from '../../projections/readTable.ts';
+
+import type { Db } from '../readTables/readTable.ts';
+import { recordKeyUse } from '../state/keyUsage.ts';
 import type { Clock } from './clock.ts';
 
 /** Five minutes: "last used" is to within that, and a busy key costs one write per interval. */

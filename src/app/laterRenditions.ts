@@ -15,9 +15,6 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Db } from '../../projections/readTable.ts';
-import { renditionSource } from '../../projections/renditionFills.ts';
-import { versionStatusById } from '../../projections/versions.ts';
 import type { BlobStore, PageFile } from '../blobs/blobStore.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import type { PagesTask } from '../pdf/pageRanges.ts';
@@ -27,6 +24,9 @@ import { runTasks } from '../pdf/renderQueue.ts';
 import { startRange } from '../pdf/renderRange.ts';
 import type { Priority } from '../pdf/renderSlots.ts';
 import { blankPage, placeRendition, QUALITY, type RenditionName } from '../pdf/renditions.ts';
+import type { Db } from '../readTables/readTable.ts';
+import { versionStatusById } from '../readTables/versions.ts';
+import { renditionSource } from '../state/renditionFills.ts';
 import { isDatabaseUnavailable } from '../store/unavailable.ts';
 
 export type LaterDeps = { db: Db; blobs: BlobStore; render: RenderOptions };

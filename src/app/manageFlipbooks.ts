@@ -2,11 +2,12 @@
 // description, reading direction, status and downloads in one change, and delete it for good.
 // Every change is an event with its actor; workspace isolation as everywhere (another
 // workspace's id is not found).
-import { findFlipbook, slugTaken } from '../../projections/flipbooks.ts';
-import { listVersions } from '../../projections/versions.ts';
+
 import type { DeleteResponse } from '../contract/common.ts';
 import type { Flipbook, FlipbookEdits } from '../contract/flipbooks.ts';
 import { NotFound } from '../domain/errors.ts';
+import { findFlipbook, slugTaken } from '../readTables/flipbooks.ts';
+import { listVersions } from '../readTables/versions.ts';
 import type { ApiDeps } from './apiDeps.ts';
 import type { Caller } from './caller.ts';
 import { runFlipbookCommand } from './commands.ts';

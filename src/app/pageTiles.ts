@@ -20,8 +20,7 @@
 //   nothing is queued, and the answer is that image at the same deadline (the reader asks
 //   again, a few times, further apart each time: src/reader/client/upgrade.ts).
 // Kept tiles count against the cache budget (./tileCache.ts), which evicts the least used.
-import { tileSource } from '../../projections/files.ts';
-import type { Db } from '../../projections/readTable.ts';
+
 import type { BlobStore, PageFile } from '../blobs/blobStore.ts';
 import { outsideRequestBudget } from '../blobs/boundedSend.ts';
 import type { OpenedBlob } from '../blobs/objectStore.ts';
@@ -30,6 +29,8 @@ import { TILE, tileGrid, tileLevels } from '../domain/page/tiles.ts';
 import { renderTile } from '../pdf/pageTile.ts';
 import type { ProcessLimits } from '../pdf/poppler.ts';
 import type { JobSlots, RenderSlots } from '../pdf/renderSlots.ts';
+import { tileSource } from '../queries/files.ts';
+import type { Db } from '../readTables/readTable.ts';
 import { knownStandIn, type StandIn, standInOf } from './pageStandIns.ts';
 import type { TileCache } from './tileCache.ts';
 

@@ -3,12 +3,13 @@
 // one short pdftotext run at most, and only pages someone searched. Public (like the page
 // images), so it is bounded: a few runs at a time per daemon; beyond that the reader is told to
 // come back (503), and shows its results without highlights meanwhile.
-import { wordSource } from '../../projections/files.ts';
-import type { Db } from '../../projections/readTable.ts';
+
 import type { BlobStore } from '../blobs/blobStore.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import { readPageWords } from '../pdf/pageWords.ts';
 import type { ProcessLimits } from '../pdf/poppler.ts';
+import { wordSource } from '../queries/files.ts';
+import type { Db } from '../readTables/readTable.ts';
 
 const AT_ONCE = 2;
 let running = 0;

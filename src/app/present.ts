@@ -1,10 +1,11 @@
 // The API's JSON shapes, exactly as the spec names them, built from read-table rows. Each returns
 // its type in the contract (src/contract/), so a field the contract does not know fails tsc here.
-import type { FlipbookRow } from '../../projections/flipbooks.ts';
-import type { PageRow } from '../../projections/pages.ts';
-import type { VersionRow } from '../../projections/versions.ts';
+
 import type { Availability, Flipbook } from '../contract/flipbooks.ts';
 import type { Page, Version, VersionStatus } from '../contract/versions.ts';
+import type { FlipbookRow } from '../readTables/flipbooks.ts';
+import type { PageRow } from '../readTables/pages.ts';
+import type { VersionRow } from '../readTables/versions.ts';
 import type { Urls } from './urls.ts';
 
 export const presentVersion = (v: VersionRow): Version => ({

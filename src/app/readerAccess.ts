@@ -6,15 +6,11 @@
 // may read (the link not revoked or expired, the session open and its person still a member), so
 // a revocation ends access at once on every daemon, also to URLs a browser already holds.
 import { randomBytes } from 'node:crypto';
-import { grantSecret, liveLinkOf, memberSessionReads } from '../../projections/access.ts';
-import { findReaderFlipbook } from '../../projections/reader.ts';
-import {
-  countLinkOpen,
-  findLinkByTokenHash,
-  linkPasswordHash,
-} from '../../projections/shareLinks.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
+import { grantSecret, liveLinkOf, memberSessionReads } from '../queries/access.ts';
+import { findReaderFlipbook } from '../queries/reader.ts';
+import { countLinkOpen, findLinkByTokenHash, linkPasswordHash } from '../readTables/shareLinks.ts';
 import type { Store } from '../store/store.ts';
 import { decoyHash, verifyPassword } from './accounts/passwords.ts';
 import { currentSession, SESSION_IDLE_MS } from './accounts/sessions.ts';

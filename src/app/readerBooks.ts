@@ -1,9 +1,10 @@
 // What the reader reads of a flipbook (src/reader/readerData.ts makes the page of it): the
 // flipbook, the version it shows (the active one, or before anything is active the newest) and
 // that version's ready pages; and a version's ready pages alone (its text).
-import { listPages } from '../../projections/pages.ts';
-import { findReaderFlipbook, readerVersion } from '../../projections/reader.ts';
-import type { Db } from '../../projections/readTable.ts';
+
+import { findReaderFlipbook, readerVersion } from '../queries/reader.ts';
+import { listPages } from '../readTables/pages.ts';
+import type { Db } from '../readTables/readTable.ts';
 
 /** The flipbook, the version shown and its pages; null when there is no such flipbook. */
 export const readerBookRows = async (db: Db, flipbookId: string) => {

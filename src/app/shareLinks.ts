@@ -2,15 +2,6 @@
 // change, revoke. Each change is an event on the flipbook's stream with its actor; the token is
 // recorded only as its hash, a password only in its own table (link_passwords).
 import { randomUUID } from 'node:crypto';
-import { findFlipbook } from '../../projections/flipbooks.ts';
-import {
-  findShareLink,
-  forgetUnusedPassword,
-  listShareLinks,
-  type ShareLinkRow,
-  saveLinkPassword,
-  sweepLinkPasswords,
-} from '../../projections/shareLinks.ts';
 import type {
   CreatedShareLink,
   CreateShareLinkBody,
@@ -20,6 +11,15 @@ import type {
 } from '../contract/shareLinks.ts';
 import { InvalidInput, NotFound } from '../domain/errors.ts';
 import { linkPassword, type ShareLinkCommand } from '../domain/flipbook/shareLinks.ts';
+import { findFlipbook } from '../readTables/flipbooks.ts';
+import {
+  findShareLink,
+  forgetUnusedPassword,
+  listShareLinks,
+  type ShareLinkRow,
+  saveLinkPassword,
+  sweepLinkPasswords,
+} from '../readTables/shareLinks.ts';
 import { hashPassword } from './accounts/passwords.ts';
 import { hashToken, newToken } from './accounts/tokens.ts';
 import type { ApiDeps } from './apiDeps.ts';

@@ -1,5 +1,5 @@
 // The deep-zoom tiles' budget (`serve --tile-cache-size`): the tiles kept in the blob store are
-// counted in the `tile_cache` table (projections/tileCache.ts) and, when their sum is over the
+// counted in the `tile_cache` table (src/state/tileCache.ts) and, when their sum is over the
 // budget, the least recently used are removed, by whichever daemon gets there first.
 //
 // Kept off a reader's path: a tile stored or read is only noted in memory; the notes go to the
@@ -8,7 +8,8 @@
 // PASS_MS, sooner while it is still over. A failed write or pass is logged and tried again later,
 // never a reader's error: the worst it does is let the cache run over its budget for a while.
 
-import type { Db } from '../../projections/readTable.ts';
+import type { BlobStore, PageFile } from '../blobs/blobStore.ts';
+import type { Db } from '../readTables/readTable.ts';
 import {
   dropOrphanTiles,
   type EvictedTile,
@@ -16,8 +17,7 @@ import {
   restoreEvictions,
   type TileUse,
   takeEvictions,
-} from '../../projections/tileCache.ts';
-import type { BlobStore, PageFile } from '../blobs/blobStore.ts';
+} from '../state/tileCache.ts';
 
 /**
  * 2 GiB: the deepest level of about four 100-page books (a 16,000 px page is ~150 tiles of

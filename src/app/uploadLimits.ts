@@ -3,12 +3,13 @@
 // declares (its Content-Length, less what the rest of the body may take), so a body sent without
 // a length (chunked) is held to the limits as it arrives, and every limit is checked again, on
 // what was received, by the use case itself (createFlipbook, addVersion).
-import { countWorkspaceFlipbooks } from '../../projections/flipbookCounts.ts';
-import { findFlipbookBySlug } from '../../projections/flipbooks.ts';
-import type { Db } from '../../projections/readTable.ts';
-import { countVersions } from '../../projections/versions.ts';
+
 import { RuleBroken } from '../domain/errors.ts';
 import { checkFlipbookCount, checkVersionCount, PLAN_LIMITS } from '../domain/plans.ts';
+import { countWorkspaceFlipbooks } from '../readTables/flipbookCounts.ts';
+import { findFlipbookBySlug } from '../readTables/flipbooks.ts';
+import type { Db } from '../readTables/readTable.ts';
+import { countVersions } from '../readTables/versions.ts';
 import type { Caller } from './caller.ts';
 
 const MB = 1024 * 1024;

@@ -9,9 +9,10 @@
 //      that decides, the original committed, the command appended with the key in its metadata;
 //   4. the answer kept for the key, and returned.
 // An original committed for a command that then failed is removed (withStoredOriginal).
-import type { IdempotentUpload } from '../../projections/idempotentUploads.ts';
+
 import type { FlipbookCommand } from '../domain/flipbook/decide.ts';
 import type { UploadedFile } from '../domain/flipbook/flipbook.ts';
+import type { IdempotentUpload } from '../readTables/idempotentUploads.ts';
 import { acceptPdf } from './acceptUpload.ts';
 import type { ApiDeps } from './apiDeps.ts';
 import type { Caller } from './caller.ts';

@@ -2,16 +2,6 @@
 // publish to a slug. Each is a thin caller of the one pipeline (./uploadPipeline.ts): its target,
 // its checks, where the version goes and its answer.
 import { randomUUID } from 'node:crypto';
-import { countWorkspaceFlipbooks } from '../../projections/flipbookCounts.ts';
-import {
-  findFlipbook,
-  findFlipbookBySlug,
-  slugsLike,
-  slugTaken,
-} from '../../projections/flipbooks.ts';
-import type { IdempotentUpload } from '../../projections/idempotentUploads.ts';
-import type { Db } from '../../projections/readTable.ts';
-import { countVersions, findVersion } from '../../projections/versions.ts';
 import type { Created, PublishedToSlug } from '../contract/flipbooks.ts';
 import type { CreatedVersion } from '../contract/versions.ts';
 import { parseActivateFlag } from '../domain/activateFlag.ts';
@@ -22,6 +12,11 @@ import type { UploadedFile } from '../domain/flipbook/flipbook.ts';
 import * as fields from '../domain/flipbookFields.ts';
 import { checkFlipbookCount, checkVersionCount } from '../domain/plans.ts';
 import { slugify } from '../domain/slug.ts';
+import { countWorkspaceFlipbooks } from '../readTables/flipbookCounts.ts';
+import { findFlipbook, findFlipbookBySlug, slugsLike, slugTaken } from '../readTables/flipbooks.ts';
+import type { IdempotentUpload } from '../readTables/idempotentUploads.ts';
+import type { Db } from '../readTables/readTable.ts';
+import { countVersions, findVersion } from '../readTables/versions.ts';
 import type { ApiDeps } from './apiDeps.ts';
 import type { Caller } from './caller.ts';
 import { estimateSeconds } from './estimate.ts';

@@ -1,8 +1,9 @@
 // Removing files no version uses: a deleted version's (a version's deletion and a flipbook's), and
 // the original of an upload that was refused after it was stored.
-import { forgetVersionTiles } from '../../projections/tileCache.ts';
-import { originalInUse } from '../../projections/versions.ts';
+
 import type { BlobStore } from '../blobs/blobStore.ts';
+import { originalInUse } from '../readTables/versions.ts';
+import { forgetVersionTiles } from '../state/tileCache.ts';
 import type { Store } from '../store/store.ts';
 import { isDatabaseUnavailable } from '../store/unavailable.ts';
 import { stopLaterRenditions } from './laterRenditions.ts';

@@ -2,6 +2,11 @@
 // service disabled one, send a test delivery, and list an endpoint's deliveries. Each change is an
 // event on the workspace's stream with its actor; the secret is in no event (its own table).
 import { randomBytes, randomUUID } from 'node:crypto';
+import { InvalidInput, NotFound, RuleBroken } from '../domain/errors.ts';
+import type { PublicEventType } from '../domain/publicEventTypes.ts';
+import { isUuid } from '../domain/uuid.ts';
+import { checkWebhookUrl } from '../domain/workspace/webhooks.ts';
+import { findWebhook, listWebhooks, type WebhookRow } from '../readTables/webhooks.ts';
 import {
   cancelPending,
   type DeliveryRow,
@@ -9,12 +14,7 @@ import {
   listDeliveries,
   queueTestDelivery,
   saveWebhookSecret,
-} from '../../projections/webhookDeliveries.ts';
-import { findWebhook, listWebhooks, type WebhookRow } from '../../projections/webhooks.ts';
-import { InvalidInput, NotFound, RuleBroken } from '../domain/errors.ts';
-import type { PublicEventType } from '../domain/publicEventTypes.ts';
-import { isUuid } from '../domain/uuid.ts';
-import { checkWebhookUrl } from '../domain/workspace/webhooks.ts';
+} from '../state/webhookDeliveries.ts';
 import type { Store } from '../store/store.ts';
 import { privateTarget } from '../webhooks/addressGuard.ts';
 import type { Caller } from './caller.ts';

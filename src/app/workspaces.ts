@@ -1,13 +1,13 @@
 // Workspace administration: create and list. Used by the admin CLI.
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../../projections/readTable.ts';
+import { Conflict, InvalidInput, NotFound } from '../domain/errors.ts';
+import { ANALYTICS_DAYS, PLANS, type Plan } from '../domain/workspace/workspace.ts';
+import type { Db } from '../readTables/readTable.ts';
 import {
   findWorkspaceById,
   findWorkspaceByName,
   listWorkspaces as queryWorkspaces,
-} from '../../projections/workspaces.ts';
-import { Conflict, InvalidInput, NotFound } from '../domain/errors.ts';
-import { ANALYTICS_DAYS, PLANS, type Plan } from '../domain/workspace/workspace.ts';
+} from '../readTables/workspaces.ts';
 import { isUniqueViolation } from '../store/handleCommand.ts';
 import type { Store } from '../store/store.ts';
 import { runWorkspaceCommand } from './commands.ts';

@@ -10,10 +10,10 @@
 // process's files are never touched, which is what the owner in the name and the age thresholds
 // are for.
 
-import { installationId } from '../../projections/meta.ts';
-import { checksumsInUse, liveVersionIds } from '../../projections/versions.ts';
 import { isAlive } from '../isAlive.ts';
 import type { Logger } from '../log.ts';
+import { checksumsInUse, liveVersionIds } from '../readTables/versions.ts';
+import { installationId } from '../state/meta.ts';
 import type { Store } from '../store/store.ts';
 import type { BlobStore } from './blobStore.ts';
 import { type Temporary, thisOwner } from './listing.ts';

@@ -5,7 +5,6 @@
 // Sign-in, invitations and the flipbooks grid are here; each other group of pages mounts its
 // own routes with the same kit (./kit.ts), one line each below.
 
-import type { ListQuery } from '../../projections/flipbooks.ts';
 import { acceptInvitation, openInvitation } from '../app/accounts/people.ts';
 import { signInWithPassword, signOut, startSession } from '../app/accounts/sessions.ts';
 import { listFlipbookCards } from '../app/flipbooks.ts';
@@ -17,6 +16,7 @@ import { parseListQuery } from '../http/listQuery.ts';
 import { clientAddress } from '../http/rateLimit.ts';
 import { sendBody } from '../http/sendBody.ts';
 import type { Routes } from '../http/server.ts';
+import type { ListQuery } from '../readTables/flipbooks.ts';
 import { findDashboardAsset } from './assets.ts';
 import { flipbookRoutes } from './flipbookRoutes.ts';
 import { keyRoutes } from './keyRoutes.ts';

@@ -6,12 +6,12 @@
 // end of a roll's grace refuses the key at once on every daemon. The read is one indexed query
 // (the key with its workspace's plan); docs/architecture.md says why no cache stands in for it.
 import type { IncomingMessage } from 'node:http';
-import { findKeyForRequest } from '../../projections/apiKeys.ts';
-import type { Db } from '../../projections/readTable.ts';
 import type { Caller } from '../app/caller.ts';
 import type { EventMetadata } from '../app/eventContext.ts';
 import { hashApiKey, isWellFormedApiKey, keyWorks, sameHash } from '../domain/apiKey.ts';
 import { AppError } from '../domain/errors.ts';
+import { findKeyForRequest } from '../readTables/apiKeys.ts';
+import type { Db } from '../readTables/readTable.ts';
 import { requestContext } from './requestContext.ts';
 
 export class Unauthorized extends AppError {

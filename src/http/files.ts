@@ -7,8 +7,6 @@
 // Range, If-Range, ETag/Last-Modified revalidation and HEAD are answered by ./conditional.ts.
 // A deleted version's files, and every file of an archived flipbook, are a 404 at once.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type VersionAccess, versionAccess } from '../../projections/access.ts';
-import type { Db } from '../../projections/readTable.ts';
 import { currentSession } from '../app/accounts/sessions.ts';
 import { demandRendition, RenditionBusy } from '../app/laterRenditions.ts';
 import { ANSWER_MS, pageTile } from '../app/pageTiles.ts';
@@ -20,6 +18,8 @@ import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
 import type { RenderOptions } from '../pdf/renderPdf.ts';
 import type { RenditionName } from '../pdf/renditions.ts';
+import { type VersionAccess, versionAccess } from '../queries/access.ts';
+import type { Db } from '../readTables/readTable.ts';
 import { authenticate } from './auth.ts';
 import { answerFor } from './conditional.ts';
 import { sessionTokenOf } from './cookies.ts';

@@ -2,8 +2,8 @@
 // (src/http/endpointInput.ts); here a blank search means none. The dashboard's grid reads its
 // query the same way.
 import type { Static } from '@sinclair/typebox';
-import type { ListQuery } from '../../projections/flipbooks.ts';
 import { ListFlipbooksQuery } from '../contract/flipbooks.ts';
+import type { ListQuery } from '../readTables/flipbooks.ts';
 import { queryReader } from './endpointInput.ts';
 
 export const toListQuery = (query: Static<typeof ListFlipbooksQuery>): ListQuery => ({

@@ -3,9 +3,9 @@
 // Answers carry the IETF RateLimit headers (draft-ietf-httpapi-ratelimit-headers), both the
 // current `RateLimit`/`RateLimit-Policy` fields and the older `RateLimit-Limit/-Remaining/-Reset`.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Db } from '../../projections/readTable.ts';
 import { type Clock, systemClock } from '../app/clock.ts';
 import { AppError } from '../domain/errors.ts';
+import type { Db } from '../readTables/readTable.ts';
 
 export const WINDOW_SECONDS = 60;
 /** Requests per window per client IP unless `serve --rate-limit` says otherwise. */

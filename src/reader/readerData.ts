@@ -2,12 +2,13 @@
 // the newest version's pages ready so far. Public: the flipbook id in the URL is the share link.
 // The page text is not part of it (the HTML would grow with the book): only the first pages'
 // alternative text is; the whole text is read by `loadPageTexts`, for text.json and /text.
-import type { PageRow } from '../../projections/pages.ts';
-import type { Db } from '../../projections/readTable.ts';
+
 import { readerBookRows, readyPages } from '../app/readerBooks.ts';
 import type { Urls } from '../app/urls.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
 import { frameAncestors } from '../domain/flipbook/access.ts';
+import type { PageRow } from '../readTables/pages.ts';
+import type { Db } from '../readTables/readTable.ts';
 import { readDocumentSummary, scriptLanguage } from './documentSummary.ts';
 
 /** Consecutive pages of one size: [first position, how many, width, height]. */

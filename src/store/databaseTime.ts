@@ -8,7 +8,7 @@
 // the one they follow: each process measures how far its own clock is from the database's (a
 // round trip, taking the middle) at start and every minute, and adds that to its own time. The
 // time stays as cheap to read as Date.now() and moves smoothly between measurements.
-import type { Db } from '../../projections/readTable.ts';
+import type { Db } from '../readTables/readTable.ts';
 
 /** How often the offset is measured again (a clock drifts by milliseconds a day; NTP steps it). */
 export const MEASURE_EVERY_MS = 60_000;

@@ -3,11 +3,11 @@
 // one always runs in the append's transaction.
 import { projections } from '@event-driven-io/emmett';
 import type { PostgreSQLProjectionDefinition } from '@event-driven-io/emmett-postgresql';
-import { chainAppended } from '../../projections/auditChain.ts';
-import { publishAppended } from '../../projections/eventFeed.ts';
-import { readTables } from '../../projections/index.ts';
-import type { Db, DomainEvent } from '../../projections/readTable.ts';
 import { EVENT_TYPES } from '../domain/eventTypes.ts';
+import { readTables } from '../readTables/index.ts';
+import type { Db, DomainEvent } from '../readTables/readTable.ts';
+import { chainAppended } from '../state/auditChain.ts';
+import { publishAppended } from '../state/eventFeed.ts';
 
 export const applyToReadTables = async (db: Db, event: DomainEvent) => {
   for (const table of readTables) {

@@ -13,13 +13,13 @@
 //   drop and rolls back, leaving every table as the newer release made it, and that daemon
 //   exits. Our own rebuild (replay.ts) takes the view down inside its transaction first.
 import type pg from 'pg';
-import { READ_MODEL_VERSION, readTables } from '../../projections/index.ts';
+import { READ_MODEL_VERSION, readTables } from '../readTables/index.ts';
 import { DatabaseTooNew } from './storeError.ts';
 
 /**
  * Bump when this release writes the database in a way an older release cannot work with (a
  * column it would not fill, a table it would misread). Read tables have their own
- * READ_MODEL_VERSION (projections/index.ts); operational tables count here.
+ * READ_MODEL_VERSION (src/readTables/index.ts); operational tables count here.
  */
 export const SCHEMA_VERSION = 1;
 

@@ -1,8 +1,8 @@
 // Drops every read table and rebuilds it from the events, in one transaction: readers see the old
 // tables or the new ones, never a half-built one, and a failure leaves the old ones in place.
 import type pg from 'pg';
-import { READ_MODEL_VERSION, readTables } from '../../projections/index.ts';
-import type { DomainEvent } from '../../projections/readTable.ts';
+import { READ_MODEL_VERSION, readTables } from '../readTables/index.ts';
+import type { DomainEvent } from '../readTables/readTable.ts';
 import { applyToReadTables } from './projections.ts';
 import { guardReadTables, refuseNewerDatabase, unguardReadTables } from './releaseGuard.ts';
 

@@ -3,18 +3,18 @@
 // idempotent, so the last one in finds nothing left to do.
 import type { PostgresEventStore } from '@event-driven-io/emmett-postgresql';
 import type pg from 'pg';
-import { ACCOUNTS_DDL } from '../../projections/accounts.ts';
-import { ANALYTICS_DDL } from '../../projections/analytics.ts';
-import { ANALYTICS_SALTS_DDL } from '../../projections/analyticsSalts.ts';
-import { AUDIT_DDL, chainExisting, chainStarted } from '../../projections/auditChain.ts';
-import { EVENT_FEED_DDL, indexExistingFeed } from '../../projections/eventFeed.ts';
-import { READ_MODEL_VERSION, readTables } from '../../projections/index.ts';
-import { KEY_USAGE_DDL } from '../../projections/keyUsage.ts';
-import { PASSKEY_STATE_DDL } from '../../projections/passkeyState.ts';
-import { RENDITION_FILLS_DDL } from '../../projections/renditionFills.ts';
-import { SHARE_LINK_STATE_DDL } from '../../projections/shareLinks.ts';
-import { SSO_STATE_DDL } from '../../projections/ssoState.ts';
-import { TILE_CACHE_DDL } from '../../projections/tileCache.ts';
+import { READ_MODEL_VERSION, readTables } from '../readTables/index.ts';
+import { SHARE_LINK_STATE_DDL } from '../readTables/shareLinks.ts';
+import { ACCOUNTS_DDL } from '../state/accounts.ts';
+import { ANALYTICS_DDL } from '../state/analytics.ts';
+import { ANALYTICS_SALTS_DDL } from '../state/analyticsSalts.ts';
+import { AUDIT_DDL, chainExisting, chainStarted } from '../state/auditChain.ts';
+import { EVENT_FEED_DDL, indexExistingFeed } from '../state/eventFeed.ts';
+import { KEY_USAGE_DDL } from '../state/keyUsage.ts';
+import { PASSKEY_STATE_DDL } from '../state/passkeyState.ts';
+import { RENDITION_FILLS_DDL } from '../state/renditionFills.ts';
+import { SSO_STATE_DDL } from '../state/ssoState.ts';
+import { TILE_CACHE_DDL } from '../state/tileCache.ts';
 import { guardReadTables, recordSchemaVersion, refuseNewerDatabase } from './releaseGuard.ts';
 import { rebuildReadTables } from './replay.ts';
 

@@ -6,7 +6,7 @@ import {
   type PostgresEventStore,
 } from '@event-driven-io/emmett-postgresql';
 import pg from 'pg';
-import type { Db } from '../../projections/readTable.ts';
+import type { Db } from '../readTables/readTable.ts';
 import { hostOf, NotAvailable, type Waiting, waitAtStart } from '../waitAtStart.ts';
 import {
   type DatabaseLimits,

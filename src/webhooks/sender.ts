@@ -1,4 +1,4 @@
-// Sends the webhooks' outbox (projections/webhookDeliveries.ts): every daemon runs one. It takes
+// Sends the webhooks' outbox (src/state/webhookDeliveries.ts): every daemon runs one. It takes
 // due deliveries in small batches (leased, so several daemons never send one at the same time),
 // signs each with the endpoint's secret (Standard Webhooks, with the `standardwebhooks` package:
 // the reference implementation, so receivers can verify with any of its ports), POSTs it with a
@@ -8,19 +8,19 @@
 import { randomInt } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { Agent, request } from 'undici';
-import {
-  type ClaimedDelivery,
-  cancelPending,
-  claimDeliveries,
-  dueDeliveries,
-  recordAttempt,
-} from '../../projections/webhookDeliveries.ts';
 import type { Clock } from '../app/clock.ts';
 import { runWorkspaceCommand } from '../app/commands.ts';
 import { SYSTEM } from '../app/eventContext.ts';
 import { afterAttempt } from '../domain/webhookRetry.ts';
 import type { Logger } from '../log.ts';
 import { webhookDeliveries } from '../metrics.ts';
+import {
+  type ClaimedDelivery,
+  cancelPending,
+  claimDeliveries,
+  dueDeliveries,
+  recordAttempt,
+} from '../state/webhookDeliveries.ts';
 import type { Store } from '../store/store.ts';
 import {
   guardedLookup,

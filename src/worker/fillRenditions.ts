@@ -7,6 +7,11 @@
 // a fill cut off by a crash or a stop is taken up again; a fill never fails a version (a page
 // that cannot be rendered is rendered, or told busy, when asked for).
 import { hostname } from 'node:os';
+import { renderWhatCan } from '../app/laterRenditions.ts';
+import { NotFound } from '../domain/errors.ts';
+import { RenderFailure } from '../pdf/renderFailure.ts';
+import { RENDITIONS } from '../pdf/renditions.ts';
+import { versionStatusById } from '../readTables/versions.ts';
 import {
   claimFill,
   dropOrphanFills,
@@ -15,12 +20,7 @@ import {
   releaseFill,
   renditionSource,
   renewFill,
-} from '../../projections/renditionFills.ts';
-import { versionStatusById } from '../../projections/versions.ts';
-import { renderWhatCan } from '../app/laterRenditions.ts';
-import { NotFound } from '../domain/errors.ts';
-import { RenderFailure } from '../pdf/renderFailure.ts';
-import { RENDITIONS } from '../pdf/renditions.ts';
+} from '../state/renditionFills.ts';
 import { isDatabaseUnavailable } from '../store/unavailable.ts';
 import type { ProcessDeps } from './processDeps.ts';
 

@@ -5,7 +5,7 @@
 // the newest one published (`--slug` every night) is the one left active, never an older one that
 // happened to finish last. A worker that dies
 // simply stops renewing; when the lease runs out, another worker takes the job.
-import type { Db } from '../../projections/readTable.ts';
+import type { Db } from '../readTables/readTable.ts';
 
 export type Job = {
   version_id: string;

@@ -7,9 +7,6 @@
 // attempt's unpublished files go, its published pages stay, and the next attempt resumes after
 // them. It throws only when the database fails, and then the job is handed back.
 import { randomUUID } from 'node:crypto';
-import { listPages } from '../../projections/pages.ts';
-import { endFill, queueFill } from '../../projections/renditionFills.ts';
-import { versionStatusById } from '../../projections/versions.ts';
 import { runFlipbookCommand } from '../app/commands.ts';
 import type { EventMetadata } from '../app/eventContext.ts';
 import {
@@ -22,6 +19,9 @@ import type { PageSize } from '../domain/flipbook/flipbook.ts';
 import { renderSecondsPerPage } from '../metrics.ts';
 import { type DocumentStructure, readDocumentStructure } from '../pdf/documentStructure.ts';
 import { RenderFailure, renderPdf } from '../pdf/renderPdf.ts';
+import { listPages } from '../readTables/pages.ts';
+import { versionStatusById } from '../readTables/versions.ts';
+import { endFill, queueFill } from '../state/renditionFills.ts';
 import { isDatabaseUnavailable } from '../store/unavailable.ts';
 import { deferralOf, STORE_ATTEMPTS, storeGaveUp } from './deferrals.ts';
 import { laterRenditions } from './fillRenditions.ts';

@@ -12,8 +12,8 @@ import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
 import canonicalize from 'canonicalize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chainExisting } from '../../projections/auditChain.ts';
-import { readTables } from '../../projections/index.ts';
+import { readTables } from '../../src/readTables/index.ts';
+import { chainExisting } from '../../src/state/auditChain.ts';
 import type { Store } from '../../src/store/store.ts';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
 import {

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL_LINKS } from '../../projections/analytics.ts';
+import { ALL_LINKS } from '../../src/state/analytics.ts';
 import type { Store } from '../../src/store/store.ts';
 import {
   client,

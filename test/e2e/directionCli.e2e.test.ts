@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findReaderFlipbook } from '../../projections/reader.ts';
+import { findReaderFlipbook } from '../../src/queries/reader.ts';
 import type { Store } from '../../src/store/store.ts';
 import { openStoreOf, SMALL_PDF } from '../support/apiHelpers.ts';
 import { flipbook } from '../support/cli.ts';

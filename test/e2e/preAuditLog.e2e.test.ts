@@ -20,7 +20,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import canonicalize from 'canonicalize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readTables } from '../../projections/index.ts';
+import { readTables } from '../../src/readTables/index.ts';
 import { openStore } from '../../src/store/store.ts';
 import { client, expectJson, type Json, pdf, SMALL_PDF } from '../support/apiHelpers.ts';
 import { type Daemon, flipbook, ROOT, startDaemon } from '../support/cli.ts';

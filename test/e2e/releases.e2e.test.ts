@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { READ_MODEL_VERSION } from '../../projections/index.ts';
+import { READ_MODEL_VERSION } from '../../src/readTables/index.ts';
 import { SCHEMA_VERSION } from '../../src/store/releaseGuard.ts';
 import { DATABASE_TOO_NEW_EXIT } from '../../src/store/storeError.ts';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
@@ -41,7 +41,7 @@ const OLDER = {
       '-G',
       'READ_MODEL_VERSION = ',
       '--',
-      'projections/index.ts',
+      'src/readTables/index.ts',
     ]),
 };
 

@@ -4,7 +4,6 @@
 // a day stay at the caps plus one `(other)` row whatever the beacons say, every count is kept
 // (the totals are exact), and the report answers in milliseconds.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL_LINKS } from '../../projections/analytics.ts';
 import { createIngest, FiguresLost } from '../../src/app/analytics/ingest.ts';
 import { readingTokensSignedWith } from '../../src/app/analytics/readingTokens.ts';
 import { dailySalts } from '../../src/app/analytics/salts.ts';
@@ -16,6 +15,7 @@ import {
   OTHER,
   SOURCE_NAMES_PER_DAY,
 } from '../../src/domain/analytics/dailyCaps.ts';
+import { ALL_LINKS } from '../../src/state/analytics.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { createInStore } from '../support/inStore.ts';
 import { TEST_METADATA } from '../support/metadata.ts';

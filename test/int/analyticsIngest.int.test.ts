@@ -2,13 +2,13 @@
 // link and source; readers counted once a day; nothing counted for robots, Do Not Track, tokens
 // not ours, or pages the version does not have; a failed write keeps its figures.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL_LINKS, flipbookStats } from '../../projections/analytics.ts';
 import { createIngest } from '../../src/app/analytics/ingest.ts';
 import { readingTokensSignedWith } from '../../src/app/analytics/readingTokens.ts';
 import { dailySalts } from '../../src/app/analytics/salts.ts';
 import { runFlipbookCommand } from '../../src/app/commands.ts';
 import { createWorkspace, setAnalytics } from '../../src/app/workspaces.ts';
 import { InvalidInput } from '../../src/domain/errors.ts';
+import { ALL_LINKS, flipbookStats } from '../../src/state/analytics.ts';
 import type { Store } from '../../src/store/store.ts';
 import { createInStore } from '../support/inStore.ts';
 import { TEST_METADATA } from '../support/metadata.ts';

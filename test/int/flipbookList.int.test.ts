@@ -6,14 +6,14 @@
 
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listFlipbooks } from '../../projections/flipbookList.ts';
-import { type ListQuery, SORT_FIELDS } from '../../projections/flipbooks.ts';
 import { systemClock } from '../../src/app/clock.ts';
 import { runFlipbookCommand } from '../../src/app/commands.ts';
 import { listFlipbookCards, listFlipbooks as listForApi } from '../../src/app/flipbooks.ts';
 import { urlsFor } from '../../src/app/urls.ts';
 import { createWorkspace } from '../../src/app/workspaces.ts';
 import type { FlipbookCommand } from '../../src/domain/flipbook/decide.ts';
+import { listFlipbooks } from '../../src/queries/flipbookList.ts';
+import { type ListQuery, SORT_FIELDS } from '../../src/readTables/flipbooks.ts';
 import { rebuildReadTables } from '../../src/store/replay.ts';
 import type { Store } from '../../src/store/store.ts';
 import { createInStore } from '../support/inStore.ts';

@@ -9,12 +9,12 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../projections/readTable.ts';
 import { renderWhatCan } from '../../src/app/laterRenditions.ts';
 import type { BlobStore } from '../../src/blobs/blobStore.ts';
 import { openDirStore } from '../../src/blobs/openBlobStore.ts';
 import { DEFAULT_RENDER_OPTIONS } from '../../src/pdf/renderPdf.ts';
 import { RenderSlots } from '../../src/pdf/renderSlots.ts';
+import type { Db } from '../../src/readTables/readTable.ts';
 import { corpus } from '../support/corpus.ts';
 
 const VERSION = '6a1f3e9c-2b4d-4e8f-9a7b-0c1d2e3f4a5b';

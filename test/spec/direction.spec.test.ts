@@ -1,13 +1,13 @@
 // A flipbook's reading direction (beyond the spec) and whether its title is still the upload's
 // file name: the `direction` upload field and PATCH field, the answers that show it, and the two
-// columns the reader reads (projections/reader.ts), for flipbooks created now and for ones created
+// columns the reader reads (src/queries/reader.ts), for flipbooks created now and for ones created
 // before either field existed (their FlipbookCreated appended as it was then), before and after a
 // replay. The whole app in process (test/support/appSpec.ts); one store: the SQL is the same on
 // both. The CLI's --direction is test/e2e/directionCli.e2e.test.ts's.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { findReaderFlipbook } from '../../projections/reader.ts';
 import * as flipbookDecider from '../../src/domain/flipbook/flipbook.ts';
+import { findReaderFlipbook } from '../../src/queries/reader.ts';
 import { longWork } from '../../src/store/databaseLimits.ts';
 import { handleCommand } from '../../src/store/handleCommand.ts';
 import { rebuildReadTables } from '../../src/store/replay.ts';

@@ -43,7 +43,7 @@ describe('the admin command starts light', () => {
     expect(packages).toEqual(['commander']);
     // none of what only a running command needs
     const heavy = own.filter((path) =>
-      /^(src\/daemon\.ts|src\/store\/store\.ts|src\/app\/accounts\/(sso|passwords|people)\.ts|projections\/|src\/reader\/|src\/dashboard\/|src\/http\/api\.ts|src\/worker\/workerPool\.ts)/.test(
+      /^(src\/daemon\.ts|src\/store\/store\.ts|src\/app\/accounts\/(sso|passwords|people)\.ts|src\/readTables\/|src\/state\/|src\/queries\/|src\/reader\/|src\/dashboard\/|src\/http\/api\.ts|src\/worker\/workerPool\.ts)/.test(
         path,
       ),
     );

@@ -1,9 +1,9 @@
 // "Last used" is written off the request's path, at most once per interval per key, and a
 // failing write never reaches the request: it is reported, and the next use tries again.
 import { describe, expect, it } from 'vitest';
-import type { Db } from '../../projections/readTable.ts';
 import { systemClock } from '../../src/app/clock.ts';
 import { keyUsageRecorder } from '../../src/app/keyUsage.ts';
+import type { Db } from '../../src/readTables/readTable.ts';
 
 const A = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
 const B = 'b7e1a2c3-d4e5-4f60-a1b2-c3d4e5f60718';

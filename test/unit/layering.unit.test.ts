@@ -44,7 +44,7 @@ describe('layering', () => {
   it('reads import lines the way TypeScript writes them', async () => {
     expect(await importsOf('test/unit/layering.unit.test.ts')).toEqual([]);
     expect(await importsOf('src/http/endpoints/flipbooks.ts')).toContain('src/app/flipbooks.ts');
-    expect(await importsOf('src/app/flipbooks.ts')).toContain('projections/flipbooks.ts');
+    expect(await importsOf('src/app/flipbooks.ts')).toContain('src/readTables/flipbooks.ts');
   });
 
   it('src/app never imports src/http', async () => {
@@ -61,7 +61,9 @@ describe('layering', () => {
         'src/app',
         'src/http',
         'src/store',
-        'projections',
+        'src/readTables',
+        'src/state',
+        'src/queries',
         'src/cli',
       ]),
     ).toEqual([]);
@@ -95,7 +97,7 @@ describe('layering', () => {
   });
 
   it('has no import circle in src, type-only imports included', async () => {
-    const files = [...(await sourceFiles('src')), ...(await sourceFiles('projections'))];
+    const files = await sourceFiles('src');
     const graph = new Map<string, string[]>();
     for (const file of files) {
       graph.set(
@@ -119,17 +121,43 @@ describe('layering', () => {
     expect(circles).toEqual([]);
   });
 
-  it('the fronts (src/reader, src/dashboard) read through use cases: nothing of projections/ but types', async () => {
+  it('the fronts (src/reader, src/dashboard) read through use cases: nothing of the tables and queries but types', async () => {
     const found: string[] = [];
     for (const dir of ['src/reader', 'src/dashboard']) {
       for (const file of await sourceFiles(dir)) {
         const text = await readFile(join(ROOT, file), 'utf8');
         for (const m of text.matchAll(/^import\s+(type\s+)?[^;]*?from\s*['"]([^'"]+)['"]/gms)) {
-          if (!m[1] && /\/projections\//.test(m[2] as string))
+          if (!m[1] && /\/(readTables|state|queries)\//.test(m[2] as string))
             found.push(`${file} imports ${m[2]}`);
         }
       }
     }
     expect(found).toEqual([]);
+  });
+
+  it('the tree says what replay rebuilds: every read table in src/readTables, listed there, and none elsewhere', async () => {
+    const declaresTable = async (file: string) =>
+      /^export const \w+: ReadTable = /m.test(await readFile(join(ROOT, file), 'utf8'));
+    const index = await readFile(join(ROOT, 'src/readTables/index.ts'), 'utf8');
+    for (const file of await sourceFiles('src/readTables')) {
+      if (await declaresTable(file)) {
+        const name = file.replace(/^src\/readTables\//, './');
+        expect(index, `${file} is in the replay's list`).toContain(`from '${name}'`);
+      }
+    }
+    const elsewhere: string[] = [];
+    for (const dir of ['src/state', 'src/queries', 'src/app', 'src/store']) {
+      for (const file of await sourceFiles(dir))
+        if (await declaresTable(file)) elsewhere.push(file);
+    }
+    expect(elsewhere).toEqual([]);
+  });
+
+  it('the tables and queries know nothing of the use cases, HTTP or the fronts', async () => {
+    for (const dir of ['src/readTables', 'src/state', 'src/queries']) {
+      expect(
+        await violations(dir, ['src/app', 'src/http', 'src/reader', 'src/dashboard', 'src/cli']),
+      ).toEqual([]);
+    }
   });
 });

@@ -3,7 +3,6 @@
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { PasskeyRow } from '../../projections/passkeys.ts';
 import {
   authenticationResponse,
   registrationResponse,
@@ -19,6 +18,7 @@ import {
   passkeyName,
   relyingParty,
 } from '../../src/domain/user/passkey.ts';
+import type { PasskeyRow } from '../../src/readTables/passkeys.ts';
 
 const ID = 'AbCdEfGhIjKlMnOpQrStUv_-0123456789';
 

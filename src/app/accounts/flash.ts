@@ -4,7 +4,7 @@
 // derived from the cookie's token, which the database never holds): the database keeps an
 // unreadable blob for the moment between the redirect and the next page.
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { setFlash, takeFlash } from '../../../projections/accounts.ts';
+import { setFlash, takeFlash } from '../../state/accounts.ts';
 import type { Store } from '../../store/store.ts';
 
 const keyOf = (sessionToken: string) =>

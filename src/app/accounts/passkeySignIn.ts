@@ -7,14 +7,6 @@ import {
   generateAuthenticationOptions,
   verifyAuthenticationResponse,
 } from '@simplewebauthn/server';
-import {
-  findUserHandle,
-  recordUse,
-  saveChallenge,
-  takeChallenge,
-} from '../../../projections/passkeyState.ts';
-import { findPasskey } from '../../../projections/passkeys.ts';
-import { findUser, type UserRow } from '../../../projections/users.ts';
 import { InvalidInput } from '../../domain/errors.ts';
 import {
   CEREMONY_TIMEOUT_MS,
@@ -22,6 +14,14 @@ import {
   challengeLive,
   type RelyingParty,
 } from '../../domain/user/passkey.ts';
+import { findPasskey } from '../../readTables/passkeys.ts';
+import { findUser, type UserRow } from '../../readTables/users.ts';
+import {
+  findUserHandle,
+  recordUse,
+  saveChallenge,
+  takeChallenge,
+} from '../../state/passkeyState.ts';
 import type { Store } from '../../store/store.ts';
 import type { Clock } from '../clock.ts';
 import { runUserCommand } from '../commands.ts';

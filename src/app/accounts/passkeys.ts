@@ -1,17 +1,9 @@
 // Passkeys (WebAuthn), with @simplewebauthn/server doing the cryptography: a signed-in person
 // adds passkeys on their profile page and removes them (signing in with one: ./passkeySignIn.ts).
 // The challenge waits server-side for this session's answer, used once, for five minutes
-// (projections/passkeyState.ts).
+// (src/state/passkeyState.ts).
 import { randomBytes } from 'node:crypto';
 import { generateRegistrationOptions, verifyRegistrationResponse } from '@simplewebauthn/server';
-import {
-  forgetUsage,
-  saveChallenge,
-  startUsage,
-  takeChallenge,
-  userHandle,
-} from '../../../projections/passkeyState.ts';
-import { findPasskey, listPasskeys, type PasskeyRow } from '../../../projections/passkeys.ts';
 import { AppError, Conflict, NotFound, RuleBroken } from '../../domain/errors.ts';
 import {
   CEREMONY_TIMEOUT_MS,
@@ -21,6 +13,14 @@ import {
   passkeyName,
   type RelyingParty,
 } from '../../domain/user/passkey.ts';
+import { findPasskey, listPasskeys, type PasskeyRow } from '../../readTables/passkeys.ts';
+import {
+  forgetUsage,
+  saveChallenge,
+  startUsage,
+  takeChallenge,
+  userHandle,
+} from '../../state/passkeyState.ts';
 import type { Store } from '../../store/store.ts';
 import type { Clock } from '../clock.ts';
 import { runUserCommand } from '../commands.ts';

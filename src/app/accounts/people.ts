@@ -2,26 +2,26 @@
 // open and accept the link, change roles, remove people. The rules themselves (a link used once,
 // a workspace keeps an owner) are the workspace decider's (src/domain/workspace/members.ts).
 import { randomUUID } from 'node:crypto';
-import {
-  credentialHash,
-  endOtherSessions,
-  endUserSessions,
-  saveCredential,
-} from '../../../projections/accounts.ts';
-import { getMeta } from '../../../projections/meta.ts';
+import { Conflict, Forbidden, InvalidInput, NotFound, RuleBroken } from '../../domain/errors.ts';
+import { iso } from '../../domain/iso.ts';
+import { isUuid } from '../../domain/uuid.ts';
+import { UNUSABLE_LINK } from '../../domain/workspace/members.ts';
+import { ROLES, type Role } from '../../domain/workspace/workspace.ts';
 import {
   findInvitationByTokenHash,
   findUser,
   findUserByEmail,
   listPendingInvitations,
   listUsers,
-} from '../../../projections/users.ts';
-import { findWorkspaceById } from '../../../projections/workspaces.ts';
-import { Conflict, Forbidden, InvalidInput, NotFound, RuleBroken } from '../../domain/errors.ts';
-import { iso } from '../../domain/iso.ts';
-import { isUuid } from '../../domain/uuid.ts';
-import { UNUSABLE_LINK } from '../../domain/workspace/members.ts';
-import { ROLES, type Role } from '../../domain/workspace/workspace.ts';
+} from '../../readTables/users.ts';
+import { findWorkspaceById } from '../../readTables/workspaces.ts';
+import {
+  credentialHash,
+  endOtherSessions,
+  endUserSessions,
+  saveCredential,
+} from '../../state/accounts.ts';
+import { getMeta } from '../../state/meta.ts';
 import type { Store } from '../../store/store.ts';
 import type { Clock } from '../clock.ts';
 import { runUserCommand, runWorkspaceCommand } from '../commands.ts';

@@ -4,6 +4,11 @@
 // passwords are throttled per account and per address, and the answer never tells whether an
 // account exists (an unknown email costs the same argon2 time and gets the same words).
 import { randomUUID } from 'node:crypto';
+import { AppError, NotFound } from '../../domain/errors.ts';
+import type { SignInMethod } from '../../domain/user/user.ts';
+import { isUuid } from '../../domain/uuid.ts';
+import { findUser, findUserByEmail } from '../../readTables/users.ts';
+import { findWorkspaceById } from '../../readTables/workspaces.ts';
 import {
   createSession,
   credentialHash,
@@ -11,12 +16,7 @@ import {
   findSession,
   listSessions,
   touchSession,
-} from '../../../projections/accounts.ts';
-import { findUser, findUserByEmail } from '../../../projections/users.ts';
-import { findWorkspaceById } from '../../../projections/workspaces.ts';
-import { AppError, NotFound } from '../../domain/errors.ts';
-import type { SignInMethod } from '../../domain/user/user.ts';
-import { isUuid } from '../../domain/uuid.ts';
+} from '../../state/accounts.ts';
 import type { Store } from '../../store/store.ts';
 import type { Caller } from '../caller.ts';
 import type { Clock } from '../clock.ts';

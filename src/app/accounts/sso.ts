@@ -8,10 +8,10 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { domainToASCII } from 'node:url';
 import * as oidc from 'openid-client';
-import { saveSsoLogin, takeSsoLogin } from '../../../projections/ssoState.ts';
-import { findUserByEmail } from '../../../projections/users.ts';
-import { findWorkspaceByName } from '../../../projections/workspaces.ts';
 import { AppError, Forbidden } from '../../domain/errors.ts';
+import { findUserByEmail } from '../../readTables/users.ts';
+import { findWorkspaceByName } from '../../readTables/workspaces.ts';
+import { saveSsoLogin, takeSsoLogin } from '../../state/ssoState.ts';
 import type { Store } from '../../store/store.ts';
 import type { Clock } from '../clock.ts';
 import { runWorkspaceCommand } from '../commands.ts';

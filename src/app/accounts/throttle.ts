@@ -21,15 +21,15 @@
 //   their own typos do not pile up over a day of sign-ins. A guesser behind the same address
 //   (an office's) is still held by the address's and the account's counts, never cleared.
 import { randomUUID } from 'node:crypto';
+import { senderKey } from '../../domain/analytics/senderKey.ts';
+import { AppError } from '../../domain/errors.ts';
 import {
   clearFailures,
   countFailures,
   pruneFailures,
   releaseAttempt,
   reserveAttempt,
-} from '../../../projections/accounts.ts';
-import { senderKey } from '../../domain/analytics/senderKey.ts';
-import { AppError } from '../../domain/errors.ts';
+} from '../../state/accounts.ts';
 import type { Store } from '../../store/store.ts';
 
 /**

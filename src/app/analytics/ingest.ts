@@ -7,6 +7,9 @@
 // next; a stop tries for DRAIN_MS, then says in numbers what it could not write.
 
 import type { PoolClient } from 'pg';
+import { type Beacon, MAX_PAGE_SECONDS, readBeacon } from '../../domain/analytics/beacon.ts';
+import { type Device, deviceClass } from '../../domain/analytics/device.ts';
+import { referrerHost } from '../../domain/analytics/referrer.ts';
 import {
   ALL_LINKS,
   addFigures,
@@ -16,11 +19,8 @@ import {
   NO_LINK,
   namesOfFullDays,
   pruneFigures,
-} from '../../../projections/analytics.ts';
-import { forgetSaltsBefore } from '../../../projections/analyticsSalts.ts';
-import { type Beacon, MAX_PAGE_SECONDS, readBeacon } from '../../domain/analytics/beacon.ts';
-import { type Device, deviceClass } from '../../domain/analytics/device.ts';
-import { referrerHost } from '../../domain/analytics/referrer.ts';
+} from '../../state/analytics.ts';
+import { forgetSaltsBefore } from '../../state/analyticsSalts.ts';
 import type { Store } from '../../store/store.ts';
 import type { Clock } from '../clock.ts';
 import {

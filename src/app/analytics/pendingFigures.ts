@@ -4,8 +4,9 @@
 // so no write grows with a flood, an outage, or the writes that failed before it. (A flood of
 // new links once made one statement's work grow with the square of the batch: it passed the
 // statement limit, failed, came back bigger with the next beacons, and nothing was written again.)
-import { type Flush, OTHER_VERSION } from '../../../projections/analytics.ts';
+
 import { LINKS_PER_DAY, OTHER, SOURCE_NAMES_PER_DAY } from '../../domain/analytics/dailyCaps.ts';
+import { type Flush, OTHER_VERSION } from '../../state/analytics.ts';
 
 /** int's largest: a sum waiting in memory through a long outage is written as at most this. */
 const INT_MAX = 2_147_483_647;
@@ -57,7 +58,7 @@ export const nothing = (): Pending => ({
 /**
  * The names a flipbook's day keeps rows for, by the prefix of their keys (flipbook and day for
  * links, and the kind for sources), for the days that keep as many as their cap: learned from the
- * database after a write (projections/analytics.ts namesOfFullDays), so that from then on any
+ * database after a write (src/state/analytics.ts namesOfFullDays), so that from then on any
  * other name is counted as OTHER here at once, and each write of such a day has at most its cap
  * plus one keys. A full day's names never change (rows are added up to the cap, never removed
  * within the day).
@@ -74,7 +75,7 @@ const PENDING_PER_CAP = 2;
 /**
  * Adds `n` to the count of `prefix rest` in `p`'s `map`, or to `prefix other`'s: at once when the
  * day is full and keeps no row for `rest`; else once PENDING_PER_CAP × `cap` different names are
- * pending under the prefix. projections/analytics.ts caps them again against the day's rows.
+ * pending under the prefix. src/state/analytics.ts caps them again against the day's rows.
  */
 const addCapped = (
   p: Pending,

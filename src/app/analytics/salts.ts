@@ -2,7 +2,7 @@
 // database for the other daemons and a restart; the first use of a new day (UTC) deletes the
 // days before, so a hash cannot be traced back once its day is over.
 import { randomBytes } from 'node:crypto';
-import { forgetSaltsBefore, saltOfDay } from '../../../projections/analyticsSalts.ts';
+import { forgetSaltsBefore, saltOfDay } from '../../state/analyticsSalts.ts';
 import type { Store } from '../../store/store.ts';
 import type { Clock } from '../clock.ts';
 

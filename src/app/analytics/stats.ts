@@ -1,12 +1,13 @@
 // A flipbook's reading figures over a range of days, for the API, the CLI and the dashboard
-// (issue 30). Figures are daily roll-ups (projections/analytics.ts): a report reads one index
+// (issue 30). Figures are daily roll-ups (src/state/analytics.ts): a report reads one index
 // range per table whatever the traffic.
-import { type DayFigures, flipbookStats, workspaceStats } from '../../../projections/analytics.ts';
-import { findFlipbook } from '../../../projections/flipbooks.ts';
-import { listShareLinks } from '../../../projections/shareLinks.ts';
-import { listVersions } from '../../../projections/versions.ts';
+
 import { DEFAULT_STATS_DAYS, type FlipbookStats, MAX_STATS_DAYS } from '../../contract/stats.ts';
 import { InvalidInput, NotFound } from '../../domain/errors.ts';
+import { findFlipbook } from '../../readTables/flipbooks.ts';
+import { listShareLinks } from '../../readTables/shareLinks.ts';
+import { listVersions } from '../../readTables/versions.ts';
+import { type DayFigures, flipbookStats, workspaceStats } from '../../state/analytics.ts';
 import type { Store } from '../../store/store.ts';
 import type { Clock } from '../clock.ts';
 

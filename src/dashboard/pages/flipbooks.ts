@@ -1,11 +1,11 @@
 // The home page once signed in: the workspace's flipbooks as a grid of covers, with the list
 // endpoint's own search, status filter, sort and paging (the same query parameters).
 
-import type { ListQuery } from '../../../projections/flipbooks.ts';
 import type { SignedIn } from '../../app/accounts/sessions.ts';
 import type { listFlipbookCards } from '../../app/flipbooks.ts';
 import { ListFlipbooksQuery } from '../../contract/flipbooks.ts';
 import { html } from '../../http/html.ts';
+import type { ListQuery } from '../../readTables/flipbooks.ts';
 import { alert, dashboardPage } from '../layout.ts';
 import type { Notice } from '../notices.ts';
 import { availabilityBadge, visibilityBadge } from './format.ts';

@@ -1,9 +1,9 @@
 // Members: who belongs to the workspace and with which role; owners invite (the link is shown
 // once, to copy), renew or revoke pending invitations, change roles and remove people.
 
-import type { InvitationRow, UserRow } from '../../../projections/users.ts';
 import type { SignedIn } from '../../app/accounts/sessions.ts';
 import { html } from '../../http/html.ts';
+import type { InvitationRow, UserRow } from '../../readTables/users.ts';
 import { alert, dashboardPage } from '../layout.ts';
 
 const day = (iso: string) => iso.slice(0, 10);

@@ -2,10 +2,11 @@
 // that leads to a confirmation page (no script needed), and "Add passkey", which needs the
 // browser's WebAuthn and so a script (src/dashboard/client/passkeys.ts): without one, the page
 // says so. A public URL that cannot hold passkeys (an IP address) is said in words.
-import type { PasskeyRow } from '../../../projections/passkeys.ts';
+
 import type { SignedIn } from '../../app/accounts/sessions.ts';
 import { MAX_PASSKEY_NAME, type RelyingParty } from '../../domain/user/passkey.ts';
 import { html } from '../../http/html.ts';
+import type { PasskeyRow } from '../../readTables/passkeys.ts';
 import { dashboardPage } from '../layout.ts';
 
 const when = (iso: string) => iso.replace('T', ' ').replace(/:\d\dZ$/, ' UTC');

@@ -1,10 +1,10 @@
 // Profile: one's own account: the password (the current one first), and the sessions signed in
 // (this one marked), each with "Revoke". Passkeys join here.
 
-import type { SessionRow } from '../../../projections/accounts.ts';
 import { MAX_PASSWORD, MIN_PASSWORD } from '../../app/accounts/passwords.ts';
 import type { SignedIn } from '../../app/accounts/sessions.ts';
 import { type Html, html } from '../../http/html.ts';
+import type { SessionRow } from '../../state/accounts.ts';
 import { alert, dashboardPage } from '../layout.ts';
 
 const when = (iso: string) => iso.replace('T', ' ').replace(/:\d\dZ$/, ' UTC');

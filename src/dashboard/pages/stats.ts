@@ -122,7 +122,7 @@ ${rows.map(
 
 /**
  * A referring site as people write it: `(direct)` and `(other)` (the sites past a day's cap,
- * projections/analytics.ts) in words, an IDN host in its own letters.
+ * src/state/analytics.ts) in words, an IDN host in its own letters.
  */
 const siteName = (host: string) =>
   host === '(direct)'

@@ -1,6 +1,6 @@
 // How many different names a flipbook's day keeps (issue 40): what a beacon names is counted,
 // but not every name it may say gets a row of its own, so no sender can grow the figures
-// without bound. projections/analytics.ts holds the day's rows to these; ingest.ts its memory.
+// without bound. src/state/analytics.ts holds the day's rows to these; ingest.ts its memory.
 
 /**
  * The name that stands for every name past a day's cap (brackets: no host, country code or

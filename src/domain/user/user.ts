@@ -4,7 +4,7 @@
 // where the rule "a workspace keeps an owner" can be decided. Each event names the person's
 // workspace, so the workspace's audit trail (`flipbook audit log`) shows who signed in. Secrets
 // never enter an event: a password's hash is kept in a table of its own
-// (projections/accounts.ts), the event names it by id.
+// (src/state/accounts.ts), the event names it by id.
 import type { Event } from '@event-driven-io/emmett';
 
 export type SignInMethod = 'password' | 'passkey' | 'sso';
@@ -51,7 +51,7 @@ export type UserSessionRevoked = Event<
 /**
  * A passkey (a WebAuthn credential) the person made on their profile page. Its public key is no
  * secret: it is here so the `passkeys` read table can be rebuilt from the log. The sign counter
- * and the last use are not events (projections/passkeyState.ts).
+ * and the last use are not events (src/state/passkeyState.ts).
  */
 export type PasskeyAdded = Event<
   'PasskeyAdded',

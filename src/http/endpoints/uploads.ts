@@ -2,12 +2,12 @@
 // Idempotency-Key's form, the plan's limits the headers already tell), and the temporary file's
 // removal whatever happens.
 import type { ServerResponse } from 'node:http';
-import { findIdempotentUpload } from '../../../projections/idempotentUploads.ts';
-import type { Db } from '../../../projections/readTable.ts';
 import type { Caller } from '../../app/caller.ts';
 import type { UploadOptions } from '../../app/idempotentUploads.ts';
 import { refuseEarly, type UploadTarget } from '../../app/uploadLimits.ts';
 import { IDEMPOTENCY_WINDOW_MS, parseIdempotencyKey } from '../../domain/idempotency.ts';
+import { findIdempotentUpload } from '../../readTables/idempotentUploads.ts';
+import type { Db } from '../../readTables/readTable.ts';
 import type { Request } from '../server.ts';
 import {
   declaredFileBytes,

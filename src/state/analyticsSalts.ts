@@ -2,7 +2,7 @@
 // from events, so `replay` leaves it alone (created with the operational tables in
 // src/store/schema.ts). One row per day, every daemon on the database using the same; a day's
 // salt is deleted once the day is over, and with it any way back from a hash to a reader.
-import type { Db } from './readTable.ts';
+import type { Db } from '../readTables/readTable.ts';
 
 export const ANALYTICS_SALTS_DDL = `
 CREATE TABLE IF NOT EXISTS analytics_salts (

@@ -1,8 +1,8 @@
 // Queries behind the public file URLs (/files/...): which version's files may be served, and how.
 // Not a read table of its own: it reads `versions` joined with `flipbooks`. A deleted version has
 // no row, and an archived flipbook's files are withheld like its reader page, so both are null.
-import type { Db } from './readTable.ts';
-import type { VersionRow } from './versions.ts';
+import type { Db } from '../readTables/readTable.ts';
+import type { VersionRow } from '../readTables/versions.ts';
 
 /** The processing status of a version whose page files may be served, or null. */
 export const servablePagesStatus = async (db: Db, versionId: string) =>

@@ -1,7 +1,7 @@
 // Read tables `users` and `invitations`: the people of each workspace and the invitations
 // pending, from the workspace streams' membership events and the user streams' password events.
 // An email belongs to one person in the whole service (it is how they sign in).
-import type { Role } from '../src/domain/workspace/workspace.ts';
+import type { Role } from '../domain/workspace/workspace.ts';
 import type { Db, ReadTable } from './readTable.ts';
 import { utc } from './sql.ts';
 

@@ -3,16 +3,21 @@
 // from the planner). Only the page's rows are read in full and joined to their active versions.
 // docs/architecture.md, "The list at scale", has the plans and the measurements.
 import { createHash } from 'node:crypto';
-import { countSql } from './flipbookCounts.ts';
-import { type FlipbookRow, flipbookColumns, type ListQuery, type SortField } from './flipbooks.ts';
+import { countSql } from '../readTables/flipbookCounts.ts';
+import {
+  type FlipbookRow,
+  flipbookColumns,
+  type ListQuery,
+  type SortField,
+} from '../readTables/flipbooks.ts';
+import type { Db, Prepared } from '../readTables/readTable.ts';
+import { versionColumns } from '../readTables/versions.ts';
 import { createListMarks, type ListMarks, type Mark } from './listMarks.ts';
-import type { Db, Prepared } from './readTable.ts';
 import {
   createSearchResults,
   MAX_REMEMBERED_MATCHES,
   type SearchResults,
 } from './searchResults.ts';
-import { versionColumns } from './versions.ts';
 
 export type ListedRow = FlipbookRow & { [active: `v_${string}`]: unknown };
 type Fetched = ListedRow & { total: number; stamp: string | null; sort_key: string };

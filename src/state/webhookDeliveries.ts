@@ -3,8 +3,8 @@
 // time (FOR UPDATE SKIP LOCKED, then a lease): several daemons on one database never send the
 // same delivery at once, and a sender that dies mid-attempt leaves it to another once its lease
 // runs out. Times come from the caller's clock (tests move it).
-import type { Db } from './readTable.ts';
-import { utc } from './sql.ts';
+import type { Db } from '../readTables/readTable.ts';
+import { utc } from '../readTables/sql.ts';
 
 export const saveWebhookSecret = (db: Db, webhookId: string, secret: string) =>
   db.query(

@@ -1,5 +1,5 @@
 // Read table `workspaces`: one row per workspace; the unique name is how the admin CLI finds one.
-import { ANALYTICS_DAYS, type Plan } from '../src/domain/workspace/workspace.ts';
+import { ANALYTICS_DAYS, type Plan } from '../domain/workspace/workspace.ts';
 import type { Db, ReadTable } from './readTable.ts';
 import { utc } from './sql.ts';
 

@@ -3,8 +3,8 @@
 //   (UserPasswordSet); the hash itself never enters the log, its exports or its chain.
 // - `sessions`: who is signed in, by the SHA-256 of each session's cookie (never the cookie).
 // - `sign_in_failures`: recent wrong attempts, per account and per address, for the throttle.
-import type { Db } from './readTable.ts';
-import { utc } from './sql.ts';
+import type { Db } from '../readTables/readTable.ts';
+import { utc } from '../readTables/sql.ts';
 
 export const ACCOUNTS_DDL = `
 CREATE TABLE IF NOT EXISTS user_credentials (

@@ -2,9 +2,9 @@
 // visibility, and whether a grant's holder may still read it (a share link not revoked or
 // expired; a member's session still open, in the book's workspace). One indexed lookup each,
 // made on every request for a non-public book's files, so a revocation is felt at once.
-import type { Visibility } from '../src/domain/flipbook/access.ts';
-import type { Db } from './readTable.ts';
-import type { VersionRow } from './versions.ts';
+import type { Visibility } from '../domain/flipbook/access.ts';
+import type { Db } from '../readTables/readTable.ts';
+import type { VersionRow } from '../readTables/versions.ts';
 
 export type VersionAccess = {
   status: VersionRow['status'];

@@ -1,7 +1,7 @@
 // Read table `api_keys`: key metadata and the SHA-256 of each key, never the key itself. Who
 // issued a key comes from its ApiKeyIssued's metadata (the actor), so a replay rebuilds it too.
 // When a key was last used is not here: see keyUsage.ts.
-import type { Plan } from '../src/domain/workspace/workspace.ts';
+import type { Plan } from '../domain/workspace/workspace.ts';
 import type { Db, ReadTable } from './readTable.ts';
 import { utc } from './sql.ts';
 

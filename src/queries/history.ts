@@ -3,10 +3,10 @@
 // temporary tables of the same shape, in a transaction that is rolled back: PostgreSQL looks up
 // temporary tables first, so the live queries (findFlipbook, listVersions, listPages) read the
 // past without a second copy of any of them.
-import { flipbooks } from './flipbooks.ts';
-import { pages } from './pages.ts';
-import type { Db, DomainEvent } from './readTable.ts';
-import { versions } from './versions.ts';
+import { flipbooks } from '../readTables/flipbooks.ts';
+import { pages } from '../readTables/pages.ts';
+import type { Db, DomainEvent } from '../readTables/readTable.ts';
+import { versions } from '../readTables/versions.ts';
 
 /** What a flipbook's page shows: these tables, in an order where each can see the ones before. */
 const SHOWN = [flipbooks, versions, pages];

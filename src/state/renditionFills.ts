@@ -3,7 +3,7 @@
 // no event says a page image was rendered (an image is a cache of the PDF, rendered again on
 // demand whenever it is missing), so replay cannot rebuild it and leaves it alone (created with
 // the operational tables in src/store/schema.ts). Claimed like jobs: a lease, SKIP LOCKED.
-import type { Db } from './readTable.ts';
+import type { Db } from '../readTables/readTable.ts';
 
 export const RENDITION_FILLS_DDL = `CREATE TABLE IF NOT EXISTS rendition_fills (
   version_id UUID PRIMARY KEY,

@@ -5,9 +5,9 @@
 // cursor over seq never skips an event that commits late. Neither table is a read table: like the
 // chain, a replay keeps them (the feed refers to the stored events, whose public face is computed
 // on read, so an event's shape may change without rewriting them; a delivery made is history).
-import { PUBLISHED_STORED_TYPES as PUBLISHED } from '../src/domain/eventTypes.ts';
-import { publicEvent } from '../src/domain/publicEvents.ts';
-import type { Db } from './readTable.ts';
+import { PUBLISHED_STORED_TYPES as PUBLISHED } from '../domain/eventTypes.ts';
+import { publicEvent } from '../domain/publicEvents.ts';
+import type { Db } from '../readTables/readTable.ts';
 
 export const EVENT_FEED_DDL = `
 CREATE TABLE IF NOT EXISTS event_feed (

@@ -1,9 +1,9 @@
 // What every read table in this folder provides. Tables are inline projections: `apply` runs in
 // the transaction of the append that produced the event, so a read right after a write sees it,
 // and a failing `apply` rolls the append back. `replay` drops and rebuilds them from the events.
-import type { FlipbookEvent } from '../src/domain/flipbook/flipbook.ts';
-import type { UserEvent } from '../src/domain/user/user.ts';
-import type { WorkspaceEvent } from '../src/domain/workspace/workspace.ts';
+import type { FlipbookEvent } from '../domain/flipbook/flipbook.ts';
+import type { UserEvent } from '../domain/user/user.ts';
+import type { WorkspaceEvent } from '../domain/workspace/workspace.ts';
 
 /** An event as a projection sees it: with its stored metadata (who, and Emmett's messageId). */
 export type DomainEvent = (WorkspaceEvent | FlipbookEvent | UserEvent) & {

@@ -6,8 +6,8 @@
 // its transaction does, after the read tables, so appends are chained in commit order and hold
 // the lock only to their commit; taking it last also means no append waits for it while holding
 // a lock another append needs before it.
-import { type ChainEntry, chainHash, entryOf, GENESIS } from '../src/audit/chainHash.ts';
-import type { Db } from './readTable.ts';
+import { type ChainEntry, chainHash, entryOf, GENESIS } from '../audit/chainHash.ts';
+import type { Db } from '../readTables/readTable.ts';
 
 export const AUDIT_DDL = `
 CREATE TABLE IF NOT EXISTS audit_chain (

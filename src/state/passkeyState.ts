@@ -12,7 +12,7 @@
 //   long: `register:<session id>` for a signed-in person adding a passkey (one at a time per
 //   session), `sign-in:<SHA-256 of a random token>` for someone signing in, whose token is in a
 //   short-lived HttpOnly cookie (only its hash is kept here).
-import type { Db } from './readTable.ts';
+import type { Db } from '../readTables/readTable.ts';
 
 export const PASSKEY_STATE_DDL = `
 CREATE TABLE IF NOT EXISTS passkey_handles (

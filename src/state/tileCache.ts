@@ -5,7 +5,7 @@
 // cannot rebuild it and leaves it alone (created with the operational tables in
 // src/store/schema.ts). Times are the database's, so daemons with different clocks agree on
 // which tile is oldest.
-import type { Db } from './readTable.ts';
+import type { Db } from '../readTables/readTable.ts';
 
 export const TILE_CACHE_DDL = `CREATE TABLE IF NOT EXISTS tile_cache (
   version_id UUID NOT NULL,

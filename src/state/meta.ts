@@ -1,7 +1,7 @@
 // Small facts about the installation kept in `flipbook_meta`: the public URL the daemon last
 // served under, so the admin CLI can print links that work (an invitation link) without being
 // told the URL again.
-import type { Db } from './readTable.ts';
+import type { Db } from '../readTables/readTable.ts';
 
 export const setMeta = async (db: Db, key: string, value: string) => {
   await db.query(

@@ -4,7 +4,7 @@
 // `state` (the state itself is in a short-lived HttpOnly cookie of the browser that started it),
 // holding the PKCE verifier, the nonce and the page to go back to. Taken once: a replayed
 // callback finds nothing.
-import type { Db } from './readTable.ts';
+import type { Db } from '../readTables/readTable.ts';
 
 export const SSO_STATE_DDL = `
 CREATE TABLE IF NOT EXISTS sso_logins (

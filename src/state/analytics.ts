@@ -4,8 +4,8 @@
 // `link_key` is the share link a reader came by, or the nil UUID for the book's own URL.
 // `analytics_seen` holds the day's reader hashes, to count each reader once a day; it is of no
 // use once its day's salt is gone, and is deleted with it.
-import { LINKS_PER_DAY, OTHER, SOURCE_NAMES_PER_DAY } from '../src/domain/analytics/dailyCaps.ts';
-import type { Db } from './readTable.ts';
+import { LINKS_PER_DAY, OTHER, SOURCE_NAMES_PER_DAY } from '../domain/analytics/dailyCaps.ts';
+import type { Db } from '../readTables/readTable.ts';
 
 export const NO_LINK = '00000000-0000-0000-0000-000000000000';
 /**

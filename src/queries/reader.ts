@@ -1,8 +1,8 @@
 // Queries behind the public reader (/f/:id): a flipbook by id alone (the id is the share link),
 // and the version it shows. Not a read table of its own: it reads `flipbooks`, `versions` and `workspaces`.
-import type { Visibility } from '../src/domain/flipbook/access.ts';
-import type { Db } from './readTable.ts';
-import type { VersionRow } from './versions.ts';
+import type { Visibility } from '../domain/flipbook/access.ts';
+import type { Db } from '../readTables/readTable.ts';
+import type { VersionRow } from '../readTables/versions.ts';
 
 export type ReaderFlipbookRow = {
   title: string;

@@ -2,7 +2,7 @@
 // request would flood the log with what no decision needs) and not a read table: nothing could
 // rebuild it, so `replay` leaves it alone (it is created with the operational tables in
 // src/store/schema.ts, not listed in index.ts). No foreign key to api_keys, which replay drops.
-import type { Db } from './readTable.ts';
+import type { Db } from '../readTables/readTable.ts';
 
 export const KEY_USAGE_DDL = `CREATE TABLE IF NOT EXISTS api_key_usage (
   key_id UUID PRIMARY KEY,

@@ -1,6 +1,6 @@
 // Read table `flipbooks`: one row per flipbook, with its active version for list queries.
-import type { Visibility } from '../src/domain/flipbook/access.ts';
-import { defaultTitleOf } from '../src/domain/flipbookFields.ts';
+import type { Visibility } from '../domain/flipbook/access.ts';
+import { defaultTitleOf } from '../domain/flipbookFields.ts';
 import { type FlipbookStatus, noteListChange } from './flipbookCounts.ts';
 import type { Db, ReadTable } from './readTable.ts';
 import { utc } from './sql.ts';

@@ -1,7 +1,7 @@
 // Reading the event log itself (not a read table): one stream by position, a workspace's events
 // across its streams, and the whole log in chain order for export. Every event's data carries its
 // workspaceId, so a workspace's trail needs no index of streams.
-import type { Db } from './readTable.ts';
+import type { Db } from '../readTables/readTable.ts';
 
 export type LoggedRow = {
   stream: string;
