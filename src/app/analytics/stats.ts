@@ -4,10 +4,10 @@
 
 import { DEFAULT_STATS_DAYS, type FlipbookStats, MAX_STATS_DAYS } from '../../contract/stats.ts';
 import { InvalidInput, NotFound } from '../../domain/errors.ts';
+import { type DayFigures, flipbookStats, workspaceStats } from '../../queries/analyticsReports.ts';
 import { findFlipbook } from '../../readTables/flipbooks.ts';
 import { listShareLinks } from '../../readTables/shareLinks.ts';
 import { listVersions } from '../../readTables/versions.ts';
-import { type DayFigures, flipbookStats, workspaceStats } from '../../state/analytics.ts';
 import type { Store } from '../../store/store.ts';
 import type { Clock } from '../clock.ts';
 
