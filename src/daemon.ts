@@ -1,5 +1,7 @@
 // The daemon: store, blob store, the HTTP app (./composeApp.ts) on a port, workers, sweeps,
 // signals. Resolves once shut down.
+// One file (over 300 lines): the start and the stop of everything the daemon runs, in one order
+// each way, so a stop undoes what a start did.
 
 import type { AddressInfo } from 'node:net';
 import { missingJoinWorkspaces, type SsoSettings } from './app/accounts/sso.ts';

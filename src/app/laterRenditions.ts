@@ -12,6 +12,8 @@
 // A reader never waits more than ANSWER_MS for it: a page still rendering then (a heavy page
 // takes many seconds) is answered with its next smaller image, marked as standing in and never
 // cached (src/http/files.ts), while the render goes on for WAIT_MS more for the next request.
+// One file (over 300 lines): the queue of pages waiting, its spans and the deadline a reader waits
+// are one state; apart, each would reach into the others'.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -20,6 +20,7 @@
 //   nothing is queued, and the answer is that image at the same deadline (the reader asks
 //   again, a few times, further apart each time: src/reader/client/upgrade.ts).
 // Kept tiles count against the cache budget (./tileCache.ts), which evicts the least used.
+// One file (over 300 lines): a tile's lookup, render and deadline are one request's answer.
 
 import type { BlobStore, PageFile } from '../blobs/blobStore.ts';
 import { outsideRequestBudget } from '../blobs/boundedSend.ts';

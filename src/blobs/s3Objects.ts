@@ -5,6 +5,8 @@
 // Every request to the bucket is bounded (./bucketLimits.ts: connections in ./boundedAgent.ts,
 // retries and budgets in ./boundedSend.ts), so a bucket that stalls or fails costs its callers a
 // quick failure, never a hang.
+// One file (over 300 lines): every operation of the primitive on one client, bounded the same way;
+// the streamed upload is ./s3Upload.ts.
 import { readFile, rm } from 'node:fs/promises';
 import { PassThrough, type Readable } from 'node:stream';
 import {

@@ -1,5 +1,7 @@
 // Members and Profile: the people of the workspace (owners manage them) and one's own account.
 // The rules are the use cases' (src/app/accounts/): owners only, a workspace keeps an owner.
+// One file (over 300 lines): the Members and Profile pages share the invitation and session helpers
+// they declare their routes with.
 import type { ServerResponse } from 'node:http';
 import { popFlash, putFlash } from '../app/accounts/flash.ts';
 import {

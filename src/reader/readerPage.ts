@@ -4,6 +4,8 @@
 // 500 pages): page sizes as runs, one URL prefix for the images, the alternative text of the
 // first pages only. The text of every page is a link away (/f/:id/text, see ./textPage.ts), for
 // search engines, assistive technology and readers without JavaScript.
+// One file (over 300 lines): the page is one template; its parts share the book's data and the
+// language's words.
 import { type Html, html, trusted } from '../http/html.ts';
 import { assetUrl, SCRIPT, STYLESHEET } from './assets.ts';
 import { altText } from './client/altText.ts';

@@ -4,6 +4,8 @@
 // readable address that redirects to it); and the reader's two static assets. Who may read a
 // non-public book is src/app/readerAccess.ts's to say. Every body here goes through sendBody: an
 // ETag (304s), compressed as negotiated.
+// One file (over 300 lines): the book pages' routes share who may enter and the page that says why
+// not; the assets are ./assetRoutes.ts.
 import type { ServerResponse } from 'node:http';
 import { renderSVG } from 'uqr';
 import { bookAtAddress } from '../app/flipbooks.ts';

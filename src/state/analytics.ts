@@ -4,6 +4,8 @@
 // `link_key` is the share link a reader came by, or the nil UUID for the book's own URL.
 // `analytics_seen` holds the day's reader hashes, to count each reader once a day; it is of no
 // use once its day's salt is gone, and is deleted with it.
+// One file (over 300 lines): the figures' tables and every write to them, under the caps and locks
+// they share; the reports are src/queries/analyticsReports.ts.
 import { LINKS_PER_DAY, OTHER, SOURCE_NAMES_PER_DAY } from '../domain/analytics/dailyCaps.ts';
 import type { Db } from '../readTables/readTable.ts';
 

@@ -6,6 +6,8 @@
 // (kill -9), the server's watchdog does (serverWatchdog.ts). We drive pg_ctl ourselves rather than
 // through the package's EmbeddedPostgres class: that class installs process-wide exit hooks which
 // call process.exit() on SIGTERM and beforeExit, breaking graceful shutdown and exit codes.
+// One file (over 300 lines): starting, adopting, reviving and stopping the server share its owner
+// file and its data directory's lock; apart, the order they depend on would be spread out.
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { chmod, chown, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';

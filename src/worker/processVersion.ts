@@ -6,6 +6,8 @@
 // file store 'store-deferred' (./deferrals.ts says which is which and how each counts): the
 // attempt's unpublished files go, its published pages stay, and the next attempt resumes after
 // them. It throws only when the database fails, and then the job is handed back.
+// One file (over 300 lines): one job's steps, from claim to its last event, in the order they run;
+// the deferrals and fills it hands on are files of their own.
 import { randomUUID } from 'node:crypto';
 import { runFlipbookCommand } from '../app/commands.ts';
 import type { EventMetadata } from '../app/eventContext.ts';

@@ -160,4 +160,22 @@ describe('layering', () => {
       ).toEqual([]);
     }
   });
+
+  it('keeps files small: none in src over 450 lines (stylesheets aside), each over 300 saying why it is one', async () => {
+    /** Over 450 and still to be split (issue 42): the reader's script, one closure today. */
+    const TO_SPLIT = ['src/reader/client/main.ts'];
+    const long: string[] = [];
+    const unexplained: string[] = [];
+    for (const file of await sourceFiles('src')) {
+      const text = await readFile(join(ROOT, file), 'utf8');
+      const lines = text.split('\n').length;
+      if (lines > 450 && !TO_SPLIT.includes(file)) long.push(`${file}: ${lines}`);
+      const head = text.split('\n').slice(0, 40).join('\n');
+      if (lines > 300 && !TO_SPLIT.includes(file) && !/One file \(over 300 lines\)/.test(head)) {
+        unexplained.push(`${file}: ${lines}`);
+      }
+    }
+    expect(long).toEqual([]);
+    expect(unexplained).toEqual([]);
+  });
 });

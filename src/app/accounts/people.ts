@@ -1,6 +1,8 @@
 // Invitations and members: invite someone (the operator's CLI or an owner in the dashboard),
 // open and accept the link, change roles, remove people. The rules themselves (a link used once,
 // a workspace keeps an owner) are the workspace decider's (src/domain/workspace/members.ts).
+// One file (over 300 lines): inviting, accepting, changing roles and removing read and write the
+// same rows under the same rules.
 import { randomUUID } from 'node:crypto';
 import { Conflict, Forbidden, InvalidInput, NotFound, RuleBroken } from '../../domain/errors.ts';
 import { iso } from '../../domain/iso.ts';

@@ -5,6 +5,8 @@
 // crash loses at most the last second's beacons (the half second being summed and the write under
 // way, which takes up to a few hundred ms under load); a failed write keeps its figures for the
 // next; a stop tries for DRAIN_MS, then says in numbers what it could not write.
+// One file (over 300 lines): a beacon's checks, its counting and the timed writes share one in-
+// memory state.
 
 import type { PoolClient } from 'pg';
 import { type Beacon, MAX_PAGE_SECONDS, readBeacon } from '../../domain/analytics/beacon.ts';

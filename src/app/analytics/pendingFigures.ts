@@ -4,6 +4,8 @@
 // so no write grows with a flood, an outage, or the writes that failed before it. (A flood of
 // new links once made one statement's work grow with the square of the batch: it passed the
 // statement limit, failed, came back bigger with the next beacons, and nothing was written again.)
+// One file (over 300 lines): the folding to the caps and the parts a batch is written in are one
+// bound, kept in one place.
 
 import { LINKS_PER_DAY, OTHER, SOURCE_NAMES_PER_DAY } from '../../domain/analytics/dailyCaps.ts';
 import { type Flush, OTHER_VERSION } from '../../state/analytics.ts';

@@ -2,6 +2,8 @@
 // XMLHttpRequest so its progress is real (bytes sent of the total), then processing followed
 // page by page from the dashboard's status JSON until the reader link appears. Without this
 // script the same form posts as plain multipart and the server answers with a page.
+// One file (over 300 lines): one form's life in the browser, drop, send, follow, as one script the
+// page loads.
 import { pollStatus, type VersionStatus } from './status.ts';
 
 /** An accepted upload: where to follow it, where it will be read (src/dashboard/uploadRoutes.ts). */

@@ -2,6 +2,8 @@
 // (/dashboard/flipbooks/:id/stats) and the workspace's overview (/dashboard/stats), over a range
 // of days chosen by links or a plain GET form (no script needed). Charts are SVG drawn here
 // (./charts.ts), each followed by its figures as a table; owners switch counting and retention.
+// One file (over 300 lines): the flipbook's and the workspace's figures share their range form,
+// sources and tables; the charts are ./charts.ts.
 
 import { domainToUnicode } from 'node:url';
 import type { SignedIn } from '../../app/accounts/sessions.ts';

@@ -1,6 +1,8 @@
 // Commands on a flipbook and the pure decisions about them. The spec's rules live here:
 // one active version at a time, an active version can't be deleted, numbers grow without gaps,
 // and only a `done` version can be activated (a version with no pages would show an empty reader).
+// One file (over 300 lines): every command of the flipbook's decider beside the rules they share
+// (versions, links, visibility), as a decider reads.
 import { Conflict, InvalidInput, NotFound, RuleBroken } from '../errors.ts';
 import type { DirectionChoice } from '../flipbookFields.ts';
 import { iso } from '../iso.ts';

@@ -1,4 +1,6 @@
 // The workspace aggregate: who owns flipbooks, on which plan, and which API keys may act for it.
+// One file (over 300 lines): the aggregate's events, state and evolve, as every aggregate has them
+// (members' and webhooks' decisions are files of their own).
 import type { Event } from '@event-driven-io/emmett';
 import type { Branding, Logo } from './branding.ts';
 import { type EndpointState, evolveWebhooks, type WebhookEvent } from './webhooks.ts';
