@@ -36,8 +36,10 @@ const OLDER = {
   beforeTheGuard: () =>
     parentOf('added the release guard', ['--diff-filter=A', '--', 'src/store/releaseGuard.ts']),
   beforeTheLastReadModel: () =>
+    // (--follow: the file was projections/index.ts before it moved, unchanged, to src/readTables)
     parentOf('changed READ_MODEL_VERSION', [
       '-1',
+      '--follow',
       '-G',
       'READ_MODEL_VERSION = ',
       '--',
