@@ -4,6 +4,8 @@
 // `appFetch` is fetch's shape, so the helpers (apiHelpers' `send`, the dashboard's sign-in) and
 // the tests that use them run the same against a daemon or an app in process.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import inject, { type Response as InjectedResponse } from 'light-my-request';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -18,6 +20,11 @@ export const registerApp = (origin: string, listener: Listener) => {
 /** Statuses whose answer has no body (the Response constructor refuses one). */
 const BODYLESS = new Set([101, 204, 205, 304]);
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const DECODERS: Record<string, (bytes: Buffer) => Buffer> = {
+  gzip: (bytes) => gunzipSync(bytes),
+  br: (bytes) => brotliDecompressSync(bytes),
+  deflate: (bytes) => inflateSync(bytes),
+};
 
 /** One exchange with an app in process, as fetch would see it (redirects not followed). */
 const exchange = async (listener: Listener, request: Request): Promise<Response> => {
@@ -40,7 +47,14 @@ const asResponse = (reply: InjectedResponse, method: string): Response => {
     if (value === undefined) continue;
     for (const one of Array.isArray(value) ? value : [value]) headers.append(name, String(one));
   }
-  const body = BODYLESS.has(reply.statusCode) || method === 'HEAD' ? null : reply.rawPayload;
+  // Decoded as fetch decodes it (its Content-Encoding header stays, as fetch's does).
+  const decode = DECODERS[String(reply.headers['content-encoding'] ?? '')];
+  const body =
+    BODYLESS.has(reply.statusCode) || method === 'HEAD'
+      ? null
+      : decode
+        ? decode(reply.rawPayload)
+        : reply.rawPayload;
   return new Response(body as ConstructorParameters<typeof Response>[0], {
     status: reply.statusCode,
     statusText: reply.statusMessage,
@@ -79,7 +93,12 @@ export const appFetch = async (url: string | URL, init: RequestInit = {}): Promi
  */
 export const appInject = async (
   url: string,
-  request: { method: string; headers: Record<string, string>; payload?: string | Buffer },
+  request: {
+    method: string;
+    headers: Record<string, string>;
+    /** a stream may never end: a body held back, answered (or not) before it is all there */
+    payload?: string | Buffer | Readable;
+  },
 ): Promise<Response> => {
   const target = new URL(url);
   const listener = apps.get(target.origin);

@@ -1,10 +1,10 @@
 // The plan limits an upload's headers already tell (its declared size, the number of flipbooks
 // or versions) are refused before the body is read. Each request here sends its headers and the
 // start of its body, then withholds the rest: an answer can only come from the early check (a
-// server that waited for the body would never answer, and the test would time out).
-import { request } from 'node:http';
+// server that waited for the body would never answer, and the test would time out). The whole app
+// in process (test/support/appSpec.ts), the body a stream that never ends.
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiFixture, startApi } from '../support/apiFixture.ts';
 import {
   type Client,
   client,
@@ -13,46 +13,39 @@ import {
   pdf,
   SMALL_PDF,
 } from '../support/apiHelpers.ts';
+import { type AppUnderTest, startApp } from '../support/appSpec.ts';
+import { appFetch, appInject } from '../support/inProcess.ts';
 
 const MB = 1024 * 1024;
 
-type Answer = { status: number; headers: Record<string, unknown>; body: { error?: string } };
+type Answer = { status: number; body: { error?: string } };
 
 /** POSTs a multipart body declared as `declared` bytes, sending only its first part. */
-const withheld = (url: string, key: string, declared: number) =>
-  new Promise<Answer>((resolve, reject) => {
-    const envelope = multipartEnvelope({ title: 'big' }, 'big.pdf');
-    const req = request(url, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${key}`,
-        'content-type': envelope.contentType,
-        'content-length': String(declared),
-      },
-    });
-    req.on('response', (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        text += chunk;
-      });
-      res.on('end', () => {
-        req.destroy();
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) });
-      });
-    });
-    req.on('error', reject);
-    req.write(envelope.head);
-    req.write('%PDF-1.4\n'); // and never the rest
+const withheld = async (url: string, key: string, declared: number): Promise<Answer> => {
+  const envelope = multipartEnvelope({ title: 'big' }, 'big.pdf');
+  const body = new Readable({ read() {} });
+  body.push(envelope.head);
+  body.push('%PDF-1.4\n'); // and never the rest
+  const reply = await appInject(url, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': envelope.contentType,
+      'content-length': String(declared),
+    },
+    payload: body,
   });
+  body.destroy();
+  return { status: reply.status, body: (await reply.json()) as Answer['body'] };
+};
 
 describe('upload limits checked before the body is read (free plan)', () => {
-  let fx: ApiFixture;
+  let fx: AppUnderTest;
   let hobby: { key: string; workspaceId: string };
   let c: Client;
 
   beforeAll(async () => {
-    fx = await startApi('embedded', ['--rate-limit', '0']);
+    fx = await startApp();
     hobby = await fx.newWorkspace('hobby', 'free');
     c = client(fx.api, hobby.key);
   });
@@ -66,7 +59,7 @@ describe('upload limits checked before the body is read (free plan)', () => {
     expect(answer.body.error).toMatch(
       /free plan: the upload limit is 50 MB, this upload is 29\d\.\d MB/,
     );
-    expect((await fetch(`${fx.daemon.url}/healthz`)).status).toBe(200);
+    expect((await appFetch(`${fx.base}/healthz`)).status).toBe(200);
     expectJson(await c.list(), 200);
   });
 
