@@ -6,32 +6,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/cli.ts';
 import { tempDataDir } from '../support/databases.ts';
+import { postmasterPid, running } from '../support/processTree.ts';
 import { waitFor } from '../support/waitFor.ts';
 
 /** The promise: a stopped `npm start` has let go of its port and its PostgreSQL within 10 s. */
 const STOP_MS = 10_000;
-
-const postmasterPid = (dataDir: string) => {
-  try {
-    return Number(readFileSync(join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
-  } catch {
-    return null;
-  }
-};
-
-/** Alive and not a zombie. */
-const running = (pid: number) => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-};
 
 /** The processes whose parent is `pid`, with their command lines. */
 const childrenOf = (pid: number) => {

@@ -11,21 +11,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { client, expectJson } from '../support/apiHelpers.ts';
 import { type Daemon, FLIPBOOK, flipbook, NODE, startDaemon } from '../support/cli.ts';
 import { tempDataDir } from '../support/databases.ts';
+import { postmasterPid, running } from '../support/processTree.ts';
 import { S3_ENV } from '../support/s3Env.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { startWorker, stopWorkers } from '../support/workers.ts';
 
 /** How long the watchdog leaves an orphaned server with nobody connected (serverWatchdog.ts). */
 const GRACE_MS = 10_000;
-
-/** The embedded server's postmaster pid (tempDataDir is reachable: the cluster is in pg/). */
-const postmasterPid = (dataDir: string) => {
-  try {
-    return Number(readFileSync(join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
-  } catch {
-    return null;
-  }
-};
 
 const serverLog = (dataDir: string) => {
   try {
@@ -52,15 +44,6 @@ const watchdogs = (dataDir: string) =>
  * Whether the process runs: alive and not a zombie (the postmaster's parent is whatever adopted
  * it when pg_ctl left, and that may be slow to collect it, or never do).
  */
-const running = (pid: number) => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-};
-
 const serverGone = (dataDir: string, pid: number) =>
   waitFor(
     `the embedded PostgreSQL (pid ${pid}) to stop`,

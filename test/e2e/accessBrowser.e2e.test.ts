@@ -18,7 +18,14 @@ import {
 } from '../support/apiHelpers.ts';
 import { type Daemon, flipbook, startDaemon } from '../support/cli.ts';
 import { axeViolations, DESKTOP, PHONE, useDashboard } from '../support/dashboard.ts';
-import { fileUrls, grantRoot, statusOf, unlock, waitDone } from '../support/readerAccess.ts';
+import {
+  fileUrls,
+  grantRoot,
+  newShareLink,
+  statusOf,
+  unlock,
+  waitDone,
+} from '../support/readerAccess.ts';
 
 const IMAGES = join(import.meta.dirname, '../../docs/images');
 
@@ -39,14 +46,7 @@ describe('private publishing on two daemons', () => {
   });
 
   const links = (path = '') => `/flipbooks/${book.flipbookId}/links${path}`;
-  const newLink = async (body: Json) => {
-    const reply = await c.post(links(), {
-      body: JSON.stringify(body),
-      headers: { 'content-type': 'application/json' },
-    });
-    expectJson(reply, 201);
-    return reply.body;
-  };
+  const newLink = (body: Json) => newShareLink(c, book.flipbookId, body);
 
   it('answers 404 on the other daemon at every URL of a links-only book, without a link', async () => {
     const slug = (await c.flipbook(book.flipbookId)).body.slug as string;

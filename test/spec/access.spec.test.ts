@@ -25,7 +25,14 @@ import { type AppUnderTest, startApp } from '../support/appSpec.ts';
 import { PASSWORD, postSignIn } from '../support/dashboard.ts';
 import { appFetch } from '../support/inProcess.ts';
 import { TEST_METADATA } from '../support/metadata.ts';
-import { fileUrls, grantRoot, statusOf, unlock, waitDone } from '../support/readerAccess.ts';
+import {
+  fileUrls,
+  grantRoot,
+  newShareLink,
+  statusOf,
+  unlock,
+  waitDone,
+} from '../support/readerAccess.ts';
 
 describe('private publishing', () => {
   let app: AppUnderTest;
@@ -67,14 +74,7 @@ describe('private publishing', () => {
   };
 
   const links = (path = '') => `/flipbooks/${book.flipbookId}/links${path}`;
-  const newLink = async (body: Json) => {
-    const reply = await c.post(links(), {
-      body: JSON.stringify(body),
-      headers: { 'content-type': 'application/json' },
-    });
-    expectJson(reply, 201);
-    return reply.body;
-  };
+  const newLink = (body: Json) => newShareLink(c, book.flipbookId, body);
 
   it('answers 404 at every URL of a links-only book, without a link', async () => {
     const flipbook = await c.flipbook(book.flipbookId);

@@ -1,6 +1,6 @@
 // The processes a process started, read from /proc: what the render tests count.
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
 
 type Proc = { pid: number; ppid: number; program: string };
 
@@ -45,3 +45,22 @@ export const toolProcesses = (
   root: number,
   tools = ['pdftoppm', 'pdftotext', 'qpdf', 'pdfinfo', 'pdftohtml'],
 ) => descendants(root).filter((p) => tools.includes(p.program));
+
+/** An embedded server's postmaster pid, from its data dir (the cluster is in pg/); null if none. */
+export const postmasterPid = (dataDir: string) => {
+  try {
+    return Number(readFileSync(join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } catch {
+    return null;
+  }
+};
+
+/** Alive and not a zombie. */
+export const running = (pid: number) => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+};
