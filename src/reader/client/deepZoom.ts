@@ -1,7 +1,7 @@
 // Deep zoom: zoomed past what a page's largest image shows sharply (an image pixel to a screen
 // pixel), the tiles of its part on screen at the level that does (src/app/pageTiles.ts makes
 // them), over it. A tile that stands in or fails is asked for again a few times (./upgrade.ts).
-// Fetched the first time a reader zooms in (main.ts): a chunk of its own.
+// Fetched the first time a reader zooms in (./readerZoom.ts): a chunk of its own.
 import { TILE, tileGrid, tileLevels } from '../../domain/page/tiles.ts';
 import type { Book } from './book.ts';
 import { renditionWidths } from './layout.ts';
