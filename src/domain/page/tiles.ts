@@ -1,5 +1,5 @@
 // Deep zoom's tiles, one definition for the server that renders them (src/app/pageTiles.ts) and
-// the reader that asks for them (src/reader/client/main.ts): level z shows the page 2000 × 2^z
+// the reader that asks for them (src/reader/client/readerZoom.ts): level z shows the page 2000 × 2^z
 // px on its long side (4,000 to 16,000), cut into squares of TILE px from its top-left corner.
 // A page has the levels poppler can render (tileLevels): a JPEG's resolution field holds at most
 // 65,535 dpi, so pdftoppm refuses a page whose long side is under ~17.6 pt at 16,000 px (and
