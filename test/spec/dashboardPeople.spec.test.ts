@@ -1,292 +1,261 @@
-// Members and Profile in Chromium: an owner invites (the link shown once), the invited person
+// Members and Profile, the forms' answers without a browser (the app in process,
+// test/support/dashboardSpec.ts): an owner invites (the link shown once), the invited person
 // joins; roles change but a workspace keeps an owner; a member cannot manage people; removal
-// signs the person out at once; pending invitations renewed and revoked; a password change needs
-// the current one and signs the other sessions out; sessions are listed and revoked.
+// signs the person out at once; pending invitations renewed and revoked, one live link per
+// email, reset links; pages in words for a mistyped address; a password change needs the
+// current one (wrong ones throttled) and signs the other sessions out; sessions are listed and
+// revoked. Axe on these pages is test/e2e/dashboardPeople.e2e.test.ts's.
 import { describe, expect, it } from 'vitest';
-import { flipbook } from '../support/cli.ts';
-import { axeViolations, DESKTOP, PASSWORD, PHONE, useDashboard } from '../support/dashboard.ts';
+import { useApp } from '../support/appSpec.ts';
+import { PASSWORD } from '../support/dashboard.ts';
+import {
+  alertsOf,
+  buttonsOf,
+  dashboardOf,
+  formActionsOf,
+  h1Of,
+  inputValueOf,
+  linksOf,
+  rowsOf,
+  statusesOf,
+  textOf,
+} from '../support/dashboardSpec.ts';
 
-describe('dashboard members and profile (embedded store)', () => {
-  const d = useDashboard('embedded');
+const PHONE_AGENT =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1';
+const NEW_PASSWORD = 'another fine secret 7';
 
-  const row = (page: import('playwright-core').Page, text: string) =>
-    page.getByRole('row').filter({ hasText: text });
-  /** A person's id, from the operator's `flipbook user list`. */
-  const userId = async (email: string) => {
-    const listed = await flipbook(['user', 'list', '--json', ...d.fx.storeArgs]);
-    expect(listed.code, listed.stderr).toBe(0);
-    const people = JSON.parse(listed.stdout) as { id: string; email: string }[];
-    const found = people.find((p) => p.email === email);
-    if (!found) throw new Error(`no user ${email}`);
-    return found.id;
+describe('dashboard members and profile', () => {
+  const app = useApp();
+  const d = () => dashboardOf(app);
+
+  const row = (html: string, text: string) => {
+    const [found] = rowsOf(html, text);
+    if (!found) throw new Error(`no row with ${text}`);
+    return found;
+  };
+  /** The one form action of a row that ends with `ending`. */
+  const action = (rowHtml: string, ending: string) => {
+    const found = formActionsOf(rowHtml).find((a) => a.endsWith(ending));
+    if (!found) throw new Error(`no ${ending} form in ${textOf(rowHtml)}`);
+    return found;
+  };
+  /** The Remove link's address in a member's row. */
+  const removeLink = (rowHtml: string) =>
+    /<a class="button danger-link" href="([^"]*)">Remove<\/a>/.exec(rowHtml)?.[1] ?? '';
+  /** The rows of the profile's sessions table, the header's included. */
+  const sessionRows = (html: string) => {
+    const table = /<table id="sessions"[\s\S]*?<\/table>/.exec(html)?.[0] ?? '';
+    return [...table.matchAll(/<tr\b[\s\S]*?<\/tr>/g)].map((m) => m[0]);
   };
 
   it('an owner invites someone, who joins with the link; roles change, the last owner stays', async () => {
-    const owner = await d.signedIn('olga@example.com', { role: 'owner' });
-    await owner.getByRole('link', { name: 'Members', exact: true }).click();
-    await owner.getByLabel('Email').fill('Pete@Example.com');
-    await owner.getByLabel('Role', { exact: true }).selectOption('member');
-    await owner.getByRole('button', { name: 'Invite' }).click();
-    const link = await owner.getByLabel('Invitation link', { exact: true }).inputValue();
-    expect(link).toMatch(new RegExp(`^${d.url}/invite/[A-Za-z0-9_-]{43}$`));
-    expect(await row(owner, 'pete@example.com').count()).toBe(1); // pending, lower-cased
-    // Shown once: the page again has no link.
-    await owner.reload();
-    expect(await owner.getByLabel('Invitation link', { exact: true }).count()).toBe(0);
-
-    const pete = await d.open();
-    await pete.goto(link);
-    await pete.getByLabel('Password').fill(PASSWORD);
-    await pete.getByRole('button', { name: 'Create my account' }).click();
-    await pete.waitForURL(`${d.url}/dashboard`);
-
-    await owner.reload();
-    expect(await owner.getByRole('heading', { name: 'Pending invitations' }).count()).toBe(1);
-    expect(await owner.getByText('None.').count()).toBe(1);
-    // The only owner is offered neither a role change nor Remove; forced, it is refused in words.
-    const olga = row(owner, 'olga@example.com');
-    expect(await olga.getByLabel(/Role of/).count()).toBe(0);
-    expect(await olga.getByRole('link', { name: 'Remove' }).count()).toBe(0);
-    expect(await olga.textContent()).toContain('(the only one)');
-    const olgaId = await userId('olga@example.com');
-    const forced = await owner.request.post(`${d.url}/dashboard/members/${olgaId}/role`, {
-      form: {
-        _csrf: await owner.locator('input[name="_csrf"]').first().inputValue(),
-        role: 'member',
-      },
-      headers: { origin: d.url },
+    const olga = await d().signedIn('olga@example.com', { role: 'owner' });
+    await olga.get('/dashboard/members');
+    const invited = await olga.post('/dashboard/members/invite', {
+      email: 'Pete@Example.com',
+      role: 'member',
     });
-    expect(forced.status()).toBe(422);
-    expect(await forced.text()).toContain('keeps at least one owner');
+    const link = inputValueOf(invited.text, 'invite-link') ?? '';
+    expect(link).toMatch(new RegExp(`^${app.base}/invite/[A-Za-z0-9_-]{43}$`));
+    expect(rowsOf(invited.text, 'pete@example.com')).toHaveLength(1); // pending, lower-cased
+    // Shown once: the page again has no link.
+    expect(inputValueOf((await olga.get('/dashboard/members')).text, 'invite-link')).toBe(
+      undefined,
+    );
+
+    await d().join(link);
+
+    const page = (await olga.get('/dashboard/members')).text;
+    expect(page).toContain('<h2>Pending invitations</h2>');
+    expect(page).toContain('<p class="hint">None.</p>');
+    // The only owner is offered neither a role change nor Remove; forced, it is refused in words.
+    const olgaRow = row(page, 'olga@example.com');
+    expect(olgaRow).not.toContain('Role of');
+    expect(linksOf(olgaRow)).not.toContain('Remove');
+    expect(textOf(olgaRow)).toContain('(the only one)');
+    const olgaId = await d().userId('olga@example.com');
+    const forced = await olga.post(`/dashboard/members/${olgaId}/role`, { role: 'member' });
+    expect(forced.status).toBe(422);
+    expect(forced.text).toContain('keeps at least one owner');
     // Pete becomes an owner; then Olga may step down.
-    await owner.goto(`${d.url}/dashboard/members`);
-    await row(owner, 'pete@example.com')
-      .getByLabel(/Role of/)
-      .selectOption('owner');
-    await row(owner, 'pete@example.com').getByRole('button', { name: 'Save role' }).click();
-    await owner.waitForURL(`${d.url}/dashboard/members?notice=role-changed`);
-    expect(
-      await row(owner, 'pete@example.com')
-        .getByLabel(/Role of/)
-        .inputValue(),
-    ).toBe('owner');
+    await olga.get('/dashboard/members');
+    const peteRow = row((await olga.get('/dashboard/members')).text, 'pete@example.com');
+    const changed = await olga.post(action(peteRow, '/role'), { role: 'owner' });
+    expect(changed.url).toBe(`${app.base}/dashboard/members?notice=role-changed`);
+    expect(row(changed.text, 'pete@example.com')).toContain('<option value="owner" selected>');
   });
 
   it('a member sees the people but cannot manage them, even by forcing a form', async () => {
-    const member = await d.signedIn('quinn@example.com', { role: 'member' });
-    await member.goto(`${d.url}/dashboard/members`);
-    expect(await member.getByRole('button', { name: 'Invite' }).count()).toBe(0);
-    expect(await member.getByText('Only owners invite people').count()).toBe(1);
-    const csrf = await member.locator('input[name="_csrf"]').first().inputValue();
-    const forced = await member.request.post(`${d.url}/dashboard/members/invite`, {
-      form: { _csrf: csrf, email: 'x@example.com', role: 'owner' },
-      headers: { origin: d.url },
+    const quinn = await d().signedIn('quinn@example.com', { role: 'member' });
+    const page = (await quinn.get('/dashboard/members')).text;
+    expect(buttonsOf(page)).not.toContain('Invite');
+    expect(textOf(page)).toContain('Only owners invite people');
+    const forced = await quinn.post('/dashboard/members/invite', {
+      email: 'x@example.com',
+      role: 'owner',
     });
-    expect(forced.status()).toBe(403);
-    expect(await forced.text()).toContain('Only owners');
+    expect(forced.status).toBe(403);
+    expect(forced.text).toContain('Only owners');
   });
 
   it('removing someone signs them out at once; another workspace’s member is unknown', async () => {
-    const owner = await d.signedIn('rita@example.com');
-    const sam = await d.signedIn('sam@example.com', { role: 'member' });
-    await owner.goto(`${d.url}/dashboard/members`);
-    await row(owner, 'sam@example.com').getByRole('link', { name: 'Remove' }).click();
-    expect(await owner.locator('h1').textContent()).toBe('Remove sam@example.com?');
-    await owner.getByRole('button', { name: 'Remove' }).click();
-    await owner.waitForURL(`${d.url}/dashboard/members?notice=member-removed`);
-    expect(await row(owner, 'sam@example.com').count()).toBe(0);
-    await sam.reload();
-    expect(new URL(sam.url()).pathname).toBe('/login');
+    const rita = await d().signedIn('rita@example.com');
+    const sam = await d().signedIn('sam@example.com', { role: 'member' });
+    const remove = removeLink(row((await rita.get('/dashboard/members')).text, 'sam@example.com'));
+    expect(h1Of((await rita.get(remove)).text)).toBe('Remove sam@example.com?');
+    const removed = await rita.post(remove, {});
+    expect(removed.url).toBe(`${app.base}/dashboard/members?notice=member-removed`);
+    expect(rowsOf(removed.text, 'sam@example.com')).toHaveLength(0);
+    expect(new URL((await sam.get('/dashboard')).url).pathname).toBe('/login');
 
-    await d.fx.newWorkspace('initech');
-    const other = await d.signedIn('tom@example.com', { workspace: 'initech' });
-    await other.goto(`${d.url}/dashboard/members`);
-    expect(await row(other, 'tom@example.com').count()).toBe(1);
-    const tomId = await userId('tom@example.com');
-    const probe = await owner.goto(`${d.url}/dashboard/members/${tomId}/remove`);
-    expect(probe?.status()).toBe(404);
+    await app.newWorkspace('initech');
+    const tom = await d().signedIn('tom@example.com', { workspace: 'initech' });
+    expect(rowsOf((await tom.get('/dashboard/members')).text, 'tom@example.com')).toHaveLength(1);
+    const tomId = await d().userId('tom@example.com');
+    expect((await rita.get(`/dashboard/members/${tomId}/remove`)).status).toBe(404);
   });
 
   it('renews and revokes a pending invitation: the old link stops working', async () => {
-    const owner = await d.signedIn('uma@example.com');
-    await owner.goto(`${d.url}/dashboard/members`);
-    await owner.getByLabel('Email').fill('vic@example.com');
-    await owner.getByRole('button', { name: 'Invite' }).click();
-    const first = await owner.getByLabel('Invitation link', { exact: true }).inputValue();
-    await row(owner, 'vic@example.com').getByRole('button', { name: 'New link' }).click();
-    const second = await owner.getByLabel('Invitation link', { exact: true }).inputValue();
+    const uma = await d().signedIn('uma@example.com');
+    await uma.get('/dashboard/members');
+    const invited = await uma.post('/dashboard/members/invite', {
+      email: 'vic@example.com',
+      role: 'member',
+    });
+    const first = inputValueOf(invited.text, 'invite-link') ?? '';
+    const renewed = await uma.post(action(row(invited.text, 'vic@example.com'), '/renew'), {});
+    const second = inputValueOf(renewed.text, 'invite-link') ?? '';
+    expect(second).toMatch(/\/invite\//);
     expect(second).not.toBe(first);
-    const check = await d.open();
-    expect((await check.goto(first))?.status()).toBe(404);
-    expect((await check.goto(second))?.status()).toBe(200);
-    await owner.goto(`${d.url}/dashboard/members`);
-    await row(owner, 'vic@example.com').getByRole('button', { name: 'Revoke' }).click();
-    await owner.waitForURL(`${d.url}/dashboard/members?notice=invitation-revoked`);
-    expect(await row(owner, 'vic@example.com').count()).toBe(0);
-    expect((await check.goto(second))?.status()).toBe(404);
+    const check = d().visitor();
+    expect((await check.get(first)).status).toBe(404);
+    expect((await check.get(second)).status).toBe(200);
+    const page = (await uma.get('/dashboard/members')).text;
+    const revoked = await uma.post(action(row(page, 'vic@example.com'), '/revoke'), {});
+    expect(revoked.url).toBe(`${app.base}/dashboard/members?notice=invitation-revoked`);
+    expect(rowsOf(revoked.text, 'vic@example.com')).toHaveLength(0);
+    expect((await check.get(second)).status).toBe(404);
   });
 
   it('keeps one live link per email; a reset link is named as one, and goes with a removed member', async () => {
-    const owner = await d.signedIn('yan@example.com');
-    await owner.goto(`${d.url}/dashboard/members`);
+    const yan = await d().signedIn('yan@example.com');
+    await yan.get('/dashboard/members');
     const invite = async (email: string, role = 'member') => {
-      await owner.getByLabel('Email').fill(email);
-      await owner.getByLabel('Role', { exact: true }).selectOption(role);
-      await owner.getByRole('button', { name: 'Invite' }).click();
-      return owner.locator('#invite-link').inputValue();
+      const page = await yan.post('/dashboard/members/invite', { email, role });
+      return { link: inputValueOf(page.text, 'invite-link') ?? '', page: page.text };
     };
-    const first = await invite('zed@example.com');
+    const first = (await invite('zed@example.com')).link;
     const second = await invite('zed@example.com');
-    expect(await row(owner, 'zed@example.com').count()).toBe(1); // one pending invitation
-    const check = await d.open();
-    expect((await check.goto(first))?.status()).toBe(404); // the earlier link ended at once
-    await check.goto(second);
-    await check.getByLabel('Password').fill(PASSWORD);
-    await check.getByRole('button', { name: 'Create my account' }).click();
-    await check.waitForURL(`${d.url}/dashboard`);
-    expect((await check.goto(first))?.status()).toBe(404);
+    expect(rowsOf(second.page, 'zed@example.com')).toHaveLength(1); // one pending invitation
+    const check = d().visitor();
+    expect((await check.get(first)).status).toBe(404); // the earlier link ended at once
+    await d().join(second.link, check);
+    expect((await check.get(first)).status).toBe(404);
 
     // Zed is a member: inviting them as an owner makes a password link, and says so.
-    await owner.goto(`${d.url}/dashboard/members`);
+    await yan.get('/dashboard/members');
     const reset = await invite('zed@example.com', 'owner');
-    expect(await owner.getByRole('heading', { name: /Password link/ }).count()).toBe(1);
-    expect(await owner.getByText('Their role stays').count()).toBe(1);
-    const pending = owner
-      .locator('table')
-      .nth(1)
-      .getByRole('row')
-      .filter({ hasText: 'zed@example.com' });
-    expect(await pending.textContent()).toContain('New password');
-    expect(await pending.textContent()).toContain('Member');
+    expect(reset.page).toMatch(/<h2 id="link-title">Password link/);
+    expect(textOf(reset.page)).toContain('Their role stays');
+    const pending = rowsOf(reset.page, 'zed@example.com').filter((r) =>
+      textOf(r).includes('New password'),
+    );
+    expect(pending).toHaveLength(1);
+    expect(textOf(pending[0] ?? '')).toContain('Member');
     // Removed, their reset link goes with them.
-    await row(owner, 'zed@example.com').getByRole('link', { name: 'Remove' }).click();
-    await owner.getByRole('button', { name: 'Remove' }).click();
-    await owner.waitForURL(`${d.url}/dashboard/members?notice=member-removed`);
-    expect(await row(owner, 'zed@example.com').count()).toBe(0);
-    expect((await check.goto(reset))?.status()).toBe(404);
+    const remove = removeLink(row(reset.page, 'zed@example.com'));
+    await yan.get(remove);
+    const removed = await yan.post(remove, {});
+    expect(removed.url).toBe(`${app.base}/dashboard/members?notice=member-removed`);
+    expect(rowsOf(removed.text, 'zed@example.com')).toHaveLength(0);
+    expect((await check.get(reset.link)).status).toBe(404);
   });
 
   it('answers a mistyped address or a hand-edited query with a page in words', async () => {
-    const page = await d.signedIn('abe@example.com');
-    const missing = await page.goto(`${d.url}/dashboard/no-such-page`);
-    expect(missing?.status()).toBe(404);
-    expect(missing?.headers()['content-type']).toContain('text/html');
-    expect(await page.locator('h1').textContent()).toBe('Page not found');
-    expect(await page.getByRole('navigation', { name: 'Dashboard' }).count()).toBe(1);
-    const anonymous = await d.open();
-    expect((await anonymous.goto(`${d.url}/dashboard/%5Cevil`))?.status()).toBe(404);
-    expect(await anonymous.locator('h1').textContent()).toBe('Page not found');
+    const abe = await d().signedIn('abe@example.com');
+    const missing = await abe.get('/dashboard/no-such-page');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toContain('text/html');
+    expect(h1Of(missing.text)).toBe('Page not found');
+    expect(missing.text).toContain('<nav aria-label="Dashboard">');
+    const anonymous = await d().visitor().get('/dashboard/%5Cevil');
+    expect(anonymous.status).toBe(404);
+    expect(h1Of(anonymous.text)).toBe('Page not found');
     // A list query the API refuses: the grid with the reason, not a bare error page.
-    const bad = await page.goto(`${d.url}/dashboard?sort=colour`);
-    expect(bad?.status()).toBe(400);
-    expect(await page.getByRole('alert').textContent()).toContain('Invalid sort');
-    expect(await page.getByRole('search').count()).toBe(1);
+    const bad = await abe.get('/dashboard?sort=colour');
+    expect(bad.status).toBe(400);
+    expect(alertsOf(bad.text)[0]).toContain('Invalid sort');
+    expect(bad.text).toMatch(/<[^>]+role="search"/);
     // A notice is a fixed text by name; an inherited name shows nothing.
     for (const name of ['constructor', '__proto__', 'toString']) {
-      await page.goto(`${d.url}/dashboard/profile?notice=${name}`);
-      expect(await page.locator('.alert').count()).toBe(0);
-      await page.goto(`${d.url}/dashboard?notice=${name}`);
-      expect(await page.locator('.alert').count()).toBe(0);
+      for (const path of ['/dashboard/profile', '/dashboard']) {
+        const page = await abe.get(`${path}?notice=${name}`);
+        expect(page.status, path).toBe(200);
+        expect(page.text, `${path} ${name}`).not.toContain('class="alert');
+      }
     }
   });
 
   it('throttles wrong current passwords on the profile page like wrong sign-ins', async () => {
-    const page = await d.signedIn('bea@example.com');
-    await page.goto(`${d.url}/dashboard/profile`);
+    const bea = await d().signedIn('bea@example.com');
+    await bea.get('/dashboard/profile');
     for (let i = 0; i < 5; i++) {
-      await page.getByLabel('Current password').fill(`wrong guess number ${i}`);
-      await page.getByLabel('New password').fill('another fine secret 7');
-      await page.getByRole('button', { name: 'Change password' }).click();
-      expect(await page.getByRole('alert').textContent()).toBe('The current password is not right');
+      const wrong = await bea.post('/dashboard/profile/password', {
+        current: `wrong guess number ${i}`,
+        next: NEW_PASSWORD,
+      });
+      expect(alertsOf(wrong.text)).toEqual(['The current password is not right']);
     }
-    await page.getByLabel('Current password').fill(PASSWORD);
-    await page.getByLabel('New password').fill('another fine secret 7');
-    const [answer] = await Promise.all([
-      page.waitForResponse((r) => r.request().method() === 'POST'),
-      page.getByRole('button', { name: 'Change password' }).click(),
-    ]);
-    expect(answer.status()).toBe(429);
-    expect(await page.getByRole('alert').textContent()).toContain('Too many wrong attempts');
+    const answer = await bea.post('/dashboard/profile/password', {
+      current: PASSWORD,
+      next: NEW_PASSWORD,
+    });
+    expect(answer.status).toBe(429);
+    expect(alertsOf(answer.text)[0]).toContain('Too many wrong attempts');
   });
 
   it('changes the password with the current one, signing the other sessions out; sessions are revoked one by one', async () => {
-    const laptop = await d.signedIn('wes@example.com');
-    const phone = await d.open(PHONE);
-    await phone.goto(`${d.url}/login`);
-    await phone.getByLabel('Email').fill('wes@example.com');
-    await phone.getByLabel('Password').fill(PASSWORD);
-    await phone.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await phone.waitForURL(`${d.url}/dashboard`);
+    const laptop = await d().signedIn('wes@example.com');
+    const phone = await d().signInAgain('wes@example.com', PASSWORD, PHONE_AGENT);
 
-    await laptop.goto(`${d.url}/dashboard/profile`);
-    const sessions = laptop.locator('#sessions');
-    expect(await sessions.getByRole('row').count()).toBe(3); // the header and two sessions
-    expect(await sessions.getByText('This device').count()).toBe(1);
-    await sessions
-      .getByRole('row')
-      .filter({ hasNotText: 'This device' })
-      .getByRole('button', { name: 'Revoke' })
-      .click();
-    await laptop.waitForURL(`${d.url}/dashboard/profile?notice=session-revoked`);
-    expect(await laptop.getByRole('status').first().textContent()).toBe(
-      'The session is signed out.',
-    );
-    expect(await laptop.locator('#sessions').getByRole('row').count()).toBe(2);
-    await phone.reload();
-    expect(new URL(phone.url()).pathname).toBe('/login');
+    const profile = (await laptop.get('/dashboard/profile')).text;
+    const rows = sessionRows(profile);
+    expect(rows).toHaveLength(3); // the header and two sessions
+    expect(rows.filter((r) => textOf(r).includes('This device'))).toHaveLength(1);
+    const other = rows.find((r) => r.includes('<td') && !textOf(r).includes('This device'));
+    const revoked = await laptop.post(action(other ?? '', '/revoke'), {});
+    expect(revoked.url).toBe(`${app.base}/dashboard/profile?notice=session-revoked`);
+    expect(statusesOf(revoked.text)[0]).toBe('The session is signed out.');
+    expect(sessionRows(revoked.text)).toHaveLength(2);
+    expect(new URL((await phone.get('/dashboard')).url).pathname).toBe('/login');
 
-    await laptop.getByLabel('Current password').fill('not my password at all');
-    await laptop.getByLabel('New password').fill('another fine secret 7');
-    await laptop.getByRole('button', { name: 'Change password' }).click();
-    expect(await laptop.getByRole('alert').textContent()).toBe('The current password is not right');
-    await laptop.getByLabel('Current password').fill(PASSWORD);
-    await laptop.getByLabel('New password').fill('another fine secret 7');
-    await laptop.getByRole('button', { name: 'Change password' }).click();
+    const wrong = await laptop.post('/dashboard/profile/password', {
+      current: 'not my password at all',
+      next: NEW_PASSWORD,
+    });
+    expect(alertsOf(wrong.text)).toEqual(['The current password is not right']);
     // post/redirect/get: a reload shows the page, it does not send the form again
-    await laptop.waitForURL(`${d.url}/dashboard/profile?notice=password-changed`);
-    expect(await laptop.getByRole('status').first().textContent()).toContain('password is changed');
+    const changed = await laptop.post('/dashboard/profile/password', {
+      current: PASSWORD,
+      next: NEW_PASSWORD,
+    });
+    expect(changed.url).toBe(`${app.base}/dashboard/profile?notice=password-changed`);
+    expect(statusesOf(changed.text)[0]).toContain('password is changed');
 
-    const fresh = await d.open(DESKTOP);
-    await fresh.goto(`${d.url}/login`);
-    await fresh.getByLabel('Email').fill('wes@example.com');
-    await fresh.getByLabel('Password').fill(PASSWORD);
-    await fresh.getByRole('button', { name: 'Sign in', exact: true }).click();
-    expect(await fresh.getByRole('alert').textContent()).toContain('not right');
-    await fresh.getByLabel('Password').fill('another fine secret 7');
-    await fresh.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await fresh.waitForURL(`${d.url}/dashboard`);
+    const old = await d().visitor().signIn('wes@example.com', PASSWORD);
+    expect(old.status).toBe(401);
+    expect(alertsOf(old.text)[0]).toContain('not right');
+    const fresh = await d().signInAgain('wes@example.com', NEW_PASSWORD);
 
     // Two more devices, then every other session signed out at once; this one stays.
-    const tablet = await d.open(PHONE);
-    await tablet.goto(`${d.url}/login`);
-    await tablet.getByLabel('Email').fill('wes@example.com');
-    await tablet.getByLabel('Password').fill('another fine secret 7');
-    await tablet.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await tablet.waitForURL(`${d.url}/dashboard`);
-    await laptop.goto(`${d.url}/dashboard/profile`);
-    expect(await laptop.locator('#sessions').getByRole('row').count()).toBe(4);
-    await laptop.getByRole('button', { name: 'Sign out every other session' }).click();
-    await laptop.waitForURL(`${d.url}/dashboard/profile?notice=sessions-revoked`);
-    expect(await laptop.locator('#sessions').getByRole('row').count()).toBe(2);
-    for (const other of [fresh, tablet]) {
-      await other.reload();
-      expect(new URL(other.url()).pathname).toBe('/login');
-    }
-  });
-
-  it('is axe-clean on Members and Profile, desktop and phone', async () => {
-    for (const context of [DESKTOP, PHONE]) {
-      const page = await d.signedIn(`xena${context === PHONE ? 'p' : 'd'}@example.com`, {
-        context: { ...context, bypassCSP: true },
-      });
-      for (const path of ['/dashboard/members', '/dashboard/profile']) {
-        await page.goto(`${d.url}${path}`);
-        expect(await axeViolations(page), path).toEqual([]);
-        expect(
-          await page.evaluate('document.documentElement.scrollWidth <= innerWidth'),
-          path,
-        ).toBe(true);
-      }
+    const tablet = await d().signInAgain('wes@example.com', NEW_PASSWORD, PHONE_AGENT);
+    expect(sessionRows((await laptop.get('/dashboard/profile')).text)).toHaveLength(4);
+    const all = await laptop.post('/dashboard/profile/sessions/revoke-others', {});
+    expect(all.url).toBe(`${app.base}/dashboard/profile?notice=sessions-revoked`);
+    expect(sessionRows(all.text)).toHaveLength(2);
+    for (const gone of [fresh, tablet]) {
+      expect(new URL((await gone.get('/dashboard')).url).pathname).toBe('/login');
     }
   });
 });
