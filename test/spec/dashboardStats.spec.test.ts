@@ -1,255 +1,111 @@
-// The Statistics pages in Chromium (issue 30): a flipbook's figures drawn as SVG with their
-// tables, the range links and form (no script needed), the CSV downloads, the workspace's
-// overview and its settings (owners only; off means the reader carries no token). Axe finds
-// nothing on desktop or phone, light or dark; the pages fit a phone; screenshots for
-// docs/dashboard.md. The figures are written into the analytics tables as a month of readings
-// would leave them (the reading itself is test/e2e/analytics.e2e.test.ts's).
-import { join } from 'node:path';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// The Statistics pages' answers without a browser (the app in process,
+// test/support/dashboardSpec.ts): a range that is not one refused in words, the days as CSV,
+// the workspace's analytics settings (owners only, a value out of range refused in words; off,
+// the reader carries no token; the change in the audit trail with who made it), another
+// workspace's flipbook without statistics here. The charts as drawn, the range links and form
+// in a browser, axe and the screenshots are test/e2e/dashboardStats.e2e.test.ts's.
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ALL_LINKS } from '../../src/state/analytics.ts';
-import type { Store } from '../../src/store/store.ts';
+import { client, createFlipbook, markDone } from '../support/apiHelpers.ts';
+import { useApp } from '../support/appSpec.ts';
 import {
-  client,
-  createFlipbook,
-  expectJson,
-  type Json,
-  markDone,
-  openStoreOf,
-} from '../support/apiHelpers.ts';
-import { AXE, DESKTOP, PHONE, useDashboard } from '../support/dashboard.ts';
+  alertsOf,
+  dashboardOf,
+  inputValueOf,
+  rowsOf,
+  statusesOf,
+  textOf,
+} from '../support/dashboardSpec.ts';
+import { appFetch } from '../support/inProcess.ts';
 
-const IMAGES = join(import.meta.dirname, '..', '..', 'docs', 'images');
-const PAGES = 24;
 const DAY_MS = 86_400_000;
 
-/** Every axe violation, whatever its impact. */
-const axeAll = async (page: Page) => {
-  await page.addScriptTag({ path: AXE });
-  return (await page.evaluate(`axe
-    .run(document, { resultTypes: ['violations'] })
-    .then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) })))`)) as unknown[];
-};
-
 describe('the Statistics pages', () => {
-  const d = useDashboard('embedded', ['--workers', '0']);
-  let store: Store;
+  const app = useApp();
+  const d = () => dashboardOf(app);
   let book: { flipbookId: string; versionId: string };
-  let linkId: string;
-  const today = new Date().toISOString().slice(0, 10);
-  let seededReaders = 0;
-  const dayBefore = (n: number) => new Date(Date.now() - n * DAY_MS).toISOString().slice(0, 10);
+  const today = () => app.clock.now().toISOString().slice(0, 10);
+  const dayBefore = (n: number) =>
+    new Date(app.clock.now().getTime() - n * DAY_MS).toISOString().slice(0, 10);
 
   beforeAll(async () => {
-    const api = client(d.fx.api, d.fx.key);
-    book = await createFlipbook(api, { title: 'Spring catalogue 2027' });
-    store = await openStoreOf(d.fx.storeArgs);
-    await markDone(store, book.flipbookId, book.versionId, PAGES);
-    const link = await api.post(`/flipbooks/${book.flipbookId}/links`, {
-      body: JSON.stringify({ label: 'Trade fair visitors' }),
-      headers: { 'content-type': 'application/json' },
-    });
-    expectJson(link, 201);
-    linkId = link.body.id;
-    // Four weeks of readings: weekdays busier, readers dropping off page by page.
-    const q = (sql: string, values: unknown[]) => store.db.query(sql, values);
-    for (let ago = 27; ago >= 0; ago--) {
-      const day = dayBefore(ago);
-      const weekday = new Date(`${day}T00:00:00Z`).getUTCDay();
-      const opens = (weekday === 0 || weekday === 6 ? 20 : 55) + ((ago * 7) % 13);
-      const readers = Math.round(opens * 0.8);
-      const views = opens * 9;
-      await q(
-        `INSERT INTO analytics_daily (flipbook_id, day, link_key, opens, views, readers, read_seconds, searches, downloads, zooms)
-         VALUES ($1, $2, '00000000-0000-0000-0000-000000000000', $3, $4, $5, $6, $7, $8, $9)`,
-        [
-          book.flipbookId,
-          day,
-          opens,
-          views,
-          readers,
-          views * 14.5,
-          opens % 5,
-          opens % 3,
-          opens % 7,
-        ],
-      );
-      await q(
+    book = await createFlipbook(app.c, { title: 'Spring catalogue 2027' });
+    await markDone(app.store, book.flipbookId, book.versionId, 24);
+    // Two days of readings, as the counting leaves them (the reading itself is
+    // test/e2e/analytics.e2e.test.ts's).
+    for (const day of [dayBefore(1), today()]) {
+      await app.store.db.query(
         `INSERT INTO analytics_daily (flipbook_id, day, link_key, opens, views, readers, read_seconds)
-         VALUES ($1, $2, $3, 4, 30, 3, 420)`,
-        [book.flipbookId, day, linkId],
-      );
-      // the day's readers of the whole book, whichever way they came (a few came both ways)
-      await q(
-        `INSERT INTO analytics_daily (flipbook_id, day, link_key, readers)
-         VALUES ($1, $2, '${ALL_LINKS}', $3)`,
-        [book.flipbookId, day, readers + 2],
-      );
-      seededReaders += readers + 2;
-      for (let p = 1; p <= PAGES; p++) {
-        const seen = Math.round(opens * 0.97 ** (p - 1) * (p === 12 ? 0.6 : 1));
-        await q(
-          `INSERT INTO analytics_pages (flipbook_id, day, version_id, position, views, seconds)
-           VALUES ($1, $2, $3, $4, $5, $6)`,
-          [book.flipbookId, day, book.versionId, p, seen, seen * (6 + ((p * 5) % 17))],
-        );
-      }
-      await q(
-        `INSERT INTO analytics_links (flipbook_id, day, version_id, position, link, clicks)
-         VALUES ($1, $2, $3, 3, 0, $4), ($1, $2, $3, 9, 1, $5)`,
-        [book.flipbookId, day, book.versionId, 6, 2],
-      );
-      await q(
-        `INSERT INTO analytics_sources (flipbook_id, day, kind, name, opens) VALUES
-         ($1, $2, 'device', 'desktop', $3), ($1, $2, 'device', 'phone', $4), ($1, $2, 'device', 'tablet', 2),
-         ($1, $2, 'referrer', '(direct)', $5), ($1, $2, 'referrer', 'newsletter.example.com', $6),
-         ($1, $2, 'referrer', 'linkedin.com', 4)`,
-        [book.flipbookId, day, opens - 20, 18, opens - 30, 26],
+         VALUES ($1, $2, '00000000-0000-0000-0000-000000000000', 40, 360, 32, 5220),
+                ($1, $2, '${ALL_LINKS}', 0, 0, 34, 0)`,
+        [book.flipbookId, day],
       );
     }
   });
-  afterAll(async () => {
-    await store?.close();
+
+  it('refuses a range that is not one, in words, and gives the days as CSV', async () => {
+    const stan = await d().signedIn('stats-owner@example.com');
+    const stats = `/dashboard/flipbooks/${book.flipbookId}/stats`;
+    // A range that is not one: said, and the last 30 days shown.
+    const odd = await stan.get(`${stats}?from=2026-02-30`);
+    expect(alertsOf(odd.text)[0]).toMatch(/^Invalid from: a day/);
+    // The days as CSV.
+    const csv = await stan.get(`${stats}.csv?from=${dayBefore(1)}&to=${today()}&table=days`);
+    expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    const lines = csv.text.split('\r\n');
+    expect(lines[0]).toBe('date,opens,views,readers,read_seconds');
+    expect(lines).toHaveLength(4);
   });
 
-  it('draws a flipbook’s figures, with their tables, ranges and CSV; axe-clean; screenshots', async () => {
-    for (const [name, options] of [
-      ['desktop', DESKTOP],
-      ['phone', PHONE],
-    ] as const) {
-      for (const colorScheme of ['light', 'dark'] as const) {
-        const page = await d.signedIn(`stats-${name}-${colorScheme}@example.com`, {
-          context: { ...options, colorScheme, bypassCSP: true },
-        });
-        await page.goto(`${d.url}/dashboard/flipbooks/${book.flipbookId}`);
-        await page.getByRole('link', { name: 'Statistics' }).last().click();
-        await page.waitForURL(/\/stats$/);
-        await expect.poll(() => page.locator('h1').textContent()).toBe('Statistics');
-        // The headline figures are the report's.
-        const figure = (label: string) =>
-          page.locator('.figures div', { hasText: label }).locator('dd').textContent();
-        const api: Json = await (
-          await fetch(`${d.fx.api}/flipbooks/${book.flipbookId}/stats`, {
-            headers: { authorization: `Bearer ${d.fx.key}` },
-          })
-        ).json();
-        expect(api.readers).toBe(seededReaders);
-        expect(await figure('Readers')).toBe(api.readers.toLocaleString('en-US'));
-        expect(await figure('Opens')).toBe(api.opens.toLocaleString('en-US'));
-        // Every chart names itself; its figures are a table away.
-        const charts = page.locator('svg[role="img"]');
-        expect(await charts.count()).toBe(3);
-        const labels = (await page.evaluate(
-          `[...document.querySelectorAll('svg[role="img"]')].map((c) => c.getAttribute('aria-label'))`,
-        )) as string[];
-        for (const label of labels) expect(label).toMatch(/^[A-Z].{20,}/);
-        expect(await page.locator('.chart-col').count()).toBeGreaterThan(PAGES);
-        await page.getByText('Pages as a table').click();
-        await expect
-          .poll(() => page.locator('details.chart-table[open] tbody tr').count())
-          .toBe(PAGES);
-        expect(await page.getByRole('row', { name: /Trade fair visitors/ }).count()).toBe(1);
-        expect(await page.getByRole('row', { name: /newsletter\.example\.com/ }).count()).toBe(1);
-        expect(await axeAll(page), `${name} ${colorScheme}`).toEqual([]);
-        if (colorScheme === 'light') {
-          await page.locator('details.chart-table[open] summary').click();
-          await page.screenshot({
-            path: join(IMAGES, `dashboard-stats-${name}.png`),
-            fullPage: true,
-          });
-        }
-        expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
-          options.viewport?.width ?? 0,
-        );
-        // A shorter range by its link, then by the form.
-        await page.getByRole('link', { name: '7 days' }).click();
-        await page.waitForURL(/days=7/);
-        expect(
-          await page.locator('.chart.columns').first().locator('.chart-ends').textContent(),
-        ).toBe(`${dayBefore(6)}${today}`);
-        await page.locator('#range-from').fill(dayBefore(2));
-        await page.locator('#range-to').fill(dayBefore(1));
-        await page.getByRole('button', { name: 'Show' }).click();
-        await page.waitForURL(/from=/);
-        expect(await page.locator('.head-meta').first().textContent()).toContain(
-          `${dayBefore(2)} to ${dayBefore(1)}`,
-        );
-        if (name === 'phone' || colorScheme === 'dark') continue;
-        // A range that is not one: said, and the last 30 days shown.
-        await page.goto(`${d.url}/dashboard/flipbooks/${book.flipbookId}/stats?from=2026-02-30`);
-        expect(await page.getByRole('alert').textContent()).toMatch(/^Invalid from: a day/);
-        // The days as CSV.
-        const csv = await page.evaluate(
-          (url) => fetch(url).then(async (r) => [r.headers.get('content-type'), await r.text()]),
-          `${d.url}/dashboard/flipbooks/${book.flipbookId}/stats.csv?from=${dayBefore(1)}&to=${today}&table=days`,
-        );
-        expect(csv[0]).toBe('text/csv; charset=utf-8');
-        expect(csv[1]?.split('\r\n')[0]).toBe('date,opens,views,readers,read_seconds');
-        expect(csv[1]?.split('\r\n')).toHaveLength(4);
-      }
-    }
-  }, 180_000);
+  it('gives owners the workspace’s settings; off, the reader carries no token; members only read them', async () => {
+    const owner = await d().signedIn('owner-stats@example.com');
+    const overview = await owner.get('/dashboard/stats');
+    expect(rowsOf(overview.text, 'Spring catalogue 2027')).toHaveLength(1);
 
-  it('gives owners the workspace overview and its settings; off, the reader carries no token', async () => {
-    const page = await d.signedIn('owner-stats@example.com', {
-      context: { ...DESKTOP, bypassCSP: true },
-    });
-    await page.getByRole('link', { name: 'Statistics' }).click();
-    await page.waitForURL(/\/dashboard\/stats$/);
-    expect(await page.getByRole('row', { name: /Spring catalogue 2027/ }).count()).toBe(1);
-    expect(await axeAll(page)).toEqual([]);
-    await page.screenshot({ path: join(IMAGES, 'dashboard-stats-workspace.png'), fullPage: true });
-
-    const reader = `${d.url}/f/${book.flipbookId}`;
-    const carriesToken = async () => (await (await fetch(reader)).text()).includes('"beacon"');
+    const carriesToken = async () =>
+      (await (await appFetch(`${app.base}/f/${book.flipbookId}`)).text()).includes('"beacon"');
     expect(await carriesToken()).toBe(true);
     // A number out of range is refused in words (past the browser's own check).
-    await page.evaluate(`document.querySelector('#settings form').noValidate = true`);
-    await page.locator('#retention').fill('3');
-    await page.getByRole('button', { name: 'Save' }).click();
-    expect(await page.getByRole('alert').textContent()).toBe(
-      'Days kept must be a whole number from 7 to 3650',
-    );
-    await page.locator('input[name="enabled"]').uncheck();
-    await page.locator('#retention').fill('90');
-    await page.getByRole('button', { name: 'Save' }).click();
-    await page.waitForURL(/saved=1/);
-    expect(await page.locator('#retention').inputValue()).toBe('90');
-    expect(await page.getByRole('status').filter({ hasText: 'analytics are off' }).count()).toBe(1);
+    const refused = await owner.post('/dashboard/stats/settings', {
+      enabled: 'true',
+      retention_days: '3',
+    });
+    expect(refused.status).toBe(400);
+    expect(alertsOf(refused.text)).toEqual(['Days kept must be a whole number from 7 to 3650']);
+    // Unchecked, the box sends nothing.
+    const off = await owner.post('/dashboard/stats/settings', { retention_days: '90' });
+    expect(off.url).toMatch(/saved=1/);
+    expect(inputValueOf(off.text, 'retention')).toBe('90');
+    expect(statusesOf(off.text).filter((s) => s.includes('analytics are off'))).toHaveLength(1);
     expect(await carriesToken()).toBe(false);
     // Recorded, with who did it.
-    const changed = (await d.auditLog()).filter((e) => e.type === 'WorkspaceAnalyticsChanged');
+    const changed = (await d().auditLog()).filter((e) => e.type === 'WorkspaceAnalyticsChanged');
     expect(changed.map((e) => e.data)).toMatchObject([{ enabled: false, retentionDays: 90 }]);
     expect(changed[0]?.metadata.actor).toMatchObject({ email: 'owner-stats@example.com' });
-    await page.locator('input[name="enabled"]').check();
-    await page.getByRole('button', { name: 'Save' }).click();
-    await page.waitForURL(/saved=1/);
+    const on = await owner.post('/dashboard/stats/settings', {
+      enabled: 'true',
+      retention_days: '90',
+    });
+    expect(on.url).toMatch(/saved=1/);
     expect(await carriesToken()).toBe(true);
 
     // A member sees the figures and the settings, and cannot change them.
-    const member = await d.signedIn('member-stats@example.com', {
-      role: 'member',
-      context: DESKTOP,
-    });
-    await member.goto(`${d.url}/dashboard/stats`);
-    expect(await member.locator('#retention').count()).toBe(0);
-    expect(await member.locator('#settings').textContent()).toMatch(/kept 90 days/);
+    const member = await d().signedIn('member-stats@example.com', { role: 'member' });
+    const theirs = await member.get('/dashboard/stats');
+    expect(theirs.text).not.toContain('id="retention"');
+    const settings = /<section [^>]*id="settings">[\s\S]*?<\/section>/.exec(theirs.text)?.[0];
+    expect(textOf(settings ?? '')).toMatch(/kept 90 days/);
     // The form, posted by hand with the member's own session and token.
-    const csrf = await member.locator('input[name="_csrf"]').first().inputValue();
-    const refused = await member.evaluate(
-      ([base, token]) =>
-        fetch(`${base}/dashboard/stats/settings`, {
-          method: 'POST',
-          body: new URLSearchParams({ _csrf: token ?? '', enabled: 'false', retention_days: '30' }),
-        }).then((r) => r.status),
-      [d.url, csrf],
-    );
-    expect(refused).toBe(403);
+    const forced = await member.post('/dashboard/stats/settings', {
+      enabled: 'false',
+      retention_days: '30',
+    });
+    expect(forced.status).toBe(403);
+    expect(forced.text).toContain('Only owners');
 
     // Another workspace's flipbook has no statistics here.
-    const other = await d.fx.newWorkspace('rivals');
-    const theirs = await createFlipbook(client(d.fx.api, other.key), { title: 'Theirs' });
-    const answer = await page.goto(`${d.url}/dashboard/flipbooks/${theirs.flipbookId}/stats`);
-    expect(answer?.status()).toBe(404);
+    const other = await app.newWorkspace('rivals');
+    const rivals = await createFlipbook(client(app.api, other.key), { title: 'Theirs' });
+    expect((await owner.get(`/dashboard/flipbooks/${rivals.flipbookId}/stats`)).status).toBe(404);
   });
 });
