@@ -109,7 +109,6 @@ describe('dashboard API keys in a browser', () => {
     });
     await page.goto(`${d.url}/dashboard/keys`);
     expect(await axeViolations(page), 'keys').toEqual([]);
-    await page.screenshot({ path: join(IMAGES, 'dashboard-keys-desktop.png'), fullPage: true });
     const { key } = await createKey(page, 'CI publishing', 'In 90 days');
     expect(await axeViolations(page), 'key created').toEqual([]);
     await page.screenshot({ path: join(IMAGES, 'dashboard-key-created-desktop.png') });
@@ -117,10 +116,19 @@ describe('dashboard API keys in a browser', () => {
     await row(page, fingerprint(key)).getByRole('button', { name: 'Roll' }).click();
     expect(await axeViolations(page), 'roll').toEqual([]);
     await page.screenshot({ path: join(SHOTS, 'dashboard-key-roll.png') });
+    // Rolled with a grace, and its successor revoked: the list shows every kind of row.
+    await page.getByLabel('For 1 hour').check();
+    await page.getByRole('button', { name: 'Roll' }).click();
+    const successor = (await page.locator('#new-key').textContent()) ?? '';
     await page.goto(`${d.url}/dashboard/keys`);
-    await row(page, fingerprint(key)).getByRole('button', { name: 'Revoke' }).click();
+    await row(page, fingerprint(successor)).getByRole('button', { name: 'Revoke' }).click();
     expect(await axeViolations(page), 'revoke').toEqual([]);
     await page.screenshot({ path: join(SHOTS, 'dashboard-key-revoke.png') });
+    await page.getByRole('button', { name: 'Revoke' }).click();
+    await page.waitForURL(/\/dashboard\/keys\?revoked=/);
+    await page.goto(`${d.url}/dashboard/keys`);
+    expect(await axeViolations(page), 'keys, rolled and revoked').toEqual([]);
+    await page.screenshot({ path: join(IMAGES, 'dashboard-keys-desktop.png'), fullPage: true });
 
     const dark = await d.signedIn('ray@example.com', {
       context: { ...DESKTOP, bypassCSP: true, colorScheme: 'dark' },
