@@ -149,11 +149,18 @@ describe('two `flipbook worker` processes on one PostgreSQL database and one buc
       5_000,
     );
 
-    // It stopped because it was told, not because its files vanished under it.
-    const said = started
-      .flatMap((w) => w.logs().split('\n'))
-      .filter((line) => line.includes(long.versionId))
-      .map((line) => JSON.parse(line).msg);
+    // It stopped because it was told, not because its files vanished under it (the worker says
+    // so once it has stopped: its line may still be on its way).
+    const saidOf = () =>
+      started
+        .flatMap((w) => w.logs().split('\n'))
+        .filter((line) => line.includes(long.versionId))
+        .map((line) => JSON.parse(line).msg as string);
+    const endings = ['processing stopped', 'processing failed; will retry', 'version failed'];
+    const said = await waitFor('the worker to say why it stopped', () => {
+      const lines = saidOf();
+      return lines.some((msg) => endings.includes(msg)) ? lines : undefined;
+    });
     expect(said).toContain('processing stopped');
     expect(said).not.toContain('processing failed; will retry');
     expect(said).not.toContain('version failed');
