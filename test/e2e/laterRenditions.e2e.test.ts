@@ -20,6 +20,10 @@ import { useApi } from '../support/useApi.ts';
 
 const BOOK = 'vec_asymptote.pdf'; // 196 pages
 const PAGES = 196;
+// A shorter book for the tests that stop a fill a few pages in (a delete, a kill): their time
+// goes into what happens to the fill, not into rendering 196 pages again.
+const SHORT = 'img_GS9_Color_Management.pdf';
+const SHORT_PAGES = 42;
 
 const until = async (what: string, check: () => Promise<boolean>, timeoutMs = 120_000) => {
   const deadline = Date.now() + timeoutMs;
@@ -74,9 +78,9 @@ const removeMax = async (place: BlobPlace, versionId: string, position: number) 
   }
 };
 
-/** Publishes the book and waits until it is done and its fill has stored a few pages. */
-const doneAndFilling = async (c: Client, place: BlobPlace, book = BOOK) => {
-  const ids = await createFlipbook(c, {}, pdf(book));
+/** Publishes the short book and waits until it is done and its fill has stored a few pages. */
+const doneAndFilling = async (c: Client, place: BlobPlace) => {
+  const ids = await createFlipbook(c, {}, pdf(SHORT));
   await until('done', async () => {
     const reply = await c.status(ids.flipbookId, ids.versionId);
     return reply.body.status === 'done';
@@ -209,7 +213,7 @@ describe.each([
     const ids = await doneAndFilling(fx.c, fx.blobPlace);
     const url = (n: number) => `${fx.daemon.url}/files/pages/${ids.versionId}/${n}/max.jpg`;
     const waiting = Array.from({ length: 40 }, (_, i) =>
-      fetch(url(PAGES - i)).then(async (res) => {
+      fetch(url(SHORT_PAGES - i)).then(async (res) => {
         await res.arrayBuffer();
         return res.status;
       }),
@@ -217,7 +221,8 @@ describe.each([
     await sleep(200);
     expectJson(await fx.c.del(`/flipbooks/${ids.flipbookId}`), 200);
     const statuses = await Promise.all(waiting);
-    expect(statuses.filter((s) => s !== 200 && s !== 404)).toEqual([]);
+    // (a request whose wait ran out first is told to come back, 503, as in the flood above)
+    expect(statuses.filter((s) => s !== 200 && s !== 404 && s !== 503)).toEqual([]);
     expect(await storedKeys(fx.blobPlace, `pages/${ids.versionId}`)).toEqual([]);
   });
 
@@ -257,27 +262,23 @@ describe.each([
 });
 
 describe('a daemon killed with SIGKILL mid-fill', () => {
-  // A shorter book than the others' (the fill is killed a few pages in either way): the test's
-  // time goes into the restart, not into rendering 196 pages twice.
-  const KILLED = 'img_GS9_Color_Management.pdf';
-  const KILLED_PAGES = 42;
   it('leaves the fill to the next start, which renders the rest once the lease runs out', async () => {
     const env = { FLIPBOOK_LEASE_MS: '3000' };
     const fx = await startApi('embedded', ['--rate-limit', '0', '--workers', '2'], env);
     let next: Daemon | null = null;
     try {
-      const ids = await doneAndFilling(client(fx.api, fx.key), fx.blobPlace, KILLED);
+      const ids = await doneAndFilling(client(fx.api, fx.key), fx.blobPlace);
       fx.daemon.process.kill('SIGKILL');
       await new Promise((r) => fx.daemon.process.once('exit', r));
       const left = (await storedMax(fx.blobPlace, ids.versionId)).size;
-      expect(left).toBeLessThan(KILLED_PAGES);
+      expect(left).toBeLessThan(SHORT_PAGES);
       next = await startDaemon([...fx.storeArgs, '--rate-limit', '0', '--workers', '2'], env);
       await until(
         'every max.jpg stored',
-        async () => (await storedMax(fx.blobPlace, ids.versionId)).size === KILLED_PAGES,
+        async () => (await storedMax(fx.blobPlace, ids.versionId)).size === SHORT_PAGES,
       );
       // every one whole
-      const res = await fetch(`${next.url}/files/pages/${ids.versionId}/${KILLED_PAGES}/max.jpg`);
+      const res = await fetch(`${next.url}/files/pages/${ids.versionId}/${SHORT_PAGES}/max.jpg`);
       expect(res.status).toBe(200);
       expect(
         Buffer.from(await res.arrayBuffer())
@@ -285,7 +286,7 @@ describe('a daemon killed with SIGKILL mid-fill', () => {
           .toString('hex'),
       ).toBe('ffd9');
       console.log(
-        `killed with ${left} of ${KILLED_PAGES} max images; the next start filled the rest`,
+        `killed with ${left} of ${SHORT_PAGES} max images; the next start filled the rest`,
       );
     } finally {
       await next?.stop();
