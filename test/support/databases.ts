@@ -3,8 +3,10 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
+import { join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
+import { dataRootOf } from './dataRoot.ts';
 
 /** Creates a new, uniquely named database on the test server and returns its connection URL. */
 export const freshDatabase = async (): Promise<string> => {
@@ -28,13 +30,14 @@ process.once('exit', () => {
 });
 
 /**
- * A fresh directory under /tmp, mode 0755: the embedded PostgreSQL, started as root, runs as the
- * `postgres` user and must be able to reach it. Removed when the test process exits.
+ * A fresh directory in the run's data root (dataRoot.ts), mode 0755: the embedded PostgreSQL,
+ * started as root, runs as the `postgres` user and must be able to reach it. Removed when the
+ * test process exits.
  */
 export const tempDataDir = async (): Promise<string> => {
-  // Named after the run, so the run's teardown (strayServers.ts) touches its own directories
+  // In the run's own root, so the run's teardown (strayServers.ts) touches its own directories
   // only, never those of another run going on at the same time on the machine.
-  const dir = await mkdtemp(`/tmp/flipbook-data-${inject('runId')}-`);
+  const dir = await mkdtemp(join(dataRootOf(inject('runId')), 'store-'));
   chmodSync(dir, 0o755);
   tempDirs.push(dir);
   return dir;

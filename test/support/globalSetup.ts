@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
 import { requireCorpus } from './corpus.ts';
+import { makeDataRoot } from './dataRoot.ts';
 import { startPostgresServer } from './postgresServer.ts';
 import { startS3Server } from './s3Server.ts';
 import { stopStrayServers } from './strayServers.ts';
@@ -28,8 +29,10 @@ export default async function setup(project: TestProject) {
   project.provide('s3Endpoint', s3.endpoint);
   const runId = randomBytes(4).toString('hex');
   project.provide('runId', runId);
+  const removeDataRoot = makeDataRoot(runId);
   return async () => {
     await stopStrayServers(runId);
+    removeDataRoot();
     await server.stop();
     await s3.stop();
   };

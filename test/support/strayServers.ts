@@ -1,5 +1,5 @@
 // After the whole run: embedded PostgreSQL servers still running in this run's data directories
-// (/tmp/flipbook-data-<run id>-*, made by tempDataDir) are stopped, and the directories removed. A test
+// (in /tmp/flipbook-data-<run id>/, made by tempDataDir) are stopped, and the directories removed. A test
 // that kills a daemon with SIGKILL on purpose leaves its server for a next daemon to adopt, and a
 // failing test may never stop its daemon; without this, every run would leave servers behind on
 // the machine. Each one found is reported, so a leaking test does not go unnoticed. Only this
@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { isAlive } from '../../src/isAlive.ts';
+import { dataRootOf } from './dataRoot.ts';
 
 const postmasterPid = (dir: string) => {
   try {
@@ -19,9 +20,9 @@ const postmasterPid = (dir: string) => {
 
 export const stopStrayServers = async (runId: string) => {
   let stopped = 0;
-  for (const name of readdirSync('/tmp')) {
-    if (!name.startsWith(`flipbook-data-${runId}-`)) continue;
-    const dir = join('/tmp', name);
+  const root = dataRootOf(runId);
+  for (const name of readdirSync(root)) {
+    const dir = join(root, name);
     const pid = postmasterPid(dir);
     if (isAlive(pid)) {
       stopped++;
