@@ -14,7 +14,6 @@
 // http://app-N.test, answered in process (test/support/inProcess.ts). What only a process shows
 // (signals, kills, restarts, a browser, the CLI as users run it) stays in test/e2e.
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { issueApiKey } from '../../src/app/apiKeys.ts';
@@ -32,6 +31,7 @@ import { renderOptionsFor } from '../../src/worker/renderSettings.ts';
 import { startWorkers, workerOptions } from '../../src/worker/workerPool.ts';
 import { type Client, client } from './apiHelpers.ts';
 import { type BlobPlace, placeOf } from './blobPlace.ts';
+import { dataRootOf } from './dataRoot.ts';
 import { registerApp } from './inProcess.ts';
 import { TEST_METADATA } from './metadata.ts';
 import { S3_ENV } from './s3Env.ts';
@@ -111,7 +111,8 @@ export type AppOptions = Partial<Omit<AppSettings, 'publicUrl'>> & {
 export const startApp = async (options: AppOptions = {}): Promise<AppUnderTest> => {
   const { store: kind = 'postgres', blobs: blobKind = 'dir', workers = 0, ...settings } = options;
   const store = await openTestStore(kind);
-  const folder = await mkdtemp(join(tmpdir(), 'flipbook-app-'));
+  // (its blob folder with the run's stores: on memory when it can be, see dataRoot.ts)
+  const folder = await mkdtemp(join(dataRootOf(inject('runId')), 'app-'));
   Object.assign(process.env, S3_ENV);
   const bucket = blobKind === 's3' ? await freshBucket(inject('s3Endpoint')) : null;
   const blobArgs = bucket ? bucket.args : ['--blob-dir', join(folder, 'blobs')];
