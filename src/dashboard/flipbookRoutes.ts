@@ -34,25 +34,33 @@ export const flipbookRoutes = (kit: Kit): DashboardRoute[] => {
     handler: async (req, res, signedIn) => showFlipbook(req, res, signedIn, idOf(req)),
   });
 
-  declared.push({
-    method: 'post',
-    path: '/dashboard/flipbooks/:id/versions/:vid/activate',
-    who: 'signed-in',
-    body: 'form',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
-      const [id, vid] = idsOf(req);
-      try {
-        await activateVersion(deps, caller(req, signedIn), id, vid);
-      } catch (error) {
-        if (!(error instanceof AppError) || error.status !== 422) throw error;
-        return showFlipbook(req, res, signedIn, id, 422, {
-          notice: { text: error.message, kind: 'error' },
-        });
-      }
-      redirect(res, `/dashboard/flipbooks/${id}?notice=activated#versions`);
-    },
-  });
+  /** A version's button: done, back to the versions; a rule refused it, the page says why. */
+  const versionAction = (
+    action: 'activate' | 'delete',
+    run: (...args: Parameters<typeof activateVersion>) => Promise<unknown>,
+    notice: string,
+  ) =>
+    declared.push({
+      method: 'post',
+      path: `/dashboard/flipbooks/:id/versions/:vid/${action}`,
+      who: 'signed-in',
+      body: 'form',
+      answers: 'page',
+      handler: async (req, res, signedIn) => {
+        const [id, vid] = idsOf(req);
+        try {
+          await run(deps, caller(req, signedIn), id, vid);
+        } catch (error) {
+          if (!(error instanceof AppError) || error.status !== 422) throw error;
+          return showFlipbook(req, res, signedIn, id, 422, {
+            notice: { text: error.message, kind: 'error' },
+          });
+        }
+        redirect(res, `/dashboard/flipbooks/${id}?notice=${notice}#versions`);
+      },
+    });
+  versionAction('activate', activateVersion, 'activated');
+  versionAction('delete', deleteVersion, 'version-deleted');
 
   declared.push({
     method: 'get',
@@ -82,26 +90,6 @@ export const flipbookRoutes = (kit: Kit): DashboardRoute[] => {
           back: `/dashboard/flipbooks/${id}#versions`,
         }),
       );
-    },
-  });
-
-  declared.push({
-    method: 'post',
-    path: '/dashboard/flipbooks/:id/versions/:vid/delete',
-    who: 'signed-in',
-    body: 'form',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
-      const [id, vid] = idsOf(req);
-      try {
-        await deleteVersion(deps, caller(req, signedIn), id, vid);
-      } catch (error) {
-        if (!(error instanceof AppError) || error.status !== 422) throw error;
-        return showFlipbook(req, res, signedIn, id, 422, {
-          notice: { text: error.message, kind: 'error' },
-        });
-      }
-      redirect(res, `/dashboard/flipbooks/${id}?notice=version-deleted#versions`);
     },
   });
 

@@ -135,17 +135,24 @@ export const keyRoutes = (kit: Kit): DashboardRoute[] => {
     },
   });
 
-  declared.push({
-    method: 'get',
-    path: '/dashboard/keys/:id/roll',
-    who: 'signed-in',
-    body: 'none',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
-      const key = await manageableKey(signedIn, req.params.id ?? '');
-      sendPage(res, 200, rollKeyPage(signedIn, key));
-    },
-  });
+  /** The page that asks before a key is rolled or revoked (its form posts to the same path). */
+  const askFirst = (
+    action: 'roll' | 'revoke',
+    page: (signedIn: SignedIn, key: ApiKeyListing) => string,
+  ) =>
+    declared.push({
+      method: 'get',
+      path: `/dashboard/keys/:id/${action}`,
+      who: 'signed-in',
+      body: 'none',
+      answers: 'page',
+      handler: async (req, res, signedIn) => {
+        const key = await manageableKey(signedIn, req.params.id ?? '');
+        sendPage(res, 200, page(signedIn, key));
+      },
+    });
+  askFirst('roll', rollKeyPage);
+  askFirst('revoke', revokeKeyPage);
 
   declared.push({
     method: 'post',
@@ -177,18 +184,6 @@ export const keyRoutes = (kit: Kit): DashboardRoute[] => {
         if (!isRefusal(error)) throw error;
         sendPage(res, error.status, rollKeyPage(signedIn, key, { error: error.message, grace }));
       }
-    },
-  });
-
-  declared.push({
-    method: 'get',
-    path: '/dashboard/keys/:id/revoke',
-    who: 'signed-in',
-    body: 'none',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
-      const key = await manageableKey(signedIn, req.params.id ?? '');
-      sendPage(res, 200, revokeKeyPage(signedIn, key));
     },
   });
 

@@ -10,7 +10,6 @@ import { signInWithPassword, signOut, startSession } from '../app/accounts/sessi
 import { listFlipbookCards } from '../app/flipbooks.ts';
 import { AppError, InvalidInput } from '../domain/errors.ts';
 import { clearedCookie, sessionCookie } from '../http/cookies.ts';
-import { readForm } from '../http/formBody.ts';
 import { html } from '../http/html.ts';
 import { parseListQuery } from '../http/listQuery.ts';
 import { clientAddress } from '../http/rateLimit.ts';
@@ -27,13 +26,13 @@ import { flipbooksPage } from './pages/flipbooks.ts';
 import { invitationPage, messagePage, signInPage, unusableLinkPage } from './pages/signIn.ts';
 import { passkeyRoutes } from './passkeyRoutes.ts';
 import { peopleRoutes } from './peopleRoutes.ts';
-import { checkCsrf, checkSameOrigin, redirect, safeNext, sendPage } from './request.ts';
+import { checkCsrf, redirect, safeNext, sendPage } from './request.ts';
 import { ssoRoutes } from './ssoRoutes.ts';
 import { workspaceRoutes } from './workspaceRoutes.ts';
 
 export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
   const kit = createKit(deps);
-  const { secure, origin, context, session, page } = kit;
+  const { secure, context, session } = kit;
   // Groups of pages, each declared in a module of its own, then the pages here:
   const declared: DashboardRoute[] = [
     ...peopleRoutes(kit),
@@ -73,9 +72,7 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
     who: 'anyone',
     body: 'form',
     answers: 'page',
-    handler: async (req, res) => {
-      checkSameOrigin(req, origin());
-      const form = await readForm(req);
+    handler: async (req, res, form) => {
       const email = (form.get('email') ?? '').slice(0, 254);
       const next = safeNext(form.get('next'));
       try {
@@ -111,9 +108,7 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
     who: 'anyone',
     body: 'form',
     answers: 'page',
-    handler: async (req, res) => {
-      checkSameOrigin(req, origin());
-      const form = await readForm(req);
+    handler: async (req, res, form) => {
       const signedIn = await session(req);
       if (signedIn) {
         checkCsrf(form.get('_csrf') ?? undefined, signedIn.csrfToken);
@@ -150,9 +145,7 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
     who: 'anyone',
     body: 'form',
     answers: 'page',
-    handler: async (req, res) => {
-      checkSameOrigin(req, origin());
-      const form = await readForm(req);
+    handler: async (req, res, form) => {
       const token = req.params.token ?? '';
       const invitation = await openInvitation(deps.store, token, deps.clock);
       if (!invitation) return sendPage(res, 404, unusableLinkPage());
