@@ -7,6 +7,7 @@ import { activateVersion, deleteVersion } from '../app/flipbooks.ts';
 import { deleteFlipbook, editFlipbook } from '../app/manageFlipbooks.ts';
 import type { FlipbookEdits } from '../contract/flipbooks.ts';
 import { AppError } from '../domain/errors.ts';
+import { visibility } from '../domain/flipbook/access.ts';
 import { ACTIVE_NOT_DELETABLE } from '../domain/flipbook/decide.ts';
 import { editsFrom } from '../http/editBody.ts';
 import { flipbookView, idOf, idsOf, refusal } from './flipbookView.ts';
@@ -118,7 +119,13 @@ export const flipbookRoutes = (kit: Kit): DashboardRoute[] => {
     },
   });
 
-  const edit = (path: string, edits: (form: URLSearchParams) => FlipbookEdits, notice: string) =>
+  /** A form on the flipbook's page that changes one setting, then the page at its section. */
+  const edit = (
+    path: string,
+    edits: (form: URLSearchParams) => FlipbookEdits,
+    notice: string,
+    section = 'availability',
+  ) =>
     declared.push({
       method: 'post',
       path: `/dashboard/flipbooks/:id/${path}`,
@@ -130,12 +137,18 @@ export const flipbookRoutes = (kit: Kit): DashboardRoute[] => {
         const change = edits(form);
         await editFlipbook(deps, caller(req, signedIn), id, change);
         const done = change.allow_download === false ? 'downloads-off' : notice;
-        redirect(res, `/dashboard/flipbooks/${id}?notice=${done}#availability`);
+        redirect(res, `/dashboard/flipbooks/${id}?notice=${done}#${section}`);
       },
     });
   edit('archive', () => ({ status: 'archived' }), 'archived');
   edit('unarchive', () => ({ status: 'published' }), 'unarchived');
   edit('download', (form) => ({ allow_download: form.get('allow') === 'true' }), 'downloads-on');
+  edit(
+    'visibility',
+    (form) => ({ visibility: visibility(form.get('visibility') ?? '') }),
+    'visibility',
+    'readers',
+  );
 
   declared.push({
     method: 'get',

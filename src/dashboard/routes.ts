@@ -12,8 +12,8 @@ import { AppError, InvalidInput } from '../domain/errors.ts';
 import { clearedCookie, sessionCookie } from '../http/cookies.ts';
 import { html } from '../http/html.ts';
 import { parseListQuery } from '../http/listQuery.ts';
+import { assetRoute } from '../http/pageRoute.ts';
 import { clientAddress } from '../http/rateLimit.ts';
-import { sendBody } from '../http/sendBody.ts';
 import type { Routes } from '../http/server.ts';
 import type { ListQuery } from '../readTables/flipbooks.ts';
 import { findDashboardAsset } from './assets.ts';
@@ -211,30 +211,11 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
     },
   });
 
-  declared.push({
-    method: 'get',
-    path: '/dashboard/assets/:file',
-    who: 'anyone',
-    body: 'none',
-    answers: 'data',
-    handler: async (req, res) => {
-      const found = findDashboardAsset(req.params.file ?? '');
-      if (!found) return sendPage(res, 404, messagePage('Not found', 'There is no such file.'));
-      await sendBody(
-        req,
-        res,
-        200,
-        {
-          'Content-Type': found.asset.type,
-          'Cache-Control': found.immutable
-            ? 'public, max-age=31536000, immutable'
-            : 'public, no-cache',
-          'X-Content-Type-Options': 'nosniff',
-        },
-        found.asset.body,
-      );
-    },
-  });
+  declared.push(
+    assetRoute('/dashboard/assets/:file', findDashboardAsset, (_req, res) =>
+      sendPage(res, 404, messagePage('Not found', 'There is no such file.')),
+    ),
+  );
 
   // Any other address under the dashboard: a page in words (with the navigation once signed
   // in), not the API's JSON 404. Registered last, so every real page matches first.

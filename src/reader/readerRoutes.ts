@@ -20,6 +20,7 @@ import { clientAddress } from '../http/rateLimit.ts';
 import { sendJson } from '../http/respond.ts';
 import { sendBody } from '../http/sendBody.ts';
 import type { Handler, Request, Routes } from '../http/server.ts';
+import { IMMUTABLE } from '../http/staticAssets.ts';
 import { asUnavailable } from '../http/unavailable.ts';
 import { readerAssetRoutes } from './assetRoutes.ts';
 import { type HtmlSender, htmlSender, languageOf } from './htmlSender.ts';
@@ -36,8 +37,6 @@ import {
 } from './readerPage.ts';
 import { textPage } from './textPage.ts';
 import type { Language } from './words/language.ts';
-
-const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 /** The reader's routes, mounted once: its pages in words when the service is away. */
 export const mountReader = (routes: Routes, deps: ReaderDeps) => {
