@@ -16,7 +16,7 @@ import {
 } from '../app/apiKeys.ts';
 import { fingerprintOf, hashApiKey } from '../domain/apiKey.ts';
 import { AppError, Forbidden, InvalidInput, NotFound } from '../domain/errors.ts';
-import type { Request } from '../http/server.ts';
+import { queryOf, type Request } from '../http/server.ts';
 import type { DashboardRoute, Kit } from './kit.ts';
 import { keyCreatedPage, revokeKeyPage, rollKeyPage } from './pages/keyActions.ts';
 import { type KeyDraft, keysPage } from './pages/keys.ts';
@@ -95,7 +95,7 @@ export const keyRoutes = (kit: Kit): DashboardRoute[] => {
     answers: 'page',
     handler: async (req, res, signedIn) => {
       const keys = await keysOf(signedIn);
-      const revokedId = new URL(req.url ?? '/', 'http://x').searchParams.get('revoked');
+      const revokedId = queryOf(req).get('revoked');
       const revoked = keys.find((k) => k.id === revokedId && k.status === 'revoked');
       sendPage(res, 200, keysPage(signedIn, keys, { revoked }));
     },

@@ -14,7 +14,7 @@ import { html } from '../http/html.ts';
 import { parseListQuery } from '../http/listQuery.ts';
 import { assetRoute } from '../http/pageRoute.ts';
 import { clientAddress } from '../http/rateLimit.ts';
-import type { Routes } from '../http/server.ts';
+import { queryOf, type Routes } from '../http/server.ts';
 import type { ListQuery } from '../readTables/flipbooks.ts';
 import { findDashboardAsset } from './assets.ts';
 import { flipbookRoutes } from './flipbookRoutes.ts';
@@ -61,7 +61,7 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
     answers: 'page',
     handler: async (req, res) => {
       if (await session(req)) return redirect(res, '/dashboard');
-      const next = safeNext(new URL(req.url ?? '/', 'http://x').searchParams.get('next'));
+      const next = safeNext(queryOf(req).get('next'));
       sendPage(res, 200, signInPage({ sso, ...(next ? { next } : {}) }));
     },
   });
@@ -189,7 +189,7 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
     body: 'none',
     answers: 'page',
     handler: async (req, res, signedIn) => {
-      const params = new URL(req.url ?? '/', 'http://x').searchParams;
+      const params = queryOf(req);
       if (!params.has('per_page')) params.set('per_page', '24');
       // A query the list refuses (a hand-edited sort, a page out of range): the first page, with
       // the refusal in words above it, rather than an error page without the grid.

@@ -9,7 +9,7 @@ import { getFlipbook } from '../app/flipbooks.ts';
 import { shareLinksOf } from '../app/shareLinks.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
-import type { Request } from '../http/server.ts';
+import { queryOf, type Request } from '../http/server.ts';
 import { flipbookView, idOf } from './flipbookView.ts';
 import type { DashboardRoute, Kit } from './kit.ts';
 import { type LinkDraft, type ShareLinksState, shareLinksPage } from './pages/shareLinks.ts';
@@ -45,7 +45,7 @@ export const shareLinkRoutes = (kit: Kit): DashboardRoute[] => {
         newLink?: { label: string; url: string; flipbookId: string };
       } | null;
       const created = flash?.newLink?.flipbookId === idOf(req) ? flash.newLink : undefined;
-      const revoked = new URL(req.url ?? '/', 'http://x').searchParams.get('revoked') === '1';
+      const revoked = queryOf(req).get('revoked') === '1';
       await show(req, res, signedIn, 200, {
         ...(created ? { created: { label: created.label, url: created.url } } : {}),
         ...(revoked ? { notice: 'The link is revoked: it no longer opens the flipbook.' } : {}),

@@ -7,6 +7,7 @@ import { AppError, NotFound } from '../domain/errors.ts';
 import { assetRoute, type PageRoute } from '../http/pageRoute.ts';
 import { sendJson } from '../http/respond.ts';
 import { sendBody } from '../http/sendBody.ts';
+import { queryOf } from '../http/server.ts';
 import { IMMUTABLE } from '../http/staticAssets.ts';
 import { findAsset } from './assets.ts';
 import { brandStylesheet } from './brandStyle.ts';
@@ -26,7 +27,7 @@ export const readerAssetRoutes = (deps: ReaderDeps, sendHtml: HtmlSender): PageR
     answers: 'data',
     body: 'none',
     handler: async (req, res) => {
-      const query = new URL(req.url ?? '/', 'http://x').searchParams;
+      const query = queryOf(req);
       const format = query.get('format') ?? 'json';
       if (format !== 'json') throw new AppError(501, 'Only format=json is answered');
       const id = readerIdOf(query.get('url') ?? '', deps.urls.reader('').replace(/\/f\/$/, ''));
