@@ -109,16 +109,7 @@ export const activateVersion = async (
   flipbookId: string,
   versionId: string,
 ): Promise<Activated> => {
-  await requireVersion(store, caller, flipbookId, versionId);
-  await runFlipbookCommand(
-    store,
-    flipbookId,
-    {
-      type: 'ActivateVersion',
-      data: { versionId, now: clock.now() },
-    },
-    caller.metadata,
-  );
+  await onVersion({ store, clock }, caller, flipbookId, versionId, 'ActivateVersion');
   return { success: true, active_version_id: versionId };
 };
 
@@ -139,20 +130,29 @@ export const deleteVersion = async (
   flipbookId: string,
   versionId: string,
 ): Promise<DeleteResponse> => {
-  const version = await requireVersion(store, caller, flipbookId, versionId);
-  await runFlipbookCommand(
-    store,
-    flipbookId,
-    {
-      type: 'DeleteVersion',
-      data: { versionId, now: clock.now() },
-    },
-    caller.metadata,
-  );
+  const version = await onVersion({ store, clock }, caller, flipbookId, versionId, 'DeleteVersion');
   // The event first, then the files: a crash in between leaves files nobody can reach, never a
   // live version without its files. A running render is told to stop at the event's commit.
   await removeVersionFiles(store, blobs, versionId, version.checksum);
   return { success: true };
+};
+
+/** A command on one version of the caller's (activate, delete): the version, once decided. */
+const onVersion = async (
+  { store, clock }: Pick<ApiDeps, 'store' | 'clock'>,
+  caller: Caller,
+  flipbookId: string,
+  versionId: string,
+  type: 'ActivateVersion' | 'DeleteVersion',
+) => {
+  const version = await requireVersion(store, caller, flipbookId, versionId);
+  await runFlipbookCommand(
+    store,
+    flipbookId,
+    { type, data: { versionId, now: clock.now() } },
+    caller.metadata,
+  );
+  return version;
 };
 
 const requireVersion = async (

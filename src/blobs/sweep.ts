@@ -79,22 +79,10 @@ export const markOf = (installation: string) => `${JSON.stringify({ installation
 
 /** Whether the store is empty, or this database uses one of its first page folders or originals. */
 const knowsSomeOf = async (store: Store, blobs: BlobStore) => {
-  const folders = (await blobs.listPageFolders()).slice(0, 500);
-  if (folders.length > 0) {
-    const live = await liveVersionIds(
-      store.db,
-      folders.map((f) => f.versionId),
-    );
-    if (live.size > 0) return true;
-  }
-  const originals = (await blobs.listOriginals()).slice(0, 500);
-  if (originals.length > 0) {
-    const used = await checksumsInUse(
-      store.db,
-      originals.map((o) => o.sha256),
-    );
-    if (used.size > 0) return true;
-  }
+  const folders = (await blobs.listPageFolders()).slice(0, 500).map((f) => f.versionId);
+  if (folders.length > 0 && (await liveVersionIds(store.db, folders)).size > 0) return true;
+  const originals = (await blobs.listOriginals()).slice(0, 500).map((o) => o.sha256);
+  if (originals.length > 0 && (await checksumsInUse(store.db, originals)).size > 0) return true;
   return folders.length === 0 && originals.length === 0;
 };
 

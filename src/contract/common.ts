@@ -37,6 +37,24 @@ export const StringEnum = <const T extends readonly string[]>(
 export const Defaulted = <T extends TSchema>(schema: T) =>
   Type.Unsafe<Static<T>>(Type.Optional(schema));
 
+/**
+ * The paging of a list's query: `page` and `per_page`, with the bounds src/http/listQuery.ts
+ * enforces; each list has its own default page size.
+ */
+export const Paging = (perPage: number, perPageDescription: string) => ({
+  page: Defaulted(
+    Type.Integer({
+      minimum: 1,
+      maximum: 1_000_000,
+      default: 1,
+      description: 'Page number, from 1; a page past the end is empty',
+    }),
+  ),
+  per_page: Defaulted(
+    Type.Integer({ minimum: 1, maximum: 100, default: perPage, description: perPageDescription }),
+  ),
+});
+
 export const Uuid = (description: string) => Type.String({ format: 'uuid', description });
 
 export const DateTime = (description: string) =>

@@ -2,7 +2,7 @@
 // who did it (docs/audit.md). The shapes src/app/eventLog.ts and src/app/eventContext.ts produce.
 import { type Static, Type } from '@sinclair/typebox';
 import { FLIPBOOK_EVENT_TYPES } from '../domain/eventTypes.ts';
-import { Closed, Count, Defaulted, Named, StringEnum, Uuid } from './common.ts';
+import { Closed, Count, Named, Paging, StringEnum, Uuid } from './common.ts';
 
 const nullable = (description: string, options: { maxLength?: number } = {}) =>
   Type.Union([Type.String(options), Type.Null()], { description });
@@ -104,19 +104,7 @@ export const EventList = Named('EventList', {
 export type EventList = Static<typeof EventList>;
 
 /** GET /flipbooks/:id/events: the paging src/http/listQuery.ts enforces. */
-export const EventsQuery = Closed({
-  page: Defaulted(
-    Type.Integer({
-      minimum: 1,
-      maximum: 1_000_000,
-      default: 1,
-      description: 'Page number, from 1; a page past the end is empty',
-    }),
-  ),
-  per_page: Defaulted(
-    Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Events per page' }),
-  ),
-});
+export const EventsQuery = Closed(Paging(50, 'Events per page'));
 
 /** GET /flipbooks/:id?at=: the flipbook as it was at that moment. */
 export const AtQuery = Closed({

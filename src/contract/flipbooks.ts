@@ -9,7 +9,7 @@ import {
   MAX_TITLE,
   SLUG_PATTERN,
 } from '../domain/flipbookFields.ts';
-import { Closed, DateTime, Defaulted, Named, StringEnum, Uuid } from './common.ts';
+import { Closed, DateTime, Defaulted, Named, Paging, StringEnum, Uuid } from './common.ts';
 import { createdAtUnix, estimatedSeconds, Page, uploadedSize, Version } from './versions.ts';
 
 export const FLIPBOOK_STATUSES = ['published', 'archived'] as const;
@@ -90,17 +90,7 @@ export type Flipbook = Static<typeof Flipbook>;
 export const LIST_SORTS = ['created_at', 'updated_at', 'title'] as const;
 export const LIST_DIRS = ['asc', 'desc'] as const;
 export const ListFlipbooksQuery = Closed({
-  page: Defaulted(
-    Type.Integer({
-      minimum: 1,
-      maximum: 1_000_000,
-      default: 1,
-      description: 'Page number, from 1; a page past the end is empty',
-    }),
-  ),
-  per_page: Defaulted(
-    Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Items per page' }),
-  ),
+  ...Paging(20, 'Items per page'),
   search: Type.Optional(
     Type.String({
       maxLength: 200,

@@ -7,6 +7,7 @@ import { activateVersion, deleteVersion } from '../app/flipbooks.ts';
 import { deleteFlipbook, editFlipbook } from '../app/manageFlipbooks.ts';
 import type { FlipbookEdits } from '../contract/flipbooks.ts';
 import { AppError } from '../domain/errors.ts';
+import { visibility } from '../domain/flipbook/access.ts';
 import { ACTIVE_NOT_DELETABLE } from '../domain/flipbook/decide.ts';
 import { editsFrom } from '../http/editBody.ts';
 import { flipbookView, idOf, idsOf, refusal } from './flipbookView.ts';
@@ -34,25 +35,33 @@ export const flipbookRoutes = (kit: Kit): DashboardRoute[] => {
     handler: async (req, res, signedIn) => showFlipbook(req, res, signedIn, idOf(req)),
   });
 
-  declared.push({
-    method: 'post',
-    path: '/dashboard/flipbooks/:id/versions/:vid/activate',
-    who: 'signed-in',
-    body: 'form',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
-      const [id, vid] = idsOf(req);
-      try {
-        await activateVersion(deps, caller(req, signedIn), id, vid);
-      } catch (error) {
-        if (!(error instanceof AppError) || error.status !== 422) throw error;
-        return showFlipbook(req, res, signedIn, id, 422, {
-          notice: { text: error.message, kind: 'error' },
-        });
-      }
-      redirect(res, `/dashboard/flipbooks/${id}?notice=activated#versions`);
-    },
-  });
+  /** A version's button: done, back to the versions; a rule refused it, the page says why. */
+  const versionAction = (
+    action: 'activate' | 'delete',
+    run: (...args: Parameters<typeof activateVersion>) => Promise<unknown>,
+    notice: string,
+  ) =>
+    declared.push({
+      method: 'post',
+      path: `/dashboard/flipbooks/:id/versions/:vid/${action}`,
+      who: 'signed-in',
+      body: 'form',
+      answers: 'page',
+      handler: async (req, res, signedIn) => {
+        const [id, vid] = idsOf(req);
+        try {
+          await run(deps, caller(req, signedIn), id, vid);
+        } catch (error) {
+          if (!(error instanceof AppError) || error.status !== 422) throw error;
+          return showFlipbook(req, res, signedIn, id, 422, {
+            notice: { text: error.message, kind: 'error' },
+          });
+        }
+        redirect(res, `/dashboard/flipbooks/${id}?notice=${notice}#versions`);
+      },
+    });
+  versionAction('activate', activateVersion, 'activated');
+  versionAction('delete', deleteVersion, 'version-deleted');
 
   declared.push({
     method: 'get',
@@ -87,26 +96,6 @@ export const flipbookRoutes = (kit: Kit): DashboardRoute[] => {
 
   declared.push({
     method: 'post',
-    path: '/dashboard/flipbooks/:id/versions/:vid/delete',
-    who: 'signed-in',
-    body: 'form',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
-      const [id, vid] = idsOf(req);
-      try {
-        await deleteVersion(deps, caller(req, signedIn), id, vid);
-      } catch (error) {
-        if (!(error instanceof AppError) || error.status !== 422) throw error;
-        return showFlipbook(req, res, signedIn, id, 422, {
-          notice: { text: error.message, kind: 'error' },
-        });
-      }
-      redirect(res, `/dashboard/flipbooks/${id}?notice=version-deleted#versions`);
-    },
-  });
-
-  declared.push({
-    method: 'post',
     path: '/dashboard/flipbooks/:id',
     who: 'signed-in',
     body: 'form',
@@ -130,7 +119,13 @@ export const flipbookRoutes = (kit: Kit): DashboardRoute[] => {
     },
   });
 
-  const edit = (path: string, edits: (form: URLSearchParams) => FlipbookEdits, notice: string) =>
+  /** A form on the flipbook's page that changes one setting, then the page at its section. */
+  const edit = (
+    path: string,
+    edits: (form: URLSearchParams) => FlipbookEdits,
+    notice: string,
+    section = 'availability',
+  ) =>
     declared.push({
       method: 'post',
       path: `/dashboard/flipbooks/:id/${path}`,
@@ -142,12 +137,18 @@ export const flipbookRoutes = (kit: Kit): DashboardRoute[] => {
         const change = edits(form);
         await editFlipbook(deps, caller(req, signedIn), id, change);
         const done = change.allow_download === false ? 'downloads-off' : notice;
-        redirect(res, `/dashboard/flipbooks/${id}?notice=${done}#availability`);
+        redirect(res, `/dashboard/flipbooks/${id}?notice=${done}#${section}`);
       },
     });
   edit('archive', () => ({ status: 'archived' }), 'archived');
   edit('unarchive', () => ({ status: 'published' }), 'unarchived');
   edit('download', (form) => ({ allow_download: form.get('allow') === 'true' }), 'downloads-on');
+  edit(
+    'visibility',
+    (form) => ({ visibility: visibility(form.get('visibility') ?? '') }),
+    'visibility',
+    'readers',
+  );
 
   declared.push({
     method: 'get',

@@ -6,7 +6,7 @@ import type { SignedIn } from '../app/accounts/sessions.ts';
 import { flipbookActivity, flipbookOverview } from '../app/flipbookOverview.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
-import type { Request } from '../http/server.ts';
+import { queryOf, type Request } from '../http/server.ts';
 import type { Kit } from './kit.ts';
 import { noticeOf } from './notices.ts';
 import { ACTIVITY_PER_PAGE } from './pages/activity.ts';
@@ -27,7 +27,7 @@ export const flipbookView = ({ deps, context }: Kit) => {
   ) => {
     const who = caller(req, signedIn);
     const overview = await flipbookOverview(deps, who, id);
-    const params = new URL(req.url ?? '/', 'http://x').searchParams;
+    const params = queryOf(req);
     const page = Number(params.get('activity') ?? 1);
     const activity = await flipbookActivity(
       deps,

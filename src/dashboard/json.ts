@@ -1,6 +1,7 @@
-// The few JSON endpoints the dashboard's script calls (passkey ceremonies): a bounded body, the
-// same no-store headers as a page, and every failure answered as {"error": message} in words,
-// never a crash. The checks (origin, CSRF) are the caller's, as for forms.
+// The JSON the dashboard's script reads and is sent (passkey ceremonies, an upload's progress):
+// a bounded body, the same no-store headers as a page, and every failure answered as
+// {"error": message} in words, never a crash. The checks (origin, CSRF) are the caller's, as for
+// forms.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, InvalidInput } from '../domain/errors.ts';
 import { readSmallBody } from '../http/formBody.ts';

@@ -16,7 +16,7 @@ import {
 } from '../app/apiKeys.ts';
 import { fingerprintOf, hashApiKey } from '../domain/apiKey.ts';
 import { AppError, Forbidden, InvalidInput, NotFound } from '../domain/errors.ts';
-import type { Request } from '../http/server.ts';
+import { queryOf, type Request } from '../http/server.ts';
 import type { DashboardRoute, Kit } from './kit.ts';
 import { keyCreatedPage, revokeKeyPage, rollKeyPage } from './pages/keyActions.ts';
 import { type KeyDraft, keysPage } from './pages/keys.ts';
@@ -95,7 +95,7 @@ export const keyRoutes = (kit: Kit): DashboardRoute[] => {
     answers: 'page',
     handler: async (req, res, signedIn) => {
       const keys = await keysOf(signedIn);
-      const revokedId = new URL(req.url ?? '/', 'http://x').searchParams.get('revoked');
+      const revokedId = queryOf(req).get('revoked');
       const revoked = keys.find((k) => k.id === revokedId && k.status === 'revoked');
       sendPage(res, 200, keysPage(signedIn, keys, { revoked }));
     },
@@ -135,17 +135,24 @@ export const keyRoutes = (kit: Kit): DashboardRoute[] => {
     },
   });
 
-  declared.push({
-    method: 'get',
-    path: '/dashboard/keys/:id/roll',
-    who: 'signed-in',
-    body: 'none',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
-      const key = await manageableKey(signedIn, req.params.id ?? '');
-      sendPage(res, 200, rollKeyPage(signedIn, key));
-    },
-  });
+  /** The page that asks before a key is rolled or revoked (its form posts to the same path). */
+  const askFirst = (
+    action: 'roll' | 'revoke',
+    page: (signedIn: SignedIn, key: ApiKeyListing) => string,
+  ) =>
+    declared.push({
+      method: 'get',
+      path: `/dashboard/keys/:id/${action}`,
+      who: 'signed-in',
+      body: 'none',
+      answers: 'page',
+      handler: async (req, res, signedIn) => {
+        const key = await manageableKey(signedIn, req.params.id ?? '');
+        sendPage(res, 200, page(signedIn, key));
+      },
+    });
+  askFirst('roll', rollKeyPage);
+  askFirst('revoke', revokeKeyPage);
 
   declared.push({
     method: 'post',
@@ -177,18 +184,6 @@ export const keyRoutes = (kit: Kit): DashboardRoute[] => {
         if (!isRefusal(error)) throw error;
         sendPage(res, error.status, rollKeyPage(signedIn, key, { error: error.message, grace }));
       }
-    },
-  });
-
-  declared.push({
-    method: 'get',
-    path: '/dashboard/keys/:id/revoke',
-    who: 'signed-in',
-    body: 'none',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
-      const key = await manageableKey(signedIn, req.params.id ?? '');
-      sendPage(res, 200, revokeKeyPage(signedIn, key));
     },
   });
 

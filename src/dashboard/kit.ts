@@ -32,6 +32,7 @@ export type DashboardDeps = ApiDeps & {
 };
 
 export type Page = (req: Request, res: ServerResponse) => Promise<void>;
+export type Form = (req: Request, res: ServerResponse, form: URLSearchParams) => Promise<void>;
 export type SignedInPage = (req: Request, res: ServerResponse, signedIn: SignedIn) => Promise<void>;
 export type SignedInForm = (
   req: Request,
@@ -41,13 +42,15 @@ export type SignedInForm = (
 ) => Promise<void>;
 
 /**
- * One route of the dashboard, declared (src/http/pageRoute.ts): `anyone` (sign-in, invitations,
- * its assets), or a `signed-in` person's, whose handler gets their session, and with a `form`
- * body the form too, checked for its origin and the session's CSRF token first.
+ * One route of the dashboard, declared (src/http/pageRoute.ts): `anyone`'s (sign-in, invitations,
+ * its assets), whose handler gets a `form` body checked for its origin first, or a `signed-in`
+ * person's, whose handler gets their session, and with a `form` body the form too, checked for
+ * its origin and the session's CSRF token first.
  */
 export type DashboardRoute = RouteBase &
   (
-    | { who: 'anyone'; handler: Page }
+    | { who: 'anyone'; body: 'none' | 'json' | 'stream'; handler: Page }
+    | { who: 'anyone'; body: 'form'; handler: Form }
     | { who: 'signed-in'; body: 'none' | 'stream'; handler: SignedInPage }
     | { who: 'signed-in'; body: 'form'; handler: SignedInForm }
   );
@@ -137,6 +140,14 @@ export const createKit = (deps: DashboardDeps) => {
       await handler(req, res, signedIn);
     });
 
+  /** A form anyone may send (signing in, accepting an invitation): from this site only. */
+  const sameSiteForm =
+    (handler: Form): Page =>
+    async (req, res) => {
+      checkSameOrigin(req, origin());
+      await handler(req, res, await readForm(req));
+    };
+
   /** A form from a signed-in page: same origin, the session's CSRF token. */
   const signedInForm = (handler: SignedInForm): Page =>
     signedInPage(async (req, res, signedIn) => {
@@ -159,7 +170,9 @@ export const createKit = (deps: DashboardDeps) => {
     for (const route of declared) {
       const asked =
         route.who === 'anyone'
-          ? route.handler
+          ? route.body === 'form'
+            ? sameSiteForm(route.handler as Form)
+            : (route.handler as Page)
           : route.body === 'form'
             ? signedInForm(route.handler as SignedInForm)
             : signedInPage(route.handler as SignedInPage);

@@ -80,3 +80,9 @@ export const alert = (message: string | null | undefined, kind: 'error' | 'ok' =
   message
     ? html`<p class="alert ${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${message}</p>`
     : '';
+
+/** What a page says after a form: a refusal, a success, either, or neither. */
+export type Alerts = { error?: string | null; ok?: string | null };
+
+export const alerts = (said: Alerts) => html`${alert(said.error)}
+${alert(said.ok, 'ok')}`;

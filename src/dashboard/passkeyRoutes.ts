@@ -41,6 +41,12 @@ export const passkeyRoutes = (kit: Kit): DashboardRoute[] => {
       maxAgeSeconds,
     });
 
+  /** A sign-in step's body: anyone may send one, from this site only. */
+  const sameSiteJson = async (req: IncomingMessage) => {
+    checkSameOrigin(req, origin());
+    return readJson(req);
+  };
+
   /** A signed-in endpoint: same origin, a live session, its CSRF token in X-CSRF-Token. */
   const signedInJson = async (req: IncomingMessage) => {
     checkSameOrigin(req, origin());
@@ -124,8 +130,7 @@ export const passkeyRoutes = (kit: Kit): DashboardRoute[] => {
     body: 'json',
     answers: 'data',
     handler: async (req, res) => {
-      checkSameOrigin(req, origin());
-      await readJson(req);
+      await sameSiteJson(req);
       const { options, token } = await signInOptions(store, rp(), clock);
       // The cookie outlives the browser's own time limit a little, and the challenge decides.
       sendJsonBody(res, 200, options, { 'Set-Cookie': challengeCookie(token, 6 * 60) });
@@ -139,8 +144,7 @@ export const passkeyRoutes = (kit: Kit): DashboardRoute[] => {
     body: 'json',
     answers: 'data',
     handler: async (req, res) => {
-      checkSameOrigin(req, origin());
-      const body = await readJson(req);
+      const body = await sameSiteJson(req);
       // Used or not, the challenge is spent: the cookie goes with it.
       const spent = challengeCookie('', 0);
       try {

@@ -20,7 +20,7 @@ import { mySessions, revokeSession, type SignedIn } from '../app/accounts/sessio
 import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
 import { clientAddress } from '../http/rateLimit.ts';
-import type { Request } from '../http/server.ts';
+import { queryOf, type Request } from '../http/server.ts';
 import type { DashboardRoute, Kit } from './kit.ts';
 import { noticeOf, noticeQuery } from './notices.ts';
 import { type InvitationLink, membersPage, removeMemberPage } from './pages/members.ts';
@@ -77,7 +77,7 @@ export const peopleRoutes = (kit: Kit): DashboardRoute[] => {
     handler: async (req, res, signedIn) => {
       // A link just made (POST, redirect, here): shown on this page once.
       const link = (await popFlash(store, signedIn)) as InvitationLink | null;
-      const ok = noticeOf(new URL(req.url ?? '/', 'http://x').searchParams, 'members')?.text;
+      const ok = noticeOf(queryOf(req), 'members')?.text;
       await showMembers(res, signedIn, 200, {
         ...(link?.url ? { link } : {}),
         ...(ok ? { ok } : {}),
@@ -263,7 +263,7 @@ export const peopleRoutes = (kit: Kit): DashboardRoute[] => {
     answers: 'page',
     handler: async (req, res, signedIn) =>
       showProfile(res, signedIn, 200, {
-        ok: noticeOf(new URL(req.url ?? '/', 'http://x').searchParams, 'profile')?.text ?? null,
+        ok: noticeOf(queryOf(req), 'profile')?.text ?? null,
       }),
   });
 

@@ -10,12 +10,11 @@ import { signInWithPassword, signOut, startSession } from '../app/accounts/sessi
 import { listFlipbookCards } from '../app/flipbooks.ts';
 import { AppError, InvalidInput } from '../domain/errors.ts';
 import { clearedCookie, sessionCookie } from '../http/cookies.ts';
-import { readForm } from '../http/formBody.ts';
 import { html } from '../http/html.ts';
 import { parseListQuery } from '../http/listQuery.ts';
+import { assetRoute } from '../http/pageRoute.ts';
 import { clientAddress } from '../http/rateLimit.ts';
-import { sendBody } from '../http/sendBody.ts';
-import type { Routes } from '../http/server.ts';
+import { queryOf, type Routes } from '../http/server.ts';
 import type { ListQuery } from '../readTables/flipbooks.ts';
 import { findDashboardAsset } from './assets.ts';
 import { flipbookRoutes } from './flipbookRoutes.ts';
@@ -27,13 +26,13 @@ import { flipbooksPage } from './pages/flipbooks.ts';
 import { invitationPage, messagePage, signInPage, unusableLinkPage } from './pages/signIn.ts';
 import { passkeyRoutes } from './passkeyRoutes.ts';
 import { peopleRoutes } from './peopleRoutes.ts';
-import { checkCsrf, checkSameOrigin, redirect, safeNext, sendPage } from './request.ts';
+import { checkCsrf, redirect, safeNext, sendPage } from './request.ts';
 import { ssoRoutes } from './ssoRoutes.ts';
 import { workspaceRoutes } from './workspaceRoutes.ts';
 
 export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
   const kit = createKit(deps);
-  const { secure, origin, context, session, page } = kit;
+  const { secure, context, session } = kit;
   // Groups of pages, each declared in a module of its own, then the pages here:
   const declared: DashboardRoute[] = [
     ...peopleRoutes(kit),
@@ -62,7 +61,7 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
     answers: 'page',
     handler: async (req, res) => {
       if (await session(req)) return redirect(res, '/dashboard');
-      const next = safeNext(new URL(req.url ?? '/', 'http://x').searchParams.get('next'));
+      const next = safeNext(queryOf(req).get('next'));
       sendPage(res, 200, signInPage({ sso, ...(next ? { next } : {}) }));
     },
   });
@@ -73,9 +72,7 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
     who: 'anyone',
     body: 'form',
     answers: 'page',
-    handler: async (req, res) => {
-      checkSameOrigin(req, origin());
-      const form = await readForm(req);
+    handler: async (req, res, form) => {
       const email = (form.get('email') ?? '').slice(0, 254);
       const next = safeNext(form.get('next'));
       try {
@@ -111,9 +108,7 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
     who: 'anyone',
     body: 'form',
     answers: 'page',
-    handler: async (req, res) => {
-      checkSameOrigin(req, origin());
-      const form = await readForm(req);
+    handler: async (req, res, form) => {
       const signedIn = await session(req);
       if (signedIn) {
         checkCsrf(form.get('_csrf') ?? undefined, signedIn.csrfToken);
@@ -150,9 +145,7 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
     who: 'anyone',
     body: 'form',
     answers: 'page',
-    handler: async (req, res) => {
-      checkSameOrigin(req, origin());
-      const form = await readForm(req);
+    handler: async (req, res, form) => {
       const token = req.params.token ?? '';
       const invitation = await openInvitation(deps.store, token, deps.clock);
       if (!invitation) return sendPage(res, 404, unusableLinkPage());
@@ -196,7 +189,7 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
     body: 'none',
     answers: 'page',
     handler: async (req, res, signedIn) => {
-      const params = new URL(req.url ?? '/', 'http://x').searchParams;
+      const params = queryOf(req);
       if (!params.has('per_page')) params.set('per_page', '24');
       // A query the list refuses (a hand-edited sort, a page out of range): the first page, with
       // the refusal in words above it, rather than an error page without the grid.
@@ -218,30 +211,11 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
     },
   });
 
-  declared.push({
-    method: 'get',
-    path: '/dashboard/assets/:file',
-    who: 'anyone',
-    body: 'none',
-    answers: 'data',
-    handler: async (req, res) => {
-      const found = findDashboardAsset(req.params.file ?? '');
-      if (!found) return sendPage(res, 404, messagePage('Not found', 'There is no such file.'));
-      await sendBody(
-        req,
-        res,
-        200,
-        {
-          'Content-Type': found.asset.type,
-          'Cache-Control': found.immutable
-            ? 'public, max-age=31536000, immutable'
-            : 'public, no-cache',
-          'X-Content-Type-Options': 'nosniff',
-        },
-        found.asset.body,
-      );
-    },
-  });
+  declared.push(
+    assetRoute('/dashboard/assets/:file', findDashboardAsset, (_req, res) =>
+      sendPage(res, 404, messagePage('Not found', 'There is no such file.')),
+    ),
+  );
 
   // Any other address under the dashboard: a page in words (with the navigation once signed
   // in), not the API's JSON 404. Registered last, so every real page matches first.

@@ -1,17 +1,15 @@
-// A flipbook's share links in the dashboard (/dashboard/flipbooks/:id/links) and who may read it
-// (the visibility form on its page): each form → the API's own use case (src/app/shareLinks.ts,
-// manageFlipbooks.ts) → redirect, or the page again with the refusal in words. A new link's URL
-// waits sealed for this session (flash) and is shown once after the redirect.
+// A flipbook's share links in the dashboard (/dashboard/flipbooks/:id/links): each form → the
+// API's own use case (src/app/shareLinks.ts) → redirect, or the page again with the refusal in
+// words. A new link's URL waits sealed for this session (flash) and is shown once after the
+// redirect. Who may read the flipbook (the visibility form on its page) is ./flipbookRoutes.ts's.
 import type { ServerResponse } from 'node:http';
 import { popFlash, putFlash } from '../app/accounts/flash.ts';
 import type { SignedIn } from '../app/accounts/sessions.ts';
 import { getFlipbook } from '../app/flipbooks.ts';
-import { editFlipbook } from '../app/manageFlipbooks.ts';
 import { shareLinksOf } from '../app/shareLinks.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
-import { visibility } from '../domain/flipbook/access.ts';
 import { isUuid } from '../domain/uuid.ts';
-import type { Request } from '../http/server.ts';
+import { queryOf, type Request } from '../http/server.ts';
 import { flipbookView, idOf } from './flipbookView.ts';
 import type { DashboardRoute, Kit } from './kit.ts';
 import { type LinkDraft, type ShareLinksState, shareLinksPage } from './pages/shareLinks.ts';
@@ -47,7 +45,7 @@ export const shareLinkRoutes = (kit: Kit): DashboardRoute[] => {
         newLink?: { label: string; url: string; flipbookId: string };
       } | null;
       const created = flash?.newLink?.flipbookId === idOf(req) ? flash.newLink : undefined;
-      const revoked = new URL(req.url ?? '/', 'http://x').searchParams.get('revoked') === '1';
+      const revoked = queryOf(req).get('revoked') === '1';
       await show(req, res, signedIn, 200, {
         ...(created ? { created: { label: created.label, url: created.url } } : {}),
         ...(revoked ? { notice: 'The link is revoked: it no longer opens the flipbook.' } : {}),
@@ -106,21 +104,6 @@ export const shareLinkRoutes = (kit: Kit): DashboardRoute[] => {
       if (!isUuid(linkId)) throw new NotFound('Share link not found');
       await linksOf(req, signedIn).revoke(linkId);
       redirect(res, `/dashboard/flipbooks/${id}/links?revoked=1`);
-    },
-  });
-
-  declared.push({
-    method: 'post',
-    path: '/dashboard/flipbooks/:id/visibility',
-    who: 'signed-in',
-    body: 'form',
-    answers: 'page',
-    handler: async (req, res, signedIn, form) => {
-      const id = idOf(req);
-      await editFlipbook(deps, caller(req, signedIn), id, {
-        visibility: visibility(form.get('visibility') ?? ''),
-      });
-      redirect(res, `/dashboard/flipbooks/${id}?notice=visibility#readers`);
     },
   });
   return declared;

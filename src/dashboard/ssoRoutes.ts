@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Sso } from '../app/accounts/sso.ts';
 import { AppError } from '../domain/errors.ts';
 import { cookieHeader, readCookie, sessionCookie } from '../http/cookies.ts';
+import { queryOf } from '../http/server.ts';
 import type { DashboardRoute, Kit } from './kit.ts';
 import { signInPage } from './pages/signIn.ts';
 import { redirect, safeNext, sendPage } from './request.ts';
@@ -35,7 +36,7 @@ export const ssoRoutes = (kit: Kit, sso: Sso): DashboardRoute[] => {
     body: 'none',
     answers: 'page',
     handler: async (req, res) => {
-      const next = safeNext(new URL(req.url ?? '/', 'http://x').searchParams.get('next'));
+      const next = safeNext(queryOf(req).get('next'));
       const started = await sso.begin(`${origin()}/login/sso/callback`, next);
       redirect(res, started.url, {
         'Set-Cookie': stateCookie(secure(), started.state, started.state, 600),

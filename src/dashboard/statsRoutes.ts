@@ -9,7 +9,7 @@ import { flipbookTitle } from '../app/flipbooks.ts';
 import { analyticsSettings, setAnalytics } from '../app/workspaces.ts';
 import { statsCsv } from '../contract/statsCsv.ts';
 import { AppError, InvalidInput, NotFound } from '../domain/errors.ts';
-import type { Request } from '../http/server.ts';
+import { queryOf, type Request } from '../http/server.ts';
 import { flipbookView, idOf } from './flipbookView.ts';
 import type { DashboardRoute, Kit } from './kit.ts';
 import { flipbookStatsPage, PRESETS, type Settings, workspaceStatsPage } from './pages/stats.ts';
@@ -22,7 +22,7 @@ const DAY_MS = 86_400_000;
  * last 30 days. Returned as the query statsRange reads, with how many days it spans.
  */
 const rangeOf = (req: Request, today: string) => {
-  const params = new URL(req.url ?? '/', 'http://x').searchParams;
+  const params = queryOf(req);
   const days = Number(params.get('days'));
   if ((PRESETS as readonly number[]).includes(days)) {
     const from = new Date(Date.parse(`${today}T00:00:00Z`) - (days - 1) * DAY_MS);
@@ -93,7 +93,7 @@ export const statsRoutes = (kit: Kit): DashboardRoute[] => {
     handler: async (req, res, signedIn) => {
       const who = caller(req, signedIn);
       const figures = await statsOf(deps, who.workspaceId, idOf(req), rangeOf(req, today()));
-      const table = new URL(req.url ?? '/', 'http://x').searchParams.get('table');
+      const table = queryOf(req).get('table');
       if (table !== 'days' && table !== 'pages') throw new NotFound('No such table');
       sendCsv(
         res,
@@ -133,8 +133,7 @@ export const statsRoutes = (kit: Kit): DashboardRoute[] => {
     body: 'none',
     answers: 'page',
     handler: async (req, res, signedIn) => {
-      const saved = new URL(req.url ?? '/', 'http://x').searchParams.get('saved') === '1';
-      await showWorkspace(req, res, signedIn, 200, { saved });
+      await showWorkspace(req, res, signedIn, 200, { saved: queryOf(req).get('saved') === '1' });
     },
   });
 

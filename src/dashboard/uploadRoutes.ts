@@ -3,7 +3,6 @@
 // limits) and made by the API's use cases. The CSRF token comes as a header (the script) or as a
 // field before the file, checked before a byte of the file is stored. A script asking for JSON
 // (Accept) gets JSON answers; a plain form gets pages.
-import type { ServerResponse } from 'node:http';
 import type { SignedIn } from '../app/accounts/sessions.ts';
 import { flipbookOverview, versionProgress } from '../app/flipbookOverview.ts';
 import type { ReceivedUpload } from '../app/received.ts';
@@ -14,9 +13,10 @@ import { refuseBeforeBody } from '../http/endpoints/uploads.ts';
 import type { Request } from '../http/server.ts';
 import { receiveUpload } from '../http/upload.ts';
 import { flipbookView, idOf, idsOf, refusal } from './flipbookView.ts';
+import { sendJsonBody } from './json.ts';
 import type { DashboardRoute, Kit } from './kit.ts';
 import { uploadPage } from './pages/upload.ts';
-import { checkCsrf, checkSameOrigin, PAGE_HEADERS, redirect, sendPage } from './request.ts';
+import { checkCsrf, checkSameOrigin, redirect, sendPage } from './request.ts';
 
 export const uploadRoutes = (kit: Kit): DashboardRoute[] => {
   const declared: DashboardRoute[] = [];
@@ -80,12 +80,12 @@ export const uploadRoutes = (kit: Kit): DashboardRoute[] => {
           made.flipbook_id,
           made.version_id,
         );
-        if (wantsJson(req)) return sendData(res, 201, answer);
+        if (wantsJson(req)) return sendJsonBody(res, 201, answer);
         redirect(res, `${answer.flipbook_url}?notice=uploaded`);
       } catch (error) {
         // The script hears every refusal in JSON (a 403 too); a page shows those it can act on.
         if (error instanceof AppError && wantsJson(req)) {
-          return sendData(res, error.status, { error: error.message }, error.headers);
+          return sendJsonBody(res, error.status, { error: error.message }, error.headers);
         }
         if (!refusal(error)) throw error;
         sendPage(
@@ -121,12 +121,12 @@ export const uploadRoutes = (kit: Kit): DashboardRoute[] => {
           {},
         );
         const answer = uploaded(deps.urls.reader(id), id, made.version_id);
-        if (wantsJson(req)) return sendData(res, 201, answer);
+        if (wantsJson(req)) return sendJsonBody(res, 201, answer);
         redirect(res, `${answer.flipbook_url}?notice=uploaded#versions`);
       } catch (error) {
         // The script hears every refusal in JSON (a 403 too); a page shows those it can act on.
         if (error instanceof AppError && wantsJson(req)) {
-          return sendData(res, error.status, { error: error.message }, error.headers);
+          return sendJsonBody(res, error.status, { error: error.message }, error.headers);
         }
         if (!refusal(error)) throw error;
         await showFlipbook(req, res, signedIn, id, error.status, { versionError: error.message });
@@ -143,13 +143,14 @@ export const uploadRoutes = (kit: Kit): DashboardRoute[] => {
     answers: 'page',
     handler: async (req, res) => {
       const signedIn = await kit.session(req);
-      if (!signedIn) return sendData(res, 401, { error: 'Sign in again to follow this upload' });
+      if (!signedIn)
+        return sendJsonBody(res, 401, { error: 'Sign in again to follow this upload' });
       try {
         const [id, vid] = idsOf(req);
-        sendData(res, 200, await versionProgress(deps, caller(req, signedIn), id, vid));
+        sendJsonBody(res, 200, await versionProgress(deps, caller(req, signedIn), id, vid));
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
-        sendData(res, error.status, { error: error.message });
+        sendJsonBody(res, error.status, { error: error.message });
       }
     },
   });
@@ -166,20 +167,3 @@ const uploaded = (readerUrl: string, flipbookId: string, versionId: string) => (
 });
 
 const wantsJson = (req: Request) => (req.headers.accept ?? '').includes('application/json');
-
-const sendData = (
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  extra: Record<string, string> = {},
-) => {
-  const bytes = Buffer.from(JSON.stringify(body));
-  res.writeHead(status, {
-    ...extra,
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': bytes.length,
-    'Cache-Control': 'no-store',
-    'X-Content-Type-Options': PAGE_HEADERS['X-Content-Type-Options'],
-  });
-  res.end(bytes);
-};

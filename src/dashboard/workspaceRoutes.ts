@@ -5,7 +5,7 @@ import { requireOwner } from '../app/accounts/people.ts';
 import type { SignedIn } from '../app/accounts/sessions.ts';
 import { brandOf, LOGO_UPLOAD_BYTES, setBranding } from '../app/branding.ts';
 import { AppError } from '../domain/errors.ts';
-import type { Request } from '../http/server.ts';
+import { queryOf, type Request } from '../http/server.ts';
 import type { DashboardRoute, Kit } from './kit.ts';
 import { workspacePage } from './pages/workspace.ts';
 import { checkCsrf, checkSameOrigin, redirect, sendPage } from './request.ts';
@@ -37,8 +37,7 @@ export const workspaceRoutes = (kit: Kit): DashboardRoute[] => {
     body: 'none',
     answers: 'page',
     handler: async (req, res, signedIn) => {
-      const saved = new URL(req.url ?? '/', 'http://x').searchParams.get('saved') === '1';
-      await show(res, signedIn, 200, { saved });
+      await show(res, signedIn, 200, { saved: queryOf(req).get('saved') === '1' });
     },
   });
 

@@ -12,45 +12,29 @@ export class AppError extends Error {
   }
 }
 
+/** An error of one status, named for what it means (its name is what the logs show). */
+const failure = (name: string, status: number) =>
+  class extends AppError {
+    override name = name;
+    constructor(message: string) {
+      super(status, message);
+    }
+  };
+
 /** A rule of the domain refused the command. */
-export class RuleBroken extends AppError {
-  override name = 'RuleBroken';
-  constructor(message: string) {
-    super(422, message);
-  }
-}
+export class RuleBroken extends failure('RuleBroken', 422) {}
 
 /** The command names something that does not exist (or, for isolation, is not yours). */
-export class NotFound extends AppError {
-  override name = 'NotFound';
-  constructor(message: string) {
-    super(404, message);
-  }
-}
+export class NotFound extends failure('NotFound', 404) {}
 
 /** The caller may not do this (a member managing people, a form from another site). */
-export class Forbidden extends AppError {
-  override name = 'Forbidden';
-  constructor(message: string) {
-    super(403, message);
-  }
-}
+export class Forbidden extends failure('Forbidden', 403) {}
 
 /** The command collides with something that already exists. */
-export class Conflict extends AppError {
-  override name = 'Conflict';
-  constructor(message: string) {
-    super(409, message);
-  }
-}
+export class Conflict extends failure('Conflict', 409) {}
 
 /** The input itself is malformed. */
-export class InvalidInput extends AppError {
-  override name = 'InvalidInput';
-  constructor(message: string) {
-    super(400, message);
-  }
-}
+export class InvalidInput extends failure('InvalidInput', 400) {}
 
 /**
  * The server's disk (or the daemon user's quota) is full. Not the client's fault and not

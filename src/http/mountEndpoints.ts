@@ -8,7 +8,7 @@ import type { Endpoint } from './endpoint.ts';
 import { jsonReader, paramsReader, queryReader } from './endpointInput.ts';
 import { pathPattern } from './pathPattern.ts';
 import { sendJson } from './respond.ts';
-import type { Request, Routes } from './server.ts';
+import { queryOf, type Request, type Routes } from './server.ts';
 import { dropBodyAfterRefusal } from './upload.ts';
 
 export const API_PREFIX = '/api/v1';
@@ -37,7 +37,7 @@ export const mountEndpoints = <Deps>(
             res,
             caller,
             params: params(req.params) as never,
-            query: query(new URL(req.url ?? '/', 'http://x').searchParams) as never,
+            query: query(queryOf(req)) as never,
             body: (await body(req)) as never,
           };
           sendJson(res, endpoint.ok.status, await endpoint.handle(context, deps));

@@ -3,7 +3,9 @@
 // it answers (which decides how its failures are answered), and its handler. A front builds its
 // list and mounts it once (`mountPageRoutes`) with one wrapper per kind of answer, so every route
 // of a kind fails the same way.
-import type { Handler, Routes } from './server.ts';
+import type { ServerResponse } from 'node:http';
+import type { Handler, Request, Routes } from './server.ts';
+import { type Asset, sendAsset } from './staticAssets.ts';
 
 /** What every front's route declares; each front adds who may call it and its handler. */
 export type RouteBase = {
@@ -33,3 +35,25 @@ export const mountPageRoutes = (routes: Routes, declared: PageRoute[], wrappers:
     routes[route.method](route.path, wrappers[route.answers](route.handler));
   }
 };
+
+/**
+ * The route of a front's scripts and stylesheets (./staticAssets.ts), `/<prefix>/:file`: the
+ * asset `find` names, or the front's own 404.
+ */
+export const assetRoute = (
+  path: string,
+  find: (file: string) => { asset: Asset; immutable: boolean } | null,
+  notFound: (req: Request, res: ServerResponse) => unknown,
+) =>
+  ({
+    method: 'get',
+    path,
+    who: 'anyone',
+    body: 'none',
+    answers: 'data',
+    handler: async (req: Request, res: ServerResponse) => {
+      const found = find(req.params.file ?? '');
+      if (!found) return void (await notFound(req, res));
+      await sendAsset(req, res, found);
+    },
+  }) as const;

@@ -33,6 +33,9 @@ import { asUnavailable } from './unavailable.ts';
 export type Request = IncomingMessage & { params: Record<string, string> };
 export type Handler = (req: Request, res: ServerResponse) => Promise<void> | void;
 
+/** The request's query string, parsed. */
+export const queryOf = (req: IncomingMessage) => new URL(req.url ?? '/', 'http://x').searchParams;
+
 export type Routes = {
   get: (path: string, handler: Handler) => void;
   post: (path: string, handler: Handler) => void;

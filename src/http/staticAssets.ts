@@ -14,9 +14,10 @@
 // module imported by both must then hold no state of its own (the reader's words.ts reads the page).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { type BuildOptions, buildSync } from 'esbuild';
-import { type Body, prepareBody } from './sendBody.ts';
+import { type Body, prepareBody, sendBody } from './sendBody.ts';
 
 /** A file served as is; a script's `chunks` are the files it imports when first used. */
 export type Asset = { file: string; hashed: string; type: string; body: Body; chunks: Asset[] };
@@ -201,3 +202,24 @@ export const findAssetIn = (assets: Asset[], file: string) => {
   }
   return null;
 };
+
+/** How long a browser keeps what is named by a hash of its content: a year, never asking again. */
+export const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+/** Sends an asset findAssetIn found: a year by its hashed name, revalidated by its plain one. */
+export const sendAsset = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  found: { asset: Asset; immutable: boolean },
+) =>
+  sendBody(
+    req,
+    res,
+    200,
+    {
+      'Content-Type': found.asset.type,
+      'Cache-Control': found.immutable ? IMMUTABLE : 'public, no-cache',
+      'X-Content-Type-Options': 'nosniff',
+    },
+    found.asset.body,
+  );

@@ -2,8 +2,9 @@
 // resolution of destinations and actions shared with the links (pageLinks.ts). Pure: it reads
 // the objects of `qpdf --json`. Every walk is bounded: visited references are never followed
 // again (a hostile /Next loop ends), and entries, depth and name-tree size have ceilings.
+
+import { walkTree } from './pdfTree.ts';
 import {
-  arrayAt,
   cleanText,
   type Dict,
   dictAt,
@@ -22,7 +23,6 @@ export const MAX_TITLE_LENGTH = 300;
 /** entries looked at, kept or not: a chain of a million empty bookmarks ends here */
 const MAX_OUTLINE_VISITS = 4 * MAX_OUTLINE_ENTRIES;
 const MAX_NAMED_DESTINATIONS = 200_000;
-const MAX_TREE_DEPTH = 64;
 const MAX_URI_LENGTH = 2048;
 
 export type OutlineEntry = { title: string; page: number | null; children: OutlineEntry[] };
@@ -177,23 +177,18 @@ const namedDestinations = (index: PdfIndex): Map<string, Json> => {
     }
   }
   const names = dictAt(index.objects, index.catalog['/Names']);
-  const seen = new Set<string>();
-  const walk = (node: Json | undefined, depth: number) => {
-    if (depth > MAX_TREE_DEPTH || named.size >= MAX_NAMED_DESTINATIONS) return;
-    if (isReference(node)) {
-      if (seen.has(node)) return;
-      seen.add(node);
-    }
-    const dict = dictAt(index.objects, node);
-    if (!dict) return;
-    const pairs = arrayAt(index.objects, dict['/Names']) ?? [];
-    for (let i = 0; i + 1 < pairs.length && named.size < MAX_NAMED_DESTINATIONS; i += 2) {
-      const key = resolve(index.objects, pairs[i]);
-      if (typeof key === 'string') named.set(destinationKey(key), pairs[i + 1] as Json);
-    }
-    for (const kid of arrayAt(index.objects, dict['/Kids']) ?? []) walk(kid, depth + 1);
-  };
-  if (names) walk(names['/Dests'], 0);
+  if (names) {
+    walkTree(
+      index.objects,
+      names['/Dests'],
+      '/Names',
+      (name, value) => {
+        const key = resolve(index.objects, name);
+        if (typeof key === 'string') named.set(destinationKey(key), value as Json);
+      },
+      () => named.size >= MAX_NAMED_DESTINATIONS,
+    );
+  }
   return named;
 };
 

@@ -1,12 +1,11 @@
 // The PDF's own page numbers (/PageLabels): "i, ii, iii, 1, 2, ..." or "A-1". Pure: it reads
 // the number tree from the objects of `qpdf --json` and formats one label per page.
+
+import { walkTree } from './pdfTree.ts';
 import {
-  arrayAt,
   cleanText,
   type Dict,
   dictAt,
-  isReference,
-  type Json,
   nameOf,
   numberAt,
   type Objects,
@@ -16,7 +15,6 @@ import {
 /** A label longer than this is cut (a hostile prefix could be megabytes). */
 export const MAX_LABEL_LENGTH = 64;
 const MAX_RANGES = 10_000;
-const MAX_TREE_DEPTH = 64;
 
 export type LabelRange = {
   /** 0-based index of the range's first page */
@@ -26,23 +24,17 @@ export type LabelRange = {
   start: number;
 };
 
-/** The ranges of the catalog's /PageLabels number tree (walked within ceilings, loops cut). */
+/** The ranges of the catalog's /PageLabels number tree (within a ceiling). */
 export const labelRanges = (objects: Objects, catalog: Dict): LabelRange[] => {
   const ranges: LabelRange[] = [];
-  const seen = new Set<string>();
-  const walk = (node: Json | undefined, depth: number) => {
-    if (depth > MAX_TREE_DEPTH || ranges.length >= MAX_RANGES) return;
-    if (isReference(node)) {
-      if (seen.has(node)) return;
-      seen.add(node);
-    }
-    const dict = dictAt(objects, node);
-    if (!dict) return;
-    const pairs = arrayAt(objects, dict['/Nums']) ?? [];
-    for (let i = 0; i + 1 < pairs.length && ranges.length < MAX_RANGES; i += 2) {
-      const index = numberAt(objects, pairs[i]);
-      const label = dictAt(objects, pairs[i + 1]);
-      if (index === undefined || !Number.isInteger(index) || index < 0 || !label) continue;
+  walkTree(
+    objects,
+    catalog['/PageLabels'],
+    '/Nums',
+    (key, value) => {
+      const index = numberAt(objects, key);
+      const label = dictAt(objects, value);
+      if (index === undefined || !Number.isInteger(index) || index < 0 || !label) return;
       const style = nameOf(objects, label['/S']);
       const start = numberAt(objects, label['/St']) ?? 1;
       ranges.push({
@@ -54,10 +46,9 @@ export const labelRanges = (objects: Objects, catalog: Dict): LabelRange[] => {
         prefix: cleanText(textAt(objects, label['/P']) ?? '', MAX_LABEL_LENGTH),
         start: Number.isInteger(start) && start >= 1 ? start : 1,
       });
-    }
-    for (const kid of arrayAt(objects, dict['/Kids']) ?? []) walk(kid, depth + 1);
-  };
-  walk(catalog['/PageLabels'], 0);
+    },
+    () => ranges.length >= MAX_RANGES,
+  );
   return ranges.sort((a, b) => a.index - b.index);
 };
 

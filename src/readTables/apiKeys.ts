@@ -2,7 +2,7 @@
 // issued a key comes from its ApiKeyIssued's metadata (the actor), so a replay rebuilds it too.
 // When a key was last used is not here: see keyUsage.ts.
 import type { Plan } from '../domain/workspace/workspace.ts';
-import type { Db, ReadTable } from './readTable.ts';
+import { actorOf, type Db, type ReadTable } from './readTable.ts';
 import { utc } from './sql.ts';
 
 export const apiKeys: ReadTable = {
@@ -27,7 +27,7 @@ export const apiKeys: ReadTable = {
   apply: async (db, event) => {
     if (event.type === 'ApiKeyIssued') {
       const { keyId, workspaceId, keyHash, label, expiresAt, occurredAt, rolledFrom } = event.data;
-      const actor = (event.metadata as { actor?: unknown } | undefined)?.actor ?? null;
+      const actor = actorOf(event);
       await db.query(
         `INSERT INTO api_keys (key_id, workspace_id, key_hash, label, expires_at, created_at,
            created_by, rolled_from)

@@ -10,7 +10,16 @@
 // on it, and the later it is taken the shorter they wait. Replay drops and rebuilds it with the
 // rest (the stamps then name the replay's transaction, so nothing remembered from before a replay
 // can pass for current).
-import type { Db, ReadTable } from './readTable.ts';
+import type { Db, DomainEvent, ReadTable } from './readTable.ts';
+
+/** What happens to a flipbook's versions: each moves the flipbook's updated_at (flipbooks.ts). */
+export const VERSION_EVENTS: DomainEvent['type'][] = [
+  'VersionUploaded',
+  'VersionProcessed',
+  'VersionProcessingFailed',
+  'VersionActivated',
+  'VersionDeleted',
+];
 
 export const flipbookCounts: ReadTable = {
   table: 'flipbook_counts',
@@ -24,14 +33,7 @@ export const flipbookCounts: ReadTable = {
     -- the last that changed any of them at all (updated_at included)
     touched TEXT NOT NULL
   )`,
-  handles: [
-    'FlipbookDownloadChanged',
-    'VersionUploaded',
-    'VersionProcessed',
-    'VersionProcessingFailed',
-    'VersionActivated',
-    'VersionDeleted',
-  ],
+  handles: ['FlipbookDownloadChanged', ...VERSION_EVENTS],
   apply: async (db, event) => {
     if (!('flipbookId' in event.data)) return;
     await db.query(

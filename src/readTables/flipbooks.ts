@@ -1,7 +1,7 @@
 // Read table `flipbooks`: one row per flipbook, with its active version for list queries.
 import type { Visibility } from '../domain/flipbook/access.ts';
 import { defaultTitleOf } from '../domain/flipbookFields.ts';
-import { type FlipbookStatus, noteListChange } from './flipbookCounts.ts';
+import { type FlipbookStatus, noteListChange, VERSION_EVENTS } from './flipbookCounts.ts';
 import type { Db, ReadTable } from './readTable.ts';
 import { utc } from './sql.ts';
 import type { VersionRow } from './versions.ts';
@@ -70,11 +70,7 @@ export const flipbooks: ReadTable = {
     'FlipbookDownloadChanged',
     'FlipbookVisibilityChanged',
     'FlipbookEmbedsChanged',
-    'VersionUploaded',
-    'VersionProcessed',
-    'VersionProcessingFailed',
-    'VersionActivated',
-    'VersionDeleted',
+    ...VERSION_EVENTS,
   ],
   apply: async (db, event) => {
     if (event.type === 'FlipbookCreated') {

@@ -10,6 +10,9 @@ export type DomainEvent = (WorkspaceEvent | FlipbookEvent | UserEvent) & {
   metadata?: Record<string, unknown>;
 };
 
+/** Who appended the event (its metadata's actor), for the rows that say who made them. */
+export const actorOf = (event: DomainEvent) => event.metadata?.actor ?? null;
+
 /**
  * A named statement (pg's prepared statement): PostgreSQL parses it once per connection (and
  * plans it once, when its generic plan is as good). For the statements every request runs.

@@ -6,7 +6,7 @@
 // password replaced or removed, a flipbook deleted. Each deletion names the hash the read table
 // held before the event, never "all but the newest", so a replay (which finds the hashes of
 // today in link_passwords while it rebuilds yesterday's links) deletes nothing still in use.
-import type { Db, ReadTable } from './readTable.ts';
+import { actorOf, type Db, type ReadTable } from './readTable.ts';
 import { utc } from './sql.ts';
 
 /** No password's id: compared with a link's, it differs from every one. */
@@ -34,7 +34,7 @@ export const shareLinks: ReadTable = {
     switch (event.type) {
       case 'ShareLinkCreated': {
         const d = event.data;
-        const actor = (event.metadata as { actor?: unknown } | undefined)?.actor ?? null;
+        const actor = actorOf(event);
         await db.query(
           `INSERT INTO share_links (link_id, flipbook_id, workspace_id, label, token_hash,
              expires_at, password_id, allow_download, created_at, updated_at, created_by)
@@ -84,22 +84,22 @@ export const shareLinks: ReadTable = {
         break;
       }
       case 'ShareLinkRevoked':
-        await db.query(
-          `WITH gone AS (DELETE FROM share_links WHERE link_id = $1 RETURNING password_id)
-           DELETE FROM link_passwords WHERE password_id IN (SELECT password_id FROM gone)`,
-          [event.data.linkId],
-        );
+        await dropLinks(db, 'link_id', event.data.linkId);
         break;
       case 'FlipbookDeleted':
-        await db.query(
-          `WITH gone AS (DELETE FROM share_links WHERE flipbook_id = $1 RETURNING password_id)
-           DELETE FROM link_passwords WHERE password_id IN (SELECT password_id FROM gone)`,
-          [event.data.flipbookId],
-        );
+        await dropLinks(db, 'flipbook_id', event.data.flipbookId);
         break;
     }
   },
 };
+
+/** Links gone (revoked, or their flipbook deleted): their rows, and their passwords' hashes. */
+const dropLinks = (db: Db, by: 'link_id' | 'flipbook_id', id: string) =>
+  db.query(
+    `WITH gone AS (DELETE FROM share_links WHERE ${by} = $1 RETURNING password_id)
+     DELETE FROM link_passwords WHERE password_id IN (SELECT password_id FROM gone)`,
+    [id],
+  );
 
 /** Not projections: kept across replays (schema.ts creates them). */
 export const SHARE_LINK_STATE_DDL = `

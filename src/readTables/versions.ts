@@ -231,24 +231,21 @@ export const measuredSecondsPerPage = async (db: Db) => {
   return rows[0]?.spp ?? null;
 };
 
-/** Of these checksums, the ones a live version still uses (the blob sweep keeps their originals). */
-export const checksumsInUse = async (db: Db, checksums: string[]) =>
+/** Of these values of a column, the ones some version's row still holds. */
+const stillHeld = async (db: Db, column: 'checksum' | 'version_id', values: string[]) =>
   new Set(
     (
-      await db.query<{ checksum: string }>(
-        'SELECT DISTINCT checksum FROM versions WHERE checksum = ANY($1::text[])',
-        [checksums],
+      await db.query<{ value: string }>(
+        `SELECT DISTINCT ${column}::text AS value FROM versions
+         WHERE ${column} = ANY($1::${column === 'checksum' ? 'text' : 'uuid'}[])`,
+        [values],
       )
-    ).rows.map((row) => row.checksum),
+    ).rows.map((row) => row.value),
   );
 
+/** Of these checksums, the ones a live version still uses (the blob sweep keeps their originals). */
+export const checksumsInUse = (db: Db, checksums: string[]) => stillHeld(db, 'checksum', checksums);
+
 /** Of these version ids, the live ones (a deleted version's row is gone from this table). */
-export const liveVersionIds = async (db: Db, versionIds: string[]) =>
-  new Set(
-    (
-      await db.query<{ id: string }>(
-        'SELECT version_id::text AS id FROM versions WHERE version_id = ANY($1::uuid[])',
-        [versionIds],
-      )
-    ).rows.map((row) => row.id),
-  );
+export const liveVersionIds = (db: Db, versionIds: string[]) =>
+  stillHeld(db, 'version_id', versionIds);

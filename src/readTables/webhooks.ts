@@ -1,7 +1,7 @@
 // Read table `webhooks`: a workspace's webhook endpoints as its events describe them (a removed
 // one is gone from here; its events stay). The signing secret is not derived from events (it is
 // in no event): it lives in `webhook_secrets` (./webhookDeliveries.ts), which replays keep.
-import type { Db, ReadTable } from './readTable.ts';
+import { actorOf, type Db, type ReadTable } from './readTable.ts';
 import { utc } from './sql.ts';
 
 export const webhooks: ReadTable = {
@@ -30,7 +30,7 @@ export const webhooks: ReadTable = {
     switch (event.type) {
       case 'WebhookEndpointAdded': {
         const d = event.data;
-        const actor = (event.metadata as { actor?: unknown } | undefined)?.actor ?? null;
+        const actor = actorOf(event);
         await db.query(
           `INSERT INTO webhooks (webhook_id, workspace_id, url, events, description, enabled,
              created_at, created_by)

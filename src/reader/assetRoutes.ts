@@ -4,9 +4,11 @@
 import { brandByKey } from '../app/branding.ts';
 import { enterByBook } from '../app/readerAccess.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
-import type { PageRoute } from '../http/pageRoute.ts';
+import { assetRoute, type PageRoute } from '../http/pageRoute.ts';
 import { sendJson } from '../http/respond.ts';
 import { sendBody } from '../http/sendBody.ts';
+import { queryOf } from '../http/server.ts';
+import { IMMUTABLE } from '../http/staticAssets.ts';
 import { findAsset } from './assets.ts';
 import { brandStylesheet } from './brandStyle.ts';
 import type { HtmlSender } from './htmlSender.ts';
@@ -14,8 +16,6 @@ import { oembedOf, pixels, readerIdOf } from './oembed.ts';
 import { loadReaderBook } from './readerData.ts';
 import type { ReaderDeps } from './readerDeps.ts';
 import { notFoundPage } from './readerPage.ts';
-
-const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 export const readerAssetRoutes = (deps: ReaderDeps, sendHtml: HtmlSender): PageRoute[] => {
   const declared: PageRoute[] = [];
@@ -27,7 +27,7 @@ export const readerAssetRoutes = (deps: ReaderDeps, sendHtml: HtmlSender): PageR
     answers: 'data',
     body: 'none',
     handler: async (req, res) => {
-      const query = new URL(req.url ?? '/', 'http://x').searchParams;
+      const query = queryOf(req);
       const format = query.get('format') ?? 'json';
       if (format !== 'json') throw new AppError(501, 'Only format=json is answered');
       const id = readerIdOf(query.get('url') ?? '', deps.urls.reader('').replace(/\/f\/$/, ''));
@@ -92,27 +92,8 @@ export const readerAssetRoutes = (deps: ReaderDeps, sendHtml: HtmlSender): PageR
   });
 
   // reader.<hash>.js and .css are immutable; the plain names answer too, revalidated.
-  declared.push({
-    method: 'get',
-    path: '/reader/:file',
-    who: 'anyone',
-    answers: 'data',
-    body: 'none',
-    handler: async (req, res) => {
-      const found = findAsset(req.params.file ?? '');
-      if (!found) return sendHtml(req, res, 404, notFoundPage);
-      await sendBody(
-        req,
-        res,
-        200,
-        {
-          'Content-Type': found.asset.type,
-          'Cache-Control': found.immutable ? IMMUTABLE : 'public, no-cache',
-          'X-Content-Type-Options': 'nosniff',
-        },
-        found.asset.body,
-      );
-    },
-  });
+  declared.push(
+    assetRoute('/reader/:file', findAsset, (req, res) => sendHtml(req, res, 404, notFoundPage)),
+  );
   return declared;
 };

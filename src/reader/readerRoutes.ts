@@ -19,7 +19,8 @@ import { mountPageRoutes, type PageRoute } from '../http/pageRoute.ts';
 import { clientAddress } from '../http/rateLimit.ts';
 import { sendJson } from '../http/respond.ts';
 import { sendBody } from '../http/sendBody.ts';
-import type { Handler, Request, Routes } from '../http/server.ts';
+import { type Handler, queryOf, type Request, type Routes } from '../http/server.ts';
+import { IMMUTABLE } from '../http/staticAssets.ts';
 import { asUnavailable } from '../http/unavailable.ts';
 import { readerAssetRoutes } from './assetRoutes.ts';
 import { type HtmlSender, htmlSender, languageOf } from './htmlSender.ts';
@@ -36,8 +37,6 @@ import {
 } from './readerPage.ts';
 import { textPage } from './textPage.ts';
 import type { Language } from './words/language.ts';
-
-const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 /** The reader's routes, mounted once: its pages in words when the service is away. */
 export const mountReader = (routes: Routes, deps: ReaderDeps) => {
@@ -174,30 +173,27 @@ export const readerRoutes = (deps: ReaderDeps, sendHtml: HtmlSender): PageRoute[
       l,
     );
 
-  declared.push({
-    method: 'get',
-    path: '/f/:id',
-    who: 'anyone',
-    answers: 'page',
-    body: 'none',
-    handler: async (req, res) => {
-      const id = req.params.id ?? '';
-      await answer(req, res, await enterBook(req, id), readerWith(null), `/f/${id}`);
-    },
-  });
-
+  /** A page of a book at /f/:id (and after it `tail`), made by `show` once the book is entered. */
+  const bookPage = (
+    tail: string,
+    show: (book: ReaderBook, l: Language) => Promise<string>,
+    withLeadTexts: boolean,
+  ) =>
+    declared.push({
+      method: 'get',
+      path: `/f/:id${tail}`,
+      who: 'anyone',
+      answers: 'page',
+      body: 'none',
+      handler: async (req, res) => {
+        const id = req.params.id ?? '';
+        const entered = await enterBook(req, id, withLeadTexts);
+        await answer(req, res, entered, show, `/f/${id}${tail}`);
+      },
+    });
+  bookPage('', readerWith(null), true);
   // The text of every page, as a document: for search engines, screen readers, no JavaScript.
-  declared.push({
-    method: 'get',
-    path: '/f/:id/text',
-    who: 'anyone',
-    answers: 'page',
-    body: 'none',
-    handler: async (req, res) => {
-      const id = req.params.id ?? '';
-      await answer(req, res, await enterBook(req, id, false), textOf, `/f/${id}/text`);
-    },
-  });
+  bookPage('/text', textOf, false);
 
   // Polled by the reader while its version is processing: a few hundred bytes, and a 304 when
   // nothing changed, instead of the whole page again.
@@ -223,7 +219,7 @@ export const readerRoutes = (deps: ReaderDeps, sendHtml: HtmlSender): PageRoute[
     const { book } = entered;
     if (!book || book === 'archived' || book.status === 'error') throw new NotFound('Not found');
     // Digits only: Number() would also read `1e1`, ` 7` or `0x9` as a page.
-    const text = new URL(req.url ?? '/', 'http://x').searchParams.get('page') ?? '';
+    const text = queryOf(req).get('page') ?? '';
     const asked = /^[1-9]\d{0,5}$/.test(text) ? Number(text) : 0;
     const page =
       asked >= 1 && asked <= Math.max(book.pageCount, book.ready) ? `#page=${asked}` : '';

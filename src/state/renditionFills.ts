@@ -4,6 +4,7 @@
 // demand whenever it is missing), so replay cannot rebuild it and leaves it alone (created with
 // the operational tables in src/store/schema.ts). Claimed like jobs: a lease, SKIP LOCKED.
 import type { Db } from '../readTables/readTable.ts';
+import { dropOrphanRows, renewVersionLease } from './versionRows.ts';
 
 export const RENDITION_FILLS_DDL = `CREATE TABLE IF NOT EXISTS rendition_fills (
   version_id UUID PRIMARY KEY,
@@ -40,14 +41,8 @@ export const claimFill = async (db: Db, owner: string, leaseMs: number): Promise
   return rows[0] ?? null;
 };
 
-export const renewFill = async (db: Db, versionId: string, owner: string, leaseMs: number) => {
-  const { rowCount } = await db.query(
-    `UPDATE rendition_fills SET lease_until = now() + make_interval(secs => $3::float8 / 1000)
-     WHERE version_id = $1 AND lease_owner = $2`,
-    [versionId, owner, leaseMs],
-  );
-  return (rowCount ?? 0) > 0;
-};
+export const renewFill = (db: Db, versionId: string, owner: string, leaseMs: number) =>
+  renewVersionLease(db, 'rendition_fills', versionId, owner, leaseMs);
 
 /** Gives a fill back to be taken up later (it yielded, or the process stops). */
 export const releaseFill = (db: Db, versionId: string, owner: string, delayMs = 0) =>
@@ -64,11 +59,7 @@ export const endFill = (db: Db, versionId: string) =>
   db.query('DELETE FROM rendition_fills WHERE version_id = $1', [versionId]);
 
 /** Fills whose version no longer exists (deleted, or its flipbook was): nothing to fill. */
-export const dropOrphanFills = (db: Db) =>
-  db.query(
-    `DELETE FROM rendition_fills r WHERE NOT EXISTS (
-       SELECT 1 FROM versions v WHERE v.version_id = r.version_id)`,
-  );
+export const dropOrphanFills = (db: Db) => dropOrphanRows(db, 'rendition_fills');
 
 /** What a page image rendered on demand needs: the version's original and page count. */
 export const renditionSource = async (db: Db, versionId: string) =>

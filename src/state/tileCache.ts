@@ -6,6 +6,7 @@
 // src/store/schema.ts). Times are the database's, so daemons with different clocks agree on
 // which tile is oldest.
 import type { Db } from '../readTables/readTable.ts';
+import { dropOrphanRows } from './versionRows.ts';
 
 export const TILE_CACHE_DDL = `CREATE TABLE IF NOT EXISTS tile_cache (
   version_id UUID NOT NULL,
@@ -109,11 +110,7 @@ export const forgetVersionTiles = (db: Db, versionId: string) =>
   db.query('DELETE FROM tile_cache WHERE version_id = $1', [versionId]);
 
 /** Rows of versions that no longer exist (a deletion whose clean-up failed): none is a file. */
-export const dropOrphanTiles = (db: Db) =>
-  db.query(
-    `DELETE FROM tile_cache t WHERE NOT EXISTS (
-       SELECT 1 FROM versions v WHERE v.version_id = t.version_id)`,
-  );
+export const dropOrphanTiles = (db: Db) => dropOrphanRows(db, 'tile_cache');
 
 /** The tiles counted and their bytes (metrics, tests). */
 export const tileCacheSize = async (db: Db) => {

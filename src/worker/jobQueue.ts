@@ -6,6 +6,7 @@
 // happened to finish last. A worker that dies
 // simply stops renewing; when the lease runs out, another worker takes the job.
 import type { Db } from '../readTables/readTable.ts';
+import { renewVersionLease } from '../state/versionRows.ts';
 
 export type Job = {
   version_id: string;
@@ -40,14 +41,8 @@ export const claimJob = async (db: Db, owner: string, leaseMs: number): Promise<
 };
 
 /** Extends our lease; false when the job is gone (finished, deleted) or was taken over. */
-export const renewLease = async (db: Db, job: Job, owner: string, leaseMs: number) => {
-  const { rowCount } = await db.query(
-    `UPDATE jobs SET lease_until = now() + make_interval(secs => $3::float8 / 1000)
-     WHERE version_id = $1 AND lease_owner = $2`,
-    [job.version_id, owner, leaseMs],
-  );
-  return (rowCount ?? 0) > 0;
-};
+export const renewLease = (db: Db, job: Job, owner: string, leaseMs: number) =>
+  renewVersionLease(db, 'jobs', job.version_id, owner, leaseMs);
 
 /** Gives a job back at once (graceful shutdown), without counting the attempt. */
 export const releaseJob = (db: Db, job: Job, owner: string) =>

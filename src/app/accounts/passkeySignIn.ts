@@ -26,8 +26,8 @@ import type { Store } from '../../store/store.ts';
 import type { Clock } from '../clock.ts';
 import { runUserCommand } from '../commands.ts';
 import { authenticationResponse } from './passkeyResponses.ts';
-import { bytes, PasskeyRefused, reason, usable, userMetadata } from './passkeys.ts';
-import { type Context, type StartedSession, startSession } from './sessions.ts';
+import { bytes, expectedFor, PasskeyRefused, reason, usable, userMetadata } from './passkeys.ts';
+import { type Context, personOf, type StartedSession, startSession } from './sessions.ts';
 import { claimAttempt } from './throttle.ts';
 import { hashToken, isWellFormedToken, newToken } from './tokens.ts';
 
@@ -120,9 +120,7 @@ export const signInWithPasskey = async (
   try {
     verified = await verifyAuthenticationResponse({
       response,
-      expectedChallenge: taken.challenge,
-      expectedOrigin: relying.origin,
-      expectedRPID: relying.id,
+      ...expectedFor(taken.challenge, relying),
       credential: {
         id: passkey.credential_id,
         publicKey: bytes(passkey.public_key),
@@ -147,11 +145,5 @@ export const signInWithPasskey = async (
     throw await refuse(NOT_VERIFIED, 'sign counter went back', user, passkey.credential_id);
   }
   await claim.right();
-  return startSession(
-    store,
-    { id: user.id, email: user.email, workspaceId: user.workspace_id },
-    'passkey',
-    context,
-    clock,
-  );
+  return startSession(store, personOf(user), 'passkey', context, clock);
 };

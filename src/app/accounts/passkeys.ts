@@ -45,6 +45,13 @@ export const usable = (rp: RelyingParty) => {
   return rp;
 };
 
+/** What a browser's answer must have signed: this challenge, for this site (origin, RP id). */
+export const expectedFor = (challenge: string, relying: { origin: string; id: string }) => ({
+  expectedChallenge: challenge,
+  expectedOrigin: relying.origin,
+  expectedRPID: relying.id,
+});
+
 export const userMetadata = (user: { id: string; email: string }, context: Context) => ({
   ...context,
   actor: { type: 'user' as const, id: user.id, email: user.email },
@@ -124,9 +131,7 @@ export const addPasskey = async (
   try {
     verified = await verifyRegistrationResponse({
       response,
-      expectedChallenge: taken.challenge,
-      expectedOrigin: relying.origin,
-      expectedRPID: relying.id,
+      ...expectedFor(taken.challenge, relying),
       // Asked as "preferred": a security key without a PIN still makes a passkey.
       requireUserVerification: false,
     });

@@ -42,6 +42,12 @@ export class SignInRefused extends AppError {
 }
 
 export type Person = { id: string; email: string; workspaceId: string };
+/** The person of a `users` row. */
+export const personOf = (user: { id: string; email: string; workspace_id: string }): Person => ({
+  id: user.id,
+  email: user.email,
+  workspaceId: user.workspace_id,
+});
 export type Context = Omit<EventMetadata, 'actor'>;
 export type StartedSession = {
   token: string;
@@ -115,19 +121,13 @@ export const signInWithPassword = async (
           type: 'RecordFailedSignIn',
           data: { userId: user.id, workspaceId: user.workspace_id, reason: 'password', now },
         },
-        actorMetadata({ id: user.id, email: user.email, workspaceId: user.workspace_id }, context),
+        actorMetadata(personOf(user), context),
       );
     }
     throw new SignInRefused();
   }
   await claim.right();
-  return startSession(
-    store,
-    { id: user.id, email: user.email, workspaceId: user.workspace_id },
-    'password',
-    context,
-    clock,
-  );
+  return startSession(store, personOf(user), 'password', context, clock);
 };
 
 export type SignedIn = {

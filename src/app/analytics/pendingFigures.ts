@@ -253,6 +253,13 @@ export const columnsOf = (p: Pending): Flush => {
   /** the i-th field of each row's key */
   const key = (rows: readonly (readonly [string[], unknown])[], i: number) =>
     rows.map(([k]) => k[i] ?? '');
+  /** the key of a page's figures (its views, its links' clicks): which page, of which version */
+  const page = (rows: readonly (readonly [string[], unknown])[]) => ({
+    flipbook: key(rows, 0),
+    day: key(rows, 1),
+    version: key(rows, 2),
+    position: key(rows, 3).map(Number),
+  });
   return {
     seen: {
       flipbook: key(seen, 0),
@@ -272,18 +279,12 @@ export const columnsOf = (p: Pending): Flush => {
       zooms: col(daily, ([, v]) => v.zooms),
     },
     pages: {
-      flipbook: key(pages, 0),
-      day: key(pages, 1),
-      version: key(pages, 2),
-      position: key(pages, 3).map(Number),
+      ...page(pages),
       views: col(pages, ([, v]) => v.views),
       seconds: col(pages, ([, v]) => v.seconds),
     },
     links: {
-      flipbook: key(links, 0),
-      day: key(links, 1),
-      version: key(links, 2),
-      position: key(links, 3).map(Number),
+      ...page(links),
       link: key(links, 4).map(Number),
       clicks: col(links, ([, v]) => v),
     },

@@ -6,6 +6,7 @@ import type { LoggedEvent } from '../../app/eventLog.ts';
 import type { Activity } from '../../app/flipbookOverview.ts';
 import { html } from '../../http/html.ts';
 import { bytes, pages as pageCount, at as time } from './format.ts';
+import { pager } from './pager.ts';
 
 export const ACTIVITY_PER_PAGE = 20;
 
@@ -21,15 +22,7 @@ ${activity.events.map(
 </li>`,
 )}
 </ol>
-${
-  activity.totalPages > 1
-    ? html`<nav class="pager" aria-label="Pages of activity">
-${activity.page > 1 ? html`<a href="${link(activity.page - 1)}" rel="prev">Newer</a>` : ''}
-<span>Page ${activity.page} of ${activity.totalPages}</span>
-${activity.page < activity.totalPages ? html`<a href="${link(activity.page + 1)}" rel="next">Older</a>` : ''}
-</nav>`
-    : ''
-}
+${pager('activity', activity, link, { prev: 'Newer', next: 'Older' })}
 </section>`;
 };
 

@@ -9,6 +9,7 @@ import type { ListQuery } from '../../readTables/flipbooks.ts';
 import { alert, dashboardPage } from '../layout.ts';
 import type { Notice } from '../notices.ts';
 import { availabilityBadge, visibilityBadge } from './format.ts';
+import { pager } from './pager.ts';
 
 const MAX_SEARCH = ListFlipbooksQuery.properties.search.maxLength as number;
 
@@ -94,15 +95,10 @@ ${active ? html`<span>${active.status === 'done' ? `${active.pageCount} ${active
 })}
 </ul>`
 }
-${
-  list.totalPages > 1
-    ? html`<nav class="pager" aria-label="Pages of flipbooks">
-${query.page > 1 ? html`<a href="${params(query.page - 1)}" rel="prev">Previous</a>` : ''}
-<span>Page ${query.page} of ${list.totalPages}</span>
-${query.page < list.totalPages ? html`<a href="${params(query.page + 1)}" rel="next">Next</a>` : ''}
-</nav>`
-    : ''
-}`,
+${pager('flipbooks', { page: query.page, totalPages: list.totalPages }, params, {
+  prev: 'Previous',
+  next: 'Next',
+})}`,
   );
 };
 

@@ -4,7 +4,7 @@
 import type { SignedIn } from '../../app/accounts/sessions.ts';
 import { html } from '../../http/html.ts';
 import type { InvitationRow, UserRow } from '../../readTables/users.ts';
-import { alert, dashboardPage } from '../layout.ts';
+import { type Alerts, alert, alerts, dashboardPage } from '../layout.ts';
 
 const day = (iso: string) => iso.slice(0, 10);
 const csrf = (signedIn: SignedIn) =>
@@ -18,7 +18,7 @@ const roleWord = (role: string | undefined) => (role === 'owner' ? 'Owner' : 'Me
 export const membersPage = (
   signedIn: SignedIn,
   data: { members: UserRow[]; invitations: InvitationRow[] },
-  notice: { error?: string | null; ok?: string | null; link?: InvitationLink } = {},
+  notice: Alerts & { link?: InvitationLink } = {},
 ) => {
   const owner = signedIn.person.role === 'owner';
   // The last owner can be neither demoted nor removed: those controls are not offered for them.
@@ -29,8 +29,7 @@ export const membersPage = (
     'members',
     'Members',
     html`<div class="page-head"><h1>Members</h1></div>
-${alert(notice.error)}
-${alert(notice.ok, 'ok')}
+${alerts(notice)}
 ${
   notice.link
     ? html`<section class="panel" aria-labelledby="link-title">

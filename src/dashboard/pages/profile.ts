@@ -5,7 +5,7 @@ import { MAX_PASSWORD, MIN_PASSWORD } from '../../app/accounts/passwords.ts';
 import type { SignedIn } from '../../app/accounts/sessions.ts';
 import { type Html, html } from '../../http/html.ts';
 import type { SessionRow } from '../../state/accounts.ts';
-import { alert, dashboardPage } from '../layout.ts';
+import { type Alerts, alerts, dashboardPage } from '../layout.ts';
 
 const when = (iso: string) => iso.replace('T', ' ').replace(/:\d\dZ$/, ' UTC');
 
@@ -40,7 +40,7 @@ export const deviceName = (agent: string | null) => {
 export const profilePage = (
   signedIn: SignedIn,
   sessions: SessionRow[],
-  notice: { error?: string | null; ok?: string | null } = {},
+  notice: Alerts = {},
   passkeys: Html[] = [],
 ) =>
   dashboardPage(
@@ -48,8 +48,7 @@ export const profilePage = (
     'profile',
     'Profile',
     html`<div class="page-head"><h1>Profile</h1></div>
-${alert(notice.error)}
-${alert(notice.ok, 'ok')}
+${alerts(notice)}
 <p>${signedIn.person.email} · ${signedIn.person.role === 'owner' ? 'Owner' : 'Member'} of <strong>${signedIn.workspace.name}</strong></p>
 <h2>Password</h2>
 <form method="post" action="/dashboard/profile/password" class="panel stack narrow">

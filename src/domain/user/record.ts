@@ -6,7 +6,7 @@
 // Time and ids come in with the command.
 import { iso } from '../iso.ts';
 import { passkeyName } from './passkey.ts';
-import type { SignInMethod, UserEvent } from './user.ts';
+import type { PasskeyAdded, SignInMethod, UserEvent } from './user.ts';
 
 /** Whose account, in which workspace. */
 type Account = { userId: string; workspaceId: string };
@@ -35,18 +35,10 @@ export type RevokeSession = {
   type: 'RevokeSession';
   data: Account & { sessionId: string; now: Date };
 };
+/** A new passkey as its event records it (the name still as the person typed it). */
 export type AddPasskey = {
   type: 'AddPasskey';
-  data: Account & {
-    credentialId: string;
-    name: string;
-    publicKey: string;
-    transports: string[];
-    deviceType: 'singleDevice' | 'multiDevice';
-    backedUp: boolean;
-    aaguid: string;
-    now: Date;
-  };
+  data: Account & Omit<PasskeyAdded['data'], keyof Account | 'occurredAt'> & { now: Date };
 };
 export type RemovePasskey = {
   type: 'RemovePasskey';

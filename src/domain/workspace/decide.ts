@@ -3,6 +3,7 @@ import { Conflict, InvalidInput, NotFound, RuleBroken } from '../errors.ts';
 import { iso } from '../iso.ts';
 import { type Branding, colourOf, isLogo, type Logo, NO_BRANDING } from './branding.ts';
 import { decideMembers, type MemberCommand } from './members.ts';
+import { requireWorkspace } from './requireWorkspace.ts';
 import { decideWebhooks, type WebhookCommand } from './webhooks.ts';
 import {
   ANALYTICS_DAYS,
@@ -60,11 +61,6 @@ export type WorkspaceCommand =
   | WebhookCommand;
 
 type Created = Extract<Workspace, { status: 'created' }>;
-
-const requireWorkspace = (state: Workspace): Created => {
-  if (state.status !== 'created') throw new NotFound('Workspace not found');
-  return state;
-};
 
 /** New keys (issued or rolled) need the Team plan; revoking and using existing ones do not. */
 const requireTeamPlan = (state: Created) => {

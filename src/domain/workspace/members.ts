@@ -3,6 +3,7 @@
 // workspace always keeps an owner. Time and ids come in with the command.
 import { Conflict, Forbidden, NotFound, RuleBroken } from '../errors.ts';
 import { iso } from '../iso.ts';
+import { requireWorkspace } from './requireWorkspace.ts';
 import type { Invitation, Role, Workspace, WorkspaceEvent } from './workspace.ts';
 
 export type InviteUser = {
@@ -44,10 +45,6 @@ export type MemberCommand =
 
 type Created = Extract<Workspace, { status: 'created' }>;
 
-const created = (state: Workspace): Created => {
-  if (state.status !== 'created') throw new NotFound('Workspace not found');
-  return state;
-};
 const membersOf = (state: Created) => state.members ?? {};
 const owners = (state: Created) =>
   Object.values(membersOf(state)).filter((m) => m.role === 'owner').length;
@@ -66,7 +63,7 @@ const revokePending = (
     }));
 
 export const inviteUser = ({ data }: InviteUser, state: Workspace): WorkspaceEvent[] => {
-  const ws = created(state);
+  const ws = requireWorkspace(state);
   if ((ws.invitations ?? {})[data.invitationId]) return [];
   // Someone already a member: the link sets a new password, and they keep their role.
   const member = Object.entries(membersOf(ws)).find(([, m]) => m.email === data.email);
@@ -91,7 +88,7 @@ export const inviteUser = ({ data }: InviteUser, state: Workspace): WorkspaceEve
 };
 
 export const revokeInvitation = ({ data }: RevokeInvitation, state: Workspace) => {
-  const ws = created(state);
+  const ws = requireWorkspace(state);
   const invitation = (ws.invitations ?? {})[data.invitationId];
   if (!invitation) throw new NotFound('Invitation not found');
   if (invitation.status === 'revoked') return [];
@@ -112,7 +109,7 @@ export const revokeInvitation = ({ data }: RevokeInvitation, state: Workspace) =
 export const UNUSABLE_LINK = 'This invitation link is not valid any more: ask for a new one';
 
 export const acceptInvitation = ({ data }: AcceptInvitation, state: Workspace) => {
-  const ws = created(state);
+  const ws = requireWorkspace(state);
   const invitation = (ws.invitations ?? {})[data.invitationId];
   if (
     !invitation ||
@@ -153,7 +150,7 @@ export const acceptInvitation = ({ data }: AcceptInvitation, state: Workspace) =
  * names owners). Someone who is a member already stays who they are.
  */
 export const joinByEmailDomain = ({ data }: JoinByEmailDomain, state: Workspace) => {
-  const ws = created(state);
+  const ws = requireWorkspace(state);
   if (Object.values(membersOf(ws)).some((member) => member.email === data.email)) return [];
   // Removed by an owner: the domain does not bring them back; an invitation does.
   if (ws.removed?.[data.email]) throw new Forbidden(REMOVED);
@@ -179,7 +176,7 @@ export const REMOVED =
 export const LAST_OWNER = 'A workspace keeps at least one owner: make someone else owner first';
 
 export const changeMemberRole = ({ data }: ChangeMemberRole, state: Workspace) => {
-  const ws = created(state);
+  const ws = requireWorkspace(state);
   const member = membersOf(ws)[data.userId];
   if (!member) throw new NotFound('Member not found');
   if (member.role === data.role) return [];
@@ -199,7 +196,7 @@ export const changeMemberRole = ({ data }: ChangeMemberRole, state: Workspace) =
 };
 
 export const removeMember = ({ data }: RemoveMember, state: Workspace) => {
-  const ws = created(state);
+  const ws = requireWorkspace(state);
   const member = membersOf(ws)[data.userId];
   if (!member) throw new NotFound('Member not found');
   if (member.role === 'owner' && owners(ws) <= 1) throw new RuleBroken(LAST_OWNER);

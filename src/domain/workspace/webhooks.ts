@@ -7,6 +7,7 @@ import { InvalidInput, NotFound, RuleBroken } from '../errors.ts';
 import { plainName } from '../flipbookFields.ts';
 import { iso } from '../iso.ts';
 import { PUBLIC_EVENT_TYPES, type PublicEventType } from '../publicEventTypes.ts';
+import { requireWorkspace } from './requireWorkspace.ts';
 
 export const MAX_ENDPOINTS = 10;
 export const MAX_URL = 2000;
@@ -79,10 +80,6 @@ type Workspace =
     };
 type Created = Extract<Workspace, { status: 'created' }>;
 
-const created = (state: Workspace): Created => {
-  if (state.status !== 'created') throw new NotFound('Workspace not found');
-  return state;
-};
 const endpointsOf = (state: Created) => state.webhooks ?? {};
 const live = (state: Created, webhookId: string) => {
   const endpoint = endpointsOf(state)[webhookId];
@@ -137,7 +134,7 @@ export const checkEventFilter = (events: string[] | null): PublicEventType[] | n
 };
 
 const addWebhook = ({ data }: AddWebhook, state: Workspace): WebhookEvent[] => {
-  const ws = created(state);
+  const ws = requireWorkspace(state);
   if (endpointsOf(ws)[data.webhookId]) return [];
   if (ws.plan !== 'team') {
     throw new RuleBroken(
@@ -167,7 +164,7 @@ const addWebhook = ({ data }: AddWebhook, state: Workspace): WebhookEvent[] => {
 };
 
 const removeWebhook = ({ data }: RemoveWebhook, state: Workspace): WebhookEvent[] => {
-  const ws = created(state);
+  const ws = requireWorkspace(state);
   live(ws, data.webhookId);
   return [
     {
@@ -178,7 +175,7 @@ const removeWebhook = ({ data }: RemoveWebhook, state: Workspace): WebhookEvent[
 };
 
 const disableWebhook = ({ data }: DisableWebhook, state: Workspace): WebhookEvent[] => {
-  const ws = created(state);
+  const ws = requireWorkspace(state);
   if (!live(ws, data.webhookId).enabled) return [];
   return [
     {
@@ -194,7 +191,7 @@ const disableWebhook = ({ data }: DisableWebhook, state: Workspace): WebhookEven
 };
 
 const enableWebhook = ({ data }: EnableWebhook, state: Workspace): WebhookEvent[] => {
-  const ws = created(state);
+  const ws = requireWorkspace(state);
   if (live(ws, data.webhookId).enabled) return [];
   return [
     {

@@ -32,7 +32,7 @@ import {
   slugTaken,
   uploadRefused,
 } from './declare.ts';
-import { uploadOptions, withUpload } from './uploads.ts';
+import { handleUpload } from './uploads.ts';
 
 const INVALID_AT = 'Invalid at: give one RFC 3339 date-time, e.g. 2026-11-23T12:00:00Z';
 
@@ -84,10 +84,10 @@ export const FLIPBOOK_ENDPOINTS = [
       ),
       507: full,
     },
-    handle: async ({ req, res, caller }, deps) => {
-      const options = await uploadOptions(deps, req, res, caller, { adds: 'flipbook' });
-      return withUpload(deps, req, (upload) => createFlipbook(deps, caller, upload, options));
-    },
+    handle: (input, deps) =>
+      handleUpload(input, deps, { adds: 'flipbook' }, (upload, options) =>
+        createFlipbook(deps, input.caller, upload, options),
+      ),
   }),
 
   apiEndpoint({

@@ -25,7 +25,7 @@ export type Upload = Awaited<ReturnType<typeof receiveUpload>>;
  * the workspace used already skips the early quota checks: its request may be a retry of one
  * that was counted (the use case answers it, or refuses a different request with that key).
  */
-export const uploadOptions = async (
+const uploadOptions = async (
   deps: EndpointDeps,
   req: Request,
   res: ServerResponse,
@@ -50,7 +50,7 @@ export const uploadOptions = async (
 };
 
 /** Receives the upload and runs `work` on it; the temporary file goes whatever happens. */
-export const withUpload = async <T>(
+const withUpload = async <T>(
   deps: EndpointDeps,
   req: Request,
   work: (upload: Upload) => Promise<T>,
@@ -63,6 +63,20 @@ export const withUpload = async <T>(
     // original was moved already)
     if (upload.file) await deps.blobs.discard(upload.file.ref).catch(() => undefined);
   }
+};
+
+/**
+ * An upload endpoint from its request to its answer: the checks made before the body, the upload
+ * received, `work` done on it with the request's options, and the temporary file removed.
+ */
+export const handleUpload = async <T>(
+  { req, res, caller }: { req: Request; res: ServerResponse; caller: Caller },
+  deps: EndpointDeps,
+  target: UploadTarget,
+  work: (upload: Upload, options: UploadOptions) => Promise<T>,
+): Promise<T> => {
+  const options = await uploadOptions(deps, req, res, caller, target);
+  return withUpload(deps, req, (upload) => work(upload, options));
 };
 
 /**

@@ -24,7 +24,7 @@ import {
   VersionParams,
   versionNotFound,
 } from './declare.ts';
-import { uploadOptions, withUpload } from './uploads.ts';
+import { handleUpload } from './uploads.ts';
 
 export const VERSION_ENDPOINTS = [
   apiEndpoint({
@@ -50,13 +50,13 @@ export const VERSION_ENDPOINTS = [
       503: busy,
       507: full,
     },
-    handle: async ({ req, res, caller, params }, deps) => {
-      const target = { adds: 'version', flipbookId: params.id } as const;
-      const options = await uploadOptions(deps, req, res, caller, target);
-      return withUpload(deps, req, (upload) =>
-        addVersion(deps, caller, params.id, upload, options),
-      );
-    },
+    handle: (input, deps) =>
+      handleUpload(
+        input,
+        deps,
+        { adds: 'version', flipbookId: input.params.id },
+        (upload, options) => addVersion(deps, input.caller, input.params.id, upload, options),
+      ),
   }),
 
   // One URL per document, however often it is published.
@@ -85,13 +85,10 @@ export const VERSION_ENDPOINTS = [
       503: busy,
       507: full,
     },
-    handle: async ({ req, res, caller, params }, deps) => {
-      const target = { adds: 'any', slug: params.slug } as const;
-      const options = await uploadOptions(deps, req, res, caller, target);
-      return withUpload(deps, req, (upload) =>
-        publishToSlug(deps, caller, params.slug, upload, options),
-      );
-    },
+    handle: (input, deps) =>
+      handleUpload(input, deps, { adds: 'any', slug: input.params.slug }, (upload, options) =>
+        publishToSlug(deps, input.caller, input.params.slug, upload, options),
+      ),
   }),
 
   apiEndpoint({
