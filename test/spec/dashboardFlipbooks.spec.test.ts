@@ -231,6 +231,24 @@ describe('dashboard: upload and one flipbook', () => {
     SLOW,
   );
 
+  it('sets who may read it: the reader a 404 for links only, back for everyone; a made-up value refused', async () => {
+    const { flipbookId } = await processedFlipbook('Readers');
+    const eve = await d().signedIn('eve@example.com');
+    const base = `/dashboard/flipbooks/${flipbookId}`;
+    await eve.get(base);
+    const reader = `/f/${flipbookId}`;
+    const links = await eve.post(`${base}/visibility`, { visibility: 'links' });
+    expect(links.url).toMatch(/\?notice=visibility#readers$/);
+    expect(await status(reader)).toBe(404);
+    expect((await app.c.flipbook(flipbookId)).body.visibility).toBe('links');
+    const refused = await eve.post(`${base}/visibility`, { visibility: 'everyone' });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('Invalid visibility: one of');
+    expect((await app.c.flipbook(flipbookId)).body.visibility).toBe('links');
+    await eve.post(`${base}/visibility`, { visibility: 'public' });
+    expect(await status(reader)).toBe(200);
+  });
+
   it('keeps workspaces apart: another workspace’s flipbook or version is a 404 for every page and action', async () => {
     const other = await app.newWorkspace('globex');
     const theirs = await createFlipbook(client(app.api, other.key), { title: 'Theirs' });
