@@ -27,7 +27,7 @@ import { flipbook } from '../support/cli.ts';
 import { type DashboardFixture, startDashboard } from '../support/dashboard.ts';
 import { tempDataDir } from '../support/databases.ts';
 import { type PostgresServer, startPostgresServer } from '../support/postgresServer.ts';
-import { waitFor } from '../support/waitFor.ts';
+import { waitFor, waitReady } from '../support/waitFor.ts';
 
 /** What docs/api.md promises: a 503 within 10 s (the default limits give one within ~6 s). */
 const BOUND_MS = 10_000;
@@ -233,12 +233,7 @@ describe('a database that stops answering or runs out', () => {
     }
 
     // Everything goes on by itself.
-    await waitFor(
-      'ready again',
-      async () => ((await send(`${base}/readyz`)).status === 200 ? true : undefined),
-      30_000,
-      200,
-    );
+    await waitReady('ready again', base);
     expectJson(await c.flipbook(small.flipbookId), 200);
     expect((await send(`${base}/f/${small.flipbookId}`)).status).toBe(200);
     const after = await createFlipbook(c, { title: 'After the freeze' });
@@ -307,12 +302,7 @@ describe('a database that stops answering or runs out', () => {
     } finally {
       await Promise.all(fillers.map((f) => f.end().catch(() => {})));
     }
-    await waitFor(
-      'ready again',
-      async () => ((await send(`${base}/readyz`)).status === 200 ? true : undefined),
-      30_000,
-      200,
-    );
+    await waitReady('ready again', base);
     expectJson(await c.flipbook(small.flipbookId), 200);
     await done(small.flipbookId, small.versionId);
     expect(dash.fx.daemon.process.exitCode).toBeNull();

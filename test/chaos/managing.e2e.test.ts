@@ -5,44 +5,28 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiFixture, startApi } from '../support/apiFixture.ts';
-import {
-  type Client,
-  client,
-  corpus,
-  createFlipbook,
-  expectError,
-  pdf,
-  send,
-} from '../support/apiHelpers.ts';
+import { describe, expect, it } from 'vitest';
+import { corpus, createFlipbook, expectError, pdf, send } from '../support/apiHelpers.ts';
+import { useApi } from '../support/useApi.ts';
 
 describe('managing flipbooks under races and hostile input', () => {
-  let fx: ApiFixture;
-  let c: Client;
-  beforeAll(async () => {
-    fx = await startApi('embedded', ['--rate-limit', '0']);
-    c = client(fx.api, fx.key);
-  });
-  afterAll(async () => {
-    await fx?.stop();
-  });
+  const fx = useApi('embedded', ['--rate-limit', '0']);
 
   it('keeps no original of an upload that lost the race with its flipbook being deleted', async () => {
     for (let round = 0; round < 5; round++) {
-      const book = await createFlipbook(c, { title: `Doomed ${round}` });
+      const book = await createFlipbook(fx.c, { title: `Doomed ${round}` });
       // bytes no other version has: a PDF with a unique comment appended
       const bytes = Buffer.concat([
         Buffer.from(corpus('text_why3-manual.pdf')),
         Buffer.from(`\n% round ${round} ${Date.now()}\n`),
       ]);
       const sha = createHash('sha256').update(bytes).digest('hex');
-      const upload = c.addVersion(book.flipbookId, {
+      const upload = fx.c.addVersion(book.flipbookId, {
         bytes: new Uint8Array(bytes),
         name: 'late.pdf',
         type: 'application/pdf',
       });
-      const removed = await c.del(`/flipbooks/${book.flipbookId}`);
+      const removed = await fx.c.del(`/flipbooks/${book.flipbookId}`);
       expect(removed.status).toBe(200);
       const uploaded = await upload;
       const original = join(
@@ -63,7 +47,7 @@ describe('managing flipbooks under races and hostile input', () => {
   }, 120_000);
 
   it('refuses titles nobody can see or that reorder the text around them', async () => {
-    const book = await createFlipbook(c);
+    const book = await createFlipbook(fx.c);
     const patch = (title: string) =>
       send(`${fx.api}/flipbooks/${book.flipbookId}`, {
         method: 'PATCH',
@@ -74,14 +58,14 @@ describe('managing flipbooks under races and hostile input', () => {
       expectError(await patch(title), 400, /^Invalid title: it must not be blank$/);
     }
     expectError(await patch('\u202eevil\u202c'), 400, /text direction control \(U\+202E\)/);
-    expectError(await c.create(pdf('text_multicolumn.pdf'), { title: '\u2066x\u2069' }), 400);
+    expectError(await fx.c.create(pdf('text_multicolumn.pdf'), { title: '\u2066x\u2069' }), 400);
     const arabic = await patch('كتاب عربي');
     expect(arabic.status).toBe(200);
     expect(arabic.body.title).toBe('كتاب عربي');
   });
 
   it('answers 408 to an edit whose body never arrives, and closes the connection', async () => {
-    const book = await createFlipbook(c);
+    const book = await createFlipbook(fx.c);
     const { hostname, port } = new URL(fx.daemon.url);
     const started = Date.now();
     const answer = await new Promise<string>((resolve, reject) => {

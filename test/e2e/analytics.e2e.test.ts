@@ -7,13 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  type Browser,
-  type BrowserContextOptions,
-  chromium,
-  type Page,
-  type Response,
-} from 'playwright-core';
+import type { Browser, BrowserContextOptions, Page, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
 import {
@@ -25,10 +19,12 @@ import {
   type Json,
   pdf,
   SMALL_PDF,
+  waitActive,
 } from '../support/apiHelpers.ts';
 import { flipbook, startDaemon } from '../support/cli.ts';
 import { countryDatabase } from '../support/mmdbWriter.ts';
 import { rawExchange } from '../support/rawHttp.ts';
+import { launchChromium } from '../support/readerBrowser.ts';
 import { waitFor } from '../support/waitFor.ts';
 
 /** A desktop Chrome: headless Chromium's own user agent says HeadlessChrome, a robot. */
@@ -55,18 +51,11 @@ describe('reader analytics, in Chromium', () => {
   beforeAll(async () => {
     [fx, browser] = await Promise.all([
       startApi('embedded', ['--workers', '1', '--rate-limit', '0']),
-      chromium.launch({
-        executablePath: '/usr/bin/chromium',
-        args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-      }),
+      launchChromium(),
     ]);
     c = client(fx.api, fx.key);
     book = await createFlipbook(c, { title: 'Counted' }, pdf(SMALL_PDF));
-    await waitFor('the book processed', async () => {
-      const reply = await c.status(book.flipbookId, book.versionId);
-      expect(reply.body.status).not.toBe('error');
-      return reply.body.status === 'done' && reply.body.is_active ? true : undefined;
-    });
+    await waitActive(c, book.flipbookId, book.versionId);
   });
   afterAll(async () => {
     await browser?.close();

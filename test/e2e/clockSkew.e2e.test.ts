@@ -15,10 +15,10 @@ import {
   pdf,
   SMALL_PDF,
   send,
+  waitActive,
 } from '../support/apiHelpers.ts';
 import { type Daemon, startDaemon } from '../support/cli.ts';
 import { freshDatabase } from '../support/databases.ts';
-import { waitFor } from '../support/waitFor.ts';
 
 const FAKETIME = [
   '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1',
@@ -41,11 +41,7 @@ describe('a daemon whose machine clock is a day off', () => {
     );
     const c = client(a.api, a.key);
     book = await createFlipbook(c, { visibility: 'links', title: 'Price list' });
-    await waitFor('the book processed', async () => {
-      const reply = await c.status(book.flipbookId, book.versionId);
-      expect(reply.body.status).not.toBe('error');
-      return reply.body.status === 'done' && reply.body.is_active ? true : undefined;
-    });
+    await waitActive(c, book.flipbookId, book.versionId);
   });
   afterAll(async () => {
     await ahead?.stop();

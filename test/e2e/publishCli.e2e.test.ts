@@ -118,6 +118,10 @@ const runOnTerminal = (args: string[], log: string, timeout: number) =>
     );
   });
 
+/** What a terminal showed, without its escape sequences (colours, cursor moves). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: removing escape sequences
+const plainText = (raw: string) => raw.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
+
 /**
  * 429 then retry: `publish` (no --wait) makes exactly 3 requests (create, status, show), so the
  * `status` after it is the 4th in the window: refused with Retry-After, retried in the next
@@ -562,19 +566,24 @@ describe('waiting on a long job', () => {
   });
 });
 
+/** `flipbook publish FILE --wait` on a terminal, to a clean exit: what the terminal showed. */
+const publishOnTerminal = async (file: string, timeout: number) => {
+  const log = join(await tempDir(), 'typescript.log');
+  const result = await runOnTerminal(
+    ['publish', file, '--wait', '--url', fx.daemon.url, '--api-key', fx.key],
+    log,
+    timeout,
+  );
+  const raw = readFileSync(log, 'utf8');
+  expect(result.code, raw).toBe(0);
+  return raw;
+};
+
 describe('on a terminal', () => {
   it('draws the progress bar and the processing state, then prints the URL', async () => {
-    const log = join(await tempDir(), 'typescript.log');
-    const result = await runOnTerminal(
-      ['publish', SMALL, '--wait', '--url', fx.daemon.url, '--api-key', fx.key],
-      log,
-      60_000,
-    );
-    const raw = readFileSync(log, 'utf8');
-    expect(result.code, raw).toBe(0);
+    const raw = await publishOnTerminal(SMALL, 60_000);
     expect(raw).toContain(ANSI); // a live view redrawn in place, not plain lines
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: removing escape sequences
-    const text = raw.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
+    const text = plainText(raw);
     expect(text).toContain('█');
     expect(text).toContain('100%');
     expect(text).toContain('Uploaded text_multicolumn.pdf');
@@ -585,16 +594,7 @@ describe('on a terminal', () => {
 
 describe('following a long render', () => {
   it('on a terminal: a bar of pages done with the pace and the time left', async () => {
-    const log = join(await tempDir(), 'typescript.log');
-    const result = await runOnTerminal(
-      ['publish', MEDIUM, '--wait', '--url', fx.daemon.url, '--api-key', fx.key],
-      log,
-      180_000,
-    );
-    const raw = readFileSync(log, 'utf8');
-    expect(result.code, raw).toBe(0);
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: removing escape sequences
-    const text = raw.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
+    const text = plainText(await publishOnTerminal(MEDIUM, 180_000));
     expect(text).toMatch(/Processing \[[█░]+\] \d+ of 117 pages/);
     expect(text).toMatch(/[\d.]+ pages\/s, about \d+ (s|min)/);
     expect(text).toContain('Processing: done (117 pages)');
@@ -816,8 +816,7 @@ describe('told truthfully', () => {
       expect(node).toBeDefined();
       process.kill(node?.pid ?? 0, 'SIGINT');
       expect(await exited).toBe(130);
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: removing escape sequences
-      const text = readFileSync(log, 'utf8').replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
+      const text = plainText(readFileSync(log, 'utf8'));
       expect(text).toMatch(
         new RegExp(`Interrupted; processing goes on: flipbook ${UUID} version ${UUID}`),
       );

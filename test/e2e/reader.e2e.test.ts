@@ -7,13 +7,7 @@ import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import {
-  type Browser,
-  type BrowserContext,
-  type BrowserContextOptions,
-  chromium,
-  type Page,
-} from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
 import {
@@ -25,8 +19,10 @@ import {
   pdf,
   SMALL_PDF,
   sleep,
+  waitActive,
 } from '../support/apiHelpers.ts';
 import { ROOT } from '../support/cli.ts';
+import { launchChromium } from '../support/readerBrowser.ts';
 
 const TRACEMONKEY = 'vec_tracemonkey.pdf'; // 14 pages, Letter
 const XSS_TITLE = '<script>alert(1)</script> Tracemonkey';
@@ -41,18 +37,6 @@ const SCREENSHOTS = join(ROOT, 'test-output', 'screenshots');
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 /** Polls a version until it is done (and active when asked), failing on error or timeout. */
-const waitDone = async (c: Client, flipbookId: string, versionId: string, active = false) => {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const reply = await c.status(flipbookId, versionId);
-    expectJson(reply, 200);
-    expect(reply.body.status).not.toBe('error');
-    if (reply.body.status === 'done' && (!active || reply.body.is_active)) return;
-    if (Date.now() > deadline) throw new Error(`version ${versionId}: ${reply.text}`);
-    await sleep(100);
-  }
-};
-
 /** The counter label of the spread that holds page n in a 14-page book (cover alone). */
 const spreadLabel = (n: number, total = 14) => {
   if (n === 1) return `1 / ${total}`;
@@ -90,6 +74,12 @@ describe('the reader in headless Chromium (embedded store, --workers 2)', () => 
   const counter = (page: Page) => page.locator('#counter').textContent();
   const expectCounter = (page: Page, text: string) =>
     expect.poll(() => counter(page), { timeout: 5_000 }).toBe(text);
+  /** The image the stage's first picture shows (from its srcset, as the browser chose). */
+  const firstImageSource = (page: Page) =>
+    page
+      .locator('#stage img')
+      .first()
+      .evaluate((img) => (img as unknown as { currentSrc: string }).currentSrc);
   const pageImagesLoaded = (page: Page) =>
     page.waitForFunction(
       `[...document.querySelectorAll('#stage img')].every((i) => i.complete && i.naturalWidth > 0)`,
@@ -99,10 +89,7 @@ describe('the reader in headless Chromium (embedded store, --workers 2)', () => 
     [fx, idle, browser] = await Promise.all([
       startApi('embedded', ['--workers', '2', '--rate-limit', '0']),
       startApi('embedded', ['--workers', '0', '--rate-limit', '0']),
-      chromium.launch({
-        executablePath: '/usr/bin/chromium',
-        args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-      }),
+      launchChromium(),
     ]);
     c = client(fx.api, fx.key);
     origin = new URL(fx.daemon.url).origin;
@@ -111,8 +98,8 @@ describe('the reader in headless Chromium (embedded store, --workers 2)', () => 
       createFlipbook(c, { title: 'Multicolumn' }, pdf(SMALL_PDF)),
     ]);
     await Promise.all([
-      waitDone(c, tracemonkey.flipbookId, tracemonkey.versionId, true),
-      waitDone(c, short.flipbookId, short.versionId, true),
+      waitActive(c, tracemonkey.flipbookId, tracemonkey.versionId),
+      waitActive(c, short.flipbookId, short.versionId),
     ]);
     bookId = tracemonkey.flipbookId;
     const got = await c.flipbook(bookId);
@@ -242,14 +229,7 @@ describe('the reader in headless Chromium (embedded store, --workers 2)', () => 
       `document.querySelector('#stage .page img').getBoundingClientRect().width`,
     );
     expect(zoomedWidth).toBeGreaterThan(390 * 1.5);
-    await expect
-      .poll(() =>
-        phone
-          .locator('#stage img')
-          .first()
-          .evaluate((img) => (img as unknown as { currentSrc: string }).currentSrc),
-      )
-      .toMatch(/max\.jpg$/);
+    await expect.poll(() => firstImageSource(phone)).toMatch(/max\.jpg$/);
     await expectCounter(phone, '2 / 14');
     await pinch(120, 40);
     await phone.waitForSelector('.book:not(.zoomed)');
@@ -286,14 +266,7 @@ describe('the reader in headless Chromium (embedded store, --workers 2)', () => 
     await page.getByRole('button', { name: 'Zoom in' }).click();
     expect(await page.locator('.book.zoomed').count()).toBe(1);
     expect(await page.locator('[data-action="zoom-out"]').isDisabled()).toBe(false);
-    await expect
-      .poll(() =>
-        page
-          .locator('#stage img')
-          .first()
-          .evaluate((img) => (img as unknown as { currentSrc: string }).currentSrc),
-      )
-      .toMatch(/\/max\.jpg$/);
+    await expect.poll(() => firstImageSource(page)).toMatch(/\/max\.jpg$/);
     await expect
       .poll(() => pageFiles.filter((u) => u.endsWith('/1/max.jpg')).length)
       .toBeGreaterThan(0);
@@ -546,7 +519,7 @@ describe('the reader in headless Chromium (embedded store, --workers 2)', () => 
     await page.goto(url);
     await expectCounter(page, '1 / 14');
     const v2 = await addVersion(c, bookId, { activate: 'true' }, pdf(SMALL_PDF));
-    await waitDone(c, bookId, v2, true);
+    await waitActive(c, bookId, v2);
     expect((await c.flipbook(bookId)).body.url).toBe(url);
     await page.goto(url);
     await expectCounter(page, '1 / 3');

@@ -9,28 +9,14 @@
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import {
-  type Browser,
-  type BrowserContext,
-  type BrowserContextOptions,
-  chromium,
-  type Locator,
-  type Page,
-} from 'playwright-core';
+import type { Browser, BrowserContextOptions, Locator, Page } from 'playwright-core';
 import sharp from 'sharp';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
-import {
-  type Client,
-  client,
-  createFlipbook,
-  expectJson,
-  pdf,
-  sleep,
-} from '../support/apiHelpers.ts';
+import { client, createFlipbook, pdf, waitActive } from '../support/apiHelpers.ts';
 import { ROOT } from '../support/cli.ts';
 import { pdfBytes } from '../support/pdfWriter.ts';
-import { pinch, swipe } from '../support/readerBrowser.ts';
+import { launchChromium, pinch, swipe, watchedPages } from '../support/readerBrowser.ts';
 import {
   CONTENTS,
   LABELS,
@@ -63,19 +49,6 @@ const TOTAL = PAGE_SIZES.length;
 
 type Box = { x: number; y: number; width: number; height: number };
 
-/** Polls a version until it is done and active, failing on error or timeout. */
-const waitDone = async (c: Client, flipbookId: string, versionId: string) => {
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    const reply = await c.status(flipbookId, versionId);
-    expectJson(reply, 200);
-    expect(reply.body.status).not.toBe('error');
-    if (reply.body.status === 'done' && reply.body.is_active) return;
-    if (Date.now() > deadline) throw new Error(`version ${versionId}: ${reply.text}`);
-    await sleep(100);
-  }
-};
-
 /** The pages a spread (or a single view) shows with page n, as the reader pairs them. */
 const shownWith = (n: number, spread: boolean, total = TOTAL) => {
   if (!spread) return [n];
@@ -102,32 +75,22 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
   let arabicText: { n: number; text: string }[] = [];
   let almanacText: { n: number; text: string }[] = [];
 
-  let contexts: BrowserContext[] = [];
-  /** Console errors and page errors of every page a test opened. */
-  let problems: string[] = [];
-
   // Pages change at once (reduced motion) unless a test asks otherwise: the stage is settled.
-  const open = async (options: BrowserContextOptions = DESKTOP) => {
-    const context = await browser.newContext({ reducedMotion: 'reduce', ...options });
-    contexts.push(context);
-    const page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error') {
-        problems.push(`console: ${message.text()} (${message.location().url})`);
-      }
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('dialog', (dialog) => {
-      problems.push(`dialog: ${dialog.message()}`);
-      void dialog.dismiss();
-    });
-    return page;
-  };
+  // No page may log a console error or a page error, or open a dialog.
+  const openPage = watchedPages(() => browser);
+  const open = (options: BrowserContextOptions = DESKTOP) => openPage(options);
 
   const js = <T>(page: Page, expression: string) => page.evaluate(expression) as Promise<T>;
   const counter = (page: Page) => page.locator('#counter').textContent();
   const expectCounter = (page: Page, text: string) =>
     expect.poll(() => counter(page), { timeout: 10_000 }).toBe(text);
+  /** A new page on the almanac, at page `n` when given, once its counter shows that page. */
+  const openAlmanac = async (options: BrowserContextOptions, spread: boolean, n?: number) => {
+    const page = await open(options);
+    await page.goto(n === undefined ? url : `${url}#page=${n}`);
+    await expectCounter(page, counterFor(n ?? 1, spread));
+    return page;
+  };
   // Polled from here (a string waitForFunction would need eval, which the reader's CSP forbids).
   const imagesLoaded = (page: Page, selector = '#stage img') =>
     expect
@@ -215,10 +178,7 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
   beforeAll(async () => {
     [fx, browser] = await Promise.all([
       startApi('embedded', ['--workers', '2', '--rate-limit', '0']),
-      chromium.launch({
-        executablePath: '/usr/bin/chromium',
-        args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-      }),
+      launchChromium(),
     ]);
     const c = client(fx.api, fx.key);
     origin = new URL(fx.daemon.url).origin;
@@ -236,8 +196,8 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
       createFlipbook(c, {}, pdf(ARABIC)),
     ]);
     await Promise.all([
-      waitDone(c, almanac.flipbookId, almanac.versionId),
-      waitDone(c, arabic.flipbookId, arabic.versionId),
+      waitActive(c, almanac.flipbookId, almanac.versionId),
+      waitActive(c, arabic.flipbookId, arabic.versionId),
     ]);
     url = (await c.flipbook(almanac.flipbookId)).body.url;
     arabicUrl = (await c.flipbook(arabic.flipbookId)).body.url;
@@ -255,14 +215,6 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
     ).pages;
     mkdirSync(DOCS_IMAGES, { recursive: true });
   }, 180_000);
-
-  afterEach(async () => {
-    await Promise.all(contexts.map((context) => context.close()));
-    contexts = [];
-    const seen = problems;
-    problems = [];
-    expect(seen).toEqual([]);
-  });
 
   afterAll(async () => {
     await browser?.close();
@@ -300,9 +252,7 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
     const spread = size === 'desktop';
 
     it('a fixed stage: nothing scrolls, the wheel turns one page per gesture, Ctrl+wheel zooms', async () => {
-      const page = await open(options);
-      await page.goto(url);
-      await expectCounter(page, counterFor(1, spread));
+      const page = await openAlmanac(options, spread);
       await imagesLoaded(page);
       expect(await page.locator('h1.title').textContent()).toBe(TITLE); // the PDF's own title
       const [scrollHeight, innerHeight, scrollWidth, innerWidth] = await js<
@@ -379,9 +329,7 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
     });
 
     it('contents: the outline nested, an entry turns to its page, Escape closes and gives focus back', async () => {
-      const page = await open(options);
-      await page.goto(url);
-      await expectCounter(page, counterFor(1, spread));
+      const page = await openAlmanac(options, spread);
       expect(
         await page
           .getByRole('button', { name: 'Contents', exact: true })
@@ -436,9 +384,7 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
     });
 
     it('links on the page: internal ones turn, web and mail ones open safely, named by their text', async () => {
-      const page = await open(options);
-      await page.goto(`${url}#page=2`);
-      await expectCounter(page, counterFor(2, spread));
+      const page = await openAlmanac(options, spread, 2);
       await imagesLoaded(page);
       const links = page.locator('#stage figure[data-n="2"] a.link');
       await expect.poll(() => links.count()).toBe(CONTENTS.length + 2);
@@ -508,9 +454,7 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
     });
 
     it('search: hits counted and listed with their page labels, a result turns there', async () => {
-      const page = await open(options);
-      await page.goto(url);
-      await expectCounter(page, counterFor(1, spread));
+      const page = await openAlmanac(options, spread);
       await tool(page, 'search').click();
       await shown(page.locator('#panel-search'));
       expect(await focused(page)).toBe('search-input');
@@ -574,9 +518,7 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
     });
 
     it('thumbnails: one lazy img_min per page, arrow keys move between them, Enter and click turn', async () => {
-      const page = await open(options);
-      await page.goto(url);
-      await expectCounter(page, counterFor(1, spread));
+      const page = await openAlmanac(options, spread);
       expect(
         await page.getByRole('button', { name: 'Pages', exact: true }).getAttribute('data-panel'),
       ).toBe('thumbnails');
@@ -642,12 +584,14 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
     });
 
     it('share: the link, the link to this page and an <iframe> snippet; Copy copies', async () => {
-      const page = await open({
-        ...options,
-        permissions: ['clipboard-read', 'clipboard-write'],
-      });
-      await page.goto(`${url}#page=5`);
-      await expectCounter(page, counterFor(5, spread));
+      const page = await openAlmanac(
+        {
+          ...options,
+          permissions: ['clipboard-read', 'clipboard-write'],
+        },
+        spread,
+        5,
+      );
       await tool(page, 'share').click();
       await shown(page.locator('#panel-share'));
       expect(await page.locator('#share-link').inputValue()).toBe(url);
@@ -674,9 +618,7 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
     });
 
     it('no serious or critical axe violations with each panel open', async () => {
-      const page = await open({ ...options, bypassCSP: true });
-      await page.goto(url);
-      await expectCounter(page, counterFor(1, spread));
+      const page = await openAlmanac({ ...options, bypassCSP: true }, spread);
       await imagesLoaded(page);
       const found: Record<string, unknown[]> = { stage: await axe(page) };
       for (const name of ['contents', 'thumbnails', 'search', 'share', 'goto']) {
@@ -710,9 +652,7 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
   });
 
   it('desktop zoom: the buttons, a double-click, Escape on the book and the reset button', async () => {
-    const page = await open(DESKTOP);
-    await page.goto(url);
-    await expectCounter(page, counterFor(1, true));
+    const page = await openAlmanac(DESKTOP, true);
     await imagesLoaded(page);
     const img = '#stage figure[data-n="1"] img';
     const width = async () => (await box(page, img)).width;
@@ -763,9 +703,7 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
   });
 
   it('phone zoom: a pinch grows the page past the screen and brings img_max; pinching in resets', async () => {
-    const page = await open(PHONE);
-    await page.goto(`${url}#page=3`);
-    await expectCounter(page, counterFor(3, false));
+    const page = await openAlmanac(PHONE, false, 3);
     await imagesLoaded(page);
     const img = '#stage figure[data-n="3"] img';
     const base = await box(page, img);
@@ -829,9 +767,7 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
       }
     };
 
-    const desktop = await open(DESKTOP);
-    await desktop.goto(`${url}#page=4`); // landscape 4 beside portrait 5
-    await expectCounter(desktop, counterFor(4, true));
+    const desktop = await openAlmanac(DESKTOP, true, 4); // landscape 4 beside portrait 5
     await check(desktop, [4, 5]);
     // The spine is at the stage's centre... of the pair: the pages touch.
     const [p4, p5] = await Promise.all([
@@ -909,9 +845,7 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
     await shot(page, 'reader-rtl-desktop');
     // The edge arrows point to their own side (the bidi algorithm mirrors ‹ and › in a
     // right-to-left paragraph): the left one, "Next page" here, points left, as in the almanac.
-    const ltr = await open(DESKTOP);
-    await ltr.goto(`${url}#page=4`);
-    await expectCounter(ltr, counterFor(4, true));
+    const ltr = await openAlmanac(DESKTOP, true, 4);
     expect(await pointsLeft(ltr, '.edge.left')).toBe(true);
     expect(await pointsLeft(ltr, '.edge.right')).toBe(false);
     expect(await pointsLeft(page, '.edge.left')).toBe(true);

@@ -6,12 +6,13 @@ import { mkdirSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
 import { sleep } from '../support/apiHelpers.ts';
 import { ROOT } from '../support/cli.ts';
 import { type MadeBook, makeBook, uniqueWord } from '../support/readerBooks.ts';
+import { launchChromium } from '../support/readerBrowser.ts';
 
 type Raw = { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer };
 
@@ -47,10 +48,7 @@ describe('the reader’s first load', () => {
   beforeAll(async () => {
     [fx, browser] = await Promise.all([
       startApi('embedded', ['--rate-limit', '0']),
-      chromium.launch({
-        executablePath: '/usr/bin/chromium',
-        args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-      }),
+      launchChromium(),
     ]);
     book = await makeBook(fx, 500, { withText: true });
     small = await makeBook(fx, 8, { withText: true });

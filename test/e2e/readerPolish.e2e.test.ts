@@ -7,9 +7,9 @@
 // one-page strip with no title of its own.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { renderSVG } from 'uqr';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fill } from '../../src/reader/client/words.ts';
 import { languageFor } from '../../src/reader/words/language.ts';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
@@ -25,6 +25,7 @@ import {
   PHONE3_SIDEWAYS,
   swipe,
   tap,
+  watchedPages,
 } from '../support/readerBrowser.ts';
 import { readerPdf, UNIQUE } from '../support/readerPdf.ts';
 
@@ -83,22 +84,9 @@ describe('the reader, polished (issue 31)', () => {
   let almanac = '';
   let strip = '';
   let uniform = '';
-  let contexts: BrowserContext[] = [];
-  let problems: string[] = [];
-
+  const openPage = watchedPages(() => browser);
   const open = async (options: BrowserContextOptions, url: string, extra = {}) => {
-    const context = await browser.newContext({
-      reducedMotion: 'reduce',
-      bypassCSP: true, // axe is injected
-      ...options,
-      ...extra,
-    });
-    contexts.push(context);
-    const page = await context.newPage();
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    const page = await openPage({ bypassCSP: true, ...options, ...extra }); // axe is injected
     await page.goto(url);
     if (url.includes('/f/')) await page.locator('#stage figure[data-n] img').first().waitFor();
     return page;
@@ -182,14 +170,6 @@ describe('the reader, polished (issue 31)', () => {
     [almanac, uniform, strip] = [urls[0] ?? '', urls[1] ?? '', urls[2] ?? ''];
     mkdirSync(DOCS_IMAGES, { recursive: true });
   }, 180_000);
-
-  afterEach(async () => {
-    await Promise.all(contexts.map((context) => context.close()));
-    contexts = [];
-    const seen = problems;
-    problems = [];
-    expect(seen).toEqual([]);
-  });
 
   afterAll(async () => {
     await browser?.close();
@@ -511,25 +491,19 @@ describe('the reader, polished (issue 31)', () => {
     let at = await box(page, '#stage > figure');
     expect(at.width).toBeGreaterThan(book.width * 0.95);
     expect(Math.abs(at.y - book.y)).toBeLessThan(2);
-    // a drag upwards reads on down the page, never past its foot
-    await drag(
-      page,
-      book.x + book.width / 2,
-      book.y + book.height - 20,
-      book.x + book.width / 2,
-      book.y + 20,
-    );
-    const lower = await box(page, '#stage > figure');
-    expect(lower.y).toBeLessThan(at.y - 100);
-    for (let i = 0; i < 8; i++) {
-      await drag(
+    // a drag upwards, from the book's foot to its head, reads on down the page, never past its foot
+    const dragUp = () =>
+      drag(
         page,
         book.x + book.width / 2,
         book.y + book.height - 20,
         book.x + book.width / 2,
         book.y + 20,
       );
-    }
+    await dragUp();
+    const lower = await box(page, '#stage > figure');
+    expect(lower.y).toBeLessThan(at.y - 100);
+    for (let i = 0; i < 8; i++) await dragUp();
     at = await box(page, '#stage > figure');
     expect(at.y + at.height).toBeGreaterThanOrEqual(book.y + book.height - 1);
 

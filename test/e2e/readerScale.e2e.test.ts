@@ -2,10 +2,11 @@
 // its HTML stays small, and only the pages near the current one are ever in the DOM or fetched.
 // The books are made directly in the store (test/support/readerBooks.ts): no rendering to wait for.
 import { request } from 'node:http';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
 import { makeBook } from '../support/readerBooks.ts';
+import { launchChromium } from '../support/readerBrowser.ts';
 
 describe('the reader on a big flipbook', () => {
   let fx: ApiFixture;
@@ -16,10 +17,7 @@ describe('the reader on a big flipbook', () => {
   beforeAll(async () => {
     [fx, browser] = await Promise.all([
       startApi('embedded', ['--rate-limit', '0']),
-      chromium.launch({
-        executablePath: '/usr/bin/chromium',
-        args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-      }),
+      launchChromium(),
     ]);
     small = (await makeBook(fx, 5)).url;
     big = (await makeBook(fx, 500, { withText: true })).url;

@@ -4,11 +4,9 @@
 // a day stay at the caps plus one `(other)` row whatever the beacons say, every count is kept
 // (the totals are exact), and the report answers in milliseconds.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIngest, FiguresLost } from '../../src/app/analytics/ingest.ts';
+import { FiguresLost } from '../../src/app/analytics/ingest.ts';
 import { readingTokensSignedWith } from '../../src/app/analytics/readingTokens.ts';
-import { dailySalts } from '../../src/app/analytics/salts.ts';
 import { statsOf } from '../../src/app/analytics/stats.ts';
-import { createWorkspace } from '../../src/app/workspaces.ts';
 import { flipbookStatsPage } from '../../src/dashboard/pages/stats.ts';
 import {
   LINKS_PER_DAY,
@@ -17,8 +15,8 @@ import {
 } from '../../src/domain/analytics/dailyCaps.ts';
 import { ALL_LINKS } from '../../src/state/analytics.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
-import { createInStore } from '../support/inStore.ts';
-import { TEST_METADATA } from '../support/metadata.ts';
+import { ingestOf } from '../support/ingest.ts';
+import { bookInStore } from '../support/inStore.ts';
 import { openTestStore, storeOptions } from '../support/stores.ts';
 import { waitFor } from '../support/waitFor.ts';
 
@@ -47,14 +45,7 @@ describe('a flood of new names', () => {
   let versionId = '';
   beforeAll(async () => {
     store = await openTestStore('postgres');
-    workspaceId = (await createWorkspace(store, { name: 'f', plan: 'team' }, TEST_METADATA, now))
-      .id;
-    ({ flipbookId, versionId } = await createInStore(store, {
-      workspaceId,
-      title: 't',
-      slug: 's',
-      now,
-    }));
+    ({ workspaceId, flipbookId, versionId } = await bookInStore(store, now));
   });
   afterAll(async () => {
     await store?.close();
@@ -76,12 +67,7 @@ describe('a flood of new names', () => {
     const country = new Map(CODES.map((code, i) => [addressOf(i), code]));
     // Two daemons: each its own salt cache and pending figures, over one database.
     const daemons = [0, 1].map(() =>
-      createIngest({
-        store,
-        clock,
-        salt: dailySalts(store, clock).today,
-        token: tokens.read,
-        ownHosts: () => [],
+      ingestOf(store, clock, tokens, {
         countryOf: (address) => country.get(address ?? '') ?? null,
       }),
     );
@@ -202,15 +188,7 @@ describe('a tester’s flood of new readers, sites and links', () => {
       limits: { connectMs: 5000, statementMs: 1000 },
     });
     const now = new Date('2026-11-29T10:00:00Z');
-    const workspaceId = (
-      await createWorkspace(store, { name: 'q', plan: 'team' }, TEST_METADATA, now)
-    ).id;
-    ({ flipbookId, versionId } = await createInStore(store, {
-      workspaceId,
-      title: 't',
-      slug: 'q',
-      now,
-    }));
+    ({ flipbookId, versionId } = await bookInStore(store, now));
   });
   afterAll(async () => {
     await store?.close();
@@ -220,16 +198,10 @@ describe('a tester’s flood of new readers, sites and links', () => {
   const ingestOn = (day: string) => {
     const now = new Date(`${day}T10:00:00Z`);
     const clock = { now: () => now };
-    return createIngest({
-      store,
-      clock,
-      salt: dailySalts(store, clock).today,
-      token: tokens.read,
-      ownHosts: () => [],
-    });
+    return ingestOf(store, clock, tokens);
   };
   /** The tester's k-th beacon (/tmp/qa/flood.mjs): a new reader, site and three links. */
-  const accept = (ingest: ReturnType<typeof createIngest>, k: number) => {
+  const accept = (ingest: ReturnType<typeof ingestOf>, k: number) => {
     const token = tokens.sign({ flipbookId, versionId, linkId: null, pages: PAGES, expires: 2e9 });
     const beacon = JSON.stringify({
       v: 1,

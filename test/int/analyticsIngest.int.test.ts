@@ -11,6 +11,7 @@ import { InvalidInput } from '../../src/domain/errors.ts';
 import { flipbookStats } from '../../src/queries/analyticsReports.ts';
 import { ALL_LINKS } from '../../src/state/analytics.ts';
 import type { Store } from '../../src/store/store.ts';
+import { ingestOf } from '../support/ingest.ts';
 import { createInStore } from '../support/inStore.ts';
 import { TEST_METADATA } from '../support/metadata.ts';
 import { openTestStore } from '../support/stores.ts';
@@ -198,20 +199,6 @@ describe('beacons into figures', () => {
     ).toEqual([{ opens: 5, readers: 3 }]);
   });
 });
-
-/** An ingest of these tokens on this store, at this clock, for a service with no host name. */
-const ingestOf = (
-  store: Store,
-  clock: { now: () => Date },
-  tokens: ReturnType<typeof readingTokensSignedWith>,
-) =>
-  createIngest({
-    store,
-    clock,
-    salt: dailySalts(store, clock).today,
-    token: tokens.read,
-    ownHosts: () => [],
-  });
 
 describe('what a beacon may count', () => {
   it('counts a spread’s time once, one open a beacon, no view for a page passed by; a reader of two links is one of the book’s', async () => {

@@ -4,13 +4,10 @@
 // idempotency, activation, deletion, and one workspace never reaching another's flipbooks. The
 // HTTP side of the same rules (status codes, texts on the wire) is test/e2e/api.e2e.test.ts.
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiDeps } from '../../src/app/apiDeps.ts';
+import { describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/app/caller.ts';
 import type { Clock } from '../../src/app/clock.ts';
 import { runFlipbookCommand } from '../../src/app/commands.ts';
@@ -25,18 +22,15 @@ import {
 import { deleteFlipbook, editFlipbook } from '../../src/app/manageFlipbooks.ts';
 import type { ReceivedUpload } from '../../src/app/received.ts';
 import { addVersion, createFlipbook, publishToSlug } from '../../src/app/uploads.ts';
-import { urlsFor } from '../../src/app/urls.ts';
-import { createWorkspace } from '../../src/app/workspaces.ts';
-import type { BlobStore } from '../../src/blobs/blobStore.ts';
-import { openDirStore } from '../../src/blobs/openBlobStore.ts';
 import { NotFound, RuleBroken } from '../../src/domain/errors.ts';
 import type { Plan } from '../../src/domain/workspace/workspace.ts';
 import { parseListQuery } from '../../src/http/listQuery.ts';
-import type { Store } from '../../src/store/store.ts';
 import { markDone, SMALL_PDF } from '../support/apiHelpers.ts';
 import { corpus } from '../support/corpus.ts';
+import { workspaceInStore } from '../support/inStore.ts';
 import { TEST_METADATA } from '../support/metadata.ts';
-import { openTestStore, STORE_KINDS } from '../support/stores.ts';
+import { STORE_KINDS } from '../support/stores.ts';
+import { useApiDeps } from '../support/useApiDeps.ts';
 
 const NOW = new Date('2026-03-04T05:06:07.000Z');
 const clock: Clock = { now: () => NOW };
@@ -44,29 +38,11 @@ const clock: Clock = { now: () => NOW };
 const LIST = parseListQuery(new URLSearchParams());
 
 describe.each(STORE_KINDS)('the flipbook use cases in process (%s store)', (kind) => {
-  let store: Store;
-  let blobs: BlobStore;
-  let blobDir: string;
-  let deps: ApiDeps;
-  beforeAll(async () => {
-    blobDir = await mkdtemp(join(tmpdir(), 'flipbook-use-cases-'));
-    [store, blobs] = await Promise.all([openTestStore(kind), openDirStore(blobDir)]);
-    deps = { store, blobs, clock, urls: urlsFor(() => 'https://books.example') };
-  });
-  afterAll(async () => {
-    await store?.close();
-    await blobs?.close();
-    await rm(blobDir, { recursive: true, force: true });
-  });
+  const deps = useApiDeps(kind, clock);
 
   /** a workspace of its own for each test: quotas and slugs never meet another test's */
   const workspace = async (plan: Plan = 'team'): Promise<Caller> => {
-    const made = await createWorkspace(
-      store,
-      { name: `w-${randomUUID().slice(0, 8)}`, plan },
-      TEST_METADATA,
-      NOW,
-    );
+    const made = await workspaceInStore(deps.store, plan, NOW);
     return {
       workspaceId: made.id,
       plan,
@@ -84,7 +60,7 @@ describe.each(STORE_KINDS)('the flipbook use cases in process (%s store)', (kind
     name = 'Spring catalogue.pdf',
   ): Promise<ReceivedUpload> => {
     const bytes = await readFile(corpus(file));
-    const incoming = await blobs.temporary();
+    const incoming = await deps.blobs.temporary();
     await pipeline(Readable.from([bytes]), incoming.stream);
     return {
       fields,
@@ -103,7 +79,7 @@ describe.each(STORE_KINDS)('the flipbook use cases in process (%s store)', (kind
   /** processing ends in error, as the worker records it */
   const fail = (flipbookId: string, versionId: string) =>
     runFlipbookCommand(
-      store,
+      deps.store,
       flipbookId,
       {
         type: 'FailProcessing',
@@ -139,7 +115,7 @@ describe.each(STORE_KINDS)('the flipbook use cases in process (%s store)', (kind
       url: `https://books.example/f/${made.flipbook_id}`,
       created_at: '2026-03-04T05:06:07Z',
     });
-    const [created] = await flipbookEvents(store, made.flipbook_id);
+    const [created] = await flipbookEvents(deps.store, made.flipbook_id);
     expect(created?.type).toBe('FlipbookCreated');
     expect(created?.at).toBe(NOW.toISOString());
     expect(created?.data).toMatchObject({ titleFromFile: true, workspaceId: acme.workspaceId });
@@ -185,7 +161,7 @@ describe.each(STORE_KINDS)('the flipbook use cases in process (%s store)', (kind
     }
     expect((await listFlipbooks(deps, rival, LIST)).flipbooks).toEqual([]);
     expect(await getFlipbook(deps, acme, id)).toMatchObject({ title: 'Spring catalogue.pdf' });
-    expect((await flipbookEvents(store, id)).map((e) => e.type)).toEqual([
+    expect((await flipbookEvents(deps.store, id)).map((e) => e.type)).toEqual([
       'FlipbookCreated',
       'VersionUploaded',
     ]);
@@ -200,7 +176,7 @@ describe.each(STORE_KINDS)('the flipbook use cases in process (%s store)', (kind
     expect(tooLong.message).toBe(
       'Too many pages for the free plan: the limit is 200 pages per document, this one has 352',
     );
-    expect(await blobs.listOriginals()).not.toContainEqual(
+    expect(await deps.blobs.listOriginals()).not.toContainEqual(
       expect.objectContaining({
         sha256: createHash('sha256')
           .update(await readFile(corpus('text_freeculture.pdf')))
@@ -246,8 +222,8 @@ describe.each(STORE_KINDS)('the flipbook use cases in process (%s store)', (kind
     expect(early).toBeInstanceOf(RuleBroken);
     expect(early.message).toMatch(/^Only a processed version can be activated/);
 
-    await markDone(store, id, made.version_id, 2);
-    await markDone(store, id, second.version_id, 3);
+    await markDone(deps.store, id, made.version_id, 2);
+    await markDone(deps.store, id, second.version_id, 3);
     const active = async () =>
       (await getFlipbook(deps, acme, id)).versions.find((v) => v.is_active)?.id;
     expect(await active()).toBe(made.version_id);
@@ -261,7 +237,7 @@ describe.each(STORE_KINDS)('the flipbook use cases in process (%s store)', (kind
       pages: 3,
       is_active: true,
     });
-    const events = await flipbookEvents(store, id);
+    const events = await flipbookEvents(deps.store, id);
     expect(events.at(-1)).toMatchObject({ type: 'VersionActivated', at: NOW.toISOString() });
   });
 
@@ -271,7 +247,7 @@ describe.each(STORE_KINDS)('the flipbook use cases in process (%s store)', (kind
     await createFlipbook(deps, acme, await received({ title: 'Waiting' }));
     const done = await createFlipbook(deps, acme, await received({ title: 'Done' }));
     await fail(failing.flipbook_id, failing.version_id);
-    await markDone(store, done.flipbook_id, done.version_id, 2);
+    await markDone(deps.store, done.flipbook_id, done.version_id, 2);
     const listed = async () =>
       Object.fromEntries(
         (await listFlipbooks(deps, acme, LIST)).flipbooks.map((f) => [f.title, f.availability]),
@@ -312,14 +288,14 @@ describe.each(STORE_KINDS)('the flipbook use cases in process (%s store)', (kind
     const sha = createHash('sha256')
       .update(await readFile(corpus('vec_vector.pdf')))
       .digest('hex');
-    expect(await blobs.openOriginal(sha)).not.toBeNull();
+    expect(await deps.blobs.openOriginal(sha)).not.toBeNull();
     expect(await deleteVersion(deps, acme, id, vid)).toEqual({ success: true });
     expect(await refusal(versionStatus(deps, acme, id, vid))).toBeInstanceOf(NotFound);
 
     expect(await deleteFlipbook(deps, acme, id)).toEqual({ success: true });
     expect(await refusal(getFlipbook(deps, acme, id))).toBeInstanceOf(NotFound);
-    expect(await blobs.openOriginal(sha)).toBeNull(); // no other version used it
-    expect((await flipbookEvents(store, id)).map((e) => e.type)).toEqual([
+    expect(await deps.blobs.openOriginal(sha)).toBeNull(); // no other version used it
+    expect((await flipbookEvents(deps.store, id)).map((e) => e.type)).toEqual([
       'FlipbookCreated',
       'VersionUploaded',
       'VersionDeleted',

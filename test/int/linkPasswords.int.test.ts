@@ -6,63 +6,33 @@
 // - a password's hash goes with what it belonged to: the link revoked, the password replaced or
 //   removed, the flipbook deleted; a refused change leaves none behind; leftovers are swept.
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { THROTTLE, TooManyAttempts } from '../../src/app/accounts/throttle.ts';
-import type { ApiDeps } from '../../src/app/apiDeps.ts';
 import type { Caller } from '../../src/app/caller.ts';
 import { deleteFlipbook } from '../../src/app/manageFlipbooks.ts';
 import { type AccessDeps, openGrants, unlockLink } from '../../src/app/readerAccess.ts';
 import { shareLinksOf } from '../../src/app/shareLinks.ts';
-import { urlsFor } from '../../src/app/urls.ts';
-import { createWorkspace } from '../../src/app/workspaces.ts';
-import type { BlobStore } from '../../src/blobs/blobStore.ts';
-import { openDirStore } from '../../src/blobs/openBlobStore.ts';
 import { InvalidInput } from '../../src/domain/errors.ts';
-import type { Store } from '../../src/store/store.ts';
-import { createInStore } from '../support/inStore.ts';
+import { bookInStore } from '../support/inStore.ts';
 import { TEST_METADATA } from '../support/metadata.ts';
-import { openTestStore, STORE_KINDS } from '../support/stores.ts';
+import { STORE_KINDS } from '../support/stores.ts';
+import { useApiDeps } from '../support/useApiDeps.ts';
 
 const RIGHT = 'correct horse 9';
 
 describe.each(STORE_KINDS)('share link passwords (%s store)', (kind) => {
-  let store: Store;
-  let blobs: BlobStore;
-  let blobDir: string;
   let now = new Date('2026-03-04T05:06:07.000Z');
   const clock = { now: () => now };
-  let deps: ApiDeps;
+  const deps = useApiDeps(kind, clock);
   let access: AccessDeps;
   beforeAll(async () => {
-    blobDir = await mkdtemp(join(tmpdir(), 'flipbook-link-passwords-'));
-    [store, blobs] = await Promise.all([openTestStore(kind), openDirStore(blobDir)]);
-    deps = { store, blobs, clock, urls: urlsFor(() => 'https://books.example') };
-    access = { store, clock, grants: await openGrants(store) };
-  });
-  afterAll(async () => {
-    await store?.close();
-    await blobs?.close();
-    await rm(blobDir, { recursive: true, force: true });
+    access = { store: deps.store, clock, grants: await openGrants(deps.store) };
   });
 
   /** A flipbook of a workspace of its own, and the use cases of its links. */
   const book = async () => {
-    const made = await createWorkspace(
-      store,
-      { name: `w-${randomUUID().slice(0, 8)}`, plan: 'team' },
-      TEST_METADATA,
-      now,
-    );
-    const caller: Caller = { workspaceId: made.id, plan: 'team', metadata: TEST_METADATA };
-    const { flipbookId } = await createInStore(store, {
-      workspaceId: made.id,
-      title: 't',
-      slug: `s-${randomUUID().slice(0, 8)}`,
-      now,
-    });
+    const { workspaceId, flipbookId } = await bookInStore(deps.store, now);
+    const caller: Caller = { workspaceId, plan: 'team', metadata: TEST_METADATA };
     return { caller, flipbookId, links: shareLinksOf(deps, caller, flipbookId) };
   };
   const tokenOf = (url: string) => url.slice(url.lastIndexOf('/') + 1);
@@ -79,14 +49,14 @@ describe.each(STORE_KINDS)('share link passwords (%s store)', (kind) => {
   };
   const hashes = async (where = 'TRUE', params: unknown[] = []) =>
     (
-      await store.db.query<{ password_id: string }>(
+      await deps.store.db.query<{ password_id: string }>(
         `SELECT password_id FROM link_passwords WHERE ${where} ORDER BY created_at`,
         params,
       )
     ).rows.map((r) => r.password_id);
   const passwordOf = async (linkId: string) =>
     (
-      await store.db.query<{ password_id: string | null }>(
+      await deps.store.db.query<{ password_id: string | null }>(
         'SELECT password_id FROM share_links WHERE link_id = $1',
         [linkId],
       )
@@ -175,7 +145,7 @@ describe.each(STORE_KINDS)('share link passwords (%s store)', (kind) => {
       [old, new Date(now.getTime() - 25 * 3_600_000)],
       [young, new Date(now.getTime() - 3_600_000)],
     ] as const) {
-      await store.db.query(
+      await deps.store.db.query(
         `INSERT INTO link_passwords (password_id, link_id, hash, created_at)
          VALUES ($1, $2, 'x', $3)`,
         [id, randomUUID(), at],

@@ -121,6 +121,17 @@ const removeDir = async (dir: string) => {
   tempDirs.delete(dir);
 };
 
+/** Runs `use` in a new temporary directory, removed after it however it ends. */
+const inTempDir = async <T>(use: (dir: string) => Promise<T>): Promise<T> => {
+  const dir = await mkdtemp(join(tmpdir(), 'flipbook-renderpdf-'));
+  tempDirs.add(dir);
+  try {
+    return await use(dir);
+  } finally {
+    await removeDir(dir);
+  }
+};
+
 // ---- the truth, from poppler's own tools ---------------------------------------------------
 
 const run = (tool: string, args: string[]) =>
@@ -335,48 +346,34 @@ describe('renderPdf on the corpus', () => {
 
 describe('special cases', () => {
   // These look at results the corpus tests above already checked; they render again, alone.
-  const renderAlone = async (file: string) => {
-    const dir = await mkdtemp(join(tmpdir(), 'flipbook-renderpdf-'));
-    tempDirs.add(dir);
-    try {
-      return { dir, result: await renderPdf(corpus(file), join(dir, 'out'), OPTIONS) };
-    } catch (error) {
-      await removeDir(dir);
-      throw error;
-    }
-  };
+  /** Renders `file` alone into a temporary directory, checks the result, then removes it. */
+  const renderAlone = (file: string, check: (result: RenderResult) => Promise<void> | void) =>
+    inTempDir(async (dir) => check(await renderPdf(corpus(file), join(dir, 'out'), OPTIONS)));
 
   it('odd_cardinal.pdf has portrait and landscape pages, page 2 landscape', async () => {
-    const { dir, result } = await renderAlone('odd_cardinal.pdf');
-    try {
+    await renderAlone('odd_cardinal.pdf', async (result) => {
       const [one, two] = result.pages;
       expect(one && one.height > one.width, 'page 1 portrait').toBe(true);
       expect(two && two.width > two.height, 'page 2 landscape').toBe(true);
       const meta = await sharp(two?.files.max).metadata();
       expect(meta.width).toBe(2000);
       expect(meta.height).toBeLessThan(2000);
-    } finally {
-      await removeDir(dir);
-    }
+    });
   });
 
   it('odd_tiny-issue11878.pdf (3x3 pt pages) still yields 2000 px images', async () => {
-    const { dir, result } = await renderAlone('odd_tiny-issue11878.pdf');
-    try {
+    await renderAlone('odd_tiny-issue11878.pdf', async (result) => {
       expect(result.pages.length).toBe(10);
       for (const page of result.pages) {
         expect(page).toMatchObject({ width: 3, height: 3 });
         const meta = await sharp(page.files.max).metadata();
         expect([meta.width, meta.height]).toEqual([2000, 2000]);
       }
-    } finally {
-      await removeDir(dir);
-    }
+    });
   });
 
   it('odd_zerosize-unreadablemetadata.pdf becomes blank Letter pages (612x792)', async () => {
-    const { dir, result } = await renderAlone('odd_zerosize-unreadablemetadata.pdf');
-    try {
+    await renderAlone('odd_zerosize-unreadablemetadata.pdf', async (result) => {
       expect(result.pages.length).toBe(4);
       for (const page of result.pages) {
         expect(page).toMatchObject(LETTER);
@@ -385,28 +382,22 @@ describe('special cases', () => {
         expect(meta.width).toBe(Math.round((2000 * 612) / 792));
         expect(await isBlank(page.files.max), `page ${page.position} is blank`).toBe(true);
       }
-    } finally {
-      await removeDir(dir);
-    }
+    });
   });
 
   it.each([
     ['bad_segv-issue19484_1.pdf', 'unknown compression method in flate stream'],
     ['bad_segv-poppler-937-0-fuzzed.pdf', 'end of file inside'],
   ])('%s (a 0x0 page with broken objects) fails as damaged', async (file, why) => {
-    const dir = await mkdtemp(join(tmpdir(), 'flipbook-renderpdf-'));
-    tempDirs.add(dir);
-    try {
-      const failure = await renderPdf(corpus(file), join(dir, 'out'), OPTIONS).then(
+    const failure = await inTempDir((dir) =>
+      renderPdf(corpus(file), join(dir, 'out'), OPTIONS).then(
         () => null,
         (error: unknown) => error,
-      );
-      expect(failure).toBeInstanceOf(RenderFailure);
-      expect((failure as Error).message).toMatch(/^The PDF is damaged: /);
-      expect((failure as Error).message).toContain(why);
-    } finally {
-      await removeDir(dir);
-    }
+      ),
+    );
+    expect(failure).toBeInstanceOf(RenderFailure);
+    expect((failure as Error).message).toMatch(/^The PDF is damaged: /);
+    expect((failure as Error).message).toContain(why);
   });
 
   it('text_multicolumn.pdf page 1 has the text pdftotext finds', async () => {
@@ -422,19 +413,15 @@ describe('special cases', () => {
     ]);
     const words = [...new Set(stdout.match(/\b[A-Za-z]{6,}\b/g) ?? [])].slice(0, 5);
     expect(words.length).toBeGreaterThan(0);
-    const { dir, result } = await renderAlone('text_multicolumn.pdf');
-    try {
+    await renderAlone('text_multicolumn.pdf', async (result) => {
       const text = result.pages[0]?.text ?? '';
       expect(text.trim()).not.toBe('');
       for (const word of words) expect(text).toContain(word);
-    } finally {
-      await removeDir(dir);
-    }
+    });
   });
 
   it('renders only the renditions asked for: by default mid and min, the largest left for later', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'render-default-'));
-    try {
+    await inTempDir(async (dir) => {
       const result = await renderPdf(
         corpus('vec_tracemonkey.pdf'),
         join(dir, 'out'),
@@ -445,8 +432,6 @@ describe('special cases', () => {
         const files = await readdir(join(dir, 'out', String(page.position)));
         expect(files.sort()).toEqual(['mid.jpg', 'min.jpg']);
       }
-    } finally {
-      await removeDir(dir);
-    }
+    });
   });
 });

@@ -168,43 +168,38 @@ describe('inspectPdf (the upload check) under the same caps as the renderer', ()
     expect(await inspectPdf(PDF)).toEqual({ kind: 'readable', pages: 14 });
   });
 
-  it('refuses a file whose reading needs more memory than the cap', async () => {
-    const toolDir = await tools({ pdfinfo: GREEDY_PDFINFO });
-    expect(
-      await inspectPdf(PDF, {
-        limits: { memoryMb: 300, cpuSeconds: 600, toolDir },
-        timeoutMs: 15_000,
-      }),
-    ).toEqual({ kind: 'unreadable', reason: 'reading it needed more memory than allowed' });
-  });
-
-  it('refuses a file whose reading spins until the CPU cap', async () => {
-    const toolDir = await tools({ pdfinfo: '#!/bin/bash\nwhile :; do :; done\n' });
-    expect(
-      await inspectPdf(PDF, {
-        limits: { memoryMb: 1536, cpuSeconds: 1, toolDir },
-        timeoutMs: 15_000,
-      }),
-    ).toEqual({ kind: 'unreadable', reason: 'reading it used more CPU time than allowed' });
-  });
-
-  it('refuses a file that crashes the reader', async () => {
-    const toolDir = await tools({ pdfinfo: '#!/bin/sh\nkill -SEGV $$\n' });
-    expect(await inspectPdf(PDF, { limits: { ...LIMITS, toolDir }, timeoutMs: 15_000 })).toEqual({
-      kind: 'unreadable',
-      reason: 'it crashed the PDF reader; it is probably damaged',
-    });
-  });
-
-  it('refuses a file whose reading printed a page count after an allocation failed', async () => {
-    // pdfinfo exits 0 then: its wrapper makes that a failure, as what it printed is not to be
-    // trusted.
-    const toolDir = await tools({
-      pdfinfo: '#!/bin/sh\necho "Pages:          1"\necho "Out of memory" >&2\n',
-    });
-    expect(await inspectPdf(PDF, { limits: { ...LIMITS, toolDir }, timeoutMs: 15_000 })).toEqual({
-      kind: 'unreadable',
+  it.each([
+    {
+      what: 'whose reading needs more memory than the cap',
+      pdfinfo: GREEDY_PDFINFO,
+      limits: { memoryMb: 300, cpuSeconds: 600 },
       reason: 'reading it needed more memory than allowed',
+    },
+    {
+      what: 'whose reading spins until the CPU cap',
+      pdfinfo: '#!/bin/bash\nwhile :; do :; done\n',
+      limits: { memoryMb: 1536, cpuSeconds: 1 },
+      reason: 'reading it used more CPU time than allowed',
+    },
+    {
+      what: 'that crashes the reader',
+      pdfinfo: '#!/bin/sh\nkill -SEGV $$\n',
+      limits: LIMITS,
+      reason: 'it crashed the PDF reader; it is probably damaged',
+    },
+    {
+      // pdfinfo exits 0 then: its wrapper makes that a failure, as what it printed is not to be
+      // trusted.
+      what: 'whose reading printed a page count after an allocation failed',
+      pdfinfo: '#!/bin/sh\necho "Pages:          1"\necho "Out of memory" >&2\n',
+      limits: LIMITS,
+      reason: 'reading it needed more memory than allowed',
+    },
+  ])('refuses a file $what', async ({ pdfinfo, limits, reason }) => {
+    const toolDir = await tools({ pdfinfo });
+    expect(await inspectPdf(PDF, { limits: { ...limits, toolDir }, timeoutMs: 15_000 })).toEqual({
+      kind: 'unreadable',
+      reason,
     });
   });
 
@@ -220,34 +215,31 @@ describe('inspectPdf (the upload check) under the same caps as the renderer', ()
 });
 
 describe("a tool's stdout, held by its wrapper until the tool ends", () => {
-  const signal = () => AbortSignal.timeout(30_000);
+  /** `tool` on PDF (from `toolDir` when given), its caller reading 1 KiB at the most. */
+  const runOnPdf = (tool: 'pdfinfo' | 'pdftotext', toolDir?: string) =>
+    runPoppler(
+      toolDir === undefined ? LIMITS : { ...LIMITS, toolDir },
+      { tool, file: PDF, options: {} },
+      { signal: AbortSignal.timeout(30_000), maxBytes: 1024 },
+    );
 
   it('stops a tool that writes more than any caller reads, and that is a failure', async () => {
     const toolDir = await tools({ pdftotext: '#!/bin/sh\nexec yes flood\n' });
-    const run = runPoppler(
-      { ...LIMITS, toolDir },
-      { tool: 'pdftotext', file: PDF, options: {} },
-      { signal: signal(), maxBytes: 1024 },
+    await expect(runOnPdf('pdftotext', toolDir)).rejects.toThrow(
+      /^pdftotext wrote more than \d+ bytes/,
     );
-    await expect(run).rejects.toThrow(/^pdftotext wrote more than \d+ bytes/);
   });
 
   it('is a failure beyond what this caller reads', async () => {
-    const run = runPoppler(
-      LIMITS,
-      { tool: 'pdftotext', file: PDF, options: {} },
-      { signal: signal(), maxBytes: 1024 },
-    );
-    await expect(run).rejects.toThrow(/^pdftotext wrote more than 1024 bytes/);
+    await expect(runOnPdf('pdftotext')).rejects.toThrow(/^pdftotext wrote more than 1024 bytes/);
   });
 
   it('is not passed on when the tool failed after printing (node-poppler would resolve with it)', async () => {
     const toolDir = await tools({ pdfinfo: '#!/bin/sh\necho "Pages: 3"\necho oops >&2\nexit 1\n' });
-    const run = runPoppler(
-      { ...LIMITS, toolDir },
-      { tool: 'pdfinfo', file: PDF, options: {} },
-      { signal: signal(), maxBytes: 1024 },
-    );
-    await expect(run).rejects.toMatchObject({ name: 'ToolFailure', code: 1, stderr: 'oops' });
+    await expect(runOnPdf('pdfinfo', toolDir)).rejects.toMatchObject({
+      name: 'ToolFailure',
+      code: 1,
+      stderr: 'oops',
+    });
   });
 });

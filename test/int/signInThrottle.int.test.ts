@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acceptInvitation, changePassword, inviteUser } from '../../src/app/accounts/people.ts';
 import { signInWithPassword } from '../../src/app/accounts/sessions.ts';
 import { THROTTLE, TooManyAttempts } from '../../src/app/accounts/throttle.ts';
-import { createWorkspace } from '../../src/app/workspaces.ts';
 import type { Store } from '../../src/store/store.ts';
+import { workspaceInStore } from '../support/inStore.ts';
 import { TEST_METADATA } from '../support/metadata.ts';
 import { openTestStore, STORE_KINDS } from '../support/stores.ts';
 
@@ -30,12 +30,7 @@ describe.each(STORE_KINDS)('sign-in throttle (%s store)', (kind) => {
 
   /** A member of a workspace of their own, with the password RIGHT. */
   const person = async () => {
-    const workspace = await createWorkspace(
-      store,
-      { name: `w-${randomUUID().slice(0, 8)}`, plan: 'team' },
-      TEST_METADATA,
-      now,
-    );
+    const workspace = await workspaceInStore(store, 'team', now);
     const email = `p-${randomUUID().slice(0, 8)}@example.com`;
     const { token } = await inviteUser(
       store,

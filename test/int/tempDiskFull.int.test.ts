@@ -29,7 +29,6 @@ import type { ReceivedUpload } from '../../src/app/received.ts';
 import { type TileCache, tileCache } from '../../src/app/tileCache.ts';
 import { createFlipbook } from '../../src/app/uploads.ts';
 import { urlsFor } from '../../src/app/urls.ts';
-import { createWorkspace } from '../../src/app/workspaces.ts';
 import type { BlobStore } from '../../src/blobs/blobStore.ts';
 import { openDirStore } from '../../src/blobs/openBlobStore.ts';
 import { MachineFailure } from '../../src/domain/errors.ts';
@@ -44,6 +43,7 @@ import type { Store } from '../../src/store/store.ts';
 import { startWorkers } from '../../src/worker/workerPool.ts';
 import { corpus } from '../support/corpus.ts';
 import { fillDisk } from '../support/fullDisk.ts';
+import { workspaceInStore } from '../support/inStore.ts';
 import { TEST_METADATA } from '../support/metadata.ts';
 import { openTestStore } from '../support/stores.ts';
 import { waitFor } from '../support/waitFor.ts';
@@ -101,12 +101,7 @@ const fillInodes = () => {
 const freeInodes = () => rmSync(join(mountPoint, 'inodes'), { recursive: true, force: true });
 
 const caller = async (): Promise<Caller> => {
-  const made = await createWorkspace(
-    store,
-    { name: `w-${randomUUID().slice(0, 8)}`, plan: 'team' },
-    TEST_METADATA,
-    new Date(),
-  );
+  const made = await workspaceInStore(store);
   return {
     workspaceId: made.id,
     plan: 'team',

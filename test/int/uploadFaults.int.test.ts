@@ -22,7 +22,6 @@ import { issueApiKey } from '../../src/app/apiKeys.ts';
 import type { Clock } from '../../src/app/clock.ts';
 import { keyUsageRecorder } from '../../src/app/keyUsage.ts';
 import { urlsFor } from '../../src/app/urls.ts';
-import { createWorkspace } from '../../src/app/workspaces.ts';
 import type { BlobStore } from '../../src/blobs/blobStore.ts';
 import { bucketLimits } from '../../src/blobs/bucketLimits.ts';
 import { openBlobStore, openDirStore, openS3Store } from '../../src/blobs/openBlobStore.ts';
@@ -34,6 +33,7 @@ import { multipartEnvelope } from '../support/apiHelpers.ts';
 import { corpus } from '../support/corpus.ts';
 import { type FaultyProxy, startFaultyProxy } from '../support/faultyProxy.ts';
 import { fillDisk } from '../support/fullDisk.ts';
+import { workspaceInStore } from '../support/inStore.ts';
 import { TEST_METADATA } from '../support/metadata.ts';
 import { freshBucket, S3_ENV } from '../support/s3Server.ts';
 import { openTestStore } from '../support/stores.ts';
@@ -164,12 +164,7 @@ beforeAll(async () => {
   cleanups.push(() => proxy.close());
   store = await openTestStore('postgres');
   cleanups.push(() => store.close());
-  const workspace = await createWorkspace(
-    store,
-    { name: `w-${randomUUID().slice(0, 8)}`, plan: 'team' },
-    TEST_METADATA,
-    new Date(),
-  );
+  const workspace = await workspaceInStore(store);
   apiKey = (
     await issueApiKey(store, { workspace: { id: workspace.id } }, TEST_METADATA, new Date())
   ).key;

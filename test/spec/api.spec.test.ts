@@ -814,21 +814,22 @@ describe.each(STORE_KINDS)('Client API v1 on the %s store', (kind) => {
       expect(await storedKeys(fx.blobPlace, 'tmp')).toEqual([]);
     });
 
-    it('400 JSON for a multipart body that does not hold its declared boundary', async () => {
-      const garbage = await acme.post('/flipbooks', {
-        body: 'this is not a multipart body at all',
-        headers: { 'content-type': 'multipart/form-data; boundary=----xyz' },
-      });
-      expectError(garbage, 400);
-      expectJson(await acme.list(), 200); // still answering
-    });
-
-    it('400 JSON for a multipart content type without a boundary', async () => {
-      const noBoundary = await acme.post('/flipbooks', {
-        body: 'whatever',
-        headers: { 'content-type': 'multipart/form-data; charset=utf-8' },
-      });
-      expectError(noBoundary, 400);
+    it.each([
+      [
+        'a multipart body that does not hold its declared boundary',
+        'multipart/form-data; boundary=----xyz',
+        'this is not a multipart body at all',
+      ],
+      [
+        'a multipart content type without a boundary',
+        'multipart/form-data; charset=utf-8',
+        'whatever',
+      ],
+    ])('400 JSON for %s', async (_, contentType, body) => {
+      expectError(
+        await acme.post('/flipbooks', { body, headers: { 'content-type': contentType } }),
+        400,
+      );
       expectJson(await acme.list(), 200); // still answering
     });
 

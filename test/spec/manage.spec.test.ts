@@ -16,6 +16,7 @@ import {
   type Reply,
   SMALL_PDF,
   send,
+  waitActive,
 } from '../support/apiHelpers.ts';
 import { useApp } from '../support/appSpec.ts';
 import { storedKeys } from '../support/blobPlace.ts';
@@ -60,16 +61,10 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
     });
   const web = (path: string, init: RequestInit = {}) =>
     appFetch(`${fx.base}${path}`, { redirect: 'manual', ...init });
-  const waitDone = (flipbookId: string, versionId: string) =>
-    waitFor(`version ${versionId} done`, async () => {
-      const reply = await fx.c.status(flipbookId, versionId);
-      expect(reply.body.status).not.toBe('error');
-      return reply.body.status === 'done';
-    });
   /** A processed flipbook: its ids, one page image URL and the original's URL. */
   const processed = async (fields: Record<string, string> = {}, file = SMALL_PDF) => {
     const ids = await createFlipbook(fx.c, fields, pdf(file));
-    await waitDone(ids.flipbookId, ids.versionId);
+    await waitActive(fx.c, ids.flipbookId, ids.versionId);
     return {
       ...ids,
       page: `/files/pages/${ids.versionId}/1/max.jpg`,
@@ -481,7 +476,7 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
 
     // the worker is free again: the next upload is processed to the end
     const next = await createFlipbook(fx.c, { title: 'Next' });
-    await waitDone(next.flipbookId, next.versionId);
+    await waitActive(fx.c, next.flipbookId, next.versionId);
     expect((await appFetch(`${fx.base}/healthz`)).status).toBe(200);
     // nothing of the stopped render was left behind or recorded after the deletion
     await waitFor('the stopped render to leave no files', async () => !(await hasPages(versionId)));

@@ -243,6 +243,23 @@ export const waitForOutcome = async (
     100,
   );
 
+/**
+ * Polls a version's status until it is done and active (a first version is made active as it is
+ * done); an error fails at once, with the status's answer.
+ */
+export const waitActive = (c: Client, flipbookId: string, versionId: string, ms = 90_000) =>
+  waitFor(
+    `version ${versionId} done and active`,
+    async () => {
+      const reply = await c.status(flipbookId, versionId);
+      expectJson(reply, 200);
+      expect(reply.body.status, reply.text).not.toBe('error');
+      return reply.body.status === 'done' && reply.body.is_active ? true : undefined;
+    },
+    ms,
+    100,
+  );
+
 /** A 429 of the rate limit: Retry-After within the minute, the policy's quota, none left. */
 export const expectRateLimited = (reply: Reply, limit: number) => {
   expectError(reply, 429);

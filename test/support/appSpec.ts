@@ -15,7 +15,7 @@
 // (signals, kills, restarts, a browser, the CLI as users run it) stays in test/e2e.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, inject } from 'vitest';
+import { inject } from 'vitest';
 import { issueApiKey } from '../../src/app/apiKeys.ts';
 import type { Clock } from '../../src/app/clock.ts';
 import { installationSecret } from '../../src/app/readerAccess.ts';
@@ -32,6 +32,7 @@ import { startWorkers, workerOptions } from '../../src/worker/workerPool.ts';
 import { type Client, client } from './apiHelpers.ts';
 import { type BlobPlace, placeOf } from './blobPlace.ts';
 import { dataRootOf } from './dataRoot.ts';
+import { forSuite } from './forSuite.ts';
 import { registerApp } from './inProcess.ts';
 import { TEST_METADATA } from './metadata.ts';
 import { S3_ENV } from './s3Env.ts';
@@ -231,19 +232,12 @@ export type UsedApp = AppUnderTest & { c: Client };
  * last (as useApi does with a daemon). The value stands for the started app, with `c`, a client
  * of its workspace; reading it before the suite starts is an error.
  */
-export const useApp = (options: AppOptions = {}): UsedApp => {
-  let started: UsedApp | undefined;
-  beforeAll(async () => {
-    const app = await startApp(options);
-    started = { ...app, c: client(app.api, app.key) };
-  });
-  afterAll(async () => {
-    await started?.stop();
-  });
-  return new Proxy({} as UsedApp, {
-    get: (_, key) => {
-      if (!started) throw new Error("the app starts before the suite's first test");
-      return Reflect.get(started, key);
+export const useApp = (options: AppOptions = {}): UsedApp =>
+  forSuite(
+    'the app',
+    async () => {
+      const app = await startApp(options);
+      return { ...app, c: client(app.api, app.key) };
     },
-  });
-};
+    (app) => app.stop(),
+  );

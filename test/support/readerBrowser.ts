@@ -1,7 +1,14 @@
 // Driving the reader in real headless Chromium (Debian's /usr/bin/chromium, playwright-core):
 // the browser, the screens the reader is tested at, touch gestures by CDP, and axe-core.
 import { createRequire } from 'node:module';
-import { type BrowserContextOptions, chromium, type Page } from 'playwright-core';
+import {
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  chromium,
+  type Page,
+} from 'playwright-core';
+import { afterEach, expect } from 'vitest';
 
 export const launchChromium = () =>
   chromium.launch({
@@ -21,6 +28,39 @@ export const PHONE3: BrowserContextOptions = {
 export const PHONE3_SIDEWAYS: BrowserContextOptions = {
   ...PHONE3,
   viewport: { width: 844, height: 390 },
+};
+
+/**
+ * Pages for the tests of the suite it is called in, each in a browser context of its own with
+ * reduced motion (unless the options say otherwise). After each test the contexts close, and no
+ * page may have logged a console error, thrown, or opened a dialog (dismissed, and a problem).
+ */
+export const watchedPages = (browser: () => Browser) => {
+  let contexts: BrowserContext[] = [];
+  let problems: string[] = [];
+  afterEach(async () => {
+    await Promise.all(contexts.map((context) => context.close()));
+    contexts = [];
+    const seen = problems;
+    problems = [];
+    expect(seen).toEqual([]);
+  });
+  return async (options: BrowserContextOptions): Promise<Page> => {
+    const context = await browser().newContext({ reducedMotion: 'reduce', ...options });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.on('console', (message) => {
+      if (message.type() === 'error') {
+        problems.push(`console: ${message.text()} (${message.location().url})`);
+      }
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('dialog', (dialog) => {
+      problems.push(`dialog: ${dialog.message()}`);
+      void dialog.dismiss();
+    });
+    return page;
+  };
 };
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');

@@ -14,3 +14,22 @@ export const waitFor = async <T>(
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 };
+
+/** Waits until the service at `base` says it is ready: GET /readyz answers 200 (a refused or
+ * failed connection, as while it starts, is not ready yet). */
+export const waitReady = (what: string, base: string, timeoutMs = 30_000, intervalMs = 200) =>
+  waitFor(
+    what,
+    async () => {
+      const status = await fetch(`${base}/readyz`).then(
+        async (reply) => {
+          await reply.body?.cancel();
+          return reply.status;
+        },
+        () => 0,
+      );
+      return status === 200 ? true : undefined;
+    },
+    timeoutMs,
+    intervalMs,
+  );

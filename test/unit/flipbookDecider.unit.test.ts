@@ -232,26 +232,12 @@ describe('flipbook decider', () => {
         ]);
     });
 
-    it('does nothing for a version that is already done', () => {
-      given(v1Active()).when(start(V1)).thenNothingHappened();
-    });
-
-    it('does nothing for a version that failed', () => {
-      given([flipbookCreated(), uploaded(V1, 1), started(V1), failed(V1)])
-        .when(start(V1))
-        .thenNothingHappened();
-    });
-
-    it('does nothing for a version that was deleted', () => {
-      given([...v1Active(), uploaded(V2, 2, false), deleted(V2)])
-        .when(start(V2))
-        .thenNothingHappened();
-    });
-
-    it('refuses to start processing a version that does not exist', () => {
-      given(v1Active())
-        .when(start(UNKNOWN))
-        .thenThrows((e) => e instanceof NotFound && /Version/.test(e.message));
+    it.each([
+      ['is already done', v1Active(), V1],
+      ['failed', [flipbookCreated(), uploaded(V1, 1), started(V1), failed(V1)], V1],
+      ['was deleted', [...v1Active(), uploaded(V2, 2, false), deleted(V2)], V2],
+    ])('does nothing for a version that %s', (_, history, versionId) => {
+      given(history).when(start(versionId)).thenNothingHappened();
     });
   });
 
@@ -286,26 +272,12 @@ describe('flipbook decider', () => {
         .thenThrows((e) => e instanceof InvalidInput && /page/.test(e.message));
     });
 
-    it('does nothing for a version that was deleted', () => {
-      given([...v1Active(), uploaded(V2, 2, true), started(V2), deleted(V2)])
-        .when(complete(V2))
-        .thenNothingHappened();
-    });
-
-    it('does nothing for a version that is already done', () => {
-      given(v2Done()).when(complete(V2)).thenNothingHappened();
-    });
-
-    it('does nothing for a version that failed', () => {
-      given([...v1Active(), uploaded(V2, 2, true), started(V2), failed(V2)])
-        .when(complete(V2))
-        .thenNothingHappened();
-    });
-
-    it('refuses to complete a version that does not exist', () => {
-      given(v1Active())
-        .when(complete(UNKNOWN))
-        .thenThrows((e) => e instanceof NotFound);
+    it.each([
+      ['was deleted', [...v1Active(), uploaded(V2, 2, true), started(V2), deleted(V2)]],
+      ['is already done', v2Done()],
+      ['failed', [...v1Active(), uploaded(V2, 2, true), started(V2), failed(V2)]],
+    ])('does nothing for a version that %s', (_, history) => {
+      given(history).when(complete(V2)).thenNothingHappened();
     });
   });
 
@@ -387,26 +359,12 @@ describe('flipbook decider', () => {
         ]);
     });
 
-    it('does nothing for a version that is already done', () => {
-      given(v2Done()).when(fail(V2)).thenNothingHappened();
-    });
-
-    it('does nothing for a version that already failed', () => {
-      given([...v1Active(), uploaded(V2, 2, true), started(V2), failed(V2)])
-        .when(fail(V2))
-        .thenNothingHappened();
-    });
-
-    it('does nothing for a version that was deleted', () => {
-      given([...v1Active(), uploaded(V2, 2, true), deleted(V2)])
-        .when(fail(V2))
-        .thenNothingHappened();
-    });
-
-    it('refuses to fail a version that does not exist', () => {
-      given(v1Active())
-        .when(fail(UNKNOWN))
-        .thenThrows((e) => e instanceof NotFound);
+    it.each([
+      ['is already done', v2Done()],
+      ['already failed', [...v1Active(), uploaded(V2, 2, true), started(V2), failed(V2)]],
+      ['was deleted', [...v1Active(), uploaded(V2, 2, true), deleted(V2)]],
+    ])('does nothing for a version that %s', (_, history) => {
+      given(history).when(fail(V2)).thenNothingHappened();
     });
   });
 
@@ -464,12 +422,6 @@ describe('flipbook decider', () => {
         .when(activate(V2))
         .thenThrows((e) => e instanceof RuleBroken && /deleted/.test(e.message));
     });
-
-    it('refuses to activate a version that does not exist', () => {
-      given(v1Active())
-        .when(activate(UNKNOWN))
-        .thenThrows((e) => e instanceof NotFound);
-    });
   });
 
   describe('DeleteVersion', () => {
@@ -496,12 +448,6 @@ describe('flipbook decider', () => {
         .when(remove(V2))
         .thenNothingHappened();
     });
-
-    it('refuses to delete a version that does not exist', () => {
-      given(v1Active())
-        .when(remove(UNKNOWN))
-        .thenThrows((e) => e instanceof NotFound);
-    });
   });
 
   describe('a flipbook that does not exist', () => {
@@ -511,6 +457,17 @@ describe('flipbook decider', () => {
         given([])
           .when(command)
           .thenThrows((e) => e instanceof NotFound && /Flipbook/.test(e.message));
+      },
+    );
+  });
+
+  describe('a version that does not exist', () => {
+    it.each([start(UNKNOWN), complete(UNKNOWN), fail(UNKNOWN), activate(UNKNOWN), remove(UNKNOWN)])(
+      'refuses $type with NotFound',
+      (command) => {
+        given(v1Active())
+          .when(command)
+          .thenThrows((e) => e instanceof NotFound && /Version/.test(e.message));
       },
     );
   });

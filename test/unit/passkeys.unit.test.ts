@@ -88,7 +88,8 @@ describe('passkey rules', () => {
 });
 
 describe('the browser’s answers', () => {
-  const registration = {
+  /** What a registration needs, as the server keeps it. */
+  const kept = {
     id: ID,
     rawId: ID,
     type: 'public-key',
@@ -97,6 +98,14 @@ describe('the browser’s answers', () => {
     response: {
       clientDataJSON: 'eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0',
       attestationObject: 'o2NmbXRkbm9uZQ',
+      transports: ['internal', 'hybrid'],
+    },
+  };
+  /** The same as a browser may send it: with fields of its own and transports we do not know. */
+  const registration = {
+    ...kept,
+    response: {
+      ...kept.response,
       transports: ['internal', 'hybrid', 42, 'NOT A TRANSPORT'],
       extra: 'dropped',
     },
@@ -104,18 +113,7 @@ describe('the browser’s answers', () => {
   };
 
   it('keeps what a registration needs, and only that', () => {
-    expect(registrationResponse(registration)).toEqual({
-      id: ID,
-      rawId: ID,
-      type: 'public-key',
-      authenticatorAttachment: 'platform',
-      clientExtensionResults: { credProps: { rk: true } },
-      response: {
-        clientDataJSON: 'eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0',
-        attestationObject: 'o2NmbXRkbm9uZQ',
-        transports: ['internal', 'hybrid'],
-      },
-    });
+    expect(registrationResponse(registration)).toEqual(kept);
   });
 
   it('refuses anything shaped otherwise, in words', () => {

@@ -16,6 +16,9 @@ const frame = (state: ViewState, now: number) => {
   unmount = view.unmount;
   return view.lastFrame() ?? '';
 };
+/** A one-megabyte upload of `file`, sent whole, started at T0; then the processing fields given. */
+const sent = (file: string, processing: Omit<ViewState, 'file' | 'sent' | 'total' | 'startedAt'>) =>
+  ({ file, sent: MB, total: MB, startedAt: T0, ...processing }) satisfies ViewState;
 
 describe('PublishView', () => {
   it('mid-upload: bar, percent, MB sent of total, rate and time left', () => {
@@ -66,48 +69,31 @@ describe('PublishView', () => {
 
   it('processing with a known pace shows it on a line of its own', () => {
     const text = frame(
-      {
-        file: 'catalogue.pdf',
-        sent: MB,
-        total: MB,
-        startedAt: T0,
+      sent('catalogue.pdf', {
         status: 'processing',
         pages: 352,
         pagesDone: 120,
         pace: '14.2 pages/s, about 17 s left',
-      },
+      }),
       T0 + 8000,
     );
     expect(text).toMatch(/120 of 352 pages\n.*14\.2 pages\/s, about 17 s left/);
   });
 
   it('processing before the page count is known shows no page count', () => {
-    const text = frame(
-      { file: 'a.pdf', sent: MB, total: MB, startedAt: T0, status: 'pending', pages: 0 },
-      T0 + 1000,
-    );
+    const text = frame(sent('a.pdf', { status: 'pending', pages: 0 }), T0 + 1000);
     expect(text).toContain('Processing: pending');
     expect(text).not.toContain('pages');
   });
 
   it('done', () => {
-    const text = frame(
-      { file: 'catalogue.pdf', sent: MB, total: MB, startedAt: T0, status: 'done', pages: 3 },
-      T0 + 3000,
-    );
+    const text = frame(sent('catalogue.pdf', { status: 'done', pages: 3 }), T0 + 3000);
     expect(text).toContain('Processing: done (3 pages)');
   });
 
   it('error, with the note a retry left', () => {
     const text = frame(
-      {
-        file: 'locked.pdf',
-        sent: MB,
-        total: MB,
-        startedAt: T0,
-        status: 'error',
-        note: 'rate limited; retrying in 3 s',
-      },
+      sent('locked.pdf', { status: 'error', note: 'rate limited; retrying in 3 s' }),
       T0 + 3000,
     );
     expect(text).toContain('Processing: error');

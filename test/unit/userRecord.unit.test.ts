@@ -22,82 +22,57 @@ const PASSKEY_ID = 'AbCdEf0123456789_-xyz';
 const NOW_ISO = '2025-01-15T10:30:00.000Z';
 const NOW = new Date(NOW_ISO);
 const account = { userId: USER_ID, workspaceId: WORKSPACE_ID };
+/** A command's data: the account's and the fields given, at NOW. */
+const asked = <Fields extends object>(fields: Fields) => ({ ...account, ...fields, now: NOW });
+/** An event's data: the account's and the fields given, stamped NOW_ISO. */
+const recorded = <Fields extends object>(fields: Fields) => ({
+  ...account,
+  ...fields,
+  occurredAt: NOW_ISO,
+});
 
 const signedIn: UserEvent = {
   type: 'UserSignedIn',
-  data: { ...account, sessionId: SESSION_ID, method: 'password', occurredAt: NOW_ISO },
+  data: recorded({ sessionId: SESSION_ID, method: 'password' as const }),
 };
 
 describe('the account record', () => {
   it('SetPassword records the password by its credential, never its hash', () => {
     given([])
-      .when({ type: 'SetPassword', data: { ...account, credentialId: CREDENTIAL_ID, now: NOW } })
-      .then([
-        {
-          type: 'UserPasswordSet',
-          data: { ...account, credentialId: CREDENTIAL_ID, occurredAt: NOW_ISO },
-        },
-      ]);
+      .when({ type: 'SetPassword', data: asked({ credentialId: CREDENTIAL_ID }) })
+      .then([{ type: 'UserPasswordSet', data: recorded({ credentialId: CREDENTIAL_ID }) }]);
   });
 
   it('RecordSignIn records the session and how the person signed in', () => {
+    const signIn = { sessionId: SESSION_ID, method: 'passkey' as const };
     given([signedIn])
-      .when({
-        type: 'RecordSignIn',
-        data: { ...account, sessionId: SESSION_ID, method: 'passkey', now: NOW },
-      })
-      .then([
-        {
-          type: 'UserSignedIn',
-          data: { ...account, sessionId: SESSION_ID, method: 'passkey', occurredAt: NOW_ISO },
-        },
-      ]);
+      .when({ type: 'RecordSignIn', data: asked(signIn) })
+      .then([{ type: 'UserSignedIn', data: recorded(signIn) }]);
   });
 
   it('RecordFailedSignIn names the passkey that failed, and no credential for a password', () => {
+    const failure = { reason: 'passkey' as const, credentialId: PASSKEY_ID };
     given([])
-      .when({
-        type: 'RecordFailedSignIn',
-        data: { ...account, reason: 'passkey', credentialId: PASSKEY_ID, now: NOW },
-      })
-      .then([
-        {
-          type: 'UserSignInFailed',
-          data: { ...account, reason: 'passkey', credentialId: PASSKEY_ID, occurredAt: NOW_ISO },
-        },
-      ]);
+      .when({ type: 'RecordFailedSignIn', data: asked(failure) })
+      .then([{ type: 'UserSignInFailed', data: recorded(failure) }]);
     // (a credential id sneaked into a password failure does not reach the record)
     const command = {
       type: 'RecordFailedSignIn',
-      data: { ...account, reason: 'password', credentialId: PASSKEY_ID, now: NOW },
+      data: asked({ reason: 'password', credentialId: PASSKEY_ID }),
     } as unknown as UserCommand;
     given([signedIn])
       .when(command)
-      .then([
-        {
-          type: 'UserSignInFailed',
-          data: { ...account, reason: 'password', occurredAt: NOW_ISO },
-        },
-      ]);
+      .then([{ type: 'UserSignInFailed', data: recorded({ reason: 'password' as const }) }]);
   });
 
   it('RecordSignOut and RevokeSession name the session that ended', () => {
+    const session = { sessionId: SESSION_ID };
     given([signedIn])
-      .when({ type: 'RecordSignOut', data: { ...account, sessionId: SESSION_ID, now: NOW } })
-      .then([
-        {
-          type: 'UserSignedOut',
-          data: { ...account, sessionId: SESSION_ID, occurredAt: NOW_ISO },
-        },
-      ]);
+      .when({ type: 'RecordSignOut', data: asked(session) })
+      .then([{ type: 'UserSignedOut', data: recorded(session) }]);
     given([signedIn])
-      .when({ type: 'RevokeSession', data: { ...account, sessionId: SESSION_ID, now: NOW } })
-      .then([
-        {
-          type: 'UserSessionRevoked',
-          data: { ...account, sessionId: SESSION_ID, occurredAt: NOW_ISO },
-        },
-      ]);
+      .when({ type: 'RevokeSession', data: asked(session) })
+      .then([{ type: 'UserSessionRevoked', data: recorded(session) }]);
   });
 
   it('AddPasskey keeps its public key and folds its name; RemovePasskey names it', () => {
@@ -110,34 +85,18 @@ describe('the account record', () => {
       aaguid: '00000000-0000-0000-0000-000000000000',
     };
     given([signedIn])
-      .when({
-        type: 'AddPasskey',
-        data: { ...account, ...passkey, name: ' Work\u202Elaptop\n ', now: NOW },
-      })
-      .then([
-        {
-          type: 'PasskeyAdded',
-          data: { ...account, ...passkey, name: 'Work laptop', occurredAt: NOW_ISO },
-        },
-      ]);
+      .when({ type: 'AddPasskey', data: asked({ ...passkey, name: ' Work\u202Elaptop\n ' }) })
+      .then([{ type: 'PasskeyAdded', data: recorded({ ...passkey, name: 'Work laptop' }) }]);
     given([signedIn])
-      .when({ type: 'RemovePasskey', data: { ...account, credentialId: PASSKEY_ID, now: NOW } })
-      .then([
-        {
-          type: 'PasskeyRemoved',
-          data: { ...account, credentialId: PASSKEY_ID, occurredAt: NOW_ISO },
-        },
-      ]);
+      .when({ type: 'RemovePasskey', data: asked({ credentialId: PASSKEY_ID }) })
+      .then([{ type: 'PasskeyRemoved', data: recorded({ credentialId: PASSKEY_ID }) }]);
   });
 
   it('every command makes exactly one event of the account, whatever its past', () => {
     const past = [signedIn, signedIn];
     const state = past.reduce(evolve, initialState());
     expect(state.events).toBe(2); // the stream's length, for the append: all the state there is
-    const made = recordOf({
-      type: 'RecordSignOut',
-      data: { ...account, sessionId: SESSION_ID, now: NOW },
-    });
+    const made = recordOf({ type: 'RecordSignOut', data: asked({ sessionId: SESSION_ID }) });
     expect(made).toHaveLength(1);
     expect(made[0]?.data.userId).toBe(USER_ID);
   });
