@@ -54,6 +54,10 @@ export const startApi = async (
     ...S3_ENV,
     ...env,
   });
+  // The set-up's admin commands wait longer for the database than a user's would (5 s): on a
+  // loaded machine a fresh embedded server took longer to accept one, and that bound is tested
+  // where it is the subject (test/chaos/databaseStall, test/int/waitAtStart).
+  const adminArgs = [...storeArgs, '--database-timeout', '30'];
   const newWorkspace = async (name: string, plan: 'team' | 'free' = 'team') => {
     const created = await flipbook([
       'workspace',
@@ -62,18 +66,22 @@ export const startApi = async (
       '--plan',
       'team',
       '--json',
-      ...storeArgs,
+      ...adminArgs,
     ]);
     if (created.code !== 0) throw new Error(created.stderr);
-    const issued = await flipbook(['key', 'create', '--workspace', name, '--json', ...storeArgs]);
+    const issued = await flipbook(['key', 'create', '--workspace', name, '--json', ...adminArgs]);
     if (issued.code !== 0) throw new Error(issued.stderr);
-    if (plan === 'free') await flipbook(['workspace', 'set-plan', name, 'free', ...storeArgs]);
+    if (plan === 'free') await flipbook(['workspace', 'set-plan', name, 'free', ...adminArgs]);
     return {
       key: JSON.parse(issued.stdout).key as string,
       workspaceId: JSON.parse(created.stdout).id as string,
     };
   };
-  const first = await newWorkspace('acme');
+  // A workspace that cannot be made leaves no daemon behind (the suite never gets to stop it).
+  const first = await newWorkspace('acme').catch(async (error: unknown) => {
+    await daemon.stop().catch(() => {});
+    throw error;
+  });
   return {
     daemon,
     api: `${daemon.url}/api/v1`,

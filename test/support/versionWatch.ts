@@ -21,6 +21,8 @@ export const watchOutcome = async (
     `version ${versionId} done or failed`,
     async () => {
       const reply = await c.status(flipbookId, versionId);
+      // (a 503 is the service's answer while a hostile render starves the machine: ask again)
+      if (reply.status === 503) return undefined;
       expectJson(reply, 200);
       const status = reply.body.status as string;
       if (seen.at(-1) !== status) seen.push(status);
