@@ -2,7 +2,7 @@
 // code change"), as their events describe them: the version under the name now, when the name
 // was first published and last pushed to, by whom, and what its comparison found (the counts;
 // the pages are in the comparison's file). A promoted or deleted preview is gone from here.
-import type { Db, ReadTable } from './readTable.ts';
+import { actorOf, type Db, type ReadTable } from './readTable.ts';
 
 export const previews: ReadTable = {
   table: 'previews',
@@ -31,14 +31,13 @@ export const previews: ReadTable = {
     switch (event.type) {
       case 'PreviewPublished': {
         const d = event.data;
-        const actor = (event.metadata as { actor?: unknown } | undefined)?.actor ?? null;
         await db.query(
           `INSERT INTO previews (flipbook_id, workspace_id, name, version_id, created_at,
              updated_at, updated_by, compared)
            VALUES ($1, $2, $3, $4, $5, $5, $6, NULL)
            ON CONFLICT (flipbook_id, name) DO UPDATE SET version_id = $4, updated_at = $5,
              updated_by = $6, compared = NULL`,
-          [d.flipbookId, d.workspaceId, d.name, d.versionId, d.occurredAt, actor],
+          [d.flipbookId, d.workspaceId, d.name, d.versionId, d.occurredAt, actorOf(event)],
         );
         break;
       }
@@ -70,3 +69,47 @@ export const previews: ReadTable = {
     }
   },
 };
+
+export type PreviewRow = {
+  flipbook_id: string;
+  name: string;
+  version_id: string;
+  created_at: string;
+  updated_at: string;
+  updated_by: Record<string, unknown> | null;
+  compared: Record<string, unknown> | null;
+};
+
+const COLUMNS = `flipbook_id, name, version_id, created_at::text AS created_at,
+  updated_at::text AS updated_at, updated_by, compared`;
+
+/** A flipbook's previews, the latest pushed first. */
+export const previewsOf = async (db: Db, flipbookId: string) =>
+  (
+    await db.query<PreviewRow>(
+      `SELECT ${COLUMNS} FROM previews WHERE flipbook_id = $1 ORDER BY updated_at DESC, name`,
+      [flipbookId],
+    )
+  ).rows;
+
+export const findPreview = async (db: Db, flipbookId: string, name: string) =>
+  (
+    await db.query<PreviewRow>(
+      `SELECT ${COLUMNS} FROM previews WHERE flipbook_id = $1 AND name = $2`,
+      [flipbookId, name],
+    )
+  ).rows[0] ?? null;
+
+/** The preview a version is shown by, if it is one (the preview URL names the version). */
+export const previewOfVersion = async (db: Db, versionId: string) =>
+  (await db.query<PreviewRow>(`SELECT ${COLUMNS} FROM previews WHERE version_id = $1`, [versionId]))
+    .rows[0] ?? null;
+
+/** Previews last pushed to before `before`: for the sweep (serve --preview-ttl). */
+export const stalePreviews = async (db: Db, before: Date, limit: number) =>
+  (
+    await db.query<PreviewRow>(
+      `SELECT ${COLUMNS} FROM previews WHERE updated_at < $1 ORDER BY updated_at LIMIT $2`,
+      [before, limit],
+    )
+  ).rows;
