@@ -173,6 +173,7 @@ const PATH_PARAMETERS: Record<string, string> = {
   webhookId: 'WebhookId',
   linkId: 'ShareLinkId',
   slug: 'Slug',
+  name: 'PreviewName',
 };
 
 const pathParameters = (endpoints: readonly Endpoint<unknown>[]) => {
