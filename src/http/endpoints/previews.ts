@@ -79,6 +79,8 @@ export const PREVIEW_ENDPOINTS = [
     operationId: 'listPreviews',
     tag: 'previews',
     summary: 'List a flipbook’s previews',
+    description:
+      'Every preview of the slug’s flipbook, the latest pushed first, each as `GET .../previews/{name}` answers it.',
     params: SlugPath,
     ok: { status: 200, description: 'Its previews, the latest pushed first', schema: PreviewList },
     errors: { 400: error('`Invalid slug: …`'), 404: error('`Flipbook not found`') },
@@ -91,6 +93,8 @@ export const PREVIEW_ENDPOINTS = [
     operationId: 'getPreview',
     tag: 'previews',
     summary: 'A preview: its status, its address, and its comparison once made',
+    description:
+      'Poll this until `status` is `done` (or `error`); `compare` is null until the comparison with the live version is made.',
     params: NamePath,
     ok: { status: 200, description: 'The preview', schema: Preview },
     errors: { 400: badPath, 404: notFound },
