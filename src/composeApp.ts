@@ -10,6 +10,7 @@ import { openAnalytics } from './app/analytics/analytics.ts';
 import type { Countries } from './app/analytics/countries.ts';
 import type { Clock } from './app/clock.ts';
 import { DEFAULT_KEY_USAGE_INTERVAL_MS, keyUsageRecorder } from './app/keyUsage.ts';
+import { previewLinksSignedWith } from './app/previewLinks.ts';
 import { grantsSignedWith } from './app/readerAccess.ts';
 import { DEFAULT_TILE_CACHE_BYTES, tileCache } from './app/tileCache.ts';
 import { urlsFor } from './app/urls.ts';
@@ -77,7 +78,9 @@ export type App = {
 
 export const composeApp = (deps: AppDeps): App => {
   const { store, blobs, clock, log, render, settings } = deps;
-  const urls = urlsFor(settings.publicUrl, settings.blobPublicUrl);
+  // Preview addresses signed with the installation's secret (src/app/previewLinks.ts).
+  const previewLinks = previewLinksSignedWith(deps.secret);
+  const urls = urlsFor(settings.publicUrl, settings.blobPublicUrl, previewLinks.tokenOf);
   const keyUsage = keyUsageRecorder(store.db, {
     intervalMs: settings.keyUsageIntervalMs ?? DEFAULT_KEY_USAGE_INTERVAL_MS,
     onError: (error, keyId) =>

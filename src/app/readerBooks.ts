@@ -1,6 +1,6 @@
 // What the reader reads of a flipbook (src/reader/readerData.ts makes the page of it): the
-// flipbook, the version it shows (the active one, or before anything is active the newest) and
-// that version's ready pages; and a version's ready pages alone (its text).
+// flipbook, the version it shows (the active one, or before anything is active the newest, never
+// a preview's) and that version's ready pages; and a version's ready pages alone (its text).
 
 import { findReaderFlipbook, readerVersion } from '../queries/reader.ts';
 import { listPages } from '../readTables/pages.ts';
@@ -12,7 +12,9 @@ export const readerBookRows = async (db: Db, flipbookId: string) => {
   if (!book) return null;
   if (book.status === 'archived') return { book, version: null, pages: [] };
   const version = await readerVersion(db, flipbookId, book.active_version_id);
-  const pages = version ? await listPages(db, version.version_id) : [];
+  // Nothing to show yet (a flipbook made by a preview has no version of its own): no book.
+  if (!version) return null;
+  const pages = await listPages(db, version.version_id);
   return { book, version, pages };
 };
 

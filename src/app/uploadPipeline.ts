@@ -7,7 +7,8 @@
 //   3. under the workspace's lock (one lock guards every quota of a workspace, in this process or
 //      any other on the database): the key again (the same key sent twice at once), the check
 //      that decides, the original committed, the command appended with the key in its metadata;
-//   4. the answer kept for the key, and returned.
+//   4. what goes with the command (the kind's `after`), then the answer kept for the key, and
+//      returned.
 // An original committed for a command that then failed is removed (withStoredOriginal).
 
 import type { FlipbookCommand } from '../domain/flipbook/decide.ts';
@@ -52,6 +53,8 @@ export type UploadKind<D extends Decided, A> = {
   before?: () => Promise<void>;
   /** under the workspace's lock: the checks that decide, and where the version goes */
   decide: (file: UploadedFile) => Promise<D>;
+  /** after the command's append, outside the lock: what goes with it (e.g. replaced files) */
+  after?: (decided: D) => Promise<void>;
   answer: (decided: D, recorded: Recorded) => A;
 };
 
@@ -90,6 +93,7 @@ export const runUpload = async <D extends Decided, A extends object>(
     }),
   );
   if (done.kind === 'again') return replayed(done.answer);
+  await kind.after?.(done.decided);
   const answer = kind.answer(done.decided, {
     file,
     at: done.at,

@@ -29,7 +29,7 @@ import { runUpload } from './uploadPipeline.ts';
  * The fields of an upload that makes a flipbook, each checked by the domain's rules in the order
  * the form has them (the first bad one is the one named); the slug only when the form gives it.
  */
-const newBookFields = ({ fields: given }: ReceivedUpload, withSlug: boolean) => {
+export const newBookFields = ({ fields: given }: ReceivedUpload, withSlug: boolean) => {
   const title = cleanTitle(given.title);
   const description = given.description === undefined ? '' : fields.description(given.description);
   const askedSlug = withSlug && given.slug !== undefined ? fields.slug(given.slug) : null;
@@ -39,16 +39,18 @@ const newBookFields = ({ fields: given }: ReceivedUpload, withSlug: boolean) => 
   return { title, description, askedSlug, direction, readers };
 };
 
-type NewBook = ReturnType<typeof newBookFields>;
+export type NewBook = ReturnType<typeof newBookFields>;
 
 /** A new flipbook's command: the form's fields, with the title and slug decided for it. */
-const creation =
+export const creation =
   (
     caller: Caller,
     book: NewBook,
     ids: { flipbookId: string; versionId: string },
     title: string,
     slug: string,
+    /** version 1 is this preview's: the flipbook has no live version until a publish */
+    preview?: string,
   ) =>
   (file: UploadedFile, at: Date): FlipbookCommand => ({
     type: 'CreateFlipbook',
@@ -61,6 +63,7 @@ const creation =
       description: book.description,
       direction: book.direction,
       visibility: book.readers,
+      ...(preview === undefined ? {} : { preview }),
       file,
       now: at,
     },

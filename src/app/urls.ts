@@ -4,6 +4,8 @@ export type Urls = {
   reader: (flipbookId: string) => string;
   /** a share link's reader, by its token */
   shareLink: (token: string) => string;
+  /** a preview's reader, by its version (./previewLinks.ts signs it) */
+  preview: (versionId: string) => string;
   page: (versionId: string, position: number, size: 'max' | 'mid' | 'min') => string;
   /** Where a version's page files live on the daemon: `<pages>text.json`, `<pages>1/words.json`. */
   pages: (versionId: string) => string;
@@ -29,7 +31,12 @@ export type Urls = {
  * (docs/processing.md, "The largest rendition"), where a CDN would answer 404. Originals stay on
  * the daemon too, which checks that downloads are allowed.
  */
-export const urlsFor = (publicUrl: () => string, blobPublicUrl?: string): Urls => {
+export const urlsFor = (
+  publicUrl: () => string,
+  blobPublicUrl?: string,
+  /** a preview's token (./previewLinks.ts); without it, no preview URL can be made */
+  previewToken: (versionId: string) => string = noPreviews,
+): Urls => {
   const base = () => publicUrl().replace(/\/+$/, '');
   const blobBase = blobPublicUrl?.replace(/\/+$/, '');
   const pages = (versionId: string) => `${base()}/files/pages/${versionId}/`;
@@ -38,8 +45,9 @@ export const urlsFor = (publicUrl: () => string, blobPublicUrl?: string): Urls =
   return {
     reader: (flipbookId) => `${base()}/f/${flipbookId}`,
     shareLink: (token) => `${base()}/s/${token}`,
-    granted: (grant) => grantedUrls(base, grant),
-    onDaemon: () => urlsFor(publicUrl),
+    preview: (versionId) => `${base()}/p/${previewToken(versionId)}`,
+    granted: (grant) => grantedUrls(base, grant, previewToken),
+    onDaemon: () => urlsFor(publicUrl, undefined, previewToken),
     page: (versionId, position, size) =>
       `${size === 'max' ? pages(versionId) : images(versionId)}${position}/${size}.jpg`,
     pages,
@@ -49,18 +57,27 @@ export const urlsFor = (publicUrl: () => string, blobPublicUrl?: string): Urls =
   };
 };
 
-const grantedUrls = (base: () => string, grant: string): Urls => {
+const noPreviews = (): string => {
+  throw new Error('preview URLs need the installation secret: give urlsFor its previewToken');
+};
+
+const grantedUrls = (
+  base: () => string,
+  grant: string,
+  previewToken: (versionId: string) => string,
+): Urls => {
   const root = () => `${base()}/a/${grant}`;
   const pages = (versionId: string) => `${root()}/pages/${versionId}/`;
   return {
     reader: (flipbookId) => `${base()}/f/${flipbookId}`,
     shareLink: (token) => `${base()}/s/${token}`,
+    preview: (versionId) => `${base()}/p/${previewToken(versionId)}`,
     page: (versionId, position, size) => `${pages(versionId)}${position}/${size}.jpg`,
     pages,
     images: pages,
     imageOrigin: null,
     original: (versionId) => `${root()}/originals/${versionId}`,
-    granted: (other) => grantedUrls(base, other),
-    onDaemon: () => grantedUrls(base, grant),
+    granted: (other) => grantedUrls(base, other, previewToken),
+    onDaemon: () => grantedUrls(base, grant, previewToken),
   };
 };

@@ -6,7 +6,7 @@ import { Closed, Count, DateTime, Named, StringEnum, Uuid } from './common.ts';
 
 export const VERSION_STATUSES = ['pending', 'processing', 'done', 'error'] as const;
 
-const VersionStatusName = StringEnum(VERSION_STATUSES, {
+export const VersionStatusName = StringEnum(VERSION_STATUSES, {
   description:
     'Processing status: `pending` after upload, then `processing`, then `done` or `error`',
 });

@@ -92,6 +92,28 @@ const publicData = (type: string, data: Record<string, unknown>): Record<string,
       };
     case 'VersionDeleted':
       return pick(data, ofVersion);
+    case 'PreviewPublished':
+      return {
+        ...pick(data, { ...ofVersion, name: 'name' }),
+        replaced_version_id: data.replacedVersionId ?? null,
+      };
+    case 'PreviewCompared':
+      return pick(data, {
+        ...ofVersion,
+        name: 'name',
+        against_version_id: 'againstVersionId',
+        pages_before: 'pagesBefore',
+        pages_after: 'pagesAfter',
+        changed: 'changed',
+        inserted: 'inserted',
+        removed: 'removed',
+        unchanged: 'unchanged',
+        failure: 'failure',
+      });
+    case 'PreviewPromoted':
+      return pick(data, { ...ofVersion, name: 'name' });
+    case 'PreviewDeleted':
+      return { ...pick(data, { ...ofVersion, name: 'name' }), expired: data.expired === true };
     case 'WebhookEndpointAdded':
       return {
         ...pick(data, { webhook_id: 'webhookId', url: 'url', description: 'description' }),

@@ -8,6 +8,7 @@ import { authenticate } from './auth.ts';
 import type { Endpoint } from './endpoint.ts';
 import { apiEndpoint, type EndpointDeps } from './endpoints/declare.ts';
 import { FLIPBOOK_ENDPOINTS } from './endpoints/flipbooks.ts';
+import { PREVIEW_ENDPOINTS } from './endpoints/previews.ts';
 import { SHARE_LINK_ENDPOINTS } from './endpoints/shareLinks.ts';
 import { STATS_ENDPOINTS } from './endpoints/stats.ts';
 import { VERSION_ENDPOINTS } from './endpoints/versions.ts';
@@ -40,6 +41,7 @@ export const API_ENDPOINTS: readonly Endpoint<EndpointDeps>[] = [
   ...FLIPBOOK_ENDPOINTS,
   ...SHARE_LINK_ENDPOINTS,
   ...VERSION_ENDPOINTS,
+  ...PREVIEW_ENDPOINTS,
   ...WEBHOOK_ENDPOINTS,
   ...STATS_ENDPOINTS,
 ];

@@ -11,7 +11,7 @@ import type { Failure } from '../contract/validate.ts';
 import type { Request } from './server.ts';
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';
-export type Tag = 'flipbooks' | 'versions' | 'audit' | 'webhooks' | 'stats' | 'meta';
+export type Tag = 'flipbooks' | 'versions' | 'previews' | 'audit' | 'webhooks' | 'stats' | 'meta';
 
 /** An error answer and why it is given (the body is always the Error schema). */
 export type Answer =
@@ -78,7 +78,8 @@ type Declaration<Deps, S extends TSchema, P extends TObject, Q extends TObject, 
   /** words for a query value its schema refuses by pattern or format */
   queryInvalid?: Partial<Record<keyof Static<Q>, string>>;
   body?: JsonBody<B> | UploadBody;
-  ok: { status: 200 | 201 | 202; description: string; schema: S };
+  /** 204: no body (its schema `Type.Void()`, its handler returns nothing) */
+  ok: { status: 200 | 201 | 202 | 204; description: string; schema: S };
   errors?: Record<number, Answer>;
   handle: (context: Context<Static<P>, Static<Q>, B>, deps: Deps) => Promise<Static<S>>;
 };

@@ -40,7 +40,9 @@ export const mountEndpoints = <Deps>(
             query: query(queryOf(req)) as never,
             body: (await body(req)) as never,
           };
-          sendJson(res, endpoint.ok.status, await endpoint.handle(context, deps));
+          const answer = await endpoint.handle(context, deps);
+          if (endpoint.ok.status === 204) res.writeHead(204).end();
+          else sendJson(res, endpoint.ok.status, answer);
         } catch (error) {
           // An upload refused before its body was read (or while it was): the rest is dropped,
           // not read into the void.

@@ -84,6 +84,7 @@ const answer = (given: Answer | Success) => {
         })
       : errorAnswer(given.description);
   }
+  if (given.status === 204) return { description: given.description, headers: answerHeaders };
   return {
     description: given.description,
     headers: answerHeaders,
@@ -172,6 +173,7 @@ const PATH_PARAMETERS: Record<string, string> = {
   webhookId: 'WebhookId',
   linkId: 'ShareLinkId',
   slug: 'Slug',
+  name: 'PreviewName',
 };
 
 const pathParameters = (endpoints: readonly Endpoint<unknown>[]) => {
@@ -233,6 +235,11 @@ export const buildOpenApiDocument = <Deps>(endpoints: readonly Endpoint<Deps>[])
     tags: [
       { name: 'flipbooks', description: 'Flipbooks of the key’s workspace' },
       { name: 'versions', description: 'File versions of a flipbook' },
+      {
+        name: 'previews',
+        description:
+          'A change reviewed before it goes live: a version under a name, compared with the live one, promoted or deleted (beyond the spec; docs/ci.md)',
+      },
       {
         name: 'audit',
         description: 'Who did what, and what a flipbook was at a past moment (beyond the spec)',

@@ -43,8 +43,10 @@ export const findReaderFlipbook = async (db: Db, flipbookId: string) =>
 export const readerVersion = async (db: Db, flipbookId: string, activeVersionId: string | null) =>
   (
     await db.query<Pick<VersionRow, 'version_id' | 'status' | 'page_count'>>(
-      // the active version; else the newest on its way; else (every one failed) the newest
-      `SELECT version_id, status, page_count FROM versions WHERE flipbook_id = $1
+      // the active version; else the newest on its way; else (every one failed) the newest;
+      // never a preview's (it is read at its own address, and only there)
+      `SELECT version_id, status, page_count FROM versions v WHERE flipbook_id = $1
+         AND NOT EXISTS (SELECT 1 FROM previews p WHERE p.version_id = v.version_id)
        ORDER BY (version_id = $2) DESC, (status <> 'error') DESC, number DESC LIMIT 1`,
       [flipbookId, activeVersionId],
     )

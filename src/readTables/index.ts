@@ -6,6 +6,7 @@ import { idempotentUploads } from './idempotentUploads.ts';
 import { jobs } from './jobs.ts';
 import { pages } from './pages.ts';
 import { passkeys } from './passkeys.ts';
+import { previews } from './previews.ts';
 import type { ReadTable } from './readTable.ts';
 import { shareLinks } from './shareLinks.ts';
 import { invitations, users } from './users.ts';
@@ -25,6 +26,7 @@ export const readTables: ReadTable[] = [
   passkeys,
   webhooks,
   shareLinks,
+  previews,
   idempotentUploads,
   // last: it locks the workspace's row until the commit (see there)
   flipbookCounts,
@@ -37,4 +39,5 @@ export const readTables: ReadTable[] = [
 // 15: jobs count the file store's failed attempts (issue 40). It also keeps the releases from
 // before the release guard (src/store/releaseGuard.ts), which knew 14, from running beside this
 // one: they try to rebuild, and the guard view stops them.
-export const READ_MODEL_VERSION = 15;
+// 16: previews (issue 43).
+export const READ_MODEL_VERSION = 16;

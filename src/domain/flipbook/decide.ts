@@ -8,6 +8,8 @@ import type { DirectionChoice } from '../flipbookFields.ts';
 import { iso } from '../iso.ts';
 import { embedOrigins, type Visibility } from './access.ts';
 import type { Flipbook, FlipbookEvent, PageSize, UploadedFile, VersionState } from './flipbook.ts';
+import { decidePreviews, type PreviewCommand } from './previewDecisions.ts';
+import { checkPreviewName, previewOf } from './previews.ts';
 import { decideShareLinks, type ShareLinkCommand } from './shareLinks.ts';
 
 type Created = Extract<Flipbook, { status: 'created' }>;
@@ -26,6 +28,8 @@ export type CreateFlipbook = {
     direction?: DirectionChoice;
     /** absent: public */
     visibility?: Visibility;
+    /** version 1 is this preview's (./previews.ts): the flipbook has no live version yet */
+    preview?: string;
     versionId: string;
     file: UploadedFile;
     now: Date;
@@ -87,7 +91,8 @@ export type FlipbookCommand =
   | FailProcessing
   | ActivateVersion
   | DeleteVersion
-  | ShareLinkCommand;
+  | ShareLinkCommand
+  | PreviewCommand;
 
 export const createFlipbook = ({ data }: CreateFlipbook, state: Flipbook): FlipbookEvent[] => {
   if (state.status === 'created') throw new Conflict(`Flipbook ${data.flipbookId} already exists`);
@@ -111,8 +116,21 @@ export const createFlipbook = ({ data }: CreateFlipbook, state: Flipbook): Flipb
     },
     {
       type: 'VersionUploaded',
-      data: { ...base, versionId, number: 1, file, activateOnDone: true },
+      data: { ...base, versionId, number: 1, file, activateOnDone: data.preview === undefined },
     },
+    ...(data.preview === undefined
+      ? []
+      : [
+          {
+            type: 'PreviewPublished' as const,
+            data: {
+              ...base,
+              versionId,
+              name: checkPreviewName(data.preview),
+              replacedVersionId: null,
+            },
+          },
+        ]),
   ];
 };
 
@@ -285,13 +303,18 @@ export const activateVersion = ({ data }: ActivateVersion, state: Flipbook): Fli
           : ' (it is activated automatically when done if activate was set)'),
     );
   }
+  const activated: FlipbookEvent = {
+    type: 'VersionActivated',
+    data: { ...ofVersion(book, data.versionId, data.now), previousVersionId: book.activeVersionId },
+  };
+  // A preview's version activated by its id is that preview promoted: it is live, not a preview.
+  const preview = previewOf(book.previews, data.versionId);
+  if (preview === null) return [activated];
   return [
+    activated,
     {
-      type: 'VersionActivated',
-      data: {
-        ...ofVersion(book, data.versionId, data.now),
-        previousVersionId: book.activeVersionId,
-      },
+      type: 'PreviewPromoted',
+      data: { ...ofVersion(book, data.versionId, data.now), name: preview },
     },
   ];
 };
@@ -306,7 +329,20 @@ export const deleteVersion = ({ data }: DeleteVersion, state: Flipbook): Flipboo
   if (book.activeVersionId === data.versionId) {
     throw new RuleBroken(ACTIVE_NOT_DELETABLE);
   }
-  return [{ type: 'VersionDeleted', data: ofVersion(book, data.versionId, data.now) }];
+  const deleted: FlipbookEvent = {
+    type: 'VersionDeleted',
+    data: ofVersion(book, data.versionId, data.now),
+  };
+  // A preview's version deleted by its id takes its preview along.
+  const preview = previewOf(book.previews, data.versionId);
+  if (preview === null) return [deleted];
+  return [
+    deleted,
+    {
+      type: 'PreviewDeleted',
+      data: { ...ofVersion(book, data.versionId, data.now), name: preview, expired: false },
+    },
+  ];
 };
 
 export const decide = (command: FlipbookCommand, state: Flipbook): FlipbookEvent[] => {
@@ -337,6 +373,12 @@ export const decide = (command: FlipbookCommand, state: Flipbook): FlipbookEvent
     case 'EditShareLink':
     case 'RevokeShareLink':
       return decideShareLinks(command, existing(state));
+    case 'PublishPreview':
+    case 'PromotePreview':
+    case 'DeletePreview':
+      return decidePreviews(command, existing(state));
+    case 'RecordComparison':
+      return decidePreviews(command, forWorker(state));
   }
 };
 

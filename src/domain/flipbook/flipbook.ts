@@ -2,6 +2,7 @@
 import type { Event } from '@event-driven-io/emmett';
 import { type Direction, type DirectionChoice, defaultTitleOf } from '../flipbookFields.ts';
 import type { Visibility } from './access.ts';
+import { evolvePreviews, NO_PREVIEWS, type PreviewEvent, type Previews } from './previews.ts';
 import { evolveShareLinks, type LinkLedger, NO_LINKS, type ShareLinkEvent } from './shareLinks.ts';
 
 export type VersionStatus = 'pending' | 'processing' | 'done' | 'error';
@@ -97,6 +98,7 @@ export type FlipbookEvent =
   | FlipbookVisibilityChanged
   | FlipbookEmbedsChanged
   | ShareLinkEvent
+  | PreviewEvent
   | VersionUploaded
   | VersionProcessingStarted
   | VersionPagesRendered
@@ -134,6 +136,8 @@ export type Flipbook =
       embedOrigins: string[];
       /** its share links' events, and how many links are live (./shareLinks.ts) */
       links: LinkLedger;
+      /** its previews by name (./previews.ts) */
+      previews: Previews;
       /** highest number ever given, deleted versions included, so numbers never repeat */
       lastNumber: number;
       versions: Record<string, VersionState>;
@@ -162,6 +166,7 @@ export const evolve = (state: Flipbook, event: FlipbookEvent): Flipbook => {
       visibility,
       embedOrigins: [],
       links: NO_LINKS,
+      previews: NO_PREVIEWS,
       lastNumber: 0,
       versions: {},
     };
@@ -178,6 +183,14 @@ export const evolve = (state: Flipbook, event: FlipbookEvent): Flipbook => {
     event.type === 'ShareLinkRevoked'
   ) {
     return { ...state, links: evolveShareLinks(state.links, event) };
+  }
+  if (
+    event.type === 'PreviewPublished' ||
+    event.type === 'PreviewCompared' ||
+    event.type === 'PreviewPromoted' ||
+    event.type === 'PreviewDeleted'
+  ) {
+    return { ...state, previews: evolvePreviews(state.previews, event) };
   }
   if (event.type === 'FlipbookEdited') {
     const { title, slug, description, direction } = event.data;

@@ -1,0 +1,222 @@
+// A flipbook's previews (beyond the spec; docs/ci.md): a PDF published under a name to a slug,
+// processed but never live by itself, at an unguessable URL, until it is promoted (that very
+// version goes live: no new upload, no new render) or deleted. The upload is a fourth thin
+// caller of the one pipeline (./uploadPipeline.ts); the rest are commands on the flipbook.
+import { randomUUID } from 'node:crypto';
+import type { Preview, PreviewCreated } from '../contract/previews.ts';
+import { NotFound, RuleBroken } from '../domain/errors.ts';
+import type { FlipbookCommand } from '../domain/flipbook/decide.ts';
+import { checkPreviewName } from '../domain/flipbook/previews.ts';
+import * as fields from '../domain/flipbookFields.ts';
+import { checkFlipbookCount, checkVersionCount } from '../domain/plans.ts';
+import { countWorkspaceFlipbooks } from '../readTables/flipbookCounts.ts';
+import { findFlipbookBySlug } from '../readTables/flipbooks.ts';
+import { countPages } from '../readTables/pages.ts';
+import { findPreview, type PreviewRow, previewsOf } from '../readTables/previews.ts';
+import { countVersions, findVersion } from '../readTables/versions.ts';
+import type { ApiDeps } from './apiDeps.ts';
+import type { Caller } from './caller.ts';
+import { runFlipbookCommand } from './commands.ts';
+import { estimateSeconds } from './estimate.ts';
+import type { UploadOptions } from './idempotentUploads.ts';
+import type { ReceivedUpload } from './received.ts';
+import { runUpload } from './uploadPipeline.ts';
+import { creation, type NewBook, newBookFields } from './uploads.ts';
+import { removeVersionFiles } from './versionFiles.ts';
+
+/** The workspace's flipbook with this slug, or a 404 in the words of the other slug routes. */
+const bookAt = async ({ store }: ApiDeps, caller: Caller, slugText: string) => {
+  const book = await findFlipbookBySlug(store.db, caller.workspaceId, fields.slug(slugText));
+  if (!book) throw new NotFound('Flipbook not found');
+  return book;
+};
+
+/**
+ * POST /flipbooks/by-slug/{slug}/previews/{name}: the preview made, or its version replaced (a
+ * new push to the pull request); a slug with no flipbook yet gets one with no live version.
+ */
+export const publishPreview = async (
+  deps: ApiDeps,
+  caller: Caller,
+  slugText: string,
+  nameText: string,
+  upload: ReceivedUpload,
+  options: UploadOptions = {},
+): Promise<PreviewCreated> => {
+  const { store } = deps;
+  const slug = fields.slug(slugText);
+  const name = checkPreviewName(nameText);
+  let book: NewBook;
+  return runUpload(deps, caller, upload, options, {
+    operation: 'preview',
+    target: `${slug}/${name}`,
+    remake: async (prior) => {
+      const version = await findVersion(
+        store.db,
+        caller.workspaceId,
+        prior.flipbook_id,
+        prior.version_id,
+      );
+      return {
+        name,
+        flipbook_id: prior.flipbook_id,
+        version_id: prior.version_id,
+        slug,
+        created: (version?.number ?? 1) === 1,
+        status: 'pending',
+        preview_url: deps.urls.preview(prior.version_id),
+        file_size: Number(version?.file_size ?? 0),
+        estimated_seconds: await estimateSeconds(store.db, null),
+        created_at_unix: Math.floor(Date.parse(prior.created_at) / 1000),
+      };
+    },
+    before: async () => {
+      book = newBookFields(upload, false);
+    },
+    decide: async (file) => {
+      const existing = await findFlipbookBySlug(store.db, caller.workspaceId, slug);
+      if (existing?.status === 'archived') {
+        throw new RuleBroken(
+          `The flipbook ${slug} is archived: unarchive it (flipbook unarchive ${existing.flipbook_id}) to preview a change to it`,
+        );
+      }
+      // A preview is a version while it lives: it counts as one, and a new flipbook as one.
+      if (existing) {
+        checkVersionCount(caller.plan, await countVersions(store.db, existing.flipbook_id));
+      } else {
+        checkFlipbookCount(
+          caller.plan,
+          await countWorkspaceFlipbooks(store.db, caller.workspaceId),
+        );
+      }
+      const versionId = randomUUID();
+      const flipbookId = existing?.flipbook_id ?? randomUUID();
+      const before = existing ? await findPreview(store.db, flipbookId, name) : null;
+      const replaced = before
+        ? await findVersion(store.db, caller.workspaceId, flipbookId, before.version_id)
+        : null;
+      const title = book.title ?? fields.defaultTitle(file.name);
+      return {
+        flipbookId,
+        versionId,
+        created: !existing,
+        replaced,
+        command: existing
+          ? (file, at): FlipbookCommand => ({
+              type: 'PublishPreview',
+              data: { name, versionId, file, now: at },
+            })
+          : creation(caller, book, { flipbookId, versionId }, title, slug, name),
+      };
+    },
+    // The replaced version's files go after its deletion is recorded, as a deleted version's.
+    after: async ({ replaced }) => {
+      if (replaced)
+        await removeVersionFiles(store, deps.blobs, replaced.version_id, replaced.checksum);
+    },
+    answer: (decided, { file, at, estimatedSeconds }) => ({
+      name,
+      flipbook_id: decided.flipbookId,
+      version_id: decided.versionId,
+      slug,
+      created: decided.created,
+      status: 'pending',
+      preview_url: deps.urls.preview(decided.versionId),
+      file_size: file.size,
+      estimated_seconds: estimatedSeconds,
+      created_at_unix: Math.floor(at.getTime() / 1000),
+    }),
+  });
+};
+
+/** A preview as the API shows it: its version's progress, its URL, its comparison once made. */
+const presentPreview = async (deps: ApiDeps, caller: Caller, row: PreviewRow): Promise<Preview> => {
+  const version = await findVersion(
+    deps.store.db,
+    caller.workspaceId,
+    row.flipbook_id,
+    row.version_id,
+  );
+  const status = version?.status ?? 'error';
+  const pages = version?.page_count ?? 0;
+  return {
+    name: row.name,
+    flipbook_id: row.flipbook_id,
+    version_id: row.version_id,
+    status,
+    pages: status === 'pending' ? 0 : pages,
+    pages_done:
+      status === 'done'
+        ? pages
+        : status === 'processing'
+          ? await countPages(deps.store.db, row.version_id)
+          : 0,
+    ...(status === 'error' ? { error_reason: version?.error ?? 'Processing failed' } : {}),
+    preview_url: deps.urls.preview(row.version_id),
+    created_at: new Date(row.created_at).toISOString(),
+    updated_at: new Date(row.updated_at).toISOString(),
+    compare: row.compared && presentCompare(row.compared),
+  };
+};
+
+/** The comparison's counts as the read table keeps them (PreviewCompared's fields), as the API names them. */
+const presentCompare = (c: Record<string, unknown>): Preview['compare'] => ({
+  against_version_id: (c.againstVersionId as string | null) ?? null,
+  pages_before: Number(c.pagesBefore ?? 0),
+  pages_after: Number(c.pagesAfter ?? 0),
+  changed: Number(c.changed ?? 0),
+  inserted: Number(c.inserted ?? 0),
+  removed: Number(c.removed ?? 0),
+  unchanged: Number(c.unchanged ?? 0),
+  ...(typeof c.failure === 'string' ? { failure: c.failure } : {}),
+});
+
+export const listPreviews = async (deps: ApiDeps, caller: Caller, slug: string) => {
+  const book = await bookAt(deps, caller, slug);
+  const rows = await previewsOf(deps.store.db, book.flipbook_id);
+  return { previews: await Promise.all(rows.map((row) => presentPreview(deps, caller, row))) };
+};
+
+const previewAt = async (deps: ApiDeps, caller: Caller, slug: string, name: string) => {
+  const book = await bookAt(deps, caller, slug);
+  const row = await findPreview(deps.store.db, book.flipbook_id, checkPreviewName(name));
+  if (!row) throw new NotFound('Preview not found');
+  return row;
+};
+
+export const showPreview = async (deps: ApiDeps, caller: Caller, slug: string, name: string) =>
+  presentPreview(deps, caller, await previewAt(deps, caller, slug, name));
+
+/** Makes exactly the reviewed version the live one; the preview is then gone. */
+export const promotePreview = async (deps: ApiDeps, caller: Caller, slug: string, name: string) => {
+  const row = await previewAt(deps, caller, slug, name);
+  await runFlipbookCommand(
+    deps.store,
+    row.flipbook_id,
+    { type: 'PromotePreview', data: { name: row.name, now: deps.clock.now() } },
+    caller.metadata,
+  );
+  return {
+    success: true as const,
+    flipbook_id: row.flipbook_id,
+    active_version_id: row.version_id,
+  };
+};
+
+/** The preview and its version go; its URL answers 404 from the event's commit on. */
+export const deletePreview = async (deps: ApiDeps, caller: Caller, slug: string, name: string) => {
+  const row = await previewAt(deps, caller, slug, name);
+  const version = await findVersion(
+    deps.store.db,
+    caller.workspaceId,
+    row.flipbook_id,
+    row.version_id,
+  );
+  await runFlipbookCommand(
+    deps.store,
+    row.flipbook_id,
+    { type: 'DeletePreview', data: { name: row.name, now: deps.clock.now() } },
+    caller.metadata,
+  );
+  if (version) await removeVersionFiles(deps.store, deps.blobs, row.version_id, version.checksum);
+};
