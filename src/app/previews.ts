@@ -4,16 +4,14 @@
 // caller of the one pipeline (./uploadPipeline.ts); the rest are commands on the flipbook.
 import { randomUUID } from 'node:crypto';
 import type { Preview, PreviewCreated } from '../contract/previews.ts';
-import { NotFound, RuleBroken } from '../domain/errors.ts';
+import { NotFound } from '../domain/errors.ts';
 import type { FlipbookCommand } from '../domain/flipbook/decide.ts';
 import { checkPreviewName } from '../domain/flipbook/previews.ts';
 import * as fields from '../domain/flipbookFields.ts';
-import { checkFlipbookCount, checkVersionCount } from '../domain/plans.ts';
-import { countWorkspaceFlipbooks } from '../readTables/flipbookCounts.ts';
 import { findFlipbookBySlug } from '../readTables/flipbooks.ts';
 import { countPages } from '../readTables/pages.ts';
 import { findPreview, type PreviewRow, previewsOf } from '../readTables/previews.ts';
-import { countVersions, findVersion } from '../readTables/versions.ts';
+import { findVersion } from '../readTables/versions.ts';
 import type { ApiDeps } from './apiDeps.ts';
 import type { Caller } from './caller.ts';
 import { runFlipbookCommand } from './commands.ts';
@@ -21,7 +19,7 @@ import { estimateSeconds } from './estimate.ts';
 import type { UploadOptions } from './idempotentUploads.ts';
 import type { ReceivedUpload } from './received.ts';
 import { runUpload } from './uploadPipeline.ts';
-import { creation, type NewBook, newBookFields } from './uploads.ts';
+import { creation, type NewBook, newBookFields, slugTarget } from './uploads.ts';
 import { removeVersionFiles } from './versionFiles.ts';
 
 /** The workspace's flipbook with this slug, or a 404 in the words of the other slug routes. */
@@ -74,21 +72,8 @@ export const publishPreview = async (
       book = newBookFields(upload, false);
     },
     decide: async (file) => {
-      const existing = await findFlipbookBySlug(store.db, caller.workspaceId, slug);
-      if (existing?.status === 'archived') {
-        throw new RuleBroken(
-          `The flipbook ${slug} is archived: unarchive it (flipbook unarchive ${existing.flipbook_id}) to preview a change to it`,
-        );
-      }
       // A preview is a version while it lives: it counts as one, and a new flipbook as one.
-      if (existing) {
-        checkVersionCount(caller.plan, await countVersions(store.db, existing.flipbook_id));
-      } else {
-        checkFlipbookCount(
-          caller.plan,
-          await countWorkspaceFlipbooks(store.db, caller.workspaceId),
-        );
-      }
+      const existing = await slugTarget(deps, caller, slug, 'preview a change to it');
       const versionId = randomUUID();
       const flipbookId = existing?.flipbook_id ?? randomUUID();
       const before = existing ? await findPreview(store.db, flipbookId, name) : null;

@@ -206,20 +206,7 @@ export const publishToSlug = async (
     },
     decide: async (file) => {
       const { title } = book;
-      const existing = await findFlipbookBySlug(store.db, caller.workspaceId, slug);
-      if (existing?.status === 'archived') {
-        throw new RuleBroken(
-          `The flipbook ${slug} is archived: unarchive it (flipbook unarchive ${existing.flipbook_id}) to publish to it`,
-        );
-      }
-      if (existing) {
-        checkVersionCount(caller.plan, await countVersions(store.db, existing.flipbook_id));
-      } else {
-        checkFlipbookCount(
-          caller.plan,
-          await countWorkspaceFlipbooks(store.db, caller.workspaceId),
-        );
-      }
+      const existing = await slugTarget(deps, caller, slug, 'publish to it');
       const versionId = randomUUID();
       const flipbookId = existing?.flipbook_id ?? randomUUID();
       const finalTitle = existing?.title ?? title ?? fields.defaultTitle(file.name);
@@ -249,6 +236,31 @@ export const publishToSlug = async (
       created_at_unix: Math.floor(at.getTime() / 1000),
     }),
   });
+};
+
+/**
+ * Under the workspace's lock, where an upload to a slug goes: the workspace's flipbook with that
+ * slug (refused while archived, in words saying what to do first) or none (a new flipbook), with
+ * the plan's count that the upload adds to checked.
+ */
+export const slugTarget = async (
+  { store }: ApiDeps,
+  caller: Caller,
+  slug: string,
+  toDo: string,
+) => {
+  const existing = await findFlipbookBySlug(store.db, caller.workspaceId, slug);
+  if (existing?.status === 'archived') {
+    throw new RuleBroken(
+      `The flipbook ${slug} is archived: unarchive it (flipbook unarchive ${existing.flipbook_id}) to ${toDo}`,
+    );
+  }
+  if (existing) {
+    checkVersionCount(caller.plan, await countVersions(store.db, existing.flipbook_id));
+  } else {
+    checkFlipbookCount(caller.plan, await countWorkspaceFlipbooks(store.db, caller.workspaceId));
+  }
+  return existing;
 };
 
 /** A create's answer, made again from the read tables (its own was lost with a crash). */
