@@ -7,7 +7,7 @@ import { SlugParams } from './flipbooks.ts';
 import { createdAtUnix, estimatedSeconds, uploadedSize, VersionStatusName } from './versions.ts';
 
 const name = Type.String({
-  pattern: '^[a-z0-9._-]{1,64}$',
+  pattern: '^[a-z0-9_-][a-z0-9._-]{0,63}$',
   description: `The preview's name, chosen by its caller (e.g. \`pr-128\`). ${PREVIEW_NAME_RULE}.`,
 });
 const previewUrl = Type.String({

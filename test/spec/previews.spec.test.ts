@@ -20,7 +20,7 @@ import { waitFor } from '../support/waitFor.ts';
 
 const OTHER_PDF = 'vec_vector.pdf';
 const NAME_RULE =
-  'A preview name is 1 to 64 characters of a-z, 0-9, ".", "_" and "-" (e.g. pr-128)';
+  'A preview name is 1 to 64 characters of a-z, 0-9, ".", "_" and "-", not starting with "." (e.g. pr-128)';
 
 const path = (slug: string, name = '') =>
   `/flipbooks/by-slug/${slug}/previews${name ? `/${name}` : ''}`;
@@ -174,7 +174,8 @@ describe('previews refused', () => {
   const { publish, preview } = previewApi(fx);
 
   it('refuses bad names, unknown slugs and previews, another workspace, and a promotion too early', async () => {
-    for (const bad of ['PR-1', 'a'.repeat(65), 'pr%201']) {
+    // (a name starting with a dot: `.` and `..` are path steps to every HTTP client)
+    for (const bad of ['PR-1', 'a'.repeat(65), 'pr%201', '.x']) {
       expectJson(await publish('manual', bad), 400, NAME_RULE);
       expectJson(await preview('manual', bad), 400, NAME_RULE);
     }

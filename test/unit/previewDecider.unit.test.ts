@@ -105,7 +105,7 @@ describe('publishing a preview', () => {
     given(withPreview).when(publish('pr-7', 2)).thenNothingHappened();
   });
 
-  it.each(['', 'PR-7', 'pr 7', 'pr/7', 'a'.repeat(65), '../x'])(
+  it.each(['', 'PR-7', 'pr 7', 'pr/7', 'a'.repeat(65), '../x', '.', '..', '.hidden'])(
     'refuses the name %j in words',
     (name) => {
       given(live)
@@ -210,6 +210,25 @@ describe('promoting a preview', () => {
         { type: 'VersionActivated', data: { ...now, versionId: V(2), previousVersionId: V(1) } },
         { type: 'PreviewPromoted', data: { ...now, name: 'pr-7', versionId: V(2) } },
       ]);
+  });
+
+  it('refuses a failed preview, saying what to do', () => {
+    given([
+      ...live,
+      uploaded(2, false),
+      published('pr-7', 2),
+      {
+        type: 'VersionProcessingFailed',
+        data: { ...past, versionId: V(2), reason: 'The PDF is password-protected' },
+      },
+    ])
+      .when({ type: 'PromotePreview', data: { name: 'pr-7', now: NOW } })
+      .thenThrows(
+        (e: Error) =>
+          e instanceof Conflict &&
+          e.message ===
+            'Preview pr-7 failed processing: only a processed preview can be promoted; push a new version to it',
+      );
   });
 
   it('finds no preview of an unknown name', () => {

@@ -70,10 +70,14 @@ export const decidePreviews = (command: PreviewCommand, book: Created): Flipbook
       const { name, now } = command.data;
       const { versionId } = live(book, name);
       const status = book.versions[versionId]?.status ?? 'error';
+      if (status === 'error') {
+        throw new Conflict(
+          `Preview ${name} failed processing: only a processed preview can be promoted; push a new version to it`,
+        );
+      }
       if (status !== 'done') {
         throw new Conflict(
-          `Preview ${name} is ${status}: only a processed preview can be promoted` +
-            (status === 'error' ? '' : '; wait until it is done'),
+          `Preview ${name} is ${status}: only a processed preview can be promoted; wait until it is done`,
         );
       }
       return [

@@ -10,9 +10,11 @@ import { InvalidInput } from '../errors.ts';
 
 /** At most this many previews of one flipbook at once (a stale pull request's are swept). */
 export const MAX_PREVIEWS = 50;
-const NAME = /^[a-z0-9._-]{1,64}$/;
+// Not starting with a dot: `.` and `..` are path steps to every HTTP client (fetch, browsers,
+// curl), which would leave such a preview out of their reach once made.
+const NAME = /^[a-z0-9_-][a-z0-9._-]{0,63}$/;
 export const PREVIEW_NAME_RULE =
-  'A preview name is 1 to 64 characters of a-z, 0-9, ".", "_" and "-" (e.g. pr-128)';
+  'A preview name is 1 to 64 characters of a-z, 0-9, ".", "_" and "-", not starting with "." (e.g. pr-128)';
 
 type OfPreview = {
   flipbookId: string;
