@@ -624,6 +624,41 @@ describe('the OpenAPI document', () => {
     await error('get', '/flipbooks/{id}', 404, { params: { id } });
   });
 
+  it('describes every answer of a preview’s life', async () => {
+    const previewPath = '/flipbooks/by-slug/{slug}/previews/{name}';
+    const params = { slug: 'handbook', name: 'pr-12' };
+    const made = await call<{ flipbook_id: string; version_id: string }>(
+      'post',
+      previewPath,
+      201,
+      'PublishPreviewResponse',
+      { params, body: upload({}) },
+    );
+    const pending = await call('get', previewPath, 200, 'Preview', { params });
+    expect(pending).toMatchObject({ status: 'pending', compare: null });
+    await call('get', '/flipbooks/by-slug/{slug}/previews', 200, 'PreviewList', { params });
+    await call('post', `${previewPath}/promote`, 409, 'Error', { params });
+    await completeProcessing(made.flipbook_id, [made.version_id]);
+    const promoted = await call('post', `${previewPath}/promote`, 200, 'PromotePreviewResponse', {
+      params,
+    });
+    expect(promoted).toMatchObject({ active_version_id: made.version_id });
+    await call('get', previewPath, 404, 'Error', { params });
+    // a second preview, deleted: 204 and no body, as documented
+    const again = { ...params, name: 'pr-13' };
+    await call('post', previewPath, 201, 'PublishPreviewResponse', {
+      params: again,
+      body: upload({}),
+    });
+    const res = await appFetch(`${fixture.api}/flipbooks/by-slug/handbook/previews/pr-13`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${fixture.key}` },
+    });
+    expect(res.status).toBe(204);
+    expect(await res.text()).toBe('');
+    expect(doc.paths[previewPath]?.delete?.responses['204']).toBeDefined();
+  });
+
   it('passes Spectral’s OpenAPI rules; its one warning (no contact) gone when the operator gives one', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'openapi-'));
     try {
