@@ -18,8 +18,9 @@ import { runFlipbookCommand } from './commands.ts';
 import { estimateSeconds } from './estimate.ts';
 import type { UploadOptions } from './idempotentUploads.ts';
 import type { ReceivedUpload } from './received.ts';
+import { slugTarget } from './slugTarget.ts';
 import { runUpload } from './uploadPipeline.ts';
-import { creation, type NewBook, newBookFields, slugTarget } from './uploads.ts';
+import { creation, type NewBook, newBookFields } from './uploads.ts';
 import { removeVersionFiles } from './versionFiles.ts';
 
 /** The workspace's flipbook with this slug, or a 404 in the words of the other slug routes. */

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Created, PublishedToSlug } from '../contract/flipbooks.ts';
 import type { CreatedVersion } from '../contract/versions.ts';
 import { parseActivateFlag } from '../domain/activateFlag.ts';
-import { NotFound, RuleBroken } from '../domain/errors.ts';
+import { NotFound } from '../domain/errors.ts';
 import { visibility } from '../domain/flipbook/access.ts';
 import type { FlipbookCommand } from '../domain/flipbook/decide.ts';
 import type { UploadedFile } from '../domain/flipbook/flipbook.ts';
@@ -13,7 +13,7 @@ import * as fields from '../domain/flipbookFields.ts';
 import { checkFlipbookCount, checkVersionCount } from '../domain/plans.ts';
 import { slugify } from '../domain/slug.ts';
 import { countWorkspaceFlipbooks } from '../readTables/flipbookCounts.ts';
-import { findFlipbook, findFlipbookBySlug, slugsLike, slugTaken } from '../readTables/flipbooks.ts';
+import { findFlipbook, slugsLike, slugTaken } from '../readTables/flipbooks.ts';
 import type { IdempotentUpload } from '../readTables/idempotentUploads.ts';
 import type { Db } from '../readTables/readTable.ts';
 import { countVersions, findVersion } from '../readTables/versions.ts';
@@ -23,6 +23,7 @@ import { estimateSeconds } from './estimate.ts';
 import { slugInUse } from './flipbooks.ts';
 import type { UploadOptions } from './idempotentUploads.ts';
 import type { ReceivedUpload } from './received.ts';
+import { slugTarget } from './slugTarget.ts';
 import { runUpload } from './uploadPipeline.ts';
 
 /**
@@ -236,31 +237,6 @@ export const publishToSlug = async (
       created_at_unix: Math.floor(at.getTime() / 1000),
     }),
   });
-};
-
-/**
- * Under the workspace's lock, where an upload to a slug goes: the workspace's flipbook with that
- * slug (refused while archived, in words saying what to do first) or none (a new flipbook), with
- * the plan's count that the upload adds to checked.
- */
-export const slugTarget = async (
-  { store }: ApiDeps,
-  caller: Caller,
-  slug: string,
-  toDo: string,
-) => {
-  const existing = await findFlipbookBySlug(store.db, caller.workspaceId, slug);
-  if (existing?.status === 'archived') {
-    throw new RuleBroken(
-      `The flipbook ${slug} is archived: unarchive it (flipbook unarchive ${existing.flipbook_id}) to ${toDo}`,
-    );
-  }
-  if (existing) {
-    checkVersionCount(caller.plan, await countVersions(store.db, existing.flipbook_id));
-  } else {
-    checkFlipbookCount(caller.plan, await countWorkspaceFlipbooks(store.db, caller.workspaceId));
-  }
-  return existing;
 };
 
 /** A create's answer, made again from the read tables (its own was lost with a crash). */

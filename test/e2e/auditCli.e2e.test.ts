@@ -150,7 +150,8 @@ describe('the audit trail from the CLI (embedded store)', () => {
       const all = await trail(book.flipbookId);
       return all.some((e) => e.type === 'VersionActivated') ? all : undefined;
     });
-    expect(events.map((e) => e.type)).toEqual([
+    // (progress batches, VersionPagesRendered, come only when the render is slow enough)
+    expect(events.map((e) => e.type).filter((t) => t !== 'VersionPagesRendered')).toEqual([
       'FlipbookCreated',
       'VersionUploaded',
       ...PROCESSING,
