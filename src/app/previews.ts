@@ -3,11 +3,12 @@
 // version goes live: no new upload, no new render) or deleted. The upload is a fourth thin
 // caller of the one pipeline (./uploadPipeline.ts); the rest are commands on the flipbook.
 import { randomUUID } from 'node:crypto';
-import type { Preview, PreviewCreated } from '../contract/previews.ts';
+import type { Preview, PreviewCompare, PreviewCreated } from '../contract/previews.ts';
 import { NotFound } from '../domain/errors.ts';
 import type { FlipbookCommand } from '../domain/flipbook/decide.ts';
 import { checkPreviewName } from '../domain/flipbook/previews.ts';
 import * as fields from '../domain/flipbookFields.ts';
+import type { Comparison } from '../domain/pageAlignment.ts';
 import { findFlipbookBySlug } from '../readTables/flipbooks.ts';
 import { countPages } from '../readTables/pages.ts';
 import { findPreview, type PreviewRow, previewsOf } from '../readTables/previews.ts';
@@ -141,21 +142,40 @@ const presentPreview = async (deps: ApiDeps, caller: Caller, row: PreviewRow): P
     preview_url: deps.urls.preview(row.version_id),
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
-    compare: row.compared && presentCompare(row.compared),
+    compare: row.compared ? await presentCompare(deps, row.version_id) : null,
   };
 };
 
-/** The comparison's counts as the read table keeps them (PreviewCompared's fields), as the API names them. */
-const presentCompare = (c: Record<string, unknown>): Preview['compare'] => ({
-  against_version_id: (c.againstVersionId as string | null) ?? null,
-  pages_before: Number(c.pagesBefore ?? 0),
-  pages_after: Number(c.pagesAfter ?? 0),
-  changed: Number(c.changed ?? 0),
-  inserted: Number(c.inserted ?? 0),
-  removed: Number(c.removed ?? 0),
-  unchanged: Number(c.unchanged ?? 0),
-  ...(typeof c.failure === 'string' ? { failure: c.failure } : {}),
-});
+/**
+ * The comparison as the API shows it: its file (the counts in the read table say it is made),
+ * with the addresses of each changed page's thumbnails and compare view at the preview's URL.
+ */
+const presentCompare = async (deps: ApiDeps, versionId: string): Promise<PreviewCompare> => {
+  const text = await deps.blobs.readComparison(versionId);
+  if (text === null) return null;
+  const c = JSON.parse(text) as Comparison;
+  const url = deps.urls.preview(versionId);
+  const file = (position: number, name: string) => `${url}/pages/${versionId}/${position}/${name}`;
+  return {
+    against_version_id: c.againstVersionId,
+    pages_before: c.pagesBefore,
+    pages_after: c.pagesAfter,
+    changed: c.changed.map(({ before, after, regions }) => ({
+      before,
+      after,
+      regions,
+      compare_url: `${url}#compare=${after}`,
+      before_image: file(after, 'before-min.jpg'),
+      after_image: file(after, 'min.jpg'),
+      diff_image: file(after, 'diff.jpg'),
+    })),
+    inserted: c.inserted,
+    removed: c.removed,
+    moved: c.moved ?? [],
+    unchanged: c.unchanged,
+    ...(c.failure ? { failure: c.failure } : {}),
+  };
+};
 
 export const listPreviews = async (deps: ApiDeps, caller: Caller, slug: string) => {
   const book = await bookAt(deps, caller, slug);

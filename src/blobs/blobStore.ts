@@ -19,6 +19,13 @@ export type PageFile =
   | 'min.jpg'
   | 'text.txt'
   | 'words.json'
+  /**
+   * a preview's page against the one before it (src/app/comparison.ts): the page before at mid
+   * and min size, and this page with the changed areas marked
+   */
+  | 'before.jpg'
+  | 'before-min.jpg'
+  | 'diff.jpg'
   /** a tile of the page rendered larger than max.jpg, for deep zoom (src/app/pageTiles.ts) */
   | `tile-${number}-${number}-${number}.jpg`;
 
@@ -93,6 +100,9 @@ export type BlobStore = {
   ) => Promise<void>;
   /** the version's document.json (title, direction, outline, page labels, links) */
   readDocument: (versionId: string) => Promise<string | null>;
+  /** a preview's compare.json (src/app/comparison.ts), or null if it has none yet */
+  readComparison: (versionId: string) => Promise<string | null>;
+  writeComparison: (versionId: string, content: string) => Promise<void>;
   /** removes one page file made after processing (a tile the cache evicts); none there is no failure */
   removePageFile: (versionId: string, position: number, file: PageFile) => Promise<void>;
   removePages: (versionId: string) => Promise<void>;
@@ -133,7 +143,16 @@ export class OriginalMissing extends Error {
 
 export const SHA256 = /^[0-9a-f]{64}$/;
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const FILES = new Set(['max.jpg', 'mid.jpg', 'min.jpg', 'text.txt', 'words.json']);
+const FILES = new Set([
+  'max.jpg',
+  'mid.jpg',
+  'min.jpg',
+  'text.txt',
+  'words.json',
+  'before.jpg',
+  'before-min.jpg',
+  'diff.jpg',
+]);
 /** `tile-<level>-<column>-<row>.jpg` (src/app/pageTiles.ts says which exist) */
 export const TILE_FILE = /^tile-[1-3]-\d{1,3}-\d{1,3}\.jpg$/;
 
@@ -158,7 +177,7 @@ export const pageKey = (versionId: string, position: number, file: PageFile) => 
 /** Whether a key is one this service makes (what `copy` moves; anything else is left alone). */
 export const isStoreKey = (key: string) =>
   /^originals\/([0-9a-f]{2})\/\1[0-9a-f]{62}\.pdf$/.test(key) ||
-  /^pages\/[0-9a-f-]{36}\/(?:document\.json|[1-9]\d{0,5}\/(?:max\.jpg|mid\.jpg|min\.jpg|text\.txt|words\.json|tile-[1-3]-\d{1,3}-\d{1,3}\.jpg))$/.test(
+  /^pages\/[0-9a-f-]{36}\/(?:document\.json|compare\.json|[1-9]\d{0,5}\/(?:max\.jpg|mid\.jpg|min\.jpg|text\.txt|words\.json|before\.jpg|before-min\.jpg|diff\.jpg|tile-[1-3]-\d{1,3}-\d{1,3}\.jpg))$/.test(
     key,
   );
 

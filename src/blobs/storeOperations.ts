@@ -192,6 +192,9 @@ export const blobStoreOn = (objects: ObjectStore): BlobStore => {
     writePageFile: (versionId, position, file, content) =>
       objects.put(pageKey(versionId, position, file), content),
     readDocument: (versionId) => text(`${versionKey(versionId)}/document.json`),
+    readComparison: (versionId) => text(`${versionKey(versionId)}/compare.json`),
+    writeComparison: (versionId, content) =>
+      objects.put(`${versionKey(versionId)}/compare.json`, content),
     removePageFile: (versionId, position, file) =>
       objects.remove(pageKey(versionId, position, file)),
     removePages: async (versionId) => {

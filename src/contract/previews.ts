@@ -18,20 +18,63 @@ const previewUrl = Type.String({
 
 export const PreviewParams = Type.Object({ ...SlugParams.properties, name });
 
-/** The comparison with the version that was live, in counts (what changed, page by page: docs/ci.md). */
+const page = (description: string) => Type.Integer({ minimum: 1, description });
+const image = (description: string) => Type.String({ format: 'uri', description });
+
+/** A page of the preview aligned with one before that differs, and where (docs/ci.md). */
+export const ChangedPage = Type.Object({
+  before: page('Its position in the version compared with'),
+  after: page('Its position in the preview'),
+  regions: Type.Array(
+    Type.Array(Type.Number({ minimum: 0, maximum: 1 }), { minItems: 4, maxItems: 4 }),
+    {
+      maxItems: 64,
+      description:
+        'The changed areas, each `[x, y, w, h]` in fractions of the page (0 to 1, from the top left)',
+    },
+  ),
+  compare_url: image('The reader at the preview, showing this page before and after'),
+  before_image: image('A thumbnail of the page before'),
+  after_image: image('A thumbnail of the page in the preview'),
+  diff_image: image('A thumbnail of the preview’s page with the changed areas marked'),
+});
+export type ChangedPage = Static<typeof ChangedPage>;
+
+/**
+ * What changed, page by page, against the version that was live when the preview was done
+ * (computed once; null until then). Pages are aligned first, so a page inserted or removed does
+ * not make every later one changed.
+ */
 export const PreviewCompare = Type.Union([
   Type.Object({
     against_version_id: Type.Union([Uuid('The version compared with'), Type.Null()]),
     pages_before: Count('Pages of the version compared with'),
     pages_after: Count('Pages of the preview'),
-    changed: Count('Pages aligned with one before that differ'),
-    inserted: Count('Pages with none before'),
-    removed: Count('Pages before with none in the preview'),
-    unchanged: Count('Pages alike'),
-    failure: Type.Optional(Type.String({ description: 'Why no comparison could be made' })),
+    changed: Type.Array(ChangedPage, { description: 'Pages aligned with one before that differ' }),
+    inserted: Type.Array(page('A position in the preview'), {
+      description: 'Pages of the preview with none before',
+    }),
+    removed: Type.Array(page('A position in the version compared with'), {
+      description: 'Pages before with none in the preview',
+    }),
+    moved: Type.Array(
+      Type.Object({
+        before: page('Its position in the version compared with'),
+        after: page('Its position in the preview'),
+      }),
+      { description: 'Pages alike found at another place (neither inserted nor removed)' },
+    ),
+    unchanged: Count('Pages alike, in their place'),
+    failure: Type.Optional(
+      Type.String({
+        description:
+          'Why no comparison could be made (no live version, or it failed); the preview still works',
+      }),
+    ),
   }),
   Type.Null(),
 ]);
+export type PreviewCompare = Static<typeof PreviewCompare>;
 
 export const Preview = Named('Preview', {
   name,

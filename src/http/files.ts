@@ -17,7 +17,7 @@ import { type BlobStore, type OpenedBlob, type PageFile, TILE_FILE } from '../bl
 import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
 import type { RenderOptions } from '../pdf/renderPdf.ts';
-import type { RenditionName } from '../pdf/renditions.ts';
+import { RENDITIONS, type RenditionName } from '../pdf/renditions.ts';
 import { type VersionAccess, versionAccess } from '../queries/access.ts';
 import type { Db } from '../readTables/readTable.ts';
 import { authenticate } from './auth.ts';
@@ -33,6 +33,9 @@ const TYPES: Record<Exclude<PageFile, 'words.json' | `tile-${string}`>, string> 
   'mid.jpg': 'image/jpeg',
   'min.jpg': 'image/jpeg',
   'text.txt': 'text/plain; charset=utf-8',
+  'before.jpg': 'image/jpeg',
+  'before-min.jpg': 'image/jpeg',
+  'diff.jpg': 'image/jpeg',
 };
 
 /**
@@ -69,7 +72,8 @@ export const publicGate =
   (deps: { db: Db; access: AccessDeps }, req: IncomingMessage): FileGate =>
   async (version) => {
     const open = { download: version.download_allowed, private: false };
-    if (version.visibility === 'public') return open;
+    // A preview's files are its address's (/p/<token>/...), and the workspace's: never public.
+    if (version.visibility === 'public' && !version.preview) return open;
     const { store, clock } = deps.access;
     if (req.headers.authorization) {
       const caller = await authenticate(deps.db, req, clock.now()).catch(() => null);
@@ -169,7 +173,8 @@ const mountVersionFiles = (
     const rendition = kind.replace('.jpg', '') as RenditionName;
     let standIn: 'mid.jpg' | null = null;
     let pending = false;
-    if (!blob && kind.endsWith('.jpg') && !deps.render.renditions.includes(rendition)) {
+    const later = RENDITIONS.includes(rendition) && !deps.render.renditions.includes(rendition);
+    if (!blob && later) {
       // A rendition left out of processing (processing.md, "The largest rendition"): rendered
       // now, for this page and the ones asked for with it, then sent like any other. A page
       // poppler cannot render that large gets its 1000 px image, never kept as this one; so does

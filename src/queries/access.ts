@@ -15,6 +15,8 @@ export type VersionAccess = {
   /** the original's key and name, for a download */
   checksum: string;
   file_name: string;
+  /** a live preview's version: read at its own address only (src/http/previewReader.ts) */
+  preview: boolean;
 };
 
 /** A version whose files may be served to someone (its flipbook is not archived), or null. */
@@ -22,7 +24,8 @@ export const versionAccess = async (db: Db, versionId: string) =>
   (
     await db.query<VersionAccess>(
       `SELECT v.status, f.flipbook_id, f.workspace_id, f.visibility, f.download_allowed,
-         v.checksum, v.file_name
+         v.checksum, v.file_name,
+         EXISTS (SELECT 1 FROM previews p WHERE p.version_id = v.version_id) AS preview
        FROM versions v JOIN flipbooks f USING (flipbook_id)
        WHERE v.version_id = $1 AND f.status <> 'archived'`,
       [versionId],

@@ -40,6 +40,8 @@ export type PreviewCompared = Event<
     changed: number;
     inserted: number;
     removed: number;
+    /** pages found elsewhere, alike (absent from events before moved pages were told apart) */
+    moved?: number;
     unchanged: number;
     /** why no comparison could be made, in words (the preview still works) */
     failure?: string;
