@@ -1,9 +1,11 @@
 // What the reader reads of a flipbook (src/reader/readerData.ts makes the page of it): the
 // flipbook, the version it shows (the active one, or before anything is active the newest, never
-// a preview's) and that version's ready pages; and a version's ready pages alone (its text).
+// a preview's) and that version's ready pages; and a version's ready pages alone, and their text
+// (the reader's text.json and /text, a preview's comparison).
 
+import type { BlobStore } from '../blobs/blobStore.ts';
 import { findReaderFlipbook, readerVersion } from '../queries/reader.ts';
-import { listPages } from '../readTables/pages.ts';
+import { listPages, type PageRow } from '../readTables/pages.ts';
 import type { Db } from '../readTables/readTable.ts';
 
 /** The flipbook, the version shown and its pages; null when there is no such flipbook. */
@@ -20,3 +22,25 @@ export const readerBookRows = async (db: Db, flipbookId: string) => {
 
 /** A version's ready pages, in order. */
 export const readyPages = (db: Db, versionId: string) => listPages(db, versionId);
+
+/** Every ready page's extracted text, in order. */
+export const loadPageTexts = async (db: Db, blobs: BlobStore, versionId: string) => {
+  const pages = await readyPages(db, versionId);
+  const texts = await readTexts(blobs, versionId, pages);
+  return pages.map((p) => ({ n: p.position, text: texts.get(p.position) ?? '' }));
+};
+
+/** 16 at a time: a bucket answers each with a request of its own. */
+export const readTexts = async (blobs: BlobStore, versionId: string, pages: PageRow[]) => {
+  const texts = new Map<number, string>();
+  let next = 0;
+  const reader = async () => {
+    while (next < pages.length) {
+      const page = pages[next++] as PageRow;
+      const text = await blobs.readPageFile(versionId, page.position, 'text.txt').catch(() => null);
+      texts.set(page.position, text ?? '');
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(16, pages.length) }, reader));
+  return texts;
+};

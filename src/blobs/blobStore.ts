@@ -86,6 +86,8 @@ export type BlobStore = {
   removeOriginal: (sha256: string) => Promise<void>;
   renderTarget: (versionId: string, attempt: number) => Promise<RenderTarget>;
   openPageFile: (versionId: string, position: number, file: PageFile) => Promise<OpenedBlob | null>;
+  /** a page file's bytes (a page image to compare), or null if there is none */
+  readPageBytes: (versionId: string, position: number, file: PageFile) => Promise<Buffer | null>;
   /** a small page file (text.txt, words.json) as text, or null if there is none */
   readPageFile: (versionId: string, position: number, file: PageFile) => Promise<string | null>;
   /**

@@ -189,6 +189,7 @@ export const blobStoreOn = (objects: ObjectStore): BlobStore => {
     },
     openPageFile: (versionId, position, file) => objects.open(pageKey(versionId, position, file)),
     readPageFile: (versionId, position, file) => text(pageKey(versionId, position, file)),
+    readPageBytes: (versionId, position, file) => objects.get(pageKey(versionId, position, file)),
     writePageFile: (versionId, position, file, content) =>
       objects.put(pageKey(versionId, position, file), content),
     readDocument: (versionId) => text(`${versionKey(versionId)}/document.json`),

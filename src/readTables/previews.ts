@@ -113,3 +113,28 @@ export const stalePreviews = async (db: Db, before: Date, limit: number) =>
       [before, limit],
     )
   ).rows;
+
+export type Uncompared = {
+  flipbook_id: string;
+  name: string;
+  version_id: string;
+  page_count: number;
+  /** the flipbook's live version now, and how it stands (null: none) */
+  against_version_id: string | null;
+  against_status: string | null;
+};
+
+/** Previews whose version is done and not compared yet, the oldest push first. */
+export const uncomparedPreviews = async (db: Db, limit: number) =>
+  (
+    await db.query<Uncompared>(
+      `SELECT p.flipbook_id, p.name, p.version_id, v.page_count,
+         f.active_version_id AS against_version_id, a.status AS against_status
+       FROM previews p JOIN versions v ON v.version_id = p.version_id
+         JOIN flipbooks f ON f.flipbook_id = p.flipbook_id
+         LEFT JOIN versions a ON a.version_id = f.active_version_id
+       WHERE p.compared IS NULL AND v.status = 'done'
+       ORDER BY p.updated_at LIMIT $1`,
+      [limit],
+    )
+  ).rows;

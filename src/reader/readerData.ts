@@ -3,7 +3,7 @@
 // The page text is not part of it (the HTML would grow with the book): only the first pages'
 // alternative text is; the whole text is read by `loadPageTexts`, for text.json and /text.
 
-import { readerBookRows, readyPages } from '../app/readerBooks.ts';
+import { readerBookRows, readTexts } from '../app/readerBooks.ts';
 import type { Urls } from '../app/urls.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
 import { frameAncestors } from '../domain/flipbook/access.ts';
@@ -136,28 +136,6 @@ export const loadReaderBook = async (
         ? urls.original(version.version_id)
         : null,
   };
-};
-
-/** Every ready page's extracted text, in order. */
-export const loadPageTexts = async (db: Db, blobs: BlobStore, versionId: string) => {
-  const pages = await readyPages(db, versionId);
-  const texts = await readTexts(blobs, versionId, pages);
-  return pages.map((p) => ({ n: p.position, text: texts.get(p.position) ?? '' }));
-};
-
-/** 16 at a time: a bucket answers each with a request of its own. */
-const readTexts = async (blobs: BlobStore, versionId: string, pages: PageRow[]) => {
-  const texts = new Map<number, string>();
-  let next = 0;
-  const reader = async () => {
-    while (next < pages.length) {
-      const page = pages[next++] as PageRow;
-      const text = await blobs.readPageFile(versionId, page.position, 'text.txt').catch(() => null);
-      texts.set(page.position, text ?? '');
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(16, pages.length) }, reader));
-  return texts;
 };
 
 export const pageRuns = (pages: Pick<PageRow, 'position' | 'width' | 'height'>[]) => {

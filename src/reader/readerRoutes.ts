@@ -10,6 +10,7 @@ import type { ServerResponse } from 'node:http';
 import { renderSVG } from 'uqr';
 import { bookAtAddress } from '../app/flipbooks.ts';
 import { type Entry, enterByBook, enterByLink, unlockLink } from '../app/readerAccess.ts';
+import { loadPageTexts } from '../app/readerBooks.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
 import { cookieHeader, readCookie, sessionTokenOf } from '../http/cookies.ts';
@@ -24,7 +25,7 @@ import { IMMUTABLE } from '../http/staticAssets.ts';
 import { asUnavailable } from '../http/unavailable.ts';
 import { readerAssetRoutes } from './assetRoutes.ts';
 import { type HtmlSender, htmlSender, languageOf } from './htmlSender.ts';
-import { loadPageTexts, loadReaderBook, type ReaderBook, readerStatus } from './readerData.ts';
+import { loadReaderBook, type ReaderBook, readerStatus } from './readerData.ts';
 import type { ReaderDeps } from './readerDeps.ts';
 import {
   notFoundPage,

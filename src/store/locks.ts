@@ -30,6 +30,11 @@ export type Locks = {
   workspace: <T>(workspaceId: string, fn: () => Promise<T>) => Promise<T>;
   /** Runs `fn` holding the originals lock exclusively: no upload is between commit and append. */
   originals: <T>(fn: () => Promise<T>) => Promise<T>;
+  /**
+   * Runs `fn` holding the lock named `name` when no one else holds it, else at once null (work
+   * one process does while others skip it: a preview's comparison).
+   */
+  unlessHeld: <T>(name: string, fn: () => Promise<T>) => Promise<T | null>;
   close: () => Promise<void>;
 };
 
@@ -114,6 +119,29 @@ export const createLocks = (connectionString: string, limits: DatabaseLimits): L
       local.run('originals', () =>
         holding([['pg_advisory_lock', 'pg_advisory_unlock', ORIGINALS]], fn),
       ),
+    unlessHeld: (name, fn) =>
+      local.run(name, async () => {
+        const key = lockKey(name);
+        const client = await pool.connect();
+        let held = false;
+        try {
+          const { rows } = await client.query<{ held: boolean }>(
+            'SELECT pg_try_advisory_lock($1::bigint) AS held',
+            [key],
+          );
+          held = rows[0]?.held === true;
+          return held ? await fn() : null;
+        } finally {
+          const freed = held
+            ? await client.query('SELECT pg_advisory_unlock($1::bigint)', [key]).then(
+                () => undefined,
+                (error: Error) => error,
+              )
+            : undefined;
+          // A failed unlock leaves the session in doubt: dropping it frees the lock.
+          client.release(freed);
+        }
+      }),
     close: () => pool.end(),
   };
 };

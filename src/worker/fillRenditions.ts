@@ -22,6 +22,7 @@ import {
   renewFill,
 } from '../state/renditionFills.ts';
 import { isDatabaseUnavailable } from '../store/unavailable.ts';
+import { pause } from './pause.ts';
 import type { ProcessDeps } from './processDeps.ts';
 
 export type FillOptions = { leaseMs: number; pollMs: number; retryMs: number };
@@ -121,7 +122,7 @@ export const startFills = (deps: ProcessDeps, options: FillOptions, wake: EventT
       } catch (error) {
         if (!isDatabaseUnavailable(error)) log.error({ err: error }, 'fill loop failed');
       }
-      if (!fill) await sleep(options.pollMs, stopping.signal, wake);
+      if (!fill) await pause(options.pollMs, stopping.signal, wake, 'fill');
     }
   };
   const running = Array.from({ length: deps.render.slots.capacity }, loop);
@@ -132,17 +133,3 @@ export const startFills = (deps: ProcessDeps, options: FillOptions, wake: EventT
     },
   };
 };
-
-const sleep = (ms: number, signal: AbortSignal, wake: EventTarget) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      wake.removeEventListener('fill', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    wake.addEventListener('fill', done, { once: true });
-  });

@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import type { Pool, PoolClient } from 'pg';
 import type { Logger } from '../log.ts';
 import { isDatabaseUnavailable } from '../store/unavailable.ts';
+import { COMPARE_WAKE, startComparisons } from './comparePreviews.ts';
 import { DEFAULT_STORE_RETRY_MS, storeRetryDelayMs } from './deferrals.ts';
 import { laterRenditions, startFills } from './fillRenditions.ts';
 import {
@@ -15,6 +16,7 @@ import {
   releaseJob,
   renewLease,
 } from './jobQueue.ts';
+import { pause } from './pause.ts';
 import type { ProcessDeps } from './processDeps.ts';
 import { processVersion } from './processVersion.ts';
 
@@ -94,7 +96,10 @@ export const startWorkers = (deps: ProcessDeps, options: WorkerOptions): WorkerP
         stop: (reason: unknown) => cancel.abort(reason),
       };
       const outcome = await currentJob.run(context, () => processVersion(deps, job, signal, owner));
-      if (outcome === 'done') fillWake.dispatchEvent(new Event('fill'));
+      if (outcome === 'done') {
+        fillWake.dispatchEvent(new Event('fill'));
+        fillWake.dispatchEvent(new Event(COMPARE_WAKE));
+      }
       if (outcome === 'cancelled') {
         log.info({ versionId: job.version_id }, 'processing stopped');
         if (stopping.signal.aborted) await releaseJob(deps.store.db, job, owner);
@@ -141,9 +146,9 @@ export const startWorkers = (deps: ProcessDeps, options: WorkerOptions): WorkerP
         }
         // The store or the disk failed: the lease runs out and the job is tried again.
         log.error({ err: error, versionId: job?.version_id }, 'processing failed; will retry');
-        await sleep(options.pollMs * 4, stopping.signal);
+        await pause(options.pollMs * 4, stopping.signal);
       }
-      if (!job) await sleep(options.pollMs, stopping.signal, wake);
+      if (!job) await pause(options.pollMs, stopping.signal, wake);
     }
   };
 
@@ -155,7 +160,7 @@ export const startWorkers = (deps: ProcessDeps, options: WorkerOptions): WorkerP
         () => false,
       );
       if (released) return;
-      await sleep(options.pollMs, stopping.signal);
+      await pause(options.pollMs, stopping.signal);
     }
   };
 
@@ -169,29 +174,22 @@ export const startWorkers = (deps: ProcessDeps, options: WorkerOptions): WorkerP
           fillWake,
         )
       : null;
+  // Previews compared once done (comparePreviews.ts).
+  const comparisons = startComparisons(
+    deps,
+    { pollMs: options.pollMs * 5, retryMs: options.retryMs },
+    fillWake,
+  );
   return {
     stop: async () => {
       stopping.abort();
       await Promise.all(lanes);
       await fills?.stop();
+      await comparisons.stop();
       await (await listener).close();
     },
   };
 };
-
-const sleep = (ms: number, signal: AbortSignal, wake?: EventTarget) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      wake?.removeEventListener('job', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    wake?.addEventListener('job', done, { once: true });
-  });
 
 /**
  * LISTEN on a connection of its own for queued jobs and deleted versions. A connection lost (the
