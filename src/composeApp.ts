@@ -98,7 +98,7 @@ export const composeApp = (deps: AppDeps): App => {
     { budgetBytes: settings.tileCacheBytes ?? DEFAULT_TILE_CACHE_BYTES, log },
   );
   // Reading grants for non-public books, signed with the installation's secret (readerAccess.ts).
-  const access = { store, clock, grants: grantsSignedWith(deps.secret) };
+  const access = { store, clock, grants: grantsSignedWith(deps.secret), previews: previewLinks };
   // Reader analytics (docs/privacy.md): beacons counted in memory, written every half second.
   const analytics = openAnalytics({
     store,

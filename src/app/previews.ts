@@ -150,7 +150,10 @@ const presentPreview = async (deps: ApiDeps, caller: Caller, row: PreviewRow): P
  * The comparison as the API shows it: its file (the counts in the read table say it is made),
  * with the addresses of each changed page's thumbnails and compare view at the preview's URL.
  */
-const presentCompare = async (deps: ApiDeps, versionId: string): Promise<PreviewCompare> => {
+export const presentCompare = async (
+  deps: Pick<ApiDeps, 'blobs' | 'urls'>,
+  versionId: string,
+): Promise<PreviewCompare> => {
   const text = await deps.blobs.readComparison(versionId);
   if (text === null) return null;
   const c = JSON.parse(text) as Comparison;

@@ -10,6 +10,7 @@ import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
 import { grantSecret, liveLinkOf, memberSessionReads } from '../queries/access.ts';
 import { findReaderFlipbook } from '../queries/reader.ts';
+import { previewOfVersion } from '../readTables/previews.ts';
 import { countLinkOpen, findLinkByTokenHash, linkPasswordHash } from '../readTables/shareLinks.ts';
 import type { Store } from '../store/store.ts';
 import { decoyHash, verifyPassword } from './accounts/passwords.ts';
@@ -17,6 +18,7 @@ import { currentSession, SESSION_IDLE_MS } from './accounts/sessions.ts';
 import { claimAttempt, linkAccount } from './accounts/throttle.ts';
 import { hashToken, isWellFormedToken } from './accounts/tokens.ts';
 import type { Clock } from './clock.ts';
+import { type PreviewLinks, previewLinksSignedWith } from './previewLinks.ts';
 import { signedFields } from './signedFields.ts';
 
 /** How long a grant lets its holder read without entering again (revocation is felt at once). */
@@ -84,9 +86,34 @@ export const grantsSignedWith = (secret: string): Grants => {
 export const installationSecret = (store: Store) =>
   grantSecret(store.db, randomBytes(32).toString('hex'));
 
-export const openGrants = async (store: Store) => grantsSignedWith(await installationSecret(store));
+/** Who may read what, with the installation's secret read from the store (tests, tools). */
+export const openAccess = async (store: Store, clock: Clock): Promise<AccessDeps> => {
+  const secret = await installationSecret(store);
+  return {
+    store,
+    clock,
+    grants: grantsSignedWith(secret),
+    previews: previewLinksSignedWith(secret),
+  };
+};
 
-export type AccessDeps = { store: Store; clock: Clock; grants: Grants };
+export type AccessDeps = {
+  store: Store;
+  clock: Clock;
+  grants: Grants;
+  /** previews' addresses (./previewLinks.ts): /p/<token> opens without signing in */
+  previews: PreviewLinks;
+};
+
+/**
+ * The preview a /p/<token> address opens, while it lives (promoted or deleted: null, a 404 like
+ * any unknown address).
+ */
+export const enterByPreview = async ({ store, previews }: AccessDeps, token: string) => {
+  const versionId = previews.versionOf(token);
+  const row = versionId ? await previewOfVersion(store.db, versionId) : null;
+  return row && { flipbookId: row.flipbook_id, versionId: row.version_id, name: row.name };
+};
 
 /** What a grant still lets its holder do with its flipbook's files; null: nothing (a 404). */
 export const grantAllows = async (

@@ -4,16 +4,21 @@
 // (the reader's text.json and /text, a preview's comparison).
 
 import type { BlobStore } from '../blobs/blobStore.ts';
-import { findReaderFlipbook, readerVersion } from '../queries/reader.ts';
+import { findReaderFlipbook, previewVersion, readerVersion } from '../queries/reader.ts';
 import { listPages, type PageRow } from '../readTables/pages.ts';
 import type { Db } from '../readTables/readTable.ts';
 
-/** The flipbook, the version shown and its pages; null when there is no such flipbook. */
-export const readerBookRows = async (db: Db, flipbookId: string) => {
+/**
+ * The flipbook, the version shown and its pages; null when there is no such flipbook. A preview's
+ * reader names its version (`previewOf`), shown only while it is a live preview's.
+ */
+export const readerBookRows = async (db: Db, flipbookId: string, previewOf?: string) => {
   const book = await findReaderFlipbook(db, flipbookId);
   if (!book) return null;
   if (book.status === 'archived') return { book, version: null, pages: [] };
-  const version = await readerVersion(db, flipbookId, book.active_version_id);
+  const version = previewOf
+    ? await previewVersion(db, flipbookId, previewOf)
+    : await readerVersion(db, flipbookId, book.active_version_id);
   // Nothing to show yet (a flipbook made by a preview has no version of its own): no book.
   if (!version) return null;
   const pages = await listPages(db, version.version_id);

@@ -19,6 +19,8 @@ export type Urls = {
    * files under /a/<grant>/ on the daemon, never on a CDN.
    */
   granted: (grant: string) => Urls;
+  /** the same for a preview's reader: its files under /p/<token>/ on the daemon, never on a CDN */
+  previewed: (token: string) => Urls;
   /** the same without --blob-public-url: a non-public book's images are never on a CDN */
   onDaemon: () => Urls;
 };
@@ -46,7 +48,8 @@ export const urlsFor = (
     reader: (flipbookId) => `${base()}/f/${flipbookId}`,
     shareLink: (token) => `${base()}/s/${token}`,
     preview: (versionId) => `${base()}/p/${previewToken(versionId)}`,
-    granted: (grant) => grantedUrls(base, grant, previewToken),
+    granted: (grant) => grantedUrls(base, `a/${grant}`, previewToken),
+    previewed: (token) => grantedUrls(base, `p/${token}`, previewToken),
     onDaemon: () => urlsFor(publicUrl, undefined, previewToken),
     page: (versionId, position, size) =>
       `${size === 'max' ? pages(versionId) : images(versionId)}${position}/${size}.jpg`,
@@ -61,12 +64,13 @@ const noPreviews = (): string => {
   throw new Error('preview URLs need the installation secret: give urlsFor its previewToken');
 };
 
+/** A reader's addresses under `below` (`a/<grant>`, `p/<token>`): files on the daemon only. */
 const grantedUrls = (
   base: () => string,
-  grant: string,
+  below: string,
   previewToken: (versionId: string) => string,
 ): Urls => {
-  const root = () => `${base()}/a/${grant}`;
+  const root = () => `${base()}/${below}`;
   const pages = (versionId: string) => `${root()}/pages/${versionId}/`;
   return {
     reader: (flipbookId) => `${base()}/f/${flipbookId}`,
@@ -77,7 +81,8 @@ const grantedUrls = (
     images: pages,
     imageOrigin: null,
     original: (versionId) => `${root()}/originals/${versionId}`,
-    granted: (other) => grantedUrls(base, other, previewToken),
-    onDaemon: () => grantedUrls(base, grant, previewToken),
+    granted: (other) => grantedUrls(base, `a/${other}`, previewToken),
+    previewed: (token) => grantedUrls(base, `p/${token}`, previewToken),
+    onDaemon: () => grantedUrls(base, below, previewToken),
   };
 };

@@ -7,22 +7,20 @@
 // Range, If-Range, ETag/Last-Modified revalidation and HEAD are answered by ./conditional.ts.
 // A deleted version's files, and every file of an archived flipbook, are a 404 at once.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { currentSession } from '../app/accounts/sessions.ts';
 import { demandRendition, RenditionBusy } from '../app/laterRenditions.ts';
 import { ANSWER_MS, pageTile } from '../app/pageTiles.ts';
 import { pageWordsJson } from '../app/pageWords.ts';
-import { type AccessDeps, grantAllows } from '../app/readerAccess.ts';
+import type { AccessDeps } from '../app/readerAccess.ts';
 import type { TileCache } from '../app/tileCache.ts';
 import { type BlobStore, type OpenedBlob, type PageFile, TILE_FILE } from '../blobs/blobStore.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
 import type { RenderOptions } from '../pdf/renderPdf.ts';
 import { RENDITIONS, type RenditionName } from '../pdf/renditions.ts';
-import { type VersionAccess, versionAccess } from '../queries/access.ts';
+import { versionAccess } from '../queries/access.ts';
 import type { Db } from '../readTables/readTable.ts';
-import { authenticate } from './auth.ts';
 import { answerFor } from './conditional.ts';
-import { sessionTokenOf } from './cookies.ts';
+import { type FileGate, grantGate, previewGate, publicGate } from './fileGates.ts';
 import { arrivedAt } from './requestContext.ts';
 import { sendBody } from './sendBody.ts';
 import { isHead, type Request, type Routes } from './server.ts';
@@ -37,15 +35,6 @@ const TYPES: Record<Exclude<PageFile, 'words.json' | `tile-${string}`>, string> 
   'before-min.jpg': 'image/jpeg',
   'diff.jpg': 'image/jpeg',
 };
-
-/**
- * Who may have a version's files, asked of every request once the version is known: null when
- * they may not (a 404, as for an unknown id), else whether the original may be downloaded and
- * whether the answer is private (never cached by anyone but this browser, revalidated each time).
- */
-export type FileGate = (
-  version: VersionAccess,
-) => Promise<{ download: boolean; private: boolean } | null>;
 
 export type FileDeps = {
   db: Db;
@@ -62,46 +51,16 @@ export const STAND_IN = 'X-Flipbook-Stand-In';
 /**
  * The files at /files/... answer for public books (and for the API key of the book's own
  * workspace, whose answers name these URLs); the same files at /a/<grant>/... for whoever holds
- * a grant to the book (src/app/readerAccess.ts), checked on every request.
- */
-/**
- * /files/...: a public book's; another's to the API key of its workspace (the API's answers name
- * these URLs) or to its members signed in to the dashboard (its pages show these images).
- */
-export const publicGate =
-  (deps: { db: Db; access: AccessDeps }, req: IncomingMessage): FileGate =>
-  async (version) => {
-    const open = { download: version.download_allowed, private: false };
-    // A preview's files are its address's (/p/<token>/...), and the workspace's: never public.
-    if (version.visibility === 'public' && !version.preview) return open;
-    const { store, clock } = deps.access;
-    if (req.headers.authorization) {
-      const caller = await authenticate(deps.db, req, clock.now()).catch(() => null);
-      return caller?.workspaceId === version.workspace_id ? { ...open, private: true } : null;
-    }
-    const token = sessionTokenOf(req);
-    const session = token ? await currentSession(store, token, clock) : null;
-    return session?.workspace.id === version.workspace_id ? { ...open, private: true } : null;
-  };
-
-/** /a/<grant>/...: whoever holds a grant to the book that is still good (readerAccess.ts). */
-export const grantGate =
-  (access: AccessDeps, grant: string): FileGate =>
-  async (version) => {
-    const allowed = await grantAllows(access, grant);
-    if (allowed?.flipbookId !== version.flipbook_id) return null;
-    return { download: version.download_allowed && allowed.download, private: true };
-  };
-
-/**
- * The files at /files/... answer for public books (and for the API key of the book's own
- * workspace, whose answers name these URLs); the same files at /a/<grant>/... for whoever holds
- * a grant to the book (src/app/readerAccess.ts), checked on every request.
+ * a grant to the book (src/app/readerAccess.ts), and a preview's at /p/<token>/..., checked on
+ * every request.
  */
 export const mountFiles = (routes: Routes, deps: FileDeps) => {
   mountVersionFiles(routes, '/files', deps, (req) => publicGate(deps, req));
   mountVersionFiles(routes, '/a/:grant', deps, (req) =>
     grantGate(deps.access, req.params.grant ?? ''),
+  );
+  mountVersionFiles(routes, '/p/:token', deps, (req) =>
+    previewGate(deps.access, req.params.token ?? ''),
   );
 };
 

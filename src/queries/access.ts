@@ -7,6 +7,7 @@ import type { Db } from '../readTables/readTable.ts';
 import type { VersionRow } from '../readTables/versions.ts';
 
 export type VersionAccess = {
+  version_id: string;
   status: VersionRow['status'];
   flipbook_id: string;
   workspace_id: string;
@@ -23,7 +24,7 @@ export type VersionAccess = {
 export const versionAccess = async (db: Db, versionId: string) =>
   (
     await db.query<VersionAccess>(
-      `SELECT v.status, f.flipbook_id, f.workspace_id, f.visibility, f.download_allowed,
+      `SELECT v.version_id, v.status, f.flipbook_id, f.workspace_id, f.visibility, f.download_allowed,
          v.checksum, v.file_name,
          EXISTS (SELECT 1 FROM previews p WHERE p.version_id = v.version_id) AS preview
        FROM versions v JOIN flipbooks f USING (flipbook_id)

@@ -51,3 +51,14 @@ export const readerVersion = async (db: Db, flipbookId: string, activeVersionId:
       [flipbookId, activeVersionId],
     )
   ).rows[0] ?? null;
+
+/** A live preview's version of the flipbook, as readerVersion gives the one it shows (else null). */
+export const previewVersion = async (db: Db, flipbookId: string, versionId: string) =>
+  (
+    await db.query<Pick<VersionRow, 'version_id' | 'status' | 'page_count'>>(
+      `SELECT version_id, status, page_count FROM versions v WHERE flipbook_id = $1
+         AND version_id = $2
+         AND EXISTS (SELECT 1 FROM previews p WHERE p.version_id = v.version_id)`,
+      [flipbookId, versionId],
+    )
+  ).rows[0] ?? null;

@@ -51,8 +51,19 @@ export type ReaderBook = {
   counted: boolean;
   /** the workspace's branding: the key its stylesheet and logo are served under; none: null */
   brand: { key: string; logo: { width: number; height: number } | null } | null;
+  /** a preview's reader (/p/<token>): which preview, and where its comparison is */
+  preview?: ReaderPreview;
   /** where the reader sends its beacon and the token it holds, once the route gave one */
   beacon?: { url: string; token: string };
+};
+
+export type ReaderPreview = {
+  name: string;
+  versionId: string;
+  /** the flipbook's own reader (where the version goes live when promoted) */
+  liveUrl: string;
+  /** the comparison with the live version, as JSON (src/reader/previewRoutes.ts) */
+  compare: string;
 };
 
 /** [first, count, prefix, start]: pages numbered prefix+start...; [first, 1, label]: one page. */
@@ -72,10 +83,13 @@ export const loadReaderBook = async (
   urls: Urls,
   flipbookId: string,
   withLeadTexts = true,
-  /** let in with a grant: the reader's own URL (a share link's), and whether it may download */
-  granted?: { url: string; download: boolean },
+  /**
+   * let in with a grant: the reader's own URL (a share link's, a preview's), whether it may
+   * download, and for a preview the version it shows
+   */
+  granted?: { url: string; download: boolean; preview?: ReaderPreview },
 ): Promise<ReaderBook | 'archived' | null> => {
-  const rows = await readerBookRows(db, flipbookId);
+  const rows = await readerBookRows(db, flipbookId, granted?.preview?.versionId);
   if (!rows) return null;
   const { book, version, pages } = rows;
   if (book.status === 'archived') return 'archived';
@@ -131,6 +145,7 @@ export const loadReaderBook = async (
           String(texts.get(i + 1) ?? ''),
         )
       : [],
+    ...(granted?.preview ? { preview: granted.preview } : {}),
     download:
       book.download_allowed && (granted?.download ?? true) && version && pages.length > 0
         ? urls.original(version.version_id)

@@ -1,51 +1,48 @@
 // The reader: GET /f/:id (the flipbook's link), its status JSON (polled while processing) and its
 // text page; the same at a share link (/s/<token>, with its password form); a version's page
 // text as JSON (fetched by the reader when search first needs it); GET /w/:workspace/:slug (a
-// readable address that redirects to it); and the reader's two static assets. Who may read a
-// non-public book is src/app/readerAccess.ts's to say. Every body here goes through sendBody: an
-// ETag (304s), compressed as negotiated.
+// readable address that redirects to it); mounted with the previews' (./previewRoutes.ts) and the
+// reader's static assets (./assetRoutes.ts). What these addresses answer is ./bookAnswers.ts's;
+// who may read a non-public book is src/app/readerAccess.ts's to say. Every body here goes
+// through sendBody: an ETag (304s), compressed as negotiated.
 // One file (over 300 lines): the book pages' routes share who may enter and the page that says why
-// not; the assets are ./assetRoutes.ts.
-import type { ServerResponse } from 'node:http';
-import { renderSVG } from 'uqr';
+// not.
 import { bookAtAddress } from '../app/flipbooks.ts';
 import { type Entry, enterByBook, enterByLink, unlockLink } from '../app/readerAccess.ts';
-import { loadPageTexts } from '../app/readerBooks.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
 import { cookieHeader, readCookie, sessionTokenOf } from '../http/cookies.ts';
-import { type FileGate, gatedVersion, grantGate, PRIVATE } from '../http/files.ts';
+import { type FileGate, grantGate } from '../http/fileGates.ts';
 import { readForm } from '../http/formBody.ts';
 import { mountPageRoutes, type PageRoute } from '../http/pageRoute.ts';
 import { clientAddress } from '../http/rateLimit.ts';
 import { sendJson } from '../http/respond.ts';
-import { sendBody } from '../http/sendBody.ts';
-import { type Handler, queryOf, type Request, type Routes } from '../http/server.ts';
-import { IMMUTABLE } from '../http/staticAssets.ts';
+import type { Handler, Request, Routes } from '../http/server.ts';
 import { asUnavailable } from '../http/unavailable.ts';
 import { readerAssetRoutes } from './assetRoutes.ts';
-import { type HtmlSender, htmlSender, languageOf } from './htmlSender.ts';
+import { bookAnswers } from './bookAnswers.ts';
+import { type HtmlSender, htmlSender } from './htmlSender.ts';
+import { previewRoutes } from './previewRoutes.ts';
 import { loadReaderBook, type ReaderBook, readerStatus } from './readerData.ts';
 import type { ReaderDeps } from './readerDeps.ts';
-import {
-  notFoundPage,
-  PRIVATE_VIEW,
-  PUBLIC_VIEW,
-  passwordPage,
-  readerPage,
-  stalledPage,
-  unavailablePage,
-} from './readerPage.ts';
-import { textPage } from './textPage.ts';
+import { notFoundPage, PRIVATE_VIEW, passwordPage, stalledPage } from './readerPage.ts';
 import type { Language } from './words/language.ts';
 
 /** The reader's routes, mounted once: its pages in words when the service is away. */
 export const mountReader = (routes: Routes, deps: ReaderDeps) => {
   const sendHtml = htmlSender(deps.urls.imageOrigin);
-  mountPageRoutes(routes, [...readerRoutes(deps, sendHtml), ...readerAssetRoutes(deps, sendHtml)], {
-    page: asPage(sendHtml),
-    data: (handler) => handler,
-  });
+  mountPageRoutes(
+    routes,
+    [
+      ...readerRoutes(deps, sendHtml),
+      ...previewRoutes(deps, sendHtml),
+      ...readerAssetRoutes(deps, sendHtml),
+    ],
+    {
+      page: asPage(sendHtml),
+      data: (handler) => handler,
+    },
+  );
 };
 
 /**
@@ -118,61 +115,7 @@ export const readerRoutes = (deps: ReaderDeps, sendHtml: HtmlSender): PageRoute[
     return { entry, book, linkId: linkId ?? null };
   };
 
-  type Entered = { entry: Entry; book: ReaderBook | 'archived' | null };
-  /**
-   * What a reader's address answers: the book, or the page that says why not. A workspace's book
-   * with no one signed in sends to the sign-in page, and back here after.
-   */
-  const answer = async (
-    req: Request,
-    res: ServerResponse,
-    { entry, book }: Entered,
-    show: (book: ReaderBook, l: Language) => Promise<string>,
-    back: string,
-  ) => {
-    if (entry.kind === 'sign-in') return toSignIn(res, back);
-    const view =
-      book && book !== 'archived' ? book : entry.kind !== 'public' ? PRIVATE_VIEW : PUBLIC_VIEW;
-    // Not there, or not for this person: one answer, headers and all, so that no one can tell
-    // a private book from an id that never was.
-    if (!book) return sendHtml(req, res, 404, notFoundPage, PRIVATE_VIEW);
-    // Gone for now, not unknown: 410 tells crawlers to drop it; the link works again on restore.
-    if (book === 'archived') return sendHtml(req, res, 410, unavailablePage, view);
-    // No version could be processed: nothing to read (a new version brings the link to life).
-    if (book.status === 'error') return sendHtml(req, res, 404, notFoundPage, view);
-    const l = languageOf(req);
-    await sendHtml(req, res, 200, await show(book, l), view);
-  };
-
-  const toSignIn = (res: ServerResponse, back: string) => {
-    res.writeHead(303, {
-      Location: `/login?next=${encodeURIComponent(back)}`,
-      'Cache-Control': 'no-store',
-      'Content-Length': 0,
-    });
-    res.end();
-  };
-
-  /** The reader, with the token its beacons are counted by when its workspace counts. */
-  const readerWith =
-    (linkId: string | null) =>
-    async (book: ReaderBook, l: Language): Promise<string> => {
-      const counted = deps.analytics && book.counted && book.versionId;
-      if (!counted) return readerPage(book, l);
-      const pages = Math.max(book.pageCount, book.ready);
-      const token = deps.analytics?.tokenFor(
-        { flipbookId: book.id, versionId: counted, pages },
-        linkId,
-      );
-      return readerPage(token ? { ...book, beacon: { url: `${root()}/b`, token } } : book, l);
-    };
-  const root = () => deps.urls.reader('').replace(/\/f\/$/, '');
-  const textOf = async (book: ReaderBook, l: Language) =>
-    textPage(
-      book,
-      book.versionId ? await loadPageTexts(deps.db, deps.blobs, book.versionId) : [],
-      l,
-    );
+  const { answer, toSignIn, readerWith, textOf, textJson, qrOf } = bookAnswers(deps, sendHtml);
 
   /** A page of a book at /f/:id (and after it `tail`), made by `show` once the book is entered. */
   const bookPage = (
@@ -214,29 +157,6 @@ export const readerRoutes = (deps: ReaderDeps, sendHtml: HtmlSender): PageRoute[
     },
   });
 
-  // A QR code of the link to a page of the book (the reader's Share panel): to whoever may read
-  // it, at its public URL or its share link. `page` out of range or absent: the book's link.
-  const qrOf = async (req: Request, res: ServerResponse, entered: Entered) => {
-    const { book } = entered;
-    if (!book || book === 'archived' || book.status === 'error') throw new NotFound('Not found');
-    // Digits only: Number() would also read `1e1`, ` 7` or `0x9` as a page.
-    const text = queryOf(req).get('page') ?? '';
-    const asked = /^[1-9]\d{0,5}$/.test(text) ? Number(text) : 0;
-    const page =
-      asked >= 1 && asked <= Math.max(book.pageCount, book.ready) ? `#page=${asked}` : '';
-    await sendBody(
-      req,
-      res,
-      200,
-      {
-        'Content-Type': 'image/svg+xml',
-        'Cache-Control': book.isPublic ? 'public, max-age=86400' : 'no-store',
-        'Content-Security-Policy': "default-src 'none'",
-        'X-Content-Type-Options': 'nosniff',
-      },
-      renderSVG(`${book.url}${page}`, { border: 2 }),
-    );
-  };
   declared.push({
     method: 'get',
     path: '/f/:id/qr.svg',
@@ -343,20 +263,6 @@ export const readerRoutes = (deps: ReaderDeps, sendHtml: HtmlSender): PageRoute[
     },
   });
 
-  // A version's page text, built from each page's text.txt. Like the page files: a 404 once the
-  // version is deleted or its flipbook archived; immutable once the version is done (public).
-  const textJson =
-    (gateOf: (req: Request) => FileGate) => async (req: Request, res: ServerResponse) => {
-      const found = await gatedVersion(deps.db, req.params.versionId ?? '', gateOf(req));
-      if (!found) throw new NotFound('Not found');
-      const pages = await loadPageTexts(deps.db, deps.blobs, found.id);
-      const cache = found.private
-        ? PRIVATE
-        : found.version.status === 'done'
-          ? IMMUTABLE
-          : 'no-cache';
-      await sendJson(res, 200, { versionId: found.id, pages }, { req, cache });
-    };
   declared.push({
     method: 'get',
     path: '/files/pages/:versionId/text.json',
@@ -412,7 +318,9 @@ const linkPath = (req: Request) => `/s/${encodeURIComponent(req.params.token ?? 
 
 /** A public book's files only (the text JSON of the reader at its public URL). */
 const publicOnly: FileGate = async (version) =>
-  version.visibility === 'public' ? { download: version.download_allowed, private: false } : null;
+  version.visibility === 'public' && !version.preview
+    ? { download: version.download_allowed, private: false }
+    : null;
 
 /**
  * A path segment as the client meant it; null when it is not valid percent-encoding or holds a

@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { THROTTLE, TooManyAttempts } from '../../src/app/accounts/throttle.ts';
 import type { Caller } from '../../src/app/caller.ts';
 import { deleteFlipbook } from '../../src/app/manageFlipbooks.ts';
-import { type AccessDeps, openGrants, unlockLink } from '../../src/app/readerAccess.ts';
+import { type AccessDeps, openAccess, unlockLink } from '../../src/app/readerAccess.ts';
 import { shareLinksOf } from '../../src/app/shareLinks.ts';
 import { InvalidInput } from '../../src/domain/errors.ts';
 import { bookInStore } from '../support/inStore.ts';
@@ -26,7 +26,7 @@ describe.each(STORE_KINDS)('share link passwords (%s store)', (kind) => {
   const deps = useApiDeps(kind, clock);
   let access: AccessDeps;
   beforeAll(async () => {
-    access = { store: deps.store, clock, grants: await openGrants(deps.store) };
+    access = await openAccess(deps.store, clock);
   });
 
   /** A flipbook of a workspace of its own, and the use cases of its links. */
