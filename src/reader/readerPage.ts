@@ -144,6 +144,7 @@ const ICONS = {
   next: '<path d="M9 6l6 6-6 6"/>',
   last: '<path d="M7 6l6 6-6 6M17 6v12"/>',
   close: '<path d="M6 6l12 12M18 6L6 18"/>',
+  changes: '<path d="M7 3.5h7l4 4V20.5H7z"/><path d="M10 11h5M12.5 8.5v5M10 17h5"/>',
 } as const;
 
 const icon = (name: keyof typeof ICONS, mirrored = false) =>
@@ -248,6 +249,7 @@ ${cover && html`<meta property="og:image" content="${cover}">\n<meta name="twitt
     document: book.status === 'done' ? `${book.pageBase}document.json` : null,
     status: `${book.url}/status.json`,
     ...(book.beacon ? { beacon: book.beacon } : {}),
+    ...(book.preview ? { preview: { compare: book.preview.compare } } : {}),
   };
   const bookLang = book.lang && html` lang="${book.lang}"`;
   // Previous is on the right in a right-to-left book: the edges and arrows swap sides.
@@ -261,11 +263,19 @@ ${cover && html`<meta property="og:image" content="${cover}">\n<meta name="twitt
   return shell(
     l,
     html`${head}${brand && html`\n<link rel="stylesheet" href="/reader/brand/${brand.key}.css">`}\n<script type="module" src="${assetUrl(SCRIPT)}"></script>`,
-    html`<header class="bar">
+    html`${
+      book.preview &&
+      html`<section class="preview-banner" aria-labelledby="preview-note"><p id="preview-note">${fill(w.preview, { name: book.preview.name })}</p></section>
+`
+    }<header class="bar">
 <a class="skip" href="${textPage}">${w.skip}</a>
 <div class="name">${brand?.logo && html`<img class="logo" src="/reader/brand/${brand.key}.webp" width="${brand.logo.width}" height="${brand.logo.height}" alt="">`}<h1 class="title">${title}</h1></div>
 <div class="tools" role="toolbar" aria-label="${w.tools}">
-${toolButton('contents', 'contents', w.contents)}
+${
+  book.preview &&
+  html`${toolButton('changes', 'changes', w.changes)}
+`
+}${toolButton('contents', 'contents', w.contents)}
 ${toolButton('thumbnails', 'thumbnails', w.pages)}
 ${toolButton('search', 'search', w.search)}
 ${toolButton('share', 'share', w.share)}
@@ -290,7 +300,11 @@ ${book.download && html`<a class="button" data-action="download" href="${book.do
 </div>
 </section>
 <div class="middle">
-${panel(l, 'contents', w.contents)}
+${
+  book.preview &&
+  html`${panel(l, 'changes', w.changes)}
+`
+}${panel(l, 'contents', w.contents)}
 ${panel(l, 'thumbnails', w.pages)}
 ${panel(
   l,

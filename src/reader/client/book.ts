@@ -31,6 +31,8 @@ export type FlipbookData = {
   words: ScriptWords;
   /** where beacons go, and the token they carry; absent: nothing is counted */
   beacon?: { url: string; token: string };
+  /** a preview's reader: where its comparison with the live version is (./changesPanel.ts) */
+  preview?: { compare: string };
 };
 
 /** A ready page and its size. */

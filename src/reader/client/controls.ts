@@ -69,7 +69,8 @@ export const attachControls = (
 
   document.addEventListener('keydown', (event) => {
     const inField =
-      event.target instanceof Element && event.target.closest('input, textarea, select, .panel');
+      event.target instanceof Element &&
+      event.target.closest('input, textarea, select, .panel, .compare');
     if (inField || event.altKey) return;
     if (event.ctrlKey || event.metaKey) return; // the browser's own shortcuts
     const link = (event.target as Element).closest?.<HTMLElement>('#stage a.link');

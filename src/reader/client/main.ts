@@ -54,6 +54,7 @@ const reader: Reader = {
   onTurn: (listener) => turnListeners.push(listener),
   relayout: () => {
     if (!ctx.turning) view.render();
+    compareAsked(askedHash);
   },
 };
 const panels = createPanels({ reader });
@@ -62,7 +63,15 @@ const search = searchOnUse({ reader, panels, beacon });
 
 attachControls(ctx, { nav, panels, drag });
 
-window.addEventListener('hashchange', () => nav.go(pageFromHash(book)));
+// A preview's address may ask for a page's comparison (#compare=N): the Changes panel's module
+// opens it (fetched only then).
+const compareAsked = (hash = location.hash) =>
+  data.preview && /[#&]compare=\d/.test(hash)
+    ? import('./changesPanel.ts').then((m) => m.openFromAddress(reader, hash)).catch(() => {})
+    : undefined;
+window.addEventListener('hashchange', () => {
+  if (!compareAsked()) nav.go(pageFromHash(book));
+});
 
 let lastSize = '';
 new ResizeObserver(() => {
@@ -71,11 +80,14 @@ new ResizeObserver(() => {
   lastSize = size;
   zoom.refit();
   if (!ctx.turning) view.render();
+  compareAsked(askedHash);
 }).observe(stage);
 
 followProcessing(ctx, data, view);
 
+const askedHash = location.hash; // before the first render writes #page= over it
 ctx.current = ctx.clamp(pageFromHash(book));
 document.documentElement.classList.add('js');
 lastSize = `${stage.clientWidth}x${stage.clientHeight}`;
 view.render();
+compareAsked(askedHash);

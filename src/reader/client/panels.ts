@@ -20,6 +20,7 @@ export const createPanels = ({ reader }: { reader: Reader }): Panels => {
     thumbnails: () => import('./thumbnailsPanel.ts').then((m) => m.buildThumbnails),
     share: () => import('./sharePanel.ts').then((m) => m.buildShare),
     goto: () => import('./gotoPanel.ts').then((m) => m.buildGoto),
+    changes: () => import('./changesPanel.ts').then((m) => m.buildChanges),
   };
 
   const panelOf = (name: string) => document.getElementById(`panel-${name}`);

@@ -41,6 +41,21 @@ export type ScriptWords = {
   shareSheet: string;
   qrCode: string;
   qrDownload: string;
+  /** a preview's Changes panel and compare view (./changesPanel.ts) */
+  changesComparing: string;
+  changesNone: string;
+  changesFailed: string;
+  changesSummary: string;
+  changedPage: string;
+  insertedPage: string;
+  removedPage: string;
+  movedPage: string;
+  compareTitle: string;
+  before: string;
+  after: string;
+  beforeImage: string;
+  afterImage: string;
+  closeCompare: string;
 };
 
 /** A sentence with its {names} filled in from `vars`. */

@@ -56,6 +56,9 @@ export const de: Words = {
   textStillPreparing:
     'Diese Version wird noch vorbereitet: Der Text der noch nicht fertigen Seiten fehlt.',
   noText: '(kein Text auf dieser Seite)',
+  preview:
+    'Vorschau „{name}“: eine vorgeschlagene Fassung dieses Flipbooks, noch nicht veröffentlicht.',
+  changes: 'Änderungen',
   script: {
     page: 'Seite {label}',
     pageOf: 'Seite {n} von {total}',
@@ -95,5 +98,20 @@ export const de: Words = {
     shareSheet: 'Teilen…',
     qrCode: 'QR-Code des Links zu Seite {label}',
     qrDownload: 'QR-Code herunterladen',
+    changesComparing: 'Wird mit der veröffentlichten Fassung verglichen…',
+    changesNone: 'Keine Seite unterscheidet sich von der veröffentlichten Fassung.',
+    changesFailed: 'Nicht verglichen: {reason}',
+    changesSummary:
+      'Gegenüber der veröffentlichten Fassung ({before} Seiten): {changed} geändert, {inserted} eingefügt, {removed} entfernt, {moved} verschoben.',
+    changedPage: 'Seite {label} geändert · Bereiche: {areas}',
+    insertedPage: 'Seite {label} eingefügt',
+    removedPage: 'Seite {n} der veröffentlichten Fassung entfernt',
+    movedPage: 'Seite {label} verschoben (vorher Seite {before})',
+    compareTitle: 'Seite {label}: vorher und nachher',
+    before: 'Vorher',
+    after: 'Nachher',
+    beforeImage: 'Seite {label} vor der Änderung',
+    afterImage: 'Seite {label} nach der Änderung, die geänderten Bereiche umrandet',
+    closeCompare: 'Vergleich schließen',
   },
 };

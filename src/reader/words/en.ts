@@ -53,6 +53,8 @@ export const en: Words = {
   textStillPreparing:
     'This version is still being prepared: the text of the pages not ready yet is missing.',
   noText: '(no text on this page)',
+  preview: 'Preview “{name}”: a proposed version of this flipbook, not live yet.',
+  changes: 'Changes',
   script: {
     page: 'Page {label}',
     pageOf: 'Page {n} of {total}',
@@ -90,5 +92,20 @@ export const en: Words = {
     shareSheet: 'Share…',
     qrCode: 'QR code of the link to page {label}',
     qrDownload: 'Download the QR code',
+    changesComparing: 'Comparing with the live version…',
+    changesNone: 'No page differs from the live version.',
+    changesFailed: 'Not compared: {reason}',
+    changesSummary:
+      'Against the live version ({before} pages): {changed} changed, {inserted} inserted, {removed} removed, {moved} moved.',
+    changedPage: 'Page {label} changed · areas: {areas}',
+    insertedPage: 'Page {label} inserted',
+    removedPage: 'Page {n} of the live version removed',
+    movedPage: 'Page {label} moved (it was page {before})',
+    compareTitle: 'Page {label}: before and after',
+    before: 'Before',
+    after: 'After',
+    beforeImage: 'Page {label} before the change',
+    afterImage: 'Page {label} after the change, with the changed areas outlined',
+    closeCompare: 'Close the comparison',
   },
 };

@@ -55,6 +55,8 @@ export const es: Words = {
   textStillPreparing:
     'Esta versión aún se está preparando: falta el texto de las páginas que todavía no están listas.',
   noText: '(no hay texto en esta página)',
+  preview: 'Vista previa «{name}»: una versión propuesta de este flipbook, aún no publicada.',
+  changes: 'Cambios',
   script: {
     page: 'Página {label}',
     pageOf: 'Página {n} de {total}',
@@ -92,5 +94,20 @@ export const es: Words = {
     shareSheet: 'Compartir…',
     qrCode: 'Código QR del enlace a la página {label}',
     qrDownload: 'Descargar el código QR',
+    changesComparing: 'Comparando con la versión publicada…',
+    changesNone: 'Ninguna página difiere de la versión publicada.',
+    changesFailed: 'Sin comparar: {reason}',
+    changesSummary:
+      'Frente a la versión publicada ({before} páginas): {changed} cambiadas, {inserted} insertadas, {removed} eliminadas, {moved} movidas.',
+    changedPage: 'Página {label} cambiada · zonas: {areas}',
+    insertedPage: 'Página {label} insertada',
+    removedPage: 'Página {n} de la versión publicada eliminada',
+    movedPage: 'Página {label} movida (era la página {before})',
+    compareTitle: 'Página {label}: antes y después',
+    before: 'Antes',
+    after: 'Después',
+    beforeImage: 'Página {label} antes del cambio',
+    afterImage: 'Página {label} después del cambio, con las zonas cambiadas marcadas',
+    closeCompare: 'Cerrar la comparación',
   },
 };

@@ -57,6 +57,8 @@ export const fr: Words = {
   textStillPreparing:
     'Cette version est encore en préparation : il manque le texte des pages qui ne sont pas encore prêtes.',
   noText: '(aucun texte sur cette page)',
+  preview: 'Aperçu « {name} » : une version proposée de ce flipbook, pas encore publiée.',
+  changes: 'Modifications',
   script: {
     page: 'Page {label}',
     pageOf: 'Page {n} sur {total}',
@@ -94,5 +96,20 @@ export const fr: Words = {
     shareSheet: 'Partager…',
     qrCode: 'Code QR du lien vers la page {label}',
     qrDownload: 'Télécharger le code QR',
+    changesComparing: 'Comparaison avec la version publiée…',
+    changesNone: 'Aucune page ne diffère de la version publiée.',
+    changesFailed: 'Non comparé : {reason}',
+    changesSummary:
+      'Par rapport à la version publiée ({before} pages) : {changed} modifiées, {inserted} insérées, {removed} supprimées, {moved} déplacées.',
+    changedPage: 'Page {label} modifiée · zones : {areas}',
+    insertedPage: 'Page {label} insérée',
+    removedPage: 'Page {n} de la version publiée supprimée',
+    movedPage: 'Page {label} déplacée (c’était la page {before})',
+    compareTitle: 'Page {label} : avant et après',
+    before: 'Avant',
+    after: 'Après',
+    beforeImage: 'Page {label} avant la modification',
+    afterImage: 'Page {label} après la modification, les zones modifiées encadrées',
+    closeCompare: 'Fermer la comparaison',
   },
 };

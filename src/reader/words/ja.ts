@@ -53,6 +53,8 @@ export const ja: Words = {
   textStillPreparing:
     'このバージョンはまだ準備中です。準備ができていないページのテキストは含まれていません。',
   noText: '（このページにはテキストがありません）',
+  preview: 'プレビュー「{name}」：このフリップブックの提案版です。まだ公開されていません。',
+  changes: '変更点',
   script: {
     page: '{label}ページ',
     pageOf: '{n} / {total}ページ',
@@ -90,5 +92,20 @@ export const ja: Words = {
     shareSheet: '共有…',
     qrCode: '{label}ページへのリンクのQRコード',
     qrDownload: 'QRコードをダウンロード',
+    changesComparing: '公開版と比較しています…',
+    changesNone: '公開版と異なるページはありません。',
+    changesFailed: '比較できませんでした：{reason}',
+    changesSummary:
+      '公開版（{before}ページ）との比較：変更 {changed}、挿入 {inserted}、削除 {removed}、移動 {moved}。',
+    changedPage: '{label}ページ 変更 · 箇所：{areas}',
+    insertedPage: '{label}ページ 挿入',
+    removedPage: '公開版の{n}ページ 削除',
+    movedPage: '{label}ページ 移動（元は{before}ページ）',
+    compareTitle: '{label}ページ：変更前と変更後',
+    before: '変更前',
+    after: '変更後',
+    beforeImage: '変更前の{label}ページ',
+    afterImage: '変更後の{label}ページ（変更箇所を枠で表示）',
+    closeCompare: '比較を閉じる',
   },
 };

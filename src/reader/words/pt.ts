@@ -55,6 +55,8 @@ export const pt: Words = {
   textStillPreparing:
     'Esta versão ainda está em preparação: falta o texto das páginas que ainda não estão prontas.',
   noText: '(sem texto nesta página)',
+  preview: 'Pré-visualização «{name}»: uma versão proposta deste flipbook, ainda não publicada.',
+  changes: 'Alterações',
   script: {
     page: 'Página {label}',
     pageOf: 'Página {n} de {total}',
@@ -92,5 +94,20 @@ export const pt: Words = {
     shareSheet: 'Compartilhar…',
     qrCode: 'Código QR do link para a página {label}',
     qrDownload: 'Baixar o código QR',
+    changesComparing: 'A comparar com a versão publicada…',
+    changesNone: 'Nenhuma página difere da versão publicada.',
+    changesFailed: 'Não comparado: {reason}',
+    changesSummary:
+      'Face à versão publicada ({before} páginas): {changed} alteradas, {inserted} inseridas, {removed} removidas, {moved} movidas.',
+    changedPage: 'Página {label} alterada · áreas: {areas}',
+    insertedPage: 'Página {label} inserida',
+    removedPage: 'Página {n} da versão publicada removida',
+    movedPage: 'Página {label} movida (era a página {before})',
+    compareTitle: 'Página {label}: antes e depois',
+    before: 'Antes',
+    after: 'Depois',
+    beforeImage: 'Página {label} antes da alteração',
+    afterImage: 'Página {label} depois da alteração, com as áreas alteradas assinaladas',
+    closeCompare: 'Fechar a comparação',
   },
 };

@@ -54,6 +54,9 @@ export type PageWords = {
   openFlipbook: string;
   textStillPreparing: string;
   noText: string;
+  /** a preview's banner (/p/<token>) */
+  preview: string;
+  changes: string;
 };
 
 export type Words = PageWords & { script: ScriptWords };
