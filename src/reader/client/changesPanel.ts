@@ -3,15 +3,10 @@
 // changed, inserted or moved page is a jump to it; a changed page also opens the compare view
 // (./compareView.ts). Loaded the first time the panel opens (./panels.ts), or at once when the
 // address asks for a page's comparison (#compare=N, the pull request's links).
-import { openCompare } from './compareView.ts';
+import { type Changed, openCompare } from './compareView.ts';
 import type { Builder, Reader } from './panelTypes.ts';
 import { say } from './say.ts';
 
-export type Changed = {
-  before: number;
-  after: number;
-  regions: [number, number, number, number][];
-};
 export type Compare = {
   pages_before: number;
   changed: Changed[];

@@ -2,9 +2,15 @@
 // wide screen; on a phone one at a time, a swipe (or the Before / After tabs) between them. The
 // changed areas are outlined on both, in the page's fractions, so they line up whatever the
 // images' sizes. A modal dialog: focus goes in and comes back, Escape or Close shuts it.
-import type { Changed } from './changesPanel.ts';
 import type { Reader } from './panelTypes.ts';
 import { say } from './say.ts';
+
+/** A changed page as the comparison gives it (the API's ChangedPage, the part used here). */
+export type Changed = {
+  before: number;
+  after: number;
+  regions: [number, number, number, number][];
+};
 
 let current: { dialog: HTMLElement; returnTo: HTMLElement | null } | null = null;
 
