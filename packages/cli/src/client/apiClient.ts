@@ -12,6 +12,12 @@ import type {
   FlipbookList,
   PublishedToSlug,
 } from '../../../../src/contract/flipbooks.ts';
+import type {
+  Preview,
+  PreviewCreated,
+  PreviewList,
+  Promoted,
+} from '../../../../src/contract/previews.ts';
 import type { FlipbookStats } from '../../../../src/contract/stats.ts';
 import type { Activated, CreatedVersion, VersionStatus } from '../../../../src/contract/versions.ts';
 import { ApiError, CliError, EXIT } from './cliErrors.ts';
@@ -77,6 +83,7 @@ export type {
   FlipbookList,
   PublishedToSlug,
 } from '../../../../src/contract/flipbooks.ts';
+export type { Preview, PreviewList, Promoted } from '../../../../src/contract/previews.ts';
 export type { Activated, CreatedVersion, VersionStatus } from '../../../../src/contract/versions.ts';
 
 type Options = {
@@ -308,6 +315,31 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
           { method: 'DELETE' },
         ),
     },
+    /** a slug's previews (docs/ci.md): a version under a name, never live until promoted */
+    previews: {
+      publish: (
+        slug: string,
+        name: string,
+        file: PdfFile,
+        fields: { title?: string; direction?: string; visibility?: string },
+        options: Upload = {},
+      ) =>
+        call<PreviewCreated>(previewPath(slug, name), {
+          method: 'POST',
+          body: uploadBody(file, present(fields), options.progress),
+          signal: options.signal,
+          idempotencyKey: options.idempotencyKey,
+        }),
+      show: (slug: string, name: string, signal?: AbortSignal, patienceMs?: number) =>
+        call<Preview>(previewPath(slug, name), { signal, patienceMs }),
+      list: (slug: string) =>
+        call<PreviewList>(`/flipbooks/by-slug/${encodeURIComponent(slug)}/previews`),
+      promote: (slug: string, name: string) =>
+        call<Promoted>(`${previewPath(slug, name)}/promote`, { method: 'POST' }),
+      /** 204, no body */
+      remove: (slug: string, name: string) =>
+        call<unknown>(previewPath(slug, name), { method: 'DELETE' }),
+    },
     stats: (flipbookId: string, range: { from?: string; to?: string }) => {
       const query = new URLSearchParams(
         Object.entries(range).filter((e): e is [string, string] => e[1] !== undefined),
@@ -339,6 +371,9 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
 };
 
 export type ApiClient = ReturnType<typeof apiClient>;
+
+const previewPath = (slug: string, name: string) =>
+  `/flipbooks/by-slug/${encodeURIComponent(slug)}/previews/${encodeURIComponent(name)}`;
 
 /** A small JSON request body (an edit), sent like an upload's: a stream with its length. */
 const jsonBody = (value: unknown) => () => {

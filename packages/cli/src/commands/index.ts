@@ -6,6 +6,7 @@ import { registerEvents } from './events.ts';
 import { registerList } from './list.ts';
 import { registerLogin } from './login.ts';
 import { registerManage } from './manage.ts';
+import { registerPreview } from './preview.ts';
 import { registerPublish } from './publish.ts';
 import { registerShare } from './share.ts';
 import { registerShow } from './show.ts';
@@ -22,6 +23,7 @@ export const registerClientCommands = (program: Command, options: { events?: boo
   registerPublish(program);
   registerVersion(program);
   registerStatus(program);
+  registerPreview(program);
   registerList(program);
   registerShow(program);
   registerManage(program);

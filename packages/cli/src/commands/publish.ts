@@ -1,12 +1,11 @@
-import { stat } from 'node:fs/promises';
-import { basename } from 'node:path';
+// `flipbook publish FILE`: a new flipbook, a new version of the one with --slug, or with
+// --preview a preview of a change to it (./publishPreview.ts); the flags only, the work in
+// ../services/publish.ts.
 import type { Command } from 'commander';
 import {
   type ClientFlags,
   connectionFrom,
-  interactive,
   interruptible,
-  type ProgressFlags,
   parseTimeout,
   progressFormat,
   reportPublished,
@@ -14,41 +13,17 @@ import {
   withProgressOption,
 } from '../clientOptions.ts';
 import { flagDirection, flagSlug, flagVisibility } from '../fieldFlags.ts';
-import { type Progress, publish } from '../services/publish.ts';
-import { progressLines } from '../ui/progressLines.ts';
-
-type Flags = ProgressFlags & {
-  slug?: string;
-  title?: string;
-  direction?: string;
-  visibility?: string;
-  wait?: boolean;
-  timeout: string;
-};
-
-/**
- * Runs an upload with the view that suits the output: ink on a terminal; lines on stderr
- * otherwise (a pipeline's log, and with --json too: the result alone goes to stdout).
- */
-export const withProgress = async <T>(
-  file: string,
-  flags: ProgressFlags,
-  work: (progress: Progress) => Promise<T>,
-) => {
-  if (interactive(flags)) {
-    const size = (await stat(file).catch(() => null))?.size ?? 0;
-    // React and ink load only here: a pipeline (no terminal) or --json never parses them.
-    const { runPublishView } = await import('../ui/runPublishView.ts');
-    return runPublishView(basename(file), size, work);
-  }
-  return work(progressLines(progressFormat(flags), (line) => process.stderr.write(`${line}\n`)));
-};
+import { withProgress } from '../progressView.ts';
+import { publish } from '../services/publish.ts';
+import { type PreviewFlags, publishAsPreview } from './publishPreview.ts';
 
 export const registerPublish = (program: Command) => {
   withProgressOption(
     program
       .command('publish <file>')
-      .description('upload a PDF as a new flipbook (or a new version of one: --slug) and print its reader URL')
+      .description(
+        'upload a PDF as a new flipbook (or a new version of one: --slug) and print its reader URL',
+      )
       .option(
         '--slug <slug>',
         'one URL per document: a new version of the flipbook with this slug, active when processed; the flipbook is made with it the first time',
@@ -62,10 +37,24 @@ export const registerPublish = (program: Command) => {
         '--visibility <who>',
         'who may read a new flipbook: public (the default), workspace or links (docs/access.md)',
       )
-      .option('--wait', 'wait until processing is done or failed')
+      .option(
+        '--preview <name>',
+        'with --slug: publish a preview under this name (e.g. pr-128), never live until promoted (`flipbook preview promote`); prints its URL',
+      )
+      .option(
+        '--wait',
+        'wait until processing is done or failed (a preview: and compared with the live version)',
+      )
+      .option(
+        '--markdown <file>',
+        'with --preview: write the pull-request comment (summary, changed pages) to this file; waits',
+      )
       .option('--timeout <seconds>', 'with --wait: give up after this long (exit 4)', '600'),
-  ).action(async (file: string, flags: Flags) => {
+  ).action(async (file: string, flags: PreviewFlags) => {
     progressFormat(flags); // a wrong --progress is a usage error before anything is sent
+    if (flags.preview !== undefined || flags.markdown !== undefined) {
+      return publishAsPreview(file, flags);
+    }
     const direction = flags.direction === undefined ? undefined : flagDirection(flags.direction);
     const visibility =
       flags.visibility === undefined ? undefined : flagVisibility(flags.visibility);

@@ -12,7 +12,7 @@ import {
   withProgressOption,
 } from '../clientOptions.ts';
 import { publish } from '../services/publish.ts';
-import { withProgress } from './publish.ts';
+import { withProgress } from '../progressView.ts';
 
 export const registerVersion = (program: Command) => {
   const version = program.command('version').description("manage a flipbook's versions");

@@ -1,15 +1,21 @@
 // Publishing a PDF (a new flipbook, or a new version of one), optionally waiting for processing.
 // Options in, a result out; progress goes to the callbacks. No flags, no terminal, no React.
 import { randomUUID } from 'node:crypto';
-import { apiClient, type VersionStatus } from '../client/apiClient.ts';
+import { type ApiClient, apiClient, type Upload, type VersionStatus } from '../client/apiClient.ts';
 import type { Connection } from '../client/config.ts';
 import { ApiError, CliError, EXIT } from '../client/cliErrors.ts';
-import { checkPdfFile } from '../client/pdfFile.ts';
+import { checkPdfFile, type PdfFile } from '../client/pdfFile.ts';
 import { waitForVersion } from '../client/waitForVersion.ts';
+
+/** What a wait reports of processing: a version's status answer, or a preview's. */
+export type ProcessingStatus = Pick<
+  VersionStatus,
+  'status' | 'pages' | 'pages_done' | 'error_reason'
+>;
 
 export type Progress = {
   onUpload?: (sent: number, total: number) => void;
-  onStatus?: (status: VersionStatus) => void;
+  onStatus?: (status: ProcessingStatus) => void;
   onWait?: (message: string) => void;
 };
 
@@ -54,31 +60,52 @@ export const publish = async (
   options: PublishOptions,
   progress: Progress = {},
 ): Promise<PublishResult> => {
-  const file = await checkPdfFile(options.file);
-  const client = apiClient(options.connection, progress.onWait);
-  // One key for this publish, whatever the retries: the server makes it once.
-  const upload = {
-    progress: progress.onUpload,
-    signal: options.signal,
-    idempotencyKey: randomUUID(),
-  };
   const fields = {
     title: options.title,
     direction: options.direction,
     visibility: options.visibility,
   };
-  const send = async () => {
-    if (options.flipbookId) {
-      const made = await client.addVersion(options.flipbookId, file, options.activate ?? true, upload);
-      return { flipbookId: options.flipbookId, versionId: made.version_id };
-    }
-    const made = options.slug
-      ? await client.publishToSlug(options.slug, file, fields, upload)
-      : await client.create(file, fields, upload);
-    return { flipbookId: made.flipbook_id, versionId: made.version_id };
-  };
-  const { flipbookId, versionId } = await uploaded(send());
+  const { flipbookId, versionId } = await sendUpload(
+    options,
+    progress,
+    async (client, file, upload) => {
+      if (options.flipbookId) {
+        const made = await client.addVersion(
+          options.flipbookId,
+          file,
+          options.activate ?? true,
+          upload,
+        );
+        return { flipbookId: options.flipbookId, versionId: made.version_id };
+      }
+      const made = options.slug
+        ? await client.publishToSlug(options.slug, file, fields, upload)
+        : await client.create(file, fields, upload);
+      return { flipbookId: made.flipbook_id, versionId: made.version_id };
+    },
+  );
   return finish(options, progress, flipbookId, versionId);
+};
+
+/**
+ * One upload as every publishing command makes it (a flipbook, a version, a preview): the file
+ * checked before anything is sent, progress to the callbacks, one Idempotency-Key whatever the
+ * retries (the server makes it once), and an unreadable PDF exit 3.
+ */
+export const sendUpload = async <T>(
+  options: { connection: Connection; file: string; signal?: AbortSignal },
+  progress: Progress,
+  send: (client: ApiClient, file: PdfFile, upload: Upload) => Promise<T>,
+): Promise<T> => {
+  const file = await checkPdfFile(options.file);
+  const client = apiClient(options.connection, progress.onWait);
+  return uploaded(
+    send(client, file, {
+      progress: progress.onUpload,
+      signal: options.signal,
+      idempotencyKey: randomUUID(),
+    }),
+  );
 };
 
 /**
