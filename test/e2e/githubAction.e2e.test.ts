@@ -81,7 +81,7 @@ describe('the GitHub Action', () => {
       INPUT_FILE: inputs.file ?? pdfs.live,
       INPUT_SLUG: inputs.slug ?? SLUG,
       'INPUT_GITHUB-TOKEN': TOKEN,
-      INPUT_TIMEOUT: '60',
+      INPUT_TIMEOUT: '40',
       GITHUB_ACTIONS: 'true',
       GITHUB_EVENT_NAME: event,
       GITHUB_EVENT_PATH: at('event.json'),
