@@ -36,4 +36,20 @@ describe('the GitHub Action bundle', () => {
       expect(code).toContain(`setOutput("${name}"`);
     }
   });
+
+  it("docs/ci.md's workflow gives the inputs action.yml has and the permissions it needs", async () => {
+    const yml = await readFile(join(ROOT, 'packages/action/action.yml'), 'utf8');
+    const doc = await readFile(join(ROOT, 'docs/ci.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('### GitHub: the pull-request action'));
+    const workflow = /```yaml\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    expect(workflow).toContain('types: [opened, synchronize, reopened, closed]');
+    expect(workflow).toMatch(/pull-requests: write/);
+    expect(workflow).toMatch(/statuses: write/);
+    expect(workflow).toMatch(/uses: [\w-]+\/flipbook\/packages\/action@main/);
+    const given = [
+      ...(/with:\n((?: {10}.*\n)+)/.exec(workflow)?.[1] ?? '').matchAll(/^ {10}([\w-]+):/gm),
+    ];
+    expect(given.map((m) => m[1])).toEqual(['url', 'api-key', 'file', 'slug']);
+    for (const [, input] of given) expect(yml).toMatch(new RegExp(`^ {2}${input}:$`, 'm'));
+  });
 });

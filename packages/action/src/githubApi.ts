@@ -16,13 +16,13 @@ export type CommitState = 'pending' | 'success' | 'failure' | 'error';
 /** GitHub refuses a longer description (422). */
 export const MAX_STATUS_DESCRIPTION = 140;
 
-const clip = (text: string) =>
+export const clip = (text: string) =>
   text.length <= MAX_STATUS_DESCRIPTION ? text : `${text.slice(0, MAX_STATUS_DESCRIPTION - 1)}…`;
 
 type Comment = { id: number; body?: string };
 
 /** The `rel="next"` address of a Link header, if any. */
-const nextLink = (link: string | string[] | undefined) =>
+export const nextLink = (link: string | string[] | undefined) =>
   /<([^>]+)>;\s*rel="next"/.exec(String(link ?? ''))?.[1] ?? null;
 
 export const githubApi = (github: Github) => {
