@@ -196,8 +196,18 @@ describe('the GitHub Action', () => {
       body: form({}, pdf('text_multicolumn.pdf')),
     });
     expectJson(made, 201);
+    // GitHub failing for a moment is tried again: a 502, then its rate limit with Retry-After.
+    github.force('GET', /\/issues\/8\/comments$/, 502, 'Server Error', { times: 1 });
+    github.force('GET', /\/issues\/8\/comments$/, 429, 'API rate limit exceeded', {
+      times: 1,
+      headers: { 'retry-after': '1' },
+    });
     const closed = await action('pull_request', pullRequest('closed', 8, 'c'.repeat(40)));
     expect(closed.code, closed.stdout).toBe(0);
+    expect(closed.stdout).toContain(
+      "GitHub's rate limit (429: API rate limit exceeded); retrying in 1 s",
+    );
+    expect(github.requests.filter((r) => r.path.includes('/issues/8/comments?'))).toHaveLength(3);
     expect((await preview('pr-8')).status).toBe(404);
     expect((await fetch(made.body.preview_url)).status).toBe(404);
     expect(ours(8).map((c) => c.body)).toEqual([

@@ -28,7 +28,14 @@ export const startGithubStandIn = async (options: { token: string; base?: string
   const statuses: Status[] = [];
   let nextId = 1000;
   /** answers a test forces for a path pattern (a token without permissions, say) */
-  const forced: { method: string; path: RegExp; status: number; message: string }[] = [];
+  const forced: {
+    method: string;
+    path: RegExp;
+    status: number;
+    message: string;
+    times: number;
+    headers: Record<string, string>;
+  }[] = [];
   let origin = '';
 
   type Answer = (status: number, value: unknown, headers?: Record<string, string>) => void;
@@ -107,8 +114,13 @@ export const startGithubStandIn = async (options: { token: string; base?: string
       if (req.headers.authorization !== `Bearer ${options.token}`) {
         return answer(401, { message: 'Bad credentials' });
       }
-      const force = forced.find((f) => f.method === method && f.path.test(url.pathname));
-      if (force) return answer(force.status, { message: force.message });
+      const force = forced.find(
+        (f) => f.times > 0 && f.method === method && f.path.test(url.pathname),
+      );
+      if (force) {
+        force.times--;
+        return answer(force.status, { message: force.message }, force.headers);
+      }
       const path = url.pathname.startsWith(`${base}/`) ? url.pathname.slice(base.length) : '';
       for (const [verb, pattern, handle] of routes) {
         const m = verb === method ? pattern.exec(path) : null;
@@ -129,8 +141,15 @@ export const startGithubStandIn = async (options: { token: string; base?: string
     addComment: (issue: number, body: string) => {
       comments.push({ id: nextId++, issue, body });
     },
-    force: (method: string, path: RegExp, status: number, message: string) => {
-      forced.push({ method, path, status, message });
+    /** answer `status` with `message` (and `headers`) to requests like this, `times` times */
+    force: (
+      method: string,
+      path: RegExp,
+      status: number,
+      message: string,
+      { times = Number.POSITIVE_INFINITY, headers = {} } = {},
+    ) => {
+      forced.push({ method, path, status, message, times, headers });
     },
     close: () => new Promise<void>((r) => server.close(() => r())),
   };

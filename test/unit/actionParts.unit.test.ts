@@ -3,7 +3,12 @@
 // failed step says, and a pull_request payload checked before use.
 import { describe, expect, it } from 'vitest';
 import { failureWords } from '../../packages/action/src/actionError.ts';
-import { clip, MAX_STATUS_DESCRIPTION, nextLink } from '../../packages/action/src/githubApi.ts';
+import {
+  clip,
+  MAX_STATUS_DESCRIPTION,
+  nextLink,
+  rateLimitWaitMs,
+} from '../../packages/action/src/githubApi.ts';
 import { changedPages, pullRequestPayload } from '../../packages/action/src/pullRequest.ts';
 import { ApiError } from '../../packages/cli/src/client/cliErrors.ts';
 import type { Preview } from '../../src/contract/previews.ts';
@@ -40,6 +45,20 @@ describe('the GitHub Action, its pure parts', () => {
     );
     expect(nextLink('<https://api.github.com/x?page=1>; rel="prev"')).toBeNull();
     expect(nextLink(undefined)).toBeNull();
+  });
+
+  it("waits as long as GitHub's rate limit says, a minute at most; other refusals are final", () => {
+    const now = 1_000_000_000_000;
+    expect(rateLimitWaitMs(429, { 'retry-after': '3' }, now)).toBe(3000);
+    expect(rateLimitWaitMs(403, { 'retry-after': '7' }, now)).toBe(7000);
+    expect(rateLimitWaitMs(403, { 'retry-after': '7200' }, now)).toBe(60_000);
+    const reset = String(now / 1000 + 20);
+    expect(
+      rateLimitWaitMs(403, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset }, now),
+    ).toBe(20_000);
+    expect(rateLimitWaitMs(429, {}, now)).toBe(1000);
+    expect(rateLimitWaitMs(403, { 'x-ratelimit-remaining': '12' }, now)).toBeNull();
+    expect(rateLimitWaitMs(502, {}, now)).toBeNull();
   });
 
   it('keeps a status description within 140 characters', () => {

@@ -1,8 +1,11 @@
 // The few GitHub REST calls the action makes: a commit status, and the pull request's one comment
-// found by its hidden marker (every page of the comments read, then PATCHed or POSTed). Over
-// undici, through HTTPS_PROXY/HTTP_PROXY when set (a self-hosted runner behind a proxy), at
+// found by its hidden marker (every page of the comments read, then PATCHed or POSTed); rate
+// limits, 5xx and broken connections tried again, as GitHub's REST API guide asks. Over undici,
+// through HTTPS_PROXY/HTTP_PROXY when set (a self-hosted runner behind a proxy), at
 // GITHUB_API_URL (GitHub Enterprise Server's is https://HOST/api/v3).
+import * as core from '@actions/core';
 import { Agent, type Dispatcher, EnvHttpProxyAgent, request } from 'undici';
+import { sleep } from '../../cli/src/client/apiClient.ts';
 import { ActionError } from './actionError.ts';
 import type { Github } from './runnerContext.ts';
 
@@ -25,6 +28,31 @@ type Comment = { id: number; body?: string };
 export const nextLink = (link: string | string[] | undefined) =>
   /<([^>]+)>;\s*rel="next"/.exec(String(link ?? ''))?.[1] ?? null;
 
+type Method = 'GET' | 'POST' | 'PATCH';
+
+const ATTEMPTS = 4;
+const backoffMs = (attempt: number) => 1000 * 2 ** (attempt - 1);
+/** The longest wait for a rate limit: a job waits a minute, not an hour. */
+const MAX_RATE_WAIT_MS = 60_000;
+
+/** How long GitHub asks to wait before asking again, or null when it is not a rate limit. */
+export const rateLimitWaitMs = (
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+  now = Date.now(),
+): number | null => {
+  if (status !== 429 && status !== 403) return null;
+  const retryAfter = Number(headers['retry-after']);
+  if (headers['retry-after'] !== undefined && Number.isFinite(retryAfter)) {
+    return Math.min(MAX_RATE_WAIT_MS, retryAfter * 1000);
+  }
+  if (headers['x-ratelimit-remaining'] === '0') {
+    const reset = Number(headers['x-ratelimit-reset']) * 1000;
+    return Math.min(MAX_RATE_WAIT_MS, Math.max(1000, reset - now));
+  }
+  return status === 429 ? 1000 : null;
+};
+
 export const githubApi = (github: Github) => {
   const proxied = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'].some(
     (name) => process.env[name],
@@ -32,27 +60,22 @@ export const githubApi = (github: Github) => {
   const agent: Dispatcher = proxied ? new EnvHttpProxyAgent() : new Agent();
   const repoPath = `/repos/${github.owner}/${github.repo}`;
 
-  const call = async <T>(method: 'GET' | 'POST' | 'PATCH', url: string, body?: unknown) => {
-    const address = url.startsWith('http') ? url : `${github.api}${url}`;
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await request(address, {
-        dispatcher: agent,
-        method,
-        headers: {
-          authorization: `Bearer ${github.token}`,
-          accept: 'application/vnd.github+json',
-          'x-github-api-version': '2022-11-28',
-          'user-agent': 'flipbook-action',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        headersTimeout: 60_000,
-        bodyTimeout: 60_000,
-      });
-    } catch (error) {
-      throw new GithubError(`Cannot reach GitHub at ${github.api}: ${(error as Error).message}`);
-    }
+  /** One request; a network failure throws with undici's code. */
+  const send = async (method: Method, address: string, body: unknown) => {
+    const response = await request(address, {
+      dispatcher: agent,
+      method,
+      headers: {
+        authorization: `Bearer ${github.token}`,
+        accept: 'application/vnd.github+json',
+        'x-github-api-version': '2022-11-28',
+        'user-agent': 'flipbook-action',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      headersTimeout: 60_000,
+      bodyTimeout: 60_000,
+    });
     const text = await response.body.text();
     let json: unknown = null;
     try {
@@ -60,19 +83,57 @@ export const githubApi = (github: Github) => {
     } catch {
       json = { message: text.slice(0, 200) };
     }
-    if (response.statusCode >= 400) {
+    return { status: response.statusCode, headers: response.headers, json };
+  };
+
+  /**
+   * A request, tried again when GitHub says it can be: a rate limit (429, or 403 with
+   * Retry-After or no requests left) after the time it names, a 5xx or a broken connection after
+   * a backoff. Adding a comment is the exception: sent twice it is two comments, so it is sent
+   * again only when the connection was never made.
+   */
+  const call = async <T>(method: Method, url: string, body?: unknown) => {
+    const address = url.startsWith('http') ? url : `${github.api}${url}`;
+    const where = `${method} ${new URL(address).pathname}`;
+    const repeatable = !(method === 'POST' && /\/comments$/.test(address));
+    for (let attempt = 1; ; attempt++) {
+      const last = attempt >= ATTEMPTS;
+      let answer: Awaited<ReturnType<typeof send>>;
+      try {
+        answer = await send(method, address, body);
+      } catch (error) {
+        const code = (error as { code?: string }).code ?? '';
+        const neverSent = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(code);
+        if (last || !(repeatable || neverSent)) {
+          throw new GithubError(`Cannot reach GitHub for ${where}: ${(error as Error).message}`);
+        }
+        await sleep(backoffMs(attempt));
+        continue;
+      }
+      const { status, headers, json } = answer;
+      if (status < 400) return { json: json as T, next: nextLink(headers.link) };
       const message = (json as { message?: string } | null)?.message ?? 'no message';
+      const wait = rateLimitWaitMs(status, headers);
+      if (!last && wait !== null) {
+        core.info(
+          `GitHub's rate limit (${status}: ${message}); retrying in ${Math.ceil(wait / 1000)} s`,
+        );
+        await sleep(wait);
+        continue;
+      }
+      if (!last && status >= 500 && repeatable) {
+        core.info(`GitHub answered ${status} to ${where}; retrying`);
+        await sleep(backoffMs(attempt));
+        continue;
+      }
       // The usual cause, said where it is seen: a token without the workflow's permissions (or
       // a pull request from a fork, whose token only reads).
       const hint =
-        response.statusCode === 403 || response.statusCode === 404
+        status === 403 || status === 404
           ? ' (does the job have `permissions: pull-requests: write` and `statuses: write`?)'
           : '';
-      throw new GithubError(
-        `GitHub answered ${response.statusCode} to ${method} ${new URL(address).pathname}: ${message}${hint}`,
-      );
+      throw new GithubError(`GitHub answered ${status} to ${where}: ${message}${hint}`);
     }
-    return { json: json as T, next: nextLink(response.headers.link) };
   };
 
   return {
