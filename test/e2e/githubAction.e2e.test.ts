@@ -144,7 +144,7 @@ describe('the GitHub Action', () => {
     expect(statusesOf(sha).map((s) => s.state)).toEqual(['pending', 'success']);
     expect(statusesOf(sha).every((s) => s.context === `flipbook/${SLUG}`)).toBe(true);
     expect(statusesOf(sha)[1]).toMatchObject({ target_url: url });
-    expect(statusesOf(sha)[1]?.description).toMatch(/1 removed/);
+    expect(statusesOf(sha)[1]?.description).toMatch(/^1 page removed/);
     expect(ours(7)).toHaveLength(1);
     const [comment] = ours(7);
     commentId = comment?.id ?? 0;
@@ -164,7 +164,7 @@ describe('the GitHub Action', () => {
     expect(synced.code, synced.stdout).toBe(0);
     expect(ours(7)).toHaveLength(1);
     expect(ours(7)[0]?.id).toBe(commentId);
-    expect(ours(7)[0]?.body).toMatch(/1 inserted/);
+    expect(ours(7)[0]?.body).toMatch(/1 page inserted/);
     expect(github.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
     expect(
       github.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/comments')),

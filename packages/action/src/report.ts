@@ -17,5 +17,5 @@ export const report = async (outcome: Outcome) => {
   core.setOutput('preview-url', outcome.previewUrl ?? '');
   core.setOutput('changed-pages', String(outcome.changedPages ?? 0));
   // Outside a runner (a local try) there is no summary file: nothing to write to.
-  if (process.env.GITHUB_STEP_SUMMARY) await core.summary.addRaw(outcome.markdown, true).write();
+  if (process.env.GITHUB_STEP_SUMMARY) await core.summary.addRaw(outcome.markdown).write();
 };
