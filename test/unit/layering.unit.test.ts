@@ -90,6 +90,19 @@ describe('layering', () => {
     expect(await violations('src/contract', ['src/store', 'src/http', 'src/app'])).toEqual([]);
   });
 
+  it('the GitHub Action (packages/action/src) reaches only the client package and the contract', async () => {
+    const allowed = ['packages/action/src', 'packages/cli/src', 'src/contract', 'src/domain'];
+    const found: string[] = [];
+    for (const file of await sourceFiles('packages/action/src')) {
+      for (const target of await importsOf(file)) {
+        if (!allowed.some((a) => target === a || target.startsWith(`${a}/`))) {
+          found.push(`${file} imports ${target}`);
+        }
+      }
+    }
+    expect(found).toEqual([]);
+  });
+
   it('the client package has the server’s version', async () => {
     const version = async (file: string) =>
       JSON.parse(await readFile(join(ROOT, file), 'utf8')).version as string;

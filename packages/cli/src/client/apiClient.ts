@@ -224,6 +224,8 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
       multipartBody(file, fields, progress ?? (() => {}));
 
   return {
+    /** Any other endpoint, for a caller with its own few (the GitHub Action's, packages/action). */
+    call,
     create: (
       file: PdfFile,
       /** the upload's text fields; absent ones are the server's defaults */

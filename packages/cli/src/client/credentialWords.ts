@@ -3,32 +3,38 @@
 // many), and the next step. A bare "Unauthorized" said none of it, for a wrong key and a
 // malformed one alike.
 
-/** Where a setting came from: --url/--api-key, FLIPBOOK_URL/FLIPBOOK_API_KEY, `flipbook login`. */
-export type Source = 'flag' | 'env' | 'login';
+/**
+ * Where a setting came from: --url/--api-key, FLIPBOOK_URL/FLIPBOOK_API_KEY, `flipbook login`,
+ * or the GitHub Action's `url`/`api-key` inputs (packages/action).
+ */
+export type Source = 'flag' | 'env' | 'login' | 'input';
 
 type Used = { url: string; urlSource: Source; keySource: Source; apiKey: string };
 
 export const keySourceWords = (source: Source) =>
-  source === 'flag'
-    ? 'given with --api-key'
-    : source === 'env'
-      ? 'in FLIPBOOK_API_KEY'
-      : 'saved by flipbook login';
+  ({
+    flag: 'given with --api-key',
+    env: 'in FLIPBOOK_API_KEY',
+    login: 'saved by flipbook login',
+    input: "given as the action's api-key input",
+  })[source];
 
 /** What to correct for a key from there. */
 export const keyCheck = (source: Source) =>
-  source === 'flag'
-    ? '--api-key'
-    : source === 'env'
-      ? 'FLIPBOOK_API_KEY'
-      : 'the saved login (run flipbook login again with the new key)';
+  ({
+    flag: '--api-key',
+    env: 'FLIPBOOK_API_KEY',
+    login: 'the saved login (run flipbook login again with the new key)',
+    input: 'the secret the workflow gives as api-key',
+  })[source];
 
 const urlCheck = (source: Source) =>
-  source === 'flag'
-    ? '--url'
-    : source === 'env'
-      ? 'FLIPBOOK_URL'
-      : 'the saved login (run flipbook login again with --url)';
+  ({
+    flag: '--url',
+    env: 'FLIPBOOK_URL',
+    login: 'the saved login (run flipbook login again with --url)',
+    input: "the action's url input",
+  })[source];
 
 /** Its last four characters, never more; a value too short for that, by its length only. */
 export const describeKey = (key: string) =>
