@@ -1,73 +1,35 @@
-// The few flipbook API calls the action makes, in one module: publish a preview, read it, wait
-// for it (processed and compared), promote it, delete it, publish to the slug. Over the client's
-// own modules (apiClient: retries, 429s, the key's words; multipartBody; the publish service), so
-// the action and `flipbook publish` send the same requests. When the CLI's preview service
-// (packages/cli/src/services/preview.ts) lands, this is the one place to swap for it.
-import { randomUUID } from 'node:crypto';
-import type { Preview, PreviewCreated, Promoted } from '../../../src/contract/previews.ts';
-import { apiClient, sleep } from '../../cli/src/client/apiClient.ts';
-import { CliError, EXIT } from '../../cli/src/client/cliErrors.ts';
+// The few flipbook API calls the action makes, in one module: publish a preview and wait for it
+// (processed and compared), promote it, delete it, publish to the slug. Each is the CLI's own
+// (packages/cli/src/services: the same upload, retries, Idempotency-Key, pace and words), so the
+// action and `flipbook publish --preview` send the same requests and wait the same way.
+import { apiClient } from '../../cli/src/client/apiClient.ts';
 import type { Connection } from '../../cli/src/client/config.ts';
-import { multipartBody } from '../../cli/src/client/multipartBody.ts';
-import { checkPdfFile } from '../../cli/src/client/pdfFile.ts';
-import { publish } from '../../cli/src/services/publish.ts';
+import { publishPreview, waitForPreview } from '../../cli/src/services/preview.ts';
+import { type ProcessingStatus, publish } from '../../cli/src/services/publish.ts';
 
 export type { Preview } from '../../../src/contract/previews.ts';
 
-/** A preview is finished for the action when it failed, or is done and compared. */
-export const previewFinished = (preview: Preview) =>
-  preview.status === 'error' || (preview.status === 'done' && preview.compare !== null);
-
 export const flipbookApi = (connection: Connection, log: (message: string) => void) => {
   const client = apiClient(connection, log);
-  const previewPath = (slug: string, name: string) =>
-    `/flipbooks/by-slug/${encodeURIComponent(slug)}/previews/${encodeURIComponent(name)}`;
-
-  const preview = (slug: string, name: string) =>
-    // A server restarting meanwhile (a deploy) is waited for, two minutes at most.
-    client.call<Preview>(previewPath(slug, name), { patienceMs: 120_000 });
-
   return {
-    publishPreview: async (slug: string, name: string, file: string) => {
-      const pdf = await checkPdfFile(file);
-      return client.call<PreviewCreated>(previewPath(slug, name), {
-        method: 'POST',
-        body: () => multipartBody(pdf, {}, () => {}),
-        // One key for this upload, whatever the retries: the server makes it once.
-        idempotencyKey: randomUUID(),
-      });
-    },
+    publishPreview: (slug: string, name: string, file: string) =>
+      publishPreview(connection, file, slug, name, { progress: { onWait: log } }),
 
-    preview,
-
-    /** Polls with backoff (every 2 s at most) until `previewFinished`; each answer to `onStatus`. */
-    waitForPreview: async (
+    /** Polls until the preview failed, or is done and compared; each answer to `onStatus`. */
+    waitForPreview: (
       slug: string,
       name: string,
-      options: { timeoutMs: number; onStatus?: (preview: Preview) => void },
-    ) => {
-      const deadline = Date.now() + options.timeoutMs;
-      let delay = 300;
-      for (;;) {
-        const now = await preview(slug, name);
-        options.onStatus?.(now);
-        if (previewFinished(now)) return now;
-        if (Date.now() + delay > deadline) {
-          throw new CliError(
-            EXIT.timeout,
-            `Timed out after ${options.timeoutMs / 1000} s: the preview ${name} of ${slug} is ${now.status}${now.status === 'done' ? ' and not compared yet' : ''}`,
-          );
-        }
-        await sleep(delay);
-        delay = Math.min(2000, Math.round(delay * 1.5));
-      }
-    },
+      options: { timeoutMs: number; onStatus?: (status: ProcessingStatus) => void },
+    ) =>
+      waitForPreview(connection, slug, name, {
+        timeoutMs: options.timeoutMs,
+        progress: { onWait: log, ...(options.onStatus ? { onStatus: options.onStatus } : {}) },
+      }),
 
-    promote: (slug: string, name: string) =>
-      client.call<Promoted>(`${previewPath(slug, name)}/promote`, { method: 'POST' }),
+    promote: (slug: string, name: string) => client.previews.promote(slug, name),
 
     deletePreview: async (slug: string, name: string) => {
-      await client.call<unknown>(previewPath(slug, name), { method: 'DELETE' });
+      await client.previews.remove(slug, name);
     },
 
     /** The reader address of a flipbook (what a promotion made live). */
