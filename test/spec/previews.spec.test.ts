@@ -66,7 +66,12 @@ describe('previews', () => {
       new RegExp(`^${fx.base}/p/p\\.${made.body.version_id}\\.[A-Za-z0-9_-]{22}$`),
     );
     const { flipbook_id: flipbookId, version_id: versionId } = made.body;
-    const shown = await done('manual', 'pr-1');
+    await done('manual', 'pr-1');
+    // compared a moment after: with nothing live, it says so
+    const shown = await waitFor('pr-1 compared', async () => {
+      const reply = await preview('manual', 'pr-1');
+      return reply.body.compare ? (reply.body as Json) : undefined;
+    });
     expect(shown).toMatchObject({
       name: 'pr-1',
       flipbook_id: flipbookId,
@@ -74,8 +79,13 @@ describe('previews', () => {
       pages: 3,
       pages_done: 3,
       preview_url: made.body.preview_url,
-      compare: null,
+      compare: { against_version_id: null, failure: expect.stringMatching(/^No version/) },
     });
+    // its files: at its address, never at the public one (the book is public)
+    const file = `pages/${versionId}/1/mid.jpg`;
+    expect((await appFetch(`${made.body.preview_url}/${file}`)).status).toBe(200);
+    expect((await appFetch(`${fx.base}/files/${file}`)).status).toBe(404);
+    expect((await appFetch(`${fx.base}/files/pages/${versionId}/text.json`)).status).toBe(404);
     // processed, and still not live: no active version, the reader a 404
     const book = await fx.c.flipbook(flipbookId);
     expect(book.body.versions.map((v: Json) => [v.id, v.is_active])).toEqual([[versionId, false]]);
@@ -93,8 +103,13 @@ describe('previews', () => {
     expect(live.body.versions[0]).toMatchObject({ id: versionId, is_active: true });
     expect(live.body.pages).toHaveLength(3);
     expect(await readerStatus(flipbookId)).toBe(200);
-    // the preview is gone
+    // the preview is gone, its address too (the version's files are the live book's now)
     expectError(await preview('manual', 'pr-1'), 404, /Preview not found/);
+    expect((await appFetch(made.body.preview_url)).status).toBe(404);
+    expect((await appFetch(`${made.body.preview_url}/pages/${versionId}/1/mid.jpg`)).status).toBe(
+      404,
+    );
+    expect((await appFetch(`${fx.base}/files/pages/${versionId}/1/mid.jpg`)).status).toBe(200);
     expect((await fx.c.get(path('manual'))).body).toEqual({ previews: [] });
     const types = (await fx.eventsOf(flipbookId)).map((e) => e.type);
     expect(types.slice(-2)).toEqual(['VersionActivated', 'PreviewPromoted']);
