@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { missingJoinWorkspaces, type SsoSettings } from './app/accounts/sso.ts';
 import { openCountries } from './app/analytics/countries.ts';
 import { clockFromEnv } from './app/clock.ts';
+import { DEFAULT_PREVIEW_TTL_MS, startPreviewSweep } from './app/previewSweep.ts';
 import { installationSecret } from './app/readerAccess.ts';
 import { openCheckedBlobStore } from './blobs/openBlobStore.ts';
 import { startBlobSweep } from './blobs/sweep.ts';
@@ -62,6 +63,8 @@ export type DaemonOptions = {
   renderProcesses?: number;
   /** deep-zoom tiles kept, in bytes, across the daemons on the database (--tile-cache-size) */
   tileCacheBytes?: number;
+  /** previews last pushed to longer ago than this are deleted (0: never); default 30 days */
+  previewTtlMs?: number;
   /** at most one "last used" write per key per this many ms (FLIPBOOK_KEY_USAGE_INTERVAL_MS) */
   keyUsageIntervalMs?: number;
   /** how long an idle keep-alive connection stays open (--keep-alive-timeout) */
@@ -197,6 +200,11 @@ export const runDaemon = async (options: DaemonOptions) => {
       ...(countries ? { countries } : {}),
     },
   });
+  // Previews left behind by their pull requests (src/app/previewSweep.ts).
+  const previewSweep = startPreviewSweep(
+    { store, blobs, clock, log: logger },
+    options.previewTtlMs ?? DEFAULT_PREVIEW_TTL_MS,
+  );
   const server = serveHttpApp(http);
   // A 512 MB upload on a slow link takes longer than Node's default 300 s request timeout.
   server.requestTimeout = 60 * 60 * 1000;
@@ -209,6 +217,7 @@ export const runDaemon = async (options: DaemonOptions) => {
     // Nothing may go on without the HTTP side (no processing lanes taking jobs unseen): close
     // the store and say why, and the command exits non-zero.
     await sweep.stop();
+    await previewSweep.stop();
     databaseTime.stop();
     await store.close();
     await blobs.close();
@@ -307,6 +316,7 @@ export const runDaemon = async (options: DaemonOptions) => {
   await analytics.stop();
   await tiles.stop();
   await sweep.stop();
+  await previewSweep.stop();
   await keyUsage.settle();
   await store.close();
   await blobs.close();

@@ -17,6 +17,7 @@ import type { ApiDeps } from './apiDeps.ts';
 import type { Caller } from './caller.ts';
 import { runFlipbookCommand } from './commands.ts';
 import { estimateSeconds } from './estimate.ts';
+import type { EventMetadata } from './eventContext.ts';
 import type { UploadOptions } from './idempotentUploads.ts';
 import type { ReceivedUpload } from './received.ts';
 import { slugTarget } from './slugTarget.ts';
@@ -213,19 +214,39 @@ export const promotePreview = async (deps: ApiDeps, caller: Caller, slug: string
 };
 
 /** The preview and its version go; its URL answers 404 from the event's commit on. */
-export const deletePreview = async (deps: ApiDeps, caller: Caller, slug: string, name: string) => {
-  const row = await previewAt(deps, caller, slug, name);
+export const deletePreview = async (deps: ApiDeps, caller: Caller, slug: string, name: string) =>
+  removePreview(deps, await previewAt(deps, caller, slug, name), caller.metadata);
+
+/**
+ * Deletes a preview and then its version's files (as a deleted version's: after the event); by
+ * its owner, or swept as too old (`expired`, ./previewSweep.ts).
+ */
+export const removePreview = async (
+  deps: Pick<ApiDeps, 'store' | 'blobs' | 'clock'>,
+  row: PreviewRow,
+  metadata: EventMetadata,
+  expired = false,
+) => {
   const version = await findVersion(
     deps.store.db,
-    caller.workspaceId,
+    row.workspace_id,
     row.flipbook_id,
     row.version_id,
   );
   await runFlipbookCommand(
     deps.store,
     row.flipbook_id,
-    { type: 'DeletePreview', data: { name: row.name, now: deps.clock.now() } },
-    caller.metadata,
+    {
+      type: 'DeletePreview',
+      // swept: only the version judged old (a push since made the preview new again)
+      data: {
+        name: row.name,
+        expired,
+        ...(expired ? { versionId: row.version_id } : {}),
+        now: deps.clock.now(),
+      },
+    },
+    metadata,
   );
   if (version) await removeVersionFiles(deps.store, deps.blobs, row.version_id, version.checksum);
 };

@@ -72,6 +72,7 @@ export const previews: ReadTable = {
 
 export type PreviewRow = {
   flipbook_id: string;
+  workspace_id: string;
   name: string;
   version_id: string;
   created_at: string;
@@ -80,7 +81,7 @@ export type PreviewRow = {
   compared: Record<string, unknown> | null;
 };
 
-const COLUMNS = `flipbook_id, name, version_id, created_at::text AS created_at,
+const COLUMNS = `flipbook_id, workspace_id, name, version_id, created_at::text AS created_at,
   updated_at::text AS updated_at, updated_by, compared`;
 
 /** A flipbook's previews, the latest pushed first. */

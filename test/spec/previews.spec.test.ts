@@ -3,6 +3,8 @@
 // promoted (exactly the reviewed version goes live) or deleted. The whole app in process, one
 // processing lane, on PostgreSQL and a blob folder.
 import { describe, expect, it } from 'vitest';
+import { sweepPreviews } from '../../src/app/previewSweep.ts';
+import { logger } from '../../src/log.ts';
 import {
   expectError,
   expectJson,
@@ -19,6 +21,7 @@ import { appFetch } from '../support/inProcess.ts';
 import { waitFor } from '../support/waitFor.ts';
 
 const OTHER_PDF = 'vec_vector.pdf';
+const DAY = 86_400_000;
 const NAME_RULE =
   'A preview name is 1 to 64 characters of a-z, 0-9, ".", "_" and "-", not starting with "." (e.g. pr-128)';
 
@@ -211,5 +214,36 @@ describe('previews refused', () => {
       headers: { authorization: `Bearer ${other.key}` },
     });
     expectError(theirs, 404, /Flipbook not found/);
+  });
+});
+
+describe('old previews swept (serve --preview-ttl)', () => {
+  const fx = useApp({ workers: 1 });
+  const { publish, preview } = previewApi(fx);
+
+  it('deletes the previews last pushed to before the limit, as the system, with their files; keeps the rest', async () => {
+    const old = await publish('swept', 'pr-old');
+    expectJson(old, 201);
+    fx.clock.advance(20 * DAY);
+    const fresh = await publish('swept', 'pr-fresh');
+    expectJson(fresh, 201);
+    for (const name of ['pr-old', 'pr-fresh'])
+      await waitFor(`${name} done`, async () =>
+        (await preview('swept', name)).body.status === 'done' ? true : undefined,
+      );
+    fx.clock.advance(11 * DAY); // pr-old pushed 31 days ago, pr-fresh 11
+    const deps = { store: fx.store, blobs: fx.blobs, clock: fx.clock, log: logger };
+    expect(await sweepPreviews(deps, 30 * DAY)).toBe(1);
+    expectError(await preview('swept', 'pr-old'), 404, /Preview not found/);
+    expectJson(await preview('swept', 'pr-fresh'), 200);
+    expect((await appFetch(old.body.preview_url)).status).toBe(404);
+    expect(await fx.blobs.readPageBytes(old.body.version_id, 1, 'min.jpg')).toBeNull();
+    const deleted = (await fx.eventsOf(old.body.flipbook_id)).find(
+      (e) => e.type === 'PreviewDeleted',
+    );
+    expect(deleted?.data).toMatchObject({ name: 'pr-old', expired: true });
+    expect(deleted?.metadata).toMatchObject({ actor: { type: 'system' } });
+    // nothing more to sweep
+    expect(await sweepPreviews(deps, 30 * DAY)).toBe(0);
   });
 });

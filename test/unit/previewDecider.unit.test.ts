@@ -250,6 +250,27 @@ describe('deleting a preview', () => {
     }
   });
 
+  it('is swept only while it shows the version judged old (a push since made it new again)', () => {
+    given(withPreview)
+      .when({
+        type: 'DeletePreview',
+        data: { name: 'pr-7', expired: true, versionId: V(9), now: NOW },
+      })
+      .then([]);
+    given(withPreview)
+      .when({
+        type: 'DeletePreview',
+        data: { name: 'pr-7', expired: true, versionId: V(2), now: NOW },
+      })
+      .then([
+        { type: 'VersionDeleted', data: { ...now, versionId: V(2) } },
+        {
+          type: 'PreviewDeleted',
+          data: { ...now, name: 'pr-7', versionId: V(2), expired: true },
+        },
+      ]);
+  });
+
   it('goes with its version deleted by id', () => {
     given(withPreview)
       .when({ type: 'DeleteVersion', data: { versionId: V(2), now: NOW } })

@@ -10,6 +10,7 @@ import {
   withBlobOptions,
 } from '../blobOptions.ts';
 import { flagBytes } from '../flagBytes.ts';
+import { flagDuration } from '../flagDuration.ts';
 import { flagInteger } from '../flagInteger.ts';
 import { type SsoFlags, ssoSettingsOf, withSsoOptions } from '../ssoOptions.ts';
 import {
@@ -96,6 +97,11 @@ export const registerServe = (program: Command) => {
             'deep-zoom tiles kept in the blob store, shared by every daemon on the database (e.g. 2G, 500M); the least recently used go beyond it',
             '2G',
           )
+          .option(
+            '--preview-ttl <duration>',
+            'delete previews last pushed to longer ago than this (e.g. 30d, 12h; 0: never)',
+            '30d',
+          )
           .option(...WAIT_AT_START_OPTION),
       ),
     ),
@@ -117,6 +123,7 @@ export const registerServe = (program: Command) => {
           workers: string;
           renderProcesses: string;
           tileCacheSize: string;
+          previewTtl: string;
           grace: string;
           keepAliveTimeout: string;
           waitAtStart: string;
@@ -129,6 +136,7 @@ export const registerServe = (program: Command) => {
       const renderProcesses = flagInteger('--render-processes', flags.renderProcesses, 1, 256);
       const graceMs = flagInteger('--grace', flags.grace, 0, 86_400) * 1000;
       const startupPatienceMs = waitAtStartMs(flags);
+      const previewTtlMs = flagDuration('--preview-ttl', flags.previewTtl);
       const tileCacheBytes = flagBytes('--tile-cache-size', flags.tileCacheSize, 1024 ** 5);
       const keepAliveMs =
         flagInteger('--keep-alive-timeout', flags.keepAliveTimeout, 1, 3_600) * 1000;
@@ -158,6 +166,7 @@ export const registerServe = (program: Command) => {
         workers,
         renderProcesses,
         tileCacheBytes,
+        previewTtlMs,
         trustProxy: flags.trustProxy ?? false,
         webhookAllowPrivate: flags.webhookAllowPrivate ?? false,
         ...(contactEmail ? { contactEmail } : {}),

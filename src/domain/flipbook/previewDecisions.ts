@@ -24,7 +24,11 @@ export type RecordComparison = {
 export type PromotePreview = { type: 'PromotePreview'; data: { name: string; now: Date } };
 export type DeletePreview = {
   type: 'DeletePreview';
-  data: { name: string; expired?: boolean; now: Date };
+  /**
+   * `versionId`: only while the preview still shows this version (the sweep judged that one old:
+   * a push since then made it new again)
+   */
+  data: { name: string; expired?: boolean; versionId?: string; now: Date };
 };
 export type PreviewCommand = PublishPreview | RecordComparison | PromotePreview | DeletePreview;
 
@@ -91,6 +95,7 @@ export const decidePreviews = (command: PreviewCommand, book: Created): Flipbook
     case 'DeletePreview': {
       const { name, now } = command.data;
       const { versionId } = live(book, name);
+      if (command.data.versionId && command.data.versionId !== versionId) return [];
       return [
         { type: 'VersionDeleted', data: at(versionId, now) },
         {
