@@ -5,8 +5,10 @@
 // corpus paper, the preview the same with a word laid over page 3 and a page inserted after 5.
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { marked } from 'marked';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { previewMarkdown } from '../../packages/cli/src/previewReport.ts';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
 import { client, expectJson, form, type Json, send, waitActive } from '../support/apiHelpers.ts';
 import { ROOT } from '../support/cli.ts';
@@ -18,6 +20,12 @@ import { waitFor } from '../support/waitFor.ts';
 const PAPER = corpus('vec_tracemonkey.pdf');
 const OTHER = corpus('vec_vector.pdf');
 const SHOTS = join(ROOT, 'test-output');
+/** Roughly GitHub's comment styles, for a screenshot that looks like the comment a team sees. */
+const COMMENT_CSS = `body{margin:0;background:#fff;font:14px/1.5 -apple-system,"Segoe UI",Helvetica,Arial,sans-serif;color:#1f2328}
+.comment{width:760px;padding:16px 24px;border:1px solid #d1d9e0;border-radius:6px;margin:16px}
+h3{font-size:1.25em;margin:0 0 16px}a{color:#0969da;text-decoration:none}
+table{border-collapse:collapse;margin:16px 0}th,td{border:1px solid #d1d9e0;padding:6px 13px}
+th{font-weight:600;background:#f6f8fa}code{background:#eff1f3;padding:.2em .4em;border-radius:6px;font-size:85%}`;
 
 let fx: ApiFixture;
 let browser: Browser;
@@ -157,6 +165,33 @@ describe('a preview’s reader', () => {
 
     await page.getByRole('button', { name: 'Close the comparison' }).click();
     await page.screenshot({ path: join(SHOTS, 'preview-reader-phone.png') });
+  });
+
+  it('renders the pull request’s comment: the summary, the link, the changed page’s thumbnails linking to its comparison', async () => {
+    const page = await open(DESKTOP);
+    const markdown = previewMarkdown(preview, { slug: 'paper' });
+    // as GitHub shows it: Markdown made HTML (its tables, its inline <img>), in a column of its width
+    const body = await marked.parse(markdown);
+    await page.setContent(
+      `<!doctype html><meta charset="utf-8"><style>${COMMENT_CSS}</style><main class="comment">${body}</main>`,
+    );
+    const images = page.locator('table img');
+    expect(await images.count()).toBe(2);
+    await expect
+      .poll(() =>
+        images.evaluateAll((all) =>
+          all.every((i) => (i as unknown as { naturalWidth: number }).naturalWidth > 0),
+        ),
+      )
+      .toBe(true);
+    expect(await page.locator('h3').textContent()).toBe(
+      'Flipbook preview of paper: 1 page changed, 1 inserted',
+    );
+    const links = await page
+      .locator('table a')
+      .evaluateAll((all) => all.map((a) => (a as unknown as { href: string }).href));
+    expect(new Set(links)).toEqual(new Set([`${preview.preview_url}#compare=3`]));
+    await page.locator('main').screenshot({ path: join(SHOTS, 'preview-comment.png') });
   });
 
   it('leaves the flipbook’s own reader on the live version; a deleted preview’s address is a 404', async () => {

@@ -42,7 +42,7 @@ export type ReportOptions = { slug: string };
 
 /**
  * The pull-request comment: the summary, the preview's link, a table of the changed pages with
- * before and after thumbnails (each a link to the compare view), the pages inserted and removed.
+ * before and after (the changes outlined) thumbnails (each a link to the compare view), the pages inserted and removed.
  */
 export const previewMarkdown = (preview: Preview, { slug }: ReportOptions): string => {
   const lines = [
@@ -58,12 +58,12 @@ export const previewMarkdown = (preview: Preview, { slug }: ReportOptions): stri
         : '.'),
   );
   if (compare && !compare.failure && compare.changed.length > 0) {
-    lines.push('', '| Page | Before | After | Changed areas |', '|---|---|---|---|');
+    lines.push('', '| Page | Before | After (changes outlined) | Changed areas |', '|---|---|---|---|');
     for (const page of compare.changed.slice(0, MAX_ROWS)) {
       const where =
         page.before === page.after ? `${page.after}` : `${page.after} (was ${page.before})`;
       lines.push(
-        `| [${where}](${page.compare_url}) | ${thumbnail(page.before_image, `Page ${page.before} before`, page.compare_url)} | ${thumbnail(page.after_image, `Page ${page.after} after`, page.compare_url)} | ${page.regions.length} |`,
+        `| [${where}](${page.compare_url}) | ${thumbnail(page.before_image, `Page ${page.before} before`, page.compare_url)} | ${thumbnail(page.diff_image, `Page ${page.after} after, changes outlined`, page.compare_url)} | ${page.regions.length} |`,
       );
     }
     const more = compare.changed.length - MAX_ROWS;
