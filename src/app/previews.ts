@@ -9,6 +9,7 @@ import type { FlipbookCommand } from '../domain/flipbook/decide.ts';
 import { checkPreviewName } from '../domain/flipbook/previews.ts';
 import * as fields from '../domain/flipbookFields.ts';
 import type { Comparison } from '../domain/pageAlignment.ts';
+import { previewFigures } from '../queries/analyticsReports.ts';
 import { findFlipbookBySlug } from '../readTables/flipbooks.ts';
 import { countPages } from '../readTables/pages.ts';
 import { findPreview, type PreviewRow, previewsOf } from '../readTables/previews.ts';
@@ -144,6 +145,7 @@ const presentPreview = async (deps: ApiDeps, caller: Caller, row: PreviewRow): P
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
     compare: row.compared ? await presentCompare(deps, row.version_id) : null,
+    reading: await previewFigures(deps.store.db, row.version_id),
   };
 };
 

@@ -90,6 +90,17 @@ export const Preview = Named('Preview', {
   created_at: DateTime('When a preview was first published under this name'),
   updated_at: DateTime('When its version was last pushed'),
   compare: PreviewCompare,
+  reading: Type.Object(
+    {
+      opens: Count('Times its reader was opened'),
+      readers: Count('Readers, counted as the flipbook’s statistics count them (a day each)'),
+      read_seconds: Type.Number({ minimum: 0, description: 'Time spent reading it, in seconds' }),
+    },
+    {
+      description:
+        'Its own reading figures (when its workspace counts readers): apart from the flipbook’s, never in them',
+    },
+  ),
 });
 export type Preview = Static<typeof Preview>;
 

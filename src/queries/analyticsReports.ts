@@ -121,3 +121,18 @@ export const workspaceStats = async (
   ]);
   return { days: days.rows, books: books.rows };
 };
+
+/**
+ * A preview's reading figures, all days: counted apart from its flipbook's, under the preview's
+ * version id (src/reader/bookAnswers.ts gives its reader that key), never in the book's figures.
+ */
+export const previewFigures = async (db: Db, versionId: string) =>
+  (
+    await db.query<{ opens: number; readers: number; read_seconds: number }>(
+      `SELECT coalesce(sum(opens), 0)::float8 AS opens,
+         coalesce(sum(readers) FILTER (WHERE link_key = '${ALL_LINKS}'), 0)::float8 AS readers,
+         coalesce(sum(read_seconds), 0)::float8 AS read_seconds
+       FROM analytics_daily WHERE flipbook_id = $1`,
+      [versionId],
+    )
+  ).rows[0] ?? { opens: 0, readers: 0, read_seconds: 0 };

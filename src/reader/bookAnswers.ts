@@ -62,17 +62,20 @@ export const bookAnswers = (deps: ReaderDeps, sendHtml: HtmlSender) => {
     res.end();
   };
 
-  /** The reader, with the token its beacons are counted by when its workspace counts. */
+  /**
+   * The reader, with the token its beacons are counted by when its workspace counts. A preview's
+   * readers are counted apart, under the preview's version (never in the book's figures).
+   */
   const readerWith =
     (linkId: string | null) =>
     async (book: ReaderBook, l: Language): Promise<string> => {
-      // A preview's readers are not the book's: never counted in its figures.
-      const counted = deps.analytics && book.counted && !book.preview && book.versionId;
+      const counted = deps.analytics && book.counted && book.versionId;
       if (!counted) return readerPage(book, l);
       const pages = Math.max(book.pageCount, book.ready);
+      const key = book.preview ? book.preview.versionId : book.id;
       const token = deps.analytics?.tokenFor(
-        { flipbookId: book.id, versionId: counted, pages },
-        linkId,
+        { flipbookId: key, versionId: counted, pages },
+        book.preview ? null : linkId,
       );
       return readerPage(token ? { ...book, beacon: { url: `${root()}/b`, token } } : book, l);
     };

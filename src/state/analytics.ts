@@ -323,15 +323,19 @@ export const forgetReadersBefore = async (db: Db, day: string) => {
 /**
  * Of these flipbooks, those whose figures are kept: still there, not archived (its pages already
  * open read on, but the book is withdrawn), in a workspace that counts (analytics on). A flush
- * writes for these only.
+ * writes for these only. A live preview's figures are kept under its version's id, apart from its
+ * flipbook's (src/reader/bookAnswers.ts), on the same terms.
  */
 export const countedFlipbooks = async (db: Db, ids: string[]) =>
   new Set(
     (
       await db.query<{ id: string }>(
-        `SELECT f.flipbook_id AS id FROM flipbooks f
+        `SELECT coalesce(p.version_id, f.flipbook_id) AS id
+         FROM unnest($1::uuid[]) AS asked(id)
+         LEFT JOIN previews p ON p.version_id = asked.id
+         JOIN flipbooks f ON f.flipbook_id = coalesce(p.flipbook_id, asked.id)
          JOIN workspaces w ON w.workspace_id = f.workspace_id
-         WHERE f.flipbook_id = ANY($1::uuid[]) AND w.analytics_enabled AND f.status <> 'archived'`,
+         WHERE w.analytics_enabled AND f.status <> 'archived'`,
         [ids],
       )
     ).rows.map((r) => r.id),
@@ -346,7 +350,7 @@ const FIGURE_TABLES = [
 
 /**
  * Deletes the figures no longer kept: days past their workspace's retention (counted back from
- * `today`), and every figure of a flipbook that was deleted. Each table is reached by its key's
+ * `today`), and every figure of a flipbook that was deleted (or of a preview no longer live). Each table is reached by its key's
  * prefix (flipbook, day), never scanned whole: the flipbooks concerned are found in the daily
  * table, which has a row for every flipbook and day any other table has.
  */
@@ -355,7 +359,8 @@ export const pruneFigures = async (db: Db, today: string) => {
     `SELECT a.flipbook_id AS id,
        coalesce(to_char($1::date - w.analytics_days, 'YYYY-MM-DD'), '9999-12-31') AS cutoff
      FROM (SELECT flipbook_id, min(day) AS first FROM analytics_daily GROUP BY flipbook_id) a
-     LEFT JOIN flipbooks f ON f.flipbook_id = a.flipbook_id
+     LEFT JOIN previews p ON p.version_id = a.flipbook_id
+     LEFT JOIN flipbooks f ON f.flipbook_id = coalesce(p.flipbook_id, a.flipbook_id)
      LEFT JOIN workspaces w ON w.workspace_id = f.workspace_id
      WHERE f.flipbook_id IS NULL OR a.first < $1::date - w.analytics_days`,
     [today],

@@ -247,3 +247,44 @@ describe('old previews swept (serve --preview-ttl)', () => {
     expect(await sweepPreviews(deps, 30 * DAY)).toBe(0);
   });
 });
+
+describe('a preview’s readers', () => {
+  const fx = useApp({ workers: 1 });
+  const { publish, preview } = previewApi(fx);
+  const CHROME =
+    'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+
+  it('are counted apart: in the preview’s figures, never in its flipbook’s', async () => {
+    const made = await publish('counted', 'pr-1');
+    expectJson(made, 201);
+    await waitFor('pr-1 done', async () =>
+      (await preview('counted', 'pr-1')).body.status === 'done' ? true : undefined,
+    );
+    const page = await (await appFetch(made.body.preview_url)).text();
+    const data = JSON.parse(
+      /<script type="application\/json" id="flipbook-data">([\s\S]*?)<\/script>/.exec(page)?.[1] ??
+        '{}',
+    );
+    expect(data.beacon?.token).toEqual(expect.any(String));
+    const sent = await appFetch(`${fx.base}/b`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', 'user-agent': CHROME },
+      body: JSON.stringify({
+        v: 1,
+        t: data.beacon.token,
+        e: [{ k: 'open' }, { k: 'page', p: 1, s: 4 }],
+      }),
+    });
+    expect(sent.status).toBe(202);
+    // (the beacon is answered before it is counted: looked at until it is)
+    const reading = await waitFor('the preview’s open counted', async () => {
+      await fx.flushFigures();
+      const { body } = await preview('counted', 'pr-1');
+      return body.reading.opens > 0 ? body.reading : undefined;
+    });
+    expect(reading).toMatchObject({ opens: 1, readers: 1 });
+    const book = await fx.c.get(`/flipbooks/${made.body.flipbook_id}/stats`);
+    expectJson(book, 200);
+    expect(book.body).toMatchObject({ opens: 0, readers: 0 });
+  });
+});

@@ -23,6 +23,7 @@ const preview = (compare: Preview['compare']): Preview => ({
   preview_url: 'https://flipbooks.example.com/p/token',
   created_at: '2026-12-03T10:00:00Z',
   updated_at: '2026-12-03T10:00:00Z',
+  reading: { opens: 0, readers: 0, read_seconds: 0 },
   compare,
 });
 

@@ -26,6 +26,7 @@ const preview = (fields: Partial<Preview> = {}): Preview => ({
   preview_url: URL,
   created_at: '2025-01-02T03:04:05.000Z',
   updated_at: '2025-01-02T03:04:05.000Z',
+  reading: { opens: 0, readers: 0, read_seconds: 0 },
   compare: null,
   ...fields,
 });
