@@ -47,24 +47,25 @@ export const previewRoutes = (deps: ReaderDeps, sendHtml: HtmlSender): PageRoute
     return { entry: { kind: 'granted', grant: '', download: true }, book };
   };
 
-  const page = (tail: string, show: (book: ReaderBook, l: Language) => Promise<string>) => ({
-    method: 'get' as const,
+  /** A GET under the preview's address: a page for people, or data for its reader's script. */
+  const route = (
+    answers: 'page' | 'data',
+    tail: string,
+    handler: (req: Request, res: ServerResponse) => Promise<void>,
+  ): PageRoute => ({
+    method: 'get',
     path: `/p/:token${tail}`,
-    who: 'anyone' as const,
-    answers: 'page' as const,
-    body: 'none' as const,
-    handler: async (req: Request, res: ServerResponse) =>
-      answer(req, res, await enterPreview(req, tail === ''), show, req.url ?? '/'),
-  });
-
-  const data = (tail: string, handler: (req: Request, res: ServerResponse) => Promise<void>) => ({
-    method: 'get' as const,
-    path: `/p/:token${tail}`,
-    who: 'anyone' as const,
-    answers: 'data' as const,
-    body: 'none' as const,
+    who: 'anyone',
+    answers,
+    body: 'none',
     handler,
   });
+  const page = (tail: string, show: (book: ReaderBook, l: Language) => Promise<string>) =>
+    route('page', tail, async (req, res) =>
+      answer(req, res, await enterPreview(req, tail === ''), show, req.url ?? '/'),
+    );
+  const data = (tail: string, handler: (req: Request, res: ServerResponse) => Promise<void>) =>
+    route('data', tail, handler);
 
   const ready = async (req: Request) => {
     const { book } = await enterPreview(req, false);

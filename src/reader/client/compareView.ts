@@ -79,23 +79,23 @@ export const openCompare = (reader: Reader, changed: Changed, returnTo: HTMLElem
   close.addEventListener('click', closeCompare);
   head.append(title, close);
 
-  const before = side(
-    'compare-before',
-    say('before'),
-    reader.book.url(changed.after, 'before.jpg'),
-    say('beforeImage', { label }),
-    aspect,
-    changed,
-  );
-  const after = side(
-    'compare-after',
-    say('after'),
-    reader.book.url(changed.after, 'mid.jpg'),
-    say('afterImage', { label }),
-    aspect,
-    changed,
-  );
   const sides = el('div', { className: 'compare-sides' });
+  const [before, after] = (
+    [
+      ['before', 'before.jpg', 'beforeImage'],
+      ['after', 'mid.jpg', 'afterImage'],
+    ] as const
+  ).map(([which, file, alt]) =>
+    side(
+      `compare-${which}`,
+      say(which),
+      reader.book.url(changed.after, file),
+      say(alt, { label }),
+      aspect,
+      changed,
+    ),
+  );
+  if (!before || !after) return;
   sides.append(before, after);
 
   // The tabs a phone shows (a wide screen shows both sides and hides them).
