@@ -233,7 +233,13 @@ const run = async (n: number) => {
 const s = (ms: number) => (ms / 1000).toFixed(1);
 const cpu = (c: { own: number; children: number }) =>
   `${s(c.own + c.children)} (${s(c.own)} + ${s(c.children)})`;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length / 2;
+  return Number.isInteger(mid)
+    ? ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2
+    : (sorted[Math.floor(mid)] ?? NaN);
+};
 
 console.log(
   `${hostname()}, ${new Date().toISOString().slice(0, 10)}: a 300-page document, default settings, embedded store; ` +
