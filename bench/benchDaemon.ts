@@ -1,6 +1,7 @@
 // A daemon for a benchmark: a fresh embedded store in a temporary folder with a Team workspace
 // and its API key, `flipbook serve` on a free port with the given flags (the defaults a user
-// gets, but the rate limit, off: a benchmark is one client sending thousands of requests).
+// gets, but the rate limit, off: a benchmark is one client sending thousands of requests), and
+// its log kept.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,8 +20,8 @@ export const startBenchDaemon = async (name: string, flags: string[] = []) => {
     ['serve', '--port', '0', '--data-dir', dataDir, '--rate-limit', '0', ...flags],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
+  let output = '';
   const url = await new Promise<string>((resolveUrl, fail) => {
-    let output = '';
     daemon.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       const ready = /"publicUrl":"([^"]+)"[^\n]*flipbook ready/.exec(output);
@@ -28,5 +29,7 @@ export const startBenchDaemon = async (name: string, flags: string[] = []) => {
     });
     daemon.once('exit', () => fail(new Error(`daemon exited:\n${output}`)));
   });
-  return { dataDir, key, daemon, url };
+  /** its log so far (JSON lines): a benchmark reads what the daemon says it did */
+  const logs = () => output;
+  return { dataDir, key, daemon, url, logs };
 };

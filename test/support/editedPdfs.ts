@@ -27,8 +27,16 @@ export const pagesFrom = async (out: string, ...parts: [string, string][]) => {
   return out;
 };
 
-/** `source` with page `page` covered, at STAMP, by a white box holding `word`. */
-export const withWord = async (source: string, page: number, word: string, out: string) => {
+/**
+ * `source` with page `page` covered, at STAMP, by a white box holding `word`; `pages` as qpdf reads
+ * them ("3,7", "1-z") covers each of those.
+ */
+export const withWord = async (
+  source: string,
+  page: number | string,
+  word: string,
+  out: string,
+) => {
   const objects = new Map<number, string>();
   objects.set(1, '<< /Type /Catalog /Pages 2 0 R >>');
   objects.set(2, '<< /Type /Pages /Kids [3 0 R] /Count 1 /MediaBox [0 0 612 792] >>');
@@ -44,6 +52,16 @@ export const withWord = async (source: string, page: number, word: string, out: 
   objects.set(5, '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>');
   const stamp = `${out}.stamp.pdf`;
   await writeFile(stamp, pdfBytes({ objects, root: 1 }));
-  await run('qpdf', [source, '--overlay', stamp, `--to=${page}`, '--from=1', '--', out]);
+  // --repeat: the stamp's one page over every page named, not only the first
+  await run('qpdf', [
+    source,
+    '--overlay',
+    stamp,
+    `--to=${page}`,
+    '--from=1',
+    '--repeat=1',
+    '--',
+    out,
+  ]);
   return out;
 };
