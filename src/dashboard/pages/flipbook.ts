@@ -1,8 +1,10 @@
 // One flipbook (/dashboard/flipbooks/:id): its reader link and embed snippet to copy, its versions
-// newest first (one table row each, with Activate and Delete), "Upload new version", its details,
-// availability and deletion (./flipbookSettings.ts), and its Activity (./activity.ts).
+// newest first (one table row each, with Activate and Delete), "Upload new version", its previews
+// (./previews.ts), its details, availability and deletion (./flipbookSettings.ts), and its
+// Activity (./activity.ts).
 import type { SignedIn } from '../../app/accounts/sessions.ts';
 import type { Activity, FlipbookOverview, VersionLine } from '../../app/flipbookOverview.ts';
+import type { PreviewLine } from '../../app/previews.ts';
 import { type Html, html } from '../../http/html.ts';
 import { alert, dashboardPage } from '../layout.ts';
 import { activitySection } from './activity.ts';
@@ -15,6 +17,7 @@ import {
   at as time,
   visibilityBadge,
 } from './format.ts';
+import { previewsSection } from './previews.ts';
 import { pdfForm } from './uploadForm.ts';
 
 export type FlipbookPageState = {
@@ -28,6 +31,7 @@ export const flipbookPage = (
   signedIn: SignedIn,
   overview: FlipbookOverview,
   activity: Activity,
+  previews: PreviewLine[],
   state: FlipbookPageState = {},
 ) => {
   const { flipbook: f, versions } = overview;
@@ -91,6 +95,7 @@ ${privateNote(f.visibility, base)}
 </section>`
 }
 ${versionsSection(signedIn, base, versions, state.versionError)}
+${previewsSection(base, f.slug, previews)}
 ${activitySection(base, activity)}
 </div>
 ${settingsColumn(signedIn, base, overview, state.details)}
