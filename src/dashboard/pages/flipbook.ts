@@ -94,7 +94,7 @@ ${privateNote(f.visibility, base)}
 </div>
 </section>`
 }
-${versionsSection(signedIn, base, versions, state.versionError)}
+${versionsSection(signedIn, base, versions, previewNames(previews), state.versionError)}
 ${previewsSection(base, f.slug, previews)}
 ${activitySection(base, activity)}
 </div>
@@ -111,10 +111,18 @@ const privateNote = (visibility: FlipbookOverview['flipbook']['visibility'], bas
       ? html`<p class="note">Members only: this link opens for the workspace’s members, signed in; anyone else is asked to sign in. <a href="${base}/links">Share links</a> open it to others.</p>`
       : '';
 
+/**
+ * A preview's version is a version while it lives: its row says whose it is, so its Activate (a
+ * promotion) and Delete (the preview's deletion) are not taken for an ordinary version's.
+ */
+const previewNames = (previews: PreviewLine[]) =>
+  new Map(previews.map(({ preview }) => [preview.version_id, preview.name]));
+
 const versionsSection = (
   signedIn: SignedIn,
   base: string,
   versions: VersionLine[],
+  previewOf: Map<string, string>,
   error: string | null | undefined,
 ) => html`<section class="panel" id="versions" aria-labelledby="versions-title">
 <h2 id="versions-title">Versions</h2>
@@ -123,7 +131,7 @@ const versionsSection = (
 <caption class="visually-hidden">Versions, newest first</caption>
 <thead><tr><th scope="col">Version</th><th scope="col">Status</th><th scope="col">Pages</th><th scope="col">Size</th><th scope="col">Uploaded (UTC)</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody data-versions>
-${versions.map((v) => versionRow(signedIn, base, v))}
+${versions.map((v) => versionRow(signedIn, base, v, previewOf.get(v.id)))}
 </tbody>
 </table>
 </div>
@@ -145,10 +153,15 @@ ${pdfForm({
 })}
 </section>`;
 
-const versionRow = (signedIn: SignedIn, base: string, v: VersionLine): Html => {
+const versionRow = (
+  signedIn: SignedIn,
+  base: string,
+  v: VersionLine,
+  preview: string | undefined,
+): Html => {
   const live = v.status === 'pending' || v.status === 'processing';
   return html`<tr data-version="${v.id}"${live ? html` data-status-url="${base}/versions/${v.id}/status.json"` : ''}>
-<th scope="row" data-label="Version">Version ${v.number}${v.isActive ? html` <span class="badge active">Active</span>` : ''}</th>
+<th scope="row" data-label="Version">Version ${v.number}${v.isActive ? html` <span class="badge active">Active</span>` : ''}${preview ? html` <span class="badge waiting">Preview ${preview}</span>` : ''}</th>
 <td data-label="Status"><span class="status ${v.status}" data-status-text>${statusWords(v)}</span>${v.error ? html`<span class="status-reason">${v.error}</span>` : ''}${live && v.activateOnDone ? html`<span class="status-reason">Becomes active once processed</span>` : ''}</td>
 <td data-label="Pages">${v.status === 'done' ? v.pageCount : v.status === 'processing' && v.pageCount > 0 ? `${v.pagesReady} of ${v.pageCount}` : '—'}</td>
 <td data-label="Size" class="size">${bytes(v.fileSize)}</td>

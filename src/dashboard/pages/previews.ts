@@ -40,7 +40,7 @@ const previewRow = (base: string, { preview: p, pushedBy }: PreviewLine) => {
   return html`<tr data-preview="${p.name}">
 <th scope="row" data-label="Preview">${p.name}</th>
 <td data-label="Pushed (UTC)">${time(p.updated_at, true)} <span class="status-reason">by ${actorWords(pushedBy)}</span></td>
-<td data-label="Status"><span class="status ${p.status}">${statusOf(p)}</span>${p.error_reason ? html`<span class="status-reason">${p.error_reason}</span>` : ''}</td>
+<td data-label="Status"><span class="status ${p.status}">${statusOf(p)}</span>${p.error_reason ? html` <span class="status-reason">${p.error_reason}</span>` : ''}</td>
 <td data-label="Changes">${p.status === 'error' ? '—' : summaryLine(p)}</td>
 <td class="actions">${
     p.status === 'error'
