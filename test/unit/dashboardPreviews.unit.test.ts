@@ -23,6 +23,7 @@ const preview = (fields: Partial<Preview>): Preview => ({
   created_at: '2026-03-04T05:06:07Z',
   updated_at: '2026-03-05T06:07:08Z',
   compare: null,
+  reading: { opens: 0, readers: 0, read_seconds: 0 },
   ...fields,
 });
 const comparison = (fields: Partial<NonNullable<Preview['compare']>> = {}) => ({
