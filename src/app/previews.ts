@@ -18,7 +18,7 @@ import type { ApiDeps } from './apiDeps.ts';
 import type { Caller } from './caller.ts';
 import { runFlipbookCommand } from './commands.ts';
 import { estimateSeconds } from './estimate.ts';
-import type { EventMetadata } from './eventContext.ts';
+import { type EventMetadata, type ShownMetadata, showMetadata } from './eventContext.ts';
 import type { UploadOptions } from './idempotentUploads.ts';
 import type { ReceivedUpload } from './received.ts';
 import { slugTarget } from './slugTarget.ts';
@@ -183,11 +183,31 @@ export const presentCompare = async (
   };
 };
 
-export const listPreviews = async (deps: ApiDeps, caller: Caller, slug: string) => {
+/** A preview as the dashboard lists it: the API's answer, and who pushed its version. */
+export type PreviewLine = { preview: Preview; pushedBy: ShownMetadata['actor'] };
+
+/**
+ * A flipbook's previews with who last pushed each (the event's actor, which the API's answer
+ * leaves out: a pipeline knows who it is; a person in the dashboard asks).
+ */
+export const previewLines = async (
+  deps: ApiDeps,
+  caller: Caller,
+  slug: string,
+): Promise<PreviewLine[]> => {
   const book = await bookAt(deps, caller, slug);
   const rows = await previewsOf(deps.store.db, book.flipbook_id);
-  return { previews: await Promise.all(rows.map((row) => presentPreview(deps, caller, row))) };
+  return Promise.all(
+    rows.map(async (row) => ({
+      preview: await presentPreview(deps, caller, row),
+      pushedBy: showMetadata({ actor: row.updated_by }).actor,
+    })),
+  );
 };
+
+export const listPreviews = async (deps: ApiDeps, caller: Caller, slug: string) => ({
+  previews: (await previewLines(deps, caller, slug)).map((line) => line.preview),
+});
 
 const previewAt = async (deps: ApiDeps, caller: Caller, slug: string, name: string) => {
   const book = await bookAt(deps, caller, slug);

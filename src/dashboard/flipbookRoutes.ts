@@ -13,6 +13,7 @@ import { editsFrom } from '../http/editBody.ts';
 import { flipbookView, idOf, idsOf, refusal } from './flipbookView.ts';
 import type { DashboardRoute, Kit } from './kit.ts';
 import { confirmPage } from './pages/confirm.ts';
+import { previewRoutes } from './previewRoutes.ts';
 import { redirect, sendPage } from './request.ts';
 import { shareLinkRoutes } from './shareLinkRoutes.ts';
 import { statsRoutes } from './statsRoutes.ts';
@@ -22,6 +23,7 @@ export const flipbookRoutes = (kit: Kit): DashboardRoute[] => {
   const declared: DashboardRoute[] = [];
   declared.push(...uploadRoutes(kit));
   declared.push(...shareLinkRoutes(kit));
+  declared.push(...previewRoutes(kit));
   declared.push(...statsRoutes(kit));
   const { deps } = kit;
   const { caller, showFlipbook } = flipbookView(kit);

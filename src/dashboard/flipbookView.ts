@@ -4,6 +4,7 @@
 import type { ServerResponse } from 'node:http';
 import type { SignedIn } from '../app/accounts/sessions.ts';
 import { flipbookActivity, flipbookOverview } from '../app/flipbookOverview.ts';
+import { previewLines } from '../app/previews.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
 import { queryOf, type Request } from '../http/server.ts';
@@ -36,8 +37,13 @@ export const flipbookView = ({ deps, context }: Kit) => {
       Number.isSafeInteger(page) && page > 0 ? page : 1,
       ACTIVITY_PER_PAGE,
     );
+    const previews = await previewLines(deps, who, overview.flipbook.slug);
     const notice = state.notice ?? noticeOf(params, 'flipbook');
-    sendPage(res, status, flipbookPage(signedIn, overview, activity, { ...state, notice }));
+    sendPage(
+      res,
+      status,
+      flipbookPage(signedIn, overview, activity, previews, { ...state, notice }),
+    );
   };
 
   return { caller, showFlipbook };

@@ -10,6 +10,17 @@ const NOTICES = new Map<string, { text: string; page: NoticePage }>([
   ],
   ['activated', { page: 'flipbook', text: 'The version is now active: the reader link shows it.' }],
   ['version-deleted', { page: 'flipbook', text: 'The version was deleted.' }],
+  [
+    'promoted',
+    {
+      page: 'flipbook',
+      text: 'Promoted: the preview’s version is now the active one, and the reader link shows it.',
+    },
+  ],
+  [
+    'preview-deleted',
+    { page: 'flipbook', text: 'The preview was deleted, with its version and pages.' },
+  ],
   ['saved', { page: 'flipbook', text: 'Changes saved.' }],
   [
     'archived',

@@ -1,17 +1,28 @@
 // Upload and one flipbook in the dashboard, in Chromium on a daemon that processes (--workers 1):
 // an upload with its upload and processing progress to the reader link, the script's refusals
 // in words next to the file, a new version's row following processing on its own, several PDFs
-// at once, a failed flipbook as it looks, axe on desktop and phone, and the screenshots of
-// docs/dashboard.md. The forms' answers (the upload form without JavaScript, activate, delete,
+// at once, a failed flipbook as it looks, a flipbook's previews, axe on desktop and phone, and
+// the screenshots of docs/dashboard.md. The forms' answers (the upload form without JavaScript, activate, delete,
 // details, archive, downloads, the Activity trail, isolation, CSRF) are
 // test/spec/dashboardFlipbooks.spec.test.ts's.
 import { mkdirSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Client, client, createFlipbook, pdf, SMALL_PDF } from '../support/apiHelpers.ts';
+import {
+  type Client,
+  client,
+  createFlipbook,
+  type FileSpec,
+  form,
+  pdf,
+  SMALL_PDF,
+  send,
+} from '../support/apiHelpers.ts';
 import { CORPUS } from '../support/corpus.ts';
 import { axeViolations, DESKTOP, PHONE, useDashboard } from '../support/dashboard.ts';
+import { editsFolder, pagesFrom, withWord } from '../support/editedPdfs.ts';
 import { waitFor } from '../support/waitFor.ts';
 
 const IMAGES = join(import.meta.dirname, '..', '..', 'docs', 'images');
@@ -235,6 +246,87 @@ describe('dashboard: upload and one flipbook (embedded store, one worker)', () =
             await page.screenshot({ path: join(IMAGES, 'dashboard-flipbooks-desktop.png') });
           }
         }
+      }
+    },
+    SLOW,
+  );
+
+  it(
+    'shows a flipbook’s previews (a page removed, a word changed) on a desktop and a phone, axe-clean; screenshots',
+    async () => {
+      const post = async (path: string, file: FileSpec) => {
+        const reply = await send(`${d.fx.api}/flipbooks/by-slug/${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${d.fx.key}` },
+          body: form({}, file),
+        });
+        expect(reply.status, reply.text).toBe(201);
+        return reply.body as { flipbook_id: string; version_id: string };
+      };
+      const live = await post('price-list/versions', pdf(SMALL_PDF));
+      await waitFor(
+        'the price list live',
+        async () =>
+          (await api.flipbook(live.flipbook_id)).body.versions.some(
+            (v: { id: string; is_active: boolean }) => v.id === live.version_id && v.is_active,
+          ) || undefined,
+        SLOW,
+        200,
+      );
+      // Two pull requests' previews of it, as a pipeline publishes them.
+      const folder = await editsFolder();
+      const edited = async (name: string, make: (out: string) => Promise<string>) => ({
+        bytes: await readFile(await make(join(folder, name))),
+        name,
+        type: 'application/pdf',
+      });
+      await post(
+        'price-list/previews/pr-12',
+        await edited('shorter.pdf', (out) => pagesFrom(out, [SMALL, '1-2'])),
+      );
+      await post(
+        'price-list/previews/pr-14',
+        await edited('reworded.pdf', (out) => withWord(SMALL, 1, 'Discounted', out)),
+      );
+      await waitFor(
+        'both previews compared',
+        async () => {
+          const { previews } = (await api.get('/flipbooks/by-slug/price-list/previews')).body;
+          return previews.length === 2 &&
+            previews.every((p: { compare: unknown }) => p.compare !== null)
+            ? true
+            : undefined;
+        },
+        SLOW,
+        200,
+      );
+      await rm(folder, { recursive: true, force: true });
+
+      for (const [name, options] of [
+        ['desktop', DESKTOP],
+        ['phone', PHONE],
+      ] as const) {
+        const page = await d.signedIn(`previews-${name}@example.com`, {
+          context: { ...options, bypassCSP: true },
+        });
+        await page.goto(`${d.url}/dashboard/flipbooks/${live.flipbook_id}#previews`);
+        const rows = page.locator('table.previews tbody tr');
+        expect(await rows.count()).toBe(2);
+        expect(await rows.nth(0).getByRole('rowheader').textContent()).toBe('pr-14');
+        expect(await rows.nth(0).textContent()).toContain('1 page changed');
+        expect(await rows.nth(1).textContent()).toContain('1 page removed');
+        expect(
+          await page
+            .getByRole('link', { name: 'Open pr-12 (in a new tab)' })
+            .getAttribute('target'),
+        ).toBe('_blank');
+        expect(await axeViolations(page), `${name} previews`).toEqual([]);
+        expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
+          options.viewport?.width ?? 0,
+        );
+        await page
+          .locator('#previews')
+          .screenshot({ path: join(IMAGES, `dashboard-previews-${name}.png`) });
       }
     },
     SLOW,

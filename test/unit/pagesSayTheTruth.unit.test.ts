@@ -69,7 +69,12 @@ const page = (book: Omit<Flipbook, 'pages'>, failed = false) => {
     ],
   };
   return String(
-    flipbookPage(signedIn, overview, { events: [], numbers: new Map(), page: 1, totalPages: 1 }),
+    flipbookPage(
+      signedIn,
+      overview,
+      { events: [], numbers: new Map(), page: 1, totalPages: 1 },
+      [],
+    ),
   );
 };
 

@@ -90,6 +90,18 @@ const sentence = (event: LoggedEvent, numbers: Map<string, number>) => {
         return `activated ${version()}`;
       case 'VersionDeleted':
         return `deleted ${version()}`;
+      case 'PreviewPublished':
+        return d.replacedVersionId
+          ? `pushed a new version to preview ${String(d.name)}`
+          : `published preview ${String(d.name)}`;
+      case 'PreviewCompared':
+        return `compared preview ${String(d.name)} with the active version`;
+      case 'PreviewPromoted':
+        return `promoted preview ${String(d.name)}: ${version()} is active`;
+      case 'PreviewDeleted':
+        return d.expired
+          ? `deleted preview ${String(d.name)}, unchanged for too long`
+          : `deleted preview ${String(d.name)}`;
       default:
         return `recorded ${event.type}`;
     }

@@ -13,6 +13,8 @@ export const confirmPage = (
     action: string;
     button: string;
     back: string;
+    /** a deletion's red button (the default), or the accent of an action that is not one */
+    tone?: 'danger' | 'primary';
   },
 ) =>
   dashboardPage(
@@ -24,7 +26,7 @@ export const confirmPage = (
 <p>${o.explanation}</p>
 <form method="post" action="${o.action}" class="confirm-actions">
 <input type="hidden" name="_csrf" value="${signedIn.csrfToken}">
-<button type="submit" class="danger solid" autofocus>${o.button}</button>
+<button type="submit" class="${o.tone === 'primary' ? 'primary' : 'danger solid'}" autofocus>${o.button}</button>
 <a class="button" href="${o.back}">Cancel</a>
 </form>
 </section>`,

@@ -1,8 +1,10 @@
 // One flipbook (/dashboard/flipbooks/:id): its reader link and embed snippet to copy, its versions
-// newest first (one table row each, with Activate and Delete), "Upload new version", its details,
-// availability and deletion (./flipbookSettings.ts), and its Activity (./activity.ts).
+// newest first (one table row each, with Activate and Delete), "Upload new version", its previews
+// (./previews.ts), its details, availability and deletion (./flipbookSettings.ts), and its
+// Activity (./activity.ts).
 import type { SignedIn } from '../../app/accounts/sessions.ts';
 import type { Activity, FlipbookOverview, VersionLine } from '../../app/flipbookOverview.ts';
+import type { PreviewLine } from '../../app/previews.ts';
 import { type Html, html } from '../../http/html.ts';
 import { alert, dashboardPage } from '../layout.ts';
 import { activitySection } from './activity.ts';
@@ -15,6 +17,7 @@ import {
   at as time,
   visibilityBadge,
 } from './format.ts';
+import { previewsSection } from './previews.ts';
 import { pdfForm } from './uploadForm.ts';
 
 export type FlipbookPageState = {
@@ -28,6 +31,7 @@ export const flipbookPage = (
   signedIn: SignedIn,
   overview: FlipbookOverview,
   activity: Activity,
+  previews: PreviewLine[],
   state: FlipbookPageState = {},
 ) => {
   const { flipbook: f, versions } = overview;
@@ -90,7 +94,8 @@ ${privateNote(f.visibility, base)}
 </div>
 </section>`
 }
-${versionsSection(signedIn, base, versions, state.versionError)}
+${versionsSection(signedIn, base, versions, previewNames(previews), state.versionError)}
+${previewsSection(base, f.slug, previews)}
 ${activitySection(base, activity)}
 </div>
 ${settingsColumn(signedIn, base, overview, state.details)}
@@ -106,10 +111,18 @@ const privateNote = (visibility: FlipbookOverview['flipbook']['visibility'], bas
       ? html`<p class="note">Members only: this link opens for the workspace’s members, signed in; anyone else is asked to sign in. <a href="${base}/links">Share links</a> open it to others.</p>`
       : '';
 
+/**
+ * A preview's version is a version while it lives: its row says whose it is, so its Activate (a
+ * promotion) and Delete (the preview's deletion) are not taken for an ordinary version's.
+ */
+const previewNames = (previews: PreviewLine[]) =>
+  new Map(previews.map(({ preview }) => [preview.version_id, preview.name]));
+
 const versionsSection = (
   signedIn: SignedIn,
   base: string,
   versions: VersionLine[],
+  previewOf: Map<string, string>,
   error: string | null | undefined,
 ) => html`<section class="panel" id="versions" aria-labelledby="versions-title">
 <h2 id="versions-title">Versions</h2>
@@ -118,7 +131,7 @@ const versionsSection = (
 <caption class="visually-hidden">Versions, newest first</caption>
 <thead><tr><th scope="col">Version</th><th scope="col">Status</th><th scope="col">Pages</th><th scope="col">Size</th><th scope="col">Uploaded (UTC)</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody data-versions>
-${versions.map((v) => versionRow(signedIn, base, v))}
+${versions.map((v) => versionRow(signedIn, base, v, previewOf.get(v.id)))}
 </tbody>
 </table>
 </div>
@@ -140,10 +153,15 @@ ${pdfForm({
 })}
 </section>`;
 
-const versionRow = (signedIn: SignedIn, base: string, v: VersionLine): Html => {
+const versionRow = (
+  signedIn: SignedIn,
+  base: string,
+  v: VersionLine,
+  preview: string | undefined,
+): Html => {
   const live = v.status === 'pending' || v.status === 'processing';
   return html`<tr data-version="${v.id}"${live ? html` data-status-url="${base}/versions/${v.id}/status.json"` : ''}>
-<th scope="row" data-label="Version">Version ${v.number}${v.isActive ? html` <span class="badge active">Active</span>` : ''}</th>
+<th scope="row" data-label="Version">Version ${v.number}${v.isActive ? html` <span class="badge active">Active</span>` : ''}${preview ? html` <span class="badge waiting">Preview ${preview}</span>` : ''}</th>
 <td data-label="Status"><span class="status ${v.status}" data-status-text>${statusWords(v)}</span>${v.error ? html`<span class="status-reason">${v.error}</span>` : ''}${live && v.activateOnDone ? html`<span class="status-reason">Becomes active once processed</span>` : ''}</td>
 <td data-label="Pages">${v.status === 'done' ? v.pageCount : v.status === 'processing' && v.pageCount > 0 ? `${v.pagesReady} of ${v.pageCount}` : '—'}</td>
 <td data-label="Size" class="size">${bytes(v.fileSize)}</td>

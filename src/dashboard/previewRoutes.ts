@@ -1,0 +1,114 @@
+// A flipbook's previews in the dashboard (/dashboard/flipbooks/:id/previews/:name/...): Promote
+// and Delete, each a page asking first (a GET, changing nothing) whose form posts to the API's own
+// use case (src/app/previews.ts) → redirect, or the flipbook's page again with the refusal in
+// the use case's words (a preview not processed yet, or failed: 409). The list itself is on the
+// flipbook's page (./pages/previews.ts). Another workspace's flipbook, and a name no preview
+// could have, are a 404.
+import type { SignedIn } from '../app/accounts/sessions.ts';
+import { getFlipbook } from '../app/flipbooks.ts';
+import { deletePreview, promotePreview, showPreview } from '../app/previews.ts';
+import { AppError, InvalidInput, NotFound } from '../domain/errors.ts';
+import { checkPreviewName } from '../domain/flipbook/previews.ts';
+import type { Request } from '../http/server.ts';
+import { flipbookView, idOf } from './flipbookView.ts';
+import type { DashboardRoute, Kit } from './kit.ts';
+import { noticeQuery } from './notices.ts';
+import { confirmPage } from './pages/confirm.ts';
+import { pages } from './pages/format.ts';
+import { redirect, sendPage } from './request.ts';
+
+/** A name no preview could have names nothing: the same 404 as one that is gone. */
+const nameOf = (req: Request) => {
+  try {
+    return checkPreviewName(req.params.name ?? '');
+  } catch (error) {
+    if (error instanceof InvalidInput) throw new NotFound('Preview not found');
+    throw error;
+  }
+};
+
+export const previewRoutes = (kit: Kit): DashboardRoute[] => {
+  const declared: DashboardRoute[] = [];
+  const { deps } = kit;
+  const { caller, showFlipbook } = flipbookView(kit);
+
+  /** The flipbook (its slug names it to the use cases) and the preview's name, both checked. */
+  const target = async (req: Request, signedIn: SignedIn) => {
+    const id = idOf(req);
+    const name = nameOf(req);
+    const book = await getFlipbook(deps, caller(req, signedIn), id);
+    return { id, name, book, base: `/dashboard/flipbooks/${id}` };
+  };
+
+  const confirmation = (
+    action: 'promote' | 'delete',
+    words: (o: Awaited<ReturnType<typeof target>> & { pageCount: number }) => {
+      question: string;
+      explanation: string;
+      button: string;
+    },
+  ) =>
+    declared.push({
+      method: 'get',
+      path: `/dashboard/flipbooks/:id/previews/:name/${action}`,
+      who: 'signed-in',
+      body: 'none',
+      answers: 'page',
+      handler: async (req, res, signedIn) => {
+        const found = await target(req, signedIn);
+        const preview = await showPreview(deps, caller(req, signedIn), found.book.slug, found.name);
+        const said = words({ ...found, pageCount: preview.pages });
+        sendPage(
+          res,
+          200,
+          confirmPage(signedIn, {
+            title: said.button,
+            ...said,
+            action: `${found.base}/previews/${found.name}/${action}`,
+            back: `${found.base}#previews`,
+            ...(action === 'promote' ? { tone: 'primary' as const } : {}),
+          }),
+        );
+      },
+    });
+  confirmation('promote', ({ name, book, pageCount }) => ({
+    question: `Promote ${name}?`,
+    explanation: `Its version (${pages(pageCount)}, exactly as reviewed: nothing is uploaded or processed again) becomes the active one: readers of “${book.title}” get it at once, at the same link. The version active now stays in the list and can be activated again. The preview’s own address stops working.`,
+    button: `Promote ${name}`,
+  }));
+  confirmation('delete', ({ name }) => ({
+    question: `Delete ${name}?`,
+    explanation: `The preview, its version and its pages are deleted for good, and its address stops working. The active version is not touched; a new push to ${name} makes a new preview.`,
+    button: `Delete ${name}`,
+  }));
+
+  const act = (
+    action: 'promote' | 'delete',
+    run: typeof promotePreview | typeof deletePreview,
+    notice: string,
+    section: string,
+  ) =>
+    declared.push({
+      method: 'post',
+      path: `/dashboard/flipbooks/:id/previews/:name/${action}`,
+      who: 'signed-in',
+      body: 'form',
+      answers: 'page',
+      handler: async (req, res, signedIn) => {
+        const { id, name, book, base } = await target(req, signedIn);
+        try {
+          await run(deps, caller(req, signedIn), book.slug, name);
+        } catch (error) {
+          // Not processed yet, or failed (a push since the page was read can make it so).
+          if (!(error instanceof AppError) || error.status !== 409) throw error;
+          return showFlipbook(req, res, signedIn, id, 409, {
+            notice: { text: error.message, kind: 'error' },
+          });
+        }
+        redirect(res, `${base}?${noticeQuery(notice)}#${section}`);
+      },
+    });
+  act('promote', promotePreview, 'promoted', 'versions');
+  act('delete', deletePreview, 'preview-deleted', 'previews');
+  return declared;
+};
