@@ -91,6 +91,21 @@ describe('the dashboard’s Previews section', () => {
     expect(cellOf(rowOf(html, 'pr-1'), 'Changes')).toBe('Not compared: No live version yet');
   });
 
+  it('says how often it was read, apart from the book’s figures, once it was', () => {
+    const html = render([
+      line({
+        name: 'pr-read',
+        compare: comparison(),
+        reading: { opens: 3, readers: 2, read_seconds: 40 },
+      }),
+      line({ name: 'pr-unread', compare: comparison() }),
+    ]);
+    expect(cellOf(rowOf(html, 'pr-read'), 'Changes')).toBe(
+      'No page changed (12 pages) opened 3 times by 2 readers',
+    );
+    expect(cellOf(rowOf(html, 'pr-unread'), 'Changes')).toBe('No page changed (12 pages)');
+  });
+
   it('names who pushed it as the Activity names actors', () => {
     const html = render([
       line({ name: 'pr-2' }, { type: 'user', id: 'u', email: 'ann@example.com' }),

@@ -35,13 +35,17 @@ ${lines.map((line) => previewRow(base, line))}
 }
 </section>`;
 
+/** Its own reading figures (apart from the book's), once someone opened it. */
+const readWords = ({ opens, readers }: Preview['reading']) =>
+  `opened ${opens} ${opens === 1 ? 'time' : 'times'} by ${readers} ${readers === 1 ? 'reader' : 'readers'}`;
+
 const previewRow = (base: string, { preview: p, pushedBy }: PreviewLine) => {
   const path = `${base}/previews/${p.name}`;
   return html`<tr data-preview="${p.name}">
 <th scope="row" data-label="Preview">${p.name}</th>
 <td data-label="Pushed (UTC)">${time(p.updated_at, true)} <span class="status-reason">by ${actorWords(pushedBy)}</span></td>
 <td data-label="Status"><span class="status ${p.status}">${statusOf(p)}</span>${p.error_reason ? html` <span class="status-reason">${p.error_reason}</span>` : ''}</td>
-<td data-label="Changes">${p.status === 'error' ? '—' : summaryLine(p)}</td>
+<td data-label="Changes">${p.status === 'error' ? '—' : summaryLine(p)}${p.reading.opens > 0 ? html` <span class="status-reason">${readWords(p.reading)}</span>` : ''}</td>
 <td class="actions">${
     p.status === 'error'
       ? ''
