@@ -1,7 +1,7 @@
 // A preview's reader in real headless Chromium (issue "Review a PDF change like a code change"):
 // the banner, the Changes panel, the compare view side by side on a desktop and a swipe between
 // before and after on a phone, reached from the pull request's link (#compare=N); axe clean, and
-// screenshots in test-output/ to look at. One daemon; the live version is the first 8 pages of a
+// screenshots in docs/images/ (docs/ci.md shows them). One daemon; the live version is the first 8 pages of a
 // corpus paper, the preview the same with a word laid over page 3 and a page inserted after 5.
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -19,7 +19,7 @@ import { waitFor } from '../support/waitFor.ts';
 
 const PAPER = corpus('vec_tracemonkey.pdf');
 const OTHER = corpus('vec_vector.pdf');
-const SHOTS = join(ROOT, 'test-output');
+const SHOTS = join(ROOT, 'docs', 'images');
 /** Roughly GitHub's comment styles, for a screenshot that looks like the comment a team sees. */
 const COMMENT_CSS = `body{margin:0;background:#fff;font:14px/1.5 -apple-system,"Segoe UI",Helvetica,Arial,sans-serif;color:#1f2328}
 .comment{width:760px;padding:16px 24px;border:1px solid #d1d9e0;border-radius:6px;margin:16px}
@@ -155,16 +155,16 @@ describe('a preview’s reader', () => {
     };
     expect(await inView('compare-before')).toBe(true);
     expect(await inView('compare-after')).toBe(false);
-    await page.screenshot({ path: join(SHOTS, 'preview-compare-phone-before.png') });
+    await page.screenshot({ path: join(SHOTS, 'preview-compare-phone-before.png'), scale: 'css' });
 
     await page.getByRole('tab', { name: 'After' }).click();
     await expect.poll(selected).toBe('After');
     await expect.poll(() => inView('compare-after')).toBe(true);
-    await page.screenshot({ path: join(SHOTS, 'preview-compare-phone-after.png') });
+    await page.screenshot({ path: join(SHOTS, 'preview-compare-phone-after.png'), scale: 'css' });
     expect(await axeOf(page)).toEqual([]);
 
     await page.getByRole('button', { name: 'Close the comparison' }).click();
-    await page.screenshot({ path: join(SHOTS, 'preview-reader-phone.png') });
+    await page.screenshot({ path: join(SHOTS, 'preview-reader-phone.png'), scale: 'css' });
   });
 
   it('renders the pull request’s comment: the summary, the link, the changed page’s thumbnails linking to its comparison', async () => {
