@@ -41,6 +41,17 @@ export type SealedEmail = {
   ct: string;
 };
 
+/** Whether a value read back from an event is a sealed identity (a kid and a ct, base64url). */
+export const isSealedEmail = (value: unknown): value is SealedEmail => {
+  const v = value as Partial<SealedEmail> | null;
+  return (
+    typeof v?.kid === 'string' &&
+    /^[A-Za-z0-9_-]{43}$/.test(v.kid) &&
+    typeof v.ct === 'string' &&
+    /^[A-Za-z0-9_-]{40,}$/.test(v.ct)
+  );
+};
+
 export const MAX_ADDRESS = 254;
 const MAX_LOCAL_BYTES = 64;
 const MAX_DOMAIN = 253;

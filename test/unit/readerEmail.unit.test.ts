@@ -2,7 +2,7 @@
 // what is refused and the words it is refused in, which never repeat the address.
 import { describe, expect, it } from 'vitest';
 import { InvalidInput } from '../../src/domain/errors.ts';
-import { readerEmail } from '../../src/domain/readerEmail.ts';
+import { isSealedEmail, readerEmail } from '../../src/domain/readerEmail.ts';
 
 const local64 = 'a'.repeat(64);
 // 63 + 1 + 63 + 1 + 63 + 1 + 57 = 249-character domain, so `x@` + it is 251 characters
@@ -29,6 +29,8 @@ describe('a reader’s email address', () => {
     [`x@${longDomain}`, `x@${longDomain}`, null],
   ])('%j is %j', (given, address, identity) => {
     expect(readerEmail(given)).toEqual({ address, identity: identity ?? address });
+    // a normalised address is its own normal form: parsing it again changes nothing
+    expect(readerEmail(address)).toEqual(readerEmail(given));
   });
 
   it.each([
@@ -120,5 +122,23 @@ describe('a reader’s email address', () => {
     expect(() =>
       readerEmail(`${at254.slice(0, 64)}${at254.slice(64).replace('.com', '.comm')}`),
     ).toThrow('longer than 254 characters');
+  });
+
+  it('knows a sealed identity read back from an event from anything else', () => {
+    const kid = 'k'.repeat(43);
+    const ct = 'c'.repeat(48);
+    expect(isSealedEmail({ kid, ct })).toBe(true);
+    for (const wrong of [
+      null,
+      'x',
+      { kid },
+      { kid, ct: 7 },
+      { kid: `${kid}=`, ct },
+      { kid: kid.slice(1), ct },
+      { kid, ct: 'c'.repeat(39) },
+      { kid, ct: `${ct}+/` },
+    ]) {
+      expect(isSealedEmail(wrong)).toBe(false);
+    }
   });
 });
