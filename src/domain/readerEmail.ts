@@ -122,9 +122,10 @@ const asciiDomain = (given: string, refuse: (why: string) => InvalidInput) => {
   }
   // Node 24 passes `xn--` labels through unchecked: one that does not decode is no name.
   if (labels.some((l) => l.startsWith('xn--') && domainToUnicode(l) === l)) throw notHost;
-  if (labels.length < 2)
+  if (labels.length < 2) {
     throw refuse(
       'its domain has no dot (a single name, such as localhost, is not reachable by mail)',
     );
+  }
   return domain;
 };
