@@ -12,6 +12,7 @@ import { AUDIT_DDL, chainExisting, chainStarted } from '../state/auditChain.ts';
 import { EVENT_FEED_DDL, indexExistingFeed } from '../state/eventFeed.ts';
 import { KEY_USAGE_DDL } from '../state/keyUsage.ts';
 import { PASSKEY_STATE_DDL } from '../state/passkeyState.ts';
+import { READER_KEYS_DDL } from '../state/readerKeys.ts';
 import { RENDITION_FILLS_DDL } from '../state/renditionFills.ts';
 import { SSO_STATE_DDL } from '../state/ssoState.ts';
 import { TILE_CACHE_DDL } from '../state/tileCache.ts';
@@ -53,6 +54,7 @@ export const migrate = async (client: pg.PoolClient, events: PostgresEventStore)
     await client.query(TILE_CACHE_DDL);
     await client.query(ACCOUNTS_DDL);
     await client.query(PASSKEY_STATE_DDL);
+    await client.query(READER_KEYS_DDL);
     await client.query(SHARE_LINK_STATE_DDL);
     await client.query(SSO_STATE_DDL);
     await client.query(ANALYTICS_SALTS_DDL);
