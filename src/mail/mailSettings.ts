@@ -88,7 +88,7 @@ const redactedSmtpUrl = (url: URL) => {
 /** `Name <address>` or a bare `address`. */
 export const parseMailFrom = (text: string, where = '--mail-from'): MailAddress => {
   const trimmed = text.trim();
-  const named = /^(.*?)\s*<([^<>]*)>$/.exec(trimmed);
+  const named = /^(.*?)\s*<([^<>]*)>$/s.exec(trimmed);
   const name = (named ? (named[1] ?? '') : '').trim().replace(/^"(.*)"$/, '$1');
   const address = (named ? (named[2] ?? '') : trimmed).trim();
   if (!ADDRESS.test(address) || address.length > 254) {

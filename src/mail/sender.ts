@@ -46,6 +46,8 @@ export type MailSenderOptions = {
   tickMs?: number;
   /** TLS options for the server's connection (tests: their own certificate authority) */
   tls?: ConnectionOptions;
+  /** shorter bounds for tests of a silent server (default 10 s to connect and greet, 30 s silence) */
+  timeouts?: { connectMs: number; socketMs: number };
 };
 
 export const startMailSender = (
@@ -63,10 +65,10 @@ export const startMailSender = (
         ...(settings.smtp.auth
           ? { auth: { user: settings.smtp.auth.user, pass: settings.smtp.auth.password } }
           : {}),
-        connectionTimeout: CONNECT_TIMEOUT_MS,
-        greetingTimeout: CONNECT_TIMEOUT_MS,
-        dnsTimeout: CONNECT_TIMEOUT_MS,
-        socketTimeout: SOCKET_TIMEOUT_MS,
+        connectionTimeout: options.timeouts?.connectMs ?? CONNECT_TIMEOUT_MS,
+        greetingTimeout: options.timeouts?.connectMs ?? CONNECT_TIMEOUT_MS,
+        dnsTimeout: options.timeouts?.connectMs ?? CONNECT_TIMEOUT_MS,
+        socketTimeout: options.timeouts?.socketMs ?? SOCKET_TIMEOUT_MS,
         // Mails are the service's own text: never a file or a URL nodemailer would fetch.
         disableFileAccess: true,
         disableUrlAccess: true,
