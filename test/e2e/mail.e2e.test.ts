@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queueMail } from '../../src/state/mailOutbox.ts';
 import { flipbook, startDaemon } from '../support/cli.ts';
 import { freshDatabase } from '../support/databases.ts';
+import { metricsOf, seriesValue } from '../support/metricsText.ts';
 import { closedPort, type SmtpServerUnderTest, startSmtpServer } from '../support/smtpServer.ts';
 import { waitFor } from '../support/waitFor.ts';
 
@@ -78,6 +79,11 @@ describe('mail across a kill -9 (a real daemon, a real SMTP server)', () => {
       const row = rows[0];
       return row?.attempts >= 1 && row.lease_until === null && row.last_error ? row : undefined;
     });
+    // The metrics say mail is not going out: one queued, waiting, an attempt to retry.
+    const before = await metricsOf(first.url);
+    expect(seriesValue(before, 'flipbook_mail_messages{state="queued"}')).toBe(1);
+    expect(seriesValue(before, 'flipbook_mail_oldest_queued_seconds')).toBeGreaterThanOrEqual(0);
+    expect(seriesValue(before, 'flipbook_mail_attempts_total{outcome="retry"}')).toBeGreaterThan(0);
     first.process.kill('SIGKILL');
     await new Promise((r) => first.process.once('exit', r));
     const killedAt = Date.now();
@@ -103,6 +109,10 @@ describe('mail across a kill -9 (a real daemon, a real SMTP server)', () => {
         messageId: `<${id}@example.com>`,
       });
       expect(Date.now()).toBeGreaterThan(killedAt);
+      const after = await metricsOf(second.url);
+      expect(seriesValue(after, 'flipbook_mail_messages{state="queued"}')).toBe(0);
+      expect(seriesValue(after, 'flipbook_mail_oldest_queued_seconds')).toBe(0);
+      expect(seriesValue(after, 'flipbook_mail_attempts_total{outcome="sent"}')).toBe(1);
       // Nothing of the mail, nor the password, in either daemon's logs; the mail's id is.
       const logs = first.logs() + second.logs();
       expect(logs).toContain(id);
