@@ -1,3 +1,5 @@
+// `flipbook serve`: the daemon's flags and environment, checked (a bad value is exit 2 in words)
+// before anything starts, then handed to runDaemon (src/daemon.ts).
 import type { Command } from 'commander';
 import { CliError, EXIT } from '../../../packages/cli/src/client/cliErrors.ts';
 import { DEFAULT_RATE_LIMIT } from '../../http/rateLimit.ts';
