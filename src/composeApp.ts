@@ -24,6 +24,7 @@ import { createRateLimiter } from './http/rateLimit.ts';
 import { sendError, sendJson } from './http/respond.ts';
 import { createHttpApp, type HttpApp } from './http/server.ts';
 import type { Logger } from './log.ts';
+import type { MailStatus } from './mail/mailSettings.ts';
 import { registry } from './metrics.ts';
 import type { RenderOptions } from './pdf/renderPdf.ts';
 import { mountBeacon } from './reader/beaconRoute.ts';
@@ -63,6 +64,8 @@ export type AppDeps = {
   settings: AppSettings;
   /** /readyz: why the service cannot do its work now, or null; the clock's offset to report */
   health: { notReady: () => Promise<string | null>; clockOffsetMs: () => number };
+  /** whether a mail server was given (serve --smtp-url): without one, nothing that needs mail */
+  mail: MailStatus;
 };
 
 export type App = {

@@ -18,13 +18,16 @@ import { serveHttpApp } from './http/server.ts';
 import { makeAssetsNow } from './http/staticAssets.ts';
 import { installLastResort } from './lastResort.ts';
 import { logger } from './log.ts';
-import { jobGauge, renderSlotGauge } from './metrics.ts';
+import { describeSmtpServer, type MailSettings } from './mail/mailSettings.ts';
+import { startMailSender } from './mail/sender.ts';
+import { jobGauge, mailGauges, renderSlotGauge } from './metrics.ts';
 import { sweepWrapperDirs } from './pdf/poppler.ts';
 import { SCRIPT, STYLESHEET } from './reader/assets.ts';
 import { readiness, withTimeout } from './readiness.ts';
 import { countJobs } from './readTables/jobs.ts';
 import { ignoreHangup, STOP_SIGNALS } from './signals.ts';
 import { logWaiting, STARTUP_PATIENCE_MS } from './startupPatience.ts';
+import { mailHealth } from './state/mailOutbox.ts';
 import { setMeta } from './state/meta.ts';
 import type { DatabaseLimits } from './store/databaseLimits.ts';
 import { followDatabaseTime } from './store/databaseTime.ts';
@@ -79,6 +82,8 @@ export type DaemonOptions = {
   sso?: SsoSettings;
   /** a MaxMind DB file: readers' countries are counted (--geoip-file) */
   geoipFile?: string;
+  /** the mail server and sender (--smtp-url, --mail-from); none: no mail is sent */
+  mail?: MailSettings;
 };
 
 /**
@@ -157,6 +162,7 @@ export const runDaemon = async (options: DaemonOptions) => {
     throw new StartupError(error.message);
   });
   jobGauge(() => countJobs(store.db));
+  mailGauges(() => mailHealth(store.db, clock.now()));
   const notReady = readiness(store, blobs);
   const sweep = startBlobSweep(store, blobs, logger, clock.now()); // in the background: readiness never waits
   let publicUrl = options.publicUrl ?? '';
@@ -184,6 +190,7 @@ export const runDaemon = async (options: DaemonOptions) => {
     render,
     secret: await installationSecret(store),
     health: { notReady, clockOffsetMs: () => databaseTime.offsetMs() },
+    mail: { configured: options.mail !== undefined },
     settings: {
       publicUrl: () => publicUrl,
       ...(options.blobPublicUrl ? { blobPublicUrl: options.blobPublicUrl } : {}),
@@ -242,6 +249,8 @@ export const runDaemon = async (options: DaemonOptions) => {
   const sender = startWebhookSender(store, logger, clock, {
     allowPrivate: options.webhookAllowPrivate ?? false,
   });
+  // Mail too (src/mail/sender.ts); without a server it only deletes finished mails in time.
+  const mailSender = startMailSender(store, logger, clock, { settings: options.mail ?? null });
   // Processing starts once the daemon serves: a daemon that cannot start takes no jobs.
   const workers =
     options.workers > 0
@@ -271,6 +280,8 @@ export const runDaemon = async (options: DaemonOptions) => {
       rateLimit: options.rateLimit,
       workers: options.workers,
       renderProcesses: render.slots.capacity,
+      // the server without its password; null: no mail is sent
+      mail: options.mail ? describeSmtpServer(options.mail.smtp) : null,
       startupMs: Math.round(performance.now() - started),
     },
     `flipbook ready on ${publicUrl}`,
@@ -312,6 +323,7 @@ export const runDaemon = async (options: DaemonOptions) => {
   // In-flight renders are abandoned and their jobs handed back at once for the next start.
   await workers?.stop();
   await sender.stop();
+  await mailSender.stop();
   // The last reading figures (nothing is lost by a clean stop).
   await analytics.stop();
   await tiles.stop();

@@ -78,3 +78,46 @@ export const renderSlotGauge = (read: () => { running: number; waiting: number; 
       this.set({ state: 'slots' }, now.slots);
     },
   });
+
+export const mailAttempts = new Counter({
+  name: 'flipbook_mail_attempts_total',
+  help: 'Attempts to hand a mail to the mail server, by outcome (sent, retry, failed)',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+/** The mail outbox when scraped, across every daemon: mails waiting and given up, the oldest's wait. */
+export const mailGauges = (
+  read: () => Promise<{ queued: number; failed: number; oldestQueuedSeconds: number | null }>,
+) => {
+  type Figures = { queued: number; failed: number; oldestQueuedSeconds: number | null } | null;
+  // One read serves both gauges of a scrape (each collects on its own): kept for a second.
+  let last: { at: number; figures: Promise<Figures> } | null = null;
+  const reading = () => {
+    if (!last || performance.now() - last.at > 1_000) {
+      last = { at: performance.now(), figures: read().catch(() => null) };
+    }
+    return last.figures;
+  };
+  new Gauge({
+    name: 'flipbook_mail_messages',
+    help: 'Mails in the outbox by state: queued (not sent yet), failed (given up, kept 30 days)',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    async collect() {
+      const now = await reading();
+      if (!now) return;
+      this.set({ state: 'queued' }, now.queued);
+      this.set({ state: 'failed' }, now.failed);
+    },
+  });
+  new Gauge({
+    name: 'flipbook_mail_oldest_queued_seconds',
+    help: 'How long the oldest mail not sent yet has waited (0: none waits); a growing value means mail is failing',
+    registers: [registry],
+    async collect() {
+      const now = await reading();
+      if (now) this.set(now.oldestQueuedSeconds ?? 0);
+    },
+  });
+};

@@ -11,6 +11,7 @@ import { ANALYTICS_SALTS_DDL } from '../state/analyticsSalts.ts';
 import { AUDIT_DDL, chainExisting, chainStarted } from '../state/auditChain.ts';
 import { EVENT_FEED_DDL, indexExistingFeed } from '../state/eventFeed.ts';
 import { KEY_USAGE_DDL } from '../state/keyUsage.ts';
+import { MAIL_OUTBOX_DDL } from '../state/mailOutbox.ts';
 import { PASSKEY_STATE_DDL } from '../state/passkeyState.ts';
 import { READER_KEYS_DDL } from '../state/readerKeys.ts';
 import { RENDITION_FILLS_DDL } from '../state/renditionFills.ts';
@@ -59,6 +60,8 @@ export const migrate = async (client: pg.PoolClient, events: PostgresEventStore)
     await client.query(SSO_STATE_DDL);
     await client.query(ANALYTICS_SALTS_DDL);
     await client.query(ANALYTICS_DDL);
+    // The mail outbox (src/state/mailOutbox.ts, docs/deploy.md "Mail").
+    await client.query(MAIL_OUTBOX_DDL);
     // The audit chain, started over the events already there the first time (docs/audit.md).
     await client.query(AUDIT_DDL);
     if (!(await chainStarted(client))) {

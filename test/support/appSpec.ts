@@ -107,10 +107,18 @@ export type AppOptions = Partial<Omit<AppSettings, 'publicUrl'>> & {
   /** processing lanes in this process, as `serve --workers N` (none by default: versions stay
    * where the test puts them) */
   workers?: number;
+  /** as if serve had --smtp-url (no sender runs: a test starts src/mail/sender.ts itself) */
+  mailConfigured?: boolean;
 };
 
 export const startApp = async (options: AppOptions = {}): Promise<AppUnderTest> => {
-  const { store: kind = 'postgres', blobs: blobKind = 'dir', workers = 0, ...settings } = options;
+  const {
+    store: kind = 'postgres',
+    blobs: blobKind = 'dir',
+    workers = 0,
+    mailConfigured = false,
+    ...settings
+  } = options;
   const store = await openTestStore(kind);
   // (its blob folder with the run's stores: on memory when it can be, see dataRoot.ts)
   const folder = await mkdtemp(join(dataRootOf(inject('runId')), 'app-'));
@@ -138,6 +146,7 @@ export const startApp = async (options: AppOptions = {}): Promise<AppUnderTest> 
       notReady: readiness(store, blobs),
       clockOffsetMs: () => 0,
     },
+    mail: { configured: mailConfigured },
     settings: {
       publicUrl: () => base,
       rateLimit: 0,

@@ -1,3 +1,5 @@
+// `flipbook serve`: the daemon's flags and environment, checked (a bad value is exit 2 in words)
+// before anything starts, then handed to runDaemon (src/daemon.ts).
 import type { Command } from 'commander';
 import { CliError, EXIT } from '../../../packages/cli/src/client/cliErrors.ts';
 import { DEFAULT_RATE_LIMIT } from '../../http/rateLimit.ts';
@@ -12,6 +14,7 @@ import {
 import { flagBytes } from '../flagBytes.ts';
 import { flagDuration } from '../flagDuration.ts';
 import { flagInteger } from '../flagInteger.ts';
+import { type MailFlags, mailSettingsOf, withMailOptions } from '../mailOptions.ts';
 import { type SsoFlags, ssoSettingsOf, withSsoOptions } from '../ssoOptions.ts';
 import {
   limitsOf,
@@ -34,82 +37,85 @@ export const flagEmail = (text: string) => {
 };
 
 export const registerServe = (program: Command) => {
-  withSsoOptions(
-    withBlobOptions(
-      withStoreOptions(
-        program
-          .command('serve')
-          .description('run the flipbook daemon (HTTP API, reader, processing)')
-          .option(
-            '--port <port>',
-            'TCP port (default: $PORT, else 8080)',
-            process.env.PORT || '8080',
-          )
-          .option('--host <host>', 'address to listen on', '127.0.0.1')
-          .option('--public-url <url>', 'base of every absolute URL the API returns')
-          .option(
-            '--blob-public-url <url>',
-            "where the bucket's page images are public (a CDN): the API's image URLs point there",
-          )
-          .option(
-            '--rate-limit <n>',
-            'API requests per minute per client IP; 0 turns it off',
-            String(DEFAULT_RATE_LIMIT),
-          )
-          .option(
-            '--trust-proxy',
-            'take the client IP from X-Forwarded-For (behind a reverse proxy)',
-          )
-          .option(
-            '--no-client-info',
-            "do not record clients' IP addresses and user agents in the audit trail (personal data)",
-          )
-          .option(
-            '--contact-email <address>',
-            "who runs this service: the API document's contact (info.contact in /api/v1/openapi.json)",
-          )
-          .option(
-            '--webhook-allow-private',
-            'let webhooks reach loopback, private and link-local addresses (tests, private networks)',
-          )
-          .option(
-            '--keep-alive-timeout <seconds>',
-            'how long an idle keep-alive connection stays open; above your load balancer’s idle timeout',
-            '65',
-          )
-          .option('--grace <seconds>', 'on SIGTERM, how long requests in flight may finish', '30')
-          .option(
-            '--geoip-file <path>',
-            "count readers' countries with this MaxMind DB file (GeoLite2 or DB-IP Country); off without it",
-          )
-          .option(
-            '--workers <n>',
-            'documents this daemon processes at once (0: none)',
-            String(defaultLanes()),
-          )
-          .option(
-            '--render-processes <n>',
-            'renderer processes at once, shared by those documents',
-            String(defaultRenderProcesses()),
-          )
-          .option(
-            '--tile-cache-size <size>',
-            'deep-zoom tiles kept in the blob store, shared by every daemon on the database (e.g. 2G, 500M); the least recently used go beyond it',
-            '2G',
-          )
-          .option(
-            '--preview-ttl <duration>',
-            'delete previews last pushed to longer ago than this (e.g. 30d, 12h; 0: never)',
-            '30d',
-          )
-          .option(...WAIT_AT_START_OPTION),
+  withMailOptions(
+    withSsoOptions(
+      withBlobOptions(
+        withStoreOptions(
+          program
+            .command('serve')
+            .description('run the flipbook daemon (HTTP API, reader, processing)')
+            .option(
+              '--port <port>',
+              'TCP port (default: $PORT, else 8080)',
+              process.env.PORT || '8080',
+            )
+            .option('--host <host>', 'address to listen on', '127.0.0.1')
+            .option('--public-url <url>', 'base of every absolute URL the API returns')
+            .option(
+              '--blob-public-url <url>',
+              "where the bucket's page images are public (a CDN): the API's image URLs point there",
+            )
+            .option(
+              '--rate-limit <n>',
+              'API requests per minute per client IP; 0 turns it off',
+              String(DEFAULT_RATE_LIMIT),
+            )
+            .option(
+              '--trust-proxy',
+              'take the client IP from X-Forwarded-For (behind a reverse proxy)',
+            )
+            .option(
+              '--no-client-info',
+              "do not record clients' IP addresses and user agents in the audit trail (personal data)",
+            )
+            .option(
+              '--contact-email <address>',
+              "who runs this service: the API document's contact (info.contact in /api/v1/openapi.json)",
+            )
+            .option(
+              '--webhook-allow-private',
+              'let webhooks reach loopback, private and link-local addresses (tests, private networks)',
+            )
+            .option(
+              '--keep-alive-timeout <seconds>',
+              'how long an idle keep-alive connection stays open; above your load balancer’s idle timeout',
+              '65',
+            )
+            .option('--grace <seconds>', 'on SIGTERM, how long requests in flight may finish', '30')
+            .option(
+              '--geoip-file <path>',
+              "count readers' countries with this MaxMind DB file (GeoLite2 or DB-IP Country); off without it",
+            )
+            .option(
+              '--workers <n>',
+              'documents this daemon processes at once (0: none)',
+              String(defaultLanes()),
+            )
+            .option(
+              '--render-processes <n>',
+              'renderer processes at once, shared by those documents',
+              String(defaultRenderProcesses()),
+            )
+            .option(
+              '--tile-cache-size <size>',
+              'deep-zoom tiles kept in the blob store, shared by every daemon on the database (e.g. 2G, 500M); the least recently used go beyond it',
+              '2G',
+            )
+            .option(
+              '--preview-ttl <duration>',
+              'delete previews last pushed to longer ago than this (e.g. 30d, 12h; 0: never)',
+              '30d',
+            )
+            .option(...WAIT_AT_START_OPTION),
+        ),
       ),
     ),
   ).action(
     async (
       flags: StoreFlags &
         BlobFlags &
-        SsoFlags & {
+        SsoFlags &
+        MailFlags & {
           port: string;
           host: string;
           publicUrl?: string;
@@ -147,6 +153,7 @@ export const registerServe = (program: Command) => {
         : undefined;
       checkBlobFlags(flags);
       const sso = ssoSettingsOf(flags, process.env);
+      const mail = mailSettingsOf(flags, process.env);
       const blobPublicUrl = checkBlobPublicUrl(flags.blobPublicUrl, flags.blobUrl);
       if (flags.publicUrl && !/^https?:\/\/[^/]/.test(flags.publicUrl)) {
         throw new CliError(
@@ -178,6 +185,7 @@ export const registerServe = (program: Command) => {
         keyUsageIntervalMs,
         ...(blobPublicUrl ? { blobPublicUrl } : {}),
         ...(sso ? { sso } : {}),
+        ...(mail ? { mail } : {}),
       }).catch((error: unknown) => {
         if (error instanceof StartupError) throw new CliError(EXIT.failure, error.message);
         throw error;

@@ -1,0 +1,151 @@
+// Mail where only a process shows it: a real daemon with a mail server from $FLIPBOOK_SMTP_URL
+// (and a password) that is down, a mail queued, the daemon killed with kill -9, the server up,
+// the daemon started again: the mail arrives exactly once, and neither daemon's logs hold the
+// password or anything of the mail's contents. And serve's mail flags refused in words, exit 2.
+// The outbox and the sender's rules are test/int/mail.int.test.ts's, in process.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queueMail } from '../../src/state/mailOutbox.ts';
+import { flipbook, startDaemon } from '../support/cli.ts';
+import { freshDatabase } from '../support/databases.ts';
+import { metricsOf, seriesValue } from '../support/metricsText.ts';
+import { closedPort, type SmtpServerUnderTest, startSmtpServer } from '../support/smtpServer.ts';
+import { waitFor } from '../support/waitFor.ts';
+
+const PASSWORD = 'Sup3r-s3cret-pw';
+const SUBJECT = 'Confidential: board pack opened';
+const BODY = 'Alice Example read the board pack for 12 minutes.';
+const RECIPIENT = 'owner@example.org';
+
+describe('mail across a kill -9 (a real daemon, a real SMTP server)', () => {
+  let dir: string;
+  let databaseUrl: string;
+  let pool: pg.Pool;
+  let smtp: SmtpServerUnderTest | undefined;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'mail-e2e-'));
+    databaseUrl = await freshDatabase();
+    pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  });
+  afterAll(async () => {
+    await smtp?.close();
+    await pool?.end();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('sends a mail queued while the server was down exactly once after the restart', {
+    timeout: 180_000,
+  }, async () => {
+    const port = await closedPort();
+    const clockFile = join(dir, 'clock');
+    await writeFile(clockFile, '0');
+    const args = [
+      '--database-url',
+      databaseUrl,
+      '--blob-dir',
+      join(dir, 'blobs'),
+      '--workers',
+      '0',
+      '--rate-limit',
+      '0',
+      '--mail-from',
+      'Flipbook <flipbook@example.com>',
+    ];
+    const env = {
+      FLIPBOOK_SMTP_URL: `smtp://mailer:${PASSWORD}@127.0.0.1:${port}`,
+      FLIPBOOK_TEST_CLOCK_FILE: clockFile,
+    };
+    const first = await startDaemon(args, env);
+    const ready = first
+      .logs()
+      .split('\n')
+      .find((line) => line.includes('"flipbook ready on'));
+    expect(JSON.parse(ready ?? '{}').mail).toBe(`smtp://mailer@127.0.0.1:${port}`);
+    const id = await queueMail(
+      pool,
+      { to: RECIPIENT, subject: SUBJECT, text: BODY, kind: 'link_read', ref: 'link-42' },
+      new Date(),
+    );
+    // The daemon tried, found the server down, and scheduled a retry.
+    await waitFor('the first attempt refused', async () => {
+      const { rows } = await pool.query(
+        'SELECT attempts, last_error, lease_until FROM mail_outbox WHERE mail_id = $1',
+        [id],
+      );
+      const row = rows[0];
+      return row?.attempts >= 1 && row.lease_until === null && row.last_error ? row : undefined;
+    });
+    // The metrics say mail is not going out: one queued, waiting, an attempt to retry.
+    const before = await metricsOf(first.url);
+    expect(seriesValue(before, 'flipbook_mail_messages{state="queued"}')).toBe(1);
+    expect(seriesValue(before, 'flipbook_mail_oldest_queued_seconds')).toBeGreaterThanOrEqual(0);
+    expect(seriesValue(before, 'flipbook_mail_attempts_total{outcome="retry"}')).toBeGreaterThan(0);
+    first.process.kill('SIGKILL');
+    await new Promise((r) => first.process.once('exit', r));
+    const killedAt = Date.now();
+
+    smtp = await startSmtpServer({ port, auth: { user: 'mailer', password: PASSWORD } });
+    // Ten minutes later for the new daemon: past the retry's time and any lease the kill left.
+    await writeFile(clockFile, '600');
+    const second = await startDaemon(args, env);
+    try {
+      const row = await waitFor('the mail recorded as sent', async () => {
+        const { rows } = await pool.query(
+          'SELECT status, attempts, subject, text_body FROM mail_outbox WHERE mail_id = $1',
+          [id],
+        );
+        return rows[0]?.status === 'sent' ? rows[0] : undefined;
+      });
+      expect(row).toMatchObject({ subject: null, text_body: null });
+      expect(smtp.received).toHaveLength(1);
+      expect(smtp.received[0]).toMatchObject({
+        to: RECIPIENT,
+        subject: SUBJECT,
+        text: BODY,
+        messageId: `<${id}@example.com>`,
+      });
+      expect(Date.now()).toBeGreaterThan(killedAt);
+      const after = await metricsOf(second.url);
+      expect(seriesValue(after, 'flipbook_mail_messages{state="queued"}')).toBe(0);
+      expect(seriesValue(after, 'flipbook_mail_oldest_queued_seconds')).toBe(0);
+      expect(seriesValue(after, 'flipbook_mail_attempts_total{outcome="sent"}')).toBe(1);
+      // Nothing of the mail, nor the password, in either daemon's logs; the mail's id is.
+      const logs = first.logs() + second.logs();
+      expect(logs).toContain(id);
+      for (const secret of [PASSWORD, SUBJECT, BODY, RECIPIENT, 'Alice']) {
+        expect(logs).not.toContain(secret);
+      }
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('refuses bad mail settings in words, exit 2, never repeating a password', async () => {
+    const badUrl = await flipbook([
+      'serve',
+      '--smtp-url',
+      'smtp://mailer:hunter22@mail.example.com/inbox',
+      '--mail-from',
+      'flipbook@example.com',
+    ]);
+    expect(badUrl.code).toBe(2);
+    expect(badUrl.stderr).toContain('--smtp-url takes no path, query or fragment');
+    expect(badUrl.stderr).not.toContain('hunter22');
+    const noFrom = await flipbook(['serve'], { FLIPBOOK_SMTP_URL: 'smtps://mail.example.com' });
+    expect(noFrom.code).toBe(2);
+    expect(noFrom.stderr).toContain('$FLIPBOOK_SMTP_URL needs --mail-from');
+    const badFrom = await flipbook([
+      'serve',
+      '--smtp-url',
+      'smtps://mail.example.com',
+      '--mail-from',
+      'Flipbook',
+    ]);
+    expect(badFrom.code).toBe(2);
+    expect(badFrom.stderr).toContain('--mail-from must be an address');
+  });
+});
