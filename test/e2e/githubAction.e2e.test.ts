@@ -240,12 +240,24 @@ describe('the GitHub Action', () => {
   });
 
   it("fails with GitHub's status and words when GitHub refuses, never a stack trace", async () => {
-    github.force('POST', /\/statuses\//, 403, 'Resource not accessible by integration');
+    github.force('POST', /\/statuses\//, 403, 'Resource not accessible by integration', {
+      times: 1,
+    });
     const refused = await action('pull_request', pullRequest('opened', 10, 'e'.repeat(40)));
     expect(refused.code).toBe(1);
     expect(refused.stdout).toMatch(
       /::error::GitHub answered 403 to POST \/api\/v3\/repos\/acme\/catalogue\/statuses\/e{40}: Resource not accessible by integration/,
     );
     expect(`${refused.stdout}${refused.stderr}`).not.toMatch(/\n\s+at /);
+  });
+
+  it('never leaves the status pending when the comment is refused', async () => {
+    const sha = 'f'.repeat(40);
+    github.force('POST', /\/issues\/11\/comments$/, 403, 'Resource not accessible by integration', {
+      times: 1,
+    });
+    const refused = await action('pull_request', pullRequest('opened', 11, sha));
+    expect(refused.code, refused.stdout).toBe(1);
+    expect(statusesOf(sha).map((s) => s.state)).toEqual(['pending', 'error']);
   });
 });

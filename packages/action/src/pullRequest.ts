@@ -77,8 +77,24 @@ export const publishPullRequest = async (run: PullRequestRun): Promise<PreviewOu
     throw error;
   }
   const markdown = previewMarkdown(preview, { slug });
-  const comment = await upsertComment(github, payload.number, commentMarker(slug), markdown);
-  core.info(`The pull request's comment: ${comment}`);
+  try {
+    const comment = await upsertComment(github, payload.number, commentMarker(slug), markdown);
+    core.info(`The pull request's comment: ${comment}`);
+  } catch (error) {
+    // The comment refused (no permission, GitHub failing): the status still says how it ended,
+    // never left pending.
+    await github
+      .setStatus(sha, {
+        state: preview.status === 'error' ? 'failure' : 'error',
+        context,
+        description: `The preview is ready, the comment failed: ${failureWords(error)}`,
+        targetUrl: preview.preview_url,
+      })
+      .catch((again: unknown) =>
+        core.warning(`The commit status stays pending: ${failureWords(again)}`),
+      );
+    throw error;
+  }
   const failed = preview.status === 'error';
   await github.setStatus(sha, {
     state: failed ? 'failure' : 'success',

@@ -29,6 +29,11 @@ export type PreviewFlags = ProgressFlags & {
 
 /** `--preview`'s name by the server's own rule: a usage error (exit 2) before anything is sent. */
 const flagPreviewName = (text: string) => {
+  // `--preview --wait` (a name forgotten, an empty $NAME unquoted): commander gives the next flag
+  // as the value; no one means a preview named after a flag.
+  if (text.startsWith('--')) {
+    throw new CliError(EXIT.usage, `--preview needs a name, got the flag "${text}"`);
+  }
   try {
     return checkPreviewName(text);
   } catch (error) {
