@@ -45,6 +45,8 @@ export type FileDeps = {
   tiles: TileCache;
 };
 
+const COMPARISON_FILES = new Set<string>(['before.jpg', 'before-min.jpg', 'diff.jpg']);
+
 /** Names the image sent (or redirected to) in place of the one asked for, not there yet. */
 export const STAND_IN = 'X-Flipbook-Stand-In';
 
@@ -128,6 +130,8 @@ const mountVersionFiles = (
       return sendFile(req, res, answer.blob, headers);
     }
     const kind = file as keyof typeof TYPES;
+    // A comparison's images are a live preview's (a promoted one's stay behind, unserved).
+    if (COMPARISON_FILES.has(kind) && !found.version.preview) throw new NotFound('Not found');
     let blob = await deps.blobs.openPageFile(id, Number(position), kind);
     const rendition = kind.replace('.jpg', '') as RenditionName;
     let standIn: 'mid.jpg' | null = null;

@@ -217,6 +217,12 @@ describe('the GitHub Action', () => {
     expect(again.code, again.stdout).toBe(0);
     expect(again.stdout).toContain('already gone');
     expect(ours(8)).toHaveLength(1);
+    // its one comment says so, never pointing at a preview that answers 404
+    expect(ours(8)[0]?.body).toContain('the preview was already gone');
+    // a pull request that never had a preview gets no comment on close
+    const never = await action('pull_request', pullRequest('closed', 12, 'b'.repeat(40)));
+    expect(never.code, never.stdout).toBe(0);
+    expect(github.comments.filter((c) => c.issue === 12)).toEqual([]);
   });
 
   it('a PDF whose processing fails: the status failure, the comment says why, the step fails', async () => {

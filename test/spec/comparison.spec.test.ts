@@ -177,6 +177,12 @@ describe('comparing pages without text, and with nothing live', () => {
     // and not at the public address of the (public) flipbook's files
     const publicFile = await appFetch(`${fx.base}/files/pages/${preview.version_id}/3/diff.jpg`);
     expect(publicFile.status).toBe(404);
+    // promoted, its version is the live one: its pages public, its comparison's images not
+    const promoted = await fx.c.post(`${previewsOf('scans')}/pr-photo/promote`);
+    expectJson(promoted, 200);
+    const publicPage = `${fx.base}/files/pages/${preview.version_id}/3`;
+    expect((await appFetch(`${publicPage}/min.jpg`)).status).toBe(200);
+    expect((await appFetch(`${publicPage}/diff.jpg`)).status).toBe(404);
   });
 
   it('says so when nothing was live to compare with; the preview still works', async () => {

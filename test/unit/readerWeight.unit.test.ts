@@ -21,6 +21,8 @@ const ON_USE = [
   'sharePanel',
   'searchPanel',
   'deepZoom',
+  // a preview's Changes panel and compare view (loaded at once only for #compare=N)
+  'changesPanel',
 ];
 
 const bundle = bundleScript(join(READER, 'client', 'main.ts'));

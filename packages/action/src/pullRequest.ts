@@ -142,7 +142,11 @@ export const closePullRequest = async (
     core.info(
       `The preview ${name} of ${slug} is already gone (${failureWords(error)}): nothing to ${merged ? 'promote' : 'delete'}`,
     );
-    return { markdown: `The preview \`${name}\` of \`${slug}\` was already gone.\n` };
+    // Its comment, if it had one, no longer points at a preview that answers 404.
+    const stale = closedMarkdown(slug, { gone: true, merged });
+    const existing = await github.findComment(payload.number, commentMarker(slug));
+    if (existing) await github.updateComment(existing.id, stale);
+    return { markdown: stale };
   }
   const comment = await upsertComment(github, payload.number, commentMarker(slug), markdown);
   core.info(`The pull request's comment: ${comment}`);

@@ -85,10 +85,12 @@ export const previewMarkdown = (preview: Preview, { slug }: ReportOptions): stri
 /** The comment once the pull request is closed: what became of the preview. */
 export const closedMarkdown = (
   slug: string,
-  outcome: { merged: true; url: string } | { merged: false },
+  outcome: { merged: true; url: string } | { merged: false } | { gone: true; merged: boolean },
 ): string =>
   `${commentMarker(slug)}\n### Flipbook preview of \`${slug}\`\n\n${
-    outcome.merged
-      ? `Merged: the reviewed version is now live at ${outcome.url}.`
-      : 'Closed without merging: the preview was deleted.'
+    'gone' in outcome
+      ? `${outcome.merged ? 'Merged' : 'Closed without merging'}: the preview was already gone (deleted, or swept as too old), so nothing ${outcome.merged ? 'was promoted: publish the merged PDF to make it live' : 'was left to delete'}.`
+      : outcome.merged
+        ? `Merged: the reviewed version is now live at ${outcome.url}.`
+        : 'Closed without merging: the preview was deleted.'
   }\n`;
