@@ -11,7 +11,7 @@ import type { Countries } from './app/analytics/countries.ts';
 import type { Clock } from './app/clock.ts';
 import { DEFAULT_KEY_USAGE_INTERVAL_MS, keyUsageRecorder } from './app/keyUsage.ts';
 import { previewLinksSignedWith } from './app/previewLinks.ts';
-import { grantsSignedWith } from './app/readerAccess.ts';
+import { accessWith } from './app/readerAccess.ts';
 import { DEFAULT_TILE_CACHE_BYTES, tileCache } from './app/tileCache.ts';
 import { urlsFor } from './app/urls.ts';
 import type { BlobStore } from './blobs/blobStore.ts';
@@ -101,7 +101,7 @@ export const composeApp = (deps: AppDeps): App => {
     { budgetBytes: settings.tileCacheBytes ?? DEFAULT_TILE_CACHE_BYTES, log },
   );
   // Reading grants for non-public books, signed with the installation's secret (readerAccess.ts).
-  const access = { store, clock, grants: grantsSignedWith(deps.secret), previews: previewLinks };
+  const access = accessWith(store, clock, deps.secret);
   // Reader analytics (docs/privacy.md): beacons counted in memory, written every half second.
   const analytics = openAnalytics({
     store,
@@ -141,6 +141,8 @@ export const composeApp = (deps: AppDeps): App => {
         clock,
         webhookAllowPrivate: settings.webhookAllowPrivate,
         contactEmail: settings.contactEmail,
+        mailConfigured: deps.mail.configured,
+        secret: deps.secret,
       });
       mountFiles(routes, { db: store.db, blobs, render, access, tiles });
       mountDownloads(routes, { log });

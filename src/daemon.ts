@@ -9,6 +9,7 @@ import { openCountries } from './app/analytics/countries.ts';
 import { clockFromEnv } from './app/clock.ts';
 import { DEFAULT_PREVIEW_TTL_MS, startPreviewSweep } from './app/previewSweep.ts';
 import { installationSecret } from './app/readerAccess.ts';
+import { startReadingSummaries } from './app/readerAlerts.ts';
 import { openCheckedBlobStore } from './blobs/openBlobStore.ts';
 import { startBlobSweep } from './blobs/sweep.ts';
 import { composeApp } from './composeApp.ts';
@@ -251,6 +252,8 @@ export const runDaemon = async (options: DaemonOptions) => {
   });
   // Mail too (src/mail/sender.ts); without a server it only deletes finished mails in time.
   const mailSender = startMailSender(store, logger, clock, { settings: options.mail ?? null });
+  // Summaries of identified readers' readings, once they end (src/app/readerAlerts.ts).
+  const summaries = startReadingSummaries({ store, clock, log: logger });
   // Processing starts once the daemon serves: a daemon that cannot start takes no jobs.
   const workers =
     options.workers > 0
@@ -324,6 +327,7 @@ export const runDaemon = async (options: DaemonOptions) => {
   await workers?.stop();
   await sender.stop();
   await mailSender.stop();
+  await summaries.stop();
   // The last reading figures (nothing is lost by a clean stop).
   await analytics.stop();
   await tiles.stop();

@@ -11,14 +11,23 @@ import { isUuid } from '../domain/uuid.ts';
 import { grantSecret, liveLinkOf, memberSessionReads } from '../queries/access.ts';
 import { findReaderFlipbook } from '../queries/reader.ts';
 import { previewOfVersion } from '../readTables/previews.ts';
-import { countLinkOpen, findLinkByTokenHash, linkPasswordHash } from '../readTables/shareLinks.ts';
+import {
+  countLinkOpen,
+  findLinkByTokenHash,
+  type LinkByToken,
+  linkPasswordHash,
+} from '../readTables/shareLinks.ts';
+import { findReader } from '../state/linkReaders.ts';
 import type { Store } from '../store/store.ts';
 import { decoyHash, verifyPassword } from './accounts/passwords.ts';
 import { currentSession, SESSION_IDLE_MS } from './accounts/sessions.ts';
 import { claimAttempt, linkAccount } from './accounts/throttle.ts';
 import { hashToken, isWellFormedToken } from './accounts/tokens.ts';
 import type { Clock } from './clock.ts';
+import { type KnownReader, rememberedReader, waitingReader } from './linkReaders.ts';
 import { type PreviewLinks, previewLinksSignedWith } from './previewLinks.ts';
+import { type ReaderCookies, readerCookiesSignedWith } from './readerCookies.ts';
+import { openEmail } from './readerIdentity.ts';
 import { signedFields } from './signedFields.ts';
 
 /** How long a grant lets its holder read without entering again (revocation is felt at once). */
@@ -36,6 +45,8 @@ export type Grant = {
    * (and a password added to a link, the grants given without one). Null: none.
    */
   key: string | null;
+  /** the identified reader it was given to (a link that asks who reads); null: none */
+  reader: string | null;
 };
 
 export type Grants = {
@@ -55,18 +66,22 @@ export const grantsSignedWith = (secret: string): Grants => {
         g.holder,
         g.flipbookId,
         g.expires,
-        ...(g.key === null ? [] : [g.key]),
+        ...(g.key === null && g.reader === null ? [] : [g.key ?? '-']),
+        ...(g.reader === null ? [] : [g.reader]),
       ]),
     read: (text, now) => {
-      const fields = signer.open(text, 160);
-      if (!fields || fields.length < 4 || fields.length > 5) return null;
-      const [kind = '', holder = '', flipbookId = '', expires = '', key = null] = fields;
+      const fields = signer.open(text, 200);
+      if (!fields || fields.length < 4 || fields.length > 6) return null;
+      const [kind = '', holder = '', flipbookId = '', expires = '', given = '-', reader = null] =
+        fields;
+      const key = given === '-' ? null : given;
       if (
         !(kind in KINDS) ||
         !isUuid(holder) ||
         !isUuid(flipbookId) ||
         !/^\d{1,12}$/.test(expires) ||
-        (key !== null && !isUuid(key))
+        (key !== null && !isUuid(key)) ||
+        (reader !== null && !isUuid(reader))
       )
         return null;
       if (Number(expires) * 1000 <= now.getTime()) return null;
@@ -76,6 +91,7 @@ export const grantsSignedWith = (secret: string): Grants => {
         flipbookId,
         expires: Number(expires),
         key,
+        reader,
       };
     },
   };
@@ -89,20 +105,29 @@ export const installationSecret = (store: Store) =>
 /** Who may read what, with the installation's secret read from the store (tests, tools). */
 export const openAccess = async (store: Store, clock: Clock): Promise<AccessDeps> => {
   const secret = await installationSecret(store);
-  return {
-    store,
-    clock,
-    grants: grantsSignedWith(secret),
-    previews: previewLinksSignedWith(secret),
-  };
+  return accessWith(store, clock, secret);
 };
+
+/** Who may read what, under the installation's `secret`. */
+export const accessWith = (store: Store, clock: Clock, secret: string): AccessDeps => ({
+  store,
+  clock,
+  secret,
+  grants: grantsSignedWith(secret),
+  previews: previewLinksSignedWith(secret),
+  cookies: readerCookiesSignedWith(secret),
+});
 
 export type AccessDeps = {
   store: Store;
   clock: Clock;
+  /** the installation's secret: seals readers' addresses (./readerIdentity.ts) */
+  secret: string;
   grants: Grants;
   /** previews' addresses (./previewLinks.ts): /p/<token> opens without signing in */
   previews: PreviewLinks;
+  /** what a browser keeps once its reader gave an address at a link (./readerCookies.ts) */
+  cookies: ReaderCookies;
 };
 
 /**
@@ -119,20 +144,40 @@ export const enterByPreview = async ({ store, previews }: AccessDeps, token: str
 export const grantAllows = async (
   { store, clock, grants }: AccessDeps,
   text: string,
-): Promise<{ flipbookId: string; download: boolean } | null> => {
+): Promise<GrantAllows | null> => {
   const now = clock.now();
   const grant = grants.read(text, now);
   if (!grant) return null;
   if (grant.kind === 'link') {
     const link = await liveLinkOf(store.db, grant.holder, now);
-    return link?.flipbook_id === grant.flipbookId && passwordHeld(link.password_id, grant)
-      ? { flipbookId: grant.flipbookId, download: link.allow_download }
-      : null;
+    if (link?.flipbook_id !== grant.flipbookId || !passwordHeld(link.password_id, grant)) {
+      return null;
+    }
+    const allows = { flipbookId: grant.flipbookId, download: link.allow_download, stamp: null };
+    if (link.identify === 'none') return allows;
+    // A link that asks who reads: a grant of the reader it named, while they are not erased
+    // (one given before the link asked, or to a reader since erased, lets no one in).
+    const reader = grant.reader ? await findReader(store.db, grant.reader) : null;
+    if (reader?.link_id !== grant.holder || !reader.kid || !reader.email_ct) return null;
+    if (!link.watermark) return allows;
+    const email = await openEmail({ store }, { kid: reader.kid, ct: reader.email_ct });
+    return email ? { ...allows, stamp: watermarkText(email, now) } : null;
   }
   const idleSince = new Date(now.getTime() - SESSION_IDLE_MS);
   const reads = await memberSessionReads(store.db, grant.holder, grant.flipbookId, now, idleSince);
-  return reads ? { flipbookId: grant.flipbookId, download: true } : null;
+  return reads ? { flipbookId: grant.flipbookId, download: true, stamp: null } : null;
 };
+
+export type GrantAllows = {
+  flipbookId: string;
+  download: boolean;
+  /** what every page and download is marked with (a link's `watermark`); null: nothing */
+  stamp: string | null;
+};
+
+/** A watermark's words: the reader's address and the day (UTC) they read. */
+export const watermarkText = (email: string, now: Date) =>
+  `${email} · ${now.toISOString().slice(0, 10)}`;
 
 /** How someone arriving at a reader gets in. */
 export type Entry =
@@ -144,6 +189,8 @@ export type Entry =
   | { kind: 'sign-in' }
   /** a share link with a password, not given yet */
   | { kind: 'password' }
+  /** a share link that asks who reads: its form (or the code's, for a reader `waiting`) */
+  | { kind: 'identify'; link: LinkByToken; waiting: { readerId: string; email: string } | null }
   /** nothing to read here for this person: the same 404 as an unknown id */
   | { kind: 'not-found' };
 
@@ -157,6 +204,7 @@ const grantFor = (
   holder: string,
   flipbookId: string,
   key: string | null = null,
+  reader: string | null = null,
 ) =>
   deps.grants.sign({
     kind,
@@ -164,6 +212,7 @@ const grantFor = (
     flipbookId,
     expires: Math.floor((deps.clock.now().getTime() + GRANT_MS) / 1000),
     key,
+    reader,
   });
 
 /** At /f/:id: a public book, or another for its workspace's signed-in members. */
@@ -188,23 +237,41 @@ export const enterByBook = async (
 
 export type LinkEntry = Entry & { flipbookId?: string };
 
+/** What a browser brings to a share link: the cookies of its path. */
+export type LinkProofs = {
+  /** a grant it was given when it gave the link's password */
+  password: string | null;
+  /** the reader it was identified as (./readerCookies.ts) */
+  reader: string | null;
+  /** the reader waiting for a code */
+  code: string | null;
+};
+
+/** A reader let in at a link that asks who reads. */
+export type LinkReader = KnownReader & { watermark: string | null };
+
 /**
  * At /s/<token>: the link's flipbook, whatever its visibility (a link names a reader the owner
- * chose). `proof`: a grant this browser was given for the link when it gave the password.
+ * chose), once its password is given and (a link that asks) its reader is known.
  * `opened`: this is someone opening the reader (counted per link and day), not its status poll.
  */
 export const enterByLink = async (
   deps: AccessDeps,
   token: string,
-  proof: string | null,
+  proofs: LinkProofs,
   opened: boolean,
-): Promise<{ entry: Entry; flipbookId: string | null; linkId?: string }> => {
+): Promise<{
+  entry: Entry;
+  flipbookId: string | null;
+  linkId?: string;
+  link?: LinkByToken;
+  reader?: LinkReader | null;
+}> => {
   const now = deps.clock.now();
-  const link = isWellFormedToken(token)
-    ? await findLinkByTokenHash(deps.store.db, hashToken(token), now)
-    : null;
+  const link = await linkOfToken(deps, token);
   if (!link || link.expired) return { entry: { kind: 'not-found' }, flipbookId: null };
   if (link.password_id) {
+    const proof = proofs.password;
     const given = proof ? deps.grants.read(proof, now) : null;
     if (
       given?.kind !== 'link' ||
@@ -214,17 +281,41 @@ export const enterByLink = async (
       return { entry: { kind: 'password' }, flipbookId: link.flipbook_id };
     }
   }
+  const known = link.identify === 'none' ? null : await rememberedReader(deps, link, proofs.reader);
+  if (link.identify !== 'none' && !known) {
+    const waiting = await waitingReader(deps, link, proofs.code);
+    return { entry: { kind: 'identify', link, waiting }, flipbookId: link.flipbook_id, link };
+  }
   if (opened) await countLinkOpen(deps.store.db, link.link_id, now);
+  const reader = known && {
+    ...known,
+    watermark: link.watermark ? watermarkText(known.email, now) : null,
+  };
   return {
     entry: {
       kind: 'granted',
-      grant: grantFor(deps, 'link', link.link_id, link.flipbook_id, link.password_id),
+      grant: grantFor(
+        deps,
+        'link',
+        link.link_id,
+        link.flipbook_id,
+        link.password_id,
+        known?.readerId ?? null,
+      ),
       download: link.allow_download,
     },
     flipbookId: link.flipbook_id,
     linkId: link.link_id,
+    link,
+    reader,
   };
 };
+
+/** The link a token opens (live or expired), or null. */
+export const linkOfToken = (deps: AccessDeps, token: string) =>
+  isWellFormedToken(token)
+    ? findLinkByTokenHash(deps.store.db, hashToken(token), deps.clock.now())
+    : Promise.resolve(null);
 
 export class WrongLinkPassword extends AppError {
   override name = 'WrongLinkPassword';
@@ -245,9 +336,7 @@ export const unlockLink = async (
   address: string | null,
 ): Promise<{ proof: string; maxAgeSeconds: number }> => {
   const now = deps.clock.now();
-  const link = isWellFormedToken(token)
-    ? await findLinkByTokenHash(deps.store.db, hashToken(token), now)
-    : null;
+  const link = await linkOfToken(deps, token);
   if (!link || link.expired) throw new NotFound('Not found');
   const attempt = { account: linkAccount(link.link_id), address, pool: 'links' as const };
   const claim = await claimAttempt(deps.store, attempt, now);
@@ -258,7 +347,7 @@ export const unlockLink = async (
   }
   await claim.right();
   return {
-    proof: grantFor(deps, 'link', link.link_id, link.flipbook_id, link.password_id),
+    proof: grantFor(deps, 'link', link.link_id, link.flipbook_id, link.password_id, null),
     maxAgeSeconds: Math.floor(GRANT_MS / 1000),
   };
 };

@@ -39,19 +39,30 @@ const CIPHER = 'aes-256-gcm';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-const kidFor = (secret: string, identity: string) => {
+/**
+ * `scope`: whose reader this is (a workspace's id): the same person reading two workspaces' links
+ * is two readers, each with their own key, so one workspace erasing them leaves the other's
+ * records as they were. Empty: the installation's.
+ */
+const kidFor = (secret: string, identity: string, scope: string) => {
   const key = Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), 'flipbook reader kid', 32));
-  return createHmac('sha256', key).update(identity).digest('base64url');
+  return createHmac('sha256', key)
+    .update(scope ? `${scope}\n${identity}` : identity)
+    .digest('base64url');
 };
 
 /** The kid of the reader `email` names (InvalidInput when it is no address). */
-export const kidOf = (deps: Pick<ReaderIdentityDeps, 'secret'>, email: string) =>
-  kidFor(deps.secret, readerEmail(email).identity);
+export const kidOf = (deps: Pick<ReaderIdentityDeps, 'secret'>, email: string, scope = '') =>
+  kidFor(deps.secret, readerEmail(email).identity, scope);
 
 /** The reader's address sealed for an event: their key is made on first use. */
-export const sealEmail = async (deps: ReaderIdentityDeps, email: string): Promise<SealedEmail> => {
+export const sealEmail = async (
+  deps: ReaderIdentityDeps,
+  email: string,
+  scope = '',
+): Promise<SealedEmail> => {
   const { address, identity } = readerEmail(email);
-  const kid = kidFor(deps.secret, identity);
+  const kid = kidFor(deps.secret, identity, scope);
   const key = await readerKey(deps.store.db, kid, randomBytes(32), deps.clock.now());
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv(CIPHER, key, iv, { authTagLength: TAG_BYTES });
@@ -95,5 +106,8 @@ export const openEmail = async (
  * Erases the reader `email` names: deletes their key, so nothing sealed for them opens again.
  * True when there was one; erasing an erased (or unknown) reader is false and changes nothing.
  */
-export const forgetReader = (deps: Pick<ReaderIdentityDeps, 'store' | 'secret'>, email: string) =>
-  deleteReaderKey(deps.store.db, kidOf(deps, email));
+export const forgetReader = (
+  deps: Pick<ReaderIdentityDeps, 'store' | 'secret'>,
+  email: string,
+  scope = '',
+) => deleteReaderKey(deps.store.db, kidOf(deps, email, scope));

@@ -9,8 +9,9 @@ import type {
   ShareLink,
   ShareLinkList,
 } from '../contract/shareLinks.ts';
-import { InvalidInput, NotFound } from '../domain/errors.ts';
+import { InvalidInput, NotFound, RuleBroken } from '../domain/errors.ts';
 import { linkPassword, type ShareLinkCommand } from '../domain/flipbook/shareLinks.ts';
+import { allowEntry } from '../domain/readerEmail.ts';
 import { findFlipbook } from '../readTables/flipbooks.ts';
 import {
   findShareLink,
@@ -20,6 +21,7 @@ import {
   saveLinkPassword,
   sweepLinkPasswords,
 } from '../readTables/shareLinks.ts';
+import { saveAllowList, sweepAllowLists } from '../state/linkReaders.ts';
 import { hashPassword } from './accounts/passwords.ts';
 import { hashToken, newToken } from './accounts/tokens.ts';
 import type { ApiDeps } from './apiDeps.ts';
@@ -27,6 +29,12 @@ import type { Caller } from './caller.ts';
 import { runFlipbookCommand } from './commands.ts';
 
 const shown = (row: ShareLinkRow, now: Date): ShareLink => ({
+  identify: row.identify,
+  terms: row.terms,
+  allow: row.allow_entries.map((e) => ('domain' in e ? e.domain : e.address)),
+  watermark: row.watermark,
+  notify: row.notify,
+  readers: row.readers,
   id: row.id,
   flipbook_id: row.flipbook_id,
   label: row.label,
@@ -96,11 +104,55 @@ const withPassword = async <T>(
   }
 };
 
+/** What a link's rules may ask that needs mail, refused in words without a mail server. */
+const needsMail = (deps: LinkDeps, body: CreateShareLinkBody | EditShareLinkBody) => {
+  if (deps.mailConfigured) return;
+  const asks = [
+    ...(body.identify === 'verified_email' ? ['identify "verified_email" (a code is mailed)'] : []),
+    ...(body.notify ? ['notify (the creator is mailed)'] : []),
+  ];
+  if (asks.length > 0) {
+    throw new RuleBroken(
+      `${asks.join(' and ')} need${asks.length === 1 ? 's' : ''} mail, and this service has no mail server: its operator starts it with --smtp-url`,
+    );
+  }
+};
+
+/** A new allow list kept (its id for the event), or null to clear it; undefined: unchanged. */
+const keptAllowList = async (
+  deps: LinkDeps,
+  linkId: string,
+  allow: string[] | null | undefined,
+) => {
+  if (allow === undefined) return undefined;
+  if (allow === null || allow.length === 0) return null;
+  const entries = allow.map((entry) => allowEntry(entry));
+  const listId = randomUUID();
+  const now = deps.clock.now();
+  await saveAllowList(deps.store.db, { listId, linkId, entries, now });
+  await sweepAllowLists(deps.store.db, new Date(now.getTime() - LEFTOVER_MS));
+  return listId;
+};
+
+type LinkDeps = ApiDeps & { mailConfigured?: boolean };
+
+/** The reader rules a body asks for, as the command takes them. */
+const rulesOf = (
+  body: CreateShareLinkBody | EditShareLinkBody,
+  allowListId: string | null | undefined,
+) => ({
+  ...(body.identify === undefined ? {} : { identify: body.identify }),
+  ...(body.terms === undefined ? {} : { terms: body.terms }),
+  ...(allowListId === undefined ? {} : { allowListId }),
+  ...(body.watermark === undefined ? {} : { watermark: body.watermark }),
+  ...(body.notify === undefined ? {} : { notify: body.notify }),
+});
+
 /**
  * The share links of one flipbook of the caller's workspace, each use case after the check that
  * the flipbook is theirs (another workspace's is as unknown as none).
  */
-export const shareLinksOf = (deps: ApiDeps, caller: Caller, flipbookId: string) => {
+export const shareLinksOf = (deps: LinkDeps, caller: Caller, flipbookId: string) => {
   const run = async (command: ShareLinkCommand) => {
     await bookOf(deps, caller, flipbookId);
     await runFlipbookCommand(deps.store, flipbookId, command, caller.metadata);
@@ -115,7 +167,9 @@ export const shareLinksOf = (deps: ApiDeps, caller: Caller, flipbookId: string) 
       const linkId = randomUUID();
       const token = newToken();
       await bookOf(deps, caller, flipbookId);
+      needsMail(deps, body);
       const expiresAt = dateOf(body.expires_at) ?? null;
+      const allowListId = await keptAllowList(deps, linkId, body.allow);
       const passwordId = await keptPassword(deps, linkId, body.password);
       const allowDownload = body.allow_download ?? true;
       const tokenHash = hashToken(token);
@@ -129,6 +183,7 @@ export const shareLinksOf = (deps: ApiDeps, caller: Caller, flipbookId: string) 
             expiresAt,
             passwordId: passwordId ?? null,
             allowDownload,
+            ...rulesOf(body, allowListId),
             now: now(),
           },
         }),
@@ -144,13 +199,16 @@ export const shareLinksOf = (deps: ApiDeps, caller: Caller, flipbookId: string) 
     get: async (linkId: string): Promise<ShareLink> => shown(await current(linkId), now()),
     edit: async (linkId: string, body: EditShareLinkBody): Promise<ShareLink> => {
       const { id } = await current(linkId);
+      needsMail(deps, body);
       const { label, allow_download: allowDownload } = body;
       const expiresAt = dateOf(body.expires_at);
+      const allowListId = await keptAllowList(deps, id, body.allow);
       const passwordId = await keptPassword(deps, id, body.password);
+      const rules = rulesOf(body, allowListId);
       await withPassword(deps, passwordId, () =>
         run({
           type: 'EditShareLink',
-          data: { linkId: id, label, expiresAt, passwordId, allowDownload, now: now() },
+          data: { linkId: id, label, expiresAt, passwordId, allowDownload, ...rules, now: now() },
         }),
       );
       return shown(await linkOf(deps, flipbookId, id), now());

@@ -1,8 +1,15 @@
 // A flipbook's share links (beyond the spec; docs/access.md): the shapes the API answers with and
 // takes, one definition each.
 import { type Static, Type } from '@sinclair/typebox';
-import { MAX_LABEL, MAX_LINK_PASSWORD, MIN_LINK_PASSWORD } from '../domain/flipbook/shareLinks.ts';
-import { Named, Uuid } from './common.ts';
+import {
+  IDENTIFY_MODES,
+  MAX_ALLOW,
+  MAX_LABEL,
+  MAX_LINK_PASSWORD,
+  MAX_TERMS,
+  MIN_LINK_PASSWORD,
+} from '../domain/flipbook/shareLinks.ts';
+import { Named, StringEnum, Uuid } from './common.ts';
 
 export { MAX_LINK_PASSWORD, MIN_LINK_PASSWORD };
 
@@ -23,6 +30,27 @@ const allowDownload = Type.Boolean({
     'false: no download of the PDF through this link; true: as the flipbook allows (the default)',
 });
 
+// Who reads (issue 44; docs/access.md, "Who reads").
+const identify = StringEnum(IDENTIFY_MODES, {
+  description:
+    'Whether the reader gives an address first: `none` (the default: anonymous, cookieless), `email` (an address, told what is recorded), `verified_email` (an address proven by a six-digit code mailed to it; needs a mail server)',
+});
+const terms = Type.Union([Type.String({ maxLength: MAX_TERMS }), Type.Null()], {
+  description: `Text the reader must accept before reading (at most ${MAX_TERMS} characters; its text is kept with each acceptance); null: none`,
+});
+const allow = Type.Array(Type.String({ maxLength: 254 }), {
+  maxItems: MAX_ALLOW,
+  description: `Only these readers: addresses (\`bob@x.org\`) and domains (\`acme.com\`: its addresses, not its subdomains'), at most ${MAX_ALLOW}; an empty list or null: anyone who gives an address. Needs identify`,
+});
+const watermark = Type.Boolean({
+  description:
+    "Every page shows the reader's address and the day, drawn into the images, and a download is a PDF stamped the same. Needs identify",
+});
+const notify = Type.Boolean({
+  description:
+    "Mail the link's creator when an identified reader first opens it, and a summary when their reading ends. Needs identify and a mail server",
+});
+
 const linkFields = {
   id: Uuid('The link’s id (not its token)'),
   flipbook_id: Uuid('Its flipbook'),
@@ -38,6 +66,17 @@ const linkFields = {
     description: 'The last day (UTC) it was opened; null: never',
   }),
   created_at: Type.String({ format: 'date-time', description: 'When it was created' }),
+  identify,
+  terms,
+  allow: Type.Array(Type.String(), {
+    description: 'The addresses and domains it is limited to; empty: anyone who gives an address',
+  }),
+  watermark,
+  notify,
+  readers: Type.Integer({
+    minimum: 0,
+    description: 'How many readers identified themselves at it (GET …/readers lists them)',
+  }),
 };
 
 export const ShareLink = Named('ShareLink', linkFields, {
@@ -64,12 +103,21 @@ export const ShareLinkList = Named('ShareLinkList', {
 });
 export type ShareLinkList = Static<typeof ShareLinkList>;
 
+const readerRules = {
+  identify: Type.Optional(identify),
+  terms: Type.Optional(terms),
+  allow: Type.Optional(Type.Union([allow, Type.Null()])),
+  watermark: Type.Optional(watermark),
+  notify: Type.Optional(notify),
+};
+
 export const CreateShareLinkBody = Type.Object(
   {
     label,
     expires_at: Type.Optional(expiresAt),
     password: Type.Optional(Type.Union([password, Type.Null()])),
     allow_download: Type.Optional(allowDownload),
+    ...readerRules,
   },
   { additionalProperties: false },
 );
@@ -83,6 +131,7 @@ export const EditShareLinkBody = Type.Object(
       Type.Union([password, Type.Null()], { description: 'A new password; null: none' }),
     ),
     allow_download: Type.Optional(allowDownload),
+    ...readerRules,
   },
   { additionalProperties: false },
 );

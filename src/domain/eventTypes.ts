@@ -44,6 +44,7 @@ const WORKSPACE: Faces<WorkspaceEvent> = {
   WorkspacePlanChanged: null,
   WorkspaceAnalyticsChanged: null,
   WorkspaceBrandingChanged: null,
+  ReaderErased: null,
   UserInvited: null,
   InvitationRevoked: null,
   InvitationAccepted: null,

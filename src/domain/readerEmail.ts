@@ -129,3 +129,33 @@ const asciiDomain = (given: string, refuse: (why: string) => InvalidInput) => {
   }
   return domain;
 };
+
+/** One entry of a link's allow list: an address (that reader only) or a domain (its readers). */
+export type AllowEntry =
+  | { kind: 'address'; email: ReaderEmail }
+  | { kind: 'domain'; domain: string };
+
+/**
+ * An allow list's entry as the sender wrote it: `bob@x.org`, or `acme.com` (also `@acme.com`),
+ * IDN allowed; refused in words otherwise (without repeating it).
+ */
+export const allowEntry = (text: string): AllowEntry => {
+  const given = text.trim();
+  const field = 'an allow entry';
+  if (given.includes('@') && !given.startsWith('@')) {
+    return { kind: 'address', email: readerEmail(given, field) };
+  }
+  const refuse = (why: string) =>
+    new InvalidInput(`${field} is neither an address nor a domain: ${why}`);
+  const name = given.replace(/^@/, '');
+  if (/[\p{Cc}\p{Cf}\s@]/u.test(name)) throw refuse('it has spaces or control characters');
+  return { kind: 'domain', domain: asciiDomain(name.normalize('NFC'), refuse) };
+};
+
+/** Whether a reader's address is one an allow list lets in (an empty list: no one). */
+export const allowedBy = (entries: readonly AllowEntry[], reader: ReaderEmail) => {
+  const domain = reader.address.slice(reader.address.lastIndexOf('@') + 1);
+  return entries.some((entry) =>
+    entry.kind === 'address' ? entry.email.identity === reader.identity : entry.domain === domain,
+  );
+};

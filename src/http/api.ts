@@ -9,6 +9,7 @@ import type { Endpoint } from './endpoint.ts';
 import { apiEndpoint, type EndpointDeps } from './endpoints/declare.ts';
 import { FLIPBOOK_ENDPOINTS } from './endpoints/flipbooks.ts';
 import { PREVIEW_ENDPOINTS } from './endpoints/previews.ts';
+import { READER_ENDPOINTS } from './endpoints/readers.ts';
 import { SHARE_LINK_ENDPOINTS } from './endpoints/shareLinks.ts';
 import { STATS_ENDPOINTS } from './endpoints/stats.ts';
 import { VERSION_ENDPOINTS } from './endpoints/versions.ts';
@@ -40,6 +41,7 @@ export const API_ENDPOINTS: readonly Endpoint<EndpointDeps>[] = [
   DOCUMENT_ENDPOINT,
   ...FLIPBOOK_ENDPOINTS,
   ...SHARE_LINK_ENDPOINTS,
+  ...READER_ENDPOINTS,
   ...VERSION_ENDPOINTS,
   ...PREVIEW_ENDPOINTS,
   ...WEBHOOK_ENDPOINTS,

@@ -82,15 +82,18 @@ type Declaration<Deps, S extends TSchema, P extends TObject, Q extends TObject, 
   ok: { status: 200 | 201 | 202 | 204; description: string; schema: S };
   errors?: Record<number, Answer>;
   handle: (context: Context<Static<P>, Static<Q>, B>, deps: Deps) => Promise<Static<S>>;
+  /** the same answer as CSV, for a request that asks for it (`Accept: text/csv`) */
+  csv?: (answer: Static<S>) => { fileName: string; text: string };
 };
 
 /** An endpoint with its types erased, as the table holds it. */
 export type Endpoint<Deps> = Omit<
   Declaration<Deps, TSchema, TObject, TObject, unknown>,
-  'handle' | 'queryInvalid'
+  'handle' | 'queryInvalid' | 'csv'
 > & {
   queryInvalid?: Record<string, string>;
   handle: (context: Context<never, never, never>, deps: Deps) => Promise<unknown>;
+  csv?: (answer: never) => { fileName: string; text: string };
 };
 
 /**

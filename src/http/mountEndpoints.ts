@@ -42,7 +42,17 @@ export const mountEndpoints = <Deps>(
           };
           const answer = await endpoint.handle(context, deps);
           if (endpoint.ok.status === 204) res.writeHead(204).end();
-          else sendJson(res, endpoint.ok.status, answer);
+          else if (endpoint.csv && wantsCsv(req)) {
+            const { fileName, text } = endpoint.csv(answer as never);
+            const bytes = Buffer.from(text);
+            res.writeHead(endpoint.ok.status, {
+              'Content-Type': 'text/csv; charset=utf-8',
+              'Content-Disposition': `attachment; filename="${fileName}"`,
+              'Content-Length': bytes.length,
+              'Cache-Control': 'no-store',
+            });
+            res.end(bytes);
+          } else sendJson(res, endpoint.ok.status, answer);
         } catch (error) {
           // An upload refused before its body was read (or while it was): the rest is dropped,
           // not read into the void.
@@ -53,6 +63,9 @@ export const mountEndpoints = <Deps>(
     );
   }
 };
+
+/** A request that asks for CSV first (`Accept: text/csv`), of an endpoint that has it. */
+const wantsCsv = (req: Request) => /^\s*text\/csv\b/i.test(req.headers.accept ?? '');
 
 /**
  * What the request's endpoint does with a body: `upload` and `json` read their own; for any

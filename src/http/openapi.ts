@@ -70,7 +70,7 @@ const schemaOf = (schema: TSchema) =>
 
 type Success = Endpoint<unknown>['ok'];
 
-const answer = (given: Answer | Success) => {
+const answer = (given: Answer | Success, csv = false) => {
   if ('ref' in given) return ref('responses', given.ref);
   if ('error' in given) {
     return given.retryAfter
@@ -88,7 +88,12 @@ const answer = (given: Answer | Success) => {
   return {
     description: given.description,
     headers: answerHeaders,
-    content: { 'application/json': { schema: schemaOf(given.schema) } },
+    content: {
+      'application/json': { schema: schemaOf(given.schema) },
+      ...(csv
+        ? { 'text/csv': { schema: { type: 'string', description: 'With Accept: text/csv' } } }
+        : {}),
+    },
   };
 };
 
@@ -161,7 +166,7 @@ const operation = (endpoint: Endpoint<unknown>) => {
     responses: Object.fromEntries(
       Object.entries(responses)
         .sort(([a], [b]) => Number(a) - Number(b))
-        .map(([status, given]) => [status, answer(given)]),
+        .map(([status, given]) => [status, answer(given, 'schema' in given && !!endpoint.csv)]),
     ),
   };
 };
@@ -174,6 +179,7 @@ const PATH_PARAMETERS: Record<string, string> = {
   linkId: 'ShareLinkId',
   slug: 'Slug',
   name: 'PreviewName',
+  email: 'ReaderEmail',
 };
 
 const pathParameters = (endpoints: readonly Endpoint<unknown>[]) => {

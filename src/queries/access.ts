@@ -36,8 +36,14 @@ export const versionAccess = async (db: Db, versionId: string) =>
 /** A share link that still opens its flipbook: there (not revoked), not expired. */
 export const liveLinkOf = async (db: Db, linkId: string, now: Date) =>
   (
-    await db.query<{ flipbook_id: string; allow_download: boolean; password_id: string | null }>(
-      `SELECT flipbook_id, allow_download, password_id FROM share_links
+    await db.query<{
+      flipbook_id: string;
+      allow_download: boolean;
+      password_id: string | null;
+      identify: string;
+      watermark: boolean;
+    }>(
+      `SELECT flipbook_id, allow_download, password_id, identify, watermark FROM share_links
        WHERE link_id = $1 AND (expires_at IS NULL OR expires_at > $2)`,
       [linkId, now],
     )

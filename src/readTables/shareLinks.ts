@@ -6,6 +6,7 @@
 // password replaced or removed, a flipbook deleted. Each deletion names the hash the read table
 // held before the event, never "all but the newest", so a replay (which finds the hashes of
 // today in link_passwords while it rebuilds yesterday's links) deletes nothing still in use.
+import type { IdentifyMode } from '../domain/flipbook/shareLinks.ts';
 import { actorOf, type Db, type ReadTable } from './readTable.ts';
 import { utc } from './sql.ts';
 
@@ -26,7 +27,13 @@ export const shareLinks: ReadTable = {
     allow_download BOOLEAN NOT NULL,
     created_at TIMESTAMPTZ NOT NULL,
     updated_at TIMESTAMPTZ NOT NULL,
-    created_by JSONB
+    created_by JSONB,
+    -- what it asks of readers (issue 44; src/domain/flipbook/shareLinks.ts)
+    identify TEXT NOT NULL DEFAULT 'none',
+    terms TEXT,
+    allow_list_id UUID,
+    watermark BOOLEAN NOT NULL DEFAULT FALSE,
+    notify BOOLEAN NOT NULL DEFAULT FALSE
   );
   CREATE INDEX IF NOT EXISTS share_links_flipbook ON share_links (flipbook_id, created_at, link_id)`,
   handles: ['ShareLinkCreated', 'ShareLinkEdited', 'ShareLinkRevoked', 'FlipbookDeleted'],
@@ -37,8 +44,10 @@ export const shareLinks: ReadTable = {
         const actor = actorOf(event);
         await db.query(
           `INSERT INTO share_links (link_id, flipbook_id, workspace_id, label, token_hash,
-             expires_at, password_id, allow_download, created_at, updated_at, created_by)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10) ON CONFLICT (link_id) DO NOTHING`,
+             expires_at, password_id, allow_download, created_at, updated_at, created_by,
+             identify, terms, allow_list_id, watermark, notify)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13, $14, $15)
+           ON CONFLICT (link_id) DO NOTHING`,
           [
             d.linkId,
             d.flipbookId,
@@ -50,6 +59,11 @@ export const shareLinks: ReadTable = {
             d.allowDownload,
             d.occurredAt,
             actor,
+            d.identify ?? 'none',
+            d.terms ?? null,
+            d.allowListId ?? null,
+            d.watermark ?? false,
+            d.notify ?? false,
           ],
         );
         break;
@@ -68,7 +82,12 @@ export const shareLinks: ReadTable = {
              expires_at = CASE WHEN $3 THEN $4::timestamptz ELSE expires_at END,
              password_id = CASE WHEN $5 THEN $6::uuid ELSE password_id END,
              allow_download = coalesce($7, allow_download),
-             updated_at = GREATEST(updated_at, $8)
+             updated_at = GREATEST(updated_at, $8),
+             identify = coalesce($9, identify),
+             terms = CASE WHEN $10 THEN $11 ELSE terms END,
+             allow_list_id = CASE WHEN $12 THEN $13::uuid ELSE allow_list_id END,
+             watermark = coalesce($14, watermark),
+             notify = coalesce($15, notify)
            WHERE link_id = $1`,
           [
             d.linkId,
@@ -79,6 +98,13 @@ export const shareLinks: ReadTable = {
             d.passwordId ?? null,
             d.allowDownload ?? null,
             d.occurredAt,
+            d.identify ?? null,
+            d.terms !== undefined,
+            d.terms ?? null,
+            d.allowListId !== undefined,
+            d.allowListId ?? null,
+            d.watermark ?? null,
+            d.notify ?? null,
           ],
         );
         break;
@@ -93,8 +119,21 @@ export const shareLinks: ReadTable = {
   },
 };
 
-/** Links gone (revoked, or their flipbook deleted): their rows, and their passwords' hashes. */
-const dropLinks = (db: Db, by: 'link_id' | 'flipbook_id', id: string) =>
+/**
+ * Links gone (revoked, or their flipbook deleted): their rows, their passwords' hashes, and
+ * what they kept of their readers (src/state/linkReaders.ts): their allow lists and readers go
+ * with them.
+ */
+const dropLinks = async (db: Db, by: 'link_id' | 'flipbook_id', id: string) => {
+  await db.query(
+    `DELETE FROM link_allow_lists WHERE link_id IN (SELECT link_id FROM share_links WHERE ${by} = $1)`,
+    [id],
+  );
+  await db.query(`DELETE FROM link_readers WHERE ${by} = $1`, [id]);
+  await dropLinkRows(db, by, id);
+};
+
+const dropLinkRows = (db: Db, by: 'link_id' | 'flipbook_id', id: string) =>
   db.query(
     `WITH gone AS (DELETE FROM share_links WHERE ${by} = $1 RETURNING password_id)
      DELETE FROM link_passwords WHERE password_id IN (SELECT password_id FROM gone)`,
@@ -130,12 +169,30 @@ export type ShareLinkRow = {
   /** opens in all, and on the last day with any (UTC) */
   opens: number;
   last_opened_on: string | null;
+  /** its allow list as kept (src/state/linkReaders.ts) */
+  allow_entries: ({ domain: string } | { address: string })[];
+  readers: number;
+} & LinkRules;
+
+/** What a link asks of its readers, as the read table holds it. */
+export type LinkRules = {
+  identify: IdentifyMode;
+  terms: string | null;
+  allow_list_id: string | null;
+  watermark: boolean;
+  notify: boolean;
 };
+const RULES = 'identify, terms, allow_list_id, watermark, notify';
 
 const COLUMNS = `l.link_id AS id, l.flipbook_id, l.workspace_id, l.label,
   ${utc('l.expires_at', 'expires_at')}, l.password_id IS NOT NULL AS has_password, l.allow_download,
   ${utc('l.created_at', 'created_at')}, ${utc('l.updated_at', 'updated_at')},
-  coalesce(o.opens, 0)::int AS opens, o.last_day::text AS last_opened_on`;
+  coalesce(o.opens, 0)::int AS opens, o.last_day::text AS last_opened_on,
+  l.identify, l.terms, l.allow_list_id, l.watermark, l.notify,
+  coalesce((SELECT entries FROM link_allow_lists a WHERE a.list_id = l.allow_list_id), '[]')
+    AS allow_entries,
+  (SELECT count(*)::int FROM link_readers r
+   WHERE r.link_id = l.link_id AND r.identified_at IS NOT NULL) AS readers`;
 const OPENS = `LEFT JOIN LATERAL (SELECT sum(opens) AS opens, max(day) AS last_day
   FROM link_opens WHERE link_opens.link_id = l.link_id) o ON TRUE`;
 
@@ -162,16 +219,18 @@ export type LinkByToken = {
   link_id: string;
   flipbook_id: string;
   workspace_id: string;
+  label: string;
   password_id: string | null;
   allow_download: boolean;
   expired: boolean;
-};
+  created_by: unknown;
+} & LinkRules;
 
 export const findLinkByTokenHash = async (db: Db, tokenHash: string, now: Date) =>
   (
     await db.query<LinkByToken>(
-      `SELECT link_id, flipbook_id, workspace_id, password_id, allow_download,
-         coalesce(expires_at <= $2, FALSE) AS expired
+      `SELECT link_id, flipbook_id, workspace_id, label, password_id, allow_download,
+         coalesce(expires_at <= $2, FALSE) AS expired, created_by, ${RULES}
        FROM share_links WHERE token_hash = $1`,
       [tokenHash, now],
     )
@@ -181,7 +240,8 @@ export const findLinkByTokenHash = async (db: Db, tokenHash: string, now: Date) 
 export const findLiveLink = async (db: Db, linkId: string, now: Date) =>
   (
     await db.query<LinkByToken>(
-      `SELECT link_id, flipbook_id, workspace_id, password_id, allow_download, FALSE AS expired
+      `SELECT link_id, flipbook_id, workspace_id, label, password_id, allow_download,
+         FALSE AS expired, created_by, ${RULES}
        FROM share_links WHERE link_id = $1 AND (expires_at IS NULL OR expires_at > $2)`,
       [linkId, now],
     )

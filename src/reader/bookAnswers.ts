@@ -67,7 +67,7 @@ export const bookAnswers = (deps: ReaderDeps, sendHtml: HtmlSender) => {
    * readers are counted apart, under the preview's version (never in the book's figures).
    */
   const readerWith =
-    (linkId: string | null) =>
+    (linkId: string | null, readerId: string | null = null) =>
     async (book: ReaderBook, l: Language): Promise<string> => {
       const counted = deps.analytics && book.counted && book.versionId;
       if (!counted) return readerPage(book, l);
@@ -76,15 +76,18 @@ export const bookAnswers = (deps: ReaderDeps, sendHtml: HtmlSender) => {
       const token = deps.analytics?.tokenFor(
         { flipbookId: key, versionId: counted, pages },
         book.preview ? null : linkId,
+        book.preview ? null : readerId,
       );
       return readerPage(token ? { ...book, beacon: { url: `${root()}/b`, token } } : book, l);
     };
   const root = () => deps.urls.reader('').replace(/\/f\/$/, '');
-  const textOf = async (book: ReaderBook, l: Language) =>
+  /** The text page; `watermark`: the reader's address and day, across it (a link's). */
+  const textOf = async (book: ReaderBook, l: Language, watermark: string | null = null) =>
     textPage(
       book,
       book.versionId ? await loadPageTexts(deps.db, deps.blobs, book.versionId) : [],
       l,
+      watermark,
     );
 
   // A version's page text, built from each page's text.txt. Like the page files: a 404 once the

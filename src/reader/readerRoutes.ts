@@ -8,24 +8,24 @@
 // One file (over 300 lines): the book pages' routes share who may enter and the page that says why
 // not.
 import { bookAtAddress } from '../app/flipbooks.ts';
-import { type Entry, enterByBook, enterByLink, unlockLink } from '../app/readerAccess.ts';
-import { AppError, NotFound } from '../domain/errors.ts';
+import { readerOpened } from '../app/linkReaders.ts';
+import { type Entry, enterByBook, enterByLink } from '../app/readerAccess.ts';
+import { NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
-import { cookieHeader, readCookie, sessionTokenOf } from '../http/cookies.ts';
+import { sessionTokenOf } from '../http/cookies.ts';
 import { type FileGate, grantGate } from '../http/fileGates.ts';
-import { readForm } from '../http/formBody.ts';
 import { mountPageRoutes, type PageRoute } from '../http/pageRoute.ts';
-import { clientAddress } from '../http/rateLimit.ts';
 import { sendJson } from '../http/respond.ts';
 import type { Handler, Request, Routes } from '../http/server.ts';
 import { asUnavailable } from '../http/unavailable.ts';
 import { readerAssetRoutes } from './assetRoutes.ts';
 import { bookAnswers } from './bookAnswers.ts';
 import { type HtmlSender, htmlSender } from './htmlSender.ts';
+import { beforeTheBook, linkFormRoute, linkPath, linkProofsOf } from './linkForms.ts';
 import { previewRoutes } from './previewRoutes.ts';
 import { loadReaderBook, type ReaderBook, readerStatus } from './readerData.ts';
 import type { ReaderDeps } from './readerDeps.ts';
-import { notFoundPage, PRIVATE_VIEW, passwordPage, stalledPage } from './readerPage.ts';
+import { notFoundPage, PRIVATE_VIEW, stalledPage } from './readerPage.ts';
 import type { Language } from './words/language.ts';
 
 /** The reader's routes, mounted once: its pages in words when the service is away. */
@@ -92,16 +92,21 @@ export const readerRoutes = (deps: ReaderDeps, sendHtml: HtmlSender): PageRoute[
     };
   };
 
-  /** The same at a share link (/s/<token>): its book, under a grant, whatever its visibility. */
+  /**
+   * The same at a share link (/s/<token>): its book, under a grant, whatever its visibility; and
+   * the reader it knows, when it asks who reads (their opening counted and told).
+   */
   const enterLink = async (req: Request, opened: boolean, withLeadTexts = true) => {
     const token = req.params.token ?? '';
-    const { entry, flipbookId, linkId } = await enterByLink(
+    const { entry, flipbookId, linkId, link, reader } = await enterByLink(
       deps.access,
       token,
-      readCookie(req, LINK_COOKIE),
+      linkProofsOf(req),
       opened,
     );
-    if (entry.kind !== 'granted' || !flipbookId) return { entry, book: null, linkId: null };
+    if (entry.kind !== 'granted' || !flipbookId) {
+      return { entry, book: null, linkId: null, reader: null };
+    }
     const urls = deps.urls.granted(entry.grant);
     const granted = { url: deps.urls.shareLink(token), download: entry.download };
     const book = await loadReaderBook(
@@ -112,7 +117,10 @@ export const readerRoutes = (deps: ReaderDeps, sendHtml: HtmlSender): PageRoute[
       withLeadTexts,
       granted,
     );
-    return { entry, book, linkId: linkId ?? null };
+    if (opened && link && reader && book && book !== 'archived') {
+      await readerOpened(deps.access, link, reader, Math.max(book.pageCount, book.ready));
+    }
+    return { entry, book, linkId: linkId ?? null, reader: reader ?? null };
   };
 
   const { answer, toSignIn, readerWith, textOf, textJson, qrOf } = bookAnswers(deps, sendHtml);
@@ -174,7 +182,7 @@ export const readerRoutes = (deps: ReaderDeps, sendHtml: HtmlSender): PageRoute[
     handler: async (req, res) => qrOf(req, res, await enterLink(req, false, false)),
   });
 
-  // A share link: its book's reader, or first the password it asks for.
+  // A share link: its book's reader, or first the password, the address or the code it asks for.
   declared.push({
     method: 'get',
     path: '/s/:token',
@@ -183,59 +191,13 @@ export const readerRoutes = (deps: ReaderDeps, sendHtml: HtmlSender): PageRoute[
     body: 'none',
     handler: async (req, res) => {
       const entered = await enterLink(req, true);
-      if (entered.entry.kind === 'password') {
-        return sendHtml(req, res, 200, (l) => passwordPage(l, linkPath(req)), PRIVATE_VIEW);
-      }
-      await answer(req, res, entered, readerWith(entered.linkId ?? null), linkPath(req));
+      const first = beforeTheBook(entered.entry, linkPath(req));
+      if (first) return sendHtml(req, res, 200, first, PRIVATE_VIEW);
+      const show = readerWith(entered.linkId ?? null, entered.reader?.readerId ?? null);
+      await answer(req, res, entered, show, linkPath(req));
     },
   });
-  declared.push({
-    method: 'post',
-    path: '/s/:token',
-    who: 'anyone',
-    answers: 'page',
-    body: 'form',
-    handler: async (req, res) => {
-      const action = linkPath(req);
-      try {
-        const form = await readForm(req);
-        const { proof, maxAgeSeconds } = await unlockLink(
-          deps.access,
-          req.params.token ?? '',
-          form.get('password') ?? '',
-          clientAddress(req, deps.trustProxy ?? false),
-        );
-        // For this link's address only: its reader, its text and its status poll.
-        const cookie = cookieHeader(LINK_COOKIE, proof, {
-          path: action,
-          sameSite: 'Lax',
-          secure: deps.urls.reader('').startsWith('https:'),
-          maxAgeSeconds,
-        });
-        res.writeHead(303, {
-          Location: action,
-          'Set-Cookie': cookie,
-          'Cache-Control': 'no-store',
-          'Referrer-Policy': 'no-referrer',
-          'Content-Length': 0,
-        });
-        res.end();
-      } catch (error) {
-        if (error instanceof NotFound) return sendHtml(req, res, 404, notFoundPage, PRIVATE_VIEW);
-        if (!(error instanceof AppError) || asUnavailable(error)) throw error;
-        for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
-        // in the reader's words: a wrong password, too many tries (anything else as it was said)
-        const { status, message } = error;
-        const problem = (l: Language) =>
-          status === 401
-            ? l.words.passwordWrong
-            : status === 429
-              ? l.words.passwordThrottled
-              : message;
-        await sendHtml(req, res, status, (l) => passwordPage(l, action, problem(l)), PRIVATE_VIEW);
-      }
-    },
-  });
+  declared.push(linkFormRoute(deps, sendHtml));
   declared.push({
     method: 'get',
     path: '/s/:token/text',
@@ -244,10 +206,16 @@ export const readerRoutes = (deps: ReaderDeps, sendHtml: HtmlSender): PageRoute[
     body: 'none',
     handler: async (req, res) => {
       const entered = await enterLink(req, false, false);
-      if (entered.entry.kind === 'password') {
-        return sendHtml(req, res, 200, (l) => passwordPage(l, linkPath(req)), PRIVATE_VIEW);
-      }
-      await answer(req, res, entered, textOf, `${linkPath(req)}/text`);
+      const first = beforeTheBook(entered.entry, linkPath(req));
+      if (first) return sendHtml(req, res, 200, first, PRIVATE_VIEW);
+      const marked = entered.reader?.watermark ?? null;
+      await answer(
+        req,
+        res,
+        entered,
+        (book, l) => textOf(book, l, marked),
+        `${linkPath(req)}/text`,
+      );
     },
   });
   declared.push({
@@ -310,11 +278,6 @@ export const readerRoutes = (deps: ReaderDeps, sendHtml: HtmlSender): PageRoute[
 
   return declared;
 };
-
-/** The cookie that proves a share link's password was given: for that link's path only. */
-const LINK_COOKIE = 'flipbook_link';
-/** The path of the share link a request came to, as it was sent (the token is ours to check). */
-const linkPath = (req: Request) => `/s/${encodeURIComponent(req.params.token ?? '')}`;
 
 /** A public book's files only (the text JSON of the reader at its public URL). */
 const publicOnly: FileGate = async (version) =>

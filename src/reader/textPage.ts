@@ -9,7 +9,16 @@ import type { ReaderBook } from './readerData.ts';
 import { pageImages, shell } from './readerPage.ts';
 import type { Language } from './words/language.ts';
 
-export const textPage = (book: ReaderBook, pages: { n: number; text: string }[], l: Language) => {
+/**
+ * `watermark`: a link's reader's address and day (issue 44), written in every page's article
+ * (as the images carry it drawn in), so that a copy of the text names whom it was shown to.
+ */
+export const textPage = (
+  book: ReaderBook,
+  pages: { n: number; text: string }[],
+  l: Language,
+  watermark: string | null = null,
+) => {
   const w = l.words;
   const title = book.title;
   const reader = book.url;
@@ -37,7 +46,7 @@ export const textPage = (book: ReaderBook, pages: { n: number; text: string }[],
   };
   const articles = pages.map(
     ({ n, text }, i) =>
-      html`${i > 0 && '\n'}<article id="page-${n}"><h2><a href="${reader}#page=${n}">${fill(w.script.page, { label: book.labelOf(n) })}</a></h2>${images.get(n)}${paragraphs(text)}</article>`,
+      html`${i > 0 && '\n'}<article id="page-${n}"><h2><a href="${reader}#page=${n}">${fill(w.script.page, { label: book.labelOf(n) })}</a></h2>${images.get(n)}${paragraphs(text)}${watermark && html`<p class="watermark-line">${watermark}</p>`}</article>`,
   );
   return shell(
     l,

@@ -11,6 +11,7 @@ import { ANALYTICS_SALTS_DDL } from '../state/analyticsSalts.ts';
 import { AUDIT_DDL, chainExisting, chainStarted } from '../state/auditChain.ts';
 import { EVENT_FEED_DDL, indexExistingFeed } from '../state/eventFeed.ts';
 import { KEY_USAGE_DDL } from '../state/keyUsage.ts';
+import { LINK_READERS_DDL } from '../state/linkReaders.ts';
 import { MAIL_OUTBOX_DDL } from '../state/mailOutbox.ts';
 import { PASSKEY_STATE_DDL } from '../state/passkeyState.ts';
 import { READER_KEYS_DDL } from '../state/readerKeys.ts';
@@ -56,6 +57,7 @@ export const migrate = async (client: pg.PoolClient, events: PostgresEventStore)
     await client.query(ACCOUNTS_DDL);
     await client.query(PASSKEY_STATE_DDL);
     await client.query(READER_KEYS_DDL);
+    await client.query(LINK_READERS_DDL);
     await client.query(SHARE_LINK_STATE_DDL);
     await client.query(SSO_STATE_DDL);
     await client.query(ANALYTICS_SALTS_DDL);

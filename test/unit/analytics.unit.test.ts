@@ -211,9 +211,12 @@ describe('reading tokens', () => {
 
   it('names what the beacons count for, until it expires', () => {
     const text = tokens.sign(token);
-    expect(tokens.read(text, NOW)).toEqual(token);
-    const linked = { ...token, linkId: '0a7b8c9d-0e1f-4f6a-9c3e-2a7b8c9d0e1f' };
+    expect(tokens.read(text, NOW)).toEqual({ ...token, readerId: null });
+    const linked = { ...token, linkId: '0a7b8c9d-0e1f-4f6a-9c3e-2a7b8c9d0e1f', readerId: null };
     expect(tokens.read(tokens.sign(linked), NOW)).toEqual(linked);
+    // an identified reader's (issue 44): their own figures are counted by it
+    const identified = { ...linked, readerId: '1b8c9d0e-1f2a-4b3c-8d4e-3b8c9d0e1f2a' };
+    expect(tokens.read(tokens.sign(identified), NOW)).toEqual(identified);
     expect(tokens.read(text, new Date(2_000_000_000_000))).toBeNull();
   });
 
@@ -228,6 +231,7 @@ describe('reading tokens', () => {
       flipbookId: token.flipbookId,
       expires: 2_000_000_000,
       key: null,
+      reader: null,
     });
     expect(tokens.read(grant, NOW)).toBeNull();
     expect(grantsSignedWith('a secret of this installation').read(text, NOW)).toBeNull();

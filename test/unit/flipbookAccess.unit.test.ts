@@ -241,12 +241,13 @@ describe('reading grants', () => {
     flipbookId: FLIPBOOK_ID,
     expires: 2_000_000_000,
     key: null,
+    reader: null,
   };
 
   it('reads back what it signed, until it expires', () => {
     const text = grants.sign(grant);
     expect(grants.read(text, NOW)).toEqual(grant);
-    const keyed = { ...grant, key: OTHER };
+    const keyed = { ...grant, key: OTHER, reader: null };
     expect(grants.read(grants.sign(keyed), NOW)).toEqual(keyed);
     expect(grants.read(text, new Date(2_000_000_000 * 1000))).toBeNull();
   });
@@ -259,7 +260,7 @@ describe('reading grants', () => {
     expect(grants.read(`${text.slice(0, -1)}A`, NOW)).toBeNull();
     expect(grantsSignedWith('another secret').read(text, NOW)).toBeNull();
     // the password it names cannot be dropped or swapped
-    const keyed = grants.sign({ ...grant, key: OTHER });
+    const keyed = grants.sign({ ...grant, key: OTHER, reader: null });
     const [mac] = keyed.split('.').slice(-1);
     expect(grants.read(`${text.split('.').slice(0, 4).join('.')}.${mac}`, NOW)).toBeNull();
     expect(grants.read(keyed.replace(OTHER, LINK), NOW)).toBeNull();

@@ -58,10 +58,12 @@ export const openAnalytics = (deps: {
     tokenFor: (
       book: { flipbookId: string; versionId: string; pages: number },
       linkId: string | null,
+      readerId: string | null = null,
     ) =>
       tokens.sign({
         ...book,
         linkId,
+        readerId,
         expires:
           (Math.ceil(deps.clock.now().getTime() / DAY_MS) * DAY_MS + READING_TOKEN_MS) / 1000,
       }),

@@ -43,6 +43,7 @@ import {
   prefixesOf,
   totalsOf,
 } from './pendingFigures.ts';
+import { countReaderReading } from './readerReading.ts';
 import { counted, readerOf, type Sender } from './readers.ts';
 import type { ReadingToken } from './readingTokens.ts';
 
@@ -115,6 +116,8 @@ export const createIngest = (deps: IngestDeps) => {
   const acceptBeacon = async (beacon: Beacon, sender: BeaconSender): Promise<boolean> => {
     const now = deps.clock.now();
     const token = deps.token(beacon.token, now);
+    // An identified reader's own figures first (./readerReading.ts): they were told.
+    if (token?.readerId) await countReaderReading(deps.store.db, token, beacon, now);
     if (!token || !counted(sender)) return false;
     const day = now.toISOString().slice(0, 10);
     const book = token.flipbookId;

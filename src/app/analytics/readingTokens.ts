@@ -13,6 +13,8 @@ export type ReadingToken = {
   versionId: string;
   /** the share link the reader came by; null: the book's own URL */
   linkId: string | null;
+  /** the identified reader it was made for (a link that asks who reads); null: anonymous */
+  readerId?: string | null;
   pages: number;
   /** unix seconds */
   expires: number;
@@ -23,10 +25,12 @@ export const readingTokensSignedWith = (secret: string) => {
   const checked = new Map<string, ReadingToken>();
   /** A token's fields, if signed here, well-formed and not expired. */
   const check = (text: string, now: Date): ReadingToken | null => {
-    const fields = signer.open(text, 160);
-    if (!fields || fields.length !== 6) return null;
-    const [kind, flipbookId = '', versionId = '', link = '', pages = '', expires = ''] = fields;
+    const fields = signer.open(text, 200);
+    if (!fields || fields.length < 6 || fields.length > 7) return null;
+    const [kind, flipbookId = '', versionId = '', link = '', pages = '', expires = '', reader] =
+      fields;
     if (
+      (reader !== undefined && !isUuid(reader)) ||
       kind !== 'r' ||
       !isUuid(flipbookId) ||
       !isUuid(versionId) ||
@@ -41,13 +45,22 @@ export const readingTokensSignedWith = (secret: string) => {
       flipbookId,
       versionId,
       linkId: link === '-' ? null : link,
+      readerId: reader ?? null,
       pages: Number(pages),
       expires: Number(expires),
     };
   };
   return {
     sign: (t: ReadingToken) =>
-      signer.sign(['r', t.flipbookId, t.versionId, t.linkId ?? '-', t.pages, t.expires]),
+      signer.sign([
+        'r',
+        t.flipbookId,
+        t.versionId,
+        t.linkId ?? '-',
+        t.pages,
+        t.expires,
+        ...(t.readerId ? [t.readerId] : []),
+      ]),
     /** The token a beacon holds, if signed here and not expired; else null. */
     read: (text: string, now: Date): ReadingToken | null => {
       // Every reader of a book holds the same token all day: its signature is checked once.

@@ -3,6 +3,13 @@
 // like an API key. A link may expire, may ask for a password (its argon2id hash is kept in a
 // table of its own, never in an event: the event names it by id), and may forbid downloading the
 // PDF. Revoked links are gone: every command on them, and every URL of them, is a 404.
+//
+// Issue 44: a link may also ask who reads (`identify`: an address, or one proven by a code
+// mailed to it), show terms to accept, be limited to some addresses or domains (the list kept in
+// its own table, named by id in the events like a password: it holds addresses, which must stay
+// erasable), mark each page with the reader's address (`watermark`) and tell its creator when a
+// reader opens it (`notify`). Events before these fields read as a link that asks nothing.
+// One file (over 300 lines): the link's fields, their checks and its three decisions in one place.
 import type { Event } from '@event-driven-io/emmett';
 import { InvalidInput, NotFound, RuleBroken } from '../errors.ts';
 import { plainName } from '../flipbookFields.ts';
@@ -14,6 +21,25 @@ export const MAX_LABEL = 200;
 export const MAX_EXPIRY_YEARS = 10;
 export const MIN_LINK_PASSWORD = 8;
 export const MAX_LINK_PASSWORD = 256;
+
+export const IDENTIFY_MODES = ['none', 'email', 'verified_email'] as const;
+export type IdentifyMode = (typeof IDENTIFY_MODES)[number];
+/** Terms a reader accepts: a confidentiality agreement is a page or two. */
+export const MAX_TERMS = 20_000;
+/** Addresses and domains one link may be limited to. */
+export const MAX_ALLOW = 200;
+
+/** What a link asks of its readers and does with who they are (all absent on older events). */
+export type ReaderRules = {
+  /** absent: `none` */
+  identify?: IdentifyMode;
+  /** the terms a reader accepts first; absent or null: none */
+  terms?: string | null;
+  /** the addresses and domains it is limited to (their list in link_allow_lists); null: anyone */
+  allowListId?: string | null;
+  watermark?: boolean;
+  notify?: boolean;
+};
 
 type OfLink = { flipbookId: string; workspaceId: string; linkId: string; occurredAt: string };
 
@@ -28,7 +54,7 @@ export type ShareLinkCreated = Event<
     passwordId: string | null;
     /** false: no download through this link, whatever the flipbook allows */
     allowDownload: boolean;
-  }
+  } & ReaderRules
 >;
 /** Only the fields that changed are present; null clears an expiry or a password. */
 export type ShareLinkEdited = Event<
@@ -38,7 +64,7 @@ export type ShareLinkEdited = Event<
     expiresAt?: string | null;
     passwordId?: string | null;
     allowDownload?: boolean;
-  }
+  } & ReaderRules
 >;
 export type ShareLinkRevoked = Event<'ShareLinkRevoked', OfLink>;
 
@@ -50,7 +76,7 @@ export type LinkState = {
   passwordId: string | null;
   allowDownload: boolean;
   revoked: boolean;
-};
+} & Required<ReaderRules>;
 
 type LinkFields = {
   label?: string;
@@ -58,7 +84,7 @@ type LinkFields = {
   expiresAt?: Date | null;
   passwordId?: string | null;
   allowDownload?: boolean;
-};
+} & ReaderRules;
 
 export type CreateShareLink = {
   type: 'CreateShareLink';
@@ -98,7 +124,14 @@ const evolveLink = (current: LinkState | null, event: ShareLinkEvent): LinkState
   switch (event.type) {
     case 'ShareLinkCreated': {
       const { label, expiresAt, passwordId, allowDownload } = event.data;
-      return { label, expiresAt, passwordId, allowDownload, revoked: false };
+      return {
+        label,
+        expiresAt,
+        passwordId,
+        allowDownload,
+        revoked: false,
+        ...rulesAfter(ASKS_NOTHING, event.data),
+      };
     }
     case 'ShareLinkEdited': {
       if (!current) return current;
@@ -109,10 +142,58 @@ const evolveLink = (current: LinkState | null, event: ShareLinkEvent): LinkState
         expiresAt: expiresAt === undefined ? current.expiresAt : expiresAt,
         passwordId: passwordId === undefined ? current.passwordId : passwordId,
         allowDownload: allowDownload ?? current.allowDownload,
+        ...rulesAfter(current, event.data),
       };
     }
     case 'ShareLinkRevoked':
       return current && { ...current, revoked: true };
+  }
+};
+
+/** A link that asks nothing of its readers: every link before issue 44. */
+export const ASKS_NOTHING: Required<ReaderRules> = {
+  identify: 'none',
+  terms: null,
+  allowListId: null,
+  watermark: false,
+  notify: false,
+};
+
+/** The reader rules after a change that names some of them (absent: unchanged). */
+export const rulesAfter = (
+  before: Required<ReaderRules>,
+  change: ReaderRules,
+): Required<ReaderRules> => ({
+  identify: change.identify ?? before.identify,
+  terms: change.terms === undefined ? before.terms : change.terms,
+  allowListId: change.allowListId === undefined ? before.allowListId : change.allowListId,
+  watermark: change.watermark ?? before.watermark,
+  notify: change.notify ?? before.notify,
+});
+
+/** Terms as kept: trimmed, line ends as \n; empty is none. */
+export const linkTerms = (raw: string | null) => {
+  if (raw === null) return null;
+  const value = raw.replace(/\r\n?/g, '\n').trim();
+  if (value === '') return null;
+  if ([...value].length > MAX_TERMS) {
+    throw new InvalidInput(`Invalid terms: at most ${MAX_TERMS} characters`);
+  }
+  if (/[\p{Cc}]/u.test(value.replace(/[\n\t]/g, '')) || !value.isWellFormed()) {
+    throw new InvalidInput('Invalid terms: no control characters but line breaks and tabs');
+  }
+  return value;
+};
+
+/** What the rules need of each other: the others act on who the reader is. */
+const checkRules = (rules: Required<ReaderRules>) => {
+  if (rules.identify !== 'none') return;
+  const needs = (['watermark', 'notify'] as const).filter((k) => rules[k]);
+  if (rules.allowListId !== null) needs.push('allow' as never);
+  if (needs.length > 0) {
+    throw new InvalidInput(
+      `${needs.join(' and ')} need${needs.length === 1 ? 's' : ''} the reader's address: set identify to "email" or "verified_email"`,
+    );
   }
 };
 
@@ -191,9 +272,21 @@ const createShareLink = ({ data }: CreateShareLink, book: LinkHolder): ShareLink
         expiresAt: expiry(data.expiresAt ?? null, data.now),
         passwordId: data.passwordId ?? null,
         allowDownload: data.allowDownload ?? true,
+        ...createdRules(data),
       },
     },
   ];
+};
+
+/** A new link's rules: only those that ask something are written (an older link's shape). */
+const createdRules = (data: LinkFields): ReaderRules => {
+  const rules = rulesAfter(ASKS_NOTHING, { ...data, terms: linkTerms(data.terms ?? null) });
+  checkRules(rules);
+  const written: ReaderRules = {};
+  for (const key of Object.keys(ASKS_NOTHING) as (keyof ReaderRules)[]) {
+    if (rules[key] !== ASKS_NOTHING[key]) Object.assign(written, { [key]: rules[key] });
+  }
+  return written;
 };
 
 const editShareLink = ({ data }: EditShareLink, book: LinkHolder): ShareLinkEvent[] => {
@@ -212,6 +305,18 @@ const editShareLink = ({ data }: EditShareLink, book: LinkHolder): ShareLinkEven
     changes.passwordId = data.passwordId;
   if (data.allowDownload !== undefined && data.allowDownload !== link.allowDownload)
     changes.allowDownload = data.allowDownload;
+  const asked = {
+    ...data,
+    ...(data.terms === undefined ? {} : { terms: linkTerms(data.terms) }),
+  };
+  checkRules(rulesAfter(link, asked));
+  for (const key of Object.keys(ASKS_NOTHING) as (keyof ReaderRules)[]) {
+    const value = asked[key];
+    // A new allow list is always a change (its own row), as a new password is.
+    if (value !== undefined && (value !== link[key] || key === 'allowListId'))
+      if (!(key === 'allowListId' && value === null && link.allowListId === null))
+        Object.assign(changes, { [key]: value });
+  }
   if (Object.keys(changes).length === 0) return [];
   return [
     { type: 'ShareLinkEdited', data: { ...ofLink(book, data.linkId, data.now), ...changes } },

@@ -49,7 +49,14 @@ export type SetBranding = {
   data: { accent: string | null; background: string | null; logo?: Logo | null; now: Date };
 };
 
+/** Records an erasure already made (the reader's rows and key are operational state). */
+export type RecordReaderErased = {
+  type: 'RecordReaderErased';
+  data: { readers: number; now: Date };
+};
+
 export type WorkspaceCommand =
+  | RecordReaderErased
   | CreateWorkspace
   | IssueApiKey
   | RollApiKey
@@ -252,6 +259,11 @@ export const decide = (command: WorkspaceCommand, state: Workspace): WorkspaceEv
       return setAnalytics(command, state);
     case 'SetBranding':
       return setBranding(command, state);
+    case 'RecordReaderErased': {
+      const { workspaceId } = requireWorkspace(state);
+      const { readers, now } = command.data;
+      return [{ type: 'ReaderErased', data: { workspaceId, readers, occurredAt: iso(now) } }];
+    }
     case 'AddWebhook':
     case 'RemoveWebhook':
     case 'DisableWebhook':

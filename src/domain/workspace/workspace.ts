@@ -54,6 +54,16 @@ export type WorkspaceAnalyticsChanged = Event<
 >;
 
 /**
+ * An identified reader erased at an owner's request (issue 44; docs/privacy.md): how many of
+ * the workspace's reader records lost their name. Never the address, nor anything derived from
+ * it: the audit trail says that an erasure happened, by whom, not whom it concerned.
+ */
+export type ReaderErased = Event<
+  'ReaderErased',
+  { workspaceId: string; readers: number; occurredAt: string }
+>;
+
+/**
  * The reader's branding for the workspace's flipbooks (./branding.ts): colours (null: the
  * reader's own), and the logo when it changed (absent: the logo stays as it was; null: none).
  */
@@ -150,6 +160,7 @@ export type WorkspaceEvent =
   | WorkspacePlanChanged
   | WorkspaceAnalyticsChanged
   | WorkspaceBrandingChanged
+  | ReaderErased
   | MemberEvent
   | WebhookEvent;
 
@@ -232,6 +243,8 @@ export const evolve = (state: Workspace, event: WorkspaceEvent): Workspace => {
         ...state,
         analytics: { enabled: event.data.enabled, retentionDays: event.data.retentionDays },
       };
+    case 'ReaderErased':
+      return state;
     case 'WorkspaceBrandingChanged': {
       if (state.status !== 'created') return state;
       const { accent, background, logo } = event.data;

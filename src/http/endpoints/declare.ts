@@ -23,6 +23,10 @@ export type EndpointDeps = ApiDeps & {
   webhookAllowPrivate: boolean;
   /** the operator's address, the OpenAPI document's info.contact (flipbook serve --contact-email) */
   contactEmail?: string | null;
+  /** a mail server was given (serve --smtp-url): links may ask for codes and notify (issue 44) */
+  mailConfigured?: boolean;
+  /** the installation's secret: opens readers' sealed addresses (src/app/readerIdentity.ts) */
+  secret?: string;
 };
 
 export const apiEndpoint = endpoint<EndpointDeps>();

@@ -15,12 +15,22 @@ import {
 } from '../../contract/shareLinks.ts';
 import type { Failure } from '../../contract/validate.ts';
 import { InvalidInput, NotFound } from '../../domain/errors.ts';
-import { MAX_LABEL, MAX_LINKS } from '../../domain/flipbook/shareLinks.ts';
+import { MAX_ALLOW, MAX_LABEL, MAX_LINKS, MAX_TERMS } from '../../domain/flipbook/shareLinks.ts';
 import { MAX_EDIT_BYTES } from '../editBody.ts';
 import { type Answer, error, type JsonBody } from '../endpoint.ts';
 import { apiEndpoint, busy, FlipbookParams, flipbookNotFound } from './declare.ts';
 
-const FIELDS = ['label', 'expires_at', 'password', 'allow_download'];
+const FIELDS = [
+  'label',
+  'expires_at',
+  'password',
+  'allow_download',
+  'identify',
+  'terms',
+  'allow',
+  'watermark',
+  'notify',
+];
 
 /** A field's refusal in the house's words, not Ajv's. */
 const WRONG: Record<string, string> = {
@@ -28,6 +38,11 @@ const WRONG: Record<string, string> = {
   expires_at: 'Invalid expires_at: a date and time (RFC 3339, e.g. 2027-01-31T17:00:00Z), or null',
   password: `Invalid password: ${MIN_LINK_PASSWORD} to ${MAX_LINK_PASSWORD} characters, or null for none`,
   allow_download: 'Invalid allow_download: must be true or false',
+  identify: 'Invalid identify: one of "none", "email", "verified_email"',
+  terms: `Invalid terms: a text of at most ${MAX_TERMS} characters, or null for none`,
+  allow: `Invalid allow: a list of at most ${MAX_ALLOW} addresses or domains, or null for anyone`,
+  watermark: 'Invalid watermark: must be true or false',
+  notify: 'Invalid notify: must be true or false',
 };
 
 const linkBody =
@@ -79,7 +94,7 @@ const linkNotFound = error(
   '`Flipbook not found` (also another workspace’s), or `Share link not found` (also a revoked one)',
 );
 const refusedFields =
-  '`label is required`, `Invalid label: …`, `Invalid expires_at: it must be in the future`, `Invalid password: …`, `Unknown field "<name>": …`, `Malformed JSON body`';
+  '`label is required`, `Invalid label: …`, `Invalid expires_at: it must be in the future`, `Invalid password: …`, `Invalid identify: …`, `an allow entry is not an email address: …`, `watermark needs the reader\'s address: …`, `Unknown field "<name>": …`, `Malformed JSON body`';
 
 export const SHARE_LINK_ENDPOINTS = [
   apiEndpoint({
@@ -88,13 +103,15 @@ export const SHARE_LINK_ENDPOINTS = [
     operationId: 'createShareLink',
     tag: 'flipbooks',
     summary: 'Create a share link (beyond the spec)',
-    description: `A link to the flipbook's reader for one recipient, whatever its visibility: a random token of 256 bits in its \`url\`, shown this once. It may expire, ask for a password and forbid downloading. At most ${MAX_LINKS} live links per flipbook.`,
+    description: `A link to the flipbook's reader for one recipient, whatever its visibility: a random token of 256 bits in its \`url\`, shown this once. It may expire, ask for a password and forbid downloading; it may ask who reads (an address, or one proven by a mailed code), with terms to accept, limited to some addresses or domains, marking every page with the reader's address and telling its creator when they read (docs/access.md, "Who reads"). At most ${MAX_LINKS} live links per flipbook.`,
     params: FlipbookParams,
     body: linkBodySpec<CreateShareLinkBody>(CreateShareLinkBody, true),
     ok: { status: 201, description: 'The link, with its URL', schema: CreatedShareLink },
     errors: {
       ...bodyRefusals(flipbookNotFound),
-      422: error(`\`A flipbook has at most ${MAX_LINKS} share links: …\``),
+      422: error(
+        `\`A flipbook has at most ${MAX_LINKS} share links: …\`, \`identify "verified_email" (a code is mailed) needs mail, and this service has no mail server: …\``,
+      ),
     },
     handle: ({ caller, params, body }, deps) => shareLinksOf(deps, caller, params.id).create(body),
   }),
@@ -132,11 +149,16 @@ export const SHARE_LINK_ENDPOINTS = [
     tag: 'flipbooks',
     summary: 'Change a share link (beyond the spec)',
     description:
-      'Any of its label, expiry, password (null removes it) and downloads; its URL stays the same. A new password asks readers who gave the old one again.',
+      'Any of its label, expiry, password (null removes it), downloads and what it asks of readers; its URL stays the same. A new password asks readers who gave the old one again; so does a change to identify, terms or allow.',
     params: LinkPath,
     body: linkBodySpec<EditShareLinkBody>(EditShareLinkBody, false),
     ok: { status: 200, description: 'The link as changed', schema: ShareLink },
-    errors: bodyRefusals(linkNotFound),
+    errors: {
+      ...bodyRefusals(linkNotFound),
+      422: error(
+        '`notify (the creator is mailed) needs mail, and this service has no mail server: …`',
+      ),
+    },
     handle: ({ caller, params, body }, deps) =>
       shareLinksOf(deps, caller, params.id).edit(params.linkId, body),
   }),

@@ -1,0 +1,193 @@
+// A share link's forms (POST /s/<token>) and the pages that ask before its book: its password,
+// and (a link that asks who reads, issue 44) the reader's address, the terms, the code mailed to
+// them. Each form posts here with its `step`, and is answered with a redirect to the link (its
+// cookie set) or the same form again with what was wrong, in the reader's words. Every cookie is
+// the link's path's only, HttpOnly, SameSite=Lax (./readerRoutes.ts reads them).
+import type { ServerResponse } from 'node:http';
+import { giveAddress, giveCode, waitingReader } from '../app/linkReaders.ts';
+import { type Entry, type LinkProofs, linkOfToken, unlockLink } from '../app/readerAccess.ts';
+import { AppError, InvalidInput, NotFound } from '../domain/errors.ts';
+import { cookieHeader, readCookie } from '../http/cookies.ts';
+import { readForm } from '../http/formBody.ts';
+import type { PageRoute } from '../http/pageRoute.ts';
+import { clientAddress } from '../http/rateLimit.ts';
+import type { Request } from '../http/server.ts';
+import { asUnavailable } from '../http/unavailable.ts';
+import type { HtmlSender } from './htmlSender.ts';
+import { codePage, identifyPage } from './identifyPage.ts';
+import type { ReaderDeps } from './readerDeps.ts';
+import { notFoundPage, PRIVATE_VIEW, passwordPage } from './readerPage.ts';
+import type { Language } from './words/language.ts';
+
+/** The cookie that proves a share link's password was given: for that link's path only. */
+const LINK_COOKIE = 'flipbook_link';
+/** The reader identified at the link (src/app/readerCookies.ts). */
+const READER_COOKIE = 'flipbook_reader';
+/** The reader waiting for the code mailed to them. */
+const CODE_COOKIE = 'flipbook_code';
+
+/** The path of the share link a request came to, as it was sent (the token is ours to check). */
+export const linkPath = (req: Request) => `/s/${encodeURIComponent(req.params.token ?? '')}`;
+
+/** What the browser brings to a link: its cookies. */
+export const linkProofsOf = (req: Request): LinkProofs => ({
+  password: readCookie(req, LINK_COOKIE),
+  reader: readCookie(req, READER_COOKIE),
+  code: readCookie(req, CODE_COOKIE),
+});
+
+/** The page a link shows before its book, when it shows one (else null). */
+export const beforeTheBook = (entry: Entry, action: string) => {
+  if (entry.kind === 'password') return (l: Language) => passwordPage(l, action);
+  if (entry.kind !== 'identify') return null;
+  const { link, waiting } = entry;
+  if (waiting) return (l: Language) => codePage(l, { action, email: waiting.email });
+  return (l: Language) =>
+    identifyPage(l, {
+      action,
+      verify: link.identify === 'verified_email',
+      watermark: link.watermark,
+      terms: link.terms,
+    });
+};
+
+export const linkFormRoute = (deps: ReaderDeps, sendHtml: HtmlSender): PageRoute => ({
+  method: 'post',
+  path: '/s/:token',
+  who: 'anyone',
+  answers: 'page',
+  body: 'form',
+  handler: async (req, res) => {
+    const action = linkPath(req);
+    const secure = deps.urls.reader('').startsWith('https:');
+    const cookie = (name: string, value: string, seconds: number) =>
+      cookieHeader(name, value, { path: action, sameSite: 'Lax', secure, maxAgeSeconds: seconds });
+    const done = (...cookies: string[]) => {
+      res.writeHead(303, {
+        Location: action,
+        'Set-Cookie': cookies,
+        'Cache-Control': 'no-store',
+        'Referrer-Policy': 'no-referrer',
+        'Content-Length': 0,
+      });
+      res.end();
+    };
+    const token = req.params.token ?? '';
+    const address = clientAddress(req, deps.trustProxy ?? false);
+    let form: URLSearchParams | null = null;
+    try {
+      form = await readForm(req);
+      const step = form.get('step') ?? 'password';
+      if (step === 'password') {
+        const { proof, maxAgeSeconds } = await unlockLink(
+          deps.access,
+          token,
+          form.get('password') ?? '',
+          address,
+        );
+        return done(cookie(LINK_COOKIE, proof, maxAgeSeconds));
+      }
+      const link = await linkOfToken(deps.access, token);
+      if (!link || link.expired || link.identify === 'none') throw new NotFound('Not found');
+      if (step === 'restart') return done(cookie(CODE_COOKIE, '', 0));
+      if (step === 'email') {
+        const given = {
+          email: form.get('email') ?? '',
+          accepted: form.get('accept') === 'yes',
+          token,
+        };
+        const identified = await giveAddress(deps.access, link, given, address);
+        const name = identified.kind === 'reader' ? READER_COOKIE : CODE_COOKIE;
+        return done(cookie(name, identified.cookie.value, identified.cookie.seconds));
+      }
+      if (step === 'code') {
+        const waiting = await waitingReader(deps.access, link, readCookie(req, CODE_COOKIE));
+        // The code cookie gone (ten minutes passed): the address form again.
+        if (!waiting) return done(cookie(CODE_COOKIE, '', 0));
+        const identified = await giveCode(
+          deps.access,
+          link,
+          waiting,
+          form.get('code') ?? '',
+          address,
+        );
+        return done(
+          cookie(READER_COOKIE, identified.cookie.value, identified.cookie.seconds),
+          cookie(CODE_COOKIE, '', 0),
+        );
+      }
+      throw new InvalidInput('Unknown step');
+    } catch (error) {
+      if (error instanceof NotFound) return sendHtml(req, res, 404, notFoundPage, PRIVATE_VIEW);
+      if (!(error instanceof AppError) || asUnavailable(error)) throw error;
+      await refusedForm(deps, sendHtml, req, res, error, form);
+    }
+  },
+});
+
+/** A form sent back with what was wrong, in the reader's words (a status of its own). */
+const refusedForm = async (
+  deps: ReaderDeps,
+  sendHtml: HtmlSender,
+  req: Request,
+  res: ServerResponse,
+  error: AppError,
+  form: URLSearchParams | null,
+) => {
+  const action = linkPath(req);
+  for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
+  const { status } = error;
+  const step = form?.get('step') ?? 'password';
+  if (step === 'password') {
+    const problem = (l: Language) =>
+      status === 401
+        ? l.words.passwordWrong
+        : status === 429
+          ? l.words.passwordThrottled
+          : error.message;
+    return sendHtml(req, res, status, (l) => passwordPage(l, action, problem(l)), PRIVATE_VIEW);
+  }
+  const link = await linkOfToken(deps.access, req.params.token ?? '');
+  if (!link) return sendHtml(req, res, 404, notFoundPage, PRIVATE_VIEW);
+  if (step === 'code') {
+    const waiting = await waitingReader(deps.access, link, readCookie(req, CODE_COOKIE));
+    const problem = (l: Language) => (status === 429 ? l.words.tooBusy : l.words.codeWrong);
+    if (waiting) {
+      return sendHtml(
+        req,
+        res,
+        status,
+        (l) => codePage(l, { action, email: waiting.email, problem: problem(l) }),
+        PRIVATE_VIEW,
+      );
+    }
+  }
+  const problem = (l: Language) =>
+    error.name === 'NotAllowedReader'
+      ? l.words.notAllowed
+      : error.name === 'TermsNotAccepted'
+        ? l.words.termsRequired
+        : status === 429
+          ? l.words.tooBusy
+          : // the address's refusal says why in English (src/domain/readerEmail.ts)
+            l.lang.startsWith('en')
+            ? error.message
+            : l.words.emailInvalid;
+  // What was typed goes back to this browser's own form, escaped; never anywhere else.
+  const email = (form?.get('email') ?? '').slice(0, 254);
+  return sendHtml(
+    req,
+    res,
+    status,
+    (l) =>
+      identifyPage(l, {
+        action,
+        verify: link.identify === 'verified_email',
+        watermark: link.watermark,
+        terms: link.terms,
+        email,
+        problem: problem(l),
+      }),
+    PRIVATE_VIEW,
+  );
+};
