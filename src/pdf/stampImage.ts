@@ -31,8 +31,9 @@ export const keptMarks = () => marks.size;
 
 const escapeXml = (text: string) => text.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** The mark as SVG: rows of the text across the whole image, turned about its centre. */
-export const markSvg = (text: string, width: number, height: number) => {
+/** The mark as SVG: rows of the text (in Latin-1) across the whole image, turned about its centre. */
+export const markSvg = (original: string, width: number, height: number) => {
+  const text = stampText(original);
   const size = Math.max(MIN_FONT_PX, Math.min(width, height) * FONT);
   const diagonal = Math.hypot(width, height);
   const unit = (text.length + SPACER.length) * size * NARROWEST_EM;
@@ -96,7 +97,7 @@ export const stampImage = async (
   if (!width || !height) throw new Error('stampImage: the image has no size');
   // Our renditions carry no EXIF orientation; one that did would be shown turned, mark and all.
   const [w, h] = (orientation ?? 1) >= 5 ? [height, width] : [width, height];
-  const mark = await markFor(stampText(text), w, h);
+  const mark = await markFor(text, w, h);
   return image
     .autoOrient()
     .composite([{ input: mark }])
