@@ -1,6 +1,6 @@
 // A reader's watermark drawn into a page image (issue 44, "Know who reads"): the same text as on
-// a stamped PDF (stampText.ts, stampPages.ts), in rows at 30°, grey and faint, composited by
-// sharp into the pixels and encoded again, so no overlay element can be removed from the page.
+// a stamped PDF (stampText.ts, stampPages.ts), in rows at 30°, grey and faint, blended into
+// the pixels and encoded again, so no overlay element can be removed from the page.
 //
 // The mark is an SVG that sharp renders (librsvg, fonts through fontconfig: DejaVu Sans, the only
 // family installed; the text is Latin-1 by then, so every glyph exists). Rendering it costs more
