@@ -12,6 +12,7 @@ import type { Clock } from './app/clock.ts';
 import { DEFAULT_KEY_USAGE_INTERVAL_MS, keyUsageRecorder } from './app/keyUsage.ts';
 import { previewLinksSignedWith } from './app/previewLinks.ts';
 import { accessWith } from './app/readerAccess.ts';
+import { stampedDownloads } from './app/stampedDownloads.ts';
 import { DEFAULT_TILE_CACHE_BYTES, tileCache } from './app/tileCache.ts';
 import { urlsFor } from './app/urls.ts';
 import type { BlobStore } from './blobs/blobStore.ts';
@@ -102,6 +103,8 @@ export const composeApp = (deps: AppDeps): App => {
   );
   // Reading grants for non-public books, signed with the installation's secret (readerAccess.ts).
   const access = accessWith(store, clock, deps.secret);
+  // Downloads stamped with their reader, kept for the next (src/app/stampedDownloads.ts).
+  const stamped = stampedDownloads(blobs);
   // Reader analytics (docs/privacy.md): beacons counted in memory, written every half second.
   const analytics = openAnalytics({
     store,
@@ -143,8 +146,9 @@ export const composeApp = (deps: AppDeps): App => {
         contactEmail: settings.contactEmail,
         mailConfigured: deps.mail.configured,
         secret: deps.secret,
+        stamped,
       });
-      mountFiles(routes, { db: store.db, blobs, render, access, tiles });
+      mountFiles(routes, { db: store.db, blobs, render, access, tiles, stamped });
       mountDownloads(routes, { log });
       mountBeacon(routes, { analytics, trustProxy: settings.trustProxy, log });
       mountReader(routes, {

@@ -26,7 +26,7 @@ import { hashToken, isWellFormedToken } from './accounts/tokens.ts';
 import type { Clock } from './clock.ts';
 import { type KnownReader, rememberedReader, waitingReader } from './linkReaders.ts';
 import { type PreviewLinks, previewLinksSignedWith } from './previewLinks.ts';
-import { type ReaderCookies, readerCookiesSignedWith } from './readerCookies.ts';
+import { type ReaderCookies, readerCookiesSignedWith, rulesKey } from './readerCookies.ts';
 import { openEmail } from './readerIdentity.ts';
 import { signedFields } from './signedFields.ts';
 
@@ -47,6 +47,8 @@ export type Grant = {
   key: string | null;
   /** the identified reader it was given to (a link that asks who reads); null: none */
   reader: string | null;
+  /** the key of the link's rules it was given under (./readerCookies.ts): a change ends it */
+  rules?: string | null;
 };
 
 export type Grants = {
@@ -67,13 +69,14 @@ export const grantsSignedWith = (secret: string): Grants => {
         g.flipbookId,
         g.expires,
         ...(g.key === null && g.reader === null ? [] : [g.key ?? '-']),
-        ...(g.reader === null ? [] : [g.reader]),
+        ...(g.reader === null ? [] : [g.reader, g.rules ?? '-']),
       ]),
     read: (text, now) => {
-      const fields = signer.open(text, 200);
-      if (!fields || fields.length < 4 || fields.length > 6) return null;
+      const fields = signer.open(text, 240);
+      if (!fields || fields.length < 4 || fields.length > 7 || fields.length === 6) return null;
       const [kind = '', holder = '', flipbookId = '', expires = '', given = '-', reader = null] =
         fields;
+      const rules = fields[6] === undefined || fields[6] === '-' ? null : fields[6];
       const key = given === '-' ? null : given;
       if (
         !(kind in KINDS) ||
@@ -92,6 +95,7 @@ export const grantsSignedWith = (secret: string): Grants => {
         expires: Number(expires),
         key,
         reader,
+        ...(reader === null ? {} : { rules }),
       };
     },
   };
@@ -153,19 +157,28 @@ export const grantAllows = async (
     if (link?.flipbook_id !== grant.flipbookId || !passwordHeld(link.password_id, grant)) {
       return null;
     }
-    const allows = { flipbookId: grant.flipbookId, download: link.allow_download, stamp: null };
+    const allows = {
+      flipbookId: grant.flipbookId,
+      download: link.allow_download,
+      stamp: null,
+      readerId: null,
+    };
     if (link.identify === 'none') return allows;
     // A link that asks who reads: a grant of the reader it named, while they are not erased
     // (one given before the link asked, or to a reader since erased, lets no one in).
+    if (grant.rules !== rulesKey(link)) return null;
     const reader = grant.reader ? await findReader(store.db, grant.reader) : null;
     if (reader?.link_id !== grant.holder || !reader.kid || !reader.email_ct) return null;
-    if (!link.watermark) return allows;
+    const readerId = reader.reader_id;
+    if (!link.watermark) return { ...allows, readerId };
     const email = await openEmail({ store }, { kid: reader.kid, ct: reader.email_ct });
-    return email ? { ...allows, stamp: watermarkText(email, now) } : null;
+    return email ? { ...allows, readerId, stamp: watermarkText(email, now) } : null;
   }
   const idleSince = new Date(now.getTime() - SESSION_IDLE_MS);
   const reads = await memberSessionReads(store.db, grant.holder, grant.flipbookId, now, idleSince);
-  return reads ? { flipbookId: grant.flipbookId, download: true, stamp: null } : null;
+  return reads
+    ? { flipbookId: grant.flipbookId, download: true, stamp: null, readerId: null }
+    : null;
 };
 
 export type GrantAllows = {
@@ -173,6 +186,8 @@ export type GrantAllows = {
   download: boolean;
   /** what every page and download is marked with (a link's `watermark`); null: nothing */
   stamp: string | null;
+  /** the identified reader the grant is for (a link that asks who reads); null: none */
+  readerId: string | null;
 };
 
 /** A watermark's words: the reader's address and the day (UTC) they read. */
@@ -204,7 +219,7 @@ const grantFor = (
   holder: string,
   flipbookId: string,
   key: string | null = null,
-  reader: string | null = null,
+  reader: { id: string; rules: string } | null = null,
 ) =>
   deps.grants.sign({
     kind,
@@ -212,7 +227,8 @@ const grantFor = (
     flipbookId,
     expires: Math.floor((deps.clock.now().getTime() + GRANT_MS) / 1000),
     key,
-    reader,
+    reader: reader?.id ?? null,
+    rules: reader?.rules ?? null,
   });
 
 /** At /f/:id: a public book, or another for its workspace's signed-in members. */
@@ -300,7 +316,7 @@ export const enterByLink = async (
         link.link_id,
         link.flipbook_id,
         link.password_id,
-        known?.readerId ?? null,
+        known && { id: known.readerId, rules: rulesKey(link) },
       ),
       download: link.allow_download,
     },

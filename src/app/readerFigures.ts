@@ -11,10 +11,11 @@ import { runWorkspaceCommand } from './commands.ts';
 import { readingOf } from './readerAlerts.ts';
 import { kidOf, openEmail } from './readerIdentity.ts';
 import { shareLinksOf } from './shareLinks.ts';
+import type { StampedDownloads } from './stampedDownloads.ts';
 
 export const MAX_LISTED_READERS = 10_000;
 
-type FigureDeps = ApiDeps & { secret?: string };
+type FigureDeps = ApiDeps & { secret?: string; stamped?: StampedDownloads };
 
 const secretOf = (deps: FigureDeps) => {
   if (!deps.secret) throw new Error('readers: the installation secret was not given');
@@ -110,6 +111,7 @@ export const eraseReader = async (deps: FigureDeps, caller: Caller, given: strin
     identity: email.identity,
   });
   await deleteReaderKey(db, kid);
+  await deps.stamped?.forget(readerIds);
   // Mails about them (alerts to the link's creator, their codes) not sent yet, and every kept
   // webhook payload that names them: without the address.
   await db.query('DELETE FROM mail_outbox WHERE ref = ANY($1::text[])', [readerIds]);

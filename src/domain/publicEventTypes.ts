@@ -28,6 +28,11 @@ export const PUBLIC_EVENT_TYPES = [
   'webhook.deleted',
   'webhook.disabled',
   'webhook.enabled',
+  // Identified readers (issue 44; src/app/readerAlerts.ts): webhooks only, never in the feed
+  // (reading is not an event, and these name a reader, who must stay erasable).
+  'reader.identified',
+  'share_link.opened',
+  'share_link.read',
 ] as const;
 export type PublicEventType = (typeof PUBLIC_EVENT_TYPES)[number];
 

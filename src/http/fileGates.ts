@@ -14,9 +14,19 @@ import { sessionTokenOf } from './cookies.ts';
  * they may not (a 404, as for an unknown id), else whether the original may be downloaded and
  * whether the answer is private (never cached by anyone but this browser, revalidated each time).
  */
-export type FileGate = (
-  version: VersionAccess,
-) => Promise<{ download: boolean; private: boolean } | null>;
+export type FileGate = (version: VersionAccess) => Promise<GateAnswer | null>;
+
+export type GateAnswer = {
+  download: boolean;
+  private: boolean;
+  /**
+   * A link's reader's mark (issue 44, `watermark`): every image and download is stamped with it,
+   * for `readerId`
+   */
+  stamp?: { text: string; readerId: string } | null;
+  /** the identified reader it is for (their downloads counted) */
+  readerId?: string | null;
+};
 
 /**
  * /files/...: a public book's; another's to the API key of its workspace (the API's answers name
@@ -44,7 +54,13 @@ export const grantGate =
   async (version) => {
     const allowed = await grantAllows(access, grant);
     if (allowed?.flipbookId !== version.flipbook_id) return null;
-    return { download: version.download_allowed && allowed.download, private: true };
+    const { readerId, stamp } = allowed;
+    return {
+      download: version.download_allowed && allowed.download,
+      private: true,
+      readerId,
+      stamp: stamp && readerId ? { text: stamp, readerId } : null,
+    };
   };
 
 /**

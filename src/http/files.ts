@@ -6,11 +6,14 @@
 // version still processing may yet be replaced by a new attempt, so it is revalidated instead.
 // Range, If-Range, ETag/Last-Modified revalidation and HEAD are answered by ./conditional.ts.
 // A deleted version's files, and every file of an archived flipbook, are a 404 at once.
+// A link that marks its reader's pages (issue 44) has them stamped on the way (./stampedFiles.ts).
+// One file (over 300 lines): every route of a version's files, behind the same gate.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { demandRendition, RenditionBusy } from '../app/laterRenditions.ts';
 import { ANSWER_MS, pageTile } from '../app/pageTiles.ts';
 import { pageWordsJson } from '../app/pageWords.ts';
 import type { AccessDeps } from '../app/readerAccess.ts';
+import type { StampedDownloads } from '../app/stampedDownloads.ts';
 import type { TileCache } from '../app/tileCache.ts';
 import { type BlobStore, type OpenedBlob, type PageFile, TILE_FILE } from '../blobs/blobStore.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
@@ -19,11 +22,13 @@ import type { RenderOptions } from '../pdf/renderPdf.ts';
 import { RENDITIONS, type RenditionName } from '../pdf/renditions.ts';
 import { versionAccess } from '../queries/access.ts';
 import type { Db } from '../readTables/readTable.ts';
+import { countReaderDownload } from '../state/linkReaders.ts';
 import { answerFor } from './conditional.ts';
 import { type FileGate, grantGate, previewGate, publicGate } from './fileGates.ts';
 import { arrivedAt } from './requestContext.ts';
 import { sendBody } from './sendBody.ts';
 import { isHead, type Request, type Routes } from './server.ts';
+import { bytesOf, isStampedImage, sendStampedImage, sendStampedOriginal } from './stampedFiles.ts';
 
 // words.json and the tiles are answered on their own (made on first request): see below.
 const TYPES: Record<Exclude<PageFile, 'words.json' | `tile-${string}`>, string> = {
@@ -43,6 +48,8 @@ export type FileDeps = {
   access: AccessDeps;
   /** the kept tiles' budget (src/app/tileCache.ts) */
   tiles: TileCache;
+  /** downloads stamped with their reader (a link's `watermark`; src/app/stampedDownloads.ts) */
+  stamped?: StampedDownloads;
 };
 
 const COMPARISON_FILES = new Set<string>(['before.jpg', 'before-min.jpg', 'diff.jpg']);
@@ -121,6 +128,24 @@ const mountVersionFiles = (
         res.end();
         return;
       }
+      if (found.stamp && answer.kind === 'made') {
+        const { bytes } = answer;
+        const image = {
+          source: `${id} ${position} ${file}`,
+          bytes: async () => bytes,
+          quality: 82,
+        };
+        return sendStampedImage(req, res, image, found.stamp.text, headers);
+      }
+      if (found.stamp && answer.kind === 'kept') {
+        const opened = answer.blob;
+        const image = { source: opened.etag, bytes: () => bytesOf(opened), quality: 82 };
+        try {
+          return await sendStampedImage(req, res, image, found.stamp.text, headers);
+        } finally {
+          await opened.close();
+        }
+      }
       if (answer.kind === 'made') {
         res.writeHead(200, { ...headers, 'Content-Length': answer.bytes.length });
         res.end(answer.bytes);
@@ -148,6 +173,23 @@ const mountVersionFiles = (
       pending = outcome === 'later';
       blob = await deps.blobs.openPageFile(id, Number(position), standIn ?? kind);
       if (!blob && pending) throw new RenditionBusy();
+    }
+    if (found.stamp && blob && isStampedImage(kind)) {
+      const opened = blob;
+      const image = {
+        source: opened.etag,
+        bytes: () => bytesOf(opened),
+        quality: kind === 'max.jpg' ? 75 : 82,
+      };
+      const headers = {
+        'Content-Type': TYPES[kind],
+        'Cache-Control': pending ? 'no-store' : PRIVATE,
+      };
+      try {
+        return await sendStampedImage(req, res, image, found.stamp.text, headers);
+      } finally {
+        await opened.close();
+      }
     }
     await sendFile(req, res, blob, {
       'Content-Type': TYPES[kind],
@@ -179,11 +221,24 @@ const mountVersionFiles = (
     // closes the link too.
     const found = await gatedVersion(deps.db, req.params.versionId ?? '', gateOf(req));
     if (!found?.download) throw new NotFound('Not found');
-    await sendFile(req, res, await deps.blobs.openOriginal(found.version.checksum), {
+    const headers = {
       'Content-Type': 'application/pdf',
       'Content-Disposition': contentDisposition(found.version.file_name),
       'Cache-Control': found.private ? PRIVATE : IMMUTABLE,
-    });
+    };
+    // An identified reader's download: counted for them (a whole one, not a range or HEAD).
+    if (found.readerId && !isHead(req) && !req.headers.range) {
+      await countReaderDownload(deps.db, found.readerId);
+    }
+    if (found.stamp) {
+      const { checksum } = found.version;
+      const who = { readerId: found.stamp.readerId, versionId: found.id, checksum };
+      return sendStampedOriginal(req, res, deps.stamped, who, found.stamp.text, {
+        ...headers,
+        'Cache-Control': 'private, no-store',
+      });
+    }
+    await sendFile(req, res, await deps.blobs.openOriginal(found.version.checksum), headers);
   });
 };
 

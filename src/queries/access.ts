@@ -3,6 +3,7 @@
 // expired; a member's session still open, in the book's workspace). One indexed lookup each,
 // made on every request for a non-public book's files, so a revocation is felt at once.
 import type { Visibility } from '../domain/flipbook/access.ts';
+import type { IdentifyMode } from '../domain/flipbook/shareLinks.ts';
 import type { Db } from '../readTables/readTable.ts';
 import type { VersionRow } from '../readTables/versions.ts';
 
@@ -40,10 +41,13 @@ export const liveLinkOf = async (db: Db, linkId: string, now: Date) =>
       flipbook_id: string;
       allow_download: boolean;
       password_id: string | null;
-      identify: string;
+      identify: IdentifyMode;
       watermark: boolean;
+      terms: string | null;
+      allow_list_id: string | null;
     }>(
-      `SELECT flipbook_id, allow_download, password_id, identify, watermark FROM share_links
+      `SELECT flipbook_id, allow_download, password_id, identify, watermark, terms, allow_list_id
+       FROM share_links
        WHERE link_id = $1 AND (expires_at IS NULL OR expires_at > $2)`,
       [linkId, now],
     )

@@ -305,3 +305,10 @@ export const eraseReaderRows = async (
   );
   return { readerIds: ids, allowLists: lists.rowCount ?? 0 };
 };
+
+/** One more download of the PDF by the reader (through their link). */
+export const countReaderDownload = (db: Db, readerId: string) =>
+  db.query(
+    'UPDATE link_readers SET downloads = downloads + 1 WHERE reader_id = $1 AND kid IS NOT NULL',
+    [readerId],
+  );

@@ -6,6 +6,7 @@
 import type { ApiDeps } from '../../app/apiDeps.ts';
 import type { Clock } from '../../app/clock.ts';
 import type { KeyUsage } from '../../app/keyUsage.ts';
+import type { StampedDownloads } from '../../app/stampedDownloads.ts';
 import { FlipbookIdParams, SlugParams } from '../../contract/flipbooks.ts';
 import { VersionIdsParams } from '../../contract/versions.ts';
 import { WebhookIdParams } from '../../contract/webhooks.ts';
@@ -27,6 +28,8 @@ export type EndpointDeps = ApiDeps & {
   mailConfigured?: boolean;
   /** the installation's secret: opens readers' sealed addresses (src/app/readerIdentity.ts) */
   secret?: string;
+  /** downloads stamped with their reader, forgotten with them (src/app/stampedDownloads.ts) */
+  stamped?: StampedDownloads;
 };
 
 export const apiEndpoint = endpoint<EndpointDeps>();
