@@ -7,7 +7,6 @@
 // a revocation ends access at once on every daemon, also to URLs a browser already holds.
 import { randomBytes } from 'node:crypto';
 import { AppError, NotFound } from '../domain/errors.ts';
-import { isUuid } from '../domain/uuid.ts';
 import { grantSecret, liveLinkOf, memberSessionReads } from '../queries/access.ts';
 import { findReaderFlipbook } from '../queries/reader.ts';
 import { previewOfVersion } from '../readTables/previews.ts';
@@ -28,80 +27,11 @@ import { type KnownReader, rememberedReader, waitingReader } from './linkReaders
 import { type PreviewLinks, previewLinksSignedWith } from './previewLinks.ts';
 import { type ReaderCookies, readerCookiesSignedWith, rulesKey } from './readerCookies.ts';
 import { openEmail } from './readerIdentity.ts';
-import { signedFields } from './signedFields.ts';
+import { type Grant, type Grants, grantsSignedWith } from './readingGrants.ts';
 
 /** How long a grant lets its holder read without entering again (revocation is felt at once). */
 export const GRANT_MS = 12 * 3_600_000;
 
-export type Grant = {
-  /** `link`: a share link's reader (holder: the link); `member`: a signed-in member (the session) */
-  kind: 'link' | 'member';
-  holder: string;
-  flipbookId: string;
-  /** unix seconds */
-  expires: number;
-  /**
-   * A link's password it was given for (its id): a new password ends the grants of the old one
-   * (and a password added to a link, the grants given without one). Null: none.
-   */
-  key: string | null;
-  /** the identified reader it was given to (a link that asks who reads); null: none */
-  reader: string | null;
-  /** the key of the link's rules it was given under (./readerCookies.ts): a change ends it */
-  rules?: string | null;
-};
-
-export type Grants = {
-  sign: (grant: Grant) => string;
-  /** the grant a string holds, if we signed it and it has not expired; else null */
-  read: (text: string, now: Date) => Grant | null;
-};
-
-const KINDS = { l: 'link', m: 'member' } as const;
-
-export const grantsSignedWith = (secret: string): Grants => {
-  const signer = signedFields(secret);
-  return {
-    sign: (g) =>
-      signer.sign([
-        g.kind === 'link' ? 'l' : 'm',
-        g.holder,
-        g.flipbookId,
-        g.expires,
-        ...(g.key === null && g.reader === null ? [] : [g.key ?? '-']),
-        ...(g.reader === null ? [] : [g.reader, g.rules ?? '-']),
-      ]),
-    read: (text, now) => {
-      const fields = signer.open(text, 240);
-      if (!fields || fields.length < 4 || fields.length > 7 || fields.length === 6) return null;
-      const [kind = '', holder = '', flipbookId = '', expires = '', given = '-', reader = null] =
-        fields;
-      const rules = fields[6] === undefined || fields[6] === '-' ? null : fields[6];
-      const key = given === '-' ? null : given;
-      if (
-        !(kind in KINDS) ||
-        !isUuid(holder) ||
-        !isUuid(flipbookId) ||
-        !/^\d{1,12}$/.test(expires) ||
-        (key !== null && !isUuid(key)) ||
-        (reader !== null && !isUuid(reader))
-      )
-        return null;
-      if (Number(expires) * 1000 <= now.getTime()) return null;
-      return {
-        kind: KINDS[kind as keyof typeof KINDS],
-        holder,
-        flipbookId,
-        expires: Number(expires),
-        key,
-        reader,
-        ...(reader === null ? {} : { rules }),
-      };
-    },
-  };
-};
-
-/** The grants of this installation: one secret for every daemon on the database. */
 /** The installation's signing secret: made by the first daemon, shared by every one after. */
 export const installationSecret = (store: Store) =>
   grantSecret(store.db, randomBytes(32).toString('hex'));

@@ -19,8 +19,18 @@ const ofVersion = { flipbook_id: 'flipbookId', version_id: 'versionId' };
 const ofLink = { flipbook_id: 'flipbookId', link_id: 'linkId' };
 /** A share link's fields as the API names them: never its token's hash or its password's id. */
 const linkFields = (data: Record<string, unknown>) => ({
-  ...pick(data, { label: 'label', expires_at: 'expiresAt', allow_download: 'allowDownload' }),
+  ...pick(data, {
+    label: 'label',
+    expires_at: 'expiresAt',
+    allow_download: 'allowDownload',
+    identify: 'identify',
+    watermark: 'watermark',
+    notify: 'notify',
+  }),
   ...(data.passwordId === undefined ? {} : { has_password: data.passwordId !== null }),
+  // the terms are long and the allow list personal: whether there are any, never what
+  ...(data.terms === undefined ? {} : { has_terms: data.terms !== null }),
+  ...(data.allowListId === undefined ? {} : { has_allow_list: data.allowListId !== null }),
 });
 
 /** The public face of a stored event; null for events that have none (sign-ins, keys...). */

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { counted, readerOf } from '../../src/app/analytics/readers.ts';
 import { readingTokensSignedWith } from '../../src/app/analytics/readingTokens.ts';
-import { grantsSignedWith } from '../../src/app/readerAccess.ts';
+import { grantsSignedWith } from '../../src/app/readingGrants.ts';
 import {
   MAX_BEACON_BYTES,
   MAX_EVENTS,

@@ -2,7 +2,7 @@
 // share links (created, changed, revoked), rule by rule; the embed origins' parser; reading
 // grants (signed, expiring, tamper-evident).
 import { describe, expect, it } from 'vitest';
-import { grantsSignedWith } from '../../src/app/readerAccess.ts';
+import { grantsSignedWith } from '../../src/app/readingGrants.ts';
 import { InvalidInput, NotFound, RuleBroken } from '../../src/domain/errors.ts';
 import { embedOrigin, frameAncestors } from '../../src/domain/flipbook/access.ts';
 import { decide } from '../../src/domain/flipbook/decide.ts';
