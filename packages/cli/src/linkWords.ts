@@ -1,6 +1,6 @@
 // A share link and its readers in the CLI's words (issue 44; docs/cli.md): what a link asks of
 // its readers, as `share create` and `share edit` say it and `share list` shows it, and the table
-// of `share readers`. Pure: the commands print what these return.
+// of `share readers` and what `reader forget` says. Pure: the commands print what these return.
 import type { LinkReader } from '../../../src/contract/readers.ts';
 import type { ShareLink } from '../../../src/contract/shareLinks.ts';
 import { duration, safe } from './output.ts';
@@ -79,3 +79,9 @@ export const readerRows = (readers: readonly LinkReader[]) =>
 /** What `share readers` says of a link nobody identified at. */
 export const NO_READERS =
   'No reader has given their address at this link yet (only a link made with --identify asks for it).\n';
+
+/** What `reader forget` says it did: how many reader records lost the address. */
+export const erasedWords = (erased: number) =>
+  erased === 0
+    ? 'Erased 0 reader records: no link of this workspace knew that address (the erasure is recorded all the same).\n'
+    : `Erased ${erased} reader record${erased === 1 ? '' : 's'}: the address is gone from this workspace's links; their reading figures stay, without a name.\n`;

@@ -21,7 +21,7 @@ import { inShareFlagWords } from './shareFlags.ts';
 export type ReaderFlags = {
   identify?: string;
   termsFile?: string;
-  /** false: --no-terms (edit) */
+  /** false: --no-terms (edit); true when not given (commander's default for a lone --no-) */
   terms?: boolean;
   /** every --allow as typed; false: --no-allow (edit) */
   allow?: string[] | false;

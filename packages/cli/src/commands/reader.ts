@@ -6,13 +6,8 @@ import { readerEmail } from '../../../../src/domain/readerEmail.ts';
 import { apiClient } from '../client/apiClient.ts';
 import { CliError, EXIT } from '../client/cliErrors.ts';
 import { type ClientFlags, connectionFrom, withClientOptions } from '../clientOptions.ts';
+import { erasedWords } from '../linkWords.ts';
 import { printJson, safe } from '../output.ts';
-
-/** What `reader forget` says it did: how many reader records lost the address. */
-export const erasedWords = (erased: number) =>
-  erased === 0
-    ? 'Erased 0 reader records: no link of this workspace knew that address (the erasure is recorded all the same).\n'
-    : `Erased ${erased} reader record${erased === 1 ? '' : 's'}: the address is gone from this workspace's links; their reading figures stay, without a name.\n`;
 
 export const registerReader = (program: Command) => {
   const reader = program
