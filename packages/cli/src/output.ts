@@ -26,3 +26,13 @@ export const printTable = (rows: Record<string, unknown>[], columns: string[]) =
   process.stdout.write(line(columns.map((c) => c.toUpperCase())));
   for (const row of rows) process.stdout.write(line(columns.map((c) => cell(row[c]))));
 };
+
+/** A time read, for people: `45 s`, `3 min 20 s`, `1.5 h`. */
+export const duration = (seconds: number) => {
+  const s = Math.round(seconds);
+  return s < 60
+    ? `${s} s`
+    : s < 3600
+      ? `${Math.floor(s / 60)} min ${s % 60} s`
+      : `${(s / 3600).toFixed(1)} h`;
+};

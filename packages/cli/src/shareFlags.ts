@@ -1,5 +1,5 @@
-// `flipbook share create`'s flags and argument, checked by the server's own rules before anything
-// is sent, and the server's refusals said in the command's words: the API names its fields
+// `flipbook share create` and `edit`'s flags and argument, checked by the server's own rules before
+// anything is sent, and the server's refusals said in the command's words: the API names its fields
 // (`Invalid expires_at: …, or null`), a person typed --expires.
 import {
   linkLabel,
@@ -16,18 +16,36 @@ const FLAG_OF: Record<string, string> = {
   expires_at: '--expires',
   password: '--password-stdin',
   allow_download: '--no-download',
+  identify: '--identify',
+  terms: '--terms-file',
+  allow: '--allow',
+  watermark: '--watermark',
+  notify: '--notify',
 };
 
 /** A refusal of the API (or of the domain's rules) about a field, in the flags' words. */
 export const inShareFlagWords = (message: string) =>
   message
     .replace(
-      /^Invalid (label|expires_at|password|allow_download)\b/,
+      /^Invalid (label|expires_at|password|allow_download|identify|terms|allow|watermark|notify)\b/,
       (_, field: string) => FLAG_OF[field] ?? field,
+    )
+    .replace(/^an allow entry /, '--allow: an entry ')
+    // What needs an address or mail (422): `watermark and notify need the reader's address: set
+    // identify to "email" or "verified_email"`, `identify "verified_email" (a code is mailed)
+    // needs mail, …`.
+    .replace(
+      /\b(identify|watermark|notify|allow)\b(?= (and|need|\(|"))/g,
+      (f: string) => FLAG_OF[f] ?? f,
+    )
+    .replace('--identify "verified_email"', '--identify verified_email')
+    .replace(
+      /set identify to "email" or "verified_email"$/,
+      'add --identify email (or verified_email)',
     )
     .replace(/^label is required$/, 'A label is required (flipbook share create FLIPBOOK_ID LABEL)')
     // The API's way to say "none" is null; the command's is to leave the flag out.
-    .replace(/, or null( for none)?$/, '');
+    .replace(/, or null( for (none|anyone))?$/, '');
 
 const usage = (error: unknown): never => {
   throw new CliError(EXIT.usage, inShareFlagWords((error as Error).message));

@@ -67,7 +67,14 @@ export const closeConnections = async () => {
 };
 
 import type { Static } from '@sinclair/typebox';
-import type { CreatedShareLink, ShareLinkList } from '../../../../src/contract/shareLinks.ts';
+import type { LinkReaderList, ReaderErasedAnswer } from '../../../../src/contract/readers.ts';
+import type {
+  CreatedShareLink,
+  CreateShareLinkBody,
+  EditShareLinkBody,
+  ShareLink,
+  ShareLinkList,
+} from '../../../../src/contract/shareLinks.ts';
 import type {
   CreatedWebhook,
   DeliveryList,
@@ -97,6 +104,11 @@ type Options = {
   idempotencyKey?: string;
   /** how long network failures are retried (a wait outlasts a server's restart); default ~4 s */
   patienceMs?: number;
+  /**
+   * `text/csv`: ask for the answer as CSV and return its bytes as they came (a Buffer); an
+   * error still comes as JSON.
+   */
+  accept?: 'text/csv';
 };
 
 /** How long the command waits for a server that said 503 or 507 (Retry-After), at most, each time. */
@@ -126,7 +138,7 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
           method: options.method ?? 'GET',
           headers: {
             authorization: `Bearer ${connection.apiKey}`,
-            accept: 'application/json',
+            accept: options.accept ?? 'application/json',
             ...(upload
               ? { 'content-type': upload.contentType, 'content-length': String(upload.length) }
               : {}),
@@ -167,7 +179,8 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
         await sleep(wait, options.signal);
         continue;
       }
-      const text = await response.body.text();
+      const bytes = Buffer.from(await response.body.arrayBuffer());
+      const text = bytes.toString('utf8');
       if (response.statusCode === 429 && attempt < RETRIES) {
         const seconds = Math.min(120, Number(response.headers['retry-after']) || 1);
         onWait?.(`rate limited; retrying in ${seconds} s`);
@@ -191,9 +204,10 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
       }
       // A login page, a proxy's error page, another site: not this service, whatever its status.
       const type = String(response.headers['content-type'] ?? '');
+      const csv = options.accept !== undefined && response.statusCode < 300;
       if (
         (response.statusCode >= 300 && response.statusCode < 400) ||
-        (text !== '' && !/^application\/(problem\+)?json\b/i.test(type))
+        (text !== '' && !(csv ? /^text\/csv\b/i : /^application\/(problem\+)?json\b/i).test(type))
       ) {
         const where = response.headers.location ? ` to ${response.headers.location}` : '';
         throw new ApiError(
@@ -201,6 +215,7 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
           `${connection.url} did not answer as a flipbook server (HTTP ${response.statusCode}${where}, ${type || 'no content type'}): check --url or FLIPBOOK_URL, and that nothing in front of it asks for a login`,
         );
       }
+      if (csv) return bytes as T;
       const json = text ? safeJson(text) : {};
       if (response.statusCode >= 400) {
         const message = (json as { error?: string }).error ?? `HTTP ${response.statusCode}`;
@@ -296,27 +311,27 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
         { signal },
       ),
     links: {
-      create: (
-        flipbookId: string,
-        input: {
-          label: string;
-          expires_at?: string;
-          password?: string;
-          allow_download?: boolean;
-        },
-      ) =>
+      create: (flipbookId: string, input: CreateShareLinkBody) =>
         call<Static<typeof CreatedShareLink>>(`/flipbooks/${encodeURIComponent(flipbookId)}/links`, {
           method: 'POST',
           body: jsonBody(input),
         }),
       list: (flipbookId: string) =>
         call<Static<typeof ShareLinkList>>(`/flipbooks/${encodeURIComponent(flipbookId)}/links`),
+      edit: (flipbookId: string, linkId: string, edits: EditShareLinkBody) =>
+        call<ShareLink>(linkPath(flipbookId, linkId), { method: 'PATCH', body: jsonBody(edits) }),
       revoke: (flipbookId: string, linkId: string) =>
-        call<{ id: string; revoked: true }>(
-          `/flipbooks/${encodeURIComponent(flipbookId)}/links/${encodeURIComponent(linkId)}`,
-          { method: 'DELETE' },
-        ),
+        call<{ id: string; revoked: true }>(linkPath(flipbookId, linkId), { method: 'DELETE' }),
+      /** the readers who gave their address at the link */
+      readers: (flipbookId: string, linkId: string) =>
+        call<LinkReaderList>(`${linkPath(flipbookId, linkId)}/readers`),
+      /** the same as CSV, its bytes as the server wrote them */
+      readersCsv: (flipbookId: string, linkId: string) =>
+        call<Buffer>(`${linkPath(flipbookId, linkId)}/readers`, { accept: 'text/csv' }),
     },
+    /** erases what the workspace keeps of a reader (docs/privacy.md) */
+    forgetReader: (email: string) =>
+      call<ReaderErasedAnswer>(`/readers/${encodeURIComponent(email)}`, { method: 'DELETE' }),
     /** a slug's previews (docs/ci.md): a version under a name, never live until promoted */
     previews: {
       publish: (
@@ -373,6 +388,9 @@ export const apiClient = (connection: Connection, onWait?: (message: string) => 
 };
 
 export type ApiClient = ReturnType<typeof apiClient>;
+
+const linkPath = (flipbookId: string, linkId: string) =>
+  `/flipbooks/${encodeURIComponent(flipbookId)}/links/${encodeURIComponent(linkId)}`;
 
 const previewPath = (slug: string, name: string) =>
   `/flipbooks/by-slug/${encodeURIComponent(slug)}/previews/${encodeURIComponent(name)}`;

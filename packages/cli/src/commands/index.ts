@@ -8,6 +8,7 @@ import { registerLogin } from './login.ts';
 import { registerManage } from './manage.ts';
 import { registerPreview } from './preview.ts';
 import { registerPublish } from './publish.ts';
+import { registerReader } from './reader.ts';
 import { registerShare } from './share.ts';
 import { registerShow } from './show.ts';
 import { registerStats } from './stats.ts';
@@ -28,6 +29,7 @@ export const registerClientCommands = (program: Command, options: { events?: boo
   registerShow(program);
   registerManage(program);
   registerShare(program);
+  registerReader(program);
   registerStats(program);
   registerLogin(program);
   registerWebhook(program);

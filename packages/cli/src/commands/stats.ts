@@ -6,17 +6,12 @@ import type { FlipbookStats } from '../../../../src/contract/stats.ts';
 import { STATS_TABLES, statsCsv } from '../../../../src/contract/statsCsv.ts';
 import { apiClient } from '../client/apiClient.ts';
 import { type ClientFlags, connectionFrom, withClientOptions } from '../clientOptions.ts';
-import { printJson, printTable, safe } from '../output.ts';
+import { duration, printJson, printTable, safe } from '../output.ts';
 
 type StatsFlags = ClientFlags & { from?: string; to?: string; csv?: boolean; pages?: boolean };
 
 const DAY_COLUMNS = [...STATS_TABLES.days];
 const PAGE_COLUMNS = [...STATS_TABLES.pages];
-
-const duration = (seconds: number) => {
-  const s = Math.round(seconds);
-  return s < 60 ? `${s} s` : s < 3600 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${(s / 3600).toFixed(1)} h`;
-};
 
 const printStats = (s: FlipbookStats, withPages: boolean) => {
   const out = (text: string) => process.stdout.write(text);
