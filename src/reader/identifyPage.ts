@@ -69,7 +69,7 @@ export const codePage = (
 <input type="hidden" name="step" value="code">
 ${problemLine(form.problem, 'code-problem')}<label for="code">${w.code}</label>
 <div class="password-row">
-<input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 -]{6,9}" required maxlength="12" autofocus aria-describedby="code-hint"${invalid}>
+<input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required maxlength="12" autofocus aria-describedby="code-hint"${invalid}>
 <button type="submit">${w.open}</button>
 </div>
 </form>
