@@ -14,7 +14,7 @@ import { isUuid } from '../domain/uuid.ts';
 import { queryOf, type Request } from '../http/server.ts';
 import { flipbookView, idOf } from './flipbookView.ts';
 import type { DashboardRoute, Kit } from './kit.ts';
-import { readRules, rulesOfLink } from './linkRulesForm.ts';
+import { inFormWords, readRules, rulesOfLink } from './linkRulesForm.ts';
 import { type ShareLinkState, shareLinkPage } from './pages/shareLink.ts';
 import { redirect, sendCsv, sendPage } from './request.ts';
 
@@ -87,7 +87,14 @@ export const linkPageRoutes = (kit: Kit): DashboardRoute[] => {
       } catch (error) {
         if (!(error instanceof AppError) || error.status === 404 || error.status >= 500)
           throw error;
-        return show(req, res, signedIn, error.status, { draft, error: error.message }, link);
+        return show(
+          req,
+          res,
+          signedIn,
+          error.status,
+          { draft, error: inFormWords(error.message) },
+          link,
+        );
       }
       redirect(res, `/dashboard/flipbooks/${id}/links/${linkId}?saved=1`);
     },

@@ -82,3 +82,28 @@ export const readRules = (
   };
   return { draft, rules };
 };
+
+/** The rules' names as the form's fields say them. */
+const FIELD_WORDS: Record<string, string> = {
+  watermark: '“Mark each page with the reader’s address”',
+  notify: '“Mail me when someone opens it”',
+  allow: '“Only these readers”',
+};
+
+/**
+ * A refusal of the rules in the form's words: the use case names the API's fields
+ * (src/app/shareLinks.ts, src/domain/flipbook/shareLinks.ts). Other refusals pass as they are.
+ */
+export const inFormWords = (message: string) => {
+  const needs = /^([a-z ]+?) needs? the reader's address: set identify to .*$/.exec(message);
+  if (needs?.[1]) {
+    const names = needs[1].split(' and ').map((name) => FIELD_WORDS[name] ?? name);
+    return `${names.join(' and ')} need${names.length === 1 ? 's' : ''} the reader’s address: under “Who reads”, choose to ask for an email address`;
+  }
+  return message
+    .replace(
+      'identify "verified_email" (a code is mailed)',
+      'Confirming the address with a mailed code',
+    )
+    .replace('notify (the creator is mailed)', FIELD_WORDS.notify as string);
+};

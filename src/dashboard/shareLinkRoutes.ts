@@ -15,7 +15,7 @@ import { queryOf, type Request } from '../http/server.ts';
 import { flipbookView, idOf } from './flipbookView.ts';
 import type { DashboardRoute, Kit } from './kit.ts';
 import { linkPageRoutes } from './linkPageRoutes.ts';
-import { NO_RULES, readRules } from './linkRulesForm.ts';
+import { inFormWords, NO_RULES, readRules } from './linkRulesForm.ts';
 import { type LinkDraft, type ShareLinksState, shareLinksPage } from './pages/shareLinks.ts';
 import { redirect, sendPage } from './request.ts';
 
@@ -98,7 +98,7 @@ export const shareLinkRoutes = (kit: Kit): DashboardRoute[] => {
         if (!(error instanceof AppError) || error.status === 404 || error.status >= 500)
           throw error;
         return show(req, res, signedIn, error.status, {
-          draft: { ...draft, error: error.message },
+          draft: { ...draft, error: inFormWords(error.message) },
         });
       }
       redirect(res, `/dashboard/flipbooks/${id}/links`);
