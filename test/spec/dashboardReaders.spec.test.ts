@@ -159,7 +159,7 @@ describe('dashboard: who reads a share link (mail configured)', () => {
     const [row] = rowsOf(listed.text, 'Ann.Reader@example.org');
     expect(row, listed.text).toBeDefined();
     expect(textOf(row ?? '')).toBe(
-      'Ann.Reader@example.org Not confirmed Not yet Not yet 0 s 0 No 0',
+      'Ann.Reader@example.org No Not yet Not yet 0 s 0 No 0',
     );
     expect(listed.text).toContain(`href="${page}/readers.csv"`);
     expect((await linkOf(link.id)).readers).toBe(1);

@@ -34,7 +34,7 @@ const when = (iso: string | null) => (iso ? at(iso, true) : 'Not yet');
 
 const readerRow = (r: LinkReader) => html`<tr>
 <td data-label="Email">${r.email}</td>
-<td data-label="Confirmed">${r.verified ? 'Confirmed' : 'Not confirmed'}</td>
+<td data-label="Confirmed">${r.verified ? 'Yes' : 'No'}</td>
 <td data-label="First opened (UTC)">${when(r.first_opened_at)}</td>
 <td data-label="Last opened (UTC)">${when(r.last_opened_at)}</td>
 <td data-label="Time read">${timeRead(r.read_seconds)}</td>
@@ -89,7 +89,7 @@ ${state.notice ? alert(state.notice, 'ok') : ''}
 ${readersTable(link, readers, `${self}/readers.csv`)}
 </section>
 <section class="panel" aria-labelledby="rules-title">
-<h2 id="rules-title">Who reads</h2>
+<h2 id="rules-title">Its rules</h2>
 ${alert(state.error || null)}
 <form method="post" action="${self}" class="stack">
 <input type="hidden" name="_csrf" value="${signedIn.csrfToken}">
