@@ -167,6 +167,8 @@ export const composeApp = (deps: AppDeps): App => {
         clock,
         publicUrl: settings.publicUrl,
         trustProxy: settings.trustProxy,
+        secret: deps.secret,
+        mailConfigured: deps.mail.configured,
         ...(settings.sso ? { sso: createSso(settings.sso, { store, clock, log }) } : {}),
       });
     },

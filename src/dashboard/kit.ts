@@ -29,6 +29,10 @@ export type DashboardDeps = ApiDeps & {
   trustProxy: boolean;
   /** single sign-on, when the operator set up a provider */
   sso?: Sso;
+  /** the installation's secret: identified readers' addresses are sealed with keys from it */
+  secret?: string;
+  /** whether a mail server was given (serve --smtp-url): links' options that mail need one */
+  mailConfigured?: boolean;
 };
 
 export type Page = (req: Request, res: ServerResponse) => Promise<void>;

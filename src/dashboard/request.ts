@@ -97,3 +97,14 @@ export const redirect = (
   });
   res.end();
 };
+
+/** Answers a CSV file to download (a table's figures, a link's readers), as private as a page. */
+export const sendCsv = (res: ServerResponse, name: string, body: string) => {
+  res.writeHead(200, {
+    ...PAGE_HEADERS,
+    'Content-Type': 'text/csv; charset=utf-8',
+    'Content-Disposition': `attachment; filename="${name}"`,
+    'Content-Length': Buffer.byteLength(body),
+  });
+  res.end(body);
+};

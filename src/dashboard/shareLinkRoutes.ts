@@ -1,23 +1,28 @@
 // A flipbook's share links in the dashboard (/dashboard/flipbooks/:id/links): each form → the
 // API's own use case (src/app/shareLinks.ts) → redirect, or the page again with the refusal in
 // words. A new link's URL waits sealed for this session (flash) and is shown once after the
-// redirect. Who may read the flipbook (the visibility form on its page) is ./flipbookRoutes.ts's.
+// redirect. Who may read the flipbook (the visibility form on its page) is ./flipbookRoutes.ts's;
+// one link's page (its rules, its readers) is ./linkPageRoutes.ts's.
 import type { ServerResponse } from 'node:http';
 import { popFlash, putFlash } from '../app/accounts/flash.ts';
 import type { SignedIn } from '../app/accounts/sessions.ts';
 import { getFlipbook } from '../app/flipbooks.ts';
+import { mailTrouble } from '../app/mailStatus.ts';
 import { shareLinksOf } from '../app/shareLinks.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
 import { queryOf, type Request } from '../http/server.ts';
 import { flipbookView, idOf } from './flipbookView.ts';
 import type { DashboardRoute, Kit } from './kit.ts';
+import { linkPageRoutes } from './linkPageRoutes.ts';
+import { inFormWords, NO_RULES, readRules } from './linkRulesForm.ts';
 import { type LinkDraft, type ShareLinksState, shareLinksPage } from './pages/shareLinks.ts';
 import { redirect, sendPage } from './request.ts';
 
 export const shareLinkRoutes = (kit: Kit): DashboardRoute[] => {
   const declared: DashboardRoute[] = [];
   const { deps } = kit;
+  const mailConfigured = deps.mailConfigured === true;
   const { caller } = flipbookView(kit);
   const linksOf = (req: Request, signedIn: SignedIn) =>
     shareLinksOf(deps, caller(req, signedIn), idOf(req));
@@ -27,11 +32,16 @@ export const shareLinkRoutes = (kit: Kit): DashboardRoute[] => {
     res: ServerResponse,
     signedIn: SignedIn,
     status: number,
-    state: ShareLinksState,
+    state: Omit<ShareLinksState, 'mailConfigured'>,
   ) => {
     const flipbook = await getFlipbook(deps, caller(req, signedIn), idOf(req));
     const { links } = await linksOf(req, signedIn).list();
-    sendPage(res, status, shareLinksPage(signedIn, flipbook, links, state));
+    const trouble = await mailTrouble(deps);
+    sendPage(
+      res,
+      status,
+      shareLinksPage(signedIn, flipbook, links, { ...state, mailConfigured, mailTrouble: trouble }),
+    );
   };
 
   declared.push({
@@ -61,10 +71,12 @@ export const shareLinkRoutes = (kit: Kit): DashboardRoute[] => {
     answers: 'page',
     handler: async (req, res, signedIn, form) => {
       const id = idOf(req);
+      const { draft: rules, rules: rulesBody } = readRules(form, NO_RULES, mailConfigured);
       const draft: LinkDraft = {
         label: form.get('label') ?? '',
         expires: form.get('expires') ?? '',
         allowDownload: form.get('allow_download') === 'true',
+        rules,
         error: '',
       };
       const password = form.get('password') ?? '';
@@ -77,6 +89,7 @@ export const shareLinkRoutes = (kit: Kit): DashboardRoute[] => {
           ...(draft.expires ? { expires_at: `${draft.expires}T00:00:00Z` } : {}),
           ...(password ? { password } : {}),
           allow_download: draft.allowDownload,
+          ...rulesBody(),
         });
         await putFlash(deps.store, signedIn, {
           newLink: { label: made.label, url: made.url, flipbookId: id },
@@ -85,7 +98,7 @@ export const shareLinkRoutes = (kit: Kit): DashboardRoute[] => {
         if (!(error instanceof AppError) || error.status === 404 || error.status >= 500)
           throw error;
         return show(req, res, signedIn, error.status, {
-          draft: { ...draft, error: error.message },
+          draft: { ...draft, error: inFormWords(error.message) },
         });
       }
       redirect(res, `/dashboard/flipbooks/${id}/links`);
@@ -106,5 +119,6 @@ export const shareLinkRoutes = (kit: Kit): DashboardRoute[] => {
       redirect(res, `/dashboard/flipbooks/${id}/links?revoked=1`);
     },
   });
+  declared.push(...linkPageRoutes(kit));
   return declared;
 };

@@ -13,7 +13,7 @@ import { queryOf, type Request } from '../http/server.ts';
 import { flipbookView, idOf } from './flipbookView.ts';
 import type { DashboardRoute, Kit } from './kit.ts';
 import { flipbookStatsPage, PRESETS, type Settings, workspaceStatsPage } from './pages/stats.ts';
-import { PAGE_HEADERS, redirect, sendPage } from './request.ts';
+import { redirect, sendCsv, sendPage } from './request.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -169,14 +169,4 @@ export const statsRoutes = (kit: Kit): DashboardRoute[] => {
   const titleOf = async (req: Request, signedIn: SignedIn) =>
     flipbookTitle(deps.store.db, signedIn.workspace.id, idOf(req));
   return declared;
-};
-
-const sendCsv = (res: ServerResponse, name: string, body: string) => {
-  res.writeHead(200, {
-    ...PAGE_HEADERS,
-    'Content-Type': 'text/csv; charset=utf-8',
-    'Content-Disposition': `attachment; filename="${name}"`,
-    'Content-Length': Buffer.byteLength(body),
-  });
-  res.end(body);
 };

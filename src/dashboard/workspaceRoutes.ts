@@ -1,12 +1,19 @@
 // The workspace's page (./pages/workspace.ts) and its reader branding, set by owners with a
 // multipart form (a logo file beside the colours): same origin, the CSRF token, the owner's role.
+// Erasing a reader (owners too): the address, a confirmation page carrying it in its form (never
+// in a URL), then eraseReader, and the count in words after the redirect.
 import type { ServerResponse } from 'node:http';
+import { popFlash, putFlash } from '../app/accounts/flash.ts';
 import { requireOwner } from '../app/accounts/people.ts';
 import type { SignedIn } from '../app/accounts/sessions.ts';
 import { brandOf, LOGO_UPLOAD_BYTES, setBranding } from '../app/branding.ts';
-import { AppError } from '../domain/errors.ts';
+import { eraseReader } from '../app/readerFigures.ts';
+import { AppError, InvalidInput } from '../domain/errors.ts';
+import { readerEmail } from '../domain/readerEmail.ts';
 import { queryOf, type Request } from '../http/server.ts';
 import type { DashboardRoute, Kit } from './kit.ts';
+import { confirmPage } from './pages/confirm.ts';
+import { ERASE_ACTION, type ErasureState } from './pages/readerErasure.ts';
 import { workspacePage } from './pages/workspace.ts';
 import { checkCsrf, checkSameOrigin, redirect, sendPage } from './request.ts';
 import { readSmallMultipart } from './smallUpload.ts';
@@ -20,6 +27,7 @@ export const workspaceRoutes = (kit: Kit): DashboardRoute[] => {
     signedIn: SignedIn,
     status: number,
     notice: { error?: string; saved?: boolean } = {},
+    erasure: ErasureState = {},
   ) => {
     const brand = await brandOf(deps.store.db, signedIn.workspace.id);
     const view = {
@@ -27,7 +35,7 @@ export const workspaceRoutes = (kit: Kit): DashboardRoute[] => {
       background: brand?.background ?? null,
       logo: brand?.logo ? `/reader/brand/${brand.key}.webp` : null,
     };
-    sendPage(res, status, workspacePage(signedIn, view, notice));
+    sendPage(res, status, workspacePage(signedIn, view, notice, erasure));
   };
 
   declared.push({
@@ -37,7 +45,16 @@ export const workspaceRoutes = (kit: Kit): DashboardRoute[] => {
     body: 'none',
     answers: 'page',
     handler: async (req, res, signedIn) => {
-      await show(res, signedIn, 200, { saved: queryOf(req).get('saved') === '1' });
+      const query = queryOf(req);
+      const flash = query.get('erased') === '1' ? await popFlash(deps.store, signedIn) : null;
+      const erased = (flash as { erased?: unknown } | null)?.erased;
+      await show(
+        res,
+        signedIn,
+        200,
+        { saved: query.get('saved') === '1' },
+        typeof erased === 'number' ? { erased } : {},
+      );
     },
   });
 
@@ -71,6 +88,42 @@ export const workspaceRoutes = (kit: Kit): DashboardRoute[] => {
         return show(res, signedIn, 400, { error: error.message });
       }
       redirect(res, '/dashboard/workspace?saved=1');
+    },
+  });
+  declared.push({
+    method: 'post',
+    path: ERASE_ACTION,
+    who: 'signed-in',
+    body: 'form',
+    answers: 'page',
+    handler: async (req, res, signedIn, form) => {
+      requireOwner(signedIn.person);
+      const email = (form.get('email') ?? '').slice(0, 254);
+      try {
+        readerEmail(email);
+      } catch (error) {
+        if (!(error instanceof InvalidInput)) throw error;
+        return show(res, signedIn, 400, {}, { email, error: error.message });
+      }
+      if (form.get('confirm') !== 'yes') {
+        return sendPage(
+          res,
+          200,
+          confirmPage(signedIn, {
+            title: 'Erase a reader',
+            question: `Erase the reader ${email}?`,
+            explanation:
+              'Their address goes from every link’s readers, allow lists, mails not yet sent and webhook payloads kept, and cannot be brought back. Their reading figures stay, without a name.',
+            action: ERASE_ACTION,
+            button: 'Erase the reader',
+            back: '/dashboard/workspace#privacy',
+            fields: { email, confirm: 'yes' },
+          }),
+        );
+      }
+      const { erased } = await eraseReader(deps, signedIn.caller(kit.context(req)), email);
+      await putFlash(deps.store, signedIn, { erased });
+      redirect(res, '/dashboard/workspace?erased=1#privacy');
     },
   });
   return declared;

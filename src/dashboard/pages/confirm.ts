@@ -15,6 +15,8 @@ export const confirmPage = (
     back: string;
     /** a deletion's red button (the default), or the accent of an action that is not one */
     tone?: 'danger' | 'primary';
+    /** what the form carries besides its token (an address to erase): never in the URL */
+    fields?: Record<string, string>;
   },
 ) =>
   dashboardPage(
@@ -26,7 +28,10 @@ export const confirmPage = (
 <p>${o.explanation}</p>
 <form method="post" action="${o.action}" class="confirm-actions">
 <input type="hidden" name="_csrf" value="${signedIn.csrfToken}">
-<button type="submit" class="${o.tone === 'primary' ? 'primary' : 'danger solid'}" autofocus>${o.button}</button>
+${Object.entries(o.fields ?? {}).map(
+  ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">
+`,
+)}<button type="submit" class="${o.tone === 'primary' ? 'primary' : 'danger solid'}" autofocus>${o.button}</button>
 <a class="button" href="${o.back}">Cancel</a>
 </form>
 </section>`,

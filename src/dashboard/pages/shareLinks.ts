@@ -1,20 +1,35 @@
 // A flipbook's share links (/dashboard/flipbooks/:id/links; docs/access.md): one row per live
-// link with its recipient, expiry, password, downloads and how often it was opened, a Revoke
-// button each, and the form that makes one. A new link's URL is shown once, at the top, after
-// the redirect that follows its form.
+// link with its recipient (a link to its own page: its rules and readers, ./shareLink.ts), who
+// reads, expiry, password, downloads and how often it was opened, a Revoke button each, and the
+// form that makes one. A new link's URL is shown once, at the top, after the redirect that
+// follows its form.
 import type { SignedIn } from '../../app/accounts/sessions.ts';
+import type { MailTrouble } from '../../app/mailStatus.ts';
 import type { Flipbook } from '../../contract/flipbooks.ts';
 import type { ShareLink } from '../../contract/shareLinks.ts';
 import { MAX_LINK_PASSWORD, MIN_LINK_PASSWORD } from '../../contract/shareLinks.ts';
 import { MAX_LABEL } from '../../domain/flipbook/shareLinks.ts';
 import { html } from '../../http/html.ts';
 import { alert, dashboardPage } from '../layout.ts';
+import { NO_RULES, type RulesDraft } from '../linkRulesForm.ts';
+import { linkRulesFields } from './linkRules.ts';
+import { mailNotice } from './mailNotice.ts';
 
 /** What the person typed in "Create a link", given back when it is refused. */
-export type LinkDraft = { label: string; expires: string; allowDownload: boolean; error: string };
+export type LinkDraft = {
+  label: string;
+  expires: string;
+  allowDownload: boolean;
+  rules: RulesDraft;
+  error: string;
+};
 
 export type ShareLinksState = {
   draft?: LinkDraft;
+  /** whether a mail server was given: without one, what mails is shown disabled */
+  mailConfigured: boolean;
+  /** mail configured but not going out */
+  mailTrouble?: MailTrouble | null;
   /** the link just made: its URL, shown this once */
   created?: { label: string; url: string };
   notice?: string;
@@ -28,15 +43,27 @@ const VISIBILITY_WORDS: Record<Flipbook['visibility'], string> = {
   links: 'Links only: no one reads it at its reader link; each share link below opens it.',
 };
 
+/** Who reads through a link, in a few words: its table cell. */
+export const whoReads = (l: ShareLink) =>
+  l.identify === 'none'
+    ? 'Anyone'
+    : html`${l.identify === 'email' ? 'An address' : 'A confirmed address'}<span class="status-reason">${l.readers === 1 ? '1 reader' : `${l.readers} readers`}</span>`;
+
 export const shareLinksPage = (
   signedIn: SignedIn,
   flipbook: Flipbook,
   links: ShareLink[],
-  state: ShareLinksState = {},
+  state: ShareLinksState,
 ) => {
   const base = `/dashboard/flipbooks/${flipbook.id}`;
   const csrf = html`<input type="hidden" name="_csrf" value="${signedIn.csrfToken}">`;
-  const draft = state.draft ?? { label: '', expires: '', allowDownload: true, error: '' };
+  const draft = state.draft ?? {
+    label: '',
+    expires: '',
+    allowDownload: true,
+    rules: NO_RULES,
+    error: '',
+  };
   return dashboardPage(
     signedIn,
     'flipbooks',
@@ -48,6 +75,7 @@ export const shareLinksPage = (
 <p class="head-meta">${VISIBILITY_WORDS[flipbook.visibility]}</p>
 </div>
 </div>
+${mailNotice(state.mailTrouble)}
 ${state.notice ? alert(state.notice, 'ok') : ''}
 ${
   state.created
@@ -70,11 +98,12 @@ ${
     : html`<div class="table-wrap">
 <table class="links">
 <caption class="visually-hidden">Share links, oldest first</caption>
-<thead><tr><th scope="col">For</th><th scope="col">Expires (UTC)</th><th scope="col">Password</th><th scope="col">Download</th><th scope="col">Opened</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<thead><tr><th scope="col">For</th><th scope="col">Who reads</th><th scope="col">Expires (UTC)</th><th scope="col">Password</th><th scope="col">Download</th><th scope="col">Opened</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>
 ${links.map(
   (l) => html`<tr>
-<th scope="row" data-label="For">${l.label}</th>
+<th scope="row" data-label="For"><a href="${base}/links/${l.id}">${l.label}</a></th>
+<td data-label="Who reads">${whoReads(l)}</td>
 <td data-label="Expires (UTC)">${l.expired ? html`<span class="badge expired">Expired</span>` : l.expires_at ? html`<time datetime="${l.expires_at}">${l.expires_at.slice(0, 16).replace('T', ' ')}</time>` : 'Never'}</td>
 <td data-label="Password">${l.has_password ? 'Yes' : 'No'}</td>
 <td data-label="Download">${l.allow_download ? 'As the flipbook' : 'No'}</td>
@@ -105,6 +134,7 @@ ${csrf}
 <input id="link-password" name="password" type="password" autocomplete="new-password" minlength="${MIN_LINK_PASSWORD}" maxlength="${MAX_LINK_PASSWORD}" aria-describedby="link-password-hint">
 <p class="hint" id="link-password-hint">At least ${MIN_LINK_PASSWORD} characters. Tell it to the recipient another way than the link.</p>
 <label class="check"><input type="checkbox" name="allow_download" value="true"${draft.allowDownload ? html` checked` : ''}> Allow downloading the PDF (when the flipbook allows it)</label>
+${linkRulesFields(draft.rules, state.mailConfigured, 'link')}
 <button type="submit" class="primary">Create the link</button>
 </form>
 </section>`,

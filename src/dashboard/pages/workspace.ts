@@ -1,9 +1,10 @@
 // The workspace's page: its reader branding (an accent colour, a background behind the pages, a
-// logo in the reader's bar), set by owners, seen by every member. A plain multipart form: it
-// works without a script.
+// logo in the reader's bar), set by owners, seen by every member; and erasing a reader
+// (./readerErasure.ts). Plain forms: they work without a script.
 import type { SignedIn } from '../../app/accounts/sessions.ts';
 import { type Html, html } from '../../http/html.ts';
 import { alert, dashboardPage } from '../layout.ts';
+import { type ErasureState, readerErasureSection } from './readerErasure.ts';
 
 export type BrandingView = {
   accent: string | null;
@@ -23,6 +24,7 @@ export const workspacePage = (
   signedIn: SignedIn,
   branding: BrandingView,
   notice: { error?: string; saved?: boolean } = {},
+  erasure: ErasureState = {},
 ): string => {
   const isOwner = signedIn.person.role === 'owner';
   // a colour drawn by SVG's fill attribute: the page's CSP allows no inline style
@@ -58,6 +60,7 @@ ${branding.logo ? html`<label class="check"><input type="checkbox" name="remove_
 </form>`
     : html`<p>An owner of the workspace can change the branding.</p>`
 }
-</section>`,
+</section>
+${readerErasureSection(signedIn, erasure)}`,
   );
 };
