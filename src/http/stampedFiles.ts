@@ -7,9 +7,11 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { StampedDownloads } from '../app/stampedDownloads.ts';
+import type { BlobStore } from '../blobs/blobStore.ts';
 import type { OpenedBlob } from '../blobs/objectStore.ts';
 import { NotFound } from '../domain/errors.ts';
-import { stampImage } from '../pdf/stampImage.ts';
+import { frameSize } from '../pdf/jpegSize.ts';
+import { stampImage, warmMark } from '../pdf/stampImage.ts';
 import { isHead } from './server.ts';
 
 /** Whether a page file is an image a mark is drawn into. */
@@ -24,6 +26,34 @@ export const bytesOf = async (blob: OpenedBlob) => {
   const chunks: Buffer[] = [];
   for await (const chunk of await blob.read(0, blob.size - 1)) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
+};
+
+/**
+ * Marked images kept for the next time they are asked for (a reader turning back, a browser
+ * that did not keep its copy), the least recently used out past KEPT_BYTES. By ETag: one names
+ * the file and the stamp.
+ */
+const KEPT_BYTES = 64 * 1024 * 1024;
+const keptImages = new Map<string, Buffer>();
+let keptBytes = 0;
+const kept = (etag: string) => {
+  const bytes = keptImages.get(etag);
+  if (bytes) {
+    // most recently used last
+    keptImages.delete(etag);
+    keptImages.set(etag, bytes);
+  }
+  return bytes;
+};
+const keep = (etag: string, bytes: Buffer) => {
+  keptImages.set(etag, bytes);
+  keptBytes += bytes.length;
+  for (const [oldest, kept] of keptImages) {
+    if (keptBytes <= KEPT_BYTES) break;
+    keptImages.delete(oldest);
+    keptBytes -= kept.length;
+  }
+  return bytes;
 };
 
 /**
@@ -44,9 +74,32 @@ export const sendStampedImage = async (
     res.end();
     return;
   }
-  const marked = await stampImage(await image.bytes(), stamp, { quality: image.quality });
+  const marked =
+    kept(etag) ??
+    keep(etag, await stampImage(await image.bytes(), stamp, { quality: image.quality }));
   res.writeHead(200, { ...common, 'Content-Length': marked.length });
   res.end(isHead(req) ? undefined : marked);
+};
+
+/**
+ * Starts drawing a reader's mark for the first page's images (min and mid) while the reader's
+ * page is on its way, so that they are not waited for when the browser asks for them: drawing a
+ * mark (librsvg's text) is most of what a marked first page costs. Never rejects.
+ */
+export const warmFirstPage = (
+  blobs: Pick<BlobStore, 'readPageBytes'>,
+  versionId: string,
+  stamp: string,
+) => {
+  for (const file of ['min.jpg', 'mid.jpg'] as const) {
+    blobs
+      .readPageBytes(versionId, 1, file)
+      .then((bytes) => {
+        const size = bytes && frameSize(bytes);
+        if (size) warmMark(stamp, size.width, size.height);
+      })
+      .catch(() => {});
+  }
 };
 
 /** Sends the original stamped for its reader (made on first download, then kept). */

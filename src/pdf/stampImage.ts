@@ -62,6 +62,21 @@ export const markSvg = (original: string, width: number, height: number) => {
   );
 };
 
+/** The mark's coverage, one byte a pixel, at exactly width × height. */
+const renderMark = (text: string, width: number, height: number) =>
+  sharp(Buffer.from(markSvg(text, width, height)))
+    .extractChannel('alpha')
+    .raw()
+    .toBuffer();
+
+/**
+ * Starts drawing the mark for an image of this size, so that it is ready when the image is asked
+ * for (the reader's page is served first, its images a moment later). Never rejects.
+ */
+export const warmMark = (text: string, width: number, height: number) => {
+  markFor(text, width, height).catch(() => {});
+};
+
 const forget = (key: string) => {
   marks.delete(key);
   markBytes.delete(key);
@@ -80,17 +95,13 @@ const markFor = (text: string, width: number, height: number): Promise<Uint8Arra
     marks.set(key, kept);
     return kept;
   }
-  const made = sharp(Buffer.from(markSvg(text, width, height)))
-    .extractChannel('alpha')
-    .raw()
-    .toBuffer()
-    .then((coverage) => {
-      const weights = new Uint8Array(coverage.length);
-      for (let i = 0; i < coverage.length; i++) {
-        weights[i] = Math.round(((coverage[i] ?? 0) * OPACITY * 256) / 255);
-      }
-      return weights;
-    });
+  const made = renderMark(text, width, height).then((coverage) => {
+    const weights = new Uint8Array(coverage.length);
+    for (let i = 0; i < coverage.length; i++) {
+      weights[i] = Math.round(((coverage[i] ?? 0) * OPACITY * 256) / 255);
+    }
+    return weights;
+  });
   // A failed render is not kept: the next page tries again.
   made.catch(() => forget(key));
   marks.set(key, made);

@@ -158,9 +158,7 @@ describe('dashboard: who reads a share link (mail configured)', () => {
     const listed = await owner.get(page);
     const [row] = rowsOf(listed.text, 'Ann.Reader@example.org');
     expect(row, listed.text).toBeDefined();
-    expect(textOf(row ?? '')).toBe(
-      'Ann.Reader@example.org No Not yet Not yet 0 s 0 No 0',
-    );
+    expect(textOf(row ?? '')).toBe('Ann.Reader@example.org No Not yet Not yet 0 s 0 No 0');
     expect(listed.text).toContain(`href="${page}/readers.csv"`);
     expect((await linkOf(link.id)).readers).toBe(1);
     // The links' table counts them.
