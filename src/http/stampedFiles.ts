@@ -82,24 +82,22 @@ export const sendStampedImage = async (
 };
 
 /**
- * Starts drawing a reader's mark for the first page's images (min and mid) while the reader's
- * page is on its way, so that they are not waited for when the browser asks for them: drawing a
- * mark (librsvg's text) is most of what a marked first page costs. Never rejects.
+ * Starts drawing a reader's mark for the first page's image (mid: what the reader shows first)
+ * while the reader's page is on its way, so that it is not waited for when the browser asks for
+ * it: the mark is a third of what a marked first page costs. Never rejects.
  */
 export const warmFirstPage = (
   blobs: Pick<BlobStore, 'readPageBytes'>,
   versionId: string,
   stamp: string,
 ) => {
-  for (const file of ['min.jpg', 'mid.jpg'] as const) {
-    blobs
-      .readPageBytes(versionId, 1, file)
-      .then((bytes) => {
-        const size = bytes && frameSize(bytes);
-        if (size) warmMark(stamp, size.width, size.height);
-      })
-      .catch(() => {});
-  }
+  blobs
+    .readPageBytes(versionId, 1, 'mid.jpg')
+    .then((bytes) => {
+      const size = bytes && frameSize(bytes);
+      if (size) warmMark(stamp, size.width, size.height);
+    })
+    .catch(() => {});
 };
 
 /** Sends the original stamped for its reader (made on first download, then kept). */

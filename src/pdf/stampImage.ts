@@ -15,9 +15,6 @@ const ANGLE = -30;
 const FONT = 1 / 30;
 const MIN_FONT_PX = 9;
 const ROW_GAP = 6;
-/** DejaVu Sans is narrower than this on average (em): a row never comes out short. */
-const NARROWEST_EM = 0.5;
-const SPACER = '\u00a0'.repeat(8);
 /** The mark's grey (0-255) and how far towards it a covered pixel moves. */
 const GREY = 0x5a;
 const OPACITY = 0.16;
@@ -35,39 +32,105 @@ export const keptMarks = () => marks.size;
 
 const escapeXml = (text: string) => text.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** The mark as SVG: rows of the text (in Latin-1) across the whole image, turned about its centre. */
+/** The mark's font size on an image of this size: as on the PDF, never below legibility. */
+const fontSize = (width: number, height: number) =>
+  Math.round(Math.max(MIN_FONT_PX, Math.min(width, height) * FONT));
+
+/**
+ * One repetition of the mark, level, as SVG: the text (in Latin-1) once, at the font size of an
+ * image of width × height, on a strip just high enough. The mark across a page is drawn from it
+ * (drawMark): librsvg's text costs by the pixel, and one strip is a small fraction of a page.
+ */
 export const markSvg = (original: string, width: number, height: number) => {
-  const text = stampText(original);
-  const size = Math.max(MIN_FONT_PX, Math.min(width, height) * FONT);
-  const diagonal = Math.hypot(width, height);
-  const unit = (text.length + SPACER.length) * size * NARROWEST_EM;
-  const row = escapeXml(
-    Array(Math.ceil(diagonal / unit) + 2)
-      .fill(text)
-      .join(SPACER),
-  );
-  const gap = size * ROW_GAP;
-  const [cx, cy] = [width / 2, height / 2];
-  const rows: string[] = [];
-  for (let k = Math.floor(-diagonal / 2 / gap); k * gap <= diagonal / 2 + gap; k++) {
-    // Every other row starts half a repetition earlier: the marks stagger like bricks.
-    const x = cx - diagonal / 2 - unit * (k % 2 === 0 ? 1 : 0.5);
-    rows.push(`<text x="${x.toFixed(1)}" y="${(cy + k * gap).toFixed(1)}">${row}</text>`);
-  }
+  const text = escapeXml(stampText(original));
+  const size = fontSize(width, height);
+  const stripWidth = Math.ceil((stampText(original).length + 2) * size * 0.75);
   return (
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">` +
-    `<g fill="#000" font-family="DejaVu Sans" ` +
-    `font-size="${size.toFixed(1)}" transform="rotate(${ANGLE} ${cx} ${cy})">` +
-    `${rows.join('')}</g></svg>`
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${stripWidth}" height="${Math.ceil(size * 1.5)}">` +
+    `<text x="0" y="${(size * 1.15).toFixed(1)}" fill="#000" font-family="DejaVu Sans" ` +
+    `font-size="${size}">${text}</text></svg>`
   );
 };
 
-/** The mark's coverage, one byte a pixel, at exactly width × height. */
-const renderMark = (text: string, width: number, height: number) =>
-  sharp(Buffer.from(markSvg(text, width, height)))
+type Strip = { alpha: Buffer; width: number; height: number; textWidth: number };
+
+/** The strip rendered (its coverage), and how wide its text came out. */
+const renderStrip = async (text: string, width: number, height: number): Promise<Strip> => {
+  const { data, info } = await sharp(Buffer.from(markSvg(text, width, height)))
     .extractChannel('alpha')
     .raw()
-    .toBuffer();
+    .toBuffer({ resolveWithObject: true });
+  let textWidth = 0;
+  for (let y = 0; y < info.height; y++) {
+    for (let x = info.width - 1; x > textWidth; x--) {
+      if ((data[y * info.width + x] ?? 0) > 0) {
+        textWidth = x + 1;
+        break;
+      }
+    }
+  }
+  return { alpha: data, width: info.width, height: info.height, textWidth };
+};
+
+/**
+ * The mark's coverage over a width × height image, one byte a pixel: rows of the strip's text
+ * turned by ANGLE about the centre, ROW_GAP font sizes apart, every other row staggered by half
+ * a repetition like bricks; each pixel sampled from the strip (bilinear) through the inverse
+ * turn. 10 ms for a 1000 px page, where librsvg drew the whole page's text in 50.
+ */
+const drawMark = (strip: Strip, width: number, height: number, size: number) => {
+  const out = new Uint8Array(width * height);
+  const theta = (ANGLE * Math.PI) / 180;
+  const [cos, sin] = [Math.cos(theta), Math.sin(theta)];
+  const gap = size * ROW_GAP;
+  const period = strip.textWidth + size * 3;
+  const baseline = size * 1.15;
+  const { alpha, width: sw, height: sh, textWidth } = strip;
+  const [cx, cy] = [width / 2, height / 2];
+  const shift = period / 2;
+  for (let y = 0; y < height; y++) {
+    const dy = y - cy;
+    // u and v move by (cos, -sin) a pixel along the row: no multiplication in the inner loop
+    let u = -cos * cx + sin * dy;
+    let v = sin * cx + cos * dy;
+    const line = y * width;
+    for (let x = 0; x < width; x++, u += cos, v -= sin) {
+      const row = Math.round(v / gap);
+      const ys = v - row * gap + baseline;
+      if (ys < 0 || ys >= sh - 1) continue;
+      let xs = (row & 1 ? u + shift : u) % period;
+      if (xs < 0) xs += period;
+      if (xs >= textWidth || xs >= sw - 1) continue;
+      const x0 = xs | 0;
+      const y0 = ys | 0;
+      const fx = xs - x0;
+      const fy = ys - y0;
+      const i = y0 * sw + x0;
+      const top = (alpha[i] as number) * (1 - fx) + (alpha[i + 1] as number) * fx;
+      const bottom = (alpha[i + sw] as number) * (1 - fx) + (alpha[i + sw + 1] as number) * fx;
+      out[line + x] = top * (1 - fy) + bottom * fy;
+    }
+  }
+  return out;
+};
+
+/** Strips kept per (text, font size): a reader's pages share a few sizes. */
+const strips = new Map<string, Promise<Strip>>();
+const stripFor = (text: string, width: number, height: number) => {
+  const key = `${fontSize(width, height)}\n${text}`;
+  let strip = strips.get(key);
+  if (!strip) {
+    if (strips.size >= MARKS_KEPT * 2) strips.delete(strips.keys().next().value as string);
+    strip = renderStrip(text, width, height);
+    strip.catch(() => strips.delete(key));
+    strips.set(key, strip);
+  }
+  return strip;
+};
+
+/** The mark's coverage, one byte a pixel, at exactly width × height. */
+const renderMark = async (text: string, width: number, height: number) =>
+  drawMark(await stripFor(text, width, height), width, height, fontSize(width, height));
 
 /**
  * Starts drawing the mark for an image of this size, so that it is ready when the image is asked
