@@ -1,7 +1,8 @@
 // Mail where only a process shows it: a real daemon with a mail server from $FLIPBOOK_SMTP_URL
-// (and a password) that is down, a mail queued, the daemon killed with kill -9, the server up,
-// the daemon started again: the mail arrives exactly once, and neither daemon's logs hold the
-// password or anything of the mail's contents. And serve's mail flags refused in words, exit 2.
+// (and a password) that is down, a mail queued and a reader's code asked for at a share link
+// (issue 44), the daemon killed with kill -9, the server up, the daemon started again: each mail
+// arrives exactly once, the code still lets the reader in, and neither daemon's logs hold the
+// password, the reader's address, the code or anything of the mails' contents. And serve's mail flags refused in words, exit 2.
 // The outbox and the sender's rules are test/int/mail.int.test.ts's, in process.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,9 +10,11 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queueMail } from '../../src/state/mailOutbox.ts';
+import { client, createFlipbook, pdf, SMALL_PDF } from '../support/apiHelpers.ts';
 import { flipbook, startDaemon } from '../support/cli.ts';
 import { freshDatabase } from '../support/databases.ts';
 import { metricsOf, seriesValue } from '../support/metricsText.ts';
+import { newShareLink } from '../support/readerAccess.ts';
 import { closedPort, type SmtpServerUnderTest, startSmtpServer } from '../support/smtpServer.ts';
 import { waitFor } from '../support/waitFor.ts';
 
@@ -19,6 +22,8 @@ const PASSWORD = 'Sup3r-s3cret-pw';
 const SUBJECT = 'Confidential: board pack opened';
 const BODY = 'Alice Example read the board pack for 12 minutes.';
 const RECIPIENT = 'owner@example.org';
+const READER = 'reader.under.test@example.net';
+const logsMustNotHold: string[] = [];
 
 describe('mail across a kill -9 (a real daemon, a real SMTP server)', () => {
   let dir: string;
@@ -70,6 +75,28 @@ describe('mail across a kill -9 (a real daemon, a real SMTP server)', () => {
       { to: RECIPIENT, subject: SUBJECT, text: BODY, kind: 'link_read', ref: 'link-42' },
       new Date(),
     );
+    // A reader asks for a code at a link that proves addresses: queued, the server down.
+    const store = ['--database-url', databaseUrl];
+    expect((await flipbook(['workspace', 'create', 'acme', '--plan', 'team', ...store])).code).toBe(
+      0,
+    );
+    const key = JSON.parse(
+      (await flipbook(['key', 'create', '--workspace', 'acme', '--json', ...store])).stdout,
+    ).key as string;
+    const c = client(`${first.url}/api/v1`, key);
+    const book = await createFlipbook(c, { visibility: 'links' }, pdf(SMALL_PDF));
+    const link = await newShareLink(c, book.flipbookId, {
+      label: 'Board',
+      identify: 'verified_email',
+    });
+    const asked = await fetch(link.url as string, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ step: 'email', email: READER }).toString(),
+    });
+    expect(asked.status).toBe(303);
+    const waiting = (asked.headers.get('set-cookie') ?? '').split(';')[0] as string;
     // The daemon tried, found the server down, and scheduled a retry.
     await waitFor('the first attempt refused', async () => {
       const { rows } = await pool.query(
@@ -81,7 +108,7 @@ describe('mail across a kill -9 (a real daemon, a real SMTP server)', () => {
     });
     // The metrics say mail is not going out: one queued, waiting, an attempt to retry.
     const before = await metricsOf(first.url);
-    expect(seriesValue(before, 'flipbook_mail_messages{state="queued"}')).toBe(1);
+    expect(seriesValue(before, 'flipbook_mail_messages{state="queued"}')).toBe(2);
     expect(seriesValue(before, 'flipbook_mail_oldest_queued_seconds')).toBeGreaterThanOrEqual(0);
     expect(seriesValue(before, 'flipbook_mail_attempts_total{outcome="retry"}')).toBeGreaterThan(0);
     first.process.kill('SIGKILL');
@@ -89,8 +116,9 @@ describe('mail across a kill -9 (a real daemon, a real SMTP server)', () => {
     const killedAt = Date.now();
 
     smtp = await startSmtpServer({ port, auth: { user: 'mailer', password: PASSWORD } });
-    // Ten minutes later for the new daemon: past the retry's time and any lease the kill left.
-    await writeFile(clockFile, '600');
+    // Four minutes later for the new daemon: past the retry's time and any lease the kill left
+    // (3 minutes), within the code's ten.
+    await writeFile(clockFile, '240');
     const second = await startDaemon(args, env);
     try {
       const row = await waitFor('the mail recorded as sent', async () => {
@@ -101,22 +129,35 @@ describe('mail across a kill -9 (a real daemon, a real SMTP server)', () => {
         return rows[0]?.status === 'sent' ? rows[0] : undefined;
       });
       expect(row).toMatchObject({ subject: null, text_body: null });
-      expect(smtp.received).toHaveLength(1);
-      expect(smtp.received[0]).toMatchObject({
+      const code = await waitFor('the code mailed', () =>
+        smtp?.received.find((m) => m.to === READER),
+      );
+      expect(smtp.received).toHaveLength(2);
+      expect(smtp.received.find((m) => m.to === RECIPIENT)).toMatchObject({
         to: RECIPIENT,
         subject: SUBJECT,
         text: BODY,
         messageId: `<${id}@example.com>`,
       });
       expect(Date.now()).toBeGreaterThan(killedAt);
+      // The code, mailed after the restart, still lets the reader in (within its ten minutes).
+      const typed = /\b(\d{6})\b/.exec(code.subject)?.[1] ?? '';
+      const entered = await fetch(link.url.replace(first.url, second.url), {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: waiting },
+        body: new URLSearchParams({ step: 'code', code: typed }).toString(),
+      });
+      expect(entered.status).toBe(303);
+      logsMustNotHold.push(READER, typed);
       const after = await metricsOf(second.url);
       expect(seriesValue(after, 'flipbook_mail_messages{state="queued"}')).toBe(0);
       expect(seriesValue(after, 'flipbook_mail_oldest_queued_seconds')).toBe(0);
-      expect(seriesValue(after, 'flipbook_mail_attempts_total{outcome="sent"}')).toBe(1);
+      expect(seriesValue(after, 'flipbook_mail_attempts_total{outcome="sent"}')).toBe(2);
       // Nothing of the mail, nor the password, in either daemon's logs; the mail's id is.
       const logs = first.logs() + second.logs();
       expect(logs).toContain(id);
-      for (const secret of [PASSWORD, SUBJECT, BODY, RECIPIENT, 'Alice']) {
+      for (const secret of [PASSWORD, SUBJECT, BODY, RECIPIENT, 'Alice', ...logsMustNotHold]) {
         expect(logs).not.toContain(secret);
       }
     } finally {

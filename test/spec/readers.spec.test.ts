@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acceptInvitation, inviteUser } from '../../src/app/accounts/people.ts';
+import { verifyChain } from '../../src/app/audit.ts';
 import { sendEndedReadings } from '../../src/app/readerAlerts.ts';
 import { logger } from '../../src/log.ts';
 import { parseMailFrom, parseSmtpUrl } from '../../src/mail/mailSettings.ts';
@@ -445,6 +446,8 @@ describe('identified readers (in process, a real SMTP server and webhook receive
     const record = events.find((e) => e.type === 'ReaderErased');
     expect(record?.data).toMatchObject({ workspaceId: app.workspaceId, readers: 1 });
     expect(JSON.stringify(record)).not.toMatch(/zoe/i);
+    // The audit chain verifies after the erasure, as before it.
+    expect(await verifyChain(app.store)).toMatchObject({ intact: true });
     // Unknown and bad addresses.
     expect((await c.del(`/readers/${encodeURIComponent('nobody@example.org')}`)).body).toEqual({
       erased: 0,
