@@ -102,7 +102,7 @@ export const composeApp = (deps: AppDeps): App => {
     { budgetBytes: settings.tileCacheBytes ?? DEFAULT_TILE_CACHE_BYTES, log },
   );
   // Reading grants for non-public books, signed with the installation's secret (readerAccess.ts).
-  const access = accessWith(store, clock, deps.secret);
+  const access = accessWith(store, clock, deps.secret, deps.mail.configured);
   // Downloads stamped with their reader, kept for the next (src/app/stampedDownloads.ts).
   const stamped = stampedDownloads(blobs);
   // Reader analytics (docs/privacy.md): beacons counted in memory, written every half second.

@@ -10,7 +10,6 @@
 import { createHmac, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
 import { AppError, InvalidInput } from '../domain/errors.ts';
 import { allowedBy, readerEmail } from '../domain/readerEmail.ts';
-import { findReaderFlipbook } from '../queries/reader.ts';
 import type { LinkByToken } from '../readTables/shareLinks.ts';
 import {
   allowList,
@@ -24,7 +23,7 @@ import {
   saveReaderCode,
   tryReaderCode,
 } from '../state/linkReaders.ts';
-import { queueMail } from '../state/mailOutbox.ts';
+import { codesMailedTo, queueMail } from '../state/mailOutbox.ts';
 import type { Store } from '../store/store.ts';
 import { claimAttempt, linkAccount } from './accounts/throttle.ts';
 import type { Clock } from './clock.ts';
@@ -37,13 +36,29 @@ export type ReaderDepsOfLinks = {
   clock: Clock;
   secret: string;
   cookies: ReaderCookies;
-  /** the reader's address of a link (/s/<token>) for mails: where to read */
-  linkUrl?: (token: string) => string;
+  /** a mail server was given (serve --smtp-url): codes can be mailed */
+  mailConfigured?: boolean;
 };
 
 /** New readers a link takes in an hour: a class of a school, not a script's thousands. */
 export const NEW_READERS_PER_HOUR = 500;
 export const CODE_TRIES = 5;
+/** Codes one address is mailed in an hour, at every link of the installation together. */
+export const CODES_PER_ADDRESS = 5;
+
+/** A link that proves addresses, on a service started since without a mail server. */
+export class CodeNeedsMail extends AppError {
+  override name = 'CodeNeedsMail';
+  constructor() {
+    super(
+      503,
+      'This link sends a code by mail, and mail is not set up now: tell whoever shared it',
+      {
+        'Retry-After': '3600',
+      },
+    );
+  }
+}
 
 /** One answer for every code that does not open: wrong, expired, used up, or none sent. */
 export class WrongCode extends AppError {
@@ -134,6 +149,25 @@ export const giveAddress = async (
       'Retry-After': '600',
     });
   }
+  if (link.identify === 'verified_email') {
+    if (!deps.mailConfigured) throw new CodeNeedsMail();
+    // Each code mailed counts as a wrong try of the link's (from this client, and from all): it
+    // costs a mail. Never taken back. And an address gets a few codes an hour, whoever asks for
+    // them at whichever link: no one can fill an inbox through the service.
+    await claimAttempt(
+      deps.store,
+      { account: `${linkAccount(link.link_id)}:codes`, address: clientAddress, pool: 'links' },
+      now,
+    );
+    if (
+      (await codesMailedTo(db, email.address, new Date(now.getTime() - 3_600_000))) >=
+      CODES_PER_ADDRESS
+    ) {
+      throw new AppError(429, 'Too many codes were mailed to this address: try again in an hour', {
+        'Retry-After': '3600',
+      });
+    }
+  }
   const sealed = await sealEmail(deps, email.address, link.workspace_id);
   const row = await readerFor(db, {
     readerId: randomUUID(),
@@ -158,13 +192,6 @@ export const giveAddress = async (
       cookie: deps.cookies.reader(mark, rulesKey(link), now),
     };
   }
-  // Each code mailed counts as a wrong try of the link's (from this client, and from all): it
-  // costs a mail, and must not flood an inbox. Never taken back.
-  await claimAttempt(
-    deps.store,
-    { account: `${linkAccount(link.link_id)}:codes`, address: clientAddress, pool: 'links' },
-    now,
-  );
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
   await saveReaderCode(db, {
     readerId: row.reader_id,
@@ -172,14 +199,14 @@ export const giveAddress = async (
     expiresAt: new Date(now.getTime() + CODE_MS),
     now,
   });
-  const book = await findReaderFlipbook(db, link.flipbook_id);
-  const title = book?.title ?? 'a document';
+  // Nothing the link's owner wrote goes into it (the flipbook's title): a code may be asked for
+  // any address, and the mail must not carry anyone's message to it.
   await queueMail(
     db,
     {
       to: email.address,
-      subject: `${code} is your code to read ${oneLine(title)}`,
-      text: `Your code to read “${title}”: ${code}\n\nIt is good for 10 minutes. If you did not ask for it, ignore this mail: nothing is shared without it.\n`,
+      subject: `Your code: ${code}`,
+      text: `Your code to read the document shared with you: ${code}\n\nIt is good for 10 minutes. If you did not ask for it, ignore this mail: nothing is shared without it.\n`,
       kind: 'reader_code',
       ref: row.reader_id,
       expiresAt: new Date(now.getTime() + CODE_MS),
@@ -253,5 +280,3 @@ const codeHash = (secret: string, readerId: string, code: string) =>
   createHmac('sha256', secret)
     .update(`reader code\u0000${readerId}\u0000${code}`)
     .digest('base64url');
-
-const oneLine = (text: string) => text.replace(/[\r\n\t]+/g, ' ').slice(0, 200);

@@ -5,6 +5,8 @@
 // for such a file checks the grant's signature and then, in the database, that its holder still
 // may read (the link not revoked or expired, the session open and its person still a member), so
 // a revocation ends access at once on every daemon, also to URLs a browser already holds.
+// One file (over 300 lines): every way in (a book, a link, its password, its reader, a grant)
+// decided side by side, so that no way skips a check another makes.
 import { randomBytes } from 'node:crypto';
 import { AppError, NotFound } from '../domain/errors.ts';
 import { grantSecret, liveLinkOf, memberSessionReads } from '../queries/access.ts';
@@ -43,10 +45,16 @@ export const openAccess = async (store: Store, clock: Clock): Promise<AccessDeps
 };
 
 /** Who may read what, under the installation's `secret`. */
-export const accessWith = (store: Store, clock: Clock, secret: string): AccessDeps => ({
+export const accessWith = (
+  store: Store,
+  clock: Clock,
+  secret: string,
+  mailConfigured = false,
+): AccessDeps => ({
   store,
   clock,
   secret,
+  mailConfigured,
   grants: grantsSignedWith(secret),
   previews: previewLinksSignedWith(secret),
   cookies: readerCookiesSignedWith(secret),
@@ -62,6 +70,8 @@ export type AccessDeps = {
   previews: PreviewLinks;
   /** what a browser keeps once its reader gave an address at a link (./readerCookies.ts) */
   cookies: ReaderCookies;
+  /** a mail server was given: a link's codes can be mailed */
+  mailConfigured: boolean;
 };
 
 /**
@@ -216,16 +226,8 @@ export const enterByLink = async (
   const now = deps.clock.now();
   const link = await linkOfToken(deps, token);
   if (!link || link.expired) return { entry: { kind: 'not-found' }, flipbookId: null };
-  if (link.password_id) {
-    const proof = proofs.password;
-    const given = proof ? deps.grants.read(proof, now) : null;
-    if (
-      given?.kind !== 'link' ||
-      given.holder !== link.link_id ||
-      !passwordHeld(link.password_id, given)
-    ) {
-      return { entry: { kind: 'password' }, flipbookId: link.flipbook_id };
-    }
+  if (!passwordGiven(deps, link, proofs.password)) {
+    return { entry: { kind: 'password' }, flipbookId: link.flipbook_id };
   }
   const known = link.identify === 'none' ? null : await rememberedReader(deps, link, proofs.reader);
   if (link.identify !== 'none' && !known) {
@@ -255,6 +257,22 @@ export const enterByLink = async (
     link,
     reader,
   };
+};
+
+/**
+ * Whether a link's password (if it has one) was given by this browser: `proof` is the grant it
+ * was given then. Asked before anything else a link asks (its reader's address, a code).
+ */
+export const passwordGiven = (
+  deps: AccessDeps,
+  link: Pick<LinkByToken, 'link_id' | 'password_id'>,
+  proof: string | null,
+) => {
+  if (!link.password_id) return true;
+  const given = proof ? deps.grants.read(proof, deps.clock.now()) : null;
+  return (
+    given?.kind === 'link' && given.holder === link.link_id && passwordHeld(link.password_id, given)
+  );
 };
 
 /** The link a token opens (live or expired), or null. */

@@ -9,6 +9,7 @@
 // Each mail and delivery names its reader (`ref`, `data.reader.id`), so erasing the reader
 // (./readerErasure.ts) finds those not yet sent and takes the address out of them.
 import { randomUUID } from 'node:crypto';
+import { shownAddress } from '../domain/readerEmail.ts';
 import type { Logger } from '../log.ts';
 import { findReaderFlipbook } from '../queries/reader.ts';
 import type { Db } from '../readTables/readTable.ts';
@@ -94,10 +95,12 @@ export const readingOf = (row: ReaderRow) => ({
 
 export const readerAlerts = (deps: AlertDeps) => {
   const db = deps.store.db;
-  const about = async (link: AlertLink, readerId: string, email: string, verified?: boolean) => {
+  const about = async (link: AlertLink, readerId: string, address: string, verified?: boolean) => {
     const book = await findReaderFlipbook(db, link.flipbook_id);
+    const email = shownAddress(address);
     return {
       title: book?.title ?? 'a flipbook',
+      email,
       data: {
         reader: { id: readerId, email, ...(verified === undefined ? {} : { verified }) },
         share_link: { id: link.link_id, label: link.label },
@@ -122,8 +125,8 @@ export const readerAlerts = (deps: AlertDeps) => {
       const { data } = await about(link, readerId, email, verified);
       await queueReaderWebhook(db, link.workspace_id, 'reader.identified', data, deps.clock.now());
     },
-    opened: async (link: AlertLink, readerId: string, email: string) => {
-      const { title, data } = await about(link, readerId, email);
+    opened: async (link: AlertLink, readerId: string, address: string) => {
+      const { title, email, data } = await about(link, readerId, address);
       const now = deps.clock.now();
       await queueReaderWebhook(db, link.workspace_id, 'share_link.opened', data, now);
       await mail(
@@ -134,8 +137,8 @@ export const readerAlerts = (deps: AlertDeps) => {
       );
     },
     /** A reading ended: its summary, from the reader's figures. */
-    read: async (link: AlertLink, row: ReaderRow, email: string) => {
-      const { title, data } = await about(link, row.reader_id, email);
+    read: async (link: AlertLink, row: ReaderRow, address: string) => {
+      const { title, email, data } = await about(link, row.reader_id, address);
       const reading = readingOf(row);
       await queueReaderWebhook(
         db,

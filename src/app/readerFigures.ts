@@ -2,7 +2,7 @@
 // docs/privacy.md): a link's readers with what each read (JSON or CSV), and a reader erased at
 // the workspace's request, everywhere the workspace keeps their address.
 import type { LinkReader, LinkReaderList } from '../contract/readers.ts';
-import { readerEmail } from '../domain/readerEmail.ts';
+import { readerEmail, shownAddress } from '../domain/readerEmail.ts';
 import { eraseReaderRows, linkReaders, type ReaderRow } from '../state/linkReaders.ts';
 import { deleteReaderKey } from '../state/readerKeys.ts';
 import type { ApiDeps } from './apiDeps.ts';
@@ -25,7 +25,7 @@ const secretOf = (deps: FigureDeps) => {
 const shownReader = (row: ReaderRow, email: string): LinkReader => {
   const reading = readingOf(row);
   return {
-    email,
+    email: shownAddress(email),
     verified: row.verified,
     identified_at: row.identified_at as string,
     terms_accepted_at: row.accepted_at,

@@ -11,7 +11,7 @@ import type {
 } from '../contract/shareLinks.ts';
 import { InvalidInput, NotFound, RuleBroken } from '../domain/errors.ts';
 import { linkPassword, type ShareLinkCommand } from '../domain/flipbook/shareLinks.ts';
-import { allowEntry } from '../domain/readerEmail.ts';
+import { allowEntry, shownAddress, shownDomain } from '../domain/readerEmail.ts';
 import { findFlipbook } from '../readTables/flipbooks.ts';
 import {
   findShareLink,
@@ -31,7 +31,10 @@ import { runFlipbookCommand } from './commands.ts';
 const shown = (row: ShareLinkRow, now: Date): ShareLink => ({
   identify: row.identify,
   terms: row.terms,
-  allow: row.allow_entries.map((e) => ('domain' in e ? e.domain : e.address)),
+  allow: row.allow_entries.map((e) =>
+    'domain' in e ? shownDomain(e.domain) : shownAddress(e.address),
+  ),
+  allow_limited: row.allow_list_id !== null,
   watermark: row.watermark,
   notify: row.notify,
   readers: row.readers,
@@ -126,7 +129,17 @@ const keptAllowList = async (
 ) => {
   if (allow === undefined) return undefined;
   if (allow === null || allow.length === 0) return null;
-  const entries = allow.map((entry) => allowEntry(entry));
+  // Named by their place in the list, never repeated (a refusal may be logged); the same entry
+  // twice (`bücher.example` and its punycode) kept once.
+  const seen = new Set<string>();
+  const entries = allow
+    .map((entry, i) => allowEntry(entry, `allow entry ${i + 1}`))
+    .filter((entry) => {
+      const key = entry.kind === 'domain' ? `@${entry.domain}` : entry.email.identity;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
   const listId = randomUUID();
   const now = deps.clock.now();
   await saveAllowList(deps.store.db, { listId, linkId, entries, now });

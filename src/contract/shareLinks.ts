@@ -69,7 +69,11 @@ const linkFields = {
   identify,
   terms,
   allow: Type.Array(Type.String(), {
-    description: 'The addresses and domains it is limited to; empty: anyone who gives an address',
+    description: 'The addresses and domains it is limited to (domains in Unicode)',
+  }),
+  allow_limited: Type.Boolean({
+    description:
+      'Whether it is limited to `allow`: false lets anyone who gives an address read; true with an empty `allow` lets no one (every address it held was erased)',
   }),
   watermark,
   notify,

@@ -14,6 +14,8 @@ export type RulesDraft = {
   allow: string;
   watermark: boolean;
   notify: boolean;
+  /** limited to a list every address of which was erased: no one may read */
+  closed?: boolean;
 };
 
 export const NO_RULES: RulesDraft = {
@@ -30,6 +32,7 @@ export const rulesOfLink = (link: ShareLink): RulesDraft => ({
   allow: link.allow.join('\n'),
   watermark: link.watermark,
   notify: link.notify,
+  closed: link.allow_limited && link.allow.length === 0,
 });
 
 type Rules = Pick<CreateShareLinkBody, 'identify' | 'terms' | 'allow' | 'watermark' | 'notify'>;
@@ -75,7 +78,9 @@ export const readRules = (
       // (a disabled choice sends nothing: the link's own stays)
       ...(given === null ? {} : { identify: draft.identify }),
       terms: draft.terms.trim() === '' ? null : draft.terms,
-      allow: allow.length === 0 ? null : allow,
+      // An allow list as it was stays as it is: a list emptied by erasures (which lets no one
+      // in) is not opened to anyone by saving another change.
+      ...(draft.allow === before.allow ? {} : { allow: allow.length === 0 ? null : allow }),
       watermark: draft.watermark,
       ...(mailConfigured ? { notify: draft.notify } : {}),
     };

@@ -139,9 +139,8 @@ export type AllowEntry =
  * An allow list's entry as the sender wrote it: `bob@x.org`, or `acme.com` (also `@acme.com`),
  * IDN allowed; refused in words otherwise (without repeating it).
  */
-export const allowEntry = (text: string): AllowEntry => {
+export const allowEntry = (text: string, field = 'an allow entry'): AllowEntry => {
   const given = text.trim();
-  const field = 'an allow entry';
   if (given.includes('@') && !given.startsWith('@')) {
     return { kind: 'address', email: readerEmail(given, field) };
   }
@@ -159,3 +158,15 @@ export const allowedBy = (entries: readonly AllowEntry[], reader: ReaderEmail) =
     entry.kind === 'address' ? entry.email.identity === reader.identity : entry.domain === domain,
   );
 };
+
+/**
+ * An address as people read it: the domain in Unicode (`bob@bücher.example`, not its punycode),
+ * the part before the @ as typed. Mail still goes to `address`.
+ */
+export const shownAddress = (address: string) => {
+  const at = address.lastIndexOf('@');
+  return at < 0 ? address : `${address.slice(0, at)}@${domainToUnicode(address.slice(at + 1))}`;
+};
+
+/** A domain as people read it (Unicode). */
+export const shownDomain = (domain: string) => domainToUnicode(domain) || domain;

@@ -192,7 +192,7 @@ const COLUMNS = `l.link_id AS id, l.flipbook_id, l.workspace_id, l.label,
   coalesce((SELECT entries FROM link_allow_lists a WHERE a.list_id = l.allow_list_id), '[]')
     AS allow_entries,
   (SELECT count(*)::int FROM link_readers r
-   WHERE r.link_id = l.link_id AND r.identified_at IS NOT NULL) AS readers`;
+   WHERE r.link_id = l.link_id AND r.identified_at IS NOT NULL AND r.kid IS NOT NULL) AS readers`;
 const OPENS = `LEFT JOIN LATERAL (SELECT sum(opens) AS opens, max(day) AS last_day
   FROM link_opens WHERE link_opens.link_id = l.link_id) o ON TRUE`;
 

@@ -26,9 +26,9 @@ const problemLine = (problem: string | null | undefined, id: string): Html | '' 
 
 export const identifyPage = (l: Language, form: IdentifyForm) => {
   const w = l.words;
-  const invalid = form.problem
-    ? html` aria-invalid="true" aria-describedby="identify-problem"`
-    : '';
+  // One aria-describedby: the problem first, then the notice (a second attribute is ignored).
+  const described = form.problem ? 'identify-problem identify-notice' : 'identify-notice';
+  const invalid = form.problem ? html` aria-invalid="true"` : '';
   return shell(
     l,
     head(w.identifyTitle),
@@ -38,7 +38,7 @@ export const identifyPage = (l: Language, form: IdentifyForm) => {
 <form class="password-form" method="post" action="${form.action}">
 <input type="hidden" name="step" value="email">
 ${problemLine(form.problem, 'identify-problem')}<label for="email">${w.emailAddress}</label>
-<input id="email" name="email" type="email" autocomplete="email" inputmode="email" required maxlength="254" value="${form.email ?? ''}" autofocus aria-describedby="identify-notice"${invalid}>
+<input id="email" name="email" type="email" autocomplete="email" inputmode="email" required maxlength="254" value="${form.email ?? ''}" autofocus aria-describedby="${described}"${invalid}>
 ${form.terms ? termsBlock(l, form.terms) : ''}<div class="identify-actions"><button type="submit">${w.continueReading}</button></div>
 </form>
 </main>`,
@@ -58,7 +58,8 @@ export const codePage = (
   form: { action: string; email: string; problem?: string | null },
 ) => {
   const w = l.words;
-  const invalid = form.problem ? html` aria-invalid="true" aria-describedby="code-problem"` : '';
+  const described = form.problem ? 'code-problem code-hint' : 'code-hint';
+  const invalid = form.problem ? html` aria-invalid="true"` : '';
   return shell(
     l,
     head(w.codeTitle),
@@ -69,7 +70,7 @@ export const codePage = (
 <input type="hidden" name="step" value="code">
 ${problemLine(form.problem, 'code-problem')}<label for="code">${w.code}</label>
 <div class="password-row">
-<input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required maxlength="12" autofocus aria-describedby="code-hint"${invalid}>
+<input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required maxlength="12" autofocus aria-describedby="${described}"${invalid}>
 <button type="submit">${w.open}</button>
 </div>
 </form>

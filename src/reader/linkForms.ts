@@ -5,7 +5,13 @@
 // the link's path's only, HttpOnly, SameSite=Lax (./readerRoutes.ts reads them).
 import type { ServerResponse } from 'node:http';
 import { giveAddress, giveCode, waitingReader } from '../app/linkReaders.ts';
-import { type Entry, type LinkProofs, linkOfToken, unlockLink } from '../app/readerAccess.ts';
+import {
+  type Entry,
+  type LinkProofs,
+  linkOfToken,
+  passwordGiven,
+  unlockLink,
+} from '../app/readerAccess.ts';
 import { AppError, InvalidInput, NotFound } from '../domain/errors.ts';
 import { cookieHeader, readCookie } from '../http/cookies.ts';
 import { readForm } from '../http/formBody.ts';
@@ -89,6 +95,10 @@ export const linkFormRoute = (deps: ReaderDeps, sendHtml: HtmlSender): PageRoute
       }
       const link = await linkOfToken(deps.access, token);
       if (!link || link.expired || link.identify === 'none') throw new NotFound('Not found');
+      // The password first: nothing a link asks after it is taken without it.
+      if (!passwordGiven(deps.access, link, readCookie(req, LINK_COOKIE))) {
+        return sendHtml(req, res, 401, (l) => passwordPage(l, action), PRIVATE_VIEW);
+      }
       if (step === 'restart') return done(cookie(CODE_COOKIE, '', 0));
       if (step === 'email') {
         const given = {
@@ -119,7 +129,8 @@ export const linkFormRoute = (deps: ReaderDeps, sendHtml: HtmlSender): PageRoute
       throw new InvalidInput('Unknown step');
     } catch (error) {
       if (error instanceof NotFound) return sendHtml(req, res, 404, notFoundPage, PRIVATE_VIEW);
-      if (!(error instanceof AppError) || asUnavailable(error)) throw error;
+      const inWords = error instanceof AppError && error.name === 'CodeNeedsMail';
+      if (!(error instanceof AppError) || (asUnavailable(error) && !inWords)) throw error;
       await refusedForm(deps, sendHtml, req, res, error, form);
     }
   },
@@ -165,14 +176,16 @@ const refusedForm = async (
   const problem = (l: Language) =>
     error.name === 'NotAllowedReader'
       ? l.words.notAllowed
-      : error.name === 'TermsNotAccepted'
-        ? l.words.termsRequired
-        : status === 429
-          ? l.words.tooBusy
-          : // the address's refusal says why in English (src/domain/readerEmail.ts)
-            l.lang.startsWith('en')
-            ? error.message
-            : l.words.emailInvalid;
+      : error.name === 'CodeNeedsMail'
+        ? l.words.codeNoMail
+        : error.name === 'TermsNotAccepted'
+          ? l.words.termsRequired
+          : status === 429
+            ? l.words.tooBusy
+            : // the address's refusal says why in English (src/domain/readerEmail.ts)
+              l.lang.startsWith('en')
+              ? error.message
+              : l.words.emailInvalid;
   // What was typed goes back to this browser's own form, escaped; never anywhere else.
   const email = (form?.get('email') ?? '').slice(0, 254);
   return sendHtml(

@@ -221,3 +221,15 @@ export const mailHealth = async (db: Db, now: Date): Promise<MailHealth> => {
       (oldestQueuedSeconds !== null && oldestQueuedSeconds * 1000 > MAIL_LATE_MS),
   };
 };
+
+/** Codes mailed (or waiting) to an address since `since` (issue 44: a few an hour at most). */
+export const codesMailedTo = async (db: Db, address: string, since: Date) =>
+  Number(
+    (
+      await db.query<{ n: string }>(
+        `SELECT count(*) AS n FROM mail_outbox
+         WHERE kind = 'reader_code' AND lower(recipient) = lower($1) AND created_at >= $2`,
+        [address, since],
+      )
+    ).rows[0]?.n ?? 0,
+  );

@@ -141,7 +141,7 @@ describe('identified readers (in process, a real SMTP server and webhook receive
     expect((await create({ identify: 'phone' })).body.error).toMatch(/^Invalid identify/);
     const badAllow = await create({ identify: 'email', allow: ['not an address at all'] });
     expect(badAllow.status).toBe(400);
-    expect(badAllow.body.error).toMatch(/^an allow entry is/);
+    expect(badAllow.body.error).toMatch(/^allow entry 1 is neither an address nor a domain/);
     expect(badAllow.body.error).not.toContain('not an address at all');
     // Without a mail server: no codes, no alerts.
     const bare = await startApp({ mailConfigured: false });
@@ -413,6 +413,58 @@ describe('identified readers (in process, a real SMTP server and webhook receive
     expect((await page(link.url, cookie)).html).not.toContain('/originals/');
   });
 
+  it('asks for the password before the address, and mails codes without the owner’s words, a few an hour an address', async () => {
+    const locked = await newLink({ label: 'Both', identify: 'email', password: 'hunter2hunter2' });
+    const skipped = await form(locked.url, { step: 'email', email: 'pw@x.org' });
+    expect(skipped.status).toBe(401);
+    expect(await skipped.text()).toContain('id="password-required"');
+    expect(await readers(locked.id)).toEqual([]);
+    const unlocked = await form(locked.url, { step: 'password', password: 'hunter2hunter2' });
+    const proof = cookieOf(unlocked, 'flipbook_link');
+    expect((await page(locked.url, proof)).html).toContain('identify-required');
+    expect((await form(locked.url, { step: 'email', email: 'pw@x.org' }, proof)).status).toBe(303);
+    // Codes: the mail says nothing the owner wrote (the title), and one address gets five an
+    // hour, whichever links ask and from wherever.
+    const links = await Promise.all(
+      [1, 2, 3].map((n) => newLink({ label: `spam ${n}`, identify: 'verified_email' })),
+    );
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const link = links[i % links.length] as Json;
+      statuses.push(
+        (await form(link.url as string, { step: 'email', email: 'victim@example.org' })).status,
+      );
+    }
+    expect(statuses.slice(0, 5)).toEqual([303, 303, 303, 303, 303]);
+    expect(statuses.slice(5)).toEqual([429, 429]);
+    const mails = await waitFor('five codes', () => {
+      const got = mailsTo('victim@example.org');
+      return got.length >= 5 ? got : undefined;
+    });
+    for (const mail of mails) {
+      expect(mail.subject).toMatch(/^Your code: \d{6}$/);
+      expect(mail.text).not.toContain('Board pack');
+    }
+  });
+
+  it('shows international domains as people write them, and names a bad allow entry by its place', async () => {
+    const link = await newLink({
+      label: 'IDN',
+      identify: 'email',
+      allow: ['bücher.example', 'xn--bcher-kva.example', 'ann@Bücher.example'],
+    });
+    expect(link.allow).toEqual(['bücher.example', 'ann@bücher.example']);
+    expect((await form(link.url, { step: 'email', email: 'Zoë@BÜCHER.example' })).status).toBe(303);
+    expect((await readers(link.id)).map((r) => r.email)).toEqual(['Zoë@bücher.example']);
+    const bad = await c.post(`/flipbooks/${book.flipbookId}/links`, {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ label: 'x', identify: 'email', allow: ['a.org', 'bob@localhost'] }),
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/^allow entry 2 is not an email address: /);
+    expect(bad.body.error).not.toContain('bob');
+  });
+
   it('erases a reader everywhere, keeps their figures without a name, and the audit chain', async () => {
     const link = await newLink({
       label: 'Erase',
@@ -429,7 +481,19 @@ describe('identified readers (in process, a real SMTP server and webhook receive
     expect(erased.body).toEqual({ erased: 1 });
     expect(await readers(link.id)).toEqual([]);
     const shown = await c.get(`/flipbooks/${book.flipbookId}/links/${link.id}`);
-    expect(shown.body.allow).toEqual(['example.org']);
+    expect(shown.body).toMatchObject({ allow: ['example.org'], allow_limited: true, readers: 0 });
+    // A link limited to that address alone: closed to everyone, and says so.
+    const only = await newLink({
+      label: 'Only zoe',
+      identify: 'email',
+      allow: ['zoe2@example.org'],
+    });
+    await c.del(`/readers/${encodeURIComponent('zoe2@example.org')}`);
+    const closed = await c.get(`/flipbooks/${book.flipbookId}/links/${only.id}`);
+    expect(closed.body).toMatchObject({ allow: [], allow_limited: true });
+    expect((await form(only.url, { step: 'email', email: 'stranger@evil.example' })).status).toBe(
+      403,
+    );
     // Asked again at the link: the cookie names a reader who is no more.
     expect((await page(link.url, cookie)).html).toContain('identify-required');
     // Nowhere in the database's tables of readers, mails not sent, or webhook payloads.

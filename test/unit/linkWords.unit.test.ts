@@ -31,6 +31,7 @@ const LINK: ShareLink = {
   watermark: false,
   notify: false,
   readers: 0,
+  allow_limited: false,
 };
 
 const READER: LinkReader = {

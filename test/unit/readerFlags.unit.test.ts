@@ -201,6 +201,9 @@ describe('the server’s refusals, in the flags’ words', () => {
     expect(inShareFlagWords('an allow entry is not an email address: it has no @')).toBe(
       '--allow: an entry is not an email address: it has no @',
     );
+    expect(inShareFlagWords('allow entry 2 is not an email address: it has no @')).toBe(
+      '--allow: entry 2 is not an email address: it has no @',
+    );
     // a label that says "notify" is not a flag
     expect(inShareFlagWords('A flipbook has at most 2000 share links: revoke one')).toBe(
       'A flipbook has at most 2000 share links: revoke one',

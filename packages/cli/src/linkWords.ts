@@ -5,7 +5,13 @@ import type { LinkReader } from '../../../src/contract/readers.ts';
 import type { ShareLink } from '../../../src/contract/shareLinks.ts';
 import { duration, safe } from './output.ts';
 
-type Rules = Pick<ShareLink, 'identify' | 'terms' | 'allow' | 'watermark' | 'notify'>;
+type Rules = Pick<ShareLink, 'identify' | 'terms' | 'allow' | 'watermark' | 'notify'> & {
+  /** absent from a server before it: the list alone says */
+  allow_limited?: boolean;
+};
+
+/** Limited to an allow list every address of which was erased: no one may read. */
+const closed = (link: Rules) => link.allow_limited === true && link.allow.length === 0;
 
 /** The allow list in a few words: its entries when they are few, else how many. */
 const allowed = (allow: readonly string[]) =>
@@ -20,6 +26,7 @@ export const linkAsks = (link: Rules) => {
   ];
   const more = [
     ...(link.allow.length > 0 ? [`only ${allowed(link.allow)} may read`] : []),
+    ...(closed(link) ? ['no one may read (every address it allowed was erased)'] : []),
     ...(link.watermark ? ["every page shows the reader's address"] : []),
     ...(link.notify ? ['its creator is mailed when they read'] : []),
   ];
@@ -34,6 +41,7 @@ export const linkAsksColumn = (link: Rules) =>
     ...(link.identify !== 'none' ? [link.identify] : []),
     ...(link.terms !== null ? ['terms'] : []),
     ...(link.allow.length > 0 ? [`allow ${link.allow.length}`] : []),
+    ...(closed(link) ? ['allow 0'] : []),
     ...(link.watermark ? ['watermark'] : []),
     ...(link.notify ? ['notify'] : []),
   ].join(', ') || '-';
@@ -78,7 +86,7 @@ export const readerRows = (readers: readonly LinkReader[]) =>
 
 /** What `share readers` says of a link nobody identified at. */
 export const NO_READERS =
-  'No reader has given their address at this link yet (only a link made with --identify asks for it).\n';
+  'No reader has given their address at this link yet (a link asks for it when made with --identify email or verified_email).\n';
 
 /** What `reader forget` says it did: how many reader records lost the address. */
 export const erasedWords = (erased: number) =>

@@ -30,7 +30,9 @@ export const inShareFlagWords = (message: string) =>
       /^Invalid (label|expires_at|password|allow_download|identify|terms|allow|watermark|notify)\b/,
       (_, field: string) => FLAG_OF[field] ?? field,
     )
-    .replace(/^an allow entry /, '--allow: an entry ')
+    .replace(/^(?:an allow entry|allow entry (\d+)) /, (_, n?: string) =>
+      n ? `--allow: entry ${n} ` : '--allow: an entry ',
+    )
     // What needs an address or mail (422): `watermark and notify need the reader's address: set
     // identify to "email" or "verified_email"`, `identify "verified_email" (a code is mailed)
     // needs mail, …`.

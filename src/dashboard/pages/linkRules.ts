@@ -34,7 +34,7 @@ ${mailConfigured ? '' : html`<p class="hint no-mail" id="${noMail}">Mailing a co
 <p class="hint" id="${id}-terms-hint">Shown before the first page; the reader accepts them to read, and each acceptance is kept with the text.</p>
 <label for="${id}-allow">Only these readers (optional)</label>
 <textarea id="${id}-allow" name="allow" rows="3" aria-describedby="${id}-allow-hint" spellcheck="false">${draft.allow}</textarea>
-<p class="hint" id="${id}-allow-hint">One address (jane@acme.com) or domain (acme.com) a line, at most ${MAX_ALLOW}. Empty: anyone who gives an address.</p>
+<p class="hint" id="${id}-allow-hint">${draft.closed ? html`<strong>Every address this link was limited to was erased: no one can read it now.</strong> Add addresses to let them in. ` : ''}One address (jane@acme.com) or domain (acme.com) a line, at most ${MAX_ALLOW}. Empty: anyone who gives an address.</p>
 <label class="check"><input type="checkbox" name="watermark" value="true"${draft.watermark ? html` checked` : ''}> Mark each page with the reader’s address</label>
 <label class="check"><input type="checkbox" name="notify" value="true"${draft.notify ? html` checked` : ''}${mailConfigured ? '' : html` disabled aria-describedby="${noMail}"`}> Mail me when someone opens it</label>`;
 };

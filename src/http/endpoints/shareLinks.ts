@@ -94,7 +94,7 @@ const linkNotFound = error(
   '`Flipbook not found` (also another workspace’s), or `Share link not found` (also a revoked one)',
 );
 const refusedFields =
-  '`label is required`, `Invalid label: …`, `Invalid expires_at: it must be in the future`, `Invalid password: …`, `Invalid identify: …`, `an allow entry is not an email address: …`, `watermark needs the reader\'s address: …`, `Unknown field "<name>": …`, `Malformed JSON body`';
+  '`label is required`, `Invalid label: …`, `Invalid expires_at: it must be in the future`, `Invalid password: …`, `Invalid identify: …`, `allow entry <n> is not an email address: …`, `watermark needs the reader\'s address: …`, `Unknown field "<name>": …`, `Malformed JSON body`';
 
 export const SHARE_LINK_ENDPOINTS = [
   apiEndpoint({

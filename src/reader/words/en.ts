@@ -68,6 +68,8 @@ export const en: Words = {
   termsRequired: 'Accept the terms to read',
   otherAddress: 'Use another address',
   tooBusy: 'Too many attempts for now: try again in a few minutes',
+  codeNoMail:
+    'This link sends a code by mail, and mail is not set up now: tell whoever shared it with you',
   textTitle: '{title}: text',
   openFlipbook: 'Open the flipbook',
   textStillPreparing:

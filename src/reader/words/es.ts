@@ -70,6 +70,8 @@ export const es: Words = {
   termsRequired: 'Acepte las condiciones para leer',
   otherAddress: 'Usar otra dirección',
   tooBusy: 'Demasiados intentos: vuelva a intentarlo en unos minutos',
+  codeNoMail:
+    'Este enlace envía un código por correo y el correo no está configurado ahora: avise a quien lo compartió',
   textTitle: '{title}: texto',
   openFlipbook: 'Abrir el flipbook',
   textStillPreparing:

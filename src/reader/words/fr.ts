@@ -72,6 +72,8 @@ export const fr: Words = {
   termsRequired: 'Acceptez les conditions pour lire',
   otherAddress: 'Utiliser une autre adresse',
   tooBusy: 'Trop de tentatives : réessayez dans quelques minutes',
+  codeNoMail:
+    'Ce lien envoie un code par e-mail, et l’e-mail n’est pas configuré pour l’instant : prévenez la personne qui l’a partagé',
   textTitle: '{title} : texte',
   openFlipbook: 'Ouvrir le livre feuilletable',
   textStillPreparing:

@@ -68,6 +68,8 @@ export const ja: Words = {
   termsRequired: '閲覧するには条件に同意してください',
   otherAddress: '別のアドレスを使う',
   tooBusy: '試行回数が多すぎます。数分後にもう一度お試しください',
+  codeNoMail:
+    'このリンクはメールでコードを送信しますが、現在メールが設定されていません。共有した人にお知らせください',
   textTitle: '{title}：テキスト',
   openFlipbook: 'フリップブックを開く',
   textStillPreparing:

@@ -69,6 +69,7 @@ export type PageWords = {
   termsRequired: string;
   otherAddress: string;
   tooBusy: string;
+  codeNoMail: string;
   textTitle: string;
   openFlipbook: string;
   textStillPreparing: string;
