@@ -28,7 +28,13 @@ import { type FileGate, grantGate, previewGate, publicGate } from './fileGates.t
 import { arrivedAt } from './requestContext.ts';
 import { sendBody } from './sendBody.ts';
 import { isHead, type Request, type Routes } from './server.ts';
-import { bytesOf, isStampedImage, sendStampedImage, sendStampedOriginal } from './stampedFiles.ts';
+import {
+  bytesOf,
+  isStampedImage,
+  QUALITY,
+  sendStampedImage,
+  sendStampedOriginal,
+} from './stampedFiles.ts';
 
 // words.json and the tiles are answered on their own (made on first request): see below.
 const TYPES: Record<Exclude<PageFile, 'words.json' | `tile-${string}`>, string> = {
@@ -179,7 +185,7 @@ const mountVersionFiles = (
       const image = {
         source: opened.etag,
         bytes: () => bytesOf(opened),
-        quality: kind === 'max.jpg' ? 75 : 82,
+        quality: kind === 'max.jpg' ? QUALITY.max : QUALITY.mid,
       };
       const headers = {
         'Content-Type': TYPES[kind],

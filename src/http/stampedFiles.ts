@@ -1,6 +1,7 @@
 // A link's files for a reader it marks (issue 44, `watermark`; src/http/files.ts sends the rest):
 // every page image and tile with the reader's address and the day drawn into it
-// (src/pdf/stampImage.ts, ~13 ms on a 1000 px page once its mark is made), and the PDF stamped
+// (src/pdf/stampImage.ts, ~20 ms of CPU on a 1000 px page), the first pages marked ahead of
+// the browser's requests (markAhead), and the PDF stamped
 // on every page (src/app/stampedDownloads.ts). Never cached but by the reader's browser, and
 // revalidated: the ETag names the file and the stamp, so a new day (a new stamp) is a new image.
 import { createHash } from 'node:crypto';
@@ -10,8 +11,7 @@ import type { StampedDownloads } from '../app/stampedDownloads.ts';
 import type { BlobStore } from '../blobs/blobStore.ts';
 import type { OpenedBlob } from '../blobs/objectStore.ts';
 import { NotFound } from '../domain/errors.ts';
-import { frameSize } from '../pdf/jpegSize.ts';
-import { stampImage, warmMark } from '../pdf/stampImage.ts';
+import { stampImage } from '../pdf/stampImage.ts';
 import { isHead } from './server.ts';
 
 /** Whether a page file is an image a mark is drawn into. */
@@ -56,6 +56,28 @@ const keep = (etag: string, bytes: Buffer) => {
   return bytes;
 };
 
+/** Images being marked now, by ETag: a request for one waits for it rather than marking it again. */
+const marking = new Map<string, Promise<Buffer>>();
+
+/** The marked image of this ETag: kept, being made (waited for), or made now and kept. */
+const markedImage = (
+  etag: string,
+  bytes: () => Promise<Buffer>,
+  stamp: string,
+  quality: number,
+): Promise<Buffer> => {
+  const done = kept(etag);
+  if (done) return Promise.resolve(done);
+  let made = marking.get(etag);
+  if (!made) {
+    made = (async () => keep(etag, await stampImage(await bytes(), stamp, { quality })))();
+    marking.set(etag, made);
+    const settled = () => marking.delete(etag);
+    made.then(settled, settled);
+  }
+  return made;
+};
+
 /**
  * Sends a page image (or tile) with the reader's mark drawn in: 304 when the browser has this
  * one (same file, same stamp). `source`: the file's own ETag; `bytes`: read only when needed.
@@ -74,31 +96,41 @@ export const sendStampedImage = async (
     res.end();
     return;
   }
-  const marked =
-    kept(etag) ??
-    keep(etag, await stampImage(await image.bytes(), stamp, { quality: image.quality }));
+  const marked = await markedImage(etag, () => image.bytes(), stamp, image.quality);
   res.writeHead(200, { ...common, 'Content-Length': marked.length });
   res.end(isHead(req) ? undefined : marked);
 };
 
+/** The pages marked ahead: the reader shows the first and asks for the next two with it. */
+const AHEAD = 3;
+
 /**
- * Starts drawing a reader's mark for the first page's image (mid: what the reader shows first)
- * while the reader's page is on its way, so that it is not waited for when the browser asks for
- * it: the mark is a third of what a marked first page costs. Never rejects.
+ * Marks the first pages' images (mid: what the reader shows first) while the reader's page, its
+ * stylesheet and its script are on their way, so that they are ready (kept under the ETag the
+ * request will name) when the browser asks for them: marking is what a marked page costs
+ * (src/pdf/stampImage.ts), and the machine is otherwise idle in those tens of milliseconds.
+ * Never rejects.
  */
-export const warmFirstPage = (
-  blobs: Pick<BlobStore, 'readPageBytes'>,
-  versionId: string,
+export const markAhead = (
+  blobs: Pick<BlobStore, 'openPageFile'>,
+  version: { id: string; pages: number },
   stamp: string,
 ) => {
-  blobs
-    .readPageBytes(versionId, 1, 'mid.jpg')
-    .then((bytes) => {
-      const size = bytes && frameSize(bytes);
-      if (size) warmMark(stamp, size.width, size.height);
-    })
-    .catch(() => {});
+  for (let position = 1; position <= Math.min(AHEAD, version.pages); position++) {
+    (async () => {
+      const blob = await blobs.openPageFile(version.id, position, 'mid.jpg');
+      if (!blob) return;
+      try {
+        await markedImage(etagOf(blob.etag, stamp), () => bytesOf(blob), stamp, QUALITY.mid);
+      } finally {
+        await blob.close();
+      }
+    })().catch(() => {});
+  }
 };
+
+/** The renditions' JPEG qualities (src/pdf/renditions.ts): a marked image keeps its own. */
+export const QUALITY = { min: 82, mid: 82, max: 75 } as const;
 
 /** Sends the original stamped for its reader (made on first download, then kept). */
 export const sendStampedOriginal = async (

@@ -132,14 +132,6 @@ const stripFor = (text: string, width: number, height: number) => {
 const renderMark = async (text: string, width: number, height: number) =>
   drawMark(await stripFor(text, width, height), width, height, fontSize(width, height));
 
-/**
- * Starts drawing the mark for an image of this size, so that it is ready when the image is asked
- * for (the reader's page is served first, its images a moment later). Never rejects.
- */
-export const warmMark = (text: string, width: number, height: number) => {
-  markFor(text, width, height).catch(() => {});
-};
-
 const forget = (key: string) => {
   marks.delete(key);
   markBytes.delete(key);

@@ -17,7 +17,7 @@ import { type FileGate, grantGate } from '../http/fileGates.ts';
 import { mountPageRoutes, type PageRoute } from '../http/pageRoute.ts';
 import { sendJson } from '../http/respond.ts';
 import type { Handler, Request, Routes } from '../http/server.ts';
-import { warmFirstPage } from '../http/stampedFiles.ts';
+import { markAhead } from '../http/stampedFiles.ts';
 import { asUnavailable } from '../http/unavailable.ts';
 import { readerAssetRoutes } from './assetRoutes.ts';
 import { bookAnswers } from './bookAnswers.ts';
@@ -119,7 +119,8 @@ export const readerRoutes = (deps: ReaderDeps, sendHtml: HtmlSender): PageRoute[
       granted,
     );
     if (opened && reader?.watermark && book && book !== 'archived' && book.versionId) {
-      warmFirstPage(deps.blobs, book.versionId, reader.watermark);
+      const pages = Math.max(book.pageCount, book.ready);
+      markAhead(deps.blobs, { id: book.versionId, pages }, reader.watermark);
     }
     if (opened && link && reader && book && book !== 'archived') {
       await readerOpened(deps.access, link, reader, Math.max(book.pageCount, book.ready));
