@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what this project needs and is missing, on Debian or Ubuntu:
-#   scripts/setup.sh          to run the service (poppler-utils, qpdf, the npm dependencies that
+#   scripts/setup.sh          to run the service (poppler-utils, qpdf, LibreOffice and fonts, the npm dependencies that
 #                             serving needs, with Node 24)
 #   scripts/setup.sh --test   to run the tests as well (adds the npm development dependencies,
 #                             PostgreSQL, Chromium, Python 3 and podman for the container image)
@@ -11,6 +11,14 @@ cd "$(dirname "$0")/.."
 # poppler-utils renders; qpdf reads each document's structure (outline, page labels, links,
 # viewer preferences: docs/processing.md, "Document structure")
 packages=(poppler-utils qpdf)
+# LibreOffice headless turns office documents into PDFs (issue 45; docs/architecture.md, "Office
+# documents"): the three -nogui applications (core and draw come as dependencies; the
+# libreoffice-nogui metapackage would add base, math and Java-ish recommends), and the fonts
+# Office documents name, metric-compatible so pages break where Word and PowerPoint break them:
+# Carlito for Calibri, Caladea for Cambria, Liberation for Arial/Times/Courier, Noto for the other
+# scripts, CJK included. Measured: 76 packages, 173 MB download, ~35 s to install.
+packages+=(libreoffice-writer-nogui libreoffice-impress-nogui libreoffice-calc-nogui)
+packages+=(fonts-crosextra-carlito fonts-crosextra-caladea fonts-liberation2 fonts-noto-core fonts-noto-cjk)
 if [[ "${1:-}" == "--test" ]]; then
   # a real PostgreSQL for the external-store tests, real Chromium for the reader's tests,
   # Python 3 for the third-party verification script of docs/audit.md
