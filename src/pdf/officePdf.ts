@@ -172,9 +172,16 @@ const sniff = async (file: string): Promise<Sniffed> => {
 
 type Run = { code: number | null; output: string };
 
-/** No PDF came out: LibreOffice's words, or what the sniffer knows, say why. */
+/**
+ * No PDF came out: LibreOffice's words, or what the sniffer knows, say why. Under the address-space
+ * cap, an allocation or a library mapping that fails (134: SIGABRT after bad_alloc) is the cap.
+ */
 const notMade = (run: Run, sniffed: Sniffed) => {
-  if (/bad_alloc|std::bad_alloc/.test(run.output) || run.code === 134 || run.code === 137) {
+  if (
+    /bad_alloc|failed to map segment|Cannot allocate memory/.test(run.output) ||
+    run.code === 134 ||
+    run.code === 137
+  ) {
     return new ConversionFailed(
       'too-large',
       'The document needs more memory than a conversion is allowed',

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sniffDocument } from '../../src/pdf/documentKind.ts';
 import { ConversionFailed, officeToPdf } from '../../src/pdf/officePdf.ts';
+import { zip } from '../support/zipWriter.ts';
 
 const run = promisify(execFile);
 const NS = (name: string, uri: string) =>
@@ -122,6 +123,45 @@ describe('officeToPdf', () => {
     expect(failure).toBeInstanceOf(ConversionFailed);
     expect(failure).toMatchObject({ reason: 'damaged', message: expect.stringMatching(/damaged/) });
   });
+
+  it('refuses, in words, a .docx LibreOffice cannot load (damaged) and a ZIP bomb (before LibreOffice)', async () => {
+    const ML = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml';
+    const docx = (extra: { name: string; data: string; declaredSize?: number }[]) =>
+      zip([
+        {
+          name: '[Content_Types].xml',
+          data: `<Types><Override PartName="/word/document.xml" ContentType="${ML}"/></Types>`,
+        },
+        { name: 'word/document.xml', data: '<w:document><<<not xml' },
+        ...extra,
+      ]);
+    await writeFile(file('garbage.docx'), docx([]));
+    await expect(officeToPdf(file('garbage.docx'), join(dir, 'out-garbage'))).rejects.toMatchObject(
+      {
+        reason: 'damaged',
+        message: 'The document is damaged: LibreOffice could not open it',
+      },
+    );
+    await writeFile(
+      file('bomb.docx'),
+      docx([{ name: 'word/media/x.xml', data: 'x', declaredSize: 0xfffffff0 }]),
+    );
+    const started = Date.now();
+    await expect(officeToPdf(file('bomb.docx'), join(dir, 'out-bomb'))).rejects.toMatchObject({
+      reason: 'too-large',
+      message: expect.stringMatching(/unpacks to 4096 MB/),
+    });
+    expect(Date.now() - started).toBeLessThan(500); // no LibreOffice was started
+  }, 30_000);
+
+  it('says too-large when LibreOffice runs out of the memory it is allowed', async () => {
+    await expect(
+      officeToPdf(file('report.docx'), join(dir, 'out-memory'), { memoryMb: 200 }),
+    ).rejects.toMatchObject({
+      reason: 'too-large',
+    });
+    expect(leftOver()).toBe('');
+  }, 30_000);
 
   it('stops at its time limit with reason timeout, and leaves no soffice behind', async () => {
     const failure = await officeToPdf(file('report.docx'), join(dir, 'out-timeout'), {

@@ -3,7 +3,6 @@
 // renamed and hostile files.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import {
   MAX_UNPACKED_BYTES,
@@ -12,53 +11,16 @@ import {
   SNIFF_HEAD_BYTES,
   sniffDocument,
 } from '../../src/pdf/documentKind.ts';
+import { type ZipEntry, zip } from '../support/zipWriter.ts';
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/office');
-
-type Entry = { name: string; data: Buffer | string; store?: boolean; declaredSize?: number };
-
-/** A ZIP as Office and LibreOffice write one: local headers, then the central directory. */
-const zip = (entries: Entry[]) => {
-  const locals: Buffer[] = [];
-  const central: Buffer[] = [];
-  let offset = 0;
-  for (const e of entries) {
-    const raw = Buffer.from(e.data);
-    const body = e.store ? raw : deflateRawSync(raw);
-    const name = Buffer.from(e.name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(e.store ? 0 : 8, 8);
-    local.writeUInt32LE(body.length, 18);
-    local.writeUInt32LE(e.declaredSize ?? raw.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    const dir = Buffer.alloc(46);
-    dir.writeUInt32LE(0x02014b50, 0);
-    dir.writeUInt16LE(e.store ? 0 : 8, 10);
-    dir.writeUInt32LE(body.length, 20);
-    dir.writeUInt32LE(e.declaredSize ?? raw.length, 24);
-    dir.writeUInt16LE(name.length, 28);
-    dir.writeUInt32LE(offset, 42);
-    locals.push(local, name, body);
-    central.push(dir, name);
-    offset += 30 + name.length + body.length;
-  }
-  const cd = Buffer.concat(central);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(cd.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, cd, end]);
-};
 
 const contentTypes = (part: string, type: string) =>
   `<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
   `<Default Extension="xml" ContentType="application/xml"/>` +
   `<Override PartName="/${part}" ContentType="${type}"/></Types>`;
 
-const ooxml = (part: string, type: string, extra: Entry[] = []) =>
+const ooxml = (part: string, type: string, extra: ZipEntry[] = []) =>
   zip([
     { name: '_rels/.rels', data: '<Relationships/>' },
     { name: part, data: '<x/>' },
