@@ -15,7 +15,7 @@
 //   says "password-protected"). A .ppt with an `EncryptedSummary` is marked `encrypted`.
 // - ZIP: the central directory is walked (at most MAX_ENTRIES entries): OOXML by
 //   `[Content_Types].xml` and the Override naming its main part (macro-enabled variants marked
-//   `macros`), ODF by its `mimetype` entry. The same walk sums the declared unpacked sizes for
+//   `macros`), ODF by its `mimetype` entry (`encrypted` when its manifest has encryption-data). The same walk sums the declared unpacked sizes for
 //   `refuseUnpacked`, the ZIP-bomb check: LibreOffice itself is not bounded by one. The sizes are
 //   what the directory declares; a lying directory is left to LibreOffice's memory limit.
 // One file (over 300 lines): the three containers' readers are one question (what is this file?)
@@ -224,6 +224,10 @@ const sniffZip = (b: Buffer): Sniffed => {
         'application/vnd.oasis.opendocument.spreadsheet': 'ods',
       } as Record<string, DocumentKind>
     )[text ?? ''];
+    // A password-saved ODF names how each part was encrypted in its manifest.
+    const manifest = byName.get('META-INF/manifest.xml');
+    const encrypted = manifest && entryText(b, manifest)?.includes('encryption-data');
+    if (kind && encrypted) return { kind, family: 'office', encrypted: true, zip: totals };
     if (kind) return { kind, family: 'office', zip: totals };
     return {
       kind: 'unknown',

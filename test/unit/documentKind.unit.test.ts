@@ -79,6 +79,18 @@ describe('sniffDocument', () => {
     expect(sniffDocument(odf('application/vnd.oasis.opendocument.spreadsheet'))).toMatchObject({
       kind: 'ods',
     });
+    const locked = zip([
+      { name: 'mimetype', data: 'application/vnd.oasis.opendocument.text', store: true },
+      { name: 'content.xml', data: 'ciphertext' },
+      {
+        name: 'META-INF/manifest.xml',
+        data: '<manifest:file-entry><manifest:encryption-data/></manifest:file-entry>',
+      },
+    ]);
+    expect(sniffDocument(locked)).toMatchObject({ kind: 'odt', encrypted: true });
+    expect(sniffDocument(odf('application/vnd.oasis.opendocument.text'))).not.toHaveProperty(
+      'encrypted',
+    );
     expect(sniffDocument(odf('application/vnd.oasis.opendocument.graphics'))).toMatchObject({
       kind: 'unknown',
       why: expect.stringContaining('opendocument.graphics'),
