@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startBenchDaemon } from './benchDaemon.ts';
+import { publishAndWait, startBenchDaemon } from './benchDaemon.ts';
 import { cpuMs } from './cpuTime.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -27,23 +27,7 @@ const { dataDir, key, daemon, url } = await startBenchDaemon('access');
 try {
   const api = `${url}/api/v1`;
   const auth = { authorization: `Bearer ${key}` };
-  const publish = async (visibility: string) => {
-    const form = new FormData();
-    form.append('visibility', visibility);
-    form.append('file', new Blob([readFileSync(PDF)], { type: 'application/pdf' }), 'bench.pdf');
-    const made = (await (
-      await fetch(`${api}/flipbooks`, { method: 'POST', headers: auth, body: form })
-    ).json()) as { flipbook_id: string; version_id: string };
-    for (;;) {
-      const status = (await (
-        await fetch(`${api}/flipbooks/${made.flipbook_id}/versions/${made.version_id}/status`, {
-          headers: auth,
-        })
-      ).json()) as { status: string };
-      if (status.status === 'done') return made;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
+  const publish = (visibility: string) => publishAndWait(url, key, readFileSync(PDF), visibility);
   const open = await publish('public');
   const closed = await publish('links');
   const link = (await (

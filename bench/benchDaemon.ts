@@ -33,3 +33,32 @@ export const startBenchDaemon = async (name: string, flags: string[] = []) => {
   const logs = () => output;
   return { dataDir, key, daemon, url, logs };
 };
+
+/**
+ * Publishes a PDF on a bench daemon (visibility as given) and waits until it is processed: the
+ * flipbook's and version's ids.
+ */
+export const publishAndWait = async (
+  url: string,
+  key: string,
+  pdf: Buffer,
+  visibility: string,
+): Promise<{ flipbook_id: string; version_id: string }> => {
+  const api = `${url}/api/v1`;
+  const auth = { authorization: `Bearer ${key}` };
+  const form = new FormData();
+  form.append('visibility', visibility);
+  form.append('file', new Blob([pdf], { type: 'application/pdf' }), 'bench.pdf');
+  const made = (await (
+    await fetch(`${api}/flipbooks`, { method: 'POST', headers: auth, body: form })
+  ).json()) as { flipbook_id: string; version_id: string };
+  for (;;) {
+    const status = (await (
+      await fetch(`${api}/flipbooks/${made.flipbook_id}/versions/${made.version_id}/status`, {
+        headers: auth,
+      })
+    ).json()) as { status: string };
+    if (status.status === 'done') return made;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+};

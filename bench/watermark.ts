@@ -17,7 +17,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
-import { startBenchDaemon } from './benchDaemon.ts';
+import { publishAndWait, startBenchDaemon } from './benchDaemon.ts';
 import { cpuMs } from './cpuTime.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -30,21 +30,7 @@ const { key, daemon, url } = await startBenchDaemon('watermark');
 try {
   const api = `${url}/api/v1`;
   const auth = { authorization: `Bearer ${key}` };
-  const form = new FormData();
-  form.append('visibility', 'links');
-  form.append('file', new Blob([readFileSync(PDF)], { type: 'application/pdf' }), 'bench.pdf');
-  const made = (await (
-    await fetch(`${api}/flipbooks`, { method: 'POST', headers: auth, body: form })
-  ).json()) as { flipbook_id: string; version_id: string };
-  for (;;) {
-    const status = (await (
-      await fetch(`${api}/flipbooks/${made.flipbook_id}/versions/${made.version_id}/status`, {
-        headers: auth,
-      })
-    ).json()) as { status: string };
-    if (status.status === 'done') break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const made = await publishAndWait(url, key, readFileSync(PDF), 'links');
   const newLink = async (watermark: boolean) =>
     (
       (await (
@@ -121,19 +107,6 @@ try {
       const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
       await context.addCookies([{ name: name ?? '', value: value ?? '', url: link }]);
       const page = await context.newPage();
-      if (process.env.TRACE) {
-        page.on('requestfinished', (r) => {
-          const t = r.timing();
-          console.log(
-            n,
-            r
-              .url()
-              .replace(/^.*\/pages\/[^/]+\//, '')
-              .slice(0, 60),
-            Math.round(t.responseEnd),
-          );
-        });
-      }
       const started = performance.now();
       await page.goto(link);
       await page.waitForFunction("(document.querySelector('.stage img')?.naturalWidth ?? 0) > 0");

@@ -180,17 +180,7 @@ export const giveAddress = async (
   });
   const mark = { readerId: row.reader_id, linkId: link.link_id };
   if (link.identify !== 'verified_email') {
-    const first = await markIdentified(db, row.reader_id, {
-      verified: false,
-      terms: link.terms,
-      now,
-    });
-    if (first) await readerAlerts(deps).identified(link, row.reader_id, email.address, false);
-    return {
-      kind: 'reader',
-      reader: { readerId: row.reader_id, email: email.address },
-      cookie: deps.cookies.reader(mark, rulesKey(link), now),
-    };
+    return identified(deps, link, { readerId: row.reader_id, email: email.address }, false);
   }
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
   await saveReaderCode(db, {
@@ -248,21 +238,28 @@ export const giveCode = async (
   }
   await claim.right();
   await dropReaderCode(db, waiting.readerId);
-  const first = await markIdentified(db, waiting.readerId, {
-    verified: true,
+  return identified(deps, link, waiting, true);
+};
+
+/**
+ * A reader identified (their address given, or proven by a code): recorded with the terms they
+ * accepted, told to the webhooks the first time, and the cookie that remembers them.
+ */
+const identified = async (
+  deps: ReaderDepsOfLinks,
+  link: LinkByToken,
+  reader: KnownReader,
+  verified: boolean,
+): Promise<Identified & { kind: 'reader' }> => {
+  const now = deps.clock.now();
+  const first = await markIdentified(deps.store.db, reader.readerId, {
+    verified,
     terms: link.terms,
     now,
   });
-  if (first) await readerAlerts(deps).identified(link, waiting.readerId, waiting.email, true);
-  return {
-    kind: 'reader',
-    reader: { readerId: waiting.readerId, email: waiting.email },
-    cookie: deps.cookies.reader(
-      { readerId: waiting.readerId, linkId: link.link_id },
-      rulesKey(link),
-      now,
-    ),
-  };
+  if (first) await readerAlerts(deps).identified(link, reader.readerId, reader.email, verified);
+  const mark = { readerId: reader.readerId, linkId: link.link_id };
+  return { kind: 'reader', reader, cookie: deps.cookies.reader(mark, rulesKey(link), now) };
 };
 
 /** The reader opened the link's reader: counted, and told to its creator the first time. */

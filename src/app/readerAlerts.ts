@@ -10,6 +10,7 @@
 // (./readerErasure.ts) finds those not yet sent and takes the address out of them.
 import { randomUUID } from 'node:crypto';
 import { shownAddress } from '../domain/readerEmail.ts';
+import { isUuid } from '../domain/uuid.ts';
 import type { Logger } from '../log.ts';
 import { findReaderFlipbook } from '../queries/reader.ts';
 import type { Db } from '../readTables/readTable.ts';
@@ -46,7 +47,7 @@ const recipientsOf = async (db: Db, link: AlertLink): Promise<string[]> => {
        CASE WHEN $2 = 'user' THEN $3::uuid END,
        (SELECT (k.created_by->>'id')::uuid FROM api_keys k
         WHERE $2 = 'api_key' AND k.key_id = $3::uuid AND k.created_by->>'type' = 'user'))`,
-    [link.workspace_id, actor.type ?? '', isId(actor.id) ? actor.id : null],
+    [link.workspace_id, actor.type ?? '', isUuid(actor.id ?? '') ? actor.id : null],
   );
   if (rows.length > 0) return rows.map((r) => r.email);
   const owners = await db.query<{ email: string }>(
@@ -55,9 +56,6 @@ const recipientsOf = async (db: Db, link: AlertLink): Promise<string[]> => {
   );
   return owners.rows.map((r) => r.email);
 };
-
-const isId = (value: unknown): value is string =>
-  typeof value === 'string' && /^[0-9a-f-]{36}$/i.test(value);
 
 /** Queues a reader webhook for each of the workspace's endpoints that asked for its type. */
 const queueReaderWebhook = (
