@@ -51,6 +51,8 @@ export type AppSettings = {
   tileCacheBytes?: number;
   sso?: SsoSettings;
   countries?: Countries;
+  /** office documents are taken (converted by processing); false: --no-convert, no LibreOffice */
+  convertsOffice?: boolean;
 };
 
 export type AppDeps = {
@@ -147,6 +149,7 @@ export const composeApp = (deps: AppDeps): App => {
         mailConfigured: deps.mail.configured,
         secret: deps.secret,
         stamped,
+        convertsOffice: settings.convertsOffice ?? true,
       });
       mountFiles(routes, { db: store.db, blobs, render, access, tiles, stamped });
       mountDownloads(routes, { log });
@@ -169,6 +172,7 @@ export const composeApp = (deps: AppDeps): App => {
         trustProxy: settings.trustProxy,
         secret: deps.secret,
         mailConfigured: deps.mail.configured,
+        convertsOffice: settings.convertsOffice ?? true,
         ...(settings.sso ? { sso: createSso(settings.sso, { store, clock, log }) } : {}),
       });
     },

@@ -35,6 +35,7 @@ import { followDatabaseTime } from './store/databaseTime.ts';
 import { DEFAULT_DATA_DIR } from './store/location.ts';
 import { openStore } from './store/store.ts';
 import { startWebhookSender } from './webhooks/sender.ts';
+import type { ConvertOptions } from './worker/processDeps.ts';
 import { defaultRenderProcesses, renderOptionsFor } from './worker/renderSettings.ts';
 import { startWorkers, workerOptions } from './worker/workerPool.ts';
 
@@ -85,6 +86,8 @@ export type DaemonOptions = {
   geoipFile?: string;
   /** the mail server and sender (--smtp-url, --mail-from); none: no mail is sent */
   mail?: MailSettings;
+  /** how uploads that are not PDFs are converted (--convert-timeout, --no-convert) */
+  convert?: ConvertOptions;
 };
 
 /**
@@ -206,6 +209,7 @@ export const runDaemon = async (options: DaemonOptions) => {
       ...(options.tileCacheBytes === undefined ? {} : { tileCacheBytes: options.tileCacheBytes }),
       ...(options.sso ? { sso: options.sso } : {}),
       ...(countries ? { countries } : {}),
+      convertsOffice: options.convert?.office ?? true,
     },
   });
   // Previews left behind by their pull requests (src/app/previewSweep.ts).
@@ -257,7 +261,17 @@ export const runDaemon = async (options: DaemonOptions) => {
   // Processing starts once the daemon serves: a daemon that cannot start takes no jobs.
   const workers =
     options.workers > 0
-      ? startWorkers({ store, blobs, log: logger, render, clock }, workerOptions(options.workers))
+      ? startWorkers(
+          {
+            store,
+            blobs,
+            log: logger,
+            render,
+            clock,
+            ...(options.convert ? { convert: options.convert } : {}),
+          },
+          workerOptions(options.workers),
+        )
       : null;
   const { port } = server.address() as AddressInfo;
   // Listening on every address (0.0.0.0, ::, a container's default): a URL with that in it leads

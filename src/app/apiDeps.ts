@@ -5,4 +5,14 @@ import type { Clock } from './clock.ts';
 import type { Urls } from './urls.ts';
 
 /** What the flipbook use cases stand on; the clock dates every event they record. */
-export type ApiDeps = { store: Store; blobs: BlobStore; urls: Urls; clock: Clock };
+export type ApiDeps = {
+  store: Store;
+  blobs: BlobStore;
+  urls: Urls;
+  clock: Clock;
+  /**
+   * whether office documents are taken (processing converts them with LibreOffice); false with
+   * `--no-convert` or without LibreOffice on the machine. Absent: taken.
+   */
+  convertsOffice?: boolean;
+};

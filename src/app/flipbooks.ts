@@ -13,6 +13,7 @@ import {
   findFlipbookBySlug,
   type ListQuery,
 } from '../readTables/flipbooks.ts';
+import { jobUnderWay } from '../readTables/jobs.ts';
 import { countPages, listPages } from '../readTables/pages.ts';
 import type { Db } from '../readTables/readTable.ts';
 import { findVersion, flipbooksWithOnlyFailures, listVersions } from '../readTables/versions.ts';
@@ -121,7 +122,12 @@ export const versionStatus = async (
 ): Promise<VersionStatus> => {
   const version = await requireVersion(store, caller, flipbookId, versionId);
   const ready = version.status === 'processing' ? await countPages(store.db, versionId) : 0;
-  return presentStatus(version, ready);
+  // An upload that is not a PDF, its PDF not made yet, its job held by a worker: converting.
+  const converting =
+    version.status === 'pending' &&
+    version.pdf_checksum === null &&
+    (await jobUnderWay(store.db, versionId));
+  return presentStatus(version, ready, converting);
 };
 
 export const deleteVersion = async (
@@ -133,7 +139,7 @@ export const deleteVersion = async (
   const version = await onVersion({ store, clock }, caller, flipbookId, versionId, 'DeleteVersion');
   // The event first, then the files: a crash in between leaves files nobody can reach, never a
   // live version without its files. A running render is told to stop at the event's commit.
-  await removeVersionFiles(store, blobs, versionId, version.checksum);
+  await removeVersionFiles(store, blobs, versionId, version);
   return { success: true };
 };
 

@@ -85,13 +85,7 @@ export const deleteFlipbook = async (
   // originals are left to the sweep (each would wait out its own timeout), the pages still go.
   let originals = true;
   for (const version of versions) {
-    const dropped = await removeVersionFiles(
-      store,
-      blobs,
-      version.version_id,
-      version.checksum,
-      originals,
-    );
+    const dropped = await removeVersionFiles(store, blobs, version.version_id, version, originals);
     if (dropped === 'left') originals = false;
   }
   return { success: true };

@@ -75,10 +75,18 @@ export const presentFlipbook = (
   versions: versions.map(presentVersion),
 });
 
-/** @param pagesReady pages rendered so far (they are all there once done) */
-export const presentStatus = (v: VersionRow, pagesReady: number): VersionStatus => ({
+/**
+ * @param pagesReady pages rendered so far (they are all there once done)
+ * @param converting a worker is making the version's PDF (an upload that is not one): the spec's
+ *   `processing`, with `step` saying which part
+ */
+export const presentStatus = (
+  v: VersionRow,
+  pagesReady: number,
+  converting = false,
+): VersionStatus => ({
   version_id: v.version_id,
-  status: v.status,
+  status: converting ? 'processing' : v.status,
   is_active: v.is_active,
   version: v.number,
   pages: v.status === 'pending' ? 0 : v.page_count,
@@ -86,6 +94,14 @@ export const presentStatus = (v: VersionRow, pagesReady: number): VersionStatus 
   pages_done: v.status === 'done' ? v.page_count : v.status === 'pending' ? 0 : pagesReady,
   file_name: v.file_name,
   file_size: Number(v.file_size),
+  // Beyond the spec: which part of processing.
+  step: converting
+    ? 'converting'
+    : v.status === 'pending'
+      ? 'waiting'
+      : v.status === 'processing'
+        ? 'rendering'
+        : 'finished',
   // Beyond the spec, and only for a failed version: why, in words a person can act on.
   ...(v.status === 'error' ? { error_reason: v.error ?? 'Processing failed' } : {}),
 });

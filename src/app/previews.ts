@@ -100,8 +100,7 @@ export const publishPreview = async (
     },
     // The replaced version's files go after its deletion is recorded, as a deleted version's.
     after: async ({ replaced }) => {
-      if (replaced)
-        await removeVersionFiles(store, deps.blobs, replaced.version_id, replaced.checksum);
+      if (replaced) await removeVersionFiles(store, deps.blobs, replaced.version_id, replaced);
     },
     answer: (decided, { file, at, estimatedSeconds }) => ({
       name,
@@ -270,5 +269,5 @@ export const removePreview = async (
     },
     metadata,
   );
-  if (version) await removeVersionFiles(deps.store, deps.blobs, row.version_id, version.checksum);
+  if (version) await removeVersionFiles(deps.store, deps.blobs, row.version_id, version);
 };

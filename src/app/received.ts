@@ -10,8 +10,6 @@ export type ReceivedFile = {
   mimeType: string;
   size: number;
   sha256: string;
-  /** false when the first bytes hold no `%PDF-` header */
-  looksLikePdf: boolean;
 };
 
 export type ReceivedUpload = { fields: Record<string, string>; file: ReceivedFile | null };

@@ -3,7 +3,8 @@
 // own (its idempotency target, its checks, its command, its answer); the order is the pipeline's:
 //   1. the idempotency key: within its window, the first answer again (remade from the read
 //      tables if the first request's was lost with a crash);
-//   2. a quick refusal before the slow inspection (a full plan), then the inspection (acceptPdf);
+//   2. a quick refusal before the slow inspection (a full plan), then the inspection
+//      (acceptUpload: a PDF, an office document, an image);
 //   3. under the workspace's lock (one lock guards every quota of a workspace, in this process or
 //      any other on the database): the key again (the same key sent twice at once), the check
 //      that decides, the original committed, the command appended with the key in its metadata;
@@ -14,7 +15,7 @@
 import type { FlipbookCommand } from '../domain/flipbook/decide.ts';
 import type { UploadedFile } from '../domain/flipbook/flipbook.ts';
 import type { IdempotentUpload } from '../readTables/idempotentUploads.ts';
-import { acceptPdf } from './acceptUpload.ts';
+import { acceptUpload } from './acceptUpload.ts';
 import type { ApiDeps } from './apiDeps.ts';
 import type { Caller } from './caller.ts';
 import { runFlipbookCommand } from './commands.ts';
@@ -74,7 +75,7 @@ export const runUpload = async <D extends Decided, A extends object>(
   const first = await priorAnswer(store.db, caller, idempotency, kind.remake);
   if (first) return replayed(first);
   await kind.before?.();
-  const { file, pages, ref } = await acceptPdf(caller.plan, upload.file);
+  const { file, pages, ref } = await acceptUpload(caller.plan, upload.file, deps.convertsOffice);
   const done = await withStoredOriginal(store, deps.blobs, file.checksum, (stored) =>
     store.locks.workspace(caller.workspaceId, async () => {
       const again = await priorAnswer(store.db, caller, idempotency, kind.remake);
@@ -97,7 +98,7 @@ export const runUpload = async <D extends Decided, A extends object>(
   const answer = kind.answer(done.decided, {
     file,
     at: done.at,
-    estimatedSeconds: await estimateSeconds(store.db, pages),
+    estimatedSeconds: await estimateSeconds(store.db, pages, file.type),
   });
   await keepAnswer(store.db, caller, idempotency, done.decided.versionId, answer);
   return answer;

@@ -2,22 +2,22 @@
 // the original of an upload that was refused after it was stored.
 
 import type { BlobStore } from '../blobs/blobStore.ts';
-import { originalInUse } from '../readTables/versions.ts';
+import { originalInUse, type VersionRow } from '../readTables/versions.ts';
 import { forgetVersionTiles } from '../state/tileCache.ts';
 import type { Store } from '../store/store.ts';
 import { isDatabaseUnavailable } from '../store/unavailable.ts';
 import { stopLaterRenditions } from './laterRenditions.ts';
 
 /**
- * A deleted version's files: its pages, and its original unless another version (of any
- * flipbook) still uses the same bytes. The deletion is already recorded, so a failure here is
+ * A deleted version's files: its pages, and its original (and the PDF made of it, when it was
+ * not one) unless another version (of any flipbook) still uses the same bytes. The deletion is already recorded, so a failure here is
  * not the client's: a file left behind is the stopping render's, or the next start's sweep's.
  */
 export const removeVersionFiles = async (
   store: Store,
   blobs: BlobStore,
   versionId: string,
-  checksum: string,
+  files: Pick<VersionRow, 'checksum' | 'pdf_checksum'>,
   /** false: leave the original to the sweep (the database is away: asking again only waits) */
   original = true,
 ) => {
@@ -26,7 +26,11 @@ export const removeVersionFiles = async (
   await blobs.removePages(versionId).catch(() => {});
   // Its tiles' rows in the cache's count (one left by a failure here goes with the next eviction pass).
   await forgetVersionTiles(store.db, versionId).catch(() => {});
-  return original ? dropUnusedOriginal(store, blobs, checksum) : 'left';
+  if (!original) return 'left';
+  const made = files.pdf_checksum !== null && files.pdf_checksum !== files.checksum;
+  if (made && (await dropUnusedOriginal(store, blobs, files.pdf_checksum as string)) === 'left')
+    return 'left';
+  return dropUnusedOriginal(store, blobs, files.checksum);
 };
 
 /**

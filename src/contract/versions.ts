@@ -6,6 +6,10 @@ import { Closed, Count, DateTime, Named, StringEnum, Uuid } from './common.ts';
 
 export const VERSION_STATUSES = ['pending', 'processing', 'done', 'error'] as const;
 
+/** Where a version's processing is (the status answer's `step`, beyond the spec). */
+export const PROCESSING_STEPS = ['waiting', 'converting', 'rendering', 'finished'] as const;
+export type ProcessingStep = (typeof PROCESSING_STEPS)[number];
+
 export const VersionStatusName = StringEnum(VERSION_STATUSES, {
   description:
     'Processing status: `pending` after upload, then `processing`, then `done` or `error`',
@@ -24,10 +28,14 @@ export const Version = Named('Version', {
     maxLength: 255,
     description: 'Original file name, without any directory part',
   }),
-  file_type: Type.String({ examples: ['pdf'], description: 'Kind of the original file; `pdf`' }),
+  file_type: Type.String({
+    examples: ['pdf', 'docx', 'pptx', 'jpeg'],
+    description:
+      'Kind of the original file, told by its content: `pdf`; `docx`, `doc`, `odt`, `rtf`, `pptx`, `ppt`, `odp`, `xlsx`, `xls`, `ods` (converted to PDF by processing); `jpeg`, `png`, `webp`, `tiff` (one page an image)',
+  }),
   mime_type: Type.String({
     examples: ['application/pdf'],
-    description: 'Media type of the original file; `application/pdf`',
+    description: 'Media type of the original file (of its kind, not as the client declared it)',
   }),
   file_size: Count('Size of the original file in bytes'),
   width: Count('Page width found by processing; 0 until processed'),
@@ -64,6 +72,10 @@ export const VersionStatus = Named('VersionStatus', {
   ),
   file_name: Type.String({ description: 'Original file name' }),
   file_size: Count('Size of the original file in bytes'),
+  step: StringEnum(PROCESSING_STEPS, {
+    description:
+      'Which part of processing (beyond the spec): `waiting` for a worker, `converting` an upload that is not a PDF into one (status `processing`, pages 0), `rendering` its pages, `finished` once done or failed',
+  }),
   error_reason: Type.Optional(
     Type.String({
       description:

@@ -28,6 +28,7 @@ const FLIPBOOK: Faces<FlipbookEvent> = {
   PreviewDeleted: 'preview.deleted',
   FlipbookDeleted: 'flipbook.deleted',
   VersionUploaded: 'version.uploaded',
+  VersionConverted: null,
   VersionProcessingStarted: 'version.processing',
   VersionPagesRendered: null,
   VersionProcessed: 'version.done',

@@ -226,10 +226,12 @@ const mountVersionFiles = (
     // Only while the flipbook (and the link read through) allows downloads: turning them off
     // closes the link too.
     const found = await gatedVersion(deps.db, req.params.versionId ?? '', gateOf(req));
-    if (!found?.download) throw new NotFound('Not found');
+    // A converted upload's PDF is there once made (processing's first step).
+    const pdf = found?.version.checksum;
+    if (!found?.download || !pdf) throw new NotFound('Not found');
     const headers = {
       'Content-Type': 'application/pdf',
-      'Content-Disposition': contentDisposition(found.version.file_name),
+      'Content-Disposition': contentDisposition(pdfName(found.version)),
       'Cache-Control': found.private ? PRIVATE : IMMUTABLE,
     };
     // An identified reader's download: counted for them (a whole one, not a range or HEAD).
@@ -237,16 +239,41 @@ const mountVersionFiles = (
       await countReaderDownload(deps.db, found.readerId);
     }
     if (found.stamp) {
-      const { checksum } = found.version;
-      const who = { readerId: found.stamp.readerId, versionId: found.id, checksum };
+      const who = { readerId: found.stamp.readerId, versionId: found.id, checksum: pdf };
       return sendStampedOriginal(req, res, deps.stamped, who, found.stamp.text, {
         ...headers,
         'Cache-Control': 'private, no-store',
       });
     }
-    await sendFile(req, res, await deps.blobs.openOriginal(found.version.checksum), headers);
+    await sendFile(req, res, await deps.blobs.openOriginal(pdf), headers);
+  });
+
+  // A converted upload as it came (a .docx, a deck, an image), beside the PDF made of it
+  // (issue 45). Not where the reader's copy is marked for them: the mark is drawn on the PDF
+  // only, and an unmarked original would undo it. A PDF upload has only the one file.
+  routes.get(`${prefix}/originals/:versionId/uploaded`, async (req, res) => {
+    const found = await gatedVersion(deps.db, req.params.versionId ?? '', gateOf(req));
+    const version = found?.version;
+    if (!found?.download || found.stamp || !version || version.file_type === 'pdf') {
+      throw new NotFound('Not found');
+    }
+    if (found.readerId && !isHead(req) && !req.headers.range) {
+      await countReaderDownload(deps.db, found.readerId);
+    }
+    await sendFile(req, res, await deps.blobs.openOriginal(version.uploaded_checksum), {
+      'Content-Type': version.mime_type,
+      'Content-Disposition': contentDisposition(version.file_name),
+      'Cache-Control': found.private ? PRIVATE : IMMUTABLE,
+      'X-Content-Type-Options': 'nosniff',
+    });
   });
 };
+
+/** The download's name: the upload's own, or for a converted one its name with `.pdf`. */
+const pdfName = (version: { file_name: string; file_type: string }) =>
+  version.file_type === 'pdf'
+    ? version.file_name
+    : `${version.file_name.replace(/\.[A-Za-z0-9]{1,5}$/, '')}.pdf`;
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** A finished version's JSON files (a page's words, the document's structure): never change. */

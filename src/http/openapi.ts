@@ -9,6 +9,7 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { ErrorBody } from '../contract/common.ts';
 import { PLAN_LIMITS } from '../domain/plans.ts';
+import { ACCEPTED_WORDS } from '../pdf/documentTypes.ts';
 import { MAX_BODY_BYTES } from './bodyLimit.ts';
 import { type Answer, type Endpoint, openApiPath } from './endpoint.ts';
 import { DEFAULT_RATE_LIMIT, WINDOW_SECONDS } from './rateLimit.ts';
@@ -111,7 +112,7 @@ const requestBody = (body: NonNullable<Endpoint<unknown>['body']>) => {
           required: ['file'],
           properties: { file: pdfPart, ...fields.properties },
         },
-        encoding: { file: { contentType: 'application/pdf, application/octet-stream' } },
+        encoding: { file: { contentType: 'application/pdf, application/octet-stream, */*' } },
       },
     },
   };
@@ -120,8 +121,7 @@ const requestBody = (body: NonNullable<Endpoint<unknown>['body']>) => {
 const pdfPart = {
   type: 'string',
   format: 'binary',
-  contentMediaType: 'application/pdf',
-  description: `The PDF (the multipart part named \`file\`, with a file name). Recognised by its \`%PDF-\` header within the first 1024 bytes, not by its declared type. At most ${MAX_UPLOAD_BYTES / MB} MB, and at most the plan limit (${Object.entries(
+  description: `The document (the multipart part named \`file\`, with a file name): ${ACCEPTED_WORDS}. Recognised by its content (a PDF by its \`%PDF-\` header within the first 1024 bytes), not by its name or declared type; anything else is a 422 that lists what is taken. Office documents are converted to PDF by processing (LibreOffice), images make one page each; a server run with \`--no-convert\` takes PDFs and images only. At most ${MAX_UPLOAD_BYTES / MB} MB, and at most the plan limit (${Object.entries(
     PLAN_LIMITS,
   )
     .map(([plan, limits]) => `${plan}: ${limits.maxUploadBytes / MB} MB`)

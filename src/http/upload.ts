@@ -33,8 +33,6 @@ const MAX_PARTS = 25;
  * by more than this is a file over it.
  */
 const MULTIPART_OVERHEAD = MAX_PARTS * (MAX_PART_HEADER_BYTES + MAX_FIELD_BYTES);
-/** A PDF header may follow some junk; readers accept it within the first 1024 bytes. */
-const HEADER_WINDOW = 1024;
 
 export class PayloadTooLarge extends AppError {
   override name = 'PayloadTooLarge';
@@ -150,7 +148,6 @@ export const receiveUpload = (
           mimeType: info.mimeType || 'application/octet-stream',
           size: inspect.size,
           sha256: inspect.hash.digest('hex'),
-          looksLikePdf: inspect.looksLikePdf(),
         };
       });
       file.catch((error: Error) => {
@@ -254,23 +251,15 @@ export const dropBodyAfterRefusal = (req: IncomingMessage) => {
   req.resume();
 };
 
-/** Hashes and counts the bytes on their way to disk, and keeps the first ones for the magic check. */
+/** Hashes and counts the bytes on their way to disk (what they are is told from the file). */
 class Inspector extends Transform {
   readonly hash = createHash('sha256');
   size = 0;
-  private head = Buffer.alloc(0);
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback) {
     this.hash.update(chunk);
     this.size += chunk.length;
-    if (this.head.length < HEADER_WINDOW) {
-      this.head = Buffer.concat([this.head, chunk.subarray(0, HEADER_WINDOW - this.head.length)]);
-    }
     done(null, chunk);
-  }
-
-  looksLikePdf() {
-    return this.head.includes('%PDF-');
   }
 }
 

@@ -19,27 +19,12 @@
 //   file it could not load. The PDF is written in a scratch folder inside `outputDir` and renamed
 //   into place complete.
 import { execFile, spawn } from 'node:child_process';
-import {
-  mkdir,
-  mkdtemp,
-  open,
-  readdir,
-  readFile,
-  rename,
-  rm,
-  stat,
-  writeFile,
-} from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, extname, join, resolve } from 'node:path';
-import {
-  needsWholeFile,
-  refuseUnpacked,
-  SNIFF_HEAD_BYTES,
-  type Sniffed,
-  sniffDocument,
-} from './documentKind.ts';
+import { refuseUnpacked, type Sniffed } from './documentKind.ts';
 import { HARDENED_PROFILE } from './officeProfile.ts';
+import { sniffFile } from './sniffFile.ts';
 
 export type ConversionReason = 'password' | 'damaged' | 'timeout' | 'too-large' | 'failed';
 
@@ -152,23 +137,13 @@ export const officeToPdf = async (
   }
 };
 
-const sniff = async (file: string): Promise<Sniffed> => {
-  const handle = await open(file).catch((error: unknown) => {
+const sniff = (file: string): Promise<Sniffed> =>
+  sniffFile(file).catch((error: unknown) => {
     throw new ConversionFailed(
       'failed',
       `The document cannot be read: ${(error as Error).message}`,
     );
   });
-  try {
-    const head = Buffer.alloc(SNIFF_HEAD_BYTES);
-    const { bytesRead } = await handle.read(head, 0, SNIFF_HEAD_BYTES, 0);
-    if (!needsWholeFile(head.subarray(0, bytesRead)))
-      return sniffDocument(head.subarray(0, bytesRead));
-    return sniffDocument(await readFile(file));
-  } finally {
-    await handle.close();
-  }
-};
 
 type Run = { code: number | null; output: string };
 

@@ -14,9 +14,16 @@ export type VersionAccess = {
   workspace_id: string;
   visibility: Visibility;
   download_allowed: boolean;
-  /** the original's key and name, for a download */
-  checksum: string;
+  /**
+   * the PDF's key, for a download: the original for a PDF upload, the PDF made of any other
+   * (null until it is made)
+   */
+  checksum: string | null;
+  /** the upload as it came: its key, name and type (a download of a converted one's original) */
+  uploaded_checksum: string;
   file_name: string;
+  file_type: string;
+  mime_type: string;
   /** a live preview's version: read at its own address only (src/http/previewReader.ts) */
   preview: boolean;
 };
@@ -26,7 +33,8 @@ export const versionAccess = async (db: Db, versionId: string) =>
   (
     await db.query<VersionAccess>(
       `SELECT v.version_id, v.status, f.flipbook_id, f.workspace_id, f.visibility, f.download_allowed,
-         v.checksum, v.file_name,
+         v.pdf_checksum AS checksum, v.checksum AS uploaded_checksum, v.file_name, v.file_type,
+         v.mime_type,
          EXISTS (SELECT 1 FROM previews p WHERE p.version_id = v.version_id) AS preview
        FROM versions v JOIN flipbooks f USING (flipbook_id)
        WHERE v.version_id = $1 AND f.status <> 'archived'`,

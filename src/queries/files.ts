@@ -14,16 +14,6 @@ export const servablePagesStatus = async (db: Db, versionId: string) =>
     )
   ).rows[0]?.status ?? null;
 
-/** The original of a version, only while its flipbook is published and allows downloads. */
-export const servableOriginal = async (db: Db, versionId: string) =>
-  (
-    await db.query<{ checksum: string; file_name: string }>(
-      `SELECT v.checksum, v.file_name FROM versions v JOIN flipbooks f USING (flipbook_id)
-       WHERE v.version_id = $1 AND f.download_allowed AND f.status <> 'archived'`,
-      [versionId],
-    )
-  ).rows[0] ?? null;
-
 /**
  * What the reader's search highlights need of a finished version whose pages may be served: its
  * original (named by checksum) and page count. Downloads being off does not matter: the words
@@ -32,8 +22,9 @@ export const servableOriginal = async (db: Db, versionId: string) =>
 export const wordSource = async (db: Db, versionId: string) =>
   (
     await db.query<{ checksum: string; page_count: number }>(
-      `SELECT v.checksum, v.page_count FROM versions v JOIN flipbooks f USING (flipbook_id)
-       WHERE v.version_id = $1 AND v.status = 'done' AND f.status <> 'archived'`,
+      `SELECT v.pdf_checksum AS checksum, v.page_count FROM versions v JOIN flipbooks f USING (flipbook_id)
+       WHERE v.version_id = $1 AND v.status = 'done' AND v.pdf_checksum IS NOT NULL
+         AND f.status <> 'archived'`,
       [versionId],
     )
   ).rows[0] ?? null;
@@ -42,10 +33,11 @@ export const wordSource = async (db: Db, versionId: string) =>
 export const tileSource = async (db: Db, versionId: string, position: number) =>
   (
     await db.query<{ checksum: string; width: number; height: number }>(
-      `SELECT v.checksum, p.width, p.height FROM versions v
+      `SELECT v.pdf_checksum AS checksum, p.width, p.height FROM versions v
          JOIN flipbooks f USING (flipbook_id)
          JOIN pages p ON p.version_id = v.version_id AND p.position = $2
-       WHERE v.version_id = $1 AND v.status = 'done' AND f.status <> 'archived'`,
+       WHERE v.version_id = $1 AND v.status = 'done' AND v.pdf_checksum IS NOT NULL
+         AND f.status <> 'archived'`,
       [versionId, position],
     )
   ).rows[0] ?? null;

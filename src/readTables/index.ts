@@ -40,4 +40,5 @@ export const readTables: ReadTable[] = [
 // before the release guard (src/store/releaseGuard.ts), which knew 14, from running beside this
 // one: they try to rebuild, and the guard view stops them.
 // 16: previews (issue 43).
-export const READ_MODEL_VERSION = 17;
+// 18: versions keep the PDF made of an upload that was not one (pdf_checksum, issue 45).
+export const READ_MODEL_VERSION = 18;

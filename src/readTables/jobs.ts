@@ -77,6 +77,11 @@ export const jobs: ReadTable = {
   },
 };
 
+/** Whether a worker holds this version's job now (its lease has not run out). */
+export const jobUnderWay = async (db: Db, versionId: string) =>
+  (await db.query('SELECT 1 FROM jobs WHERE version_id = $1 AND lease_until > now()', [versionId]))
+    .rows.length > 0;
+
 /** Jobs by state for the metrics: waiting, leased now, and versions whose processing failed. */
 export const countJobs = async (db: Db) => {
   const { rows } = await db.query<{ queued: string; running: string; failed: string }>(

@@ -17,6 +17,9 @@ export const versions: ReadTable = {
     mime_type TEXT NOT NULL,
     file_size BIGINT NOT NULL,
     checksum TEXT NOT NULL,
+    -- the PDF pages, text and downloads are made of: the original itself for a PDF upload, the
+    -- one conversion made for any other (VersionConverted), null until it is made
+    pdf_checksum TEXT,
     width INT NOT NULL DEFAULT 0,
     height INT NOT NULL DEFAULT 0,
     page_count INT NOT NULL DEFAULT 0,
@@ -29,6 +32,7 @@ export const versions: ReadTable = {
   )`,
   handles: [
     'VersionUploaded',
+    'VersionConverted',
     'VersionProcessingStarted',
     'VersionProcessed',
     'VersionProcessingFailed',
@@ -46,8 +50,10 @@ export const versions: ReadTable = {
           event.data;
         await db.query(
           `INSERT INTO versions (version_id, flipbook_id, workspace_id, number, status,
-             activate_on_done, file_name, file_type, mime_type, file_size, checksum, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $9, $10, $11, $11)
+             activate_on_done, file_name, file_type, mime_type, file_size, checksum, pdf_checksum,
+             created_at, updated_at)
+           VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $9, $10,
+             CASE WHEN $7 = 'pdf' THEN $10 END, $11, $11)
            ON CONFLICT (version_id) DO NOTHING`,
           [
             versionId,
@@ -65,6 +71,12 @@ export const versions: ReadTable = {
         );
         return;
       }
+      case 'VersionConverted':
+        await db.query(
+          'UPDATE versions SET pdf_checksum = $2, updated_at = $3 WHERE version_id = $1',
+          [event.data.versionId, event.data.pdf.checksum, event.data.occurredAt],
+        );
+        return;
       case 'VersionProcessingStarted':
         await db.query(
           `UPDATE versions SET status = 'processing', updated_at = $2, page_count = $3,
@@ -103,10 +115,16 @@ export const versions: ReadTable = {
   },
 };
 
-/** Whether any live version still uses this original (identical uploads share one file). */
+/**
+ * Whether any live version still uses this original (identical uploads share one file), as its
+ * upload or as the PDF made of it.
+ */
 export const originalInUse = async (db: Db, checksum: string) =>
-  (await db.query('SELECT 1 FROM versions WHERE checksum = $1 LIMIT 1', [checksum])).rows.length >
-  0;
+  (
+    await db.query('SELECT 1 FROM versions WHERE checksum = $1 OR pdf_checksum = $1 LIMIT 1', [
+      checksum,
+    ])
+  ).rows.length > 0;
 
 /** A live version's processing status by id alone (page files), or null once it is deleted. */
 export const versionStatusById = async (db: Db, versionId: string) =>
@@ -134,6 +152,8 @@ export type VersionRow = {
   error: string | null;
   created_at: string;
   checksum: string;
+  /** the PDF its pages come from: `checksum` for a PDF upload, null until another is converted */
+  pdf_checksum: string | null;
 };
 
 const VERSION_FIELDS = [
@@ -153,6 +173,7 @@ const VERSION_FIELDS = [
   'error',
   'created_at',
   'checksum',
+  'pdf_checksum',
 ] as const;
 
 /** The version columns of table alias `alias`, each named `prefix` + field (for joins). */
@@ -232,19 +253,30 @@ export const measuredSecondsPerPage = async (db: Db) => {
 };
 
 /** Of these values of a column, the ones some version's row still holds. */
-const stillHeld = async (db: Db, column: 'checksum' | 'version_id', values: string[]) =>
+const stillHeld = async (
+  db: Db,
+  column: 'checksum' | 'pdf_checksum' | 'version_id',
+  values: string[],
+) =>
   new Set(
     (
       await db.query<{ value: string }>(
         `SELECT DISTINCT ${column}::text AS value FROM versions
-         WHERE ${column} = ANY($1::${column === 'checksum' ? 'text' : 'uuid'}[])`,
+         WHERE ${column} = ANY($1::${column === 'version_id' ? 'uuid' : 'text'}[])`,
         [values],
       )
     ).rows.map((row) => row.value),
   );
 
-/** Of these checksums, the ones a live version still uses (the blob sweep keeps their originals). */
-export const checksumsInUse = (db: Db, checksums: string[]) => stillHeld(db, 'checksum', checksums);
+/**
+ * Of these checksums, the ones a live version still uses, as its upload or as the PDF made of
+ * it (the blob sweep keeps their originals).
+ */
+export const checksumsInUse = async (db: Db, checksums: string[]) =>
+  new Set([
+    ...(await stillHeld(db, 'checksum', checksums)),
+    ...(await stillHeld(db, 'pdf_checksum', checksums)),
+  ]);
 
 /** Of these version ids, the live ones (a deleted version's row is gone from this table). */
 export const liveVersionIds = (db: Db, versionIds: string[]) =>

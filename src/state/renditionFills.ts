@@ -61,12 +61,14 @@ export const endFill = (db: Db, versionId: string) =>
 /** Fills whose version no longer exists (deleted, or its flipbook was): nothing to fill. */
 export const dropOrphanFills = (db: Db) => dropOrphanRows(db, 'rendition_fills');
 
-/** What a page image rendered on demand needs: the version's original and page count. */
+/** What a page image rendered on demand needs: the version's PDF and page count. */
 export const renditionSource = async (db: Db, versionId: string) =>
   (
     await db.query<{ checksum: string; page_count: number; status: string }>(
-      `SELECT v.checksum, v.page_count, v.status FROM versions v JOIN flipbooks f USING (flipbook_id)
-       WHERE v.version_id = $1 AND v.status IN ('processing', 'done') AND f.status <> 'archived'`,
+      `SELECT v.pdf_checksum AS checksum, v.page_count, v.status
+       FROM versions v JOIN flipbooks f USING (flipbook_id)
+       WHERE v.version_id = $1 AND v.status IN ('processing', 'done')
+         AND v.pdf_checksum IS NOT NULL AND f.status <> 'archived'`,
       [versionId],
     )
   ).rows[0] ?? null;

@@ -12,7 +12,11 @@ export type Job = {
   version_id: string;
   flipbook_id: string;
   workspace_id: string;
+  /** the original as uploaded */
   checksum: string;
+  /** what it is (`pdf`, `docx`, `jpeg`...), and the PDF made of it once made (null until then) */
+  file_type: string;
+  pdf_checksum: string | null;
   attempts: number;
   /** the upload's story (docs/audit.md); null for jobs queued before the audit trail */
   correlation_id: string | null;
@@ -34,7 +38,9 @@ export const claimJob = async (db: Db, owner: string, leaseMs: number): Promise<
            WHERE e.flipbook_id = j.flipbook_id AND ev.number < v.number)
        ORDER BY j.enqueued_at LIMIT 1 FOR UPDATE OF j SKIP LOCKED)
      RETURNING version_id, flipbook_id, workspace_id, checksum, attempts, correlation_id,
-       causation_id, store_failures, store_failing_since`,
+       causation_id, store_failures, store_failing_since,
+       (SELECT v.file_type FROM versions v WHERE v.version_id = jobs.version_id) AS file_type,
+       (SELECT v.pdf_checksum FROM versions v WHERE v.version_id = jobs.version_id) AS pdf_checksum`,
     [owner, leaseMs],
   );
   return rows[0] ?? null;

@@ -14,4 +14,17 @@ export type ProcessDeps = {
   render: RenderOptions;
   /** dates the events processing records */
   clock: Clock;
+  /** how uploads that are not PDFs are made into PDFs (./convertVersion.ts); absent: defaults */
+  convert?: ConvertOptions;
 };
+
+/** How processing converts (`serve` and `worker`: `--convert-timeout`, `--no-convert`). */
+export type ConvertOptions = {
+  /** false: this machine converts no office document (`--no-convert`, or no LibreOffice) */
+  office: boolean;
+  timeoutMs: number;
+  /** LibreOffice's address-space limit */
+  memoryMb: number;
+};
+
+export const DEFAULT_CONVERT: ConvertOptions = { office: true, timeoutMs: 120_000, memoryMb: 1536 };

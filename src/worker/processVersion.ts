@@ -1,4 +1,5 @@
-// Takes one claimed job from uploaded PDF to `done` or `error`, recording each step as an event.
+// Takes one claimed job from upload to `done` or `error`, recording each step as an event: an
+// upload that is not a PDF is made into one first, then its pages are rendered.
 // Pages become available as they finish: the version renders straight into its final directory
 // and ready pages are recorded in batches (VersionPagesRendered), so a reader can show the start
 // of a long document while the rest renders.
@@ -20,11 +21,13 @@ import {
 import type { PageSize } from '../domain/flipbook/flipbook.ts';
 import { renderSecondsPerPage } from '../metrics.ts';
 import { type DocumentStructure, readDocumentStructure } from '../pdf/documentStructure.ts';
+import { ConversionFailed } from '../pdf/officePdf.ts';
 import { RenderFailure, renderPdf } from '../pdf/renderPdf.ts';
 import { listPages } from '../readTables/pages.ts';
 import { versionStatusById } from '../readTables/versions.ts';
 import { endFill, queueFill } from '../state/renditionFills.ts';
 import { isDatabaseUnavailable } from '../store/unavailable.ts';
+import { convertVersion } from './convertVersion.ts';
 import { deferralOf, STORE_ATTEMPTS, storeGaveUp } from './deferrals.ts';
 import { laterRenditions } from './fillRenditions.ts';
 import type { Job } from './jobQueue.ts';
@@ -116,16 +119,30 @@ export const processVersion = async (
   };
 
   const started = performance.now();
-  // The original as a local file (a bucket's is fetched first), and where this attempt renders.
+  // The PDF as a local file (a bucket's is fetched first), and where this attempt renders. An
+  // upload that is not a PDF is made into one first (./convertVersion.ts), once: an attempt
+  // after a crash finds it recorded.
   let original: Awaited<ReturnType<BlobStore['localOriginal']>>;
   let target: RenderTarget;
+  let pdf = job.checksum;
   try {
-    original = await blobs.localOriginal(job.checksum);
+    if ((job.file_type ?? 'pdf') !== 'pdf') {
+      pdf = job.pdf_checksum ?? (await convertVersion(deps, job, signal, command));
+    }
+    original = await blobs.localOriginal(pdf);
     target = await blobs.renderTarget(versionId, job.attempts);
   } catch (error) {
     if (signal.aborted) return 'cancelled';
+    if (error instanceof ConversionFailed) {
+      log.info({ versionId, reason: error.message }, 'version failed: not converted');
+      await command({
+        type: 'FailProcessing',
+        data: { versionId, reason: error.message, now: deps.clock.now() },
+      });
+      return 'error';
+    }
     if (error instanceof OriginalMissing) {
-      log.warn({ versionId, checksum: job.checksum }, 'version failed: its original is missing');
+      log.warn({ versionId, checksum: pdf }, 'version failed: its original is missing');
       await command({
         type: 'FailProcessing',
         data: { versionId, reason: error.message, now: deps.clock.now() },
@@ -250,7 +267,7 @@ export const processVersion = async (
     // The renditions left out are filled in after `done` (fillRenditions.ts): queued first, so
     // a crash between the two leaves a fill for nothing rather than a version without one.
     const later = laterRenditions(deps);
-    if (later.length > 0) await queueFill(store.db, versionId, job.checksum);
+    if (later.length > 0) await queueFill(store.db, versionId, pdf);
     const first = result.pages[0];
     const { events } = await command({
       type: 'CompleteProcessing',

@@ -144,7 +144,9 @@ describe('dashboard: upload and one flipbook (embedded store, one worker)', () =
       await page.getByRole('button', { name: 'Upload', exact: true }).click();
       const error = page.locator('#file-error');
       await error.filter({ hasText: /./ }).waitFor();
-      expect(await error.textContent()).toBe('File is not a PDF: it has no %PDF- header');
+      expect(await error.textContent()).toBe(
+        'The file is not a kind this service takes (a PDF; a Word, PowerPoint or Excel document (.docx .doc .pptx .ppt .xlsx .xls), an OpenDocument one (.odt .odp .ods) or RTF; or an image (JPEG, PNG, WebP, TIFF))',
+      );
       expect(await page.getByLabel('PDF').getAttribute('aria-invalid')).toBe('true');
 
       // Over the plan's limits: a free workspace takes at most 200 pages.

@@ -458,7 +458,7 @@ describe('refused before anything is sent', () => {
     dir = await tempDir();
   });
 
-  it('a file that is not a PDF: exit 2', async () => {
+  it('a file that is not a PDF, an office document or an image: exit 2', async () => {
     const notPdf = join(dir, 'notes.pdf');
     await writeFile(notPdf, 'just some text, no header\n');
     for (const args of [
@@ -469,7 +469,9 @@ describe('refused before anything is sent', () => {
       // exit 2, not the exit 1 of an unreachable server: no request was tried
       expect(result.code, result.stderr).toBe(2);
       expect(result.stdout).toBe('');
-      expect(result.stderr).toBe(`flipbook: ${notPdf} is not a PDF (no %PDF- header)\n`);
+      expect(result.stderr).toBe(
+        `flipbook: ${notPdf} is not a PDF, an office document or an image (JPEG, PNG, WebP, TIFF)\n`,
+      );
     }
   });
 

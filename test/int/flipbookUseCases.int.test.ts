@@ -71,7 +71,6 @@ describe.each(STORE_KINDS)('the flipbook use cases in process (%s store)', (kind
         mimeType: 'application/pdf',
         size: bytes.length,
         sha256: createHash('sha256').update(bytes).digest('hex'),
-        looksLikePdf: true,
       },
     };
   };

@@ -1,52 +1,17 @@
-// officeToPdf with the real LibreOffice: documents generated here (flat OpenDocument turned into
-// .docx/.pptx/.xlsx by soffice itself), then converted, and the PDFs read with poppler and qpdf.
-import { execFile, execFileSync } from 'node:child_process';
+// officeToPdf with the real LibreOffice: documents generated here (test/support/officeFixtures.ts:
+// flat OpenDocument turned into .docx/.pptx/.xlsx by soffice itself), then converted, and the PDFs read with poppler and qpdf.
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sniffDocument } from '../../src/pdf/documentKind.ts';
 import { ConversionFailed, officeToPdf } from '../../src/pdf/officePdf.ts';
+import { FODS, FODT, fodp, makeOffice } from '../support/officeFixtures.ts';
 import { zip } from '../support/zipWriter.ts';
-
-const run = promisify(execFile);
-const NS = (name: string, uri: string) =>
-  `xmlns:${name}="urn:oasis:names:tc:opendocument:xmlns:${uri}"`;
-const HEAD = `<?xml version="1.0" encoding="UTF-8"?><office:document ${NS('office', 'office:1.0')} ${NS('text', 'text:1.0')} ${NS('table', 'table:1.0')} ${NS('draw', 'drawing:1.0')} ${NS('svg', 'svg-compatible:1.0')} ${NS('style', 'style:1.0')} xmlns:xlink="http://www.w3.org/1999/xlink" office:version="1.2"`;
-
-const FODT = `${HEAD} office:mimetype="application/vnd.oasis.opendocument.text"><office:body><office:text>
-<text:h text:outline-level="1">Quarterly Heading</text:h>
-<text:p>See <text:a xlink:type="simple" xlink:href="https://example.org/flipbook/page">the flipbook site</text:a> for more.</text:p>
-</office:text></office:body></office:document>`;
-
-const slide = (n: number) =>
-  `<draw:page draw:name="s${n}"><draw:frame svg:x="2cm" svg:y="2cm" svg:width="20cm" svg:height="3cm"><draw:text-box><text:p>Slide number ${n}</text:p></draw:text-box></draw:frame></draw:page>`;
-const FODP = `${HEAD} office:mimetype="application/vnd.oasis.opendocument.presentation"><office:body><office:presentation>${[1, 2, 3].map(slide).join('')}</office:presentation></office:body></office:document>`;
-
-const FODS = `${HEAD} office:mimetype="application/vnd.oasis.opendocument.spreadsheet"><office:body><office:spreadsheet><table:table table:name="Prices"><table:table-row><table:table-cell><text:p>Price list cell</text:p></table:table-cell></table:table-row></table:table></office:spreadsheet></office:body></office:document>`;
 
 let dir: string;
 const file = (name: string) => join(dir, name);
-
-/** soffice's own OOXML, made once (each with its own profile, in parallel). */
-const makeOoxml = async (source: string, to: string) => {
-  const profile = await mkdtemp(join(tmpdir(), 'flipbook-office-fixture-'));
-  try {
-    await run('soffice', [
-      `-env:UserInstallation=file://${profile}`,
-      '--headless',
-      '--norestore',
-      '--convert-to',
-      to,
-      '--outdir',
-      dir,
-      file(source),
-    ]);
-  } finally {
-    await rm(profile, { recursive: true, force: true });
-  }
-};
 
 const pdfinfoPages = (pdf: string) =>
   Number(/^Pages:\s+(\d+)/m.exec(execFileSync('pdfinfo', [pdf], { encoding: 'utf8' }))?.[1]);
@@ -63,14 +28,10 @@ const leftOver = () => {
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'officePdf-int-'));
-  await writeFile(file('report.fodt'), FODT);
-  await writeFile(file('deck.fodp'), FODP);
-  await writeFile(file('prices.fods'), FODS);
   await Promise.all([
-    makeOoxml('report.fodt', 'docx'),
-    makeOoxml('deck.fodp', 'pptx'),
-    makeOoxml('prices.fods', 'xlsx'),
-    makeOoxml('deck.fodp', 'ppt'),
+    makeOffice(dir, 'report.fodt', FODT, ['docx']),
+    makeOffice(dir, 'deck.fodp', fodp(3), ['pptx', 'ppt']),
+    makeOffice(dir, 'prices.fods', FODS, ['xlsx']),
   ]);
 }, 60_000);
 

@@ -383,7 +383,7 @@ describe('deep-zoom tiles', () => {
         ).rows[0]?.n,
       );
     expect(await count()).toBe(1);
-    await removeVersionFiles(store, blobs, versionId, checksum, false);
+    await removeVersionFiles(store, blobs, versionId, { checksum, pdf_checksum: checksum }, false);
     expect(await count()).toBe(0);
     expect(await blobs.openPageFile(versionId, 1, 'tile-1-0-0.jpg')).toBeNull();
   });

@@ -123,7 +123,6 @@ const received = async (): Promise<ReceivedUpload> => {
       mimeType: 'application/pdf',
       size: bytes.length,
       sha256: createHash('sha256').update(bytes).digest('hex'),
-      looksLikePdf: true,
     },
   };
 };

@@ -66,6 +66,7 @@ const STATUS_KEYS = [
   'pages',
   'pages_done', // beyond the spec: progress
   'status',
+  'step', // beyond the spec: which part of processing
   'version',
   'version_id',
 ];
@@ -360,6 +361,7 @@ describe.each(STORE_KINDS)('Client API v1 on the %s store', (kind) => {
         pages_done: 0,
         file_name: 'a.pdf',
         file_size: corpus(SMALL_PDF).byteLength,
+        step: 'waiting',
       });
 
       await markDone(store, flipbookId, versionId, 3);
@@ -372,6 +374,7 @@ describe.each(STORE_KINDS)('Client API v1 on the %s store', (kind) => {
         pages_done: 3,
         version: 1,
       });
+      expect(done.body.step).toBe('finished');
     });
 
     it('activate: 200 with the new active version, the previous one deactivated', async () => {

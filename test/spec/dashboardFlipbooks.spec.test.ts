@@ -93,7 +93,9 @@ describe('dashboard: upload and one flipbook', () => {
       multipart({ title: 'My notes', file: file(Buffer.from('notes'), 'notes.pdf') }),
     );
     expect(refused.status).toBe(422);
-    expect(fileError(refused.text)).toBe('File is not a PDF: it has no %PDF- header');
+    expect(fileError(refused.text)).toBe(
+      'The file is not a kind this service takes (a PDF; a Word, PowerPoint or Excel document (.docx .doc .pptx .ppt .xlsx .xls), an OpenDocument one (.odt .odp .ods) or RTF; or an image (JPEG, PNG, WebP, TIFF))',
+    );
     expect(refused.text).toMatch(/<input id="file" name="file"[^>]* aria-invalid="true">/);
     expect(inputValueOf(refused.text, 'title')).toBe('My notes');
     expect((await app.c.list()).body.flipbooks.length).toBe(before);

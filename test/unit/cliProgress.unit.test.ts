@@ -17,6 +17,7 @@ const status = (s: VersionStatus['status'], pages = 0, done = 0): VersionStatus 
   pages_done: done,
   file_name: 'book.pdf',
   file_size: 40 * MB,
+  step: s === 'pending' ? 'waiting' : s === 'processing' ? 'rendering' : 'finished',
   ...(s === 'error' ? { error_reason: 'The PDF is password-protected' } : {}),
 });
 

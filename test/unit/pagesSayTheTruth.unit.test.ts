@@ -125,10 +125,10 @@ describe('the dashboard says who may read a flipbook', () => {
     const form = (kind: 'flipbook' | 'version') =>
       String(pdfForm({ action: '/x', csrf: 'c', plan: 'team', id: 'f', kind, button: 'Upload' }));
     expect(form('flipbook')).toContain(
-      '<span data-drop-words data-many="Drop one or more PDFs here, or choose them: each becomes a flipbook of its own.">Drop a PDF here, or choose one.</span>',
+      '<span data-drop-words data-many="Drop one or more documents here, or choose them: each becomes a flipbook of its own.">Drop a PDF, an office document or an image here, or choose one.</span>',
     );
     expect(form('version')).toContain(
-      '<span data-drop-words>Drop a PDF here, or choose one.</span>',
+      '<span data-drop-words>Drop a PDF, an office document or an image here, or choose one.</span>',
     );
     expect(form('version')).not.toContain('data-many');
   });

@@ -11,6 +11,7 @@ import {
   checkBlobPublicUrl,
   withBlobOptions,
 } from '../blobOptions.ts';
+import { type ConvertFlags, convertOptionsOf, withConvertOptions } from '../convertOptions.ts';
 import { flagBytes } from '../flagBytes.ts';
 import { flagDuration } from '../flagDuration.ts';
 import { flagInteger } from '../flagInteger.ts';
@@ -37,76 +38,82 @@ export const flagEmail = (text: string) => {
 };
 
 export const registerServe = (program: Command) => {
-  withMailOptions(
-    withSsoOptions(
-      withBlobOptions(
-        withStoreOptions(
-          program
-            .command('serve')
-            .description('run the flipbook daemon (HTTP API, reader, processing)')
-            .option(
-              '--port <port>',
-              'TCP port (default: $PORT, else 8080)',
-              process.env.PORT || '8080',
-            )
-            .option('--host <host>', 'address to listen on', '127.0.0.1')
-            .option('--public-url <url>', 'base of every absolute URL the API returns')
-            .option(
-              '--blob-public-url <url>',
-              "where the bucket's page images are public (a CDN): the API's image URLs point there",
-            )
-            .option(
-              '--rate-limit <n>',
-              'API requests per minute per client IP; 0 turns it off',
-              String(DEFAULT_RATE_LIMIT),
-            )
-            .option(
-              '--trust-proxy',
-              'take the client IP from X-Forwarded-For (behind a reverse proxy)',
-            )
-            .option(
-              '--no-client-info',
-              "do not record clients' IP addresses and user agents in the audit trail (personal data)",
-            )
-            .option(
-              '--contact-email <address>',
-              "who runs this service: the API document's contact (info.contact in /api/v1/openapi.json)",
-            )
-            .option(
-              '--webhook-allow-private',
-              'let webhooks reach loopback, private and link-local addresses (tests, private networks)',
-            )
-            .option(
-              '--keep-alive-timeout <seconds>',
-              'how long an idle keep-alive connection stays open; above your load balancer’s idle timeout',
-              '65',
-            )
-            .option('--grace <seconds>', 'on SIGTERM, how long requests in flight may finish', '30')
-            .option(
-              '--geoip-file <path>',
-              "count readers' countries with this MaxMind DB file (GeoLite2 or DB-IP Country); off without it",
-            )
-            .option(
-              '--workers <n>',
-              'documents this daemon processes at once (0: none)',
-              String(defaultLanes()),
-            )
-            .option(
-              '--render-processes <n>',
-              'renderer processes at once, shared by those documents',
-              String(defaultRenderProcesses()),
-            )
-            .option(
-              '--tile-cache-size <size>',
-              'deep-zoom tiles kept in the blob store, shared by every daemon on the database (e.g. 2G, 500M); the least recently used go beyond it',
-              '2G',
-            )
-            .option(
-              '--preview-ttl <duration>',
-              'delete previews last pushed to longer ago than this (e.g. 30d, 12h; 0: never)',
-              '30d',
-            )
-            .option(...WAIT_AT_START_OPTION),
+  withConvertOptions(
+    withMailOptions(
+      withSsoOptions(
+        withBlobOptions(
+          withStoreOptions(
+            program
+              .command('serve')
+              .description('run the flipbook daemon (HTTP API, reader, processing)')
+              .option(
+                '--port <port>',
+                'TCP port (default: $PORT, else 8080)',
+                process.env.PORT || '8080',
+              )
+              .option('--host <host>', 'address to listen on', '127.0.0.1')
+              .option('--public-url <url>', 'base of every absolute URL the API returns')
+              .option(
+                '--blob-public-url <url>',
+                "where the bucket's page images are public (a CDN): the API's image URLs point there",
+              )
+              .option(
+                '--rate-limit <n>',
+                'API requests per minute per client IP; 0 turns it off',
+                String(DEFAULT_RATE_LIMIT),
+              )
+              .option(
+                '--trust-proxy',
+                'take the client IP from X-Forwarded-For (behind a reverse proxy)',
+              )
+              .option(
+                '--no-client-info',
+                "do not record clients' IP addresses and user agents in the audit trail (personal data)",
+              )
+              .option(
+                '--contact-email <address>',
+                "who runs this service: the API document's contact (info.contact in /api/v1/openapi.json)",
+              )
+              .option(
+                '--webhook-allow-private',
+                'let webhooks reach loopback, private and link-local addresses (tests, private networks)',
+              )
+              .option(
+                '--keep-alive-timeout <seconds>',
+                'how long an idle keep-alive connection stays open; above your load balancer’s idle timeout',
+                '65',
+              )
+              .option(
+                '--grace <seconds>',
+                'on SIGTERM, how long requests in flight may finish',
+                '30',
+              )
+              .option(
+                '--geoip-file <path>',
+                "count readers' countries with this MaxMind DB file (GeoLite2 or DB-IP Country); off without it",
+              )
+              .option(
+                '--workers <n>',
+                'documents this daemon processes at once (0: none)',
+                String(defaultLanes()),
+              )
+              .option(
+                '--render-processes <n>',
+                'renderer processes at once, shared by those documents',
+                String(defaultRenderProcesses()),
+              )
+              .option(
+                '--tile-cache-size <size>',
+                'deep-zoom tiles kept in the blob store, shared by every daemon on the database (e.g. 2G, 500M); the least recently used go beyond it',
+                '2G',
+              )
+              .option(
+                '--preview-ttl <duration>',
+                'delete previews last pushed to longer ago than this (e.g. 30d, 12h; 0: never)',
+                '30d',
+              )
+              .option(...WAIT_AT_START_OPTION),
+          ),
         ),
       ),
     ),
@@ -115,7 +122,8 @@ export const registerServe = (program: Command) => {
       flags: StoreFlags &
         BlobFlags &
         SsoFlags &
-        MailFlags & {
+        MailFlags &
+        ConvertFlags & {
           port: string;
           host: string;
           publicUrl?: string;
@@ -166,8 +174,16 @@ export const registerServe = (program: Command) => {
       if (flags.geoipFile !== undefined && flags.geoipFile.trim() === '') {
         throw new CliError(EXIT.usage, '--geoip-file: name a MaxMind DB file');
       }
+      const { convert, missing } = convertOptionsOf(flags);
+      if (missing) {
+        const { logger } = await import('../../log.ts');
+        logger.warn(
+          'office documents are refused: LibreOffice (soffice) is not installed; scripts/setup.sh installs it, --no-convert says it is meant',
+        );
+      }
       await runDaemon({
         ...blobOptionsOf(flags),
+        convert,
         port,
         rateLimit,
         workers,

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { CliError, EXIT } from '../../../packages/cli/src/client/cliErrors.ts';
 import { defaultLanes, defaultRenderProcesses } from '../../worker/lanes.ts';
 import { type BlobFlags, blobOptionsOf, checkBlobFlags, withBlobOptions } from '../blobOptions.ts';
+import { type ConvertFlags, convertOptionsOf, withConvertOptions } from '../convertOptions.ts';
 import { flagInteger } from '../flagInteger.ts';
 import {
   limitsOf,
@@ -14,22 +15,24 @@ import {
 type WorkerFlags = { workers: string; renderProcesses: string; waitAtStart: string };
 
 export const registerWorker = (program: Command) => {
-  withBlobOptions(
-    withStoreOptions(
-      program
-        .command('worker')
-        .description(
-          'process uploaded PDFs only (scale out: run on more machines sharing the database and the bucket or blob directory)',
-        )
-        .option('--workers <n>', 'documents processed at once', String(defaultLanes()))
-        .option(
-          '--render-processes <n>',
-          'renderer processes at once, shared by those documents',
-          String(defaultRenderProcesses()),
-        )
-        .option(...WAIT_AT_START_OPTION),
+  withConvertOptions(
+    withBlobOptions(
+      withStoreOptions(
+        program
+          .command('worker')
+          .description(
+            'process uploads only (scale out: run on more machines sharing the database and the bucket or blob directory)',
+          )
+          .option('--workers <n>', 'documents processed at once', String(defaultLanes()))
+          .option(
+            '--render-processes <n>',
+            'renderer processes at once, shared by those documents',
+            String(defaultRenderProcesses()),
+          )
+          .option(...WAIT_AT_START_OPTION),
+      ),
     ),
-  ).action(async (flags: StoreFlags & BlobFlags & WorkerFlags) => {
+  ).action(async (flags: StoreFlags & BlobFlags & WorkerFlags & ConvertFlags) => {
     const { openCheckedBlobStore } = await import('../../blobs/openBlobStore.ts');
     const { clockFromEnv } = await import('../../app/clock.ts');
     const { startBlobSweep } = await import('../../blobs/sweep.ts');
@@ -45,7 +48,13 @@ export const registerWorker = (program: Command) => {
     const lanes = flagInteger('--workers', flags.workers, 1, 256);
     const processes = flagInteger('--render-processes', flags.renderProcesses, 1, 256);
     const patienceMs = waitAtStartMs(flags);
+    const { convert, missing } = convertOptionsOf(flags);
     installLastResort(logger);
+    if (missing) {
+      logger.warn(
+        'office documents fail to process here: LibreOffice (soffice) is not installed; scripts/setup.sh installs it',
+      );
+    }
     // Stops on SIGTERM, SIGINT or SIGQUIT (jobs in flight handed back at once), one sent while
     // starting included; goes on after SIGHUP, saying so (src/signals.ts).
     const stopRequested = new Promise<string>((resolve) => {
@@ -75,7 +84,7 @@ export const registerWorker = (program: Command) => {
     const clock = clockFromEnv(process.env, databaseTime.nowMs);
     const sweep = startBlobSweep(store, blobs, logger, clock.now());
     const pool = startWorkers(
-      { store, blobs, log: logger, render: renderOptionsFor(processes), clock },
+      { store, blobs, log: logger, render: renderOptionsFor(processes), clock, convert },
       workerOptions(lanes),
     );
     logger.info(

@@ -70,6 +70,8 @@ const sentence = (event: LoggedEvent, numbers: Map<string, number>) => {
           Number(d.number) > 1 && d.activateOnDone === false ? ', to stay inactive' : ''
         }`;
       }
+      case 'VersionConverted':
+        return `made a PDF of ${version()} (${String(d.converter)})`;
       case 'VersionProcessingStarted':
         return `started processing ${version()}${Number(d.pageCount) > 0 ? ` (${pageCount(Number(d.pageCount))})` : ''}${
           Number(d.attempt) > 1 ? `, attempt ${String(d.attempt)}` : ''

@@ -22,8 +22,26 @@ export const limitsHint = (plan: Plan) => {
  */
 export const dropWords = (kind: 'flipbook' | 'version') =>
   kind === 'flipbook'
-    ? html`<span data-drop-words data-many="Drop one or more PDFs here, or choose them: each becomes a flipbook of its own.">Drop a PDF here, or choose one.</span>`
-    : html`<span data-drop-words>Drop a PDF here, or choose one.</span>`;
+    ? html`<span data-drop-words data-many="Drop one or more documents here, or choose them: each becomes a flipbook of its own.">Drop a PDF, an office document or an image here, or choose one.</span>`
+    : html`<span data-drop-words>Drop a PDF, an office document or an image here, or choose one.</span>`;
+
+/** What the file chooser offers: what the upload takes (the server tells by content anyway). */
+const ACCEPT = [
+  'application/pdf',
+  ...['.pdf', '.docx', '.doc', '.odt', '.rtf', '.pptx', '.ppt', '.odp', '.xlsx', '.xls', '.ods'],
+  ...[
+    'image/jpeg',
+    'image/png',
+    'image/webp',
+    'image/tiff',
+    '.jpg',
+    '.jpeg',
+    '.png',
+    '.webp',
+    '.tif',
+    '.tiff',
+  ],
+].join(',');
 
 export const pdfForm = (o: {
   action: string;
@@ -40,8 +58,8 @@ export const pdfForm = (o: {
 <input type="hidden" name="_csrf" value="${o.csrf}">
 ${o.before ?? ''}
 <div class="dropzone" data-dropzone>
-<label for="${o.id}">PDF</label>
-<input id="${o.id}" name="file" type="file" accept="application/pdf,.pdf" required aria-describedby="${o.id}-hint ${o.id}-error"${o.error ? html` aria-invalid="true"` : ''}>
+<label for="${o.id}">PDF, office document or image</label>
+<input id="${o.id}" name="file" type="file" accept="${ACCEPT}" required aria-describedby="${o.id}-hint ${o.id}-error"${o.error ? html` aria-invalid="true"` : ''}>
 <p class="hint" id="${o.id}-hint">${dropWords(o.kind)} ${limitsHint(o.plan)}</p>
 <p class="field-error" id="${o.id}-error" role="alert" data-file-error>${o.error ?? ''}</p>
 </div>

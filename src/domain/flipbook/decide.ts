@@ -60,6 +60,15 @@ export type UploadVersion = {
   type: 'UploadVersion';
   data: { versionId: string; file: UploadedFile; activateOnDone: boolean; now: Date };
 };
+export type RecordConversion = {
+  type: 'RecordConversion';
+  data: {
+    versionId: string;
+    pdf: { checksum: string; size: number };
+    converter: string;
+    now: Date;
+  };
+};
 export type StartProcessing = {
   type: 'StartProcessing';
   data: { versionId: string; attempt: number; pageCount: number; now: Date };
@@ -85,6 +94,7 @@ export type FlipbookCommand =
   | DeleteFlipbook
   | SetDownload
   | UploadVersion
+  | RecordConversion
   | StartProcessing
   | RecordRenderedPages
   | CompleteProcessing
@@ -212,6 +222,23 @@ export const uploadVersion = ({ data }: UploadVersion, state: Flipbook): Flipboo
         number: book.lastNumber + 1,
         file,
         activateOnDone,
+      },
+    },
+  ];
+};
+
+/** The PDF made of an upload that was not one; a stale job's (finished, deleted) is dropped. */
+export const recordConversion = ({ data }: RecordConversion, state: Flipbook): FlipbookEvent[] => {
+  const book = forWorker(state);
+  const version = known(book, data.versionId);
+  if (gone(book, version) || version.status === 'done' || version.status === 'error') return [];
+  return [
+    {
+      type: 'VersionConverted',
+      data: {
+        ...ofVersion(book, data.versionId, data.now),
+        pdf: { checksum: data.pdf.checksum, size: data.pdf.size },
+        converter: data.converter,
       },
     },
   ];
@@ -357,6 +384,8 @@ export const decide = (command: FlipbookCommand, state: Flipbook): FlipbookEvent
       return setDownload(command, state);
     case 'UploadVersion':
       return uploadVersion(command, state);
+    case 'RecordConversion':
+      return recordConversion(command, state);
     case 'StartProcessing':
       return startProcessing(command, state);
     case 'RecordRenderedPages':

@@ -72,6 +72,16 @@ export type VersionProcessingStarted = Event<
   /** pageCount: known from pdfinfo before rendering starts, so progress can show it */
   OfVersion & { attempt: number; pageCount: number }
 >;
+/**
+ * An upload that is not a PDF (an office document, images) made into the PDF every later step
+ * reads (issue 45). The PDF is kept beside the original, by its own checksum: the event names it,
+ * so a replay knows which pages came from what, whatever a later converter would make of the
+ * same upload. `converter` says which tool and version made it, for the record.
+ */
+export type VersionConverted = Event<
+  'VersionConverted',
+  OfVersion & { pdf: { checksum: string; size: number }; converter: string }
+>;
 /** Pages ready so far, recorded in batches while a long document renders. */
 export type VersionPagesRendered = Event<'VersionPagesRendered', OfVersion & { pages: PageSize[] }>;
 export type VersionProcessed = Event<
@@ -100,6 +110,7 @@ export type FlipbookEvent =
   | ShareLinkEvent
   | PreviewEvent
   | VersionUploaded
+  | VersionConverted
   | VersionProcessingStarted
   | VersionPagesRendered
   | VersionProcessed
@@ -236,6 +247,7 @@ export const evolve = (state: Flipbook, event: FlipbookEvent): Flipbook => {
       };
     case 'VersionProcessingStarted':
       return withVersion({ status: 'processing' });
+    case 'VersionConverted':
     case 'VersionPagesRendered':
       return state;
     case 'VersionProcessed':

@@ -76,7 +76,10 @@ export const malformedUpload =
   'or `Workspace not found` (the key outlived its workspace)';
 export const uploadRefused =
   '`Idempotency-Key already used for another request in the last 24 hours: …`, ' +
-  '`The file is empty`, `File is not a PDF: it has no %PDF- header`, `File is not a readable PDF: <reason>`, ' +
+  '`The file is empty`, `The file is not a kind this service takes (<the kinds>)`, ' +
+  '`File is not a readable PDF: <reason>`, `The document unpacks to <n> MB, more than the 1024 MB accepted`, ' +
+  '`This server does not convert office documents (it runs without LibreOffice): …`, ' +
+  '`The image could not be read: …`, ' +
   `\`File too large for the <plan> plan: …\` (${plans((l) => l.maxUploadBytes / MB, ' MB')}), ` +
   `\`Too many pages for the <plan> plan: …\` (${plans((l) => l.maxPagesPerVersion)} pages per document)`;
 export const slugTaken = '`Slug "<slug>" is already used by another flipbook in this workspace`';

@@ -31,7 +31,7 @@ export const multipartBody = (
       )
       .join('') +
     `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${quote(file.name)}"; filename*=UTF-8''${extValue(file.name)}\r\n` +
-    'Content-Type: application/pdf\r\n\r\n';
+    'Content-Type: application/octet-stream\r\n\r\n';
   const tail = `\r\n--${boundary}--\r\n`;
   const headBytes = Buffer.from(head);
   const tailBytes = Buffer.from(tail);

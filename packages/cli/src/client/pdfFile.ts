@@ -1,4 +1,7 @@
-// Checks a file before a byte is sent: it must exist, be a PDF, and fit the upload limit.
+// Checks a file before a byte is sent: it must exist, look like something the service takes (a
+// PDF, an office document, an image: by its first bytes, as the server tells them; the server
+// has the last word, a server run with --no-convert refuses office documents), and fit the
+// upload limit.
 import { open, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { CliError, EXIT } from './cliErrors.ts';
@@ -20,11 +23,30 @@ export const checkPdfFile = async (path: string): Promise<PdfFile> => {
   try {
     const head = Buffer.alloc(1024);
     const { bytesRead } = await handle.read(head, 0, head.length, 0);
-    if (!head.subarray(0, bytesRead).includes('%PDF-')) {
-      throw new CliError(EXIT.usage, `${path} is not a PDF (no %PDF- header)`);
+    if (!taken(head.subarray(0, bytesRead))) {
+      throw new CliError(
+        EXIT.usage,
+        `${path} is not a PDF, an office document or an image (JPEG, PNG, WebP, TIFF)`,
+      );
     }
   } finally {
     await handle.close();
   }
   return { path, name: basename(path), size: info.size };
+};
+
+/**
+ * The starts of what the service takes: a PDF (`%PDF-` anywhere in the first 1024 bytes), a ZIP
+ * (OOXML, OpenDocument), an OLE2 file (.doc, .xls, .ppt), RTF, JPEG, PNG, WebP, TIFF.
+ */
+const taken = (head: Buffer) => {
+  if (head.includes('%PDF-')) return true;
+  const hex = head.subarray(0, 8).toString('hex');
+  const starts = ['504b0304', 'd0cf11e0a1b11ae1', '7b5c727466', 'ffd8ff', '89504e470d0a1a0a'];
+  if (starts.some((start) => hex.startsWith(start))) return true;
+  if (['49492a00', '4d4d002a'].includes(hex.slice(0, 8))) return true;
+  return (
+    head.subarray(0, 4).toString('latin1') === 'RIFF' &&
+    head.subarray(8, 12).toString('latin1') === 'WEBP'
+  );
 };

@@ -11,7 +11,7 @@ import { waitForVersion } from '../client/waitForVersion.ts';
 export type ProcessingStatus = Pick<
   VersionStatus,
   'status' | 'pages' | 'pages_done' | 'error_reason'
->;
+> & { step?: VersionStatus['step'] };
 
 export type Progress = {
   onUpload?: (sent: number, total: number) => void;

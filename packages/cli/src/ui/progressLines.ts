@@ -3,7 +3,7 @@
 // shows it is alive without flooding the log. Plain words, or one JSON object a line
 // (`--progress json`). The result itself stays on stdout: `--json` parsers read only that.
 import { describePace, processingPace, type Sample } from '../client/processingPace.ts';
-import type { Progress } from '../services/publish.ts';
+import type { ProcessingStatus, Progress } from '../services/publish.ts';
 
 export const PROGRESS_FORMATS = ['plain', 'json', 'none'] as const;
 export type ProgressFormat = (typeof PROGRESS_FORMATS)[number];
@@ -25,6 +25,7 @@ export const progressLines = (
   const uploadStarted = now();
   let lastUpload = uploadStarted;
   let lastStatus = '';
+  let lastStep: ProcessingStatus['step'];
   let lastLine = 0;
   let lastDone = -1;
   const samples: Sample[] = [];
@@ -47,21 +48,25 @@ export const progressLines = (
       const at = now();
       const done = s.pages_done ?? 0;
       samples.push({ at, done });
-      const changed = s.status !== lastStatus;
+      const changed = s.status !== lastStatus || s.step !== lastStep;
       const moved =
         s.status === 'processing' && done !== lastDone && at - lastLine >= LINE_EVERY_MS;
       lastStatus = s.status;
+      lastStep = s.step;
       if (!changed && !moved) return;
       lastLine = at;
       lastDone = done;
       const pace = s.status === 'processing' ? describePace(done, s.pages, samples) : '';
-      const detail = pace || (s.pages ? `${s.pages} pages` : '');
+      // An office document or images being made into a PDF: no pages to count yet.
+      const converting = s.step === 'converting' ? 'converting to PDF' : '';
+      const detail = converting || pace || (s.pages ? `${s.pages} pages` : '');
       const { rate, leftSeconds } = processingPace(samples, s.pages);
       say(`status: ${s.status}${detail ? ` (${detail})` : ''}`, {
         type: 'status',
         status: s.status,
         pages: s.pages,
         pages_done: done,
+        ...(converting ? { step: 'converting' } : {}),
         ...(s.status === 'processing' && rate !== null
           ? { pages_per_second: Math.round(rate * 10) / 10, seconds_left: leftSeconds }
           : {}),

@@ -1,0 +1,199 @@
+// Uploads that are not PDFs (issue 45), in process with real processing lanes and the real
+// LibreOffice: office documents made by LibreOffice itself (test/support/officeFixtures.ts) and
+// images made by sharp go through the same endpoints, are converted as processing's first step
+// (status `processing`, step `converting`), and come out as flipbooks whose PDF every later step
+// reads; the original stays downloadable beside it. Refusals in words; a document that cannot be
+// converted fails its version in words.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { corpus, expectJson, type FileSpec, SMALL_PDF, send } from '../support/apiHelpers.ts';
+import { useApp } from '../support/appSpec.ts';
+import { appFetch } from '../support/inProcess.ts';
+import { FODS, FODT, fodp, makeOffice, multiPageTiff } from '../support/officeFixtures.ts';
+import { watchOutcome } from '../support/versionWatch.ts';
+import { zip } from '../support/zipWriter.ts';
+
+let dir: string;
+const upload = async (name: string): Promise<FileSpec> => ({
+  bytes: await readFile(join(dir, name)),
+  name,
+});
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'convert-spec-'));
+  await Promise.all([
+    makeOffice(dir, 'report.fodt', FODT, ['docx']),
+    makeOffice(dir, 'deck.fodp', fodp(4), ['pptx']),
+    makeOffice(dir, 'prices.fods', FODS, ['xlsx']),
+  ]);
+}, 90_000);
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('uploads that are not PDFs', () => {
+  const fx = useApp({ blobs: 'dir', workers: 2 });
+
+  /** uploads, waits for the outcome, and returns what was seen */
+  const publish = async (file: FileSpec) => {
+    const created = await fx.c.create(file);
+    expectJson(created, 201);
+    expect(created.body.status).toBe('pending');
+    const { flipbook_id: flipbookId, version_id: versionId } = created.body;
+    const { final } = await watchOutcome(fx.c, flipbookId, versionId, 90_000);
+    return { created, flipbookId, versionId, final };
+  };
+
+  it('makes a .docx a flipbook: converted first, its heading the contents, its link kept, both files downloadable', async () => {
+    const { flipbookId, versionId, final, created } = await publish(await upload('report.docx'));
+    expect(created.body.estimated_seconds).toBeGreaterThanOrEqual(5); // the conversion counted
+    expect(final).toMatchObject({ status: 'done', pages: 1, file_name: 'report.docx' });
+    const events = await fx.eventsOf(flipbookId);
+    const types = events.map((e) => e.type);
+    expect(types.indexOf('VersionConverted')).toBeGreaterThan(types.indexOf('VersionUploaded'));
+    expect(types.indexOf('VersionConverted')).toBeLessThan(types.indexOf('VersionProcessed'));
+    const converted = events.find((e) => e.type === 'VersionConverted');
+    expect(converted?.data).toMatchObject({
+      versionId,
+      converter: expect.stringMatching(/^LibreOffice \d/),
+      pdf: { checksum: expect.stringMatching(/^[0-9a-f]{64}$/), size: expect.any(Number) },
+    });
+    expect(converted?.metadata).toMatchObject({ actor: { type: 'worker' } });
+
+    const book = await fx.c.flipbook(flipbookId);
+    expect(book.body.versions[0]).toMatchObject({
+      file_type: 'docx',
+      mime_type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    });
+    // The reader's structure, from the PDF made: contents from the heading, the hyperlink.
+    const doc = await send(`${fx.base}/files/pages/${versionId}/document.json`);
+    expect(doc.status).toBe(200);
+    expect(JSON.stringify(doc.body.outline)).toContain('Quarterly Heading');
+    expect(JSON.stringify(doc.body.links)).toContain('https://example.org/flipbook/page');
+    const text = await send(`${fx.base}/files/pages/${versionId}/1/text.txt`);
+    expect(text.text).toContain('the flipbook site');
+
+    // Downloads (allowed by default): the PDF made, named .pdf, and the .docx as it came.
+    const made = await appFetch(`${fx.base}/files/originals/${versionId}`);
+    expect(made.status).toBe(200);
+    expect(made.headers.get('content-type')).toBe('application/pdf');
+    expect(made.headers.get('content-disposition')).toContain('report.pdf');
+    const madeBytes = Buffer.from(await made.arrayBuffer());
+    expect(madeBytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    const original = await appFetch(`${fx.base}/files/originals/${versionId}/uploaded`);
+    expect(original.status).toBe(200);
+    expect(Buffer.from(await original.arrayBuffer())).toEqual(
+      await readFile(join(dir, 'report.docx')),
+    );
+    expect(original.headers.get('content-disposition')).toContain('report.docx');
+  }, 120_000);
+
+  it('says `converting` while LibreOffice works, then renders; one page a slide', async () => {
+    const created = await fx.c.create(await upload('deck.pptx'));
+    expectJson(created, 201);
+    const { flipbook_id: flipbookId, version_id: versionId } = created.body;
+    const { final } = await watchOutcome(fx.c, flipbookId, versionId, 90_000);
+    expect(final).toMatchObject({ status: 'done', pages: 4 });
+    // Polled by hand for the steps: a conversion is seconds long, the status says so meanwhile.
+    const steps = new Set<string>();
+    const second = await fx.c.create(await upload('prices.xlsx'));
+    const v2 = second.body.version_id;
+    const f2 = second.body.flipbook_id;
+    for (;;) {
+      const reply = await fx.c.status(f2, v2);
+      expectJson(reply, 200);
+      steps.add(`${reply.body.status}/${reply.body.step}`);
+      if (reply.body.status === 'done' || reply.body.status === 'error') {
+        expect(reply.body).toMatchObject({ status: 'done', pages: 1, step: 'finished' });
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(steps).toContain('processing/converting');
+  }, 120_000);
+
+  it('makes an image one page at its own proportions, and a multi-page TIFF one page a frame', async () => {
+    const photo = await sharp({
+      create: { width: 1200, height: 800, channels: 3, background: '#3366aa' },
+    })
+      .jpeg()
+      .toBuffer();
+    const one = await publish({ bytes: photo, name: 'photo.jpg' });
+    expect(one.final).toMatchObject({ status: 'done', pages: 1 });
+    const page = (await fx.c.flipbook(one.flipbookId)).body.pages[0];
+    expect(page.width / page.height).toBeCloseTo(1.5, 2);
+
+    const tiff = multiPageTiff([
+      { width: 300, height: 400, shade: 40 },
+      { width: 400, height: 300, shade: 200 },
+      { width: 200, height: 200, shade: 120 },
+    ]);
+    const scan = await publish({ bytes: tiff, name: 'scan.tif' });
+    expect(scan.final).toMatchObject({ status: 'done', pages: 3 });
+    const pages = (await fx.c.flipbook(scan.flipbookId)).body.pages;
+    expect(pages.map((p: { width: number; height: number }) => p.width > p.height)).toEqual([
+      false,
+      true,
+      false,
+    ]);
+    const book = await fx.c.flipbook(scan.flipbookId);
+    expect(book.body.versions[0]).toMatchObject({ file_type: 'tiff', mime_type: 'image/tiff' });
+  }, 120_000);
+
+  it('refuses in words what it does not take: any other file, one renamed, a ZIP bomb', async () => {
+    const text = await fx.c.create({ bytes: Buffer.from('just some words\n'), name: 'notes.docx' });
+    expectJson(text, 422);
+    expect(text.body.error).toMatch(/^The file is not a kind this service takes \(a PDF; a Word/);
+    const ML = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml';
+    const bomb = zip([
+      {
+        name: '[Content_Types].xml',
+        data: `<Types><Override PartName="/word/document.xml" ContentType="${ML}"/></Types>`,
+      },
+      { name: 'word/document.xml', data: 'x', declaredSize: 0xfffffff0 },
+    ]);
+    const refused = await fx.c.create({ bytes: bomb, name: 'big.docx' });
+    expectJson(refused, 422);
+    expect(refused.body.error).toMatch(/unpacks to 4096 MB, more than the 1024 MB accepted/);
+    // A PDF named .docx is a PDF: told by its content, not its name.
+    const renamed = await fx.c.create({ bytes: corpus(SMALL_PDF), name: 'actually.docx' });
+    expectJson(renamed, 201);
+    const book = await fx.c.flipbook(renamed.body.flipbook_id);
+    expect(book.body.versions[0]).toMatchObject({ file_type: 'pdf', mime_type: 'application/pdf' });
+  });
+
+  it('fails a document LibreOffice cannot open, in words', async () => {
+    const ML = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml';
+    const garbage = zip([
+      {
+        name: '[Content_Types].xml',
+        data: `<Types><Override PartName="/word/document.xml" ContentType="${ML}"/></Types>`,
+      },
+      { name: 'word/document.xml', data: '<w:document><<<not xml' },
+    ]);
+    const { final } = await publish({ bytes: garbage, name: 'broken.docx' });
+    expect(final).toMatchObject({
+      status: 'error',
+      error_reason: 'The document is damaged: LibreOffice could not open it',
+    });
+  }, 120_000);
+});
+
+describe('a server that takes no office documents', () => {
+  const fx = useApp({ blobs: 'dir', convertsOffice: false });
+
+  it('refuses them in words and still takes images', async () => {
+    const docx = await fx.c.create(await upload('report.docx'));
+    expectJson(docx, 422);
+    expect(docx.body.error).toBe(
+      'This server does not convert office documents (it runs without LibreOffice): upload a PDF; or an image (JPEG, PNG, WebP, TIFF)',
+    );
+    const png = await sharp({ create: { width: 10, height: 10, channels: 3, background: '#fff' } })
+      .png()
+      .toBuffer();
+    expectJson(await fx.c.create({ bytes: png, name: 'dot.png' }), 201);
+  });
+});
