@@ -1,5 +1,5 @@
 # The flipbook service as a container image: Debian bookworm-slim, the service's runtime only
-# (poppler-utils and qpdf, the project's own Node 24 and its production dependencies; no npm, no
+# (poppler-utils and qpdf, LibreOffice for office uploads, the project's own Node 24 and its production dependencies; no npm, no
 # compilers, no build stage), run as a non-root user with its data in /data.
 #
 #   docker build -t flipbook .          (or: podman build --format docker -t flipbook .)
@@ -15,6 +15,10 @@
 FROM debian:bookworm-slim
 
 ARG EXTRA_CA_CERTS=""
+# LibreOffice headless and the fonts office documents name, for office uploads (issue 45; the
+# same packages as scripts/setup.sh): about 600 MB of the image. `--build-arg OFFICE=false`
+# leaves them out: the service then takes PDFs and images only and says so (docs/deploy.md).
+ARG OFFICE=true
 ARG NPM_REGISTRY=https://registry.npmjs.org
 # The npm that installs the dependencies; used during the build only, never in the image.
 ARG NPM_VERSION=11.19.1
@@ -24,6 +28,11 @@ ARG NPM_VERSION=11.19.1
 RUN set -eu; \
     apt-get update; \
     apt-get install -y --no-install-recommends poppler-utils qpdf ca-certificates; \
+    if [ "$OFFICE" = true ]; then \
+      apt-get install -y --no-install-recommends libreoffice-writer-nogui \
+        libreoffice-impress-nogui libreoffice-calc-nogui fonts-crosextra-carlito \
+        fonts-crosextra-caladea fonts-liberation2 fonts-noto-core fonts-noto-cjk; \
+    fi; \
     if [ -n "$EXTRA_CA_CERTS" ]; then \
       printf '%s\n' "$EXTRA_CA_CERTS" > /usr/local/share/ca-certificates/extra.crt; \
       update-ca-certificates; \

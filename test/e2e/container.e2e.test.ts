@@ -195,9 +195,11 @@ describe('the container image', () => {
     for (const id of await dangling()) if (!danglingBefore.has(id)) await podman(['rmi', '-f', id]);
   }, 120_000);
 
-  it('is at most 400 MB and leaves no build stage behind', () => {
+  it('is at most 1,200 MB (LibreOffice and its fonts ~600 of them) and leaves no build stage behind', () => {
     expect(imageBytes).toBeGreaterThan(0);
-    expect(imageBytes / 1e6).toBeLessThanOrEqual(400);
+    expect(imageBytes / 1e6, `the image is ${Math.round(imageBytes / 1e6)} MB`).toBeLessThanOrEqual(
+      1200,
+    );
     // The documented build leaves the image and its own layers, no untagged image beside them.
     expect([...danglingAfterBuild].filter((id) => !danglingBefore.has(id))).toEqual([]);
   });
