@@ -6,7 +6,9 @@
 //
 //   npm run bench:convert [-- --rounds 3]
 //
-// Wall time of each, and the CPU time of this process's children (soffice) beside the baseline's.
+// Wall time of each, and the CPU time of this process's children (soffice) beside the baseline's;
+// and the daemon's own resident memory over each conversion, sampled every 20 ms, against what it
+// held before the upload (at most +64 MB; LibreOffice's is its own process's).
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -38,8 +40,24 @@ const bench = await startBenchDaemon('convert');
 const api = `${bench.url}/api/v1`;
 const auth = { authorization: `Bearer ${bench.key}` };
 
-/** Uploads a file and waits until its version is done: wall ms, and its page count. */
+/** The daemon's resident memory now, in MB. */
+const daemonRss = async () => {
+  const status = await readFile(`/proc/${bench.daemon.pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+};
+
+/**
+ * Uploads a file and waits until its version is done: wall ms, its page count, and how far the
+ * daemon's resident memory rose above where it was before (MB).
+ */
 const publish = async (bytes: Buffer, name: string) => {
+  const before = await daemonRss();
+  let peak = before;
+  const sampling = setInterval(() => {
+    void daemonRss().then((mb) => {
+      peak = Math.max(peak, mb);
+    });
+  }, 20);
   const started = performance.now();
   const form = new FormData();
   form.append('file', new Blob([bytes]), name);
@@ -52,8 +70,14 @@ const publish = async (bytes: Buffer, name: string) => {
         headers: auth,
       })
     ).json()) as { status: string; pages: number; error_reason?: string };
-    if (status.status === 'error') throw new Error(`${name}: ${status.error_reason}`);
-    if (status.status === 'done') return { ms: performance.now() - started, pages: status.pages };
+    if (status.status === 'error') {
+      clearInterval(sampling);
+      throw new Error(`${name}: ${status.error_reason}`);
+    }
+    if (status.status === 'done') {
+      clearInterval(sampling);
+      return { ms: performance.now() - started, pages: status.pages, rssMb: peak - before };
+    }
     await new Promise((r) => setTimeout(r, 25));
   }
 };
@@ -84,6 +108,7 @@ try {
     const service: number[] = [];
     const baseline: number[] = [];
     const sofficeCpu: number[] = [];
+    const rss: number[] = [];
     let pages = 0;
     for (let round = 0; round < ROUNDS; round++) {
       const out = join(dir, `out-${round}`);
@@ -94,11 +119,12 @@ try {
       sofficeCpu.push(plain.cpu);
       const converted = await publish(bytes, name);
       service.push(converted.ms);
+      rss.push(converted.rssMb);
       pages = converted.pages;
     }
     const [s, b] = [median(service), median(baseline)];
     console.log(
-      `  ${`${name} (${pages} pages)`.padEnd(28)} ${s.toFixed(0).padStart(6)} | ${b.toFixed(0).padStart(6)} (soffice CPU ${median(sofficeCpu).toFixed(0)}) | ${(s / b).toFixed(2)}x`,
+      `  ${`${name} (${pages} pages)`.padEnd(28)} ${s.toFixed(0).padStart(6)} | ${b.toFixed(0).padStart(6)} (soffice CPU ${median(sofficeCpu).toFixed(0)}) | ${(s / b).toFixed(2)}x | daemon RSS +${Math.max(...rss).toFixed(0)} MB at most`,
     );
   }
 } finally {

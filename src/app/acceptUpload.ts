@@ -38,7 +38,9 @@ export const acceptUpload = async (
   const sniffed = await sniffFile(received.path);
   const takes = convertsOffice ? ACCEPTED_WORDS : ACCEPTED_WORDS_NO_OFFICE;
   if (sniffed.kind === 'unknown') {
-    throw new RuleBroken(`The file is not a kind this service takes (${takes})`);
+    throw new RuleBroken(
+      sniffed.refused ? sniffed.why : `The file is not a kind this service takes (${takes})`,
+    );
   }
   const accepted = (type: UploadedFile['type'], mimeType: string, pages: number | null) => ({
     ref: received.ref,
@@ -56,10 +58,11 @@ export const acceptUpload = async (
     return accepted('pdf', 'application/pdf', pages);
   }
   if (sniffed.family === 'image') {
-    const pages = await imagePages(received.path);
+    // A folder of images: one page an image (a TIFF's frames are counted once it is made).
+    const pages = sniffed.images ? sniffed.images.length : await imagePages(received.path);
     if (typeof pages === 'string') throw new RuleBroken(pages);
     checkPageCount(plan, pages);
-    const kind = sniffed.kind as 'jpeg' | 'png' | 'webp' | 'tiff';
+    const kind = sniffed.kind as 'jpeg' | 'png' | 'webp' | 'tiff' | 'zip';
     return accepted(kind, mimeTypeOf(kind), pages);
   }
   if (!convertsOffice) {

@@ -31,7 +31,7 @@ export const Version = Named('Version', {
   file_type: Type.String({
     examples: ['pdf', 'docx', 'pptx', 'jpeg'],
     description:
-      'Kind of the original file, told by its content: `pdf`; `docx`, `doc`, `odt`, `rtf`, `pptx`, `ppt`, `odp`, `xlsx`, `xls`, `ods` (converted to PDF by processing); `jpeg`, `png`, `webp`, `tiff` (one page an image)',
+      'Kind of the original file, told by its content: `pdf`; `docx`, `doc`, `odt`, `rtf`, `pptx`, `ppt`, `odp`, `xlsx`, `xls`, `ods` (converted to PDF by processing); `jpeg`, `png`, `webp`, `tiff` (one page an image), `zip` (a folder of images: one page an image)',
   }),
   mime_type: Type.String({
     examples: ['application/pdf'],

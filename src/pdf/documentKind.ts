@@ -38,7 +38,9 @@ export type DocumentKind =
   | 'jpeg'
   | 'png'
   | 'webp'
-  | 'tiff';
+  | 'tiff'
+  /** a folder of images, zipped (told by ./zipImages.ts from the file, not here) */
+  | 'zip';
 export type DocumentFamily = 'pdf' | 'office' | 'image';
 export type ZipTotals = { entries: number; unpackedBytes: number; largestEntryBytes: number };
 export type Sniffed =
@@ -51,8 +53,15 @@ export type Sniffed =
       encrypted?: true;
       /** for a ZIP: what its central directory declares */
       zip?: ZipTotals;
+      /** for a folder of images: their names in the ZIP, in page order */
+      images?: string[];
     }
-  | { kind: 'unknown'; why: string };
+  | {
+      kind: 'unknown';
+      why: string;
+      /** `why` is a whole refusal, for the owner as it is (a folder of images over a limit) */
+      refused?: true;
+    };
 
 /** How much of a file to read first: PDFs may put `%PDF-` anywhere in the first 1024 bytes. */
 export const SNIFF_HEAD_BYTES = 4096;

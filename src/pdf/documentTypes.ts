@@ -30,6 +30,7 @@ const TYPES: Record<Accepted, { family: 'pdf' | 'office' | 'image'; mime: string
   png: { family: 'image', mime: 'image/png' },
   webp: { family: 'image', mime: 'image/webp' },
   tiff: { family: 'image', mime: 'image/tiff' },
+  zip: { family: 'image', mime: 'application/zip' },
 };
 
 export const mimeTypeOf = (kind: Accepted) => TYPES[kind].mime;
@@ -39,5 +40,7 @@ export const isImageType = (type: string) => TYPES[type as Accepted]?.family ===
 /** What the upload endpoints take, in words (a refusal's, the API documentation's). */
 export const ACCEPTED_WORDS =
   'a PDF; a Word, PowerPoint or Excel document (.docx .doc .pptx .ppt .xlsx .xls), an ' +
-  'OpenDocument one (.odt .odp .ods) or RTF; or an image (JPEG, PNG, WebP, TIFF)';
-export const ACCEPTED_WORDS_NO_OFFICE = 'a PDF; or an image (JPEG, PNG, WebP, TIFF)';
+  'OpenDocument one (.odt .odp .ods) or RTF; or an image (JPEG, PNG, WebP, TIFF), or a ZIP ' +
+  'of images';
+export const ACCEPTED_WORDS_NO_OFFICE =
+  'a PDF; or an image (JPEG, PNG, WebP, TIFF), or a ZIP of images';

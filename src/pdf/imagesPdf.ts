@@ -1,5 +1,5 @@
-// An image upload (JPEG, PNG, WebP, TIFF with any number of pages) made into a PDF of one page
-// per image, each page at the image's own proportions (issue 45), so that everything after it
+// An image upload (JPEG, PNG, WebP, TIFF with any number of pages, or a ZIP of them: a folder of
+// images) made into a PDF of one page per image, each page at the image's own proportions (issue 45), so that everything after it
 // (pages, downloads, the reader's marked copy, comparisons) reads a PDF as for any upload.
 //
 // PDFKit writes the PDF (a maintained library: docs/architecture.md, "Office documents and
@@ -12,9 +12,11 @@
 
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import PDFDocument from 'pdfkit';
 import sharp, { type Metadata } from 'sharp';
+import { eachZipImage } from './zipImages.ts';
 
 /** The most pages an image upload may hold (a TIFF's frames). */
 export const MAX_IMAGE_PAGES = 2000;
@@ -29,10 +31,10 @@ export class ImageUnreadable extends Error {
 }
 
 /**
- * An image upload's page count from its header (nothing decoded), or why it is refused, in
- * words: unreadable, too many pages, too many pixels.
+ * Why an image cannot be pages, in words (unreadable, too many frames, too many pixels), or its
+ * header's facts. Nothing is decoded.
  */
-export const imagePages = async (input: string): Promise<number | string> => {
+const examine = async (input: string): Promise<Metadata | string> => {
   const meta = await sharp(input, { limitInputPixels: false })
     .metadata()
     .catch(() => null);
@@ -46,27 +48,26 @@ export const imagePages = async (input: string): Promise<number | string> => {
     const mp = (n: number) => `${Math.round(n / 1_000_000)} megapixels`;
     return `The image has ${mp(meta.width * meta.height)}, more than the ${mp(MAX_PIXELS)} accepted`;
   }
-  return pages;
+  return meta;
 };
 
-/** Writes the PDF of the image at `input` to `output`; resolves with its page count. */
+/** An image upload's page count (a TIFF's frames), or why it is refused, in words. */
+export const imagePages = async (input: string): Promise<number | string> => {
+  const meta = await examine(input);
+  return typeof meta === 'string' ? meta : (meta.pages ?? 1);
+};
+
+/**
+ * Writes the PDF of an image upload to `output`: the image at `input`, or, given `zipNames`, the
+ * images of the ZIP at `input` in that order (./zipImages.ts), each unpacked into `scratch` in
+ * its turn. Resolves with the page count; an image that cannot be a page rejects with
+ * ImageUnreadable, naming it.
+ */
 export const imagesToPdf = async (
   input: string,
   output: string,
-  options: { signal?: AbortSignal } = {},
+  options: { signal?: AbortSignal; zipNames?: string[]; scratch?: string } = {},
 ): Promise<{ pages: number }> => {
-  const bytes = await readFile(input);
-  const meta = await sharp(bytes, { limitInputPixels: MAX_PIXELS })
-    .metadata()
-    .catch((error: Error) => {
-      throw new ImageUnreadable(`The image could not be read: ${error.message}`);
-    });
-  const pages = meta.pages ?? 1;
-  if (pages > MAX_IMAGE_PAGES) {
-    throw new ImageUnreadable(
-      `The image has ${pages} pages, more than the ${MAX_IMAGE_PAGES} accepted`,
-    );
-  }
   const doc = new PDFDocument({
     autoFirstPage: false,
     compress: true,
@@ -74,15 +75,50 @@ export const imagesToPdf = async (
   });
   const out = createWriteStream(output);
   doc.pipe(out);
-  try {
-    for (let page = 0; page < pages; page++) {
+  let pages = 0;
+  // By path, never read whole: a 100-frame TIFF stays on disk, one frame in memory at a time
+  // (PDFKit writes each image's data out as it is placed, and lets it go).
+  const place = async (file: string, name?: string) => {
+    const meta = await examine(file);
+    if (typeof meta === 'string') {
+      throw new ImageUnreadable(name ? `${name}: ${lowerFirst(meta)}` : meta);
+    }
+    const dpi = meta.density && meta.density >= 30 ? meta.density : DEFAULT_DPI;
+    for (let page = 0; page < (meta.pages ?? 1); page++) {
       options.signal?.throwIfAborted();
-      const image = await pageImage(bytes, meta, page);
-      const dpi = meta.density && meta.density >= 30 ? meta.density : DEFAULT_DPI;
-      const scale = Math.min(72 / dpi, MAX_POINTS / Math.max(image.width, image.height));
-      const size: [number, number] = [image.width * scale, image.height * scale];
-      doc.addPage({ size, margin: 0 });
-      doc.image(image.data, 0, 0, { width: size[0], height: size[1] });
+      if (++pages > MAX_IMAGE_PAGES) {
+        throw new ImageUnreadable(`More than ${MAX_IMAGE_PAGES} pages: too many images`);
+      }
+      try {
+        const image = await pageImage(file, meta, page);
+        const scale = Math.min(72 / dpi, MAX_POINTS / Math.max(image.width, image.height));
+        const size: [number, number] = [image.width * scale, image.height * scale];
+        doc.addPage({ size, margin: 0 });
+        doc.image(image.data, 0, 0, { width: size[0], height: size[1] });
+      } catch (error) {
+        // A header that read and data that does not (sharp's, PDFKit's words): the image's
+        // fault; the disk's failures are the machine's.
+        if ((error as NodeJS.ErrnoException).code) throw error;
+        const why = `The image could not be read: ${(error as Error).message}`;
+        throw new ImageUnreadable(name ? `${name}: ${lowerFirst(why)}` : why);
+      }
+    }
+  };
+  try {
+    if (options.zipNames) {
+      const scratch = options.scratch ?? dirname(output);
+      await eachZipImage(
+        input,
+        options.zipNames,
+        (index) => join(scratch, `image-${index}`),
+        async (index, file) => {
+          await place(file, options.zipNames?.[index]);
+          await rm(file, { force: true });
+        },
+        options.signal,
+      );
+    } else {
+      await place(input);
     }
   } finally {
     doc.end();
@@ -91,25 +127,27 @@ export const imagesToPdf = async (
   return { pages };
 };
 
+const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
+
 /**
  * One page's image as PDFKit takes it (a JPEG or a PNG), with its upright size in pixels. A
  * JPEG's EXIF orientation is applied by PDFKit, so its size is given upright here.
  */
 const pageImage = async (
-  bytes: Buffer,
+  input: string,
   meta: Metadata,
   page: number,
-): Promise<{ data: Buffer; width: number; height: number }> => {
+): Promise<{ data: string | Buffer; width: number; height: number }> => {
   const width = meta.width ?? 0;
   const height = meta.height ?? 0;
   const turned = (meta.orientation ?? 1) >= 5;
   if (meta.format === 'jpeg') {
-    return { data: bytes, width: turned ? height : width, height: turned ? width : height };
+    return { data: input, width: turned ? height : width, height: turned ? width : height };
   }
   if (meta.format === 'png' && !meta.hasAlpha && meta.isProgressive !== true) {
-    return { data: bytes, width, height };
+    return { data: input, width, height };
   }
-  const one = sharp(bytes, { page, limitInputPixels: MAX_PIXELS }).rotate();
+  const one = sharp(input, { page, limitInputPixels: MAX_PIXELS }).rotate();
   const lossless = meta.format === 'png';
   const flat = one.flatten({ background: '#ffffff' });
   const { data, info } = await (lossless

@@ -20,6 +20,7 @@ import type { RecordConversion } from '../domain/flipbook/decide.ts';
 import { isImageType, isOfficeType } from '../pdf/documentTypes.ts';
 import { ImageUnreadable, imagesToPdf } from '../pdf/imagesPdf.ts';
 import { ConversionFailed, officeToPdf } from '../pdf/officePdf.ts';
+import { listZip, ZipDamaged } from '../pdf/zipImages.ts';
 import type { Job } from './jobQueue.ts';
 import { DEFAULT_CONVERT, type ProcessDeps } from './processDeps.ts';
 
@@ -72,9 +73,22 @@ const makePdf = async (
   if (isImageType(fileType)) {
     const pdf = join(dir, 'images.pdf');
     try {
-      await imagesToPdf(input, pdf, { signal });
+      // A folder of images: its images' names, in page order, from its directory.
+      let zipNames: string[] | undefined;
+      if (fileType === 'zip') {
+        const listed = await listZip(input);
+        if (listed.kind !== 'images') {
+          throw new ImageUnreadable(
+            listed.kind === 'refused' ? listed.why : 'The ZIP file holds no images',
+          );
+        }
+        zipNames = listed.names;
+      }
+      await imagesToPdf(input, pdf, { signal, scratch: dir, ...(zipNames ? { zipNames } : {}) });
     } catch (error) {
-      if (error instanceof ImageUnreadable) throw new ConversionFailed('damaged', error.message);
+      if (error instanceof ImageUnreadable || error instanceof ZipDamaged) {
+        throw new ConversionFailed('damaged', error.message);
+      }
       throw error;
     }
     return { pdf, converter: `PDFKit and sharp ${sharp.versions.sharp}` };

@@ -195,10 +195,10 @@ describe('the container image', () => {
     for (const id of await dangling()) if (!danglingBefore.has(id)) await podman(['rmi', '-f', id]);
   }, 120_000);
 
-  it('is at most 1,200 MB (LibreOffice and its fonts ~600 of them) and leaves no build stage behind', () => {
+  it('is at most 1,300 MB (1,141 measured: LibreOffice and its fonts are ~750 of them) and leaves no build stage behind', () => {
     expect(imageBytes).toBeGreaterThan(0);
     expect(imageBytes / 1e6, `the image is ${Math.round(imageBytes / 1e6)} MB`).toBeLessThanOrEqual(
-      1200,
+      1300,
     );
     // The documented build leaves the image and its own layers, no untagged image beside them.
     expect([...danglingAfterBuild].filter((id) => !danglingBefore.has(id))).toEqual([]);
@@ -275,14 +275,16 @@ describe('the container image', () => {
     expect(body.pages).toHaveLength(3);
     expect((await fetch(`${base}/f/${result.flipbook_id}`)).status).toBe(200);
     expect((await fetch(body.pages[0]?.img_max ?? '')).status).toBe(200);
-    // and publishing to the slug again adds a version at the same URL
+    // and publishing to the slug again adds a version at the same URL: a Word document, made into
+    // a PDF by the image's LibreOffice, sandboxed as a non-root user in the container
+    const docx = join(ROOT, 'test/fixtures/office/hello.docx');
     const again = await run(
       machine.flipbook,
-      ['publish', join(CORPUS, 'vec_vector.pdf'), '--slug', 'brochure', '--wait', '--json'],
+      ['publish', docx, '--slug', 'brochure', '--wait', '--json'],
       env,
     );
     expect(again.code, again.stderr).toBe(0);
-    expect(JSON.parse(again.stdout).url).toBe(result.url);
+    expect(JSON.parse(again.stdout)).toMatchObject({ url: result.url, status: 'done', pages: 1 });
   }, 600_000);
 
   it('runs compose.yaml as it is with podman-compose: serves, publishes, and keeps its volume across down and up', async () => {

@@ -145,7 +145,7 @@ describe('dashboard: upload and one flipbook (embedded store, one worker)', () =
       const error = page.locator('#file-error');
       await error.filter({ hasText: /./ }).waitFor();
       expect(await error.textContent()).toBe(
-        'The file is not a kind this service takes (a PDF; a Word, PowerPoint or Excel document (.docx .doc .pptx .ppt .xlsx .xls), an OpenDocument one (.odt .odp .ods) or RTF; or an image (JPEG, PNG, WebP, TIFF))',
+        'The file is not a kind this service takes (a PDF; a Word, PowerPoint or Excel document (.docx .doc .pptx .ppt .xlsx .xls), an OpenDocument one (.odt .odp .ods) or RTF; or an image (JPEG, PNG, WebP, TIFF), or a ZIP of images)',
       );
       expect(await page.getByLabel('PDF').getAttribute('aria-invalid')).toBe('true');
 

@@ -6,11 +6,12 @@
 import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
-import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, truncate, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer, request as httpRequest } from 'node:http';
 import { type AddressInfo, connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
 import { type CliResult, FLIPBOOK, flipbook, NODE, ROOT } from '../support/cli.ts';
@@ -323,6 +324,26 @@ describe('publishing from a pipeline (no terminal)', () => {
     expect(refused.stderr).toBe(
       'flipbook: An active version cannot be deleted; activate another version first\n',
     );
+  });
+
+  it('publish <folder>: its images, zipped, one flipbook of one page each; the ZIP removed after', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'cli-folder-'));
+    try {
+      const png = (width: number) =>
+        sharp({ create: { width, height: 100, channels: 3, background: '#4477aa' } })
+          .png()
+          .toBuffer();
+      await mkdir(join(folder, 'more'));
+      await writeFile(join(folder, 'p1.png'), await png(100));
+      await writeFile(join(folder, 'more', 'p2.png'), await png(200));
+      await writeFile(join(folder, 'readme.txt'), 'not a page');
+      const result = ok(await flipbook(['publish', folder, '--wait', '--json'], env()));
+      expect(JSON.parse(result.stdout)).toMatchObject({ status: 'done', pages: 2 });
+      const left = (await readdir(tmpdir())).filter((name) => name.startsWith('flipbook-folder-'));
+      expect(left).toEqual([]);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 
   it('a damaged PDF refused at upload: exit 3, as when processing fails', async () => {

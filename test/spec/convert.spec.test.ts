@@ -143,6 +143,39 @@ describe('uploads that are not PDFs', () => {
     expect(book.body.versions[0]).toMatchObject({ file_type: 'tiff', mime_type: 'image/tiff' });
   }, 120_000);
 
+  it('makes a ZIP of images (a folder) one page an image, in the order their names read', async () => {
+    const image = (width: number, height: number, format: 'png' | 'jpeg' | 'webp') =>
+      sharp({ create: { width, height, channels: 3, background: '#88aa44' } })
+        .toFormat(format)
+        .toBuffer();
+    const folder = zip([
+      { name: 'book/page10.webp', data: await image(300, 100, 'webp') },
+      { name: 'book/page2.png', data: await image(200, 100, 'png') },
+      { name: 'book/page1.jpg', data: await image(100, 100, 'jpeg'), store: true },
+      { name: '__MACOSX/book/._page1.jpg', data: 'resource fork' },
+      { name: 'book/notes.txt', data: 'not a page' },
+    ]);
+    const { flipbookId, final } = await publish({ bytes: folder, name: 'catalogue.zip' });
+    expect(final).toMatchObject({ status: 'done', pages: 3 });
+    const book = (await fx.c.flipbook(flipbookId)).body;
+    expect(book.versions[0]).toMatchObject({ file_type: 'zip', mime_type: 'application/zip' });
+    expect(
+      book.pages.map((p: { width: number; height: number }) => Math.round(p.width / p.height)),
+    ).toEqual([1, 2, 3]);
+
+    // One that lies about an image's size in its directory: the version fails in words.
+    const lying = zip([{ name: 'a.png', data: await image(50, 50, 'png'), declaredSize: 10 }]);
+    const failed = await publish({ bytes: lying, name: 'lying.zip' });
+    expect(failed.final.status).toBe('error');
+    expect(failed.final.error_reason).toMatch(/^a\.png cannot be unpacked: /);
+    // And one with no image at all is refused at once.
+    const none = await fx.c.create({ bytes: zip([{ name: 'a.txt', data: 'x' }]), name: 'x.zip' });
+    expectJson(none, 422);
+    expect(none.body.error).toBe(
+      'The ZIP file holds no images (JPEG, PNG, WebP, TIFF) and is not an office document',
+    );
+  }, 120_000);
+
   it('refuses in words what it does not take: any other file, one renamed, a ZIP bomb', async () => {
     const text = await fx.c.create({ bytes: Buffer.from('just some words\n'), name: 'notes.docx' });
     expectJson(text, 422);
@@ -189,7 +222,7 @@ describe('a server that takes no office documents', () => {
     const docx = await fx.c.create(await upload('report.docx'));
     expectJson(docx, 422);
     expect(docx.body.error).toBe(
-      'This server does not convert office documents (it runs without LibreOffice): upload a PDF; or an image (JPEG, PNG, WebP, TIFF)',
+      'This server does not convert office documents (it runs without LibreOffice): upload a PDF; or an image (JPEG, PNG, WebP, TIFF), or a ZIP of images',
     );
     const png = await sharp({ create: { width: 10, height: 10, channels: 3, background: '#fff' } })
       .png()

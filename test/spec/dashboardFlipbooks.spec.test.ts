@@ -94,7 +94,7 @@ describe('dashboard: upload and one flipbook', () => {
     );
     expect(refused.status).toBe(422);
     expect(fileError(refused.text)).toBe(
-      'The file is not a kind this service takes (a PDF; a Word, PowerPoint or Excel document (.docx .doc .pptx .ppt .xlsx .xls), an OpenDocument one (.odt .odp .ods) or RTF; or an image (JPEG, PNG, WebP, TIFF))',
+      'The file is not a kind this service takes (a PDF; a Word, PowerPoint or Excel document (.docx .doc .pptx .ppt .xlsx .xls), an OpenDocument one (.odt .odp .ods) or RTF; or an image (JPEG, PNG, WebP, TIFF), or a ZIP of images)',
     );
     expect(refused.text).toMatch(/<input id="file" name="file"[^>]* aria-invalid="true">/);
     expect(inputValueOf(refused.text, 'title')).toBe('My notes');

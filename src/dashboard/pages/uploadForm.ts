@@ -41,6 +41,8 @@ const ACCEPT = [
     '.tif',
     '.tiff',
   ],
+  // a folder of images, zipped: one page an image
+  ...['application/zip', '.zip'],
 ].join(',');
 
 export const pdfForm = (o: {

@@ -5,13 +5,22 @@
 import { open, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { CliError, EXIT } from './cliErrors.ts';
+import { zipFolder } from './folderZip.ts';
 
 export const MAX_UPLOAD_BYTES = 512 * 1024 * 1024;
 
-export type PdfFile = { path: string; name: string; size: number };
+export type PdfFile = {
+  path: string;
+  name: string;
+  size: number;
+  /** removes what was made to send it (a folder's ZIP) */
+  cleanup?: () => Promise<void>;
+};
 
 export const checkPdfFile = async (path: string): Promise<PdfFile> => {
   const info = await stat(path).catch(() => null);
+  // A folder of images: sent as one ZIP of them, one page an image (./folderZip.ts).
+  if (info?.isDirectory()) return checkSize(path, await zipFolder(path));
   if (!info?.isFile()) throw new CliError(EXIT.usage, `No such file: ${path}`);
   if (info.size > MAX_UPLOAD_BYTES) {
     throw new CliError(
@@ -33,6 +42,18 @@ export const checkPdfFile = async (path: string): Promise<PdfFile> => {
     await handle.close();
   }
   return { path, name: basename(path), size: info.size };
+};
+
+/** A folder's ZIP over the limit is removed and refused like a file. */
+const checkSize = async (path: string, file: PdfFile): Promise<PdfFile> => {
+  if (file.size > MAX_UPLOAD_BYTES) {
+    await file.cleanup?.();
+    throw new CliError(
+      EXIT.usage,
+      `${path} zips to ${(file.size / 2 ** 20).toFixed(0)} MB; uploads are limited to 512 MB`,
+    );
+  }
+  return file;
 };
 
 /**

@@ -22,7 +22,7 @@ export const registerPublish = (program: Command) => {
     program
       .command('publish <file>')
       .description(
-        'upload a PDF as a new flipbook (or a new version of one: --slug) and print its reader URL',
+        'upload a PDF, an office document, an image or a folder of images (one page each) as a new flipbook (or a new version of one: --slug) and print its reader URL',
       )
       .option(
         '--slug <slug>',

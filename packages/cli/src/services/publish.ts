@@ -99,13 +99,17 @@ export const sendUpload = async <T>(
 ): Promise<T> => {
   const file = await checkPdfFile(options.file);
   const client = apiClient(options.connection, progress.onWait);
-  return uploaded(
-    send(client, file, {
-      progress: progress.onUpload,
-      signal: options.signal,
-      idempotencyKey: randomUUID(),
-    }),
-  );
+  try {
+    return await uploaded(
+      send(client, file, {
+        progress: progress.onUpload,
+        signal: options.signal,
+        idempotencyKey: randomUUID(),
+      }),
+    );
+  } finally {
+    await file.cleanup?.();
+  }
 };
 
 /**
