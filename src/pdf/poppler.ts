@@ -25,6 +25,7 @@ import { subscribe } from 'node:diagnostics_channel';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  type PdfImagesOptions,
   type PdfInfoOptions,
   type PdfToPpmOptions,
   type PdfToTextOptions,
@@ -74,7 +75,9 @@ export type PopplerCall =
   | { tool: 'pdfinfo'; file: string; options: Omit<PdfInfoOptions, 'printAsJson'> }
   /** `output` omitted: the text comes back as stdout */
   | { tool: 'pdftotext'; file: string; output?: string; options: PdfToTextOptions }
-  | { tool: 'pdftoppm'; file: string; outputPrefix: string; options: PdfToPpmOptions };
+  | { tool: 'pdftoppm'; file: string; outputPrefix: string; options: PdfToPpmOptions }
+  /** an image book's pages (./imageRange.ts): each page's image as it is in the PDF */
+  | { tool: 'pdfimages'; file: string; outputPrefix: string; options: PdfImagesOptions };
 
 const poppler = new Map<string, Promise<Poppler>>();
 
@@ -139,6 +142,8 @@ const invoke = (tools: Poppler, call: PopplerCall, signal: AbortSignal): Promise
       return tools.pdfToText(call.file, call.output, call.options, extras);
     case 'pdftoppm':
       return tools.pdfToPpm(call.file, call.outputPrefix, call.options, extras);
+    case 'pdfimages':
+      return tools.pdfImages(call.file, call.outputPrefix, call.options, extras);
   }
 };
 

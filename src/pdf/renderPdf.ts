@@ -12,6 +12,7 @@
 // by checking every output's dimensions.
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { startImageRange } from './imageRange.ts';
 import { planTasks, type Task } from './pageRanges.ts';
 import type { PageGeometry } from './pageSizes.ts';
 import { extractText } from './pageText.ts';
@@ -54,6 +55,11 @@ export type RenderOptions = {
   documentTimeoutMs: (pages: number) => number;
   limits: ProcessLimits;
   signal?: AbortSignal;
+  /**
+   * each page is one image, as imagesToPdf makes an image book: its renditions are the image
+   * made smaller by sharp (./imageRange.ts), not the page drawn again by pdftoppm
+   */
+  imagePages?: boolean;
   /** called once the page count is known, before rendering starts */
   onStart?: (pages: PageGeometry[]) => void | Promise<void>;
   /** called as each page's renditions are ready */
@@ -182,7 +188,7 @@ export const renderPdf = async (
         }),
       };
     }
-    const range = startRange({
+    const range = (options.imagePages ? startImageRange : startRange)({
       limits: options.limits,
       pdfPath,
       dir: join(work, `${task.rendition}-${task.first}-${serial++}`),

@@ -46,13 +46,14 @@ export const DEFAULT_LIMITS: ProcessLimits = { memoryMb: 1536, cpuSeconds: 600 }
 /**
  * The most stdout each poppler tool may write: what its most demanding caller reads (pdfPages'
  * pdfinfo over 2000 pages, the links' pdftotext -bbox); a caller may read less (its maxBytes).
- * pdftoppm and pdftocairo write files, not stdout.
+ * pdftoppm, pdftocairo and pdfimages write files, not stdout.
  */
 const STDOUT_BYTES = {
   pdfinfo: 4 * 1024 * 1024,
   pdftotext: 32 * 1024 * 1024,
   pdftoppm: 64 * 1024,
   pdftocairo: 64 * 1024,
+  pdfimages: 64 * 1024,
 };
 /** What the daemon keeps of a tool's complaints: plenty to explain a failure. */
 const STDERR_BYTES = 64 * 1024;

@@ -25,7 +25,9 @@ export type ZipListing =
   /** an office document or an OpenDocument (their markers): not a folder of images */
   | { kind: 'office' }
   | { kind: 'images'; names: string[]; unpackedBytes: number }
-  | { kind: 'refused'; why: string };
+  | { kind: 'refused'; why: string }
+  /** not a ZIP yauzl can read (cut short, damaged): ./documentKind.ts says what it is */
+  | { kind: 'unreadable'; why: string };
 
 const open = (path: string) =>
   new Promise<ZipFile>((resolve, reject) =>
@@ -63,7 +65,7 @@ export const listZip = async (path: string): Promise<ZipListing> => {
   try {
     all = await entries(path);
   } catch (error) {
-    return { kind: 'refused', why: `The ZIP file cannot be read: ${(error as Error).message}` };
+    return { kind: 'unreadable', why: `The ZIP file cannot be read: ${(error as Error).message}` };
   }
   if (all.some((e) => e.fileName === '[Content_Types].xml' || e.fileName === 'mimetype')) {
     return { kind: 'office' };

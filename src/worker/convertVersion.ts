@@ -79,7 +79,9 @@ const makePdf = async (
         const listed = await listZip(input);
         if (listed.kind !== 'images') {
           throw new ImageUnreadable(
-            listed.kind === 'refused' ? listed.why : 'The ZIP file holds no images',
+            listed.kind === 'refused' || listed.kind === 'unreadable'
+              ? listed.why
+              : 'The ZIP file holds no images',
           );
         }
         zipNames = listed.names;

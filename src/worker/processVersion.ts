@@ -21,6 +21,7 @@ import {
 import type { PageSize } from '../domain/flipbook/flipbook.ts';
 import { renderSecondsPerPage } from '../metrics.ts';
 import { type DocumentStructure, readDocumentStructure } from '../pdf/documentStructure.ts';
+import { isImageType } from '../pdf/documentTypes.ts';
 import { ConversionFailed } from '../pdf/officePdf.ts';
 import { RenderFailure, renderPdf } from '../pdf/renderPdf.ts';
 import { listPages } from '../readTables/pages.ts';
@@ -232,6 +233,8 @@ export const processVersion = async (
     }
     const result = await renderPdf(original.path, target.dir, {
       ...deps.render,
+      // An image book's pages are its images, made smaller (src/pdf/imageRange.ts).
+      imagePages: isImageType(job.file_type ?? 'pdf'),
       signal: AbortSignal.any([signal, stopRender.signal]),
       onText: (texts) => void readStructure(pageCount, texts).catch(() => {}),
       onStart: async (geometry) => {
