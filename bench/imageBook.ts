@@ -109,6 +109,10 @@ try {
   console.log(
     `  ratio ${(service.wall / baseline.wall).toFixed(2)}x (wall), ${(service.cpu / baseline.cpu).toFixed(2)}x (CPU)`,
   );
+  // Where the service's time went: its own account of the conversion and the render.
+  for (const line of bench.logs().split('\n')) {
+    if (/"msg":"(version converted|version processed)"/.test(line)) console.log(`  ${line}`);
+  }
 } finally {
   bench.daemon.kill('SIGTERM');
   await rm(dir, { recursive: true, force: true });

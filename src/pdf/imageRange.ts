@@ -5,28 +5,33 @@
 // fraction of its size (shrink-on-load), where pdftoppm decodes 12 megapixels and then scales
 // them down (bench/imageBook.ts). The same contract as a pdftoppm range (./renderRange.ts): files
 // in page order to `onFile`, `cut` to leave the last pages to another process, stopped by
-// `signal` between pages.
+// `signal` between pages. A page's image is taken out once for all its renditions, and an
+// image book has no text to extract (renderPdf skips pdftotext for it).
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { runPoppler } from './poppler.ts';
+import { type ProcessLimits, runPoppler } from './poppler.ts';
 import { RenderFailure } from './renderFailure.ts';
 import type { RangeOptions, RangeRun } from './renderRange.ts';
 
 /** The most pixels a page's image may have (imagesToPdf refused larger ones already). */
 const MAX_PIXELS = 268_402_689;
 
-export const startImageRange = (options: RangeOptions): RangeRun => {
-  const state = { first: options.first, last: options.last, next: options.first };
-  const renderPage = async (position: number) => {
-    const dir = join(options.dir, `page-${position}`);
-    await mkdir(dir, { recursive: true });
+/**
+ * Each page's image, taken out of the PDF once for all its renditions (each rendition's range
+ * asks for it; the first ask extracts it), and removed once the page is done.
+ */
+export const pageImages = (limits: ProcessLimits, pdfPath: string, dir: string) => {
+  const taken = new Map<number, Promise<string>>();
+  const extract = async (position: number, signal: AbortSignal) => {
+    const folder = join(dir, `page-${position}`);
+    await mkdir(folder, { recursive: true });
     await runPoppler(
-      options.limits,
+      limits,
       {
         tool: 'pdfimages',
-        file: options.pdfPath,
-        outputPrefix: join(dir, 'image'),
+        file: pdfPath,
+        outputPrefix: join(folder, 'image'),
         options: {
           firstPageToConvert: position,
           lastPageToConvert: position,
@@ -34,22 +39,47 @@ export const startImageRange = (options: RangeOptions): RangeRun => {
           pngFile: true,
         },
       },
-      { signal: options.signal, maxBytes: 64 * 1024 },
+      { signal, maxBytes: 64 * 1024 },
     );
-    const [image] = (await readdir(dir)).sort();
+    const [image] = (await readdir(folder)).sort();
     if (!image) throw new RenderFailure(`Page ${position} has no image`);
+    return join(folder, image);
+  };
+  return {
+    of: (position: number, signal: AbortSignal) => {
+      let image = taken.get(position);
+      if (!image) {
+        image = extract(position, signal);
+        // A failed extraction is not kept: the range that retries (a cut range's taker) tries again.
+        image.catch(() => taken.delete(position));
+        taken.set(position, image);
+      }
+      return image;
+    },
+    /** the page is done: its image goes */
+    forget: async (position: number) => {
+      taken.delete(position);
+      await rm(join(dir, `page-${position}`), { recursive: true, force: true });
+    },
+  };
+};
+export type PageImages = ReturnType<typeof pageImages>;
+
+export const startImageRange = (options: RangeOptions & { images: PageImages }): RangeRun => {
+  const state = { first: options.first, last: options.last, next: options.first };
+  const renderPage = async (position: number) => {
+    const image = await options.images.of(position, options.signal);
     const file = join(options.dir, `${position}.jpg`);
-    await sharp(join(dir, image), { limitInputPixels: MAX_PIXELS })
+    await mkdir(options.dir, { recursive: true });
+    await sharp(image, { limitInputPixels: MAX_PIXELS })
       .rotate()
       .resize(options.longSide, options.longSide, { fit: 'inside' })
       .flatten({ background: '#ffffff' })
       .jpeg({ quality: options.quality, optimiseCoding: false })
       .toFile(file);
-    await rm(dir, { recursive: true, force: true });
     return file;
   };
   const done = (async () => {
-    await mkdir(options.dir, { recursive: true });
     for (let position = state.first; position <= state.last; position++) {
       options.signal.throwIfAborted();
       await options.onFile(position, await renderPage(position));

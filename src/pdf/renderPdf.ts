@@ -12,7 +12,7 @@
 // by checking every output's dimensions.
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startImageRange } from './imageRange.ts';
+import { pageImages, startImageRange } from './imageRange.ts';
 import { planTasks, type Task } from './pageRanges.ts';
 import type { PageGeometry } from './pageSizes.ts';
 import { extractText } from './pageText.ts';
@@ -26,7 +26,7 @@ import {
   storageProblem,
 } from './renderFailure.ts';
 import { runTasks } from './renderQueue.ts';
-import { startRange } from './renderRange.ts';
+import { type RangeOptions, startRange } from './renderRange.ts';
 import { machineSlots, type RenderSlots } from './renderSlots.ts';
 import {
   blankPage,
@@ -153,6 +153,7 @@ export const renderPdf = async (
       text: '',
     };
     if (position === 1) timings.firstPageMs = performance.now() - started;
+    void images?.forget(position);
     pages.set(position, page);
     options.onPage?.(page);
   };
@@ -176,9 +177,17 @@ export const renderPdf = async (
     pageDone(position, rendition);
   };
 
+  // An image book's page images, taken out of the PDF once for all renditions (./imageRange.ts).
+  const images = options.imagePages ? pageImages(options.limits, pdfPath, work) : null;
   let serial = 0;
   const start = (task: Task, stop: AbortSignal) => {
     const taskSignal = AbortSignal.any([signal, stop]);
+    if (task.kind === 'text' && images) {
+      // An image book's pages are images: no text to look for.
+      text = geometry.map(() => '');
+      options.onText?.(text);
+      return { done: Promise.resolve() };
+    }
     if (task.kind === 'text') {
       return {
         done: extractText(options.limits, pdfPath, work, taskSignal).then((t) => {
@@ -188,7 +197,7 @@ export const renderPdf = async (
         }),
       };
     }
-    const range = (options.imagePages ? startImageRange : startRange)({
+    const rangeOptions: RangeOptions = {
       limits: options.limits,
       pdfPath,
       dir: join(work, `${task.rendition}-${task.first}-${serial++}`),
@@ -199,7 +208,8 @@ export const renderPdf = async (
       pageTimeoutMs: options.pageTimeoutMs,
       signal: taskSignal,
       onFile: (position, file) => place(task.rendition, position, task.sized, file),
-    });
+    };
+    const range = images ? startImageRange({ ...rangeOptions, images }) : startRange(rangeOptions);
     return {
       range,
       done: range.done.catch(async (error: unknown) => {

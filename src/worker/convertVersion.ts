@@ -43,9 +43,18 @@ export const convertVersion = async (
     throw error;
   });
   try {
+    const started = performance.now();
     const made = await makePdf(deps, job.file_type, original.path, dir, signal);
     signal.throwIfAborted();
     const { checksum, size } = await keep(deps, made.pdf);
+    deps.log.info(
+      {
+        versionId: job.version_id,
+        fileType: job.file_type,
+        ms: Math.round(performance.now() - started),
+      },
+      'version converted',
+    );
     await record({
       type: 'RecordConversion',
       data: {
