@@ -27,12 +27,12 @@ const NS = (name: string, uri: string) =>
   `xmlns:${name}="urn:oasis:names:tc:opendocument:xmlns:${uri}"`;
 const WORDS =
   'Flipbooks turn the documents teams already have into pages a reader can turn on any screen, ';
-/** A report: 60 chapters, each a heading and six paragraphs (about a page each). */
+/** A report: 60 chapters, each a heading and seven paragraphs (about a page each). */
 const report = () =>
   `<?xml version="1.0" encoding="UTF-8"?><office:document ${NS('office', 'office:1.0')} ${NS('text', 'text:1.0')} office:version="1.2" office:mimetype="application/vnd.oasis.opendocument.text"><office:body><office:text>${Array.from(
     { length: 60 },
     (_, i) =>
-      `<text:h text:outline-level="1">Chapter ${i + 1}</text:h>${`<text:p>${WORDS.repeat(7)}</text:p>`.repeat(6)}`,
+      `<text:h text:outline-level="1">Chapter ${i + 1}</text:h>${`<text:p>${WORDS.repeat(7)}</text:p>`.repeat(7)}`,
   ).join('')}</office:text></office:body></office:document>`;
 
 const dir = await mkdtemp(join(tmpdir(), 'flipbook-bench-convert-'));
