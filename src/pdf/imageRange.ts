@@ -7,7 +7,7 @@
 // in page order to `onFile`, `cut` to leave the last pages to another process, stopped by
 // `signal` between pages. A page's image is taken out once for all its renditions, and an
 // image book has no text to extract (renderPdf skips pdftotext for it).
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { access, copyFile, mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { type ProcessLimits, runPoppler } from './poppler.ts';
@@ -65,9 +65,30 @@ export const pageImages = (limits: ProcessLimits, pdfPath: string, dir: string) 
 };
 export type PageImages = ReturnType<typeof pageImages>;
 
-export const startImageRange = (options: RangeOptions & { images: PageImages }): RangeRun => {
+export const startImageRange = (
+  options: RangeOptions & {
+    images: PageImages;
+    /** where this rendition of a page may have been made already (`{position}` in it) */
+    made?: string;
+  },
+): RangeRun => {
   const state = { first: options.first, last: options.last, next: options.first };
   const renderPage = async (position: number) => {
+    const made = options.made?.replace('{position}', String(position));
+    if (
+      made &&
+      (await access(made).then(
+        () => true,
+        () => false,
+      ))
+    ) {
+      // Copied into the range's own folder: the one it was made in may be on another disk (a
+      // rename across them fails), and the render's files are moved from there.
+      const file = join(options.dir, `${position}.jpg`);
+      await mkdir(options.dir, { recursive: true });
+      await copyFile(made, file);
+      return file;
+    }
     const image = await options.images.of(position, options.signal);
     const file = join(options.dir, `${position}.jpg`);
     await mkdir(options.dir, { recursive: true });

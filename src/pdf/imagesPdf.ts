@@ -12,7 +12,7 @@
 
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import PDFDocument from 'pdfkit';
 import sharp, { type Metadata } from 'sharp';
@@ -66,7 +66,13 @@ export const imagePages = async (input: string): Promise<number | string> => {
 export const imagesToPdf = async (
   input: string,
   output: string,
-  options: { signal?: AbortSignal; zipNames?: string[]; scratch?: string } = {},
+  options: {
+    signal?: AbortSignal;
+    zipNames?: string[];
+    scratch?: string;
+    /** renditions made on the way (./imageRange.ts takes them) */
+    renditions?: Renditions;
+  } = {},
 ): Promise<{ pages: number }> => {
   const doc = new PDFDocument({
     autoFirstPage: false,
@@ -76,9 +82,17 @@ export const imagesToPdf = async (
   const out = createWriteStream(output);
   doc.pipe(out);
   let pages = 0;
+  // Each page's renditions are made while the next page goes into the PDF: two at a time, so
+  // both cores work (sharp runs on libuv's threads).
+  const making: Promise<void>[] = [];
+  const made = async (work: Promise<void>) => {
+    making.push(work);
+    if (making.length >= 2) await making.shift();
+  };
   // By path, never read whole: a 100-frame TIFF stays on disk, one frame in memory at a time
   // (PDFKit writes each image's data out as it is placed, and lets it go).
-  const place = async (file: string, name?: string) => {
+  const place = async (file: string, name?: string): Promise<Promise<void>[]> => {
+    const renditions: Promise<void>[] = [];
     const meta = await examine(file);
     if (typeof meta === 'string') {
       throw new ImageUnreadable(name ? `${name}: ${lowerFirst(meta)}` : meta);
@@ -95,6 +109,13 @@ export const imagesToPdf = async (
         const size: [number, number] = [image.width * scale, image.height * scale];
         doc.addPage({ size, margin: 0 });
         doc.image(image.data, 0, 0, { width: size[0], height: size[1] });
+        if (options.renditions) {
+          const work = renditionsOf(image.data, pages, options.renditions);
+          // (awaited below, with the PDF: a failure there is this image's too)
+          work.catch(() => {});
+          renditions.push(work);
+          await made(work);
+        }
       } catch (error) {
         // A header that read and data that does not (sharp's, PDFKit's words): the image's
         // fault; the disk's failures are the machine's.
@@ -103,6 +124,7 @@ export const imagesToPdf = async (
         throw new ImageUnreadable(name ? `${name}: ${lowerFirst(why)}` : why);
       }
     }
+    return renditions;
   };
   try {
     if (options.zipNames) {
@@ -112,19 +134,50 @@ export const imagesToPdf = async (
         options.zipNames,
         (index) => join(scratch, `image-${index}`),
         async (index, file) => {
-          await place(file, options.zipNames?.[index]);
-          await rm(file, { force: true });
+          const renditions = await place(file, options.zipNames?.[index]);
+          // The unpacked image goes once its renditions are made from it.
+          void Promise.allSettled(renditions).then(() => rm(file, { force: true }));
         },
         options.signal,
       );
     } else {
       await place(input);
     }
+    await Promise.all(making);
   } finally {
     doc.end();
     await once(out, 'close');
+    await Promise.allSettled(making);
   }
   return { pages };
+};
+
+/**
+ * Where the renditions made on the way go (`<dir>/<position>/<name>.jpg`), and their sizes, the
+ * largest first (each smaller one is made from the one before it: decoded once, small).
+ */
+export type Renditions = {
+  dir: string;
+  sizes: { name: string; longSide: number; quality: number }[];
+};
+
+const renditionsOf = async (source: string | Buffer, position: number, to: Renditions) => {
+  const folder = join(to.dir, String(position));
+  await mkdir(folder, { recursive: true });
+  let from: string | Buffer = source;
+  for (const { name, longSide, quality } of to.sizes) {
+    // A JPEG is decoded at a fraction of its size (shrink-on-load); EXIF orientation applied.
+    const made: Buffer = await sharp(from, { limitInputPixels: MAX_PIXELS })
+      .rotate()
+      .resize(longSide, longSide, { fit: 'inside' })
+      .flatten({ background: '#ffffff' })
+      .jpeg({ quality, optimiseCoding: false })
+      .toBuffer();
+    const file = join(folder, `${name}.jpg`);
+    await writeFile(`${file}.part`, made);
+    await rename(`${file}.part`, file);
+    from = made;
+  }
 };
 
 const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);

@@ -96,7 +96,8 @@ export const officeToPdf = async (
     throw new ConversionFailed('failed', `A ${sniffed.kind} is not an office document`);
 
   await mkdir(outputDir, { recursive: true });
-  const profile = await mkdtemp(join(tmpdir(), 'flipbook-office-'));
+  // Named after this process: a start after a kill removes it (sweepWrapperDirs).
+  const profile = await mkdtemp(join(tmpdir(), `flipbook-office-${process.pid}-`));
   const scratch = await mkdtemp(join(resolve(outputDir), '.office-'));
   try {
     await mkdir(join(profile, 'user'));

@@ -60,6 +60,11 @@ export type RenderOptions = {
    * made smaller by sharp (./imageRange.ts), not the page drawn again by pdftoppm
    */
   imagePages?: boolean;
+  /**
+   * an image book's renditions made while its PDF was made: `<dir>/<position>/<rendition>.jpg`,
+   * taken as they are where there (./imageRange.ts)
+   */
+  prerendered?: string;
   /** called once the page count is known, before rendering starts */
   onStart?: (pages: PageGeometry[]) => void | Promise<void>;
   /** called as each page's renditions are ready */
@@ -209,7 +214,15 @@ export const renderPdf = async (
       signal: taskSignal,
       onFile: (position, file) => place(task.rendition, position, task.sized, file),
     };
-    const range = images ? startImageRange({ ...rangeOptions, images }) : startRange(rangeOptions);
+    const range = images
+      ? startImageRange({
+          ...rangeOptions,
+          images,
+          ...(options.prerendered
+            ? { made: join(options.prerendered, '{position}', `${task.rendition}.jpg`) }
+            : {}),
+        })
+      : startRange(rangeOptions);
     return {
       range,
       done: range.done.catch(async (error: unknown) => {

@@ -203,9 +203,15 @@ const shellQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
 export const sweepWrapperDirs = async () => {
   const uid = process.getuid?.();
   for (const name of await readdir(tmpdir()).catch(() => [] as string[])) {
-    // The tools' wrappers, and the scratch folders of page images rendered after processing
-    // (src/app/laterRenditions.ts), of processes that are gone (killed: nothing removed them).
-    const pid = Number(/^flipbook-(?:poppler|pages)-(\d+)-[A-Za-z0-9]{6}$/.exec(name)?.[1]);
+    // The tools' wrappers, the scratch folders of page images rendered after processing
+    // (src/app/laterRenditions.ts), and of conversions (src/worker/convertVersion.ts, the
+    // LibreOffice profiles of src/pdf/officePdf.ts), of processes that are gone (killed:
+    // nothing removed them).
+    const pid = Number(
+      /^flipbook-(?:poppler|pages|convert|office|soffice)-(\d+)-(?:pages-)?[A-Za-z0-9]{6}$/.exec(
+        name,
+      )?.[1],
+    );
     if (!pid || pid === process.pid || isAlive(pid)) continue;
     const path = join(tmpdir(), name);
     const info = await lstat(path).catch(() => null);

@@ -20,6 +20,7 @@ import type { RecordConversion } from '../domain/flipbook/decide.ts';
 import { isImageType, isOfficeType } from '../pdf/documentTypes.ts';
 import { ImageUnreadable, imagesToPdf } from '../pdf/imagesPdf.ts';
 import { ConversionFailed, officeToPdf } from '../pdf/officePdf.ts';
+import { QUALITY } from '../pdf/renditions.ts';
 import { listZip, ZipDamaged } from '../pdf/zipImages.ts';
 import type { Job } from './jobQueue.ts';
 import { DEFAULT_CONVERT, type ProcessDeps } from './processDeps.ts';
@@ -34,6 +35,11 @@ export const convertVersion = async (
   job: Job,
   signal: AbortSignal,
   record: (command: RecordConversion) => Promise<unknown>,
+  /**
+   * an image book's renditions are made on the way, into this folder (the caller's, removed by
+   * it once the pages are rendered: src/pdf/imageRange.ts takes them from there)
+   */
+  prerendered?: string,
 ): Promise<string> => {
   const slot = await deps.render.slots.job().acquire('normal', signal);
   const dir = await mkdtemp(join(tmpdir(), `flipbook-convert-${process.pid}-`));
@@ -44,7 +50,7 @@ export const convertVersion = async (
   });
   try {
     const started = performance.now();
-    const made = await makePdf(deps, job.file_type, original.path, dir, signal);
+    const made = await makePdf(deps, job.file_type, original.path, dir, signal, prerendered);
     signal.throwIfAborted();
     const { checksum, size } = await keep(deps, made.pdf);
     deps.log.info(
@@ -78,6 +84,7 @@ const makePdf = async (
   input: string,
   dir: string,
   signal: AbortSignal,
+  prerendered?: string,
 ): Promise<{ pdf: string; converter: string }> => {
   if (isImageType(fileType)) {
     const pdf = join(dir, 'images.pdf');
@@ -95,7 +102,16 @@ const makePdf = async (
         }
         zipNames = listed.names;
       }
-      await imagesToPdf(input, pdf, { signal, scratch: dir, ...(zipNames ? { zipNames } : {}) });
+      // The renditions rendered before `done`, largest first (each made from the one before).
+      const sizes = [...deps.render.renditions]
+        .map((name) => ({ name, longSide: deps.render.sizes[name], quality: QUALITY[name] }))
+        .sort((a, b) => b.longSide - a.longSide);
+      await imagesToPdf(input, pdf, {
+        signal,
+        scratch: dir,
+        ...(zipNames ? { zipNames } : {}),
+        ...(prerendered ? { renditions: { dir: prerendered, sizes } } : {}),
+      });
     } catch (error) {
       if (error instanceof ImageUnreadable || error instanceof ZipDamaged) {
         throw new ConversionFailed('damaged', error.message);

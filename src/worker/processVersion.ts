@@ -10,6 +10,9 @@
 // One file (over 300 lines): one job's steps, from claim to its last event, in the order they run;
 // the deferrals and fills it hands on are files of their own.
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { runFlipbookCommand } from '../app/commands.ts';
 import type { EventMetadata } from '../app/eventContext.ts';
 import {
@@ -126,13 +129,24 @@ export const processVersion = async (
   let original: Awaited<ReturnType<BlobStore['localOriginal']>>;
   let target: RenderTarget;
   let pdf = job.checksum;
+  // An image book's renditions, made while its PDF is made (./convertVersion.ts); gone at the end.
+  let prerendered: string | undefined;
+  const dropPrerendered = () =>
+    prerendered ? rm(prerendered, { recursive: true, force: true }).catch(() => {}) : undefined;
   try {
     if ((job.file_type ?? 'pdf') !== 'pdf') {
-      pdf = job.pdf_checksum ?? (await convertVersion(deps, job, signal, command));
+      if (job.pdf_checksum) pdf = job.pdf_checksum;
+      else {
+        if (isImageType(job.file_type)) {
+          prerendered = await mkdtemp(join(tmpdir(), `flipbook-convert-${process.pid}-pages-`));
+        }
+        pdf = await convertVersion(deps, job, signal, command, prerendered);
+      }
     }
     original = await blobs.localOriginal(pdf);
     target = await blobs.renderTarget(versionId, job.attempts);
   } catch (error) {
+    await dropPrerendered();
     if (signal.aborted) return 'cancelled';
     if (error instanceof ConversionFailed) {
       log.info({ versionId, reason: error.message }, 'version failed: not converted');
@@ -235,6 +249,7 @@ export const processVersion = async (
       ...deps.render,
       // An image book's pages are its images, made smaller (src/pdf/imageRange.ts).
       imagePages: isImageType(job.file_type ?? 'pdf'),
+      ...(prerendered ? { prerendered } : {}),
       signal: AbortSignal.any([signal, stopRender.signal]),
       onText: (texts) => void readStructure(pageCount, texts).catch(() => {}),
       onStart: async (geometry) => {
@@ -355,6 +370,7 @@ export const processVersion = async (
   } finally {
     await target.release().catch(() => {});
     await original.release().catch(() => {});
+    await dropPrerendered();
   }
 };
 

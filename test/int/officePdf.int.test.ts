@@ -16,9 +16,10 @@ const file = (name: string) => join(dir, name);
 const pdfinfoPages = (pdf: string) =>
   Number(/^Pages:\s+(\d+)/m.exec(execFileSync('pdfinfo', [pdf], { encoding: 'utf8' }))?.[1]);
 const pdftotext = (pdf: string) => execFileSync('pdftotext', [pdf, '-'], { encoding: 'utf8' });
+/** soffice processes of this test's conversions (their profiles carry this process's pid). */
 const leftOver = () => {
   try {
-    return execFileSync('pgrep', ['-f', 'flipbook-office-[a-zA-Z0-9]{6}'], {
+    return execFileSync('pgrep', ['-f', `flipbook-office-${process.pid}-[a-zA-Z0-9]{6}`], {
       encoding: 'utf8',
     }).trim();
   } catch {
