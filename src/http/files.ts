@@ -269,9 +269,9 @@ const mountVersionFiles = (
   });
 };
 
-/** The download's name: the upload's own, or for a converted one its name with `.pdf`. */
+/** The download's name: the upload's own when it ends .pdf, else its name with `.pdf` (a PDF named .docx is a PDF). */
 const pdfName = (version: { file_name: string; file_type: string }) =>
-  version.file_type === 'pdf'
+  /\.pdf$/i.test(version.file_name)
     ? version.file_name
     : `${version.file_name.replace(/\.[A-Za-z0-9]{1,5}$/, '')}.pdf`;
 

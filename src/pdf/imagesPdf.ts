@@ -20,8 +20,11 @@ import { eachZipImage } from './zipImages.ts';
 
 /** The most pages an image upload may hold (a TIFF's frames). */
 export const MAX_IMAGE_PAGES = 2000;
-/** Decoded pixels one image may have (sharp's own default: 268 MP). */
-const MAX_PIXELS = 268_402_689;
+/**
+ * Decoded pixels one image (one frame) may have: 100 MP, an A3 scan at 600 dpi is 70 (sharp's
+ * own default, 268 MP, let a 250 KB TIFF of ten 16000 x 16000 frames hold 3.4 GB in the daemon).
+ */
+const MAX_PIXELS = 100_000_000;
 const DEFAULT_DPI = 150;
 /** PDF readers refuse pages over 14,400 points (200 inches) a side. */
 const MAX_POINTS = 14_400;
@@ -100,6 +103,9 @@ export const imagesToPdf = async (
     const dpi = meta.density && meta.density >= 30 ? meta.density : DEFAULT_DPI;
     for (let page = 0; page < (meta.pages ?? 1); page++) {
       options.signal?.throwIfAborted();
+      // Every frame of a TIFF has its own size: each is held to the limit before it is decoded
+      // (the header's answer is the first frame's).
+      if (page > 0) await frameWithinLimit(file, page, name);
       if (++pages > MAX_IMAGE_PAGES) {
         throw new ImageUnreadable(`More than ${MAX_IMAGE_PAGES} pages: too many images`);
       }
@@ -143,7 +149,10 @@ export const imagesToPdf = async (
     } else {
       await place(input);
     }
-    await Promise.all(making);
+    await Promise.all(making).catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code) throw error;
+      throw new ImageUnreadable(`The image could not be read: ${(error as Error).message}`);
+    });
   } finally {
     doc.end();
     await once(out, 'close');
@@ -177,6 +186,18 @@ const renditionsOf = async (source: string | Buffer, position: number, to: Rendi
     await writeFile(`${file}.part`, made);
     await rename(`${file}.part`, file);
     from = made;
+  }
+};
+
+const frameWithinLimit = async (file: string, page: number, name?: string) => {
+  const frame = await sharp(file, { page, limitInputPixels: false })
+    .metadata()
+    .catch(() => null);
+  const pixels = (frame?.width ?? 0) * (frame?.pageHeight ?? frame?.height ?? 0);
+  if (pixels > MAX_PIXELS) {
+    const mp = (n: number) => `${Math.round(n / 1_000_000)} megapixels`;
+    const why = `Page ${page + 1} of the image has ${mp(pixels)}, more than the ${mp(MAX_PIXELS)} accepted`;
+    throw new ImageUnreadable(name ? `${name}: ${lowerFirst(why)}` : why);
   }
 };
 

@@ -19,11 +19,22 @@
 //   file it could not load. The PDF is written in a scratch folder inside `outputDir` and renamed
 //   into place complete.
 import { execFile, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  copyFile,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, extname, join, resolve } from 'node:path';
 import { refuseUnpacked, type Sniffed } from './documentKind.ts';
 import { HARDENED_PROFILE } from './officeProfile.ts';
+import { disarmRtf } from './rtfFields.ts';
 import { sniffFile } from './sniffFile.ts';
 
 export type ConversionReason = 'password' | 'damaged' | 'timeout' | 'too-large' | 'failed';
@@ -102,12 +113,21 @@ export const officeToPdf = async (
   try {
     await mkdir(join(profile, 'user'));
     await writeFile(join(profile, 'user', 'registrymodifications.xcu'), HARDENED_PROFILE);
+    // LibreOffice is given a copy named for what it is: the stored original has no extension,
+    // and without one it cannot tell a macro-enabled OOXML (.docm .xlsm .pptm) at all. An RTF
+    // goes with its include fields disarmed (./rtfFields.ts).
+    const input = join(profile, `document${extensionOf(sniffed)}`);
+    if (sniffed.kind === 'rtf') await writeFile(input, disarmRtf(await readFile(file)));
+    else await copyFile(file, input);
+    const seconds = Math.ceil((options.timeoutMs ?? TIMEOUT_MS) / 1000);
     const soffice = [
+      // Its own clock too: a daemon killed mid-conversion cannot stop it, this does.
+      ...['timeout', '-k', '5', String(seconds + 5)],
       'soffice',
       `-env:UserInstallation=file://${profile}`,
       ...['--headless', '--norestore', '--nolockcheck', '--nodefault', '--nologo'],
       // An encrypted OOXML's family is unknown until it is opened: plain `pdf` picks the filter.
-      ...['--convert-to', filter ? `pdf:${FILTERS[filter]}` : 'pdf', '--outdir', scratch, file],
+      ...['--convert-to', filter ? `pdf:${FILTERS[filter]}` : 'pdf', '--outdir', scratch, input],
     ];
     const limited = (await hasPrlimit())
       ? ['prlimit', `--as=${(options.memoryMb ?? MEMORY_MB) * 1024 * 1024}`, '--', ...soffice]
@@ -138,6 +158,18 @@ export const officeToPdf = async (
     await rm(profile, { recursive: true, force: true });
     await rm(scratch, { recursive: true, force: true });
   }
+};
+
+/**
+ * The extension LibreOffice knows the document by (a macro-enabled OOXML's its own); none for
+ * an encrypted OOXML, whose kind is known once it is opened (LibreOffice tells it by content).
+ */
+const extensionOf = (sniffed: Sniffed) => {
+  if (sniffed.kind === 'unknown' || sniffed.kind === 'ooxml-encrypted') return '';
+  if ('macros' in sniffed && sniffed.macros) {
+    return `.${{ docx: 'docm', xlsx: 'xlsm', pptx: 'pptm' }[sniffed.kind as string] ?? sniffed.kind}`;
+  }
+  return `.${sniffed.kind}`;
 };
 
 const sniff = (file: string): Promise<Sniffed> =>
@@ -184,8 +216,9 @@ const runGroup = (command: string[], signal: AbortSignal, profile: string) =>
     const child = spawn(program, args, {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      // soffice looks for its files under HOME too: point it at the scratch profile.
-      env: { ...process.env, HOME: profile },
+      // soffice looks for its files under HOME too, and keeps its temporary files in TMPDIR
+      // (lu*.tmp): both in the scratch profile, which goes after the run (or the sweep's).
+      env: { ...process.env, HOME: profile, TMPDIR: profile },
     });
     let output = '';
     const keep = (chunk: Buffer) => {

@@ -22,6 +22,7 @@ import {
   type RenderTarget,
 } from '../blobs/blobStore.ts';
 import type { PageSize } from '../domain/flipbook/flipbook.ts';
+import { checkPageCount } from '../domain/plans.ts';
 import { renderSecondsPerPage } from '../metrics.ts';
 import { type DocumentStructure, readDocumentStructure } from '../pdf/documentStructure.ts';
 import { isImageType } from '../pdf/documentTypes.ts';
@@ -29,7 +30,9 @@ import { ConversionFailed } from '../pdf/officePdf.ts';
 import { RenderFailure, renderPdf } from '../pdf/renderPdf.ts';
 import { listPages } from '../readTables/pages.ts';
 import { versionStatusById } from '../readTables/versions.ts';
+import { findWorkspaceById } from '../readTables/workspaces.ts';
 import { endFill, queueFill } from '../state/renditionFills.ts';
+import type { Store } from '../store/store.ts';
 import { isDatabaseUnavailable } from '../store/unavailable.ts';
 import { convertVersion } from './convertVersion.ts';
 import { deferralOf, STORE_ATTEMPTS, storeGaveUp } from './deferrals.ts';
@@ -254,6 +257,9 @@ export const processVersion = async (
       onText: (texts) => void readStructure(pageCount, texts).catch(() => {}),
       onStart: async (geometry) => {
         pageCount = geometry.length;
+        // A converted upload's pages are known only now: the plan's limit, as at upload for a
+        // PDF (a 300-slide deck on a 200-page plan fails in the same words).
+        if (pdf !== job.checksum) await withinPlan(store.db, job.workspace_id, geometry.length);
         await target.activate();
         await command({
           type: 'StartProcessing',
@@ -371,6 +377,17 @@ export const processVersion = async (
     await target.release().catch(() => {});
     await original.release().catch(() => {});
     await dropPrerendered();
+  }
+};
+
+/** The workspace's plan takes this many pages, or a RenderFailure says it does not. */
+const withinPlan = async (db: Store['db'], workspaceId: string, pages: number) => {
+  const workspace = await findWorkspaceById(db, workspaceId);
+  if (!workspace) return;
+  try {
+    checkPageCount(workspace.plan, pages);
+  } catch (error) {
+    throw new RenderFailure((error as Error).message);
   }
 };
 

@@ -66,7 +66,7 @@ describe('dashboard: upload and one flipbook (embedded store, one worker)', () =
     'uploads a PDF with real progress, follows processing to the reader link; the grid shows it',
     async () => {
       const page = await d.signedIn('ann@example.com');
-      await page.getByRole('link', { name: 'Upload a PDF' }).click();
+      await page.getByRole('link', { name: 'Upload a document' }).click();
       await page.waitForURL(`${d.url}/dashboard/upload`);
       await page.getByLabel('Title').fill('TraceMonkey paper');
       await page.getByLabel('PDF').setInputFiles(TRACEMONKEY);

@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sniffDocument } from '../../src/pdf/documentKind.ts';
 import { ConversionFailed, officeToPdf } from '../../src/pdf/officePdf.ts';
@@ -114,6 +115,21 @@ describe('officeToPdf', () => {
       message: expect.stringMatching(/unpacks to 4096 MB/),
     });
     expect(Date.now() - started).toBeLessThan(500); // no LibreOffice was started
+  }, 30_000);
+
+  it('embeds no file an RTF field names (INCLUDEPICTURE file://), keeps its text', async () => {
+    const secret = file('secret.png');
+    await sharp({ create: { width: 40, height: 40, channels: 3, background: '#ffcc00' } })
+      .png()
+      .toFile(secret);
+    await writeFile(
+      file('fields.rtf'),
+      `{\\rtf1\\ansi Before. {\\field{\\*\\fldinst INCLUDEPICTURE "file://${secret}" \\\\d}{\\fldrslt saved}} After.\\par}`,
+    );
+    const { pdf } = await officeToPdf(file('fields.rtf'), join(dir, 'out-fields'));
+    const images = execFileSync('pdfimages', ['-list', pdf], { encoding: 'utf8' });
+    expect(images.trim().split('\n')).toHaveLength(2); // the header lines alone: no image
+    expect(pdftotext(pdf)).toMatch(/Before\.[\s\S]*After\./);
   }, 30_000);
 
   it('says too-large when LibreOffice runs out of the memory it is allowed', async () => {

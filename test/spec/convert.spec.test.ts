@@ -9,7 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { corpus, expectJson, type FileSpec, SMALL_PDF, send } from '../support/apiHelpers.ts';
+import {
+  client,
+  corpus,
+  expectJson,
+  type FileSpec,
+  SMALL_PDF,
+  send,
+} from '../support/apiHelpers.ts';
 import { useApp } from '../support/appSpec.ts';
 import { appFetch } from '../support/inProcess.ts';
 import { FODS, FODT, fodp, makeOffice, multiPageTiff } from '../support/officeFixtures.ts';
@@ -27,6 +34,7 @@ beforeAll(async () => {
   await Promise.all([
     makeOffice(dir, 'report.fodt', FODT, ['docx']),
     makeOffice(dir, 'deck.fodp', fodp(4), ['pptx']),
+    makeOffice(dir, 'long.fodp', fodp(201), ['pptx']),
     makeOffice(dir, 'prices.fods', FODS, ['xlsx']),
   ]);
 }, 90_000);
@@ -197,6 +205,23 @@ describe('uploads that are not PDFs', () => {
     const book = await fx.c.flipbook(renamed.body.flipbook_id);
     expect(book.body.versions[0]).toMatchObject({ file_type: 'pdf', mime_type: 'application/pdf' });
   });
+
+  it("holds a converted document to the plan's page limit, as a PDF is at upload", async () => {
+    const free = client(fx.api, (await fx.newWorkspace('thrifty', 'free')).key);
+    const created = await free.create(await upload('long.pptx'));
+    expectJson(created, 201); // its pages are not known before it is converted
+    const { final } = await watchOutcome(
+      free,
+      created.body.flipbook_id,
+      created.body.version_id,
+      90_000,
+    );
+    expect(final).toMatchObject({
+      status: 'error',
+      error_reason:
+        'Too many pages for the free plan: the limit is 200 pages per document, this one has 201',
+    });
+  }, 120_000);
 
   it('fails a document LibreOffice cannot open, in words', async () => {
     const ML = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml';

@@ -5,6 +5,7 @@ import { CliError, EXIT, processingFailed } from './client/cliErrors.ts';
 import { resolveConnection } from './client/config.ts';
 import type { PublishResult } from './services/publish.ts';
 import { PROGRESS_FORMATS, type ProgressFormat } from './ui/progressLines.ts';
+import { pagesWord } from './client/pagesWord.ts';
 
 export type ClientFlags = { url?: string; apiKey?: string; json?: boolean };
 
@@ -75,7 +76,7 @@ export const reportPublished = (result: PublishResult, flags: ClientFlags) => {
   else {
     process.stdout.write(
       `flipbook ${result.flipbook_id} version ${result.version_id}: ${result.status}` +
-        (result.pages ? `, ${result.pages} pages` : '') +
+        (result.pages ? `, ${pagesWord(result.pages)}` : '') +
         `\n${result.url}\n`,
     );
   }

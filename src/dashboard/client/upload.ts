@@ -123,7 +123,7 @@ const setup = (form: HTMLFormElement) => {
     zone.classList.remove('over');
     const dropped = event.dataTransfer?.files;
     if (dropped && dropped.length > 1 && !many) {
-      showError(`Drop one PDF at a time (${dropped.length} files were dropped).`);
+      showError(`Drop one file at a time (${dropped.length} files were dropped).`);
       return;
     }
     if (dropped?.length) {
@@ -131,17 +131,22 @@ const setup = (form: HTMLFormElement) => {
       input.dispatchEvent(new Event('change', { bubbles: true }));
     }
   });
-  // A PDF by its type or, where the system gives none, its name: anything else dropped with
-  // PDFs is set aside (and said), not counted among them.
-  const isPdf = (f: File) => f.type === 'application/pdf' || (!f.type && /\.pdf$/i.test(f.name));
+  // What the service takes (a PDF, an office document, an image, a ZIP of images), by its name
+  // or its type: anything else dropped with them is set aside (and said), not counted among
+  // them. The server tells by content anyway (a refusal says so in words).
+  const TAKEN = /\.(pdf|docx?|odt|rtf|pptx?|odp|xlsx?|ods|jpe?g|png|webp|tiff?|zip)$/i;
+  const TAKEN_TYPE = /^(application\/pdf|image\/(jpeg|png|webp|tiff)|application\/zip)$/;
+  const isTaken = (f: File) => TAKEN.test(f.name) || TAKEN_TYPE.test(f.type);
   const title = form.querySelector<HTMLInputElement>('input[name="title"]');
   input.addEventListener('change', () => {
     clearError();
     const all = [...(input.files ?? [])];
-    const files = many ? all.filter(isPdf) : all;
+    const files = many ? all.filter(isTaken) : all;
     if (files.length < all.length) {
       const left = all.length - files.length;
-      showError(`${left} file${left > 1 ? 's are' : ' is'} not a PDF and will not be uploaded.`);
+      showError(
+        `${left} file${left > 1 ? 's are' : ' is'} not a PDF, an office document or an image and will not be uploaded.`,
+      );
       const kept = new DataTransfer();
       for (const f of files) kept.items.add(f);
       input.files = kept.files;
@@ -149,11 +154,11 @@ const setup = (form: HTMLFormElement) => {
     const size = files.reduce((sum, f) => sum + f.size, 0);
     zone.dataset.file =
       files.length > 1
-        ? `${files.length} PDFs · ${sizeWords(size)}`
+        ? `${files.length} files · ${sizeWords(size)}`
         : files[0]
           ? `${files[0].name} · ${sizeWords(files[0].size)}`
           : '';
-    // Several PDFs are titled after their files: one title cannot be each one's.
+    // Several files are titled after themselves: one title cannot be each one's.
     if (title) {
       title.disabled = files.length > 1;
       title.placeholder = files.length > 1 ? 'Each flipbook takes its file’s name' : '';

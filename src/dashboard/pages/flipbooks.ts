@@ -43,7 +43,7 @@ export const flipbooksPage = (
     'Flipbooks',
     html`<div class="page-head">
 <h1>Flipbooks</h1>
-<a class="button primary" href="/dashboard/upload">Upload a PDF</a>
+<a class="button primary" href="/dashboard/upload">Upload a document</a>
 </div>
 ${alert(error)}
 ${notice ? alert(notice.text, notice.kind) : ''}

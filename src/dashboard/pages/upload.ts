@@ -18,10 +18,10 @@ export const uploadPage = (
   dashboardPage(
     signedIn,
     'flipbooks',
-    'Upload a PDF',
+    'Upload a document',
     html`<div class="page-head">
 <div><p class="crumbs"><a href="/dashboard">Flipbooks</a></p>
-<h1>Upload a PDF</h1></div>
+<h1>Upload a document</h1></div>
 </div>
 <div class="upload-layout">
 <section class="panel" aria-label="Upload">
@@ -50,7 +50,7 @@ ${visibilityChoice(form.visibility ?? 'public', html`<legend>Who can read it</le
 <aside class="panel steps" aria-labelledby="steps-title">
 <h2 id="steps-title">What happens next</h2>
 <ol>
-<li><strong>Upload.</strong> The file is checked: a PDF, within your plan's limits.</li>
+<li><strong>Upload.</strong> The file is checked: a PDF, an office document or images, within your plan's limits.</li>
 <li><strong>Processing.</strong> Every page becomes sharp images and searchable text; this page counts them as they come.</li>
 <li><strong>Share.</strong> The reader link works at once; copy it, or the embed code, from the flipbook's page.</li>
 </ol>

@@ -11,6 +11,7 @@ import {
   withProgressOption,
 } from '../clientOptions.ts';
 import { progressLines } from '../ui/progressLines.ts';
+import { pagesWord } from '../client/pagesWord.ts';
 
 export const registerStatus = (program: Command) => {
   withProgressOption(
@@ -45,7 +46,7 @@ export const registerStatus = (program: Command) => {
       if (flags.json) process.stdout.write(`${JSON.stringify(status)}\n`);
       else
         process.stdout.write(
-          `${status.status}${status.pages ? ` (${status.pages} pages)` : ''}${status.is_active ? ', active' : ''}\n`,
+          `${status.status}${status.pages ? ` (${pagesWord(status.pages)})` : ''}${status.is_active ? ', active' : ''}\n`,
         );
       if (status.status === 'error') throw processingFailed(status.error_reason);
     },

@@ -2,6 +2,7 @@
 // React.createElement because Node's type stripping runs .ts but not .tsx.
 import { Box, Text } from 'ink';
 import { createElement as h } from 'react';
+import { pagesWord } from '../client/pagesWord.ts';
 
 export type ViewState = {
   file: string;
@@ -51,7 +52,7 @@ export const PublishView = ({ state, now = Date.now() }: { state: ViewState; now
           },
           state.status === 'processing' && state.pages
             ? `Processing ${bar((state.pagesDone ?? 0) / state.pages)} ${state.pagesDone ?? 0} of ${state.pages} pages`
-            : `Processing: ${state.status}${state.pages ? ` (${state.pages} pages)` : ''}`,
+            : `Processing: ${state.status}${state.pages ? ` (${pagesWord(state.pages)})` : ''}`,
         )
       : null,
     // the pace on a line of its own: a narrow terminal must not wrap the bar

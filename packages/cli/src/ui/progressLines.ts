@@ -4,6 +4,7 @@
 // (`--progress json`). The result itself stays on stdout: `--json` parsers read only that.
 import { describePace, processingPace, type Sample } from '../client/processingPace.ts';
 import type { ProcessingStatus, Progress } from '../services/publish.ts';
+import { pagesWord } from '../client/pagesWord.ts';
 
 export const PROGRESS_FORMATS = ['plain', 'json', 'none'] as const;
 export type ProgressFormat = (typeof PROGRESS_FORMATS)[number];
@@ -59,7 +60,7 @@ export const progressLines = (
       const pace = s.status === 'processing' ? describePace(done, s.pages, samples) : '';
       // An office document or images being made into a PDF: no pages to count yet.
       const converting = s.step === 'converting' ? 'converting to PDF' : '';
-      const detail = converting || pace || (s.pages ? `${s.pages} pages` : '');
+      const detail = converting || pace || (s.pages ? pagesWord(s.pages) : '');
       const { rate, leftSeconds } = processingPace(samples, s.pages);
       say(`status: ${s.status}${detail ? ` (${detail})` : ''}`, {
         type: 'status',
