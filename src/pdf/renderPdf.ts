@@ -10,6 +10,9 @@
 // limit for the document and a watchdog on every page; the rendered size is bounded by
 // -scale-to, never by DPI; and poppler's silent failures (exit 0 with a 1x1 image) are caught
 // by checking every output's dimensions.
+//
+// One file (over 300 lines): one render's plan, its tasks and their outcome, whichever makes the
+// pages (pdftoppm's ranges, or an image book's, ./imageRange.ts).
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pageImages, startImageRange } from './imageRange.ts';
