@@ -5,7 +5,6 @@
 import { open, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { CliError, EXIT } from './cliErrors.ts';
-import { zipFolder } from './folderZip.ts';
 
 export const MAX_UPLOAD_BYTES = 512 * 1024 * 1024;
 
@@ -20,7 +19,11 @@ export type PdfFile = {
 export const checkPdfFile = async (path: string): Promise<PdfFile> => {
   const info = await stat(path).catch(() => null);
   // A folder of images: sent as one ZIP of them, one page an image (./folderZip.ts).
-  if (info?.isDirectory()) return checkSize(path, await zipFolder(path));
+  // (Loaded only then: the admin command's --help and --version stay light.)
+  if (info?.isDirectory()) {
+    const { zipFolder } = await import('./folderZip.ts');
+    return checkSize(path, await zipFolder(path));
+  }
   if (!info?.isFile()) throw new CliError(EXIT.usage, `No such file: ${path}`);
   if (info.size > MAX_UPLOAD_BYTES) {
     throw new CliError(
