@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { type ProcessLimits, runPoppler } from './poppler.ts';
 import { RenderFailure } from './renderFailure.ts';
-import type { RangeOptions, RangeRun } from './renderRange.ts';
+import { type RangeOptions, type RangeRun, rangeRun } from './renderRange.ts';
 
 /** The most pixels a page's image may have (imagesToPdf refused larger ones already). */
 const MAX_PIXELS = 268_402_689;
@@ -72,7 +72,6 @@ export const startImageRange = (
     made?: string;
   },
 ): RangeRun => {
-  const state = { first: options.first, last: options.last, next: options.first };
   const renderPage = async (position: number) => {
     const made = options.made?.replace('{position}', String(position));
     if (
@@ -100,26 +99,11 @@ export const startImageRange = (
       .toFile(file);
     return file;
   };
-  const done = (async () => {
+  return rangeRun(options, async (state) => {
     for (let position = state.first; position <= state.last; position++) {
       options.signal.throwIfAborted();
       await options.onFile(position, await renderPage(position));
       state.next = position + 1;
     }
-  })();
-  return {
-    get first() {
-      return state.first;
-    },
-    get last() {
-      return state.last;
-    },
-    get next() {
-      return state.next;
-    },
-    cut: (from) => {
-      if (from > state.next && from <= state.last) state.last = from - 1;
-    },
-    done,
-  };
+  });
 };

@@ -42,9 +42,18 @@ export type RangeRun = {
   done: Promise<void>;
 };
 
-export const startRange = (options: RangeOptions): RangeRun => {
+export type RangeState = { first: number; last: number; next: number };
+
+/**
+ * A range as its scheduler sees it, over the state its renderer moves (`next` as pages are done;
+ * `last` lowered by `cut`): pdftoppm's here, an image book's in ./imageRange.ts.
+ */
+export const rangeRun = (
+  options: { first: number; last: number },
+  render: (state: RangeState) => Promise<void>,
+): RangeRun => {
   const state = { first: options.first, last: options.last, next: options.first };
-  const run: RangeRun = {
+  return {
     get first() {
       return state.first;
     },
@@ -57,16 +66,14 @@ export const startRange = (options: RangeOptions): RangeRun => {
     cut: (from) => {
       if (from > state.next && from <= state.last) state.last = from - 1;
     },
-    done: Promise.resolve(),
+    done: render(state),
   };
-  run.done = renderRange(options, state);
-  return run;
 };
 
-const renderRange = async (
-  options: RangeOptions,
-  state: { first: number; last: number; next: number },
-) => {
+export const startRange = (options: RangeOptions): RangeRun =>
+  rangeRun(options, (state) => renderRange(options, state));
+
+const renderRange = async (options: RangeOptions, state: RangeState) => {
   const { dir, first, pageTimeoutMs } = options;
   await mkdir(dir, { recursive: true });
   const stop = new AbortController();
