@@ -38,8 +38,17 @@ export const acceptUpload = async (
   const sniffed = await sniffFile(received.path);
   const takes = convertsOffice ? ACCEPTED_WORDS : ACCEPTED_WORDS_NO_OFFICE;
   if (sniffed.kind === 'unknown') {
+    // A ZIP or an OLE2 file that cannot be read is a damaged document more likely than another
+    // kind of file: said so, with what was wrong.
+    const container = /^(a damaged or unusual ZIP|a damaged OLE2 file|an Office file)/.test(
+      sniffed.why,
+    );
     throw new RuleBroken(
-      sniffed.refused ? sniffed.why : `The file is not a kind this service takes (${takes})`,
+      sniffed.refused
+        ? sniffed.why
+        : container
+          ? `The file cannot be read as an office document: ${sniffed.why}`
+          : `The file is not a kind this service takes (${takes})`,
     );
   }
   const accepted = (type: UploadedFile['type'], mimeType: string, pages: number | null) => ({

@@ -269,7 +269,9 @@ class Inspector extends Transform {
  * UTF-8 decoding, but would break the stored event; make sure.
  */
 const cleanFileName = (raw: string | undefined) => {
-  const printable = [...(raw ?? '').toWellFormed()]
+  // Browsers and curl send a double quote in a name as %22 (the HTML spec's multipart form):
+  // the name the person gave it has the quote.
+  const printable = [...(raw ?? '').replaceAll('%22', '"').toWellFormed()]
     .filter((c) => c.charCodeAt(0) >= 0x20 && c !== '\u007f')
     .join('');
   const name = basename(printable.replaceAll('\\', '/')).trim();

@@ -199,11 +199,21 @@ describe('uploads that are not PDFs', () => {
     const refused = await fx.c.create({ bytes: bomb, name: 'big.docx' });
     expectJson(refused, 422);
     expect(refused.body.error).toMatch(/unpacks to 4096 MB, more than the 1024 MB accepted/);
+    // A .docx cut short: a damaged document, said so.
+    const whole = await readFile(join(dir, 'report.docx'));
+    const cut = await fx.c.create({ bytes: whole.subarray(0, whole.length / 2), name: 'cut.docx' });
+    expectJson(cut, 422);
+    expect(cut.body.error).toMatch(/^The file cannot be read as an office document: a damaged/);
     // A PDF named .docx is a PDF: told by its content, not its name.
-    const renamed = await fx.c.create({ bytes: corpus(SMALL_PDF), name: 'actually.docx' });
+    // (its name with quotes, which the form sends as %22, kept as the person wrote it)
+    const renamed = await fx.c.create({ bytes: corpus(SMALL_PDF), name: 'the "final" one.docx' });
     expectJson(renamed, 201);
     const book = await fx.c.flipbook(renamed.body.flipbook_id);
-    expect(book.body.versions[0]).toMatchObject({ file_type: 'pdf', mime_type: 'application/pdf' });
+    expect(book.body.versions[0]).toMatchObject({
+      file_type: 'pdf',
+      mime_type: 'application/pdf',
+      file_name: 'the "final" one.docx',
+    });
   });
 
   it("holds a converted document to the plan's page limit, as a PDF is at upload", async () => {
