@@ -233,6 +233,28 @@ describe('uploads that are not PDFs', () => {
     });
   }, 120_000);
 
+  it('fails an image that breaks past its header in words, at once (not after retries)', async () => {
+    const photo = await sharp({
+      create: {
+        width: 800,
+        height: 600,
+        channels: 3,
+        background: '#3366aa',
+        noise: { type: 'gaussian', mean: 100, sigma: 30 },
+      },
+    })
+      .jpeg()
+      .toBuffer();
+    const { final } = await publish({
+      bytes: photo.subarray(0, photo.length / 2),
+      name: 'cut.jpg',
+    });
+    expect(final).toMatchObject({
+      status: 'error',
+      error_reason: 'The image could not be read: VipsJpeg: premature end of JPEG image',
+    });
+  }, 60_000);
+
   it('fails a document LibreOffice cannot open, in words', async () => {
     const ML = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml';
     const garbage = zip([
