@@ -35,20 +35,21 @@ export const startBenchDaemon = async (name: string, flags: string[] = []) => {
 };
 
 /**
- * Publishes a PDF on a bench daemon (visibility as given) and waits until it is processed: the
- * flipbook's and version's ids.
+ * Publishes a file on a bench daemon (as `name`, with `visibility` when given) and waits until it
+ * is processed: the flipbook's and version's ids and its page count. A failed version throws.
  */
 export const publishAndWait = async (
   url: string,
   key: string,
-  pdf: Buffer,
-  visibility: string,
-): Promise<{ flipbook_id: string; version_id: string }> => {
+  bytes: Buffer,
+  visibility?: string,
+  options: { name?: string; pollMs?: number } = {},
+): Promise<{ flipbook_id: string; version_id: string; pages: number }> => {
   const api = `${url}/api/v1`;
   const auth = { authorization: `Bearer ${key}` };
   const form = new FormData();
-  form.append('visibility', visibility);
-  form.append('file', new Blob([pdf], { type: 'application/pdf' }), 'bench.pdf');
+  if (visibility) form.append('visibility', visibility);
+  form.append('file', new Blob([bytes]), options.name ?? 'bench.pdf');
   const made = (await (
     await fetch(`${api}/flipbooks`, { method: 'POST', headers: auth, body: form })
   ).json()) as { flipbook_id: string; version_id: string };
@@ -57,8 +58,9 @@ export const publishAndWait = async (
       await fetch(`${api}/flipbooks/${made.flipbook_id}/versions/${made.version_id}/status`, {
         headers: auth,
       })
-    ).json()) as { status: string };
-    if (status.status === 'done') return made;
-    await new Promise((r) => setTimeout(r, 100));
+    ).json()) as { status: string; pages: number; error_reason?: string };
+    if (status.status === 'error') throw new Error(`${options.name}: ${status.error_reason}`);
+    if (status.status === 'done') return { ...made, pages: status.pages };
+    await new Promise((r) => setTimeout(r, options.pollMs ?? 100));
   }
 };

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fodp, makeOffice } from '../test/support/officeFixtures.ts';
-import { startBenchDaemon } from './benchDaemon.ts';
+import { publishAndWait, startBenchDaemon } from './benchDaemon.ts';
 import { cpuMs } from './cpuTime.ts';
 
 const run = promisify(execFile);
@@ -37,8 +37,6 @@ const report = () =>
 
 const dir = await mkdtemp(join(tmpdir(), 'flipbook-bench-convert-'));
 const bench = await startBenchDaemon('convert');
-const api = `${bench.url}/api/v1`;
-const auth = { authorization: `Bearer ${bench.key}` };
 
 /** The daemon's resident memory now, in MB. */
 const daemonRss = async () => {
@@ -59,26 +57,14 @@ const publish = async (bytes: Buffer, name: string) => {
     });
   }, 20);
   const started = performance.now();
-  const form = new FormData();
-  form.append('file', new Blob([bytes]), name);
-  const made = (await (
-    await fetch(`${api}/flipbooks`, { method: 'POST', headers: auth, body: form })
-  ).json()) as { flipbook_id: string; version_id: string };
-  for (;;) {
-    const status = (await (
-      await fetch(`${api}/flipbooks/${made.flipbook_id}/versions/${made.version_id}/status`, {
-        headers: auth,
-      })
-    ).json()) as { status: string; pages: number; error_reason?: string };
-    if (status.status === 'error') {
-      clearInterval(sampling);
-      throw new Error(`${name}: ${status.error_reason}`);
-    }
-    if (status.status === 'done') {
-      clearInterval(sampling);
-      return { ms: performance.now() - started, pages: status.pages, rssMb: peak - before };
-    }
-    await new Promise((r) => setTimeout(r, 25));
+  try {
+    const { pages } = await publishAndWait(bench.url, bench.key, bytes, undefined, {
+      name,
+      pollMs: 25,
+    });
+    return { ms: performance.now() - started, pages, rssMb: peak - before };
+  } finally {
+    clearInterval(sampling);
   }
 };
 

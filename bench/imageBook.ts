@@ -18,7 +18,7 @@ import sharp from 'sharp';
 import yazl from 'yazl';
 import { imagesToPdf } from '../src/pdf/imagesPdf.ts';
 import { listZip } from '../src/pdf/zipImages.ts';
-import { startBenchDaemon } from './benchDaemon.ts';
+import { publishAndWait, startBenchDaemon } from './benchDaemon.ts';
 import { cpuMs } from './cpuTime.ts';
 
 const run = promisify(execFile);
@@ -72,29 +72,12 @@ try {
   const baseline = { wall: performance.now() - wall, cpu: (await cpuMs()) - cpu };
 
   // The service: upload to done.
-  const api = `${bench.url}/api/v1`;
-  const auth = { authorization: `Bearer ${bench.key}` };
   const daemonCpu = () => cpuMs(bench.daemon.pid ?? 'self');
   const [serviceStart, serviceCpu] = [performance.now(), await daemonCpu()];
-  const form = new FormData();
-  form.append('file', new Blob([await readFile(zipPath)]), 'photos.zip');
-  const made = (await (
-    await fetch(`${api}/flipbooks`, { method: 'POST', headers: auth, body: form })
-  ).json()) as { flipbook_id: string; version_id: string };
-  let pages = 0;
-  for (;;) {
-    const status = (await (
-      await fetch(`${api}/flipbooks/${made.flipbook_id}/versions/${made.version_id}/status`, {
-        headers: auth,
-      })
-    ).json()) as { status: string; pages: number; error_reason?: string };
-    if (status.status === 'error') throw new Error(status.error_reason);
-    if (status.status === 'done') {
-      pages = status.pages;
-      break;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const { pages } = await publishAndWait(bench.url, bench.key, await readFile(zipPath), undefined, {
+    name: 'photos.zip',
+    pollMs: 50,
+  });
   const service = {
     wall: performance.now() - serviceStart,
     cpu: (await daemonCpu()) - serviceCpu,

@@ -59,7 +59,8 @@ export const pageImages = (limits: ProcessLimits, pdfPath: string, dir: string) 
     /** the page is done: its image goes */
     forget: async (position: number) => {
       taken.delete(position);
-      await rm(join(dir, `page-${position}`), { recursive: true, force: true });
+      // Best effort, never a rejection: the render's work folder goes whole at its end.
+      await rm(join(dir, `page-${position}`), { recursive: true, force: true }).catch(() => {});
     },
   };
 };

@@ -142,7 +142,10 @@ export const imagesToPdf = async (
         async (index, file) => {
           const renditions = await place(file, options.zipNames?.[index]);
           // The unpacked image goes once its renditions are made from it.
-          void Promise.allSettled(renditions).then(() => rm(file, { force: true }));
+          // (best effort: the conversion's scratch folder goes whole afterwards)
+          void Promise.allSettled(renditions)
+            .then(() => rm(file, { force: true }))
+            .catch(() => {});
         },
         options.signal,
       );

@@ -45,7 +45,7 @@ export const convertVersion = async (
   const dir = await mkdtemp(join(tmpdir(), `flipbook-convert-${process.pid}-`));
   const original = await deps.blobs.localOriginal(job.checksum).catch((error: unknown) => {
     slot.release();
-    void rm(dir, { recursive: true, force: true });
+    void rm(dir, { recursive: true, force: true }).catch(() => {});
     throw error;
   });
   try {
