@@ -83,6 +83,12 @@ export const imagesToPdf = async (
     info: { Producer: 'flipbook' },
   });
   const out = createWriteStream(output);
+  // A failed write (a full disk) is kept and thrown once the PDF is closed: an 'error' with
+  // no listener would end the process.
+  let written: Error | null = null;
+  out.on('error', (error) => {
+    written ??= error;
+  });
   doc.pipe(out);
   let pages = 0;
   // Each page's renditions are made while the next page goes into the PDF: two at a time, so
@@ -158,9 +164,10 @@ export const imagesToPdf = async (
     });
   } finally {
     doc.end();
-    await once(out, 'close');
+    if (!out.closed) await once(out, 'close');
     await Promise.allSettled(making);
   }
+  if (written) throw written;
   return { pages };
 };
 
