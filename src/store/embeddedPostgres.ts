@@ -64,7 +64,16 @@ export const openEmbeddedStore = async (dataDir: string): Promise<EmbeddedStore>
       // Adopting rather than "whoever leaves last stops it": a live daemon's pool may have no
       // connection open for a while, and a short admin command leaving then would stop the
       // server under it. The owner is only ever a dead process's successor.
-      if (!(await owner.isLive())) await owner.claim();
+      if (!(await owner.isLive())) {
+        await owner.claim();
+        // The watchdog may have decided to stop the orphan just before our claim (its owner
+        // dead, nobody connected for its grace): looked at again once it is ours, a server
+        // shutting down is started afresh by the next round instead of failing our start-up.
+        if ((await findRunningServer(clusterDir, credentials)) !== running) {
+          await sleep(250);
+          continue;
+        }
+      }
       await watchServer(dir, clusterDir);
       return {
         connectionString: running,

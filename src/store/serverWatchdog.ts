@@ -101,6 +101,11 @@ while sleep 1; do
   fi
   empty=$((empty + 1))
   [ "$empty" -lt "$grace" ] && continue
+  # Looked at once more, just before: a process that adopted the server a moment ago (it claims
+  # the owner file, then checks the server still runs) keeps it.
+  owner=''
+  { read -r owner <"$owner_file"; } 2>/dev/null
+  if alive "$owner"; then empty=0 told=''; continue; fi
   note "the server's owner (pid $owner) has gone and nobody has been connected for $grace s: stopping the server (fast shutdown)"
   kill -INT "$pm" 2>/dev/null
   for _ in $(seq 600); do alive "$pm" || exit 0; sleep 0.1; done
