@@ -1,8 +1,9 @@
-// A page's words with their boxes (for the reader's search highlights), read from the original
-// the first time a reader asks and kept beside the page's images as words.json: each page costs
-// one short pdftotext run at most, and only pages someone searched. Public (like the page
-// images), so it is bounded: a few runs at a time per daemon; beyond that the reader is told to
-// come back (503), and shows its results without highlights meanwhile.
+// A page's words with their boxes (for the reader's search highlights), kept beside the page's
+// images as words.json. Processing writes it from its text pass (src/pdf/textPass.ts); a version
+// processed before that has none, and its page's words are read from the original the first time
+// a reader asks and kept: one short pdftotext run at most, and only pages someone searched.
+// Public (like the page images), so it is bounded: a few runs at a time per daemon; beyond that
+// the reader is told to come back (503), and shows its results without highlights meanwhile.
 
 import type { BlobStore } from '../blobs/blobStore.ts';
 import { AppError, NotFound } from '../domain/errors.ts';

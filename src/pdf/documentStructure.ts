@@ -3,7 +3,8 @@
 // structure") with the tools of Debian's packages, under the same limits as rendering:
 // - `qpdf --json` gives every object, resolved (page order, /PageLabels, /Outlines,
 //   /ViewerPreferences, each page's link annotations, named destinations);
-// - `pdfinfo` gives the title; `pdftotext -bbox` the words under each link.
+// - `pdfinfo` gives the title; the text pass's word boxes (or `pdftotext -bbox`) the words under
+//   each link.
 // Never fails for the document's sake: whatever a tool cannot read (a damaged, hostile or
 // password-protected file, a missing qpdf, a timeout) leaves that part empty, and every list has a
 // ceiling. A full TMPDIR (a tool's output lost) is thrown as the MachineFailure it is: an empty
@@ -21,6 +22,7 @@ import {
   readPageLinks,
   uprightSize,
 } from './pageLinks.ts';
+import type { PageWord } from './pageWords.ts';
 import { type PopplerCall, type ProcessLimits, runPoppler, runQpdf } from './poppler.ts';
 import {
   arrayAt,
@@ -78,6 +80,11 @@ export type StructureOptions = {
   pageCount?: number;
   /** the pages' text, when already extracted (for the script); else the first pages are read */
   pageTexts?: string[];
+  /**
+   * the pages' words with their boxes, when already read (./textPass.ts): the links' words come
+   * from them; else pdftotext -bbox reads the pages with links
+   */
+  pageWords?: PageWord[][];
 };
 
 export const readDocumentStructure = async (
@@ -151,6 +158,11 @@ const extract = async (pdfPath: string, options: StructureOptions): Promise<Docu
     structure.links = read.map((p) => nameLinks(p.links, []));
     const withLinks = read.flatMap((p, i) => (p.links.length > 0 ? [i + 1] : []));
     if (withLinks.length === 0 || signal.aborted) return structure;
+    if (options.pageWords) {
+      const given = options.pageWords;
+      structure.links = read.map((p, i) => nameLinks(p.links, centres(given[i] ?? [])));
+      return structure;
+    }
     const first = withLinks[0] as number;
     const last = withLinks.at(-1) as number;
     const words = await run(
@@ -184,6 +196,10 @@ const extract = async (pdfPath: string, options: StructureOptions): Promise<Docu
     return { ...emptyStructure(), title: structure.title, direction: structure.direction };
   }
 };
+
+/** Each word's centre, as the links are matched to the words under them. */
+const centres = (words: PageWord[]) =>
+  words.map((word) => ({ x: word.x + word.w / 2, y: word.y + word.h / 2, text: word.t }));
 
 /** What a part becomes when its tool failed: empty, unless the machine failed (thrown). */
 const orElse =

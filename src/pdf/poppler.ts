@@ -20,6 +20,8 @@
 // node-poppler rejects at once, before either is gone. An aborted run waits for them (see
 // `stoppedWrappers`): a page file written after the render's folder was removed, or a tool
 // outliving its document, would otherwise be possible.
+// One file (over 300 lines): the three ways a tool is run (node-poppler's, the wrapper's own for
+// arguments node-poppler lacks, qpdf's) share the wrappers, their failure line and the stop.
 import { type ChildProcess, execFile } from 'node:child_process';
 import { subscribe } from 'node:diagnostics_channel';
 import { constants, tmpdir } from 'node:os';
@@ -233,6 +235,38 @@ const signalName = (name: string): NodeJS.Signals => {
     return (known?.[0] ?? `SIG${name}`) as NodeJS.Signals;
   }
   return `SIG${name}` as NodeJS.Signals;
+};
+
+/**
+ * Runs a poppler tool with arguments node-poppler does not know (`pdftotext -tsv`), through the
+ * same wrapper and its limits, writing to a file: resolves when it did its work, rejects as
+ * runPoppler does (a ToolFailure, a MachineFailure, the abort's reason once it is awaited).
+ */
+export const runPopplerArgs = async (
+  limits: ProcessLimits,
+  tool: 'pdftotext',
+  args: string[],
+  options: { signal: AbortSignal },
+): Promise<void> => {
+  options.signal.throwIfAborted();
+  const dir = await limitedDir(limits).catch((error: unknown) => {
+    throw unmadeWrappers(error);
+  });
+  await new Promise<void>((resolve, reject) => {
+    // SIGTERM, as node-poppler's abort: the wrapper kills the tool before it exits.
+    execFile(
+      join(dir, tool),
+      args,
+      { signal: options.signal, maxBuffer: 64 * 1024, encoding: 'utf8' },
+      (error) => (error ? reject(error) : resolve()),
+    );
+  }).catch(async (error: unknown) => {
+    if (options.signal.aborted) {
+      await stoppedWrappers();
+      throw options.signal.reason;
+    }
+    throw toolFailure(tool, error);
+  });
 };
 
 export type ToolRun = { code: number; stdout: string; stderr: string };

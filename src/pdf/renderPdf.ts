@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { pageImages, startImageRange } from './imageRange.ts';
 import { planTasks, type Task } from './pageRanges.ts';
 import type { PageGeometry } from './pageSizes.ts';
-import { extractText } from './pageText.ts';
+import type { PageWord } from './pageWords.ts';
 import { readPages } from './pdfPages.ts';
 import { DEFAULT_LIMITS, type ProcessLimits } from './poppler.ts';
 import {
@@ -40,6 +40,7 @@ import {
   type RenditionName,
   type RenditionSizes,
 } from './renditions.ts';
+import { readTextPass } from './textPass.ts';
 
 export type { RenditionSizes };
 export { RenderFailure, StorageFailure };
@@ -72,8 +73,8 @@ export type RenderOptions = {
   onStart?: (pages: PageGeometry[]) => void | Promise<void>;
   /** called as each page's renditions are ready */
   onPage?: (page: RenderedPage) => void;
-  /** called with each page's text once it is extracted, while the pages still render */
-  onText?: (texts: string[]) => void;
+  /** called with each page's text and words once they are read, while the pages still render */
+  onText?: (texts: string[], words: PageWord[][]) => void;
   /**
    * pages an earlier attempt rendered and stored: not rendered again (nor passed to onPage), but
    * in the result with their sizes and text, so a render cut short resumes where it stopped
@@ -88,6 +89,8 @@ export type RenderedPage = {
   height: number;
   files: PageFiles;
   text: string;
+  /** its words with their boxes, fractions of the page as shown (./textPass.ts) */
+  words: PageWord[];
 };
 
 export type Timings = {
@@ -142,6 +145,7 @@ export const renderPdf = async (
   const placed = new Map<number, Set<RenditionName>>();
   const dirs = new Map<number, Promise<void>>();
   let text: string[] = [];
+  let words: PageWord[][] = [];
 
   const pageDone = (position: number, rendition: RenditionName) => {
     const done = placed.get(position) ?? new Set();
@@ -159,6 +163,7 @@ export const renderPdf = async (
       height: sized ? size.height : FALLBACK_PAGE.height,
       files: filesOf(outDir, position),
       text: '',
+      words: [],
     };
     if (position === 1) timings.firstPageMs = performance.now() - started;
     void images?.forget(position);
@@ -193,15 +198,17 @@ export const renderPdf = async (
     if (task.kind === 'text' && images) {
       // An image book's pages are images: no text to look for.
       text = geometry.map(() => '');
-      options.onText?.(text);
+      words = geometry.map(() => []);
+      options.onText?.(text, words);
       return { done: Promise.resolve() };
     }
     if (task.kind === 'text') {
       return {
-        done: extractText(options.limits, pdfPath, work, taskSignal).then((t) => {
-          text = t;
+        done: readTextPass(options.limits, pdfPath, work, geometry, taskSignal).then((read) => {
+          text = read.texts;
+          words = read.words;
           timings.textMs = performance.now() - started;
-          options.onText?.(t);
+          options.onText?.(text, words);
         }),
       };
     }
@@ -254,6 +261,7 @@ export const renderPdf = async (
       height: sized ? size.height : FALLBACK_PAGE.height,
       files: filesOf(outDir, size.position),
       text: '',
+      words: [],
     });
   }
 
@@ -303,7 +311,7 @@ export const renderPdf = async (
   for (let position = 1; position <= geometry.length; position++) {
     const page = pages.get(position);
     if (!page) throw lost ? disappeared : new RenderFailure(`Page ${position} was not rendered`);
-    ordered.push({ ...page, text: text[position - 1] ?? '' });
+    ordered.push({ ...page, text: text[position - 1] ?? '', words: words[position - 1] ?? [] });
   }
   return { pages: ordered, timings };
 };

@@ -1,8 +1,8 @@
 // Takes one claimed job from upload to `done` or `error`, recording each step as an event: an
-// upload that is not a PDF is made into one first, then its pages are rendered.
-// Pages become available as they finish: the version renders straight into its final directory
-// and ready pages are recorded in batches (VersionPagesRendered), so a reader can show the start
-// of a long document while the rest renders.
+// upload that is not a PDF is made into one first, then its pages are rendered. Pages become
+// available as they finish: the version renders straight into its final directory and ready pages
+// are recorded in batches (VersionPagesRendered), so a reader can show the start of a long
+// document while the rest renders. Each page's text and words are stored beside its images.
 // Never throws for a bad document: that outcome is an event. A full disk is 'deferred', a failed
 // file store 'store-deferred' (./deferrals.ts says which is which and how each counts): the
 // attempt's unpublished files go, its published pages stay, and the next attempt resumes after
@@ -27,6 +27,7 @@ import { renderSecondsPerPage } from '../metrics.ts';
 import { type DocumentStructure, readDocumentStructure } from '../pdf/documentStructure.ts';
 import { isImageType } from '../pdf/documentTypes.ts';
 import { ConversionFailed } from '../pdf/officePdf.ts';
+import type { PageWord } from '../pdf/pageWords.ts';
 import { RenderFailure, renderPdf } from '../pdf/renderPdf.ts';
 import { listPages } from '../readTables/pages.ts';
 import { versionStatusById } from '../readTables/versions.ts';
@@ -38,12 +39,11 @@ import { convertVersion } from './convertVersion.ts';
 import { deferralOf, STORE_ATTEMPTS, storeGaveUp } from './deferrals.ts';
 import { laterRenditions } from './fillRenditions.ts';
 import type { Job } from './jobQueue.ts';
+import type { ProcessDeps } from './processDeps.ts';
 
 export const MAX_ATTEMPTS = 3;
 /** Ready pages are recorded at most this often (and at the end), not one event per page. */
 const PROGRESS_EVERY_MS = 1000;
-
-import type { ProcessDeps } from './processDeps.ts';
 
 export type Outcome = 'done' | 'error' | 'cancelled' | 'deferred' | 'store-deferred';
 
@@ -205,7 +205,7 @@ export const processVersion = async (
   const stopStructure = new AbortController();
   let structure: Promise<DocumentStructure> | null = null;
   let structureMs = 0;
-  const readStructure = (pageCount: number, pageTexts: string[]) => {
+  const readStructure = (pageCount: number, pageTexts: string[], pageWords: PageWord[][]) => {
     const structureStarted = performance.now();
     // Its processes take a render slot like the pages' (the machine's cores are shared).
     const stopped = AbortSignal.any([signal, stopStructure.signal]);
@@ -219,6 +219,7 @@ export const processVersion = async (
             signal: stopped,
             pageCount,
             pageTexts,
+            pageWords,
           });
         } finally {
           slot.release();
@@ -254,7 +255,7 @@ export const processVersion = async (
       imagePages: isImageType(job.file_type ?? 'pdf'),
       ...(prerendered ? { prerendered } : {}),
       signal: AbortSignal.any([signal, stopRender.signal]),
-      onText: (texts) => void readStructure(pageCount, texts).catch(() => {}),
+      onText: (texts, words) => void readStructure(pageCount, texts, words).catch(() => {}),
       onStart: async (geometry) => {
         pageCount = geometry.length;
         // A converted upload's pages are known only now: the plan's limit, as at upload for a
@@ -277,13 +278,17 @@ export const processVersion = async (
     await published();
     await progress.finish();
     await Promise.all(
-      result.pages.map((page) => target.writeFile(`${page.position}/text.txt`, page.text)),
+      result.pages.flatMap((page) => [
+        target.writeFile(`${page.position}/text.txt`, page.text),
+        target.writeFile(`${page.position}/words.json`, JSON.stringify({ words: page.words })),
+      ]),
     );
     // Beside the page folders. (Read here if the text never came: an extraction that failed.)
     const read = await (structure ??
       readStructure(
         result.pages.length,
         result.pages.map((page) => page.text),
+        result.pages.map((page) => page.words),
       ));
     signal.throwIfAborted(); // an extraction cut short is not this version's structure
     await target.writeFile('document.json', JSON.stringify(read));

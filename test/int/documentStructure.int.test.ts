@@ -11,7 +11,6 @@ import {
   type OutlineEntry,
   readDocumentStructure,
 } from '../../src/pdf/documentStructure.ts';
-import { extractText } from '../../src/pdf/pageText.ts';
 import { DEFAULT_RENDER_OPTIONS } from '../../src/pdf/renderPdf.ts';
 import { CORPUS, corpus } from '../support/corpus.ts';
 import { type PdfObjects, stream, writePdf } from '../support/pdfWriter.ts';
@@ -201,18 +200,6 @@ describe('ceilings', () => {
 
 describe("the corpus's Arabic pages", () => {
   const file = corpus('odd_habibi-rotated.pdf');
-
-  it('are extracted in logical order: the word is found as it is typed', async () => {
-    const work = await mkdtemp(join(dir, 'text-'));
-    const pages = await extractText(limits, file, work, AbortSignal.timeout(30_000));
-    expect(pages.slice(0, 4).every((page) => page.includes('habibi'))).toBe(true);
-    for (const page of pages.slice(0, 4)) {
-      expect(page).toContain('حَبيبي'); // ḥabībī, as typed: ḥāʼ first
-      expect(page).not.toContain('يبيبَح'); // the reversed spelling pdftotext writes
-      expect(page).toContain('habibi');
-      expect(page).not.toMatch(/[\u202a-\u202e]/); // no embedding marks left
-    }
-  });
 
   it('read right to left, from the script of their text', async () => {
     const structure = await readDocumentStructure(file, { limits });

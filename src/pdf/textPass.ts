@@ -1,0 +1,183 @@
+// Each page's text and its words with their boxes, from one `pdftotext -tsv -cropbox` pass: the
+// text for search, alternative text and text.txt; the words for search highlights (words.json),
+// the reader's text in place, and the names of links (documentStructure.ts). Before, two passes
+// did this (plain pdftotext, then -bbox for the links), each a full read of every page's content.
+//
+// The text is put together from the words as poppler's plain output puts it together from the
+// same words (TextOutputDev's dump, "reading order"): each line's words, a line break after each
+// line, a blank line after each flow, and a line ending in a hyphen joined to the next line of
+// its flow without the hyphen. Measured on the corpus's 950 readable pages (docs/processing.md,
+// "One text pass"): the same characters in the same order on every page, the same spaces on 900;
+// on the others (formulas, small capitals) a space more or less where poppler measured a gap
+// against the line's font size, which the TSV does not carry. Unlike the plain pass, text outside
+// the crop box (printers' marks around a trimmed page) is not the page's text: the reader shows
+// the crop box, and a search hit there would light nothing.
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { resolve as absolute, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { logicalOrder } from './bidiText.ts';
+import type { PageGeometry } from './pageSizes.ts';
+import { MAX_WORDS, type PageWord } from './pageWords.ts';
+import { type ProcessLimits, runPopplerArgs, ToolFailure } from './poppler.ts';
+import { storageProblem } from './renderFailure.ts';
+
+export type TextPass = { texts: string[]; words: PageWord[][] };
+
+/** A page's text beyond this many characters is cut: a hostile page cannot fill the memory. */
+export const MAX_PAGE_TEXT = 1_000_000;
+/** More TSV than this (a file of millions of glyphs) and the pages keep no text. */
+const MAX_TSV_BYTES = 512 * 1024 * 1024;
+/**
+ * Words further apart than this share of their height have a space between them: the figure
+ * that gave poppler's own spaces on most pages (0.01-0.05 alike; 0.1, poppler's word break,
+ * fewer: its gaps are measured against the font size, smaller than a word's box).
+ */
+const SPACE_GAP = 0.03;
+
+/**
+ * The text pass over the whole document. Never fatal for the document's sake: pdftotext's own
+ * failure leaves the pages without text or words; a full disk is thrown, so the render is tried
+ * again rather than kept textless.
+ */
+export const readTextPass = async (
+  limits: ProcessLimits,
+  pdfPath: string,
+  work: string,
+  geometry: readonly PageGeometry[],
+  signal: AbortSignal,
+): Promise<TextPass> => {
+  const none = { texts: geometry.map(() => ''), words: geometry.map(() => []) };
+  try {
+    // To a file, not stdout: read a line at a time, a hostile file's text is never held whole.
+    const file = join(work, 'text.tsv');
+    await runPopplerArgs(
+      limits,
+      'pdftotext',
+      ['-tsv', '-cropbox', '-enc', 'UTF-8', absolute(pdfPath), file],
+      { signal },
+    );
+    if ((await stat(file)).size > MAX_TSV_BYTES) return none;
+    const reader = tsvReader(geometry);
+    const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
+    for await (const line of lines) {
+      if (signal.aborted) break;
+      reader.add(line);
+    }
+    signal.throwIfAborted();
+    return reader.end();
+  } catch (error) {
+    if (signal.aborted) throw signal.reason;
+    // pdftotext's own failure (a non-zero status) is the document's: no text.
+    if (error instanceof ToolFailure && error.code !== null) return none;
+    const storage = storageProblem(error);
+    if (storage) throw storage;
+    return none;
+  }
+};
+
+type Box = { left: number; top: number; width: number; height: number };
+
+/**
+ * Reads `pdftotext -tsv` output a line at a time. Its rows: level (1 page, 3 block, 4 line,
+ * 5 word), page number, flow, block, line and word numbers, left, top, width, height (points,
+ * from the top-left corner of the page as shown), confidence, text. A page row's width and
+ * height are the page's as the PDF has it, before /Rotate (as -bbox prints them): turned a
+ * quarter, they swap.
+ */
+export const tsvReader = (geometry: readonly PageGeometry[]) => {
+  const texts = geometry.map(() => '');
+  const words: PageWord[][] = geometry.map(() => []);
+  let page = 0;
+  let size = { width: 0, height: 0 };
+  let text = '';
+  let lineKey = '';
+  let flow = '';
+  let previous: (Box & { text: string }) | null = null;
+
+  const endPage = () => {
+    if (page >= 1 && page <= texts.length) texts[page - 1] = finish(text);
+    text = '';
+    lineKey = '';
+    flow = '';
+    previous = null;
+  };
+
+  return {
+    add: (row: string) => {
+      const cells = row.split('\t');
+      if (cells.length < 12) return;
+      const level = cells[0];
+      if (level === '1') {
+        endPage();
+        page = Number(cells[1]);
+        const quarter = Math.abs(geometry[page - 1]?.rotation ?? 0) % 180 === 90;
+        const width = Number(cells[8]);
+        const height = Number(cells[9]);
+        size = quarter ? { width: height, height: width } : { width, height };
+        return;
+      }
+      if (level !== '5' || !(page >= 1 && page <= texts.length)) return;
+      const box = {
+        left: Number(cells[6]),
+        top: Number(cells[7]),
+        width: Number(cells[8]),
+        height: Number(cells[9]),
+      };
+      const said = cells.slice(11).join('\t');
+      const key = `${cells[2]}.${cells[3]}.${cells[4]}`;
+      if (key !== lineKey) {
+        if (previous) {
+          // poppler's plain output: a line ending in a hyphen goes on with the next line of its
+          // flow, without the hyphen; any other line ends with a break, a flow with a blank line.
+          if (text.endsWith('-') && cells[2] === flow) text = text.slice(0, -1);
+          else text += cells[2] === flow ? '\n' : '\n\n';
+        }
+        lineKey = key;
+        flow = cells[2] as string;
+        previous = null;
+      } else if (previous && gap(previous, box) > SPACE_GAP * previous.height) {
+        text += ' ';
+      }
+      if (text.length < MAX_PAGE_TEXT) text += said;
+      previous = { ...box, text: said };
+      const list = words[page - 1] as PageWord[];
+      const shown = logicalOrder(said).trim();
+      if (list.length >= MAX_WORDS || !shown || !(size.width > 0 && size.height > 0)) return;
+      if (![box.left, box.top, box.width, box.height].every(Number.isFinite)) return;
+      list.push({
+        x: round(box.left / size.width),
+        y: round(box.top / size.height),
+        w: round(box.width / size.width),
+        h: round(box.height / size.height),
+        t: shown,
+      });
+    },
+    end: (): TextPass => {
+      endPage();
+      return { texts, words };
+    },
+  };
+};
+
+/**
+ * The space between two word boxes of a line: from the first's right edge to the second's left
+ * (superscripts and subscripts too; a word set back over the one before, as a sum's limits, has
+ * none); down or up, for words stacked in a line of turned text.
+ */
+const gap = (a: Box, b: Box) => {
+  const stacked =
+    Math.min(a.top + a.height, b.top + b.height) <= Math.max(a.top, b.top) &&
+    Math.min(a.left + a.width, b.left + b.width) > Math.max(a.left, b.left);
+  return stacked
+    ? Math.max(b.top - (a.top + a.height), a.top - (b.top + b.height))
+    : b.left - (a.left + a.width);
+};
+
+/** As the plain pass's text was kept: right-to-left runs in logical order, no trailing blanks. */
+const finish = (text: string) =>
+  logicalOrder(text)
+    .replace(/[ \t]+\n/g, '\n')
+    .trim();
+
+const round = (n: number) => Math.round(n * 100_000) / 100_000;
