@@ -231,16 +231,18 @@ export const scriptDirection = (texts: string[]): 'ltr' | 'rtl' => {
   let rtl = 0;
   let letters = 0;
   let seen = 0;
+  // Counted by the regular expressions themselves: a test per letter took 25-30 ms a document.
   for (const text of texts) {
-    for (const [letter] of text.matchAll(/\p{L}/gu)) {
-      letters++;
-      if (RTL_LETTER.test(letter)) rtl++;
-    }
+    letters += text.match(LETTERS)?.length ?? 0;
+    rtl += text.match(RTL_LETTERS)?.length ?? 0;
     seen += text.length;
     if (seen > SAMPLE_CHARS) break;
   }
   return rtl > 0 && rtl * 2 > letters ? 'rtl' : 'ltr';
 };
+
+const LETTERS = /\p{L}/gu;
+const RTL_LETTERS = new RegExp(RTL_LETTER.source, 'gu');
 
 /** The objects, the catalog and the pages in order, from qpdf's output. */
 const indexOf = (json: { [key: string]: Json }, pageCount?: number) => {
