@@ -7,7 +7,8 @@
 // 4G: 1.6 Mbit/s down, 750 kbit/s up, 150 ms latency; the CPU 4x slower), in a fresh context
 // each (nothing cached):
 //   - the reader: from navigation to page 1's image shown, then a jump (#page=N) to each of a
-//     few pages, from the jump to that page's image shown;
+//     few pages, from the jump to that page readable (its words drawn in place, or its image
+//     shown) and to its image shown;
 //   - a pdf.js viewer (pdfjs-dist, this repository's dev dependency; the PDF served with Range
 //     requests and no auto-fetch, as pdf.js's viewer does it; pages drawn at the phone's width and
 //     at most 2 canvas pixels per CSS pixel, as the reader's images): the same, to the page
@@ -130,6 +131,13 @@ const phone = async (browser: Browser) => {
   return { page, fetched, close: () => context.close() };
 };
 
+/**
+ * A jumped-to page can be read from the first frame that has its words in place
+ * (src/reader/client/textInPlace.ts) or its image decoded; its image's own time is kept too.
+ */
+const readerReadable = (n: number) =>
+  `new Promise((done) => { let readable = 0; const look = () => { const now = performance.now(); const img = document.querySelector('#stage img[data-n="${n}"]'); const shown = img && img.complete && img.naturalWidth > 0; if (!readable && (shown || document.querySelector('#stage figure[data-n="${n}"] .words-in-place span'))) readable = now; if (shown) done({ readable, image: now }); else requestAnimationFrame(look); }; look(); })`;
+
 const readerShown = (n: number) =>
   `new Promise((done) => { const look = () => { const img = document.querySelector('#stage img[data-n="${n}"]'); if (img && img.complete && img.naturalWidth > 0) done(performance.now()); else requestAnimationFrame(look); }; look(); })`;
 
@@ -144,19 +152,37 @@ const measureReader = async (browser: Browser, url: string, jumps: number[]) => 
         .evaluate((i) => (i as unknown as { currentSrc: string }).currentSrc),
     ];
     const jumpMs: number[] = [];
+    const imageMs: number[] = [];
     for (const n of jumps) {
       const started = (await page.evaluate(
         `(location.hash = '#page=${n}', performance.now())`,
       )) as number;
-      const ended = (await page.evaluate(readerShown(n))) as number;
-      jumpMs.push(ended - started);
+      if (shots) {
+        const words = `#stage figure[data-n="${n}"] .words-in-place span`;
+        await page.waitForSelector(words, { timeout: 5000 }).then(
+          () => page.screenshot({ path: join(shots, `jump-${n}-words.png`) }),
+          () => undefined,
+        );
+      }
+      const ended = (await page.evaluate(readerReadable(n))) as { readable: number; image: number };
+      if (shots) await page.screenshot({ path: join(shots, `jump-${n}-image.png`) });
+      jumpMs.push(ended.readable - started);
+      imageMs.push(ended.image - started);
       shown.push(
         await page
           .locator(`#stage img[data-n="${n}"]`)
           .evaluate((i) => (i as unknown as { currentSrc: string }).currentSrc),
       );
     }
-    return { first, jumpMs, shown, total: fetched(), images: fetched((u) => u.endsWith('.jpg')) };
+    return {
+      first,
+      jumpMs,
+      imageMs,
+      shown,
+      total: fetched(),
+      images: fetched((u) => u.endsWith('.jpg')),
+      words: fetched((u) => u.endsWith('words.json')),
+    };
   } finally {
     await close();
   }
@@ -213,7 +239,12 @@ const publish = async (daemonUrl: string, key: string, file: string) => {
   return { url: book.url, versionId: version_id, pages: book.pages };
 };
 
-const named = process.argv.slice(2);
+// --shots <dir>: a screenshot of each jumped-to page when its words are in place, and when its
+// image is (the run's times then include the first screenshot: look, do not measure).
+const argv = process.argv.slice(2);
+const shotsAt = argv.indexOf('--shots');
+const shots = shotsAt >= 0 ? argv.splice(shotsAt, 2)[1] : undefined;
+const named = argv;
 const files = named.length > 0 ? named : DEFAULT_FILES;
 const dataDir = await mkdtemp(join(tmpdir(), 'bench-reader-'));
 const store = ['--data-dir', dataDir];
@@ -255,7 +286,7 @@ try {
     const jumpWords = jumps
       .map(
         (n, i) =>
-          `${n}: ${seconds(reader.jumpMs[i] ?? 0)}/${seconds(pdfjs.jumpMs[i] ?? 0)} s (${((reader.jumpMs[i] ?? 0) / (pdfjs.jumpMs[i] || 1)).toFixed(2)})`,
+          `${n}: ${seconds(reader.jumpMs[i] ?? 0)}/${seconds(pdfjs.jumpMs[i] ?? 0)} s (${((reader.jumpMs[i] ?? 0) / (pdfjs.jumpMs[i] || 1)).toFixed(2)}; image ${seconds(reader.imageMs[i] ?? 0)} s)`,
       )
       .join(', ');
     console.log(
@@ -271,6 +302,7 @@ try {
         kb(perPage).padStart(18),
         kb(todayPerPage).padStart(16),
         (perPage / todayPerPage).toFixed(2).padStart(6),
+        `  words in place: ${kb(reader.words)}`,
       ].join(' '),
     );
   }
@@ -278,7 +310,9 @@ try {
     [
       'first page: from navigation to page 1 shown (the reader: its image decoded; pdf.js: drawn);',
       'ratio: pdf.js / reader (the target: at least 2). jumps: from #page=N (pdf.js: getPage +',
-      'render) to that page shown, reader / pdf.js seconds (target: ratio at most 1.2).',
+      'render) to that page readable, reader / pdf.js seconds (target: ratio at most 1.2); the',
+      "reader's page is readable once its words are drawn in place or its image is decoded, and",
+      "its image's own time follows. words in place: the words.json the reader fetched for it.",
       'bytes: everything each fetched in the session. image/page shown: the image the reader',
       'showed, per page; today: the 2000 px max.jpg a 3x phone took before; share: their ratio',
       '(target: at most 0.40).',

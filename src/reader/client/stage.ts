@@ -5,6 +5,7 @@ import { plainText } from './altText.ts';
 import type { Book, PageLink, Word } from './book.ts';
 import { imageSizes, renditionWidths, type Side, type Slot } from './layout.ts';
 import { say } from './say.ts';
+import { textInPlace } from './textInPlace.ts';
 import { askedAgain, isStandInImage, nextTry, type Tries } from './upgrade.ts';
 
 /** How a page is drawn: its image's fetch priority, the zoom, and whether it takes links. */
@@ -76,6 +77,7 @@ export const pageFigure = (
     const layer = document.createElement('div');
     layer.className = 'overlay';
     figure.append(layer);
+    textInPlace(figure, img, book, n);
   }
   return figure;
 };

@@ -1,0 +1,63 @@
+// A page jumped to can be read before its image arrives: its words (words.json, made by
+// processing: a few KB where the image is 80-140 KB) drawn in place, each at its box and sized
+// to it, and taken away once the image is there. Only when the image is slow: a page turned to
+// is in the browser's cache from the preloads (./preload.ts) and shows at once, without asking
+// for its words. A page without words (a scan) waits for its image as before. The layer is
+// hidden from assistive technology: the image's alternative text already says the page's text.
+import type { Book, Word } from './book.ts';
+
+/** How long the image may take before the words are asked for. */
+const WAIT_MS = 100;
+/** A page of more words than this is a table of figures: its image is awaited. */
+const MOST_WORDS = 3000;
+
+export const textInPlace = (figure: HTMLElement, img: HTMLImageElement, book: Book, n: number) => {
+  if (img.complete) return;
+  let loaded = false;
+  img.addEventListener(
+    'load',
+    () => {
+      loaded = true;
+      figure.querySelector('.words-in-place')?.remove();
+    },
+    { once: true },
+  );
+  setTimeout(() => {
+    if (loaded || img.complete || !figure.isConnected) return;
+    void book.words(n).then((words) => {
+      if (loaded || img.complete || !figure.isConnected) return;
+      if (words.length === 0 || words.length > MOST_WORDS) return;
+      draw(figure, words);
+    });
+  }, WAIT_MS);
+};
+
+const draw = (figure: HTMLElement, words: Word[]) => {
+  const width = figure.clientWidth;
+  const height = figure.clientHeight;
+  if (!width || !height) return;
+  const layer = document.createElement('div');
+  layer.className = 'words-in-place';
+  layer.setAttribute('aria-hidden', 'true');
+  for (const word of words) {
+    const span = document.createElement('span');
+    span.textContent = word.t;
+    Object.assign(span.style, {
+      left: `${word.x * 100}%`,
+      top: `${word.y * 100}%`,
+      // the box holds the glyphs' ascent and descent: the font a little smaller than the box
+      fontSize: `${Math.max(1, word.h * height * 0.8)}px`,
+    });
+    layer.append(span);
+  }
+  // Under the links and search hits (.overlay), over the empty image.
+  figure.insertBefore(layer, figure.querySelector('.overlay'));
+  // Each word stretched or narrowed to its box's width: one layout read for all of them.
+  const spans = [...layer.children] as HTMLElement[];
+  const natural = spans.map((span) => span.offsetWidth);
+  spans.forEach((span, i) => {
+    const wanted = (words[i]?.w ?? 0) * width;
+    const has = natural[i] ?? 0;
+    if (has > 0 && wanted > 0) span.style.transform = `scaleX(${(wanted / has).toFixed(3)})`;
+  });
+};
