@@ -49,7 +49,8 @@ export const readPageWords = async (
   return parsePageWords(words, rotation);
 };
 
-const round = (n: number) => Math.round(n * 100_000) / 100_000;
+/** A fraction of the page to five decimals (a hundred-thousandth of the page: under a pixel). */
+export const round = (n: number) => Math.round(n * 100_000) / 100_000;
 
 /**
  * The words of the first <page> of `pdftotext -bbox` output, as fractions of its size. The page's

@@ -17,7 +17,7 @@ import { stat } from 'node:fs/promises';
 import { resolve as absolute, join } from 'node:path';
 import { logicalOrder } from './bidiText.ts';
 import type { PageGeometry } from './pageSizes.ts';
-import { MAX_WORDS, type PageWord } from './pageWords.ts';
+import { MAX_WORDS, type PageWord, round } from './pageWords.ts';
 import { type ProcessLimits, runPopplerArgs, ToolFailure } from './poppler.ts';
 import { storageProblem } from './renderFailure.ts';
 
@@ -206,5 +206,3 @@ const finish = (text: string) =>
   logicalOrder(text)
     .replace(/[ \t]+\n/g, '\n')
     .trim();
-
-const round = (n: number) => Math.round(n * 100_000) / 100_000;
