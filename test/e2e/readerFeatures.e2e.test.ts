@@ -908,34 +908,37 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
       .toBeGreaterThan(0);
   });
 
-  it('a page whose image is slow to come shows its words in place, then its image over them', async () => {
-    const page = await open(PHONE);
-    // Page 5's images held back: a slow link's stand-in. Its words (words.json) come first.
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    await page.route(/\/5\/(min|mid|max)\.jpg/, async (route) => {
-      await held;
-      await route.continue();
-    });
-    // (not awaiting `load`, which waits for the images held)
-    await page.goto(`${url}#page=5`, { waitUntil: 'domcontentloaded' });
-    const words = page.locator('#stage figure[data-n="5"] .words-in-place');
-    try {
-      await expect.poll(() => words.textContent(), { timeout: 10_000 }).toContain(UNIQUE[4]);
-      // Hidden from screen readers (the image's alternative text says the page), and on the page.
-      expect(await words.getAttribute('aria-hidden')).toBe('true');
-      const figure = await box(page, '#stage figure[data-n="5"]');
-      const word = await box(page, '#stage figure[data-n="5"] .words-in-place span');
-      expect(word.x).toBeGreaterThanOrEqual(figure.x - 1);
-      expect(word.y + word.height).toBeLessThanOrEqual(figure.y + figure.height + 1);
-      expect(word.height).toBeGreaterThan(2);
-      await page.screenshot({ path: join(DOCS_IMAGES, 'reader-words-in-place-phone.png') });
-    } finally {
-      release();
-    }
-    await imagesLoaded(page, '#stage img[data-n="5"]');
-    await expect.poll(() => words.count()).toBe(0);
-  });
+  it.each(SIZES)(
+    '%s: a page whose image is slow to come shows its words in place, then its image over them',
+    async (size, options) => {
+      const page = await open(options);
+      // Page 5's images held back: a slow link's stand-in. Its words (words.json) come first.
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      await page.route(/\/5\/(min|mid|max)\.jpg/, async (route) => {
+        await held;
+        await route.continue();
+      });
+      // (not awaiting `load`, which waits for the images held)
+      await page.goto(`${url}#page=5`, { waitUntil: 'domcontentloaded' });
+      const words = page.locator('#stage figure[data-n="5"] .words-in-place');
+      try {
+        await expect.poll(() => words.textContent(), { timeout: 10_000 }).toContain(UNIQUE[4]);
+        // Hidden from screen readers (the image's alternative text says the page), and on the page.
+        expect(await words.getAttribute('aria-hidden')).toBe('true');
+        const figure = await box(page, '#stage figure[data-n="5"]');
+        const word = await box(page, '#stage figure[data-n="5"] .words-in-place span');
+        expect(word.x).toBeGreaterThanOrEqual(figure.x - 1);
+        expect(word.y + word.height).toBeLessThanOrEqual(figure.y + figure.height + 1);
+        expect(word.height).toBeGreaterThan(2);
+        await page.screenshot({ path: join(DOCS_IMAGES, `reader-words-in-place-${size}.png`) });
+      } finally {
+        release();
+      }
+      await imagesLoaded(page, '#stage img[data-n="5"]');
+      await expect.poll(() => words.count()).toBe(0);
+    },
+  );
 });
