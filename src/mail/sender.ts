@@ -13,6 +13,7 @@
 //
 // Without a mail server (no --smtp-url) nothing is sent, but the pass that deletes finished mails
 // past their keeping runs all the same: no mail's personal data outlives MAIL_KEPT_DAYS.
+
 import { randomInt } from 'node:crypto';
 import type { ConnectionOptions } from 'node:tls';
 import nodemailer from 'nodemailer';
@@ -20,6 +21,7 @@ import type { Clock } from '../app/clock.ts';
 import { afterMailFailure } from '../domain/mailRetry.ts';
 import type { Logger } from '../log.ts';
 import { mailAttempts } from '../metrics.ts';
+import { pollLoop } from '../pollLoop.ts';
 import {
   type ClaimedMail,
   claimDueMail,
@@ -77,8 +79,6 @@ export const startMailSender = (
     : null;
   const fromDomain = settings?.from.address.split('@').at(-1) ?? 'localhost';
   const inFlight = new Set<Promise<void>>();
-  let stopped = false;
-  let timer: NodeJS.Timeout | null = null;
   let forgotAt = Number.NEGATIVE_INFINITY;
 
   const send = async (mail: ClaimedMail) => {
@@ -140,7 +140,6 @@ export const startMailSender = (
   };
 
   const tick = async () => {
-    if (stopped) return;
     const now = clock.now();
     if (performance.now() - forgotAt >= FORGET_EVERY_MS) {
       forgotAt = performance.now();
@@ -160,21 +159,14 @@ export const startMailSender = (
     }
   };
 
-  const loop = () => {
-    if (stopped) return;
-    tick()
-      .catch((error) => log.warn({ err: error }, 'mail sender: could not read the outbox'))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(loop, options.tickMs ?? TICK_MS);
-      });
-  };
-  loop();
+  const poll = pollLoop(tick, options.tickMs ?? TICK_MS, (error) =>
+    log.warn({ err: error }, 'mail sender: could not read the outbox'),
+  );
 
   return {
     /** Stops taking mails; waits up to 10 s for attempts under way (leases cover the rest). */
     stop: async () => {
-      stopped = true;
-      if (timer) clearTimeout(timer);
+      poll.stop();
       let waited: NodeJS.Timeout | undefined;
       await Promise.race([
         Promise.allSettled([...inFlight]),

@@ -5,6 +5,7 @@
 // 10 s limit and no redirects, through a connection that refuses private addresses unless the
 // operator allowed them, and records the outcome. Attempts run side by side (at most SLOTS), so
 // a slow receiver holds one slot for at most 10 s and never the others, nor processing.
+
 import { randomInt } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { Agent, request } from 'undici';
@@ -14,6 +15,7 @@ import { SYSTEM } from '../app/eventContext.ts';
 import { afterAttempt } from '../domain/webhookRetry.ts';
 import type { Logger } from '../log.ts';
 import { webhookDeliveries } from '../metrics.ts';
+import { pollLoop } from '../pollLoop.ts';
 import {
   type ClaimedDelivery,
   cancelPending,
@@ -66,8 +68,6 @@ export const startWebhookSender = (
     if (next <= 0) map.delete(key);
     else map.set(key, next);
   };
-  let stopped = false;
-  let timer: NodeJS.Timeout | null = null;
 
   const attempt = async (delivery: ClaimedDelivery) => {
     const now = clock.now();
@@ -168,7 +168,6 @@ export const startWebhookSender = (
   };
 
   const tick = async () => {
-    if (stopped) return;
     const free = SLOTS - inFlight.size;
     if (free <= 0) return;
     const now = clock.now();
@@ -207,21 +206,14 @@ export const startWebhookSender = (
     }
   };
 
-  const loop = () => {
-    if (stopped) return;
-    tick()
-      .catch((error) => log.warn({ err: error }, 'webhook sender: could not read the outbox'))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(loop, options.tickMs ?? TICK_MS);
-      });
-  };
-  loop();
+  const poll = pollLoop(tick, options.tickMs ?? TICK_MS, (error) =>
+    log.warn({ err: error }, 'webhook sender: could not read the outbox'),
+  );
 
   return {
     /** Stops taking deliveries; attempts under way finish (at most 10 s). */
     stop: async () => {
-      stopped = true;
-      if (timer) clearTimeout(timer);
+      poll.stop();
       await Promise.allSettled([...inFlight]);
       await agent.close().catch(() => {});
     },
