@@ -17,13 +17,12 @@ import { findVersion } from '../readTables/versions.ts';
 import type { ApiDeps } from './apiDeps.ts';
 import type { Caller } from './caller.ts';
 import { runFlipbookCommand } from './commands.ts';
-import { estimateSeconds } from './estimate.ts';
 import { type EventMetadata, type ShownMetadata, showMetadata } from './eventContext.ts';
 import type { UploadOptions } from './idempotentUploads.ts';
 import type { ReceivedUpload } from './received.ts';
 import { slugTarget } from './slugTarget.ts';
 import { runUpload } from './uploadPipeline.ts';
-import { creation, type NewBook, newBookFields } from './uploads.ts';
+import { creation, firstVersion, type NewBook, newBookFields } from './uploads.ts';
 import { removeVersionFiles } from './versionFiles.ts';
 
 /** The workspace's flipbook with this slug, or a 404 in the words of the other slug routes. */
@@ -52,26 +51,16 @@ export const publishPreview = async (
   return runUpload(deps, caller, upload, options, {
     operation: 'preview',
     target: `${slug}/${name}`,
-    remake: async (prior) => {
-      const version = await findVersion(
-        store.db,
-        caller.workspaceId,
-        prior.flipbook_id,
-        prior.version_id,
-      );
-      return {
-        name,
-        flipbook_id: prior.flipbook_id,
-        version_id: prior.version_id,
-        slug,
-        created: (version?.number ?? 1) === 1,
-        status: 'pending',
-        preview_url: deps.urls.preview(prior.version_id),
-        file_size: Number(version?.file_size ?? 0),
-        estimated_seconds: await estimateSeconds(store.db, null),
-        created_at_unix: Math.floor(Date.parse(prior.created_at) / 1000),
-      };
-    },
+    remake: async (again) => ({
+      name,
+      flipbook_id: again.prior.flipbook_id,
+      version_id: again.prior.version_id,
+      slug,
+      created: firstVersion(again),
+      status: 'pending',
+      preview_url: deps.urls.preview(again.prior.version_id),
+      ...again.facts,
+    }),
     before: async () => {
       book = newBookFields(upload, false);
     },
@@ -102,7 +91,7 @@ export const publishPreview = async (
     after: async ({ replaced }) => {
       if (replaced) await removeVersionFiles(store, deps.blobs, replaced.version_id, replaced);
     },
-    answer: (decided, { file, at, estimatedSeconds }) => ({
+    answer: (decided, facts) => ({
       name,
       flipbook_id: decided.flipbookId,
       version_id: decided.versionId,
@@ -110,9 +99,7 @@ export const publishPreview = async (
       created: decided.created,
       status: 'pending',
       preview_url: deps.urls.preview(decided.versionId),
-      file_size: file.size,
-      estimated_seconds: estimatedSeconds,
-      created_at_unix: Math.floor(at.getTime() / 1000),
+      ...facts,
     }),
   });
 };

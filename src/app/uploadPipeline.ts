@@ -15,6 +15,7 @@
 import type { FlipbookCommand } from '../domain/flipbook/decide.ts';
 import type { UploadedFile } from '../domain/flipbook/flipbook.ts';
 import type { IdempotentUpload } from '../readTables/idempotentUploads.ts';
+import { findVersion, type VersionRow } from '../readTables/versions.ts';
 import { acceptUpload } from './acceptUpload.ts';
 import type { ApiDeps } from './apiDeps.ts';
 import type { Caller } from './caller.ts';
@@ -37,11 +38,19 @@ export type Decided = {
   command: (file: UploadedFile, at: Date) => FlipbookCommand;
 };
 
-/** An upload as it went in: for the kind's answer. */
-export type Recorded = {
-  file: UploadedFile;
-  at: Date;
-  estimatedSeconds: number;
+/** The fields every upload's answer ends with, in the spec's order: size, estimate, time. */
+export type UploadFacts = {
+  file_size: number;
+  estimated_seconds: number;
+  created_at_unix: number;
+};
+
+/** A key seen before whose first answer was lost (a crash): what its answer is made again from. */
+export type Prior = {
+  prior: IdempotentUpload;
+  /** the version it made, as the read table has it (null once deleted) */
+  version: VersionRow | null;
+  facts: UploadFacts;
 };
 
 export type UploadKind<D extends Decided, A> = {
@@ -49,14 +58,14 @@ export type UploadKind<D extends Decided, A> = {
   operation: string;
   target: string | null;
   /** the answer made again from the read tables, for a key whose first answer was not kept */
-  remake: (prior: IdempotentUpload) => Promise<A>;
+  remake: (again: Prior) => Promise<A>;
   /** before the inspection: a refusal that costs nothing (a missing flipbook, a full plan) */
   before?: () => Promise<void>;
   /** under the workspace's lock: the checks that decide, and where the version goes */
   decide: (file: UploadedFile) => Promise<D>;
   /** after the command's append, outside the lock: what goes with it (e.g. replaced files) */
   after?: (decided: D) => Promise<void>;
-  answer: (decided: D, recorded: Recorded) => A;
+  answer: (decided: D, facts: UploadFacts) => A;
 };
 
 export const runUpload = async <D extends Decided, A extends object>(
@@ -72,13 +81,27 @@ export const runUpload = async <D extends Decided, A extends object>(
     options.replayed?.();
     return answer;
   };
-  const first = await priorAnswer(store.db, caller, idempotency, kind.remake);
+  const remake = async (prior: IdempotentUpload) => {
+    const version = await findVersion(
+      store.db,
+      caller.workspaceId,
+      prior.flipbook_id,
+      prior.version_id,
+    );
+    const facts = {
+      file_size: Number(version?.file_size ?? 0),
+      estimated_seconds: await estimateSeconds(store.db, null),
+      created_at_unix: Math.floor(Date.parse(prior.created_at) / 1000),
+    };
+    return kind.remake({ prior, version, facts });
+  };
+  const first = await priorAnswer(store.db, caller, idempotency, remake);
   if (first) return replayed(first);
   await kind.before?.();
   const { file, pages, ref } = await acceptUpload(caller.plan, upload.file, deps.convertsOffice);
   const done = await withStoredOriginal(store, deps.blobs, file.checksum, (stored) =>
     store.locks.workspace(caller.workspaceId, async () => {
-      const again = await priorAnswer(store.db, caller, idempotency, kind.remake);
+      const again = await priorAnswer(store.db, caller, idempotency, remake);
       if (again) return { kind: 'again' as const, answer: again };
       const decided = await kind.decide(file);
       await deps.blobs.commitOriginal(ref, file.checksum);
@@ -96,9 +119,9 @@ export const runUpload = async <D extends Decided, A extends object>(
   if (done.kind === 'again') return replayed(done.answer);
   await kind.after?.(done.decided);
   const answer = kind.answer(done.decided, {
-    file,
-    at: done.at,
-    estimatedSeconds: await estimateSeconds(store.db, pages, file.type),
+    file_size: file.size,
+    estimated_seconds: await estimateSeconds(store.db, pages, file.type),
+    created_at_unix: Math.floor(done.at.getTime() / 1000),
   });
   await keepAnswer(store.db, caller, idempotency, done.decided.versionId, answer);
   return answer;

@@ -14,17 +14,15 @@ import { checkFlipbookCount, checkVersionCount } from '../domain/plans.ts';
 import { slugify } from '../domain/slug.ts';
 import { countWorkspaceFlipbooks } from '../readTables/flipbookCounts.ts';
 import { findFlipbook, slugsLike, slugTaken } from '../readTables/flipbooks.ts';
-import type { IdempotentUpload } from '../readTables/idempotentUploads.ts';
 import type { Db } from '../readTables/readTable.ts';
-import { countVersions, findVersion } from '../readTables/versions.ts';
+import { countVersions } from '../readTables/versions.ts';
 import type { ApiDeps } from './apiDeps.ts';
 import type { Caller } from './caller.ts';
-import { estimateSeconds } from './estimate.ts';
 import { slugInUse } from './flipbooks.ts';
 import type { UploadOptions } from './idempotentUploads.ts';
 import type { ReceivedUpload } from './received.ts';
 import { slugTarget } from './slugTarget.ts';
-import { runUpload } from './uploadPipeline.ts';
+import { type Prior, runUpload } from './uploadPipeline.ts';
 
 /**
  * The fields of an upload that makes a flipbook, each checked by the domain's rules in the order
@@ -84,7 +82,13 @@ export const createFlipbook = (
   return runUpload(deps, caller, upload, options, {
     operation: 'create',
     target: null,
-    remake: (prior) => remadeCreated(store.db, caller, prior),
+    remake: async (again) => ({
+      flipbook_id: again.prior.flipbook_id,
+      version_id: again.prior.version_id,
+      title: await titleOf(store.db, caller, again),
+      status: 'pending',
+      ...again.facts,
+    }),
     before: async () => {
       book = newBookFields(upload, true);
       await countBooks();
@@ -111,14 +115,12 @@ export const createFlipbook = (
         command: creation(caller, book, { flipbookId, versionId }, finalTitle, slug),
       };
     },
-    answer: (decided, { file, at, estimatedSeconds }) => ({
+    answer: (decided, facts) => ({
       flipbook_id: decided.flipbookId,
       version_id: decided.versionId,
       title: decided.title,
       status: 'pending',
-      file_size: file.size,
-      estimated_seconds: estimatedSeconds,
-      created_at_unix: Math.floor(at.getTime() / 1000),
+      ...facts,
     }),
   });
 };
@@ -137,7 +139,12 @@ export const addVersion = async (
   return runUpload(deps, caller, upload, options, {
     operation: 'version',
     target: flipbookId,
-    remake: (prior) => remadeVersion(store.db, caller, prior),
+    remake: async ({ prior, version, facts }) => ({
+      version_id: prior.version_id,
+      version_status: 'pending',
+      activate_on_done: version?.activate_on_done ?? true,
+      ...facts,
+    }),
     before: async () => {
       if (!(await findFlipbook(store.db, caller.workspaceId, flipbookId))) {
         throw new NotFound('Flipbook not found');
@@ -157,13 +164,11 @@ export const addVersion = async (
         }),
       };
     },
-    answer: (decided, { file, at, estimatedSeconds }) => ({
+    answer: (decided, facts) => ({
       version_id: decided.versionId,
       version_status: 'pending',
       activate_on_done: activateOnDone,
-      file_size: file.size,
-      estimated_seconds: estimatedSeconds,
-      created_at_unix: Math.floor(at.getTime() / 1000),
+      ...facts,
     }),
   });
 };
@@ -187,21 +192,16 @@ export const publishToSlug = async (
   return runUpload(deps, caller, upload, options, {
     operation: 'slug',
     target: slug,
-    remake: async (prior) => {
-      const created = await remadeCreated(store.db, caller, prior);
-      const version = await findVersion(
-        store.db,
-        caller.workspaceId,
-        prior.flipbook_id,
-        prior.version_id,
-      );
-      return {
-        ...created,
-        slug,
-        created: (version?.number ?? 1) === 1,
-        activate_on_done: true,
-      };
-    },
+    remake: async (again) => ({
+      flipbook_id: again.prior.flipbook_id,
+      version_id: again.prior.version_id,
+      slug,
+      created: firstVersion(again),
+      title: await titleOf(store.db, caller, again),
+      status: 'pending',
+      activate_on_done: true,
+      ...again.facts,
+    }),
     before: async () => {
       book = newBookFields(upload, false);
     },
@@ -224,7 +224,7 @@ export const publishToSlug = async (
           : creation(caller, book, { flipbookId, versionId }, finalTitle, slug),
       };
     },
-    answer: (decided, { file, at, estimatedSeconds }) => ({
+    answer: (decided, facts) => ({
       flipbook_id: decided.flipbookId,
       version_id: decided.versionId,
       slug,
@@ -232,44 +232,17 @@ export const publishToSlug = async (
       title: decided.title,
       status: 'pending',
       activate_on_done: true,
-      file_size: file.size,
-      estimated_seconds: estimatedSeconds,
-      created_at_unix: Math.floor(at.getTime() / 1000),
+      ...facts,
     }),
   });
 };
 
-/** A create's answer, made again from the read tables (its own was lost with a crash). */
-const remadeCreated = async (db: Db, caller: Caller, prior: IdempotentUpload): Promise<Created> => {
-  const version = await findVersion(db, caller.workspaceId, prior.flipbook_id, prior.version_id);
-  const book = await findFlipbook(db, caller.workspaceId, prior.flipbook_id);
-  return {
-    flipbook_id: prior.flipbook_id,
-    version_id: prior.version_id,
-    title: book?.title ?? '',
-    status: 'pending',
-    file_size: Number(version?.file_size ?? 0),
-    estimated_seconds: await estimateSeconds(db, null),
-    created_at_unix: Math.floor(Date.parse(prior.created_at) / 1000),
-  };
-};
+/** The title of the flipbook a replayed upload went to, for its answer made again. */
+const titleOf = async (db: Db, caller: Caller, { prior }: Prior) =>
+  (await findFlipbook(db, caller.workspaceId, prior.flipbook_id))?.title ?? '';
 
-/** A new version's answer, made again from the read tables. */
-const remadeVersion = async (
-  db: Db,
-  caller: Caller,
-  prior: IdempotentUpload,
-): Promise<CreatedVersion> => {
-  const version = await findVersion(db, caller.workspaceId, prior.flipbook_id, prior.version_id);
-  return {
-    version_id: prior.version_id,
-    version_status: 'pending',
-    activate_on_done: version?.activate_on_done ?? true,
-    file_size: Number(version?.file_size ?? 0),
-    estimated_seconds: await estimateSeconds(db, null),
-    created_at_unix: Math.floor(Date.parse(prior.created_at) / 1000),
-  };
-};
+/** Whether a replayed upload to a slug made its flipbook (its version was the first). */
+export const firstVersion = ({ version }: Prior) => (version?.number ?? 1) === 1;
 
 /** The title field, trimmed; absent or blank means "use the file name". */
 const cleanTitle = (raw: string | undefined) => {

@@ -131,6 +131,45 @@ describe('publishing once', () => {
     expect(sluggedAgain.text).toBe(slugged.text); // the quoted form is the same key
   });
 
+  it('makes the first answer again from the read tables when it was not kept (a crash)', async () => {
+    const made = await upload('/flipbooks', pdf(SMALL_PDF), { title: 'Lost answer' }, 'lost-1');
+    const version = await upload(
+      `/flipbooks/${made.body.flipbook_id}/versions`,
+      pdf(OTHER_PDF),
+      { activate: 'false' },
+      'lost-2',
+    );
+    const slugged = await bySlug('lost-slug', pdf(SMALL_PDF), {}, 'lost-3');
+    // The answers' own row, as a crash between the command and keeping the answer leaves it.
+    await fx.store.db.query(
+      "UPDATE idempotent_uploads SET response = NULL WHERE key IN ('lost-1', 'lost-2', 'lost-3')",
+    );
+    const again = [
+      await upload('/flipbooks', pdf(SMALL_PDF), { title: 'Lost answer' }, 'lost-1'),
+      await upload(
+        `/flipbooks/${made.body.flipbook_id}/versions`,
+        pdf(OTHER_PDF),
+        { activate: 'false' },
+        'lost-2',
+      ),
+      await bySlug('lost-slug', pdf(SMALL_PDF), {}, 'lost-3'),
+    ];
+    const firsts = [made, version, slugged];
+    for (const [i, remade] of again.entries()) {
+      const first = firsts[i] as typeof remade;
+      expectJson(first, 201);
+      expectJson(remade, 201);
+      expect(remade.headers.get('idempotent-replayed')).toBe('true');
+      // the same fields in the same order; the estimate is made again from today's figures
+      const { estimated_seconds: _, ...same } = first.body;
+      expect(Object.keys(remade.body)).toEqual(Object.keys(first.body));
+      expect(remade.body).toMatchObject(same);
+    }
+    expect(again[1]?.body.activate_on_done).toBe(false);
+    expect(again[2]?.body.created).toBe(true);
+    expect(await titled('Lost answer')).toHaveLength(1);
+  });
+
   it('refuses a malformed key before the upload is read', async () => {
     for (const key of ['', 'x'.repeat(256), 'tab\there']) {
       const answer = await upload('/flipbooks', pdf(SMALL_PDF), {}, key);
