@@ -941,4 +941,39 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
       await expect.poll(() => words.count()).toBe(0);
     },
   );
+
+  it('fetches the contents’ targets’ words ahead: a jump to one shows its words in its first frame', async () => {
+    const page = await open(PHONE);
+    const target = OUTLINE[3]?.[2] ?? 0; // "The Storm", an entry of the contents
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route(new RegExp(`/${target}/(min|mid|max)\\.jpg`), async (route) => {
+      await held;
+      await route.continue();
+    });
+    // Fetched once page 1's image is in, before any jump.
+    const ahead = page.waitForResponse(new RegExp(`/${target}/words\\.json`));
+    await page.goto(url, { waitUntil: 'domcontentloaded' });
+    await (await ahead).finished();
+    try {
+      // The jump, then the frame after the page's figure is on the stage: its words are there
+      // already (without them here, a slow image's words come 100 ms later, after a request).
+      const shown = await page.evaluate(`new Promise((resolve) => {
+        location.hash = '#page=${target}';
+        const frame = () => {
+          const figure = document.querySelector('#stage figure[data-n="${target}"]');
+          if (!figure) return requestAnimationFrame(frame);
+          requestAnimationFrame(() =>
+            resolve(figure.querySelector('.words-in-place')?.textContent ?? ''),
+          );
+        };
+        frame();
+      })`);
+      expect(shown).toContain(UNIQUE[target - 1]);
+    } finally {
+      release();
+    }
+  });
 });

@@ -69,6 +69,8 @@ export type Book = {
   documentReady: () => void;
   alt: (n: number) => Promise<string | undefined>;
   words: (n: number) => Promise<Word[]>;
+  /** A page's words if they are here already (fetched ahead, ./wordsAhead.ts), or undefined. */
+  wordsNow: (n: number) => Word[] | undefined;
 };
 
 export const createBook = (data: FlipbookData): Book => {
@@ -102,6 +104,7 @@ export const createBook = (data: FlipbookData): Book => {
 
   /** A page's words with their boxes, for search highlights; [] when they cannot be had. */
   const words = new Map<number, Promise<Word[]>>();
+  const wordsHere = new Map<number, Word[]>();
 
   const book: Book = {
     data,
@@ -174,7 +177,10 @@ export const createBook = (data: FlipbookData): Book => {
       let request = words.get(n);
       if (!request) {
         request = fetchJson<{ words: Word[] }>(book.url(n, 'words.json'))
-          .then((body) => body.words)
+          .then((body) => {
+            wordsHere.set(n, body.words);
+            return body.words;
+          })
           .catch(() => {
             words.delete(n);
             return [];
@@ -183,6 +189,7 @@ export const createBook = (data: FlipbookData): Book => {
       }
       return request;
     },
+    wordsNow: (n) => wordsHere.get(n),
   };
 
   return book;

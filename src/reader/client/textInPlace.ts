@@ -2,8 +2,10 @@
 // processing: a few KB where the image is 80-140 KB) drawn in place, each at its box and sized
 // to it, and taken away once the image is there. Only when the image is slow: a page turned to
 // is in the browser's cache from the preloads (./preload.ts) and shows at once, without asking
-// for its words. A page without words (a scan) waits for its image as before. The layer is
-// hidden from assistive technology: the image's alternative text already says the page's text.
+// for its words. Words already here (fetched ahead for the contents' and links' targets,
+// ./wordsAhead.ts) are drawn in the first frame, without the wait. A page without words (a scan)
+// waits for its image as before. The layer is hidden from assistive technology: the image's
+// alternative text already says the page's text.
 import type { Book, Word } from './book.ts';
 
 /** How long the image may take before the words are asked for. */
@@ -22,14 +24,19 @@ export const textInPlace = (figure: HTMLElement, img: HTMLImageElement, book: Bo
     },
     { once: true },
   );
-  setTimeout(() => {
+  const drawn = (words: Word[]) => {
     if (loaded || img.complete || !figure.isConnected) return;
-    void book.words(n).then((words) => {
+    if (words.length === 0 || words.length > MOST_WORDS) return;
+    draw(figure, words);
+  };
+  const here = book.wordsNow(n);
+  // (the figure is not in the document yet: the next frame has it, and its size)
+  if (here) requestAnimationFrame(() => drawn(here));
+  else
+    setTimeout(() => {
       if (loaded || img.complete || !figure.isConnected) return;
-      if (words.length === 0 || words.length > MOST_WORDS) return;
-      draw(figure, words);
-    });
-  }, WAIT_MS);
+      void book.words(n).then(drawn);
+    }, WAIT_MS);
 };
 
 const draw = (figure: HTMLElement, words: Word[]) => {

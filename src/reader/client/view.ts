@@ -7,6 +7,7 @@ import { firstOf, onScreen, type Side, type Slot, slotSizes } from './layout.ts'
 import { drawPageLinks } from './pageLinks.ts';
 import { createPreloads } from './preload.ts';
 import { pageFigure, settled } from './stage.ts';
+import { createWordsAhead } from './wordsAhead.ts';
 
 /** The i-th of the sizes slotSizes gives (one per page shown: always there). */
 export const slot = (sizes: Slot[], i: number): Slot => sizes[i] ?? { w: 0, h: 0 };
@@ -40,6 +41,7 @@ export const createView = (
   const { book, zoom } = ctx;
   const { area, stage, sideways } = ctx.dom;
   const { preload, stopPreloads } = createPreloads(ctx);
+  const wordsAhead = createWordsAhead(ctx);
 
   const render = () => {
     const pages = ctx.visible(ctx.current);
@@ -72,6 +74,7 @@ export const createView = (
     Promise.all([...stage.querySelectorAll('img')].map(settled)).then(() => {
       if (shownNow !== ctx.renders) return;
       preload();
+      void wordsAhead(pages);
       drawPageLinks(ctx, shownNow);
       onSettled();
     });
