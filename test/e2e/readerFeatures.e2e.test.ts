@@ -942,28 +942,24 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
     },
   );
 
-  it('fetches the contents’ targets’ words ahead: a jump to one shows its words in its first frame', async () => {
+  it('has the words of a contents entry, and of a page typed in go to page, before the jump: they show in its first frame', async () => {
     const page = await open(PHONE);
-    const target = OUTLINE[3]?.[2] ?? 0; // "The Storm", an entry of the contents
+    const entry = OUTLINE[3]?.[2] ?? 0; // "The Storm", an entry of the contents
+    const typed = TOTAL; // on no link and in no entry: its words come when it is typed
     let release = () => {};
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
-    await page.route(new RegExp(`/${target}/(min|mid|max)\\.jpg`), async (route) => {
+    await page.route(new RegExp(`/(${entry}|${typed})/(min|mid|max)\\.jpg`), async (route) => {
       await held;
       await route.continue();
     });
-    // Fetched once page 1's image is in, before any jump.
-    const ahead = page.waitForResponse(new RegExp(`/${target}/words\\.json`));
-    await page.goto(url, { waitUntil: 'domcontentloaded' });
-    await (await ahead).finished();
-    try {
-      // The jump, then the frame after the page's figure is on the stage: its words are there
-      // already (without them here, a slow image's words come 100 ms later, after a request).
-      const shown = await page.evaluate(`new Promise((resolve) => {
-        location.hash = '#page=${target}';
+    /** Runs `jump`, then looks at the frame after page n's figure is on the stage. */
+    const firstFrame = (n: number, jump: string) =>
+      page.evaluate(`new Promise((resolve) => {
+        ${jump};
         const frame = () => {
-          const figure = document.querySelector('#stage figure[data-n="${target}"]');
+          const figure = document.querySelector('#stage figure[data-n="${n}"]');
           if (!figure) return requestAnimationFrame(frame);
           requestAnimationFrame(() =>
             resolve(figure.querySelector('.words-in-place')?.textContent ?? ''),
@@ -971,7 +967,22 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
         };
         frame();
       })`);
-      expect(shown).toContain(UNIQUE[target - 1]);
+    // The entry's words: fetched once page 1's image is in, before any jump.
+    const ahead = page.waitForResponse(new RegExp(`/${entry}/words\\.json`));
+    await page.goto(url, { waitUntil: 'domcontentloaded' });
+    await (await ahead).finished();
+    try {
+      // Without them here, a slow image's words come 100 ms later, after a request.
+      expect(await firstFrame(entry, `location.hash = '#page=${entry}'`)).toContain(
+        UNIQUE[entry - 1],
+      );
+      await page.locator('#counter').click();
+      const asked = page.waitForResponse(new RegExp(`/${typed}/words\\.json`));
+      await page.locator('#goto-input').fill(LABELS[typed - 1] ?? '');
+      await (await asked).finished();
+      expect(
+        await firstFrame(typed, `document.getElementById('goto-input').form.requestSubmit()`),
+      ).toContain(UNIQUE[typed - 1]);
     } finally {
       release();
     }

@@ -3,7 +3,7 @@
 // images are in, their links, the search's highlights and the pages one turn away.
 import { updateChrome } from './chrome.ts';
 import type { Context } from './context.ts';
-import { firstOf, onScreen, type Side, type Slot, slotSizes } from './layout.ts';
+import { firstOf, onScreen, pageForInput, type Side, type Slot, slotSizes } from './layout.ts';
 import { drawPageLinks } from './pageLinks.ts';
 import { createPreloads } from './preload.ts';
 import { pageFigure, settled } from './stage.ts';
@@ -41,7 +41,7 @@ export const createView = (
   const { book, zoom } = ctx;
   const { area, stage, sideways } = ctx.dom;
   const { preload, stopPreloads } = createPreloads(ctx);
-  const wordsAhead = createWordsAhead(ctx);
+  const wordsAhead = createWordsAhead(ctx, (input) => pageForInput(input, book.labels, book.total));
 
   const render = () => {
     const pages = ctx.visible(ctx.current);
