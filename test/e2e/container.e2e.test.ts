@@ -24,6 +24,8 @@ import { waitFor } from '../support/waitFor.ts';
 
 const BASE = 'docker.io/library/debian:bookworm-slim';
 const TAG = `localhost/flipbook-test-${randomBytes(4).toString('hex')}`;
+/** The last run's image, kept for the layers the next build can reuse. */
+const CACHE = 'localhost/flipbook-test-cache:latest';
 const conf = join(mkdtempSync(join(tmpdir(), 'flipbook-podman-')), 'containers.conf');
 // podman's default ulimits are refused here (NOTES.md): none; runc and cgroupfs for every podman
 // call, podman-compose's too.
@@ -190,7 +192,11 @@ describe('the container image', () => {
     for (const cleanup of cleanupsAfter) await cleanup().catch(() => {});
     for (const name of containers) await podman(['rm', '-f', '-t', '0', name]);
     await podman(['volume', 'rm', '-f', volume]);
-    await podman(['rmi', '-f', TAG]);
+    // The image stays as the next run's cache (its system packages and node_modules, 3-4 minutes
+    // to make again, as a deployer's second build finds them): under one name, the last run's
+    // image untagged by it and removed below. A changed Dockerfile or lockfile builds anew.
+    await podman(['tag', TAG, CACHE]);
+    await podman(['rmi', TAG]);
     // The build stage's image (1.2 GB, untagged) goes too, and nothing that was there before.
     for (const id of await dangling()) if (!danglingBefore.has(id)) await podman(['rmi', '-f', id]);
   }, 120_000);
