@@ -21,7 +21,7 @@ import type { Clock } from '../app/clock.ts';
 import { afterMailFailure } from '../domain/mailRetry.ts';
 import type { Logger } from '../log.ts';
 import { mailAttempts } from '../metrics.ts';
-import { pollLoop } from '../pollLoop.ts';
+import { attemptsUnderWay, pollLoop } from '../senderLoop.ts';
 import {
   type ClaimedMail,
   claimDueMail,
@@ -78,7 +78,7 @@ export const startMailSender = (
       })
     : null;
   const fromDomain = settings?.from.address.split('@').at(-1) ?? 'localhost';
-  const inFlight = new Set<Promise<void>>();
+  const inFlight = attemptsUnderWay();
   let forgotAt = Number.NEGATIVE_INFINITY;
 
   const send = async (mail: ClaimedMail) => {
@@ -150,12 +150,11 @@ export const startMailSender = (
     if (!transport || free <= 0) return;
     const claimed = await claimDueMail(store.db, now, new Date(now.getTime() + LEASE_MS), free);
     for (const mail of claimed) {
-      const running = attempt(mail)
-        .catch((error: Error) =>
+      inFlight.add(
+        attempt(mail).catch((error: Error) =>
           log.error({ mailId: mail.mail_id, kind: mail.kind, err: error }, 'mail attempt failed'),
-        )
-        .finally(() => inFlight.delete(running));
-      inFlight.add(running);
+        ),
+      );
     }
   };
 
@@ -167,14 +166,7 @@ export const startMailSender = (
     /** Stops taking mails; waits up to 10 s for attempts under way (leases cover the rest). */
     stop: async () => {
       poll.stop();
-      let waited: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled([...inFlight]),
-        new Promise((resolve) => {
-          waited = setTimeout(resolve, STOP_WAIT_MS);
-        }),
-      ]);
-      clearTimeout(waited);
+      await inFlight.settled(STOP_WAIT_MS);
       transport?.close();
     },
   };

@@ -15,7 +15,7 @@ import { SYSTEM } from '../app/eventContext.ts';
 import { afterAttempt } from '../domain/webhookRetry.ts';
 import type { Logger } from '../log.ts';
 import { webhookDeliveries } from '../metrics.ts';
-import { pollLoop } from '../pollLoop.ts';
+import { attemptsUnderWay, pollLoop } from '../senderLoop.ts';
 import {
   type ClaimedDelivery,
   cancelPending,
@@ -60,7 +60,7 @@ export const startWebhookSender = (
     bodyTimeout: ATTEMPT_TIMEOUT_MS,
     keepAliveTimeout: 4_000,
   });
-  const inFlight = new Set<Promise<void>>();
+  const inFlight = attemptsUnderWay();
   const busyWebhooks = new Map<string, number>();
   const busyWorkspaces = new Map<string, number>();
   const bump = (map: Map<string, number>, key: string, by: number) => {
@@ -193,16 +193,16 @@ export const startWebhookSender = (
     for (const delivery of claimed) {
       bump(busyWebhooks, delivery.webhook_id, 1);
       bump(busyWorkspaces, delivery.workspace_id, 1);
-      const running = attempt(delivery)
-        .catch((error) =>
-          log.error({ err: error, deliveryId: delivery.delivery_id }, 'webhook delivery failed'),
-        )
-        .finally(() => {
-          inFlight.delete(running);
-          bump(busyWebhooks, delivery.webhook_id, -1);
-          bump(busyWorkspaces, delivery.workspace_id, -1);
-        });
-      inFlight.add(running);
+      inFlight.add(
+        attempt(delivery)
+          .catch((error) =>
+            log.error({ err: error, deliveryId: delivery.delivery_id }, 'webhook delivery failed'),
+          )
+          .finally(() => {
+            bump(busyWebhooks, delivery.webhook_id, -1);
+            bump(busyWorkspaces, delivery.workspace_id, -1);
+          }),
+      );
     }
   };
 
@@ -214,7 +214,7 @@ export const startWebhookSender = (
     /** Stops taking deliveries; attempts under way finish (at most 10 s). */
     stop: async () => {
       poll.stop();
-      await Promise.allSettled([...inFlight]);
+      await inFlight.settled();
       await agent.close().catch(() => {});
     },
   };
