@@ -3,37 +3,18 @@
 import { describe, expect, it } from 'vitest';
 import { Conflict, InvalidInput, NotFound } from '../../src/domain/errors.ts';
 import { decide } from '../../src/domain/flipbook/decide.ts';
-import {
-  evolve,
-  type FlipbookEvent,
-  initialState,
-  type UploadedFile,
-} from '../../src/domain/flipbook/flipbook.ts';
+import { evolve, type FlipbookEvent, initialState } from '../../src/domain/flipbook/flipbook.ts';
 import { MAX_PREVIEWS, PREVIEW_NAME_RULE } from '../../src/domain/flipbook/previews.ts';
 import { deciderSpec } from '../support/deciderSpec.ts';
+import { book, NOW, now, past, pdfFile, versionId } from '../support/domainFixtures.ts';
 
 const given = deciderSpec({ decide, evolve, initialState });
 
-const FLIPBOOK_ID = '0b9f6c2e-5d1a-4c3b-9e8f-1a2b3c4d5e6f';
-const WORKSPACE_ID = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
-const V = (n: number) => `${String(n).repeat(8)}-1111-4111-8111-111111111111`;
-const EARLIER = '2025-03-01T09:00:00.000Z';
-const NOW_ISO = '2025-03-02T14:15:16.789Z';
-const NOW = new Date(NOW_ISO);
-const FILE: UploadedFile = {
-  name: 'manual.pdf',
-  type: 'pdf',
-  mimeType: 'application/pdf',
-  size: 1234,
-  checksum: 'cd'.repeat(32),
-};
+const V = versionId;
+const FILE = pdfFile('manual.pdf', 1234, 'cd'.repeat(32));
 const PAGES = [
   { pageId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaa1', position: 1, width: 1, height: 1 },
 ];
-
-const book = { flipbookId: FLIPBOOK_ID, workspaceId: WORKSPACE_ID };
-const past = { ...book, occurredAt: EARLIER };
-const now = { ...book, occurredAt: NOW_ISO };
 
 // past events
 const created: FlipbookEvent = {
