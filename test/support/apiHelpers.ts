@@ -243,6 +243,13 @@ export const waitForOutcome = async (
     100,
   );
 
+/** Polls a version's status until it is done, and answers it; an error fails at once with it. */
+export const waitDone = async (c: Client, flipbookId: string, versionId: string, ms = 60_000) => {
+  const outcome = await waitForOutcome(c, flipbookId, versionId, ms);
+  if (outcome.status !== 'done') throw new Error(JSON.stringify(outcome));
+  return outcome;
+};
+
 /**
  * Polls a version's status until it is done and active (a first version is made active as it is
  * done); an error fails at once, with the status's answer.

@@ -1,6 +1,6 @@
 // What the access suites (test/spec/access.spec.test.ts in process, test/e2e/accessBrowser on
 // daemons) ask of a non-public book's URLs. Through appFetch: an app in process or a daemon alike.
-import { type Client, expectJson, type Json, waitForOutcome } from './apiHelpers.ts';
+import { type Client, expectJson, type Json } from './apiHelpers.ts';
 import { appFetch } from './inProcess.ts';
 
 /** Every URL of a version's files, at a root (`/files` or `/a/<grant>`), with the text JSON. */
@@ -35,11 +35,8 @@ export const unlock = (url: string, password: string) =>
     body: new URLSearchParams({ password }).toString(),
   });
 
-/** Waits for a version to be processed; its failure is the test's. */
-export const waitDone = async (c: Client, flipbookId: string, versionId: string) => {
-  const outcome = await waitForOutcome(c, flipbookId, versionId);
-  if (outcome.status !== 'done') throw new Error(JSON.stringify(outcome));
-};
+// Waiting for a version to be processed is every suite's (test/support/apiHelpers.ts).
+export { waitDone } from './apiHelpers.ts';
 
 /** A new share link of a flipbook (POST /flipbooks/:id/links), its answer's body. */
 export const newShareLink = async (c: Client, flipbookId: string, body: Json) => {
