@@ -16,27 +16,32 @@ const PAGES = [
   { pageId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaa1', position: 1, width: 1, height: 1 },
 ];
 
-// past events
+// Events, past ones unless stamped `now` (the new ones expected).
 const created: FlipbookEvent = {
   type: 'FlipbookCreated',
   data: { ...past, title: 'Manual', slug: 'manual', description: '' },
 };
-const uploaded = (n: number, activateOnDone = true): FlipbookEvent => ({
+const uploaded = (n: number, activateOnDone = true, at = past): FlipbookEvent => ({
   type: 'VersionUploaded',
-  data: { ...past, versionId: V(n), number: n, file: FILE, activateOnDone },
+  data: { ...at, versionId: V(n), number: n, file: FILE, activateOnDone },
 });
-const processed = (n: number): FlipbookEvent => ({
+const processed = (n: number, at = past): FlipbookEvent => ({
   type: 'VersionProcessed',
-  data: { ...past, versionId: V(n), pageCount: 1, width: 1, height: 1, pages: PAGES },
+  data: { ...at, versionId: V(n), pageCount: 1, width: 1, height: 1, pages: PAGES },
 });
 const activated = (n: number, previous: number | null): FlipbookEvent => ({
   type: 'VersionActivated',
   data: { ...past, versionId: V(n), previousVersionId: previous === null ? null : V(previous) },
 });
-const published = (name: string, n: number, replaced: number | null = null): FlipbookEvent => ({
+const published = (
+  name: string,
+  n: number,
+  replaced: number | null = null,
+  at = past,
+): FlipbookEvent => ({
   type: 'PreviewPublished',
   data: {
-    ...past,
+    ...at,
     name,
     versionId: V(n),
     replacedVersionId: replaced === null ? null : V(replaced),
@@ -54,31 +59,16 @@ describe('publishing a preview', () => {
   it('uploads a version that is never activated by itself, under the name', () => {
     given(live)
       .when(publish('pr-7', 2))
-      .then([
-        {
-          type: 'VersionUploaded',
-          data: { ...now, versionId: V(2), number: 2, file: FILE, activateOnDone: false },
-        },
-        {
-          type: 'PreviewPublished',
-          data: { ...now, name: 'pr-7', versionId: V(2), replacedVersionId: null },
-        },
-      ]);
+      .then([uploaded(2, false, now), published('pr-7', 2, null, now)]);
   });
 
   it('replaces the version of a name published before, deleting the old one', () => {
     given(withPreview)
       .when(publish('pr-7', 3))
       .then([
-        {
-          type: 'VersionUploaded',
-          data: { ...now, versionId: V(3), number: 3, file: FILE, activateOnDone: false },
-        },
+        uploaded(3, false, now),
         { type: 'VersionDeleted', data: { ...now, versionId: V(2) } },
-        {
-          type: 'PreviewPublished',
-          data: { ...now, name: 'pr-7', versionId: V(3), replacedVersionId: V(2) },
-        },
+        published('pr-7', 3, 2, now),
       ]);
   });
 
@@ -135,14 +125,8 @@ describe('publishing a preview', () => {
             titleFromFile: false,
           },
         },
-        {
-          type: 'VersionUploaded',
-          data: { ...now, versionId: V(1), number: 1, file: FILE, activateOnDone: false },
-        },
-        {
-          type: 'PreviewPublished',
-          data: { ...now, name: 'pr-1', versionId: V(1), replacedVersionId: null },
-        },
+        uploaded(1, false, now),
+        published('pr-1', 1, null, now),
       ]);
   });
 
@@ -152,12 +136,7 @@ describe('publishing a preview', () => {
         type: 'CompleteProcessing',
         data: { versionId: V(2), width: 1, height: 1, pages: PAGES, now: NOW },
       })
-      .then([
-        {
-          type: 'VersionProcessed',
-          data: { ...now, versionId: V(2), pageCount: 1, width: 1, height: 1, pages: PAGES },
-        },
-      ]);
+      .then([processed(2, now)]);
   });
 });
 
