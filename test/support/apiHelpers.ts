@@ -100,6 +100,12 @@ export const client = (api: string, key: string | Auth) => {
     get: (path: string, init?: RequestInit) => go('GET', path, init),
     post: (path: string, init?: RequestInit) => go('POST', path, init),
     del: (path: string, init?: RequestInit) => go('DELETE', path, init),
+    /** PATCH `body` as JSON: the fields of a flipbook or a share link to change. */
+    patch: (path: string, body: unknown) =>
+      go('PATCH', path, {
+        body: JSON.stringify(body),
+        headers: { 'content-type': 'application/json' },
+      }),
     /** POST /flipbooks with `file` (and `title` when given). */
     create: (file: FileSpec | null = pdf(SMALL_PDF), fields: Record<string, string> = {}) =>
       go('POST', '/flipbooks', { body: form(fields, file) }),
