@@ -12,6 +12,7 @@ import {
 } from '../support/apiHelpers.ts';
 import { type Daemon, startDaemon } from '../support/cli.ts';
 import { tempDataDir } from '../support/databases.ts';
+import { useCleanlyStoppedApi } from '../support/useApi.ts';
 
 const FLIPBOOK_LIMIT = 'Flipbook limit reached: the free plan allows 10 flipbooks';
 const VERSION_LIMIT = 'Version limit reached: the free plan allows 20 versions per flipbook';
@@ -64,13 +65,7 @@ const checkRaces = async (fx: ApiFixture, apis: string[], name: string) => {
 };
 
 describe('quota races on one daemon (embedded store)', () => {
-  let fx: ApiFixture;
-  beforeAll(async () => {
-    fx = await startApi('embedded', ['--rate-limit', '0']);
-  });
-  afterAll(async () => {
-    if (fx) expect(await fx.daemon.stop()).toBe(0);
-  });
+  const fx = useCleanlyStoppedApi('embedded', ['--rate-limit', '0']);
 
   it('25 simultaneous creates make exactly 10 flipbooks; 30 uploads make exactly 20 versions', {
     timeout: 120_000,

@@ -9,22 +9,20 @@ import {
   type Client,
   CORPUS,
   client,
-  createFlipbook,
   expectJson,
   type Json,
-  pdf,
   SMALL_PDF,
-  send,
 } from '../support/apiHelpers.ts';
 import { type Daemon, flipbook, startDaemon } from '../support/cli.ts';
 import { axeViolations, DESKTOP, PHONE, useDashboard } from '../support/dashboard.ts';
 import {
-  fileUrls,
+  bookUrls,
+  expectVisibilityFelt,
   grantRoot,
   newShareLink,
+  processedBook,
   statusOf,
   unlock,
-  waitDone,
 } from '../support/readerAccess.ts';
 
 const IMAGES = join(import.meta.dirname, '../../docs/images');
@@ -38,8 +36,7 @@ describe('private publishing on two daemons', () => {
   beforeAll(async () => {
     c = client(d.fx.api, d.fx.key);
     b = await startDaemon([...d.fx.storeArgs, ...d.fx.blobArgs, '--workers', '0']);
-    book = await createFlipbook(c, { visibility: 'links', title: 'Board pack' }, pdf(SMALL_PDF));
-    await waitDone(c, book.flipbookId, book.versionId);
+    book = await processedBook(c, { visibility: 'links', title: 'Board pack' });
   });
   afterAll(async () => {
     await b?.stop();
@@ -50,14 +47,7 @@ describe('private publishing on two daemons', () => {
 
   it('answers 404 on the other daemon at every URL of a links-only book, without a link', async () => {
     const slug = (await c.flipbook(book.flipbookId)).body.slug as string;
-    const urls = [
-      `${b.url}/f/${book.flipbookId}`,
-      `${b.url}/f/${book.flipbookId}/text`,
-      `${b.url}/f/${book.flipbookId}/status.json`,
-      `${b.url}/w/acme/${slug}`,
-      ...fileUrls(`${b.url}/files`, book.versionId),
-    ];
-    for (const url of urls) expect(await statusOf(url), url).toBe(404);
+    for (const url of bookUrls(b.url, book, slug)) expect(await statusOf(url), url).toBe(404);
   });
 
   it('a grant one daemon gave opens on the other, with a 304 after the check', async () => {
@@ -91,19 +81,14 @@ describe('private publishing on two daemons', () => {
     const root = grantRoot(await (await fetch(link.url, { headers: { cookie } })).text(), d.url);
     const mid = `${root}/pages/${book.versionId}/1/mid.jpg`;
     expect(await statusOf(mid.replace(d.url, b.url))).toBe(200);
-    const changed = await send(`${d.fx.api}${links(`/${link.id}`)}`, {
-      method: 'PATCH',
-      body: JSON.stringify({ password: 'second password 2' }),
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${d.fx.key}` },
-    });
+    const changed = await c.patch(links(`/${link.id}`), { password: 'second password 2' });
     expectJson(changed, 200);
     expect(await statusOf(mid)).toBe(404);
     expect(await statusOf(mid.replace(d.url, b.url))).toBe(404);
   });
 
   it('a workspace book in a browser: 404 for another workspace, the reader for members, on both daemons', async () => {
-    const inside = await createFlipbook(c, { visibility: 'workspace' }, pdf(SMALL_PDF));
-    await waitDone(c, inside.flipbookId, inside.versionId);
+    const inside = await processedBook(c, { visibility: 'workspace' });
     const reader = `${d.url}/f/${inside.flipbookId}`;
     const member = await d.signedIn('mia@example.com', { role: 'member' });
     await member.goto(reader);
@@ -127,21 +112,13 @@ describe('private publishing on two daemons', () => {
     const src = (await member.evaluate(
       "document.querySelector('.stage img')?.getAttribute('src') ?? ''",
     )) as string;
-    const edit = (visibility: string) =>
-      send(`${d.fx.api}/flipbooks/${inside.flipbookId}`, {
-        method: 'PATCH',
-        body: JSON.stringify({ visibility }),
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${d.fx.key}` },
-      });
-    expectJson(await edit('links'), 200);
-    expect(await statusOf(src.replace(d.url, b.url))).toBe(200);
-    expect(await statusOf(reader)).toBe(404);
     // Made public, its own URLs answer; made private again, they stop at once on every daemon.
     const own = `${b.url}/files/pages/${inside.versionId}/1/mid.jpg`;
-    expectJson(await edit('public'), 200);
-    expect(await statusOf(own)).toBe(200);
-    expectJson(await edit('workspace'), 200);
-    expect(await statusOf(own)).toBe(404);
+    await expectVisibilityFelt(c, inside.flipbookId, {
+      src: src.replace(d.url, b.url),
+      reader,
+      own,
+    });
     // Removing the member (the operator's CLI) ends their reading at once on every daemon.
     const removed = await flipbook(['user', 'remove', 'mia@example.com', ...d.fx.storeArgs]);
     expect(removed.code, removed.stderr).toBe(0);

@@ -4,7 +4,7 @@
 // app and a body cut short are test/spec/apiLimits.spec.test.ts's, in process.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
 import {
   client,
@@ -19,6 +19,7 @@ import {
 } from '../support/apiHelpers.ts';
 import { startDaemon } from '../support/cli.ts';
 import { tempDataDir } from '../support/databases.ts';
+import { useCleanlyStoppedApi } from '../support/useApi.ts';
 
 const MB = 1024 * 1024;
 
@@ -47,13 +48,7 @@ const postStream = (fx: ApiFixture, contentType: string, body: ReadableStream<Ui
   } as RequestInit);
 
 describe('upload size limit on the embedded store', () => {
-  let fx: ApiFixture;
-  beforeAll(async () => {
-    fx = await startApi('embedded', ['--rate-limit', '0']);
-  });
-  afterAll(async () => {
-    if (fx) expect(await fx.daemon.stop()).toBe(0);
-  });
+  const fx = useCleanlyStoppedApi('embedded', ['--rate-limit', '0']);
 
   // Chunked, with no Content-Length: in process, appFetch would read the stream whole and declare
   // its length, and the upload would be refused by that before it is read (another path).

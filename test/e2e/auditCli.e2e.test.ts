@@ -26,19 +26,16 @@ import {
   client,
   createFlipbook,
   expectJson,
-  form,
   type Json,
   openStoreOf,
-  pdf,
-  SMALL_PDF,
-  send,
+  waitDone,
 } from '../support/apiHelpers.ts';
+import { PROCESSING, trailActivated, trailOf, uploadReport } from '../support/auditTrail.ts';
 import { type CliResult, flipbook, ROOT } from '../support/cli.ts';
 import { tempDataDir } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 
 const GENESIS = '0'.repeat(64);
-const PROCESSING = ['VersionProcessingStarted', 'VersionProcessed', 'VersionActivated'];
 
 const run = (command: string, args: string[], input?: string): Promise<CliResult> =>
   new Promise((done) => {
@@ -105,17 +102,7 @@ describe('the audit trail from the CLI (embedded store)', () => {
     await fx?.stop();
   });
 
-  const trail = async (flipbookId: string) => {
-    const reply = await api.get(`/flipbooks/${flipbookId}/events?per_page=100`);
-    expectJson(reply, 200);
-    return reply.body.events as Json[];
-  };
-  const waitDone = (flipbookId: string, versionId: string) =>
-    waitFor(`version ${versionId} done`, async () => {
-      const reply = await api.status(flipbookId, versionId);
-      expect(reply.body.status).not.toBe('error');
-      return reply.body.status === 'done' ? reply.body : undefined;
-    });
+  const trail = (flipbookId: string) => trailOf(api, flipbookId);
   const verify = async (...args: string[]) => {
     const result = await admin(['audit', 'verify', ...args]);
     return {
@@ -130,26 +117,15 @@ describe('the audit trail from the CLI (embedded store)', () => {
 
   it('flipbook events shows who did what as the HTTP trail does; serve --no-client-info records no client IP or user agent', async () => {
     const uploadRequest = `upload-${Date.now()}`;
-    const created = await send(`${fx.api}/flipbooks`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${ci.key}`,
-        'x-request-id': uploadRequest,
-        'user-agent': 'audit-test/1.0',
-      },
-      body: form({ title: 'Annual report' }, pdf(SMALL_PDF, 'report.pdf')),
-    });
+    const created = await uploadReport(fx.api, ci.key, uploadRequest, 'audit-test/1.0');
     expectJson(created, 201);
     book = { flipbookId: created.body.flipbook_id, versionId: created.body.version_id };
     // and one with no request id of its own: the answer's fresh one is its story's
     const made = await api.create(undefined, {});
     expectJson(made, 201);
-    await waitDone(book.flipbookId, book.versionId);
-    await waitDone(made.body.flipbook_id, made.body.version_id);
-    const events = await waitFor('the activation', async () => {
-      const all = await trail(book.flipbookId);
-      return all.some((e) => e.type === 'VersionActivated') ? all : undefined;
-    });
+    await waitDone(api, book.flipbookId, book.versionId);
+    await waitDone(api, made.body.flipbook_id, made.body.version_id);
+    const events = await trailActivated(api, book.flipbookId);
     // (progress batches, VersionPagesRendered, come only when the render is slow enough)
     expect(events.map((e) => e.type).filter((t) => t !== 'VersionPagesRendered')).toEqual([
       'FlipbookCreated',
@@ -208,14 +184,14 @@ describe('the audit trail from the CLI (embedded store)', () => {
 
   it('show --at prints the flipbook as ?at= answers it', async () => {
     const made = await createFlipbook(api, { title: 'Catalogue' });
-    await waitDone(made.flipbookId, made.versionId);
+    await waitDone(api, made.flipbookId, made.versionId);
     const activated = await waitFor('version 1 active', async () =>
       (await trail(made.flipbookId)).find((e) => e.type === 'VersionActivated'),
     );
     // a moment with version 1 shown, version 2 not yet uploaded
     const between = new Date(Date.parse(activated.at) + 1).toISOString();
     const v2 = (await api.addVersion(made.flipbookId)).body.version_id as string;
-    await waitDone(made.flipbookId, v2);
+    await waitDone(api, made.flipbookId, v2);
     const then = await api.get(`/flipbooks/${made.flipbookId}?at=${encodeURIComponent(between)}`);
     expectJson(then, 200);
     expect(then.body.versions.map((v: Json) => v.id)).toEqual([made.versionId]);
@@ -449,7 +425,7 @@ describe('the audit trail from the CLI (embedded store)', () => {
     const busy = await uploads;
     for (const run of runs) expect(run.code, run.stdout).toBe(0);
     // Their processing over too: the snapshots below compare the read tables at rest.
-    for (const made of busy) await waitDone(made.flipbookId, made.versionId);
+    for (const made of busy) await waitDone(api, made.flipbookId, made.versionId);
 
     const stream = `flipbook-${book.flipbookId}`;
     const last = Number(
@@ -512,14 +488,14 @@ describe('the audit trail from the CLI (embedded store)', () => {
   // Last: it deletes a stream for good.
   it('verify --checkpoint catches a deleted stream, even re-chained by someone holding the database', async () => {
     const victim = await createFlipbook(api, { title: 'To be erased' });
-    await waitDone(victim.flipbookId, victim.versionId);
+    await waitDone(api, victim.flipbookId, victim.versionId);
     const checkpoint = await adminOk(['audit', 'checkpoint']);
     const file = join(await tempDataDir(), 'checkpoint.json');
     await writeFile(file, checkpoint);
     // Events after the checkpoint are fine: it covers what came before. (Processing is over
     // before the tampering starts: nothing appends while the chain is rebuilt below.)
     const later = await createFlipbook(api, { title: 'Later' });
-    await waitDone(later.flipbookId, later.versionId);
+    await waitDone(api, later.flipbookId, later.versionId);
     const holds = await verify('--checkpoint', file);
     expect(holds.code, holds.stdout).toBe(0);
     expect(holds.stdout).toContain('the checkpoint holds');

@@ -5,19 +5,11 @@
 // store is unavailable` after 60.3 s; a bucket answering 500, a 400 in 0.9 s), so `flipbook
 // publish` asks again; a read of a file while the bucket is frozen is a 503 within the same
 // bound (before: after 30 s). The in-process side of these bounds: test/int/bucketFaults.int.test.ts.
-import { type IncomingMessage, request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
-import {
-  client,
-  createFlipbook,
-  type Json,
-  multipartEnvelope,
-  pdf,
-  SMALL_PDF,
-  send,
-} from '../support/apiHelpers.ts';
+import { client, createFlipbook, type Json, pdf, SMALL_PDF, send } from '../support/apiHelpers.ts';
 import { type FaultMode, type FaultyProxy, startFaultyProxy } from '../support/faultyProxy.ts';
+import { pacedUpload } from '../support/pacedUpload.ts';
 import { freshBucket } from '../support/s3Server.ts';
 
 const MiB = 1024 * 1024;
@@ -48,71 +40,32 @@ afterAll(async () => {
  * POSTs a 64 MiB upload whose body keeps coming at the client's pace; once `faultAtMiB` are sent
  * (12 MiB: two parts stored) the bucket turns `fault`. Answers the status, headers and body, the
  * seconds from the fault to the answer, and how much of the body had gone by then. A slow
- * client (`bytesPerSecond`, as `curl --limit-rate`) sends 32 KiB pieces paced by the clock.
+ * client (`bytesPerSecond`, as `curl --limit-rate`) sends 32 KiB pieces paced by the clock; a
+ * fast one 256 KiB pieces as the socket takes them.
  */
-const uploadThenFault = (
+const uploadThenFault = async (
   fault: FaultMode,
   pace: { faultAtMiB: number; bytesPerSecond?: number } = { faultAtMiB: 12 },
-) =>
-  new Promise<{
-    status: number;
-    headers: IncomingMessage['headers'];
-    body: Json;
-    seconds: number;
-    sentMiB: number;
-  }>((resolve, reject) => {
-    const size = 64 * MiB;
-    const envelope = multipartEnvelope({}, 'big.pdf');
-    const req = request(`${fx.api}/flipbooks`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${fx.key}`,
-        'content-type': envelope.contentType,
-        'content-length': String(envelope.head.length + size + envelope.tail.length),
-        'idempotency-key': crypto.randomUUID(),
-      },
-    });
-    let sent = 0;
-    let faultAt = 0;
-    let answered = false;
-    const slow = pace.bytesPerSecond;
-    const piece = Buffer.alloc(slow ? 32 * 1024 : 256 * 1024, 0x20);
-    piece.write('%PDF-1.4\n');
-    const started = performance.now();
-    req.on('error', (error) => {
-      if (!answered) reject(error);
-    });
-    req.once('response', async (res) => {
-      answered = true;
-      const seconds = (performance.now() - faultAt) / 1000;
-      let text = '';
-      for await (const chunk of res) text += chunk;
-      req.destroy();
-      resolve({
-        status: res.statusCode ?? 0,
-        headers: res.headers,
-        body: JSON.parse(text) as Json,
-        seconds,
-        sentMiB: sent / MiB,
-      });
-    });
-    req.write(envelope.head);
-    // The body at a steady pace, as a client on a real link sends it (50 MiB/s).
-    const pump = () => {
-      if (answered || req.destroyed) return;
-      if (sent >= size) return void req.end(envelope.tail);
-      if (sent >= pace.faultAtMiB * MiB && !faultAt) {
-        proxy.set(fault);
-        faultAt = performance.now();
-      }
-      sent += piece.length;
-      const ready = req.write(piece);
-      if (slow) setTimeout(pump, Math.max(0, started + (sent / slow) * 1000 - performance.now()));
-      else if (ready) setTimeout(pump, 5);
-      else req.once('drain', pump);
-    };
-    pump();
-  });
+) => {
+  const piece = Buffer.alloc(pace.bytesPerSecond ? 32 * 1024 : 256 * 1024, 0x20);
+  piece.write('%PDF-1.4\n');
+  const answer = await pacedUpload(
+    fx.api,
+    fx.key,
+    { name: 'big.pdf', size: 64 * MiB, piece: () => piece },
+    {
+      bytesPerSecond: pace.bytesPerSecond,
+      at: { atBytes: pace.faultAtMiB * MiB, run: () => proxy.set(fault) },
+    },
+  );
+  return {
+    status: answer.status,
+    headers: answer.headers,
+    body: JSON.parse(answer.text) as Json,
+    seconds: (answer.answeredAt - answer.eventAt) / 1000,
+    sentMiB: answer.sent / MiB,
+  };
+};
 
 /**
  * An upload the bucket froze under: a 503 that says so and asks for a retry in 5 s, within 10 s

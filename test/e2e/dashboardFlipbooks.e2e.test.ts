@@ -19,6 +19,7 @@ import {
   pdf,
   SMALL_PDF,
   send,
+  waitDone,
 } from '../support/apiHelpers.ts';
 import { CORPUS } from '../support/corpus.ts';
 import { axeViolations, DESKTOP, PHONE, useDashboard } from '../support/dashboard.ts';
@@ -47,16 +48,7 @@ describe('dashboard: upload and one flipbook (embedded store, one worker)', () =
     return made;
   };
   const processed = (flipbookId: string, versionId: string, c = api) =>
-    waitFor(
-      `version ${versionId} processed`,
-      async () => {
-        const reply = await c.status(flipbookId, versionId);
-        expect(reply.body.status).not.toBe('error');
-        return reply.body.status === 'done' ? reply.body : undefined;
-      },
-      SLOW,
-      200,
-    );
+    waitDone(c, flipbookId, versionId, SLOW);
   const row = (page: Page, n: number) =>
     page.locator('table.versions tbody tr', {
       has: page.getByRole('rowheader', { name: new RegExp(`^Version ${n}\\b`) }),

@@ -165,28 +165,32 @@ describe('mail across a kill -9 (a real daemon, a real SMTP server)', () => {
     }
   });
 
-  it('refuses bad mail settings in words, exit 2, never repeating a password', async () => {
-    const badUrl = await flipbook([
-      'serve',
-      '--smtp-url',
-      'smtp://mailer:hunter22@mail.example.com/inbox',
-      '--mail-from',
-      'flipbook@example.com',
-    ]);
-    expect(badUrl.code).toBe(2);
-    expect(badUrl.stderr).toContain('--smtp-url takes no path, query or fragment');
-    expect(badUrl.stderr).not.toContain('hunter22');
-    const noFrom = await flipbook(['serve'], { FLIPBOOK_SMTP_URL: 'smtps://mail.example.com' });
-    expect(noFrom.code).toBe(2);
-    expect(noFrom.stderr).toContain('$FLIPBOOK_SMTP_URL needs --mail-from');
-    const badFrom = await flipbook([
-      'serve',
-      '--smtp-url',
-      'smtps://mail.example.com',
-      '--mail-from',
-      'Flipbook',
-    ]);
-    expect(badFrom.code).toBe(2);
-    expect(badFrom.stderr).toContain('--mail-from must be an address');
+  it.each([
+    {
+      what: 'a server URL with a path',
+      args: ['--smtp-url', 'smtp://mailer:hunter22@mail.example.com/inbox'],
+      env: {},
+      from: 'flipbook@example.com',
+      says: '--smtp-url takes no path, query or fragment',
+    },
+    {
+      what: 'a server with no sender',
+      args: [],
+      env: { FLIPBOOK_SMTP_URL: 'smtps://mail.example.com' },
+      says: '$FLIPBOOK_SMTP_URL needs --mail-from',
+    },
+    {
+      what: 'a sender that is not an address',
+      args: ['--smtp-url', 'smtps://mail.example.com'],
+      env: {},
+      from: 'Flipbook',
+      says: '--mail-from must be an address',
+    },
+  ])('refuses $what in words, exit 2, never repeating a password', async (bad) => {
+    const from = bad.from === undefined ? [] : ['--mail-from', bad.from];
+    const refused = await flipbook(['serve', ...bad.args, ...from], bad.env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(bad.says);
+    expect(refused.stderr).not.toContain('hunter22');
   });
 });

@@ -25,6 +25,7 @@ import { openStore } from '../../src/store/store.ts';
 import { client, expectJson, type Json, pdf, SMALL_PDF } from '../support/apiHelpers.ts';
 import { type Daemon, flipbook, ROOT, startDaemon } from '../support/cli.ts';
 import { tempDataDir } from '../support/databases.ts';
+import { UNKNOWN_METADATA } from '../support/metadata.ts';
 import { STORE_KINDS, storeOptions } from '../support/stores.ts';
 
 type Row = Record<string, unknown>;
@@ -42,15 +43,6 @@ const fixture = JSON.parse(
     message_type: string;
     message_data: { occurredAt: string };
   })[];
-};
-
-const UNKNOWN = {
-  actor: { type: 'unknown' },
-  request_id: null,
-  client_ip: null,
-  user_agent: null,
-  correlation_id: null,
-  causation_id: null,
 };
 
 /** A fresh database in the state the code before the audit trail left it (see above). */
@@ -167,18 +159,18 @@ describe.each(STORE_KINDS)('a log from before the audit trail, on the %s store',
     expect(reply.body.events.map((e: Json) => e.type)).toEqual(
       oldInStream.map((m) => m.message_type),
     );
-    for (const event of reply.body.events) expect(event.metadata).toEqual(UNKNOWN);
+    for (const event of reply.body.events) expect(event.metadata).toEqual(UNKNOWN_METADATA);
     expect(reply.body.events[0].at).toBe(oldInStream[0]?.message_data.occurredAt);
 
     const events = JSON.parse(await admin(['events', fixture.flipbookId, '--json']));
-    expect(events.map((e: Json) => e.metadata)).toEqual(oldInStream.map(() => UNKNOWN));
+    expect(events.map((e: Json) => e.metadata)).toEqual(oldInStream.map(() => UNKNOWN_METADATA));
     expect(await admin(['events', fixture.flipbookId])).toContain('\tunknown\t');
 
     const log = jsonLines(
       await admin(['audit', 'log', '--workspace', fixture.workspace.name, '--json']),
     );
     expect(log).toHaveLength(fixture.messages.length);
-    for (const event of log) expect(event.metadata).toEqual(UNKNOWN);
+    for (const event of log) expect(event.metadata).toEqual(UNKNOWN_METADATA);
     expect(await admin(['audit', 'log', '--workspace', fixture.workspace.name])).toContain(
       'unknown',
     );

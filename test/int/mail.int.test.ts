@@ -146,23 +146,18 @@ describe('mail (the outbox and its sender, in process, a real SMTP server)', () 
     const smtp = await server();
     sender(`smtp://127.0.0.1:${smtp.port}`);
     const client = await fx.store.pool.connect();
+    // One mail queued in a transaction of its own, which then ends with `end`.
+    const queuedIn = async (end: 'ROLLBACK' | 'COMMIT', to: string, subject: string) => {
+      await client.query('BEGIN');
+      const id = await queueMail(client, { to, subject, text: '-', kind: 'test' }, fx.clock.now());
+      await client.query(end);
+      return id;
+    };
     let dropped: string;
     let kept: string;
     try {
-      await client.query('BEGIN');
-      dropped = await queueMail(
-        client,
-        { to: 'a@example.org', subject: 'dropped', text: '-', kind: 'test' },
-        fx.clock.now(),
-      );
-      await client.query('ROLLBACK');
-      await client.query('BEGIN');
-      kept = await queueMail(
-        client,
-        { to: 'b@example.org', subject: 'kept', text: '-', kind: 'test' },
-        fx.clock.now(),
-      );
-      await client.query('COMMIT');
+      dropped = await queuedIn('ROLLBACK', 'a@example.org', 'dropped');
+      kept = await queuedIn('COMMIT', 'b@example.org', 'kept');
     } finally {
       client.release();
     }

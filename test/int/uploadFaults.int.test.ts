@@ -9,10 +9,9 @@
 // and with the bucket's upload spool on a full TMPDIR, a `507` with no Retry-After, which
 // `flipbook publish` does not ask again after.
 import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { type IncomingMessage, request, type Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,12 +28,12 @@ import { mountApi } from '../../src/http/api.ts';
 import { createHttpServer } from '../../src/http/server.ts';
 import type { Logger } from '../../src/log.ts';
 import type { Store } from '../../src/store/store.ts';
-import { multipartEnvelope } from '../support/apiHelpers.ts';
 import { corpus } from '../support/corpus.ts';
 import { type FaultyProxy, startFaultyProxy } from '../support/faultyProxy.ts';
 import { fillDisk } from '../support/fullDisk.ts';
 import { workspaceInStore } from '../support/inStore.ts';
 import { TEST_METADATA } from '../support/metadata.ts';
+import { pacedUpload } from '../support/pacedUpload.ts';
 import { freshBucket, S3_ENV } from '../support/s3Server.ts';
 import { openTestStore } from '../support/stores.ts';
 
@@ -98,63 +97,29 @@ type Answer = {
  * POSTs `file` as a new flipbook at `bytesPerSecond` (32 KiB pieces, paced), as `curl
  * --limit-rate` does; `at` runs once `atBytes` of it are sent. Stops sending at the answer.
  */
-const slowUpload = (
+const slowUpload = async (
   api: string,
   file: Buffer,
   bytesPerSecond: number,
   at?: { atBytes: number; run: () => void },
-) =>
-  new Promise<Answer>((resolve, reject) => {
-    const envelope = multipartEnvelope({}, BIG);
-    const req = request(`${api}/flipbooks`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${apiKey}`,
-        'content-type': envelope.contentType,
-        'content-length': String(envelope.head.length + file.length + envelope.tail.length),
-        'idempotency-key': randomUUID(),
-      },
-    });
-    const started = performance.now();
-    let eventAt = at ? 0 : started;
-    let sent = 0;
-    let answered = false;
-    const piece = 32 * 1024;
-    req.on('error', (error) => {
-      if (!answered) reject(error);
-    });
-    req.once('response', async (res) => {
-      answered = true;
-      const now = performance.now();
-      let text = '';
-      for await (const chunk of res) text += chunk;
-      req.destroy();
-      resolve({
-        status: res.statusCode ?? 0,
-        headers: res.headers,
-        body: text ? (JSON.parse(text) as { error?: string }) : {},
-        seconds: (now - started) / 1000,
-        sinceEvent: (now - eventAt) / 1000,
-        sent,
-      });
-    });
-    req.write(envelope.head);
-    const pump = () => {
-      if (answered || req.destroyed) return;
-      if (at && !eventAt && sent >= at.atBytes) {
-        at.run();
-        eventAt = performance.now();
-      }
-      if (sent >= file.length) return void req.end(envelope.tail);
-      const next = file.subarray(sent, sent + piece);
-      sent += next.length;
-      req.write(next);
-      // paced by the clock, not by the socket: a slow link, not a slow server
-      const due = started + (sent / bytesPerSecond) * 1000;
-      setTimeout(pump, Math.max(0, due - performance.now()));
-    };
-    pump();
-  });
+): Promise<Answer> => {
+  const piece = (sent: number) => file.subarray(sent, sent + 32 * 1024);
+  const answer = await pacedUpload(
+    api,
+    apiKey,
+    { name: BIG, size: file.length, piece },
+    { bytesPerSecond, at },
+  );
+  const { status, headers, text, startedAt, answeredAt, eventAt, sent } = answer;
+  return {
+    status,
+    headers,
+    body: text ? (JSON.parse(text) as { error?: string }) : {},
+    seconds: (answeredAt - startedAt) / 1000,
+    sinceEvent: (answeredAt - (at ? eventAt : startedAt)) / 1000,
+    sent,
+  };
+};
 
 const KiB = 1024;
 

@@ -11,27 +11,20 @@ import {
   inviteUser,
   removeMember,
 } from '../../src/app/accounts/people.ts';
-import {
-  type Client,
-  client,
-  createFlipbook,
-  expectJson,
-  type Json,
-  pdf,
-  SMALL_PDF,
-  send,
-} from '../support/apiHelpers.ts';
+import { type Client, client, expectJson, type Json, send } from '../support/apiHelpers.ts';
 import { type AppUnderTest, startApp } from '../support/appSpec.ts';
 import { PASSWORD, postSignIn } from '../support/dashboard.ts';
 import { appFetch } from '../support/inProcess.ts';
 import { TEST_METADATA } from '../support/metadata.ts';
 import {
+  bookUrls,
+  expectVisibilityFelt,
   fileUrls,
   grantRoot,
   newShareLink,
+  processedBook,
   statusOf,
   unlock,
-  waitDone,
 } from '../support/readerAccess.ts';
 
 describe('private publishing', () => {
@@ -42,8 +35,7 @@ describe('private publishing', () => {
   beforeAll(async () => {
     app = await startApp({ store: 'postgres', blobs: 's3', workers: 1 });
     c = client(app.api, app.key);
-    book = await createFlipbook(c, { visibility: 'links', title: 'Board pack' }, pdf(SMALL_PDF));
-    await waitDone(c, book.flipbookId, book.versionId);
+    book = await processedBook(c, { visibility: 'links', title: 'Board pack' });
   });
   afterAll(async () => {
     await app?.stop();
@@ -80,14 +72,7 @@ describe('private publishing', () => {
     const flipbook = await c.flipbook(book.flipbookId);
     expect(flipbook.body).toMatchObject({ visibility: 'links', embed_origins: [] });
     const slug = flipbook.body.slug as string;
-    const urls = [
-      `${app.base}/f/${book.flipbookId}`,
-      `${app.base}/f/${book.flipbookId}/text`,
-      `${app.base}/f/${book.flipbookId}/status.json`,
-      `${app.base}/w/acme/${slug}`,
-      ...fileUrls(`${app.base}/files`, book.versionId),
-    ];
-    for (const url of urls) expect(await statusOf(url), url).toBe(404);
+    for (const url of bookUrls(app.base, book, slug)) expect(await statusOf(url), url).toBe(404);
     // The same answer as for an id that never was, headers and all.
     const headersOf = async (url: string) => {
       const { headers } = await appFetch(url);
@@ -200,11 +185,7 @@ describe('private publishing', () => {
     );
     const mid = `${root}/pages/${book.versionId}/1/mid.jpg`;
     expect(await statusOf(mid)).toBe(200);
-    const changed = await send(`${app.api}${links(`/${link.id}`)}`, {
-      method: 'PATCH',
-      body: JSON.stringify({ password: 'second password 2' }),
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${app.key}` },
-    });
+    const changed = await c.patch(links(`/${link.id}`), { password: 'second password 2' });
     expectJson(changed, 200);
     // The old password's grant opens nothing, and its cookie asks again.
     expect(await statusOf(mid)).toBe(404);
@@ -293,8 +274,7 @@ describe('private publishing', () => {
   });
 
   it('a workspace book: the sign-in page for no one, 404 for another workspace, the reader for members', async () => {
-    const inside = await createFlipbook(c, { visibility: 'workspace' }, pdf(SMALL_PDF));
-    await waitDone(c, inside.flipbookId, inside.versionId);
+    const inside = await processedBook(c, { visibility: 'workspace' });
     const reader = `${app.base}/f/${inside.flipbookId}`;
     const anonymous = await appFetch(reader, { redirect: 'manual' });
     expect(anonymous.status).toBe(303);
@@ -322,22 +302,10 @@ describe('private publishing', () => {
     expect(led.status).toBe(302);
     expect(led.headers.get('location')).toBe(reader);
 
-    // Made links-only, members still read it (they publish it); others see nothing of it.
-    const edit = (visibility: string) =>
-      send(`${app.api}/flipbooks/${inside.flipbookId}`, {
-        method: 'PATCH',
-        body: JSON.stringify({ visibility }),
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${app.key}` },
-      });
-    expectJson(await edit('links'), 200);
-    expect(await statusOf(src)).toBe(200);
-    expect(await statusOf(reader)).toBe(404);
-    // Made public, its own URLs answer; made private again, they stop at once.
+    // Made links-only, members still read it (they publish it); others see nothing of it. Made
+    // public, its own URLs answer; made private again, they stop at once.
     const own = `${app.base}/files/pages/${inside.versionId}/1/mid.jpg`;
-    expectJson(await edit('public'), 200);
-    expect(await statusOf(own)).toBe(200);
-    expectJson(await edit('workspace'), 200);
-    expect(await statusOf(own)).toBe(404);
+    await expectVisibilityFelt(c, inside.flipbookId, { src, reader, own });
     // Removing the member ends their reading at once (their session ends).
     const mia = await findPerson(app.store, 'mia@example.com');
     await removeMember(
@@ -350,8 +318,7 @@ describe('private publishing', () => {
   });
 
   it('describes public books only: Open Graph tags and oEmbed, announced by the reader', async () => {
-    const open = await createFlipbook(c, { title: 'Spring <catalogue>' }, pdf(SMALL_PDF));
-    await waitDone(c, open.flipbookId, open.versionId);
+    const open = await processedBook(c, { title: 'Spring <catalogue>' });
     const reader = `${app.base}/f/${open.flipbookId}`;
     const html = await (await appFetch(reader)).text();
     expect(html).toContain('<meta property="og:title" content="Spring &lt;catalogue&gt;">');

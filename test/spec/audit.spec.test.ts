@@ -15,33 +15,15 @@ import {
   client,
   createFlipbook,
   expectJson,
-  form,
   type Json,
-  pdf,
-  SMALL_PDF,
-  send,
   UUID_RE,
+  waitDone,
 } from '../support/apiHelpers.ts';
 import { type AppUnderTest, useApp } from '../support/appSpec.ts';
+import { PROCESSING, trailActivated, trailOf, uploadReport } from '../support/auditTrail.ts';
 import { appFetch } from '../support/inProcess.ts';
 import { TEST_METADATA } from '../support/metadata.ts';
 import { waitFor } from '../support/waitFor.ts';
-
-const PROCESSING = ['VersionProcessingStarted', 'VersionProcessed', 'VersionActivated'];
-
-/** The flipbook's trail as its workspace reads it over HTTP (one page of 100). */
-const trailOf = async (c: Client, flipbookId: string) => {
-  const reply = await c.get(`/flipbooks/${flipbookId}/events?per_page=100`);
-  expectJson(reply, 200);
-  return reply.body.events as Json[];
-};
-
-const doneBy = (c: Client) => (flipbookId: string, versionId: string) =>
-  waitFor(`version ${versionId} done`, async () => {
-    const reply = await c.status(flipbookId, versionId);
-    expect(reply.body.status).not.toBe('error');
-    return reply.body.status === 'done' ? reply.body : undefined;
-  });
 
 /** A key named ci-bot in the app's first workspace, as `key create --name ci-bot` makes it. */
 const ciBot = (app: AppUnderTest) =>
@@ -57,29 +39,18 @@ describe('the audit trail over HTTP', () => {
   });
 
   const trail = (flipbookId: string) => trailOf(api, flipbookId);
-  const waitDone = (flipbookId: string, versionId: string) => doneBy(api)(flipbookId, versionId);
 
   let book: { flipbookId: string; versionId: string };
 
   it('records the API key, the request and the client on API events, the worker on processing', async () => {
     const uploadRequest = `upload-${Date.now()}`;
-    const created = await send(`${app.api}/flipbooks`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${ci.key}`,
-        'x-request-id': uploadRequest,
-        'user-agent': `audit-test/1.0\t${'x'.repeat(300)}`,
-      },
-      body: form({ title: 'Annual report' }, pdf(SMALL_PDF, 'report.pdf')),
-    });
+    const userAgent = `audit-test/1.0\t${'x'.repeat(300)}`;
+    const created = await uploadReport(app.api, ci.key, uploadRequest, userAgent);
     expectJson(created, 201);
     expect(created.headers.get('x-request-id')).toBe(uploadRequest);
     book = { flipbookId: created.body.flipbook_id, versionId: created.body.version_id };
-    await waitDone(book.flipbookId, book.versionId);
-    const events = await waitFor('the activation', async () => {
-      const all = await trail(book.flipbookId);
-      return all.some((e) => e.type === 'VersionActivated') ? all : undefined;
-    });
+    await waitDone(api, book.flipbookId, book.versionId);
+    const events = await trailActivated(api, book.flipbookId);
     expect(events.map((e) => e.type)).toEqual([
       'FlipbookCreated',
       'VersionUploaded',
@@ -165,7 +136,7 @@ describe('the audit trail over HTTP', () => {
     const events = await trail(book.flipbookId);
     const upload = events.find((e) => e.data.versionId === version.body.version_id);
     expect(upload.metadata.request_id).toBe(fresh);
-    await waitDone(book.flipbookId, version.body.version_id);
+    await waitDone(api, book.flipbookId, version.body.version_id);
   });
 
   it('serves the trail a page at a time, to its own workspace only, without key hashes or paths', async () => {
@@ -207,7 +178,7 @@ describe('the audit trail over HTTP', () => {
 
   it('shows a flipbook as it was: ?at=', async () => {
     const made = await createFlipbook(api, { title: 'Catalogue' });
-    await waitDone(made.flipbookId, made.versionId);
+    await waitDone(api, made.flipbookId, made.versionId);
     const firstDone = await waitFor('version 1 active', async () => {
       const events = await trail(made.flipbookId);
       return events.find((e) => e.type === 'VersionActivated')?.at as string | undefined;
@@ -217,7 +188,7 @@ describe('the audit trail over HTTP', () => {
     // Version 2 comes a second later: nothing of it falls at `between`.
     app.clock.advance(1000);
     const v2 = (await api.addVersion(made.flipbookId)).body.version_id as string;
-    await waitDone(made.flipbookId, v2);
+    await waitDone(api, made.flipbookId, v2);
     await waitFor('version 2 active', async () =>
       (await api.flipbook(made.flipbookId)).body.versions[0].is_active ? true : undefined,
     );
@@ -273,7 +244,7 @@ describe('an app that records no client info (serve --no-client-info)', () => {
     const c = client(quiet.api, ci.key);
     const made = await c.create(undefined, {});
     expectJson(made, 201);
-    await doneBy(c)(made.body.flipbook_id, made.body.version_id);
+    await waitDone(c, made.body.flipbook_id, made.body.version_id);
     const events = (await trailOf(c, made.body.flipbook_id)).slice(0, 2);
     expect(events.map((e) => e.type)).toEqual(['FlipbookCreated', 'VersionUploaded']);
     for (const event of events) {

@@ -13,6 +13,7 @@ import {
   expectJson,
   pdf,
   SMALL_PDF,
+  waitDone,
 } from '../support/apiHelpers.ts';
 import { useApp } from '../support/appSpec.ts';
 import {
@@ -25,7 +26,6 @@ import {
   textOf,
 } from '../support/dashboardSpec.ts';
 import { appFetch } from '../support/inProcess.ts';
-import { waitFor } from '../support/waitFor.ts';
 
 /** Tests that wait for real processing: two cores, shared with other test runs. */
 const SLOW = 240_000;
@@ -50,16 +50,7 @@ describe('dashboard: upload and one flipbook', () => {
     return made;
   };
   const processed = (flipbookId: string, versionId: string, c = app.c) =>
-    waitFor(
-      `version ${versionId} processed`,
-      async () => {
-        const reply = await c.status(flipbookId, versionId);
-        expect(reply.body.status).not.toBe('error');
-        return reply.body.status === 'done' ? reply.body : undefined;
-      },
-      SLOW,
-      100,
-    );
+    waitDone(c, flipbookId, versionId, SLOW);
   /** The versions table's row of version n, if any. */
   const row = (html: string, n: number) =>
     [...html.matchAll(/<tr data-version="[^"]*"[\s\S]*?<\/tr>/g)]

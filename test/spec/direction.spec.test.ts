@@ -11,7 +11,7 @@ import { findReaderFlipbook } from '../../src/queries/reader.ts';
 import { longWork } from '../../src/store/databaseLimits.ts';
 import { handleCommand } from '../../src/store/handleCommand.ts';
 import { rebuildReadTables } from '../../src/store/replay.ts';
-import { createFlipbook, expectJson, pdf, SMALL_PDF, send } from '../support/apiHelpers.ts';
+import { createFlipbook, expectJson, pdf, SMALL_PDF } from '../support/apiHelpers.ts';
 import { useApp } from '../support/appSpec.ts';
 import { TEST_METADATA } from '../support/metadata.ts';
 
@@ -20,12 +20,7 @@ const INVALID = 'Invalid direction: must be "ltr", "rtl" or "auto"';
 describe('reading direction and the title from the file', () => {
   const fx = useApp();
 
-  const patch = (id: string, body: unknown) =>
-    send(`${fx.api}/flipbooks/${id}`, {
-      method: 'PATCH',
-      headers: { authorization: `Bearer ${fx.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
+  const patch = (id: string, body: unknown) => fx.c.patch(`/flipbooks/${id}`, body);
   const reader = async (id: string) => {
     const row = await findReaderFlipbook(fx.store.db, id);
     return (

@@ -369,11 +369,7 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
     const other = await fx.newWorkspace(`others-${kind}`);
     const theirs = client(fx.api, other.key);
     expectError(
-      await send(`${fx.api}/flipbooks/${flipbookId}`, {
-        method: 'PATCH',
-        headers: { authorization: `Bearer ${other.key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ title: 'Theirs' }),
-      }),
+      await theirs.patch(`/flipbooks/${flipbookId}`, { title: 'Theirs' }),
       404,
       /^Flipbook not found$/,
     );

@@ -70,10 +70,8 @@ describe('publishing once', () => {
     expectJson(await bySlug('Not A Slug'), 400);
     const made = await bySlug('old-brochure');
     expectJson(made, 201);
-    const archived = await send(`${fx.api}/flipbooks/${made.body.flipbook_id}`, {
-      method: 'PATCH',
-      headers: { authorization: `Bearer ${fx.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ status: 'archived' }),
+    const archived = await fx.c.patch(`/flipbooks/${made.body.flipbook_id}`, {
+      status: 'archived',
     });
     expectJson(archived, 200);
     const refused = await bySlug('old-brochure');

@@ -26,13 +26,12 @@ import {
   type Json,
   pdf,
   SMALL_PDF,
-  send,
 } from '../support/apiHelpers.ts';
 import { type AppUnderTest, startApp } from '../support/appSpec.ts';
 import { PASSWORD } from '../support/dashboard.ts';
 import { appFetch } from '../support/inProcess.ts';
 import { TEST_METADATA } from '../support/metadata.ts';
-import { grantRoot, newShareLink, waitDone } from '../support/readerAccess.ts';
+import { grantRoot, newShareLink, processedBook } from '../support/readerAccess.ts';
 import { type SmtpServerUnderTest, startSmtpServer } from '../support/smtpServer.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { type Receiver, startReceiver, verified } from '../support/webhookReceiver.ts';
@@ -83,8 +82,7 @@ describe('identified readers (in process, a real SMTP server and webhook receive
     });
     expectJson(hook, 201);
     hookSecret = hook.body.secret as string;
-    book = await createFlipbook(c, { visibility: 'links', title: 'Board pack' }, pdf(SMALL_PDF));
-    await waitDone(c, book.flipbookId, book.versionId);
+    book = await processedBook(c, { visibility: 'links', title: 'Board pack' });
   });
   afterAll(async () => {
     for (const stop of stops) await stop();
@@ -92,12 +90,6 @@ describe('identified readers (in process, a real SMTP server and webhook receive
   });
 
   const newLink = (body: Json) => newShareLink(c, book.flipbookId, body);
-  const patch = (path: string, body: Json) =>
-    send(`${app.api}${path}`, {
-      method: 'PATCH',
-      headers: { authorization: `Bearer ${app.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
   const form = (url: string, fields: Record<string, string>, cookie = '') =>
     appFetch(url, {
       method: 'POST',
@@ -297,7 +289,7 @@ describe('identified readers (in process, a real SMTP server and webhook receive
     ]);
     expect(kept.rows[0]?.terms).toBe(terms);
     // New terms: asked again (the cookie was for the old rules).
-    const edited = await patch(`/flipbooks/${book.flipbookId}/links/${link.id}`, {
+    const edited = await c.patch(`/flipbooks/${book.flipbookId}/links/${link.id}`, {
       terms: 'New terms.',
     });
     expectJson(edited, 200);
@@ -408,7 +400,7 @@ describe('identified readers (in process, a real SMTP server and webhook receive
     expect(pages.length).toBeGreaterThan(0);
     for (const text of pages) expect(text).toContain('mark@example.org');
     // Downloads off for the link: no URL of the PDF answers.
-    await patch(`/flipbooks/${book.flipbookId}/links/${link.id}`, { allow_download: false });
+    await c.patch(`/flipbooks/${book.flipbookId}/links/${link.id}`, { allow_download: false });
     expect((await appFetch(`${root}/originals/${book.versionId}`)).status).toBe(404);
     expect((await page(link.url, cookie)).html).not.toContain('/originals/');
   });

@@ -100,6 +100,12 @@ export const client = (api: string, key: string | Auth) => {
     get: (path: string, init?: RequestInit) => go('GET', path, init),
     post: (path: string, init?: RequestInit) => go('POST', path, init),
     del: (path: string, init?: RequestInit) => go('DELETE', path, init),
+    /** PATCH `body` as JSON: the fields of a flipbook or a share link to change. */
+    patch: (path: string, body: unknown) =>
+      go('PATCH', path, {
+        body: JSON.stringify(body),
+        headers: { 'content-type': 'application/json' },
+      }),
     /** POST /flipbooks with `file` (and `title` when given). */
     create: (file: FileSpec | null = pdf(SMALL_PDF), fields: Record<string, string> = {}) =>
       go('POST', '/flipbooks', { body: form(fields, file) }),
@@ -242,6 +248,13 @@ export const waitForOutcome = async (
     ms,
     100,
   );
+
+/** Polls a version's status until it is done, and answers it; an error fails at once with it. */
+export const waitDone = async (c: Client, flipbookId: string, versionId: string, ms = 60_000) => {
+  const outcome = await waitForOutcome(c, flipbookId, versionId, ms);
+  if (outcome.status !== 'done') throw new Error(JSON.stringify(outcome));
+  return outcome;
+};
 
 /**
  * Polls a version's status until it is done and active (a first version is made active as it is

@@ -5,25 +5,16 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  type Browser,
-  type BrowserContext,
-  type BrowserContextOptions,
-  chromium,
-  type Page,
-} from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { type ApiFixture, type StorePlace, startApi } from './apiFixture.ts';
 import { flipbook } from './cli.ts';
 import { appFetch } from './inProcess.ts';
+import { launchChromium, PHONE3 } from './readerBrowser.ts';
 
 export const DESKTOP: BrowserContextOptions = { viewport: { width: 1280, height: 860 } };
-export const PHONE: BrowserContextOptions = {
-  viewport: { width: 390, height: 844 },
-  deviceScaleFactor: 2,
-  isMobile: true,
-  hasTouch: true,
-};
+/** The reader's upright phone with touch, at 2×: the dashboard's screenshots are taken on it. */
+export const PHONE: BrowserContextOptions = { ...PHONE3, deviceScaleFactor: 2 };
 export const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 export const PASSWORD = 'a long enough secret 42';
 
@@ -71,10 +62,7 @@ export const startDashboard = async (
       ...env,
       FLIPBOOK_TEST_CLOCK_FILE: clockFile,
     }),
-    chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    }),
+    launchChromium(),
   ]);
   const problems: string[] = [];
   let contexts: BrowserContext[] = [];

@@ -10,6 +10,7 @@ import {
 } from 'playwright-core';
 import { afterEach, expect } from 'vitest';
 
+/** Debian's Chromium, headless: the one browser every browser suite (reader and dashboard) drives. */
 export const launchChromium = () =>
   chromium.launch({
     executablePath: '/usr/bin/chromium',

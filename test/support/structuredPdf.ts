@@ -89,15 +89,20 @@ export const structuredPdf = (): PdfObjects => {
 
   const link = (n: number, rect: string, target: string) =>
     add(n, `<< /Type /Annot /Subtype /Link /Rect [${rect}] /Border [0 0 0] ${target} >>`);
-  link(30, '70 695 200 715', '/A << /S /GoTo /D [5 0 R /XYZ 0 792 0] >>');
-  link(31, '70 665 200 685', '/Dest /chap2');
-  link(32, '70 635 200 655', '/Dest (sec.2)');
-  link(33, '70 605 200 625', '/A << /S /URI /URI (https://example.org/a?b=1) >>');
-  link(34, '70 575 200 595', '/A << /S /URI /URI (mailto:team@example.org) >>');
-  link(35, '70 545 200 565', '/A << /S /URI /URI (javascript:alert\\(1\\)) >>');
-  link(36, '70 515 200 535', '/A << /S /JavaScript /JS (app.alert\\(1\\)) >>');
-  link(37, '70 485 200 505', '/A << /S /URI /URI (file:///etc/passwd) >>');
-  link(38, '70 455 200 475', '/A << /S /Launch /F (calc.exe) >>');
+  // Links 30 to 38 stand in a column on the contents page, each 30 points below the one before.
+  [
+    '/A << /S /GoTo /D [5 0 R /XYZ 0 792 0] >>',
+    '/Dest /chap2',
+    '/Dest (sec.2)',
+    '/A << /S /URI /URI (https://example.org/a?b=1) >>',
+    '/A << /S /URI /URI (mailto:team@example.org) >>',
+    '/A << /S /URI /URI (javascript:alert\\(1\\)) >>',
+    '/A << /S /JavaScript /JS (app.alert\\(1\\)) >>',
+    '/A << /S /URI /URI (file:///etc/passwd) >>',
+    '/A << /S /Launch /F (calc.exe) >>',
+  ].forEach((target, i) => {
+    link(30 + i, `70 ${695 - 30 * i} 200 ${715 - 30 * i}`, target);
+  });
   link(39, '500 50 560 80', '/Contents (Next page) /A << /S /Named /N /NextPage >>');
   link(43, '90 490 300 515', '/Dest [4 0 R /Fit]');
   link(44, '100 600 300 650', '/A << /S /URI /URI (http://example.com/rotated) >>');

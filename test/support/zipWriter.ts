@@ -19,18 +19,19 @@ export const zip = (entries: ZipEntry[]) => {
     const raw = Buffer.from(e.data);
     const body = e.store ? raw : deflateRawSync(raw);
     const name = Buffer.from(e.name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(e.store ? 0 : 8, 8);
-    local.writeUInt32LE(body.length, 18);
-    local.writeUInt32LE(e.declaredSize ?? raw.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    const dir = Buffer.alloc(46);
-    dir.writeUInt32LE(0x02014b50, 0);
-    dir.writeUInt16LE(e.store ? 0 : 8, 10);
-    dir.writeUInt32LE(body.length, 20);
-    dir.writeUInt32LE(e.declaredSize ?? raw.length, 24);
-    dir.writeUInt16LE(name.length, 28);
+    // A local header and its central-directory record share their fields from the method on,
+    // at `method` (8 in the local header, 10 behind the directory's "version made by").
+    const header = (length: number, signature: number, method: number) => {
+      const h = Buffer.alloc(length);
+      h.writeUInt32LE(signature, 0);
+      h.writeUInt16LE(e.store ? 0 : 8, method);
+      h.writeUInt32LE(body.length, method + 10);
+      h.writeUInt32LE(e.declaredSize ?? raw.length, method + 14);
+      h.writeUInt16LE(name.length, method + 18);
+      return h;
+    };
+    const local = header(30, 0x04034b50, 8);
+    const dir = header(46, 0x02014b50, 10);
     dir.writeUInt32LE(offset, 42);
     locals.push(local, name, body);
     central.push(dir, name);

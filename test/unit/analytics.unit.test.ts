@@ -242,13 +242,15 @@ describe('reading tokens', () => {
 });
 
 describe('a beacon sender, for its limit', () => {
-  it('is an IPv4 address, or an IPv6 address’s /64', () => {
-    expect(senderKey('192.0.2.7')).toBe('192.0.2.7');
-    expect(senderKey('::ffff:192.0.2.7')).toBe('192.0.2.7');
-    expect(senderKey('2001:db8:1:2:aaaa:bbbb:cccc:dddd')).toBe('2001:db8:1:2::/64');
-    expect(senderKey('2001:db8:1:2::5')).toBe('2001:db8:1:2::/64');
-    expect(senderKey('2001:0db8:0001:0002::ffff')).toBe('2001:db8:1:2::/64');
-    expect(senderKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
-    expect(senderKey('::1')).toBe('0:0:0:0::/64');
+  it.each([
+    ['192.0.2.7', '192.0.2.7'],
+    ['::ffff:192.0.2.7', '192.0.2.7'],
+    ['2001:db8:1:2:aaaa:bbbb:cccc:dddd', '2001:db8:1:2::/64'],
+    ['2001:db8:1:2::5', '2001:db8:1:2::/64'],
+    ['2001:0db8:0001:0002::ffff', '2001:db8:1:2::/64'],
+    ['2001:db8::1', '2001:db8:0:0::/64'],
+    ['::1', '0:0:0:0::/64'],
+  ])('is an IPv4 address, or an IPv6 address’s /64: %s as %s', (address, key) => {
+    expect(senderKey(address)).toBe(key);
   });
 });

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { adminMetadata, showMetadata } from '../../src/app/eventContext.ts';
 import { chainHash, entryOf, GENESIS } from '../../src/audit/chainHash.ts';
+import { UNKNOWN_METADATA } from '../support/metadata.ts';
 
 const row = {
   stream_id: 'flipbook-1',
@@ -41,14 +42,7 @@ describe('the chain hash', () => {
 describe('stored metadata as the trail shows it', () => {
   it('reads an event from before the audit trail as unknown, never as an error', () => {
     for (const stored of [{}, null, undefined, { messageId: 'x' }, { actor: 'nonsense' }]) {
-      expect(showMetadata(stored)).toEqual({
-        actor: { type: 'unknown' },
-        request_id: null,
-        client_ip: null,
-        user_agent: null,
-        correlation_id: null,
-        causation_id: null,
-      });
+      expect(showMetadata(stored)).toEqual(UNKNOWN_METADATA);
     }
   });
 

@@ -271,14 +271,19 @@ describe('reading grants', () => {
 });
 
 describe('URLs in logs', () => {
-  it('leave out share-link tokens, grants, invitation tokens and the sign-on code', () => {
-    expect(loggedUrl('/s/abcDEF123/status.json')).toBe('/s/[redacted]/status.json');
-    expect(loggedUrl('/a/l.x.y.1.mac/pages/v/1/mid.jpg')).toBe('/a/[redacted]/pages/v/1/mid.jpg');
-    expect(loggedUrl('/invite/tok?x=1')).toBe('/invite/[redacted]?x=1');
-    expect(loggedUrl('/login/sso/callback?code=c&state=s')).toBe('/login/sso/callback?[redacted]');
-    expect(loggedUrl('/f/123/text?q=hello')).toBe('/f/123/text?q=hello');
-    expect(loggedUrl(undefined)).toBe('');
-  });
+  it.each([
+    ['/s/abcDEF123/status.json', '/s/[redacted]/status.json'],
+    ['/a/l.x.y.1.mac/pages/v/1/mid.jpg', '/a/[redacted]/pages/v/1/mid.jpg'],
+    ['/invite/tok?x=1', '/invite/[redacted]?x=1'],
+    ['/login/sso/callback?code=c&state=s', '/login/sso/callback?[redacted]'],
+    ['/f/123/text?q=hello', '/f/123/text?q=hello'],
+    [undefined, ''],
+  ])(
+    'leave out share-link tokens, grants, invitation tokens and the sign-on code: %s',
+    (url, logged) => {
+      expect(loggedUrl(url)).toBe(logged);
+    },
+  );
 });
 
 describe('link passwords', () => {

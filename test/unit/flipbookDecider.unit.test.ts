@@ -8,7 +8,6 @@ import {
   type FlipbookEvent,
   initialState,
   type PageSize,
-  type UploadedFile,
   type VersionActivated,
   type VersionDeleted,
   type VersionProcessed,
@@ -17,28 +16,16 @@ import {
   type VersionUploaded,
 } from '../../src/domain/flipbook/flipbook.ts';
 import { deciderSpec } from '../support/deciderSpec.ts';
+import { book, NOW, now, past, pdfFile, versionId } from '../support/domainFixtures.ts';
 
 const given = deciderSpec({ decide, evolve, initialState });
 
-const FLIPBOOK_ID = '0b9f6c2e-5d1a-4c3b-9e8f-1a2b3c4d5e6f';
-const WORKSPACE_ID = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
-const V1 = '11111111-1111-4111-8111-111111111111';
-const V2 = '22222222-2222-4222-8222-222222222222';
-const V3 = '33333333-3333-4333-8333-333333333333';
-const V4 = '44444444-4444-4444-8444-444444444444';
-const UNKNOWN = '99999999-9999-4999-8999-999999999999';
-
-const EARLIER_ISO = '2025-03-01T09:00:00.000Z';
-const NOW_ISO = '2025-03-02T14:15:16.789Z';
-const NOW = new Date(NOW_ISO);
-
-const FILE: UploadedFile = {
-  name: 'spring-catalogue.pdf',
-  type: 'pdf',
-  mimeType: 'application/pdf',
-  size: 482_133,
-  checksum: 'ab'.repeat(32),
-};
+const V1 = versionId(1);
+const V2 = versionId(2);
+const V3 = versionId(3);
+const V4 = versionId(4);
+const UNKNOWN = versionId(9);
+const FILE = pdfFile('spring-catalogue.pdf', 482_133);
 const PAGES: PageSize[] = [
   { pageId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaa1', position: 1, width: 595, height: 842 },
   { pageId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaa2', position: 2, width: 595, height: 842 },
@@ -46,8 +33,6 @@ const PAGES: PageSize[] = [
 ];
 
 // Past events, all stamped EARLIER_ISO.
-const book = { flipbookId: FLIPBOOK_ID, workspaceId: WORKSPACE_ID };
-const past = { ...book, occurredAt: EARLIER_ISO };
 const flipbookCreated = (): FlipbookCreated => ({
   type: 'FlipbookCreated',
   data: { ...past, title: 'Spring catalogue', slug: 'spring-catalogue', description: '' },
@@ -116,7 +101,6 @@ const remove = (versionId: string): FlipbookCommand => ({
 });
 
 // Expected new events, stamped NOW_ISO.
-const now = { ...book, occurredAt: NOW_ISO };
 const processedNow = (versionId: string): FlipbookEvent => ({
   type: 'VersionProcessed',
   data: { ...now, versionId, pageCount: 3, width: 595, height: 842, pages: PAGES },
@@ -169,7 +153,7 @@ describe('flipbook decider', () => {
     it('refuses to create a flipbook that already exists', () => {
       given([flipbookCreated(), uploaded(V1, 1)])
         .when(create())
-        .thenThrows((e) => e instanceof Conflict && e.message.includes(FLIPBOOK_ID));
+        .thenThrows((e) => e instanceof Conflict && e.message.includes(book.flipbookId));
     });
   });
 

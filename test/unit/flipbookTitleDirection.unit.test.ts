@@ -10,39 +10,25 @@ import {
   type FlipbookCreated,
   type FlipbookEvent,
   initialState,
-  type UploadedFile,
   type VersionUploaded,
 } from '../../src/domain/flipbook/flipbook.ts';
 import { defaultTitle, defaultTitleOf, direction } from '../../src/domain/flipbookFields.ts';
 import { editsFrom } from '../../src/http/editBody.ts';
+import { book, NOW, now, past, pdfFile, versionId } from '../support/domainFixtures.ts';
 
-const FLIPBOOK_ID = '0b9f6c2e-5d1a-4c3b-9e8f-1a2b3c4d5e6f';
-const WORKSPACE_ID = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
-const V1 = '11111111-1111-4111-8111-111111111111';
-const V2 = '22222222-2222-4222-8222-222222222222';
-const NOW = new Date('2025-03-02T14:15:16.789Z');
-const now = { flipbookId: FLIPBOOK_ID, workspaceId: WORKSPACE_ID, occurredAt: NOW.toISOString() };
-const past = { ...now, occurredAt: '2025-03-01T09:00:00.000Z' };
-
-const file = (name: string): UploadedFile => ({
-  name,
-  type: 'pdf',
-  mimeType: 'application/pdf',
-  size: 1000,
-  checksum: 'ab'.repeat(32),
-});
+const V1 = versionId(1);
+const V2 = versionId(2);
 
 const create = (data: Partial<Extract<FlipbookCommand, { type: 'CreateFlipbook' }>['data']>) =>
   ({
     type: 'CreateFlipbook',
     data: {
-      flipbookId: FLIPBOOK_ID,
-      workspaceId: WORKSPACE_ID,
+      ...book,
       title: 'report.pdf',
       slug: 'report-pdf',
       description: '',
       versionId: V1,
-      file: file('report.pdf'),
+      file: pdfFile('report.pdf'),
       now: NOW,
       ...data,
     },
@@ -57,7 +43,7 @@ const created = (title: string, extra: Partial<FlipbookCreated['data']> = {}): F
 });
 const uploaded = (number: number, name: string, versionId = V1): VersionUploaded => ({
   type: 'VersionUploaded',
-  data: { ...past, versionId, number, file: file(name), activateOnDone: true },
+  data: { ...past, versionId, number, file: pdfFile(name), activateOnDone: true },
 });
 
 const stateOf = (events: FlipbookEvent[]) => {

@@ -11,16 +11,14 @@ import {
   type ShareLinkEvent,
 } from '../../src/domain/flipbook/shareLinks.ts';
 import { allowEntry, allowedBy, readerEmail } from '../../src/domain/readerEmail.ts';
+import { FLIPBOOK_ID, NOW, WORKSPACE_ID } from '../support/domainFixtures.ts';
 
-const BOOK = '0b9f6c2e-5d1a-4c3b-9e8f-1a2b3c4d5e6f';
-const WORKSPACE = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
 const LINK = '11111111-1111-4111-8111-111111111111';
 const LIST = '22222222-2222-4222-8222-222222222222';
-const NOW = new Date('2026-12-03T10:00:00.000Z');
 
 const holder = (events: ShareLinkEvent[]): LinkHolder => ({
-  flipbookId: BOOK,
-  workspaceId: WORKSPACE,
+  flipbookId: FLIPBOOK_ID,
+  workspaceId: WORKSPACE_ID,
   links: events.reduce(evolveShareLinks, NO_LINKS),
 });
 const create = (more: Record<string, unknown> = {}) =>

@@ -3,59 +3,45 @@
 import { describe, expect, it } from 'vitest';
 import { Conflict, InvalidInput, NotFound } from '../../src/domain/errors.ts';
 import { decide } from '../../src/domain/flipbook/decide.ts';
-import {
-  evolve,
-  type FlipbookEvent,
-  initialState,
-  type UploadedFile,
-} from '../../src/domain/flipbook/flipbook.ts';
+import { evolve, type FlipbookEvent, initialState } from '../../src/domain/flipbook/flipbook.ts';
 import { MAX_PREVIEWS, PREVIEW_NAME_RULE } from '../../src/domain/flipbook/previews.ts';
 import { deciderSpec } from '../support/deciderSpec.ts';
+import { book, NOW, now, past, pdfFile, versionId } from '../support/domainFixtures.ts';
 
 const given = deciderSpec({ decide, evolve, initialState });
 
-const FLIPBOOK_ID = '0b9f6c2e-5d1a-4c3b-9e8f-1a2b3c4d5e6f';
-const WORKSPACE_ID = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
-const V = (n: number) => `${String(n).repeat(8)}-1111-4111-8111-111111111111`;
-const EARLIER = '2025-03-01T09:00:00.000Z';
-const NOW_ISO = '2025-03-02T14:15:16.789Z';
-const NOW = new Date(NOW_ISO);
-const FILE: UploadedFile = {
-  name: 'manual.pdf',
-  type: 'pdf',
-  mimeType: 'application/pdf',
-  size: 1234,
-  checksum: 'cd'.repeat(32),
-};
+const V = versionId;
+const FILE = pdfFile('manual.pdf', 1234, 'cd'.repeat(32));
 const PAGES = [
   { pageId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaa1', position: 1, width: 1, height: 1 },
 ];
 
-const book = { flipbookId: FLIPBOOK_ID, workspaceId: WORKSPACE_ID };
-const past = { ...book, occurredAt: EARLIER };
-const now = { ...book, occurredAt: NOW_ISO };
-
-// past events
+// Events, past ones unless stamped `now` (the new ones expected).
 const created: FlipbookEvent = {
   type: 'FlipbookCreated',
   data: { ...past, title: 'Manual', slug: 'manual', description: '' },
 };
-const uploaded = (n: number, activateOnDone = true): FlipbookEvent => ({
+const uploaded = (n: number, activateOnDone = true, at = past): FlipbookEvent => ({
   type: 'VersionUploaded',
-  data: { ...past, versionId: V(n), number: n, file: FILE, activateOnDone },
+  data: { ...at, versionId: V(n), number: n, file: FILE, activateOnDone },
 });
-const processed = (n: number): FlipbookEvent => ({
+const processed = (n: number, at = past): FlipbookEvent => ({
   type: 'VersionProcessed',
-  data: { ...past, versionId: V(n), pageCount: 1, width: 1, height: 1, pages: PAGES },
+  data: { ...at, versionId: V(n), pageCount: 1, width: 1, height: 1, pages: PAGES },
 });
 const activated = (n: number, previous: number | null): FlipbookEvent => ({
   type: 'VersionActivated',
   data: { ...past, versionId: V(n), previousVersionId: previous === null ? null : V(previous) },
 });
-const published = (name: string, n: number, replaced: number | null = null): FlipbookEvent => ({
+const published = (
+  name: string,
+  n: number,
+  replaced: number | null = null,
+  at = past,
+): FlipbookEvent => ({
   type: 'PreviewPublished',
   data: {
-    ...past,
+    ...at,
     name,
     versionId: V(n),
     replacedVersionId: replaced === null ? null : V(replaced),
@@ -73,31 +59,16 @@ describe('publishing a preview', () => {
   it('uploads a version that is never activated by itself, under the name', () => {
     given(live)
       .when(publish('pr-7', 2))
-      .then([
-        {
-          type: 'VersionUploaded',
-          data: { ...now, versionId: V(2), number: 2, file: FILE, activateOnDone: false },
-        },
-        {
-          type: 'PreviewPublished',
-          data: { ...now, name: 'pr-7', versionId: V(2), replacedVersionId: null },
-        },
-      ]);
+      .then([uploaded(2, false, now), published('pr-7', 2, null, now)]);
   });
 
   it('replaces the version of a name published before, deleting the old one', () => {
     given(withPreview)
       .when(publish('pr-7', 3))
       .then([
-        {
-          type: 'VersionUploaded',
-          data: { ...now, versionId: V(3), number: 3, file: FILE, activateOnDone: false },
-        },
+        uploaded(3, false, now),
         { type: 'VersionDeleted', data: { ...now, versionId: V(2) } },
-        {
-          type: 'PreviewPublished',
-          data: { ...now, name: 'pr-7', versionId: V(3), replacedVersionId: V(2) },
-        },
+        published('pr-7', 3, 2, now),
       ]);
   });
 
@@ -154,14 +125,8 @@ describe('publishing a preview', () => {
             titleFromFile: false,
           },
         },
-        {
-          type: 'VersionUploaded',
-          data: { ...now, versionId: V(1), number: 1, file: FILE, activateOnDone: false },
-        },
-        {
-          type: 'PreviewPublished',
-          data: { ...now, name: 'pr-1', versionId: V(1), replacedVersionId: null },
-        },
+        uploaded(1, false, now),
+        published('pr-1', 1, null, now),
       ]);
   });
 
@@ -171,12 +136,7 @@ describe('publishing a preview', () => {
         type: 'CompleteProcessing',
         data: { versionId: V(2), width: 1, height: 1, pages: PAGES, now: NOW },
       })
-      .then([
-        {
-          type: 'VersionProcessed',
-          data: { ...now, versionId: V(2), pageCount: 1, width: 1, height: 1, pages: PAGES },
-        },
-      ]);
+      .then([processed(2, now)]);
   });
 });
 

@@ -175,38 +175,37 @@ describe('the API fields they make', () => {
 });
 
 describe('the server’s refusals, in the flags’ words', () => {
-  it('names the flags, not the fields', () => {
-    expect(
-      inShareFlagWords(
-        'identify "verified_email" (a code is mailed) needs mail, and this service has no mail server: its operator starts it with --smtp-url',
-      ),
-    ).toBe(
+  it.each([
+    [
+      'identify "verified_email" (a code is mailed) needs mail, and this service has no mail server: its operator starts it with --smtp-url',
       '--identify verified_email (a code is mailed) needs mail, and this service has no mail server: its operator starts it with --smtp-url',
-    );
-    expect(
-      inShareFlagWords(
-        'watermark and notify need the reader\'s address: set identify to "email" or "verified_email"',
-      ),
-    ).toBe(
+    ],
+    [
+      'watermark and notify need the reader\'s address: set identify to "email" or "verified_email"',
       "--watermark and --notify need the reader's address: add --identify email (or verified_email)",
-    );
-    expect(
-      inShareFlagWords(
-        'Invalid allow: a list of at most 200 addresses or domains, or null for anyone',
-      ),
-    ).toBe('--allow: a list of at most 200 addresses or domains');
-    expect(inShareFlagWords('Invalid identify: one of "none", "email", "verified_email"')).toBe(
+    ],
+    [
+      'Invalid allow: a list of at most 200 addresses or domains, or null for anyone',
+      '--allow: a list of at most 200 addresses or domains',
+    ],
+    [
+      'Invalid identify: one of "none", "email", "verified_email"',
       '--identify: one of "none", "email", "verified_email"',
-    );
-    expect(inShareFlagWords('an allow entry is not an email address: it has no @')).toBe(
+    ],
+    [
+      'an allow entry is not an email address: it has no @',
       '--allow: an entry is not an email address: it has no @',
-    );
-    expect(inShareFlagWords('allow entry 2 is not an email address: it has no @')).toBe(
+    ],
+    [
+      'allow entry 2 is not an email address: it has no @',
       '--allow: entry 2 is not an email address: it has no @',
-    );
+    ],
     // a label that says "notify" is not a flag
-    expect(inShareFlagWords('A flipbook has at most 2000 share links: revoke one')).toBe(
+    [
       'A flipbook has at most 2000 share links: revoke one',
-    );
+      'A flipbook has at most 2000 share links: revoke one',
+    ],
+  ])('names the flags, not the fields: %s', (refusal, inFlagWords) => {
+    expect(inShareFlagWords(refusal)).toBe(inFlagWords);
   });
 });

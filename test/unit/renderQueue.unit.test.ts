@@ -9,9 +9,11 @@ import { RenderSlots } from '../../src/pdf/renderSlots.ts';
 
 const turn = () => new Promise((r) => setImmediate(r));
 
+type PagesTask = Extract<Task, { kind: 'pages' }>;
+
 /** A range that renders a page every `turns` turns of the event loop, honouring cuts. */
 const fakeRange = (
-  task: Extract<Task, { kind: 'pages' }>,
+  task: PagesTask,
   signal: AbortSignal,
   rendered: string[],
   turns: number,
@@ -47,6 +49,20 @@ const plan = (pages: number): Task[] => [
   { kind: 'text' },
   { kind: 'pages', rendition: 'max', first: 1, last: pages, sized: true },
 ];
+
+/** A plan of one rendition's pages `first` to `last`, and no text. */
+const pagesOnly = (rendition: PagesTask['rendition'], first: number, last: number): Task[] => [
+  { kind: 'pages', rendition, first, last, sized: true },
+];
+
+/** Starts stand-in ranges for a plan with no text task, telling `onStart` of each range. */
+const rangesOnly =
+  (rendered: string[], turns: number, onStart: (task: PagesTask) => void = () => {}) =>
+  (task: Task, signal: AbortSignal) => {
+    if (task.kind === 'text') throw new Error('no text here');
+    onStart(task);
+    return fakeRange(task, signal, rendered, turns);
+  };
 
 describe('runTasks', () => {
   it('renders every page of every rendition once, the idle lane taking the end of the busy range', async () => {
@@ -114,25 +130,14 @@ describe('runTasks', () => {
   it('gives a slot back to a document with none, and renders the rest of the cut range later', async () => {
     const slots = new RenderSlots({ capacity: 1, burst: 0 });
     const rendered: string[] = [];
-    const long = runTasks(
-      [{ kind: 'pages', rendition: 'min', first: 1, last: 100, sized: true }],
-      slots.job(),
-      (task, signal) => {
-        if (task.kind === 'text') throw new Error('no text here');
-        return fakeRange(task, signal, rendered, 1);
-      },
-    );
+    const long = runTasks(pagesOnly('min', 1, 100), slots.job(), rangesOnly(rendered, 1));
     while (rendered.length < 10) await turn();
     // A second document's page 1 asks for the only slot: the range stops after its page.
     const first: string[] = [];
     const short = runTasks(
-      [{ kind: 'pages', rendition: 'mid', first: 1, last: 1, sized: true }],
+      pagesOnly('mid', 1, 1),
       slots.job(),
-      (task, signal) => {
-        if (task.kind === 'text') throw new Error('no text here');
-        first.push(`while ${rendered.length} pages were done`);
-        return fakeRange(task, signal, rendered, 1);
-      },
+      rangesOnly(rendered, 1, () => first.push(`while ${rendered.length} pages were done`)),
       () => 'first',
     );
     await Promise.all([long, short]);
@@ -146,23 +151,10 @@ describe('runTasks', () => {
     const slots = new RenderSlots({ capacity: 1, burst: 0 });
     const rendered: string[] = [];
     const started: string[] = [];
-    const start = (task: Task, signal: AbortSignal) => {
-      if (task.kind === 'text') throw new Error('no text here');
-      started.push(`${task.first}-${task.last}`);
-      return fakeRange(task, signal, rendered, 3);
-    };
-    const one = runTasks(
-      [{ kind: 'pages', rendition: 'min', first: 1, last: 1, sized: true }],
-      slots.job(),
-      start,
-    );
+    const start = rangesOnly(rendered, 3, (task) => started.push(`${task.first}-${task.last}`));
+    const one = runTasks(pagesOnly('min', 1, 1), slots.job(), start);
     await turn();
-    const other = runTasks(
-      [{ kind: 'pages', rendition: 'mid', first: 1, last: 1, sized: true }],
-      slots.job(),
-      start,
-      () => 'first',
-    );
+    const other = runTasks(pagesOnly('mid', 1, 1), slots.job(), start, () => 'first');
     await Promise.all([one, other]);
     expect(started).toEqual(['1-1', '1-1']); // no empty range was queued for the rest
     expect(rendered.sort()).toEqual(['mid 1', 'min 1']);

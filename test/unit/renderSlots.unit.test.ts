@@ -40,6 +40,14 @@ const ask = (job: ReturnType<RenderSlots['job']>, priority: Priority = 'normal')
   return Object.assign(state, { granted });
 };
 
+/** A holder asked to stop gives its slot back, and the one waiting then gets a slot. */
+const handsOver = async (holder: ReturnType<typeof ask>, waiter: ReturnType<typeof ask>) => {
+  expect(holder.stopped).toBe(true);
+  holder.slot?.release();
+  await flush();
+  expect(waiter.slot).not.toBeNull();
+};
+
 describe('RenderSlots', () => {
   it('gives one document every slot, and no more', async () => {
     const slots = new RenderSlots({ capacity: 2, burst: 0 });
@@ -69,10 +77,7 @@ describe('RenderSlots', () => {
     const second = ask(slots.job(), 'first');
     await flush();
     expect(second.slot).toBeNull();
-    expect(long.stopped).toBe(true);
-    long.slot?.release();
-    await flush();
-    expect(second.slot).not.toBeNull();
+    await handsOver(long, second);
   });
 
   it('asks a document holding two more slots than a waiter to give one back at once', async () => {
@@ -85,9 +90,7 @@ describe('RenderSlots', () => {
     await flush();
     expect(a.stopped || b.stopped).toBe(true);
     expect(a.stopped && b.stopped).toBe(false); // one is enough
-    (a.stopped ? a : b).slot?.release();
-    await flush();
-    expect(small.slot).not.toBeNull();
+    await handsOver(a.stopped ? a : b, small);
   });
 
   it('takes turns after a slice when documents outnumber the slots', async () => {
@@ -102,10 +105,7 @@ describe('RenderSlots', () => {
     time.advance(1999);
     expect(a.stopped).toBe(false);
     time.advance(1);
-    expect(a.stopped).toBe(true);
-    a.slot?.release();
-    await flush();
-    expect(b.slot).not.toBeNull();
+    await handsOver(a, b);
   });
 
   it('serves higher priorities first, then the document holding least', async () => {

@@ -65,21 +65,22 @@ describe('share create, in the command’s words', () => {
     expect(usageError(() => flagLabel('   '))).toBe('The label: it must not be blank');
   });
 
-  it('what the server refuses, with the flags’ names and without its null', () => {
-    expect(
-      inShareFlagWords(
-        'Invalid expires_at: a date and time (RFC 3339, e.g. 2027-01-31T17:00:00Z), or null',
-      ),
-    ).toBe('--expires: a date and time (RFC 3339, e.g. 2027-01-31T17:00:00Z)');
-    expect(inShareFlagWords('Invalid expires_at: it must be in the future')).toBe(
-      '--expires: it must be in the future',
-    );
-    expect(inShareFlagWords('Invalid password: 8 to 256 characters, or null for none')).toBe(
+  it.each([
+    [
+      'Invalid expires_at: a date and time (RFC 3339, e.g. 2027-01-31T17:00:00Z), or null',
+      '--expires: a date and time (RFC 3339, e.g. 2027-01-31T17:00:00Z)',
+    ],
+    ['Invalid expires_at: it must be in the future', '--expires: it must be in the future'],
+    [
+      'Invalid password: 8 to 256 characters, or null for none',
       '--password-stdin: 8 to 256 characters',
-    );
-    expect(inShareFlagWords('label is required')).toBe(
-      'A label is required (flipbook share create FLIPBOOK_ID LABEL)',
-    );
-    expect(inShareFlagWords('Flipbook not found')).toBe('Flipbook not found');
-  });
+    ],
+    ['label is required', 'A label is required (flipbook share create FLIPBOOK_ID LABEL)'],
+    ['Flipbook not found', 'Flipbook not found'],
+  ])(
+    'what the server refuses, with the flags’ names and without its null: %s',
+    (refusal, inFlagWords) => {
+      expect(inShareFlagWords(refusal)).toBe(inFlagWords);
+    },
+  );
 });

@@ -18,10 +18,12 @@ const read = (rows: string[], pages: PageGeometry[]) => {
 };
 
 describe('the text pass (pdftotext -tsv) read as the plain pass reads its words', () => {
-  it('spaces words apart and not words that touch, breaks lines, leaves a blank line between flows', () => {
-    const { texts } = read(
-      [
-        page(1, 200, 100),
+  // One unturned page of 200 × 100: its word rows, and the text the plain pass would give it.
+  it.each([
+    {
+      does: 'spaces words apart and not words that touch, breaks lines, leaves a blank line between flows',
+      text: 'Hello world!\nnext\nblock\n\nflow',
+      rows: [
         word(1, 0, 0, 0, [10, 10, 20, 10], 'Hello'),
         word(1, 0, 0, 0, [33, 10, 20, 10], 'world'),
         word(1, 0, 0, 0, [53, 10, 5, 10], '!'), // touching: no space
@@ -29,23 +31,19 @@ describe('the text pass (pdftotext -tsv) read as the plain pass reads its words'
         word(1, 0, 1, 0, [10, 34, 20, 10], 'block'),
         word(1, 1, 0, 0, [10, 60, 20, 10], 'flow'),
       ],
-      geometry(0),
-    );
-    expect(texts).toEqual(['Hello world!\nnext\nblock\n\nflow']);
-  });
-
-  it('joins a line ending in a hyphen to the next line of its flow, without the hyphen, and keeps it at a flow’s end', () => {
-    const { texts } = read(
-      [
-        page(1, 200, 100),
+    },
+    {
+      does: 'joins a line ending in a hyphen to the next line of its flow, without the hyphen, and keeps it at a flow’s end',
+      text: 'hyphenated auto-\n\nnext',
+      rows: [
         word(1, 0, 0, 0, [10, 10, 20, 10], 'hyphen-'),
         word(1, 0, 0, 1, [10, 22, 20, 10], 'ated'),
         word(1, 0, 0, 1, [40, 22, 20, 10], 'auto-'),
         word(1, 1, 0, 0, [10, 60, 20, 10], 'next'),
       ],
-      geometry(0),
-    );
-    expect(texts).toEqual(['hyphenated auto-\n\nnext']);
+    },
+  ])('$does', ({ text, rows }) => {
+    expect(read([page(1, 200, 100), ...rows], geometry(0)).texts).toEqual([text]);
   });
 
   it('gives each word its box as fractions of the page as shown (a quarter turn swaps its sides), right-to-left text in logical order', () => {

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { recordOf, type UserCommand } from '../../src/domain/user/record.ts';
 import { evolve, initialState, type UserEvent } from '../../src/domain/user/user.ts';
 import { deciderSpec } from '../support/deciderSpec.ts';
+import { NOW, NOW_ISO, WORKSPACE_ID } from '../support/domainFixtures.ts';
 
 // The spec's given/when/then, with no past: the record reads none.
 const given = deciderSpec({
@@ -15,12 +16,9 @@ const given = deciderSpec({
 });
 
 const USER_ID = '5d3c2b1a-0f9e-4d8c-b7a6-958473625140';
-const WORKSPACE_ID = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
 const SESSION_ID = 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d';
 const CREDENTIAL_ID = '0f1e2d3c-4b5a-4968-8776-655443322110';
 const PASSKEY_ID = 'AbCdEf0123456789_-xyz';
-const NOW_ISO = '2025-01-15T10:30:00.000Z';
-const NOW = new Date(NOW_ISO);
 const account = { userId: USER_ID, workspaceId: WORKSPACE_ID };
 /** A command's data: the account's and the fields given, at NOW. */
 const asked = <Fields extends object>(fields: Fields) => ({ ...account, ...fields, now: NOW });

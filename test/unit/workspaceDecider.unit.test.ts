@@ -13,10 +13,10 @@ import {
   type WorkspacePlanChanged,
 } from '../../src/domain/workspace/workspace.ts';
 import { deciderSpec } from '../support/deciderSpec.ts';
+import { WORKSPACE_ID } from '../support/domainFixtures.ts';
 
 const given = deciderSpec({ decide, evolve, initialState });
 
-const WORKSPACE_ID = '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
 const KEY_ID = 'b7e1a2c3-d4e5-4f60-a1b2-c3d4e5f60718';
 const OTHER_KEY_ID = 'c8f2b3d4-e5f6-4071-b2c3-d4e5f6071829';
 const KEY_HASH = '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
