@@ -7,12 +7,15 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: 'flipbook_' });
 
-export const httpRequests = new Counter({
-  name: 'flipbook_http_requests_total',
-  help: 'HTTP requests answered, by route pattern, method and status',
-  labelNames: ['route', 'method', 'status'] as const,
-  registers: [registry],
-});
+/** A count of what happened, by these labels, on this process's registry. */
+const counter = <Label extends string>(name: string, help: string, labelNames: readonly Label[]) =>
+  new Counter({ name, help, labelNames, registers: [registry] });
+
+export const httpRequests = counter(
+  'flipbook_http_requests_total',
+  'HTTP requests answered, by route pattern, method and status',
+  ['route', 'method', 'status'],
+);
 
 export const httpDuration = new Histogram({
   name: 'flipbook_http_request_duration_seconds',
@@ -29,26 +32,23 @@ export const renderSecondsPerPage = new Histogram({
   registers: [registry],
 });
 
-export const blobStoreErrors = new Counter({
-  name: 'flipbook_blob_store_errors_total',
-  help: 'Operations on the blob store that failed, by operation',
-  labelNames: ['operation'] as const,
-  registers: [registry],
-});
+export const blobStoreErrors = counter(
+  'flipbook_blob_store_errors_total',
+  'Operations on the blob store that failed, by operation',
+  ['operation'],
+);
 
-export const webhookDeliveries = new Counter({
-  name: 'flipbook_webhook_delivery_attempts_total',
-  help: 'Webhook delivery attempts, by outcome (delivered, retry, failed, cancelled)',
-  labelNames: ['outcome'] as const,
-  registers: [registry],
-});
+export const webhookDeliveries = counter(
+  'flipbook_webhook_delivery_attempts_total',
+  'Webhook delivery attempts, by outcome (delivered, retry, failed, cancelled)',
+  ['outcome'],
+);
 
-export const beacons = new Counter({
-  name: 'flipbook_beacons_total',
-  help: 'Reader beacons answered 202, by outcome: counted, dropped (a robot, Do Not Track, a token not ours), lost (could not be counted: the database away)',
-  labelNames: ['outcome'] as const,
-  registers: [registry],
-});
+export const beacons = counter(
+  'flipbook_beacons_total',
+  'Reader beacons answered 202, by outcome: counted, dropped (a robot, Do Not Track, a token not ours), lost (could not be counted: the database away)',
+  ['outcome'],
+);
 
 /** Jobs by state, read from the database when scraped (every daemon and worker shares them). */
 export const jobGauge = (read: () => Promise<Record<string, number>>) =>
@@ -79,12 +79,11 @@ export const renderSlotGauge = (read: () => { running: number; waiting: number; 
     },
   });
 
-export const mailAttempts = new Counter({
-  name: 'flipbook_mail_attempts_total',
-  help: 'Attempts to hand a mail to the mail server, by outcome (sent, retry, failed)',
-  labelNames: ['outcome'] as const,
-  registers: [registry],
-});
+export const mailAttempts = counter(
+  'flipbook_mail_attempts_total',
+  'Attempts to hand a mail to the mail server, by outcome (sent, retry, failed)',
+  ['outcome'],
+);
 
 /** The mail outbox when scraped, across every daemon: mails waiting and given up, the oldest's wait. */
 export const mailGauges = (

@@ -2,7 +2,7 @@
 // it opens and always closes (stopping the embedded server only if it started it).
 import type { Command } from 'commander';
 import { clockFromEnv } from '../app/clock.ts';
-import { adminMetadata } from '../app/eventContext.ts';
+import { adminMetadata, type EventMetadata } from '../app/eventContext.ts';
 import { STARTUP_PATIENCE_MS } from '../startupPatience.ts';
 import {
   type DatabaseLimits,
@@ -71,6 +71,15 @@ export const adminNow = () => adminClock().now();
 
 /** The metadata of the events an admin command records: --as, or the OS user. */
 export const adminOf = (flags: StoreFlags) => adminMetadata(flags.as);
+
+/**
+ * An admin command's act on the store, recorded as --as (or the OS user) at the database's time:
+ * the time is read once the store is open, after withStore measured the database's clock.
+ */
+export const actAsAdmin = <T>(
+  flags: StoreFlags,
+  act: (store: Store, admin: EventMetadata, now: Date) => Promise<T>,
+) => withStore(flags, (store) => act(store, adminOf(flags), adminNow()));
 
 export const withStore = async <T>(
   flags: StoreFlags,

@@ -10,7 +10,7 @@ import {
   SLUG_PATTERN,
 } from '../domain/flipbookFields.ts';
 import { Closed, DateTime, Defaulted, Named, Paging, StringEnum, Uuid } from './common.ts';
-import { createdAtUnix, estimatedSeconds, Page, uploadedSize, Version } from './versions.ts';
+import { Page, uploadAccepted, Version } from './versions.ts';
 
 export const FLIPBOOK_STATUSES = ['published', 'archived'] as const;
 /** What a flipbook's reader URL shows now (beyond the spec's status, which says only archived). */
@@ -131,9 +131,7 @@ export const Created = Named('CreateFlipbookResponse', {
   version_id: Uuid('Its version 1'),
   title: title('The title given, or the file name'),
   status: Type.Literal('pending', { description: 'Status of version 1' }),
-  file_size: uploadedSize(),
-  estimated_seconds: estimatedSeconds,
-  created_at_unix: createdAtUnix,
+  ...uploadAccepted(),
 });
 export type Created = Static<typeof Created>;
 
@@ -151,9 +149,7 @@ export const PublishedToSlug = Named('PublishToSlugResponse', {
   activate_on_done: Type.Literal(true, {
     description: 'The new version becomes the active one once processed',
   }),
-  file_size: uploadedSize(),
-  estimated_seconds: estimatedSeconds,
-  created_at_unix: createdAtUnix,
+  ...uploadAccepted(),
 });
 export type PublishedToSlug = Static<typeof PublishedToSlug>;
 

@@ -4,7 +4,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { MAX_PREVIEWS, PREVIEW_NAME_RULE } from '../domain/flipbook/previews.ts';
 import { Count, DateTime, Named, Uuid } from './common.ts';
 import { SlugParams } from './flipbooks.ts';
-import { createdAtUnix, estimatedSeconds, uploadedSize, VersionStatusName } from './versions.ts';
+import { uploadAccepted, VersionStatusName } from './versions.ts';
 
 const name = Type.String({
   pattern: '^[a-z0-9_-][a-z0-9._-]{0,63}$',
@@ -122,9 +122,7 @@ export const PreviewCreated = Named('PublishPreviewResponse', {
   }),
   status: Type.Literal('pending', { description: 'Status of the new version' }),
   preview_url: previewUrl,
-  file_size: uploadedSize(),
-  estimated_seconds: estimatedSeconds,
-  created_at_unix: createdAtUnix,
+  ...uploadAccepted(),
 });
 export type PreviewCreated = Static<typeof PreviewCreated>;
 

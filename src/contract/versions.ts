@@ -95,15 +95,20 @@ export const createdAtUnix = Type.Integer({
 });
 export const uploadedSize = () => Count('Size of the uploaded file in bytes', 1);
 
+/** What every upload's answer ends with: the file's size, the time to expect, when it was taken. */
+export const uploadAccepted = () => ({
+  file_size: uploadedSize(),
+  estimated_seconds: estimatedSeconds,
+  created_at_unix: createdAtUnix,
+});
+
 export const CreatedVersion = Named('CreateVersionResponse', {
   version_id: Uuid('The new version'),
   version_status: Type.Literal('pending', { description: 'Status of the new version' }),
   activate_on_done: Type.Boolean({
     description: 'Whether it is activated automatically once processed',
   }),
-  file_size: uploadedSize(),
-  estimated_seconds: estimatedSeconds,
-  created_at_unix: createdAtUnix,
+  ...uploadAccepted(),
 });
 export type CreatedVersion = Static<typeof CreatedVersion>;
 

@@ -34,19 +34,15 @@ import { tmpdir } from 'node:os';
 import { basename, extname, join, resolve } from 'node:path';
 import { refuseUnpacked, type Sniffed } from './documentKind.ts';
 import { HARDENED_PROFILE } from './officeProfile.ts';
+import { ReasonedFailure } from './reasonedFailure.ts';
 import { disarmRtf } from './rtfFields.ts';
 import { sniffFile } from './sniffFile.ts';
 
 export type ConversionReason = 'password' | 'damaged' | 'timeout' | 'too-large' | 'failed';
 
 /** The document could not be converted, and why, in words for its owner. Nothing was written. */
-export class ConversionFailed extends Error {
+export class ConversionFailed extends ReasonedFailure<ConversionReason> {
   override name = 'ConversionFailed';
-  readonly reason: ConversionReason;
-  constructor(reason: ConversionReason, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.reason = reason;
-  }
 }
 
 export type OfficeToPdfOptions = { timeoutMs?: number; memoryMb?: number; signal?: AbortSignal };

@@ -17,6 +17,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { resolve as absolute, dirname, join } from 'node:path';
 import { writeAtomically } from '../atomicFile.ts';
 import { DEFAULT_LIMITS, type ProcessLimits, runPoppler, runQpdf, ToolFailure } from './poppler.ts';
+import { ReasonedFailure } from './reasonedFailure.ts';
 import { stampPagesPdf } from './stampPages.ts';
 import { parseTrimShapes, shapeGroups } from './stampShapes.ts';
 import { stampText } from './stampText.ts';
@@ -29,13 +30,8 @@ export type StampReason = 'password' | 'damaged' | 'timeout' | 'failed';
  * or they disagree on its pages), `timeout` (the wall clock, or the caller's signal), `failed`
  * (qpdf died, a limit killed it, the disk refused the copy). Nothing was written at `output`.
  */
-export class StampFailure extends Error {
+export class StampFailure extends ReasonedFailure<StampReason> {
   override name = 'StampFailure';
-  readonly reason: StampReason;
-  constructor(reason: StampReason, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.reason = reason;
-  }
 }
 
 export type StampPdfOptions = {

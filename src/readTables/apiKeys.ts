@@ -2,6 +2,7 @@
 // issued a key comes from its ApiKeyIssued's metadata (the actor), so a replay rebuilds it too.
 // When a key was last used is not here: see keyUsage.ts.
 import type { Plan } from '../domain/workspace/workspace.ts';
+import { queryRow, queryRows } from './queryRows.ts';
 import { actorOf, type Db, type ReadTable } from './readTable.ts';
 import { utc } from './sql.ts';
 
@@ -82,18 +83,16 @@ export type ApiKeyListRow = ApiKeyRow & { last_used_at: string | null };
 
 /** A workspace's keys, oldest first, with when each last authenticated a request (or null). */
 export const listApiKeys = async (db: Db, workspaceId: string) =>
-  (
-    await db.query<ApiKeyListRow>(
-      `SELECT ${columns}, ${utc('u.last_used_at', 'last_used_at')}
+  queryRows<ApiKeyListRow>(
+    db,
+    `SELECT ${columns}, ${utc('u.last_used_at', 'last_used_at')}
        FROM api_keys k LEFT JOIN api_key_usage u USING (key_id)
        WHERE k.workspace_id = $1 ORDER BY k.created_at, k.key_id`,
-      [workspaceId],
-    )
-  ).rows;
+    [workspaceId],
+  );
 
 export const findApiKey = async (db: Db, keyId: string) =>
-  (await db.query<ApiKeyRow>(`SELECT ${columns} FROM api_keys k WHERE k.key_id = $1`, [keyId]))
-    .rows[0] ?? null;
+  queryRow<ApiKeyRow>(db, `SELECT ${columns} FROM api_keys k WHERE k.key_id = $1`, [keyId]);
 
 export type RequestKeyRow = {
   id: string;
@@ -113,16 +112,15 @@ export type RequestKeyRow = {
  * runs on every API request, and parsing and planning it cost twice what running it does.
  */
 export const findKeyForRequest = async (db: Db, keyHash: string) =>
-  (
-    await db.query<RequestKeyRow>(
-      {
-        name: 'api-key-for-request',
-        text: `SELECT k.key_id AS id, k.workspace_id, k.label, k.key_hash,
+  queryRow<RequestKeyRow>(
+    db,
+    {
+      name: 'api-key-for-request',
+      text: `SELECT k.key_id AS id, k.workspace_id, k.label, k.key_hash,
            ${utc('k.expires_at', 'expires_at')}, ${utc('k.revoked_at', 'revoked_at')},
            ${utc('k.valid_until', 'valid_until')}, w.plan
          FROM api_keys k LEFT JOIN workspaces w ON w.workspace_id = k.workspace_id
          WHERE k.key_hash = $1`,
-      },
-      [keyHash],
-    )
-  ).rows[0] ?? null;
+    },
+    [keyHash],
+  );

@@ -2,6 +2,7 @@
 import type { Visibility } from '../domain/flipbook/access.ts';
 import { defaultTitleOf } from '../domain/flipbookFields.ts';
 import { type FlipbookStatus, noteListChange, VERSION_EVENTS } from './flipbookCounts.ts';
+import { queryRow } from './queryRows.ts';
 import type { Db, ReadTable } from './readTable.ts';
 import { utc } from './sql.ts';
 import type { VersionRow } from './versions.ts';
@@ -218,22 +219,20 @@ export type ListQuery = {
 
 /** A flipbook, only if it belongs to the workspace: another workspace's id is simply not found. */
 export const findFlipbook = async (db: Db, workspaceId: string, flipbookId: string) =>
-  (
-    await db.query<FlipbookRow>(
-      `SELECT ${flipbookColumns} FROM flipbooks f WHERE f.flipbook_id = $1 AND f.workspace_id = $2`,
-      [flipbookId, workspaceId],
-    )
-  ).rows[0] ?? null;
+  queryRow<FlipbookRow>(
+    db,
+    `SELECT ${flipbookColumns} FROM flipbooks f WHERE f.flipbook_id = $1 AND f.workspace_id = $2`,
+    [flipbookId, workspaceId],
+  );
 
 /** The flipbook with this slug in the workspace (the oldest, for slugs given before they were unique). */
 export const findFlipbookBySlug = async (db: Db, workspaceId: string, slug: string) =>
-  (
-    await db.query<FlipbookRow>(
-      `SELECT ${flipbookColumns} FROM flipbooks f WHERE f.workspace_id = $1 AND f.slug = $2
+  queryRow<FlipbookRow>(
+    db,
+    `SELECT ${flipbookColumns} FROM flipbooks f WHERE f.workspace_id = $1 AND f.slug = $2
        ORDER BY f.created_at, f.flipbook_id LIMIT 1`,
-      [workspaceId, slug],
-    )
-  ).rows[0] ?? null;
+    [workspaceId, slug],
+  );
 
 /** Whether another flipbook of the workspace has this slug. */
 export const slugTaken = async (db: Db, workspaceId: string, slug: string, except?: string) =>

@@ -5,6 +5,7 @@
 // version exists. The answer the first request got is added after the append (`response`); a
 // replay rebuilds the rows without it, and an answer is then made again from the read tables.
 // Rows older than the idempotency window mean nothing and are swept.
+import { queryRow } from './queryRows.ts';
 import type { Db, ReadTable } from './readTable.ts';
 
 export const idempotentUploads: ReadTable = {
@@ -57,13 +58,12 @@ export const findIdempotentUpload = async (
   key: string,
   since: Date,
 ): Promise<IdempotentUpload | null> =>
-  ((
-    await db.query<IdempotentUpload>(
-      `SELECT fingerprint, flipbook_id, version_id, created_at, response
+  queryRow<IdempotentUpload>(
+    db,
+    `SELECT fingerprint, flipbook_id, version_id, created_at, response
        FROM idempotent_uploads WHERE workspace_id = $1 AND key = $2 AND created_at >= $3`,
-      [workspaceId, key, since.toISOString()],
-    )
-  ).rows[0] ?? null) as IdempotentUpload | null;
+    [workspaceId, key, since.toISOString()],
+  );
 
 /** Keeps the answer the upload got, for the requests that send its key again. */
 export const keepIdempotentResponse = (

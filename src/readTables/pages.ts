@@ -1,4 +1,5 @@
 // Read table `pages`: the pages of every processed version, in order.
+import { queryRows } from './queryRows.ts';
 import type { Db, ReadTable } from './readTable.ts';
 
 export const pages: ReadTable = {
@@ -58,9 +59,8 @@ export const countPages = async (db: Db, versionId: string) =>
   );
 
 export const listPages = async (db: Db, versionId: string) =>
-  (
-    await db.query<PageRow>(
-      'SELECT page_id, position, width, height FROM pages WHERE version_id = $1 ORDER BY position',
-      [versionId],
-    )
-  ).rows;
+  queryRows<PageRow>(
+    db,
+    'SELECT page_id, position, width, height FROM pages WHERE version_id = $1 ORDER BY position',
+    [versionId],
+  );

@@ -3,6 +3,7 @@
 // from PasskeyAdded and PasskeyRemoved. A removed member's passkeys go with them. The sign
 // counter and the last use change at every sign-in and are not events: they live in
 // `passkey_usage` (passkeyState.ts), which replay leaves alone, and are joined in here.
+import { queryRow, queryRows } from './queryRows.ts';
 import type { Db, ReadTable } from './readTable.ts';
 import { utc } from './sql.ts';
 
@@ -79,20 +80,18 @@ const columns = `p.credential_id, p.user_id, p.workspace_id, p.name, p.public_ke
 
 /** One person's passkeys, oldest first. */
 export const listPasskeys = async (db: Db, userId: string) =>
-  (
-    await db.query<PasskeyRow>(
-      `SELECT ${columns} FROM passkeys p LEFT JOIN passkey_usage u USING (credential_id)
+  queryRows<PasskeyRow>(
+    db,
+    `SELECT ${columns} FROM passkeys p LEFT JOIN passkey_usage u USING (credential_id)
        WHERE p.user_id = $1 ORDER BY p.created_at, p.credential_id`,
-      [userId],
-    )
-  ).rows;
+    [userId],
+  );
 
 /** A passkey by its credential id, with its counter; null for an unknown (or removed) one. */
 export const findPasskey = async (db: Db, credentialId: string) =>
-  (
-    await db.query<PasskeyRow>(
-      `SELECT ${columns} FROM passkeys p LEFT JOIN passkey_usage u USING (credential_id)
+  queryRow<PasskeyRow>(
+    db,
+    `SELECT ${columns} FROM passkeys p LEFT JOIN passkey_usage u USING (credential_id)
        WHERE p.credential_id = $1`,
-      [credentialId],
-    )
-  ).rows[0] ?? null;
+    [credentialId],
+  );

@@ -2,6 +2,7 @@
 // code change"), as their events describe them: the version under the name now, when the name
 // was first published and last pushed to, by whom, and what its comparison found (the counts;
 // the pages are in the comparison's file). A promoted or deleted preview is gone from here.
+import { queryRow, queryRows } from './queryRows.ts';
 import { actorOf, type Db, type ReadTable } from './readTable.ts';
 
 export const previews: ReadTable = {
@@ -86,34 +87,29 @@ const COLUMNS = `flipbook_id, workspace_id, name, version_id, created_at::text A
 
 /** A flipbook's previews, the latest pushed first. */
 export const previewsOf = async (db: Db, flipbookId: string) =>
-  (
-    await db.query<PreviewRow>(
-      `SELECT ${COLUMNS} FROM previews WHERE flipbook_id = $1 ORDER BY updated_at DESC, name`,
-      [flipbookId],
-    )
-  ).rows;
+  queryRows<PreviewRow>(
+    db,
+    `SELECT ${COLUMNS} FROM previews WHERE flipbook_id = $1 ORDER BY updated_at DESC, name`,
+    [flipbookId],
+  );
 
 export const findPreview = async (db: Db, flipbookId: string, name: string) =>
-  (
-    await db.query<PreviewRow>(
-      `SELECT ${COLUMNS} FROM previews WHERE flipbook_id = $1 AND name = $2`,
-      [flipbookId, name],
-    )
-  ).rows[0] ?? null;
+  queryRow<PreviewRow>(db, `SELECT ${COLUMNS} FROM previews WHERE flipbook_id = $1 AND name = $2`, [
+    flipbookId,
+    name,
+  ]);
 
 /** The preview a version is shown by, if it is one (the preview URL names the version). */
 export const previewOfVersion = async (db: Db, versionId: string) =>
-  (await db.query<PreviewRow>(`SELECT ${COLUMNS} FROM previews WHERE version_id = $1`, [versionId]))
-    .rows[0] ?? null;
+  queryRow<PreviewRow>(db, `SELECT ${COLUMNS} FROM previews WHERE version_id = $1`, [versionId]);
 
 /** Previews last pushed to before `before`: for the sweep (serve --preview-ttl). */
 export const stalePreviews = async (db: Db, before: Date, limit: number) =>
-  (
-    await db.query<PreviewRow>(
-      `SELECT ${COLUMNS} FROM previews WHERE updated_at < $1 ORDER BY updated_at LIMIT $2`,
-      [before, limit],
-    )
-  ).rows;
+  queryRows<PreviewRow>(
+    db,
+    `SELECT ${COLUMNS} FROM previews WHERE updated_at < $1 ORDER BY updated_at LIMIT $2`,
+    [before, limit],
+  );
 
 export type Uncompared = {
   flipbook_id: string;
@@ -127,15 +123,14 @@ export type Uncompared = {
 
 /** Previews whose version is done and not compared yet, the oldest push first. */
 export const uncomparedPreviews = async (db: Db, limit: number) =>
-  (
-    await db.query<Uncompared>(
-      `SELECT p.flipbook_id, p.name, p.version_id, v.page_count,
+  queryRows<Uncompared>(
+    db,
+    `SELECT p.flipbook_id, p.name, p.version_id, v.page_count,
          f.active_version_id AS against_version_id, a.status AS against_status
        FROM previews p JOIN versions v ON v.version_id = p.version_id
          JOIN flipbooks f ON f.flipbook_id = p.flipbook_id
          LEFT JOIN versions a ON a.version_id = f.active_version_id
        WHERE p.compared IS NULL AND v.status = 'done'
        ORDER BY p.updated_at LIMIT $1`,
-      [limit],
-    )
-  ).rows;
+    [limit],
+  );

@@ -7,8 +7,9 @@
 // held before the event, never "all but the newest", so a replay (which finds the hashes of
 // today in link_passwords while it rebuilds yesterday's links) deletes nothing still in use.
 import type { IdentifyMode } from '../domain/flipbook/shareLinks.ts';
+import { queryRow, queryRows } from './queryRows.ts';
 import { actorOf, type Db, type ReadTable } from './readTable.ts';
-import { utc } from './sql.ts';
+import { ifGiven, utc } from './sql.ts';
 
 /** No password's id: compared with a link's, it differs from every one. */
 const NO_PASSWORD = '00000000-0000-0000-0000-000000000000';
@@ -92,17 +93,13 @@ export const shareLinks: ReadTable = {
           [
             d.linkId,
             d.label ?? null,
-            d.expiresAt !== undefined,
-            d.expiresAt ?? null,
-            d.passwordId !== undefined,
-            d.passwordId ?? null,
+            ...ifGiven(d.expiresAt),
+            ...ifGiven(d.passwordId),
             d.allowDownload ?? null,
             d.occurredAt,
             d.identify ?? null,
-            d.terms !== undefined,
-            d.terms ?? null,
-            d.allowListId !== undefined,
-            d.allowListId ?? null,
+            ...ifGiven(d.terms),
+            ...ifGiven(d.allowListId),
             d.watermark ?? null,
             d.notify ?? null,
           ],
@@ -197,22 +194,20 @@ const OPENS = `LEFT JOIN LATERAL (SELECT sum(opens) AS opens, max(day) AS last_d
   FROM link_opens WHERE link_opens.link_id = l.link_id) o ON TRUE`;
 
 export const listShareLinks = async (db: Db, flipbookId: string) =>
-  (
-    await db.query<ShareLinkRow>(
-      `SELECT ${COLUMNS} FROM share_links l ${OPENS}
+  queryRows<ShareLinkRow>(
+    db,
+    `SELECT ${COLUMNS} FROM share_links l ${OPENS}
        WHERE l.flipbook_id = $1 ORDER BY l.created_at, l.link_id`,
-      [flipbookId],
-    )
-  ).rows;
+    [flipbookId],
+  );
 
 export const findShareLink = async (db: Db, flipbookId: string, linkId: string) =>
-  (
-    await db.query<ShareLinkRow>(
-      `SELECT ${COLUMNS} FROM share_links l ${OPENS}
+  queryRow<ShareLinkRow>(
+    db,
+    `SELECT ${COLUMNS} FROM share_links l ${OPENS}
        WHERE l.flipbook_id = $1 AND l.link_id = $2`,
-      [flipbookId, linkId],
-    )
-  ).rows[0] ?? null;
+    [flipbookId, linkId],
+  );
 
 /** What opening a link needs: the link by its token's hash, live or not yet expired. */
 export type LinkByToken = {
@@ -227,25 +222,23 @@ export type LinkByToken = {
 } & LinkRules;
 
 export const findLinkByTokenHash = async (db: Db, tokenHash: string, now: Date) =>
-  (
-    await db.query<LinkByToken>(
-      `SELECT link_id, flipbook_id, workspace_id, label, password_id, allow_download,
+  queryRow<LinkByToken>(
+    db,
+    `SELECT link_id, flipbook_id, workspace_id, label, password_id, allow_download,
          coalesce(expires_at <= $2, FALSE) AS expired, created_by, ${RULES}
        FROM share_links WHERE token_hash = $1`,
-      [tokenHash, now],
-    )
-  ).rows[0] ?? null;
+    [tokenHash, now],
+  );
 
 /** A link by id, for a grant (./access): still there and not expired, or null. */
 export const findLiveLink = async (db: Db, linkId: string, now: Date) =>
-  (
-    await db.query<LinkByToken>(
-      `SELECT link_id, flipbook_id, workspace_id, label, password_id, allow_download,
+  queryRow<LinkByToken>(
+    db,
+    `SELECT link_id, flipbook_id, workspace_id, label, password_id, allow_download,
          FALSE AS expired, created_by, ${RULES}
        FROM share_links WHERE link_id = $1 AND (expires_at IS NULL OR expires_at > $2)`,
-      [linkId, now],
-    )
-  ).rows[0] ?? null;
+    [linkId, now],
+  );
 
 export const saveLinkPassword = async (
   db: Db,

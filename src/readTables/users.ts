@@ -2,6 +2,7 @@
 // pending, from the workspace streams' membership events and the user streams' password events.
 // An email belongs to one person in the whole service (it is how they sign in).
 import type { Role } from '../domain/workspace/workspace.ts';
+import { queryRow, queryRows } from './queryRows.ts';
 import type { Db, ReadTable } from './readTable.ts';
 import { utc } from './sql.ts';
 
@@ -113,21 +114,18 @@ const userColumns = `u.user_id AS id, u.workspace_id, u.email, u.role, ${utc('u.
   u.password_credential_id`;
 
 export const findUserByEmail = async (db: Db, email: string) =>
-  (await db.query<UserRow>(`SELECT ${userColumns} FROM users u WHERE email = $1`, [email]))
-    .rows[0] ?? null;
+  queryRow<UserRow>(db, `SELECT ${userColumns} FROM users u WHERE email = $1`, [email]);
 
 export const findUser = async (db: Db, userId: string) =>
-  (await db.query<UserRow>(`SELECT ${userColumns} FROM users u WHERE user_id = $1`, [userId]))
-    .rows[0] ?? null;
+  queryRow<UserRow>(db, `SELECT ${userColumns} FROM users u WHERE user_id = $1`, [userId]);
 
 export const listUsers = async (db: Db, workspaceId?: string) =>
-  (
-    await db.query<UserRow & { workspace: string }>(
-      `SELECT ${userColumns}, w.name AS workspace FROM users u JOIN workspaces w USING (workspace_id)
+  queryRows<UserRow & { workspace: string }>(
+    db,
+    `SELECT ${userColumns}, w.name AS workspace FROM users u JOIN workspaces w USING (workspace_id)
        WHERE $1::uuid IS NULL OR u.workspace_id = $1 ORDER BY w.name, u.email`,
-      [workspaceId ?? null],
-    )
-  ).rows;
+    [workspaceId ?? null],
+  );
 
 export type InvitationRow = {
   id: string;
@@ -145,22 +143,20 @@ const invitationColumns = `invitation_id AS id, workspace_id, email, role, ${utc
   ${utc('created_at')}, user_id, status, invited_by`;
 
 export const findInvitationByTokenHash = async (db: Db, tokenHash: string) =>
-  (
-    await db.query<InvitationRow>(
-      `SELECT ${invitationColumns} FROM invitations WHERE token_hash = $1`,
-      [tokenHash],
-    )
-  ).rows[0] ?? null;
+  queryRow<InvitationRow>(
+    db,
+    `SELECT ${invitationColumns} FROM invitations WHERE token_hash = $1`,
+    [tokenHash],
+  );
 
 export const listPendingInvitations = async (db: Db, workspaceId: string) =>
-  (
-    await db.query<InvitationRow>(
-      `SELECT ${invitationColumns} FROM invitations
+  queryRows<InvitationRow>(
+    db,
+    `SELECT ${invitationColumns} FROM invitations
        WHERE workspace_id = $1 AND status = 'pending' AND expires_at > now()
          -- a link whose email has an account it was not made for is used up (people.ts)
          AND NOT EXISTS (SELECT 1 FROM users u WHERE u.email = invitations.email
            AND u.user_id IS DISTINCT FROM invitations.user_id)
        ORDER BY created_at`,
-      [workspaceId],
-    )
-  ).rows;
+    [workspaceId],
+  );

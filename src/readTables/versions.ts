@@ -1,4 +1,5 @@
 // Read table `versions`: every live version of every flipbook; deleted versions leave it.
+import { queryRow, queryRows } from './queryRows.ts';
 import type { Db, ReadTable } from './readTable.ts';
 import { utc } from './sql.ts';
 
@@ -187,12 +188,11 @@ export const versionColumns = (alias: string, prefix = '') =>
 
 /** All live versions of a flipbook, newest first. */
 export const listVersions = async (db: Db, flipbookId: string) =>
-  (
-    await db.query<VersionRow>(
-      `SELECT ${versionColumns('v')} FROM versions v WHERE v.flipbook_id = $1 ORDER BY v.number DESC`,
-      [flipbookId],
-    )
-  ).rows;
+  queryRows<VersionRow>(
+    db,
+    `SELECT ${versionColumns('v')} FROM versions v WHERE v.flipbook_id = $1 ORDER BY v.number DESC`,
+    [flipbookId],
+  );
 
 /** One version, only if it belongs to that flipbook in that workspace. */
 /**
@@ -218,13 +218,12 @@ export const findVersion = async (
   flipbookId: string,
   versionId: string,
 ) =>
-  (
-    await db.query<VersionRow>(
-      `SELECT ${versionColumns('v')} FROM versions v
+  queryRow<VersionRow>(
+    db,
+    `SELECT ${versionColumns('v')} FROM versions v
        WHERE v.version_id = $1 AND v.flipbook_id = $2 AND v.workspace_id = $3`,
-      [versionId, flipbookId, workspaceId],
-    )
-  ).rows[0] ?? null;
+    [versionId, flipbookId, workspaceId],
+  );
 
 export const countVersions = async (db: Db, flipbookId: string) =>
   Number(

@@ -1,6 +1,7 @@
 // Read table `webhooks`: a workspace's webhook endpoints as its events describe them (a removed
 // one is gone from here; its events stay). The signing secret is not derived from events (it is
 // in no event): it lives in `webhook_secrets` (./webhookDeliveries.ts), which replays keep.
+import { queryRow, queryRows } from './queryRows.ts';
 import { actorOf, type Db, type ReadTable } from './readTable.ts';
 import { utc } from './sql.ts';
 
@@ -73,17 +74,15 @@ const COLUMNS = `webhook_id AS id, workspace_id, url, events, description, enabl
   ${utc('created_at')}`;
 
 export const listWebhooks = async (db: Db, workspaceId: string) =>
-  (
-    await db.query<WebhookRow>(
-      `SELECT ${COLUMNS} FROM webhooks WHERE workspace_id = $1 ORDER BY created_at, webhook_id`,
-      [workspaceId],
-    )
-  ).rows;
+  queryRows<WebhookRow>(
+    db,
+    `SELECT ${COLUMNS} FROM webhooks WHERE workspace_id = $1 ORDER BY created_at, webhook_id`,
+    [workspaceId],
+  );
 
 export const findWebhook = async (db: Db, workspaceId: string, webhookId: string) =>
-  (
-    await db.query<WebhookRow>(
-      `SELECT ${COLUMNS} FROM webhooks WHERE workspace_id = $1 AND webhook_id = $2`,
-      [workspaceId, webhookId],
-    )
-  ).rows[0] ?? null;
+  queryRow<WebhookRow>(
+    db,
+    `SELECT ${COLUMNS} FROM webhooks WHERE workspace_id = $1 AND webhook_id = $2`,
+    [workspaceId, webhookId],
+  );

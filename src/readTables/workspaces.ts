@@ -1,5 +1,6 @@
 // Read table `workspaces`: one row per workspace; the unique name is how the admin CLI finds one.
 import { ANALYTICS_DAYS, type Plan } from '../domain/workspace/workspace.ts';
+import { queryRow, queryRows } from './queryRows.ts';
 import type { Db, ReadTable } from './readTable.ts';
 import { utc } from './sql.ts';
 
@@ -95,15 +96,13 @@ export type WorkspaceRow = {
 const columns = `workspace_id AS id, name, plan, ${utc('created_at')}, analytics_enabled, analytics_days`;
 
 export const listWorkspaces = async (db: Db) =>
-  (await db.query<WorkspaceRow>(`SELECT ${columns} FROM workspaces ORDER BY name`)).rows;
+  queryRows<WorkspaceRow>(db, `SELECT ${columns} FROM workspaces ORDER BY name`);
 
 export const findWorkspaceByName = async (db: Db, name: string) =>
-  (await db.query<WorkspaceRow>(`SELECT ${columns} FROM workspaces WHERE name = $1`, [name]))
-    .rows[0] ?? null;
+  queryRow<WorkspaceRow>(db, `SELECT ${columns} FROM workspaces WHERE name = $1`, [name]);
 
 export const findWorkspaceById = async (db: Db, id: string) =>
-  (await db.query<WorkspaceRow>(`SELECT ${columns} FROM workspaces WHERE workspace_id = $1`, [id]))
-    .rows[0] ?? null;
+  queryRow<WorkspaceRow>(db, `SELECT ${columns} FROM workspaces WHERE workspace_id = $1`, [id]);
 
 /** A workspace's branding as the reader shows it; null when it has none. */
 export type BrandRow = {
@@ -119,18 +118,14 @@ const brandColumns = `brand_key AS key, brand_accent AS accent, brand_background
   brand_logo AS logo, brand_logo_width AS logo_width, brand_logo_height AS logo_height`;
 
 export const findBrandOf = async (db: Db, workspaceId: string) =>
-  (
-    await db.query<BrandRow>(
-      `SELECT ${brandColumns} FROM workspaces WHERE workspace_id = $1 AND brand_key IS NOT NULL`,
-      [workspaceId],
-    )
-  ).rows[0] ?? null;
+  queryRow<BrandRow>(
+    db,
+    `SELECT ${brandColumns} FROM workspaces WHERE workspace_id = $1 AND brand_key IS NOT NULL`,
+    [workspaceId],
+  );
 
 /** The branding served under `key` (any workspace's: the key is a hash of what it holds). */
 export const findBrandByKey = async (db: Db, key: string) =>
-  (
-    await db.query<BrandRow>(
-      `SELECT ${brandColumns} FROM workspaces WHERE brand_key = $1 LIMIT 1`,
-      [key],
-    )
-  ).rows[0] ?? null;
+  queryRow<BrandRow>(db, `SELECT ${brandColumns} FROM workspaces WHERE brand_key = $1 LIMIT 1`, [
+    key,
+  ]);

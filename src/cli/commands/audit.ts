@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { CliError, EXIT } from '../../../packages/cli/src/client/cliErrors.ts';
 import { printJson, safe } from '../../../packages/cli/src/output.ts';
 import type { Checkpoint } from '../../app/audit.ts';
+import { type JsonStoreFlags, withJsonStoreOptions } from '../jsonOption.ts';
 import { adminNow, type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
 
 export const registerAudit = (program: Command) => {
@@ -11,7 +12,7 @@ export const registerAudit = (program: Command) => {
     .command('audit')
     .description('verify, checkpoint and read the tamper-evident event log');
 
-  withStoreOptions(
+  withJsonStoreOptions(
     audit
       .command('verify')
       .description(
@@ -20,9 +21,8 @@ export const registerAudit = (program: Command) => {
       .option(
         '--checkpoint <file>',
         'also prove that everything this checkpoint covered is still there',
-      )
-      .option('--json', 'print JSON'),
-  ).action(async (flags: StoreFlags & { checkpoint?: string; json?: boolean }) => {
+      ),
+  ).action(async (flags: JsonStoreFlags & { checkpoint?: string }) => {
     const { parseCheckpoint, verifyChain } = await import('../../app/audit.ts');
     let checkpoint: Checkpoint | undefined;
     if (flags.checkpoint) {
@@ -54,7 +54,7 @@ export const registerAudit = (program: Command) => {
     if (!result.intact) throw new CliError(EXIT.failure, 'the event log is not intact');
   });
 
-  withStoreOptions(
+  withJsonStoreOptions(
     audit
       .command('log')
       .description("a workspace's trail across its flipbooks and keys, oldest first")
@@ -64,17 +64,11 @@ export const registerAudit = (program: Command) => {
       .option(
         '--actor <id>',
         "only this actor's events (a key id, an admin name, a worker host:pid)",
-      )
-      .option('--json', 'print JSON Lines, one event a line'),
+      ),
+    'print JSON Lines, one event a line',
   ).action(
     async (
-      flags: StoreFlags & {
-        workspace: string;
-        since?: string;
-        until?: string;
-        actor?: string;
-        json?: boolean;
-      },
+      flags: JsonStoreFlags & { workspace: string; since?: string; until?: string; actor?: string },
     ) => {
       const { workspaceTrail } = await import('../../app/eventLog.ts');
       const { requireWorkspace } = await import('../../app/workspaces.ts');

@@ -1,14 +1,14 @@
 import type { Command } from 'commander';
 import { printJson, safe } from '../../../packages/cli/src/output.ts';
-import { type StoreFlags, withStore, withStoreOptions } from '../storeOptions.ts';
+import { type JsonStoreFlags, withJsonStoreOptions } from '../jsonOption.ts';
+import { withStore } from '../storeOptions.ts';
 
 export const registerEvents = (program: Command) => {
-  withStoreOptions(
+  withJsonStoreOptions(
     program
       .command('events <flipbookId>')
-      .description("print a flipbook's events in order: its full audit trail")
-      .option('--json', 'print JSON'),
-  ).action(async (flipbookId: string, flags: StoreFlags & { json?: boolean }) => {
+      .description("print a flipbook's events in order: its full audit trail"),
+  ).action(async (flipbookId: string, flags: JsonStoreFlags) => {
     const { flipbookEvents } = await import('../../app/eventLog.ts');
     const events = await withStore(flags, (store) => flipbookEvents(store, flipbookId), {
       long: true,

@@ -3,34 +3,34 @@ import { CliError, EXIT } from '../../../packages/cli/src/client/cliErrors.ts';
 import { printJson, printTable } from '../../../packages/cli/src/output.ts';
 import type { ApiKeyListing } from '../../app/apiKeys.ts';
 import { flagDuration } from '../flagDuration.ts';
+import { type JsonStoreFlags, withJsonStoreOptions } from '../jsonOption.ts';
 import {
+  actAsAdmin,
   adminNow,
-  adminOf,
   type StoreFlags,
   withStore,
   withStoreOptions,
 } from '../storeOptions.ts';
 
-type CreateFlags = StoreFlags & {
+type CreateFlags = JsonStoreFlags & {
   workspace: string;
   expires?: string;
   expiresIn?: string;
   name?: string;
-  json?: boolean;
 };
 
 export const registerKey = (program: Command) => {
   const key = program.command('key').description('manage API keys (Team plan)');
 
-  withStoreOptions(
+  withJsonStoreOptions(
     key
       .command('create')
       .description('issue an API key; it is printed once and only its SHA-256 is kept')
       .requiredOption('--workspace <name>', 'workspace name')
       .option('--expires <iso8601>', 'expiry date or date-time')
       .option('--expires-in <days>', 'or a lifetime: 30d, 90d, 365d, ...')
-      .option('--name <label>', 'a label to recognise the key by')
-      .option('--json', 'print JSON: {"id","key","workspace","expires_at"}'),
+      .option('--name <label>', 'a label to recognise the key by'),
+    'print JSON: {"id","key","workspace","expires_at"}',
   ).action(async (flags: CreateFlags) => {
     const { issueApiKey } = await import('../../app/apiKeys.ts');
     if (flags.expires !== undefined && flags.expiresIn !== undefined) {
@@ -39,12 +39,12 @@ export const registerKey = (program: Command) => {
     const expiresInMs =
       flags.expiresIn === undefined ? undefined : flagDuration('--expires-in', flags.expiresIn);
     if (expiresInMs === 0) throw new CliError(EXIT.usage, '--expires-in must be more than 0');
-    const issued = await withStore(flags, (store) =>
+    const issued = await actAsAdmin(flags, (store, admin, now) =>
       issueApiKey(
         store,
         { workspace: flags.workspace, expires: flags.expires, expiresInMs, label: flags.name },
-        adminOf(flags),
-        adminNow(),
+        admin,
+        now,
       ),
     );
     if (flags.json) {
@@ -59,30 +59,29 @@ export const registerKey = (program: Command) => {
     );
   });
 
-  withStoreOptions(
+  withJsonStoreOptions(
     key
       .command('list')
       .description("list a workspace's keys (never the keys themselves)")
-      .requiredOption('--workspace <name>', 'workspace name')
-      .option('--json', 'print JSON'),
-  ).action(async (flags: StoreFlags & { workspace: string; json?: boolean }) => {
+      .requiredOption('--workspace <name>', 'workspace name'),
+  ).action(async (flags: JsonStoreFlags & { workspace: string }) => {
     const { listApiKeys } = await import('../../app/apiKeys.ts');
     const rows = await withStore(flags, (store) => listApiKeys(store, flags.workspace, adminNow()));
     if (flags.json) printJson(rows);
     else printTable(rows.map(tableRow), COLUMNS);
   });
 
-  withStoreOptions(
+  withJsonStoreOptions(
     key
       .command('roll <id>')
       .description('replace a key by a new one with the same name; the old one works for --grace')
-      .requiredOption('--grace <duration>', 'how long the old key keeps working: 0, 1h, 24h, 7d')
-      .option('--json', 'print JSON: {"id","key","workspace","expires_at","rolled_from",...}'),
-  ).action(async (id: string, flags: StoreFlags & { grace: string; json?: boolean }) => {
+      .requiredOption('--grace <duration>', 'how long the old key keeps working: 0, 1h, 24h, 7d'),
+    'print JSON: {"id","key","workspace","expires_at","rolled_from",...}',
+  ).action(async (id: string, flags: JsonStoreFlags & { grace: string }) => {
     const { rollApiKey } = await import('../../app/apiKeys.ts');
     const graceMs = flagDuration('--grace', flags.grace);
-    const rolled = await withStore(flags, (store) =>
-      rollApiKey(store, { keyId: id, graceMs }, adminOf(flags), adminNow()),
+    const rolled = await actAsAdmin(flags, (store, admin, now) =>
+      rollApiKey(store, { keyId: id, graceMs }, admin, now),
     );
     if (flags.json) {
       printJson(rolled);
@@ -100,8 +99,8 @@ export const registerKey = (program: Command) => {
   withStoreOptions(key.command('revoke <id>').description('revoke an API key by its id')).action(
     async (id: string, flags: StoreFlags) => {
       const { revokeApiKey } = await import('../../app/apiKeys.ts');
-      await withStore(flags, (store) =>
-        revokeApiKey(store, { keyId: id }, adminOf(flags), adminNow()),
+      await actAsAdmin(flags, (store, admin, now) =>
+        revokeApiKey(store, { keyId: id }, admin, now),
       );
       process.stdout.write(`revoked key ${id}\n`);
     },

@@ -3,7 +3,6 @@
 import type { Command } from 'commander';
 import { CliError, EXIT } from '../../../packages/cli/src/client/cliErrors.ts';
 import { DEFAULT_RATE_LIMIT } from '../../http/rateLimit.ts';
-import { defaultLanes, defaultRenderProcesses } from '../../worker/lanes.ts';
 import {
   type BlobFlags,
   blobOptionsOf,
@@ -16,6 +15,7 @@ import { flagBytes } from '../flagBytes.ts';
 import { flagDuration } from '../flagDuration.ts';
 import { flagInteger } from '../flagInteger.ts';
 import { type MailFlags, mailSettingsOf, withMailOptions } from '../mailOptions.ts';
+import { type ProcessingFlags, processingOf, withProcessingOptions } from '../processingOptions.ts';
 import { type SsoFlags, ssoSettingsOf, withSsoOptions } from '../ssoOptions.ts';
 import {
   limitsOf,
@@ -43,65 +43,58 @@ export const registerServe = (program: Command) => {
       withSsoOptions(
         withBlobOptions(
           withStoreOptions(
-            program
-              .command('serve')
-              .description('run the flipbook daemon (HTTP API, reader, processing)')
-              .option(
-                '--port <port>',
-                'TCP port (default: $PORT, else 8080)',
-                process.env.PORT || '8080',
-              )
-              .option('--host <host>', 'address to listen on', '127.0.0.1')
-              .option('--public-url <url>', 'base of every absolute URL the API returns')
-              .option(
-                '--blob-public-url <url>',
-                "where the bucket's page images are public (a CDN): the API's image URLs point there",
-              )
-              .option(
-                '--rate-limit <n>',
-                'API requests per minute per client IP; 0 turns it off',
-                String(DEFAULT_RATE_LIMIT),
-              )
-              .option(
-                '--trust-proxy',
-                'take the client IP from X-Forwarded-For (behind a reverse proxy)',
-              )
-              .option(
-                '--no-client-info',
-                "do not record clients' IP addresses and user agents in the audit trail (personal data)",
-              )
-              .option(
-                '--contact-email <address>',
-                "who runs this service: the API document's contact (info.contact in /api/v1/openapi.json)",
-              )
-              .option(
-                '--webhook-allow-private',
-                'let webhooks reach loopback, private and link-local addresses (tests, private networks)',
-              )
-              .option(
-                '--keep-alive-timeout <seconds>',
-                'how long an idle keep-alive connection stays open; above your load balancer’s idle timeout',
-                '65',
-              )
-              .option(
-                '--grace <seconds>',
-                'on SIGTERM, how long requests in flight may finish',
-                '30',
-              )
-              .option(
-                '--geoip-file <path>',
-                "count readers' countries with this MaxMind DB file (GeoLite2 or DB-IP Country); off without it",
-              )
-              .option(
-                '--workers <n>',
-                'documents this daemon processes at once (0: none)',
-                String(defaultLanes()),
-              )
-              .option(
-                '--render-processes <n>',
-                'renderer processes at once, shared by those documents',
-                String(defaultRenderProcesses()),
-              )
+            withProcessingOptions(
+              program
+                .command('serve')
+                .description('run the flipbook daemon (HTTP API, reader, processing)')
+                .option(
+                  '--port <port>',
+                  'TCP port (default: $PORT, else 8080)',
+                  process.env.PORT || '8080',
+                )
+                .option('--host <host>', 'address to listen on', '127.0.0.1')
+                .option('--public-url <url>', 'base of every absolute URL the API returns')
+                .option(
+                  '--blob-public-url <url>',
+                  "where the bucket's page images are public (a CDN): the API's image URLs point there",
+                )
+                .option(
+                  '--rate-limit <n>',
+                  'API requests per minute per client IP; 0 turns it off',
+                  String(DEFAULT_RATE_LIMIT),
+                )
+                .option(
+                  '--trust-proxy',
+                  'take the client IP from X-Forwarded-For (behind a reverse proxy)',
+                )
+                .option(
+                  '--no-client-info',
+                  "do not record clients' IP addresses and user agents in the audit trail (personal data)",
+                )
+                .option(
+                  '--contact-email <address>',
+                  "who runs this service: the API document's contact (info.contact in /api/v1/openapi.json)",
+                )
+                .option(
+                  '--webhook-allow-private',
+                  'let webhooks reach loopback, private and link-local addresses (tests, private networks)',
+                )
+                .option(
+                  '--keep-alive-timeout <seconds>',
+                  'how long an idle keep-alive connection stays open; above your load balancer’s idle timeout',
+                  '65',
+                )
+                .option(
+                  '--grace <seconds>',
+                  'on SIGTERM, how long requests in flight may finish',
+                  '30',
+                )
+                .option(
+                  '--geoip-file <path>',
+                  "count readers' countries with this MaxMind DB file (GeoLite2 or DB-IP Country); off without it",
+                ),
+              'documents this daemon processes at once (0: none)',
+            )
               .option(
                 '--tile-cache-size <size>',
                 'deep-zoom tiles kept in the blob store, shared by every daemon on the database (e.g. 2G, 500M); the least recently used go beyond it',
@@ -123,7 +116,8 @@ export const registerServe = (program: Command) => {
         BlobFlags &
         SsoFlags &
         MailFlags &
-        ConvertFlags & {
+        ConvertFlags &
+        ProcessingFlags & {
           port: string;
           host: string;
           publicUrl?: string;
@@ -134,8 +128,6 @@ export const registerServe = (program: Command) => {
           contactEmail?: string;
           geoipFile?: string;
           clientInfo: boolean;
-          workers: string;
-          renderProcesses: string;
           tileCacheSize: string;
           previewTtl: string;
           grace: string;
@@ -146,8 +138,7 @@ export const registerServe = (program: Command) => {
       const { runDaemon, StartupError } = await import('../../daemon.ts');
       const port = flagInteger('--port', flags.port, 0, 65535);
       const rateLimit = flagInteger('--rate-limit', flags.rateLimit, 0, 1_000_000);
-      const workers = flagInteger('--workers', flags.workers, 0, 256);
-      const renderProcesses = flagInteger('--render-processes', flags.renderProcesses, 1, 256);
+      const { workers, renderProcesses } = processingOf(flags, 0);
       const graceMs = flagInteger('--grace', flags.grace, 0, 86_400) * 1000;
       const startupPatienceMs = waitAtStartMs(flags);
       const previewTtlMs = flagDuration('--preview-ttl', flags.previewTtl);

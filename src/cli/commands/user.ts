@@ -1,20 +1,19 @@
 // People of the dashboard, for the operator: invite (prints a single-use link), list, remove.
 import type { Command } from 'commander';
-import { printJson, printTable } from '../../../packages/cli/src/output.ts';
 import {
-  adminClock,
-  adminOf,
-  type StoreFlags,
-  withStore,
-  withStoreOptions,
-} from '../storeOptions.ts';
+  type JsonStoreFlags,
+  printResult,
+  printRows,
+  withJsonStoreOptions,
+} from '../jsonOption.ts';
+import { adminClock, adminOf, withStore } from '../storeOptions.ts';
 
 export const registerUser = (program: Command) => {
   const user = program
     .command('user')
     .description('manage the people who sign in to the dashboard');
 
-  withStoreOptions(
+  withJsonStoreOptions(
     user
       .command('invite <email>')
       .description(
@@ -25,12 +24,12 @@ export const registerUser = (program: Command) => {
       .option(
         '--public-url <url>',
         'base of the link (default: the URL the daemon last served under)',
-      )
-      .option('--json', 'print JSON: { "url", "expires_at", ... }'),
+      ),
+    'print JSON: { "url", "expires_at", ... }',
   ).action(
     async (
       email: string,
-      flags: StoreFlags & { workspace: string; role: string; publicUrl?: string; json?: boolean },
+      flags: JsonStoreFlags & { workspace: string; role: string; publicUrl?: string },
     ) => {
       const { invitationUrl, inviteUser } = await import('../../app/accounts/people.ts');
       const { requireWorkspace } = await import('../../app/workspaces.ts');
@@ -52,22 +51,19 @@ export const registerUser = (program: Command) => {
           reset: invitation.reset,
         };
       });
-      if (flags.json) printJson(made);
-      else
-        process.stdout.write(
-          made.reset
-            ? `${made.email} is already a member of ${made.workspace} (${made.role}): this link lets them choose a new password (valid until ${made.expires_at}, usable once):\n${made.url}\n`
-            : `Invitation for ${made.email} to ${made.workspace} (valid until ${made.expires_at}, usable once):\n${made.url}\n`,
-        );
+      printResult(
+        flags,
+        made,
+        made.reset
+          ? `${made.email} is already a member of ${made.workspace} (${made.role}): this link lets them choose a new password (valid until ${made.expires_at}, usable once):\n${made.url}`
+          : `Invitation for ${made.email} to ${made.workspace} (valid until ${made.expires_at}, usable once):\n${made.url}`,
+      );
     },
   );
 
-  withStoreOptions(
-    user
-      .command('list')
-      .description('list the people of every workspace')
-      .option('--json', 'print JSON'),
-  ).action(async (flags: StoreFlags & { json?: boolean }) => {
+  withJsonStoreOptions(
+    user.command('list').description('list the people of every workspace'),
+  ).action(async (flags: JsonStoreFlags) => {
     const { listAllUsers } = await import('../../app/accounts/people.ts');
     const rows = (await withStore(flags, listAllUsers)).map((u) => ({
       email: u.email,
@@ -77,18 +73,16 @@ export const registerUser = (program: Command) => {
       created_at: u.created_at,
       password: u.password_credential_id ? 'set' : 'none',
     }));
-    if (flags.json) printJson(rows);
-    else printTable(rows, ['email', 'workspace', 'role', 'password', 'id', 'created_at']);
+    printRows(flags, rows, ['email', 'workspace', 'role', 'password', 'id', 'created_at']);
   });
 
-  withStoreOptions(
+  withJsonStoreOptions(
     user
       .command('remove <email-or-id>')
       .description(
         'remove someone from their workspace (their sessions end at once; the last owner stays)',
-      )
-      .option('--json', 'print JSON'),
-  ).action(async (who: string, flags: StoreFlags & { json?: boolean }) => {
+      ),
+  ).action(async (who: string, flags: JsonStoreFlags) => {
     const { findPerson, removeMember } = await import('../../app/accounts/people.ts');
     const removed = await withStore(flags, async (store) => {
       const person = await findPerson(store, who);
@@ -100,7 +94,6 @@ export const registerUser = (program: Command) => {
       );
       return { id: person.id, email: person.email, removed: true };
     });
-    if (flags.json) printJson(removed);
-    else process.stdout.write(`removed ${removed.email}\n`);
+    printResult(flags, removed, `removed ${removed.email}`);
   });
 };

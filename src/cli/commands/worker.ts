@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import { CliError, EXIT } from '../../../packages/cli/src/client/cliErrors.ts';
-import { defaultLanes, defaultRenderProcesses } from '../../worker/lanes.ts';
 import { type BlobFlags, blobOptionsOf, checkBlobFlags, withBlobOptions } from '../blobOptions.ts';
 import { type ConvertFlags, convertOptionsOf, withConvertOptions } from '../convertOptions.ts';
-import { flagInteger } from '../flagInteger.ts';
+import { type ProcessingFlags, processingOf, withProcessingOptions } from '../processingOptions.ts';
 import {
   limitsOf,
   type StoreFlags,
@@ -12,24 +11,20 @@ import {
   withStoreOptions,
 } from '../storeOptions.ts';
 
-type WorkerFlags = { workers: string; renderProcesses: string; waitAtStart: string };
+type WorkerFlags = ProcessingFlags & { waitAtStart: string };
 
 export const registerWorker = (program: Command) => {
   withConvertOptions(
     withBlobOptions(
       withStoreOptions(
-        program
-          .command('worker')
-          .description(
-            'process uploads only (scale out: run on more machines sharing the database and the bucket or blob directory)',
-          )
-          .option('--workers <n>', 'documents processed at once', String(defaultLanes()))
-          .option(
-            '--render-processes <n>',
-            'renderer processes at once, shared by those documents',
-            String(defaultRenderProcesses()),
-          )
-          .option(...WAIT_AT_START_OPTION),
+        withProcessingOptions(
+          program
+            .command('worker')
+            .description(
+              'process uploads only (scale out: run on more machines sharing the database and the bucket or blob directory)',
+            ),
+          'documents processed at once',
+        ).option(...WAIT_AT_START_OPTION),
       ),
     ),
   ).action(async (flags: StoreFlags & BlobFlags & WorkerFlags & ConvertFlags) => {
@@ -45,8 +40,7 @@ export const registerWorker = (program: Command) => {
     const { renderOptionsFor } = await import('../../worker/renderSettings.ts');
     const { startWorkers, workerOptions } = await import('../../worker/workerPool.ts');
     checkBlobFlags(flags);
-    const lanes = flagInteger('--workers', flags.workers, 1, 256);
-    const processes = flagInteger('--render-processes', flags.renderProcesses, 1, 256);
+    const { workers: lanes, renderProcesses: processes } = processingOf(flags, 1);
     const patienceMs = waitAtStartMs(flags);
     const { convert, missing } = convertOptionsOf(flags);
     installLastResort(logger);

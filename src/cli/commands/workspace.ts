@@ -1,54 +1,53 @@
 import type { Command } from 'commander';
-import { printJson, printTable } from '../../../packages/cli/src/output.ts';
 import {
-  adminNow,
-  adminOf,
-  type StoreFlags,
-  withStore,
-  withStoreOptions,
-} from '../storeOptions.ts';
+  type JsonStoreFlags,
+  printResult,
+  printRows,
+  withJsonStoreOptions,
+} from '../jsonOption.ts';
+import { actAsAdmin, withStore } from '../storeOptions.ts';
 
 export const registerWorkspace = (program: Command) => {
   const workspace = program.command('workspace').description('manage workspaces');
 
-  withStoreOptions(
+  withJsonStoreOptions(
     workspace
       .command('create <name>')
       .description('create a workspace')
-      .option('--plan <plan>', 'team or free', 'team')
-      .option('--json', 'print JSON'),
-  ).action(async (name: string, flags: StoreFlags & { plan: string; json?: boolean }) => {
+      .option('--plan <plan>', 'team or free', 'team'),
+  ).action(async (name: string, flags: JsonStoreFlags & { plan: string }) => {
     const { createWorkspace } = await import('../../app/workspaces.ts');
-    const created = await withStore(flags, (store) =>
-      createWorkspace(store, { name, plan: flags.plan }, adminOf(flags), adminNow()),
+    const created = await actAsAdmin(flags, (store, admin, now) =>
+      createWorkspace(store, { name, plan: flags.plan }, admin, now),
     );
-    if (flags.json) printJson(created);
-    else
-      process.stdout.write(
-        `created workspace ${created.name} (${created.plan} plan) ${created.id}\n`,
-      );
+    printResult(
+      flags,
+      created,
+      `created workspace ${created.name} (${created.plan} plan) ${created.id}`,
+    );
   });
 
-  withStoreOptions(
-    workspace.command('list').description('list workspaces').option('--json', 'print JSON'),
-  ).action(async (flags: StoreFlags & { json?: boolean }) => {
-    const { listWorkspaces } = await import('../../app/workspaces.ts');
-    const rows = await withStore(flags, listWorkspaces);
-    if (flags.json) printJson(rows);
-    else printTable(rows, ['name', 'plan', 'id', 'created_at']);
-  });
+  withJsonStoreOptions(workspace.command('list').description('list workspaces')).action(
+    async (flags: JsonStoreFlags) => {
+      const { listWorkspaces } = await import('../../app/workspaces.ts');
+      printRows(flags, await withStore(flags, listWorkspaces), [
+        'name',
+        'plan',
+        'id',
+        'created_at',
+      ]);
+    },
+  );
 
-  withStoreOptions(
+  withJsonStoreOptions(
     workspace
       .command('set-plan <name> <plan>')
-      .description('move a workspace to another plan (team or free); issued keys keep working')
-      .option('--json', 'print JSON'),
-  ).action(async (name: string, plan: string, flags: StoreFlags & { json?: boolean }) => {
+      .description('move a workspace to another plan (team or free); issued keys keep working'),
+  ).action(async (name: string, plan: string, flags: JsonStoreFlags) => {
     const { changePlan } = await import('../../app/workspaces.ts');
-    const changed = await withStore(flags, (store) =>
-      changePlan(store, { name, plan }, adminOf(flags), adminNow()),
+    const changed = await actAsAdmin(flags, (store, admin, now) =>
+      changePlan(store, { name, plan }, admin, now),
     );
-    if (flags.json) printJson(changed);
-    else process.stdout.write(`workspace ${changed.name} is on the ${changed.plan} plan\n`);
+    printResult(flags, changed, `workspace ${changed.name} is on the ${changed.plan} plan`);
   });
 };

@@ -198,15 +198,7 @@ export const setDownload = ({ data }: SetDownload, state: Flipbook): FlipbookEve
   const book = existing(state);
   if (book.downloadAllowed === data.allowed) return [];
   return [
-    {
-      type: 'FlipbookDownloadChanged',
-      data: {
-        flipbookId: book.flipbookId,
-        workspaceId: book.workspaceId,
-        allowed: data.allowed,
-        occurredAt: iso(data.now),
-      },
-    },
+    { type: 'FlipbookDownloadChanged', data: { ...ofBook(book, data.now), allowed: data.allowed } },
   ];
 };
 
@@ -228,46 +220,29 @@ export const uploadVersion = ({ data }: UploadVersion, state: Flipbook): Flipboo
 };
 
 /** The PDF made of an upload that was not one; a stale job's (finished, deleted) is dropped. */
-export const recordConversion = ({ data }: RecordConversion, state: Flipbook): FlipbookEvent[] => {
-  const book = forWorker(state);
-  const version = known(book, data.versionId);
-  if (gone(book, version) || version.status === 'done' || version.status === 'error') return [];
-  return [
-    {
-      type: 'VersionConverted',
-      data: {
-        ...ofVersion(book, data.versionId, data.now),
-        pdf: { checksum: data.pdf.checksum, size: data.pdf.size },
-        converter: data.converter,
-      },
+export const recordConversion = ({ data }: RecordConversion, state: Flipbook): FlipbookEvent[] =>
+  onUnfinished(state, data, (base) => ({
+    type: 'VersionConverted',
+    data: {
+      ...base,
+      pdf: { checksum: data.pdf.checksum, size: data.pdf.size },
+      converter: data.converter,
     },
-  ];
-};
+  }));
 
-export const startProcessing = ({ data }: StartProcessing, state: Flipbook): FlipbookEvent[] => {
-  const book = forWorker(state);
-  const version = known(book, data.versionId);
-  // A finished or deleted version has nothing left to process: a stale job is satisfied.
-  if (gone(book, version) || version.status === 'done' || version.status === 'error') return [];
-  return [
-    {
-      type: 'VersionProcessingStarted',
-      data: {
-        ...ofVersion(book, data.versionId, data.now),
-        attempt: data.attempt,
-        pageCount: data.pageCount,
-      },
-    },
-  ];
-};
+export const startProcessing = ({ data }: StartProcessing, state: Flipbook): FlipbookEvent[] =>
+  onUnfinished(state, data, (base) => ({
+    type: 'VersionProcessingStarted',
+    data: { ...base, attempt: data.attempt, pageCount: data.pageCount },
+  }));
 
 export const completeProcessing = (
   { data }: CompleteProcessing,
   state: Flipbook,
 ): FlipbookEvent[] => {
-  const book = forWorker(state);
-  const version = known(book, data.versionId);
-  if (gone(book, version) || version.status === 'done' || version.status === 'error') return [];
+  const job = unfinished(state, data.versionId);
+  if (!job) return [];
+  const { book, version } = job;
   if (data.pages.length === 0)
     throw new InvalidInput('A processed version needs at least one page');
   const base = ofVersion(book, data.versionId, data.now);
@@ -304,17 +279,11 @@ export const recordRenderedPages = (
   ];
 };
 
-export const failProcessing = ({ data }: FailProcessing, state: Flipbook): FlipbookEvent[] => {
-  const book = forWorker(state);
-  const version = known(book, data.versionId);
-  if (gone(book, version) || version.status === 'done' || version.status === 'error') return [];
-  return [
-    {
-      type: 'VersionProcessingFailed',
-      data: { ...ofVersion(book, data.versionId, data.now), reason: data.reason },
-    },
-  ];
-};
+export const failProcessing = ({ data }: FailProcessing, state: Flipbook): FlipbookEvent[] =>
+  onUnfinished(state, data, (base) => ({
+    type: 'VersionProcessingFailed',
+    data: { ...base, reason: data.reason },
+  }));
 
 export const activateVersion = ({ data }: ActivateVersion, state: Flipbook): FlipbookEvent[] => {
   const book = existing(state);
@@ -423,6 +392,29 @@ const forWorker = (state: Flipbook): Created => {
 };
 
 const gone = (book: Created, version: VersionState) => book.deleted || version.deleted;
+
+/**
+ * The flipbook and version a worker's job is about while the version still waits for its
+ * outcome; null when the job is stale (the flipbook or the version deleted, the version already
+ * done or failed): a finished or deleted version has nothing left to process, and that job is
+ * satisfied with no event.
+ */
+const unfinished = (state: Flipbook, versionId: string) => {
+  const book = forWorker(state);
+  const version = known(book, versionId);
+  if (gone(book, version) || version.status === 'done' || version.status === 'error') return null;
+  return { book, version };
+};
+
+/** A worker's one event about its version, on the version's own fields; none for a stale job. */
+const onUnfinished = (
+  state: Flipbook,
+  { versionId, now }: { versionId: string; now: Date },
+  event: (base: ReturnType<typeof ofVersion>) => FlipbookEvent,
+): FlipbookEvent[] => {
+  const job = unfinished(state, versionId);
+  return job ? [event(ofVersion(job.book, versionId, now))] : [];
+};
 
 const ofBook = (book: Created, now: Date) => ({
   flipbookId: book.flipbookId,

@@ -12,6 +12,7 @@ import {
   type Workspace,
   type WorkspaceEvent,
 } from './workspace.ts';
+import { workspaceEventData } from './workspaceEventData.ts';
 
 export type CreateWorkspace = {
   type: 'CreateWorkspace';
@@ -97,14 +98,12 @@ export const issueApiKey = ({ data }: IssueApiKey, workspace: Workspace): Worksp
   return [
     {
       type: 'ApiKeyIssued',
-      data: {
-        workspaceId: state.workspaceId,
+      data: workspaceEventData(state, data.now, {
         keyId: data.keyId,
         keyHash: data.keyHash,
         label: data.label,
         expiresAt: data.expiresAt ? iso(data.expiresAt) : null,
-        occurredAt: iso(data.now),
-      },
+      }),
     },
   ];
 };
@@ -147,50 +146,43 @@ export const rollApiKey = ({ data }: RollApiKey, workspace: Workspace): Workspac
     },
     {
       type: 'ApiKeyRolled',
-      data: {
-        workspaceId: state.workspaceId,
+      data: workspaceEventData(state, now, {
         keyId,
         newKeyId,
         validUntil: iso(new Date(now.getTime() + data.graceMs)),
-        occurredAt: iso(now),
-      },
+      }),
     },
   ];
 };
 
-export const revokeApiKey = ({ data }: RevokeApiKey, state: Workspace): WorkspaceEvent[] => {
-  if (state.status !== 'created') throw new NotFound('Workspace not found');
+export const revokeApiKey = ({ data }: RevokeApiKey, workspace: Workspace): WorkspaceEvent[] => {
+  const state = requireWorkspace(workspace);
   const key = state.keys[data.keyId];
   if (!key) throw new NotFound(`API key ${data.keyId} not found`);
   if (key.revoked) return [];
   return [
     {
       type: 'ApiKeyRevoked',
-      data: { workspaceId: state.workspaceId, keyId: data.keyId, occurredAt: iso(data.now) },
+      data: workspaceEventData(state, data.now, { keyId: data.keyId }),
     },
   ];
 };
 
 /** Keys already issued keep working after a move to a plan without keys; new ones are refused. */
-export const changePlan = ({ data }: ChangePlan, state: Workspace): WorkspaceEvent[] => {
-  if (state.status !== 'created') throw new NotFound('Workspace not found');
+export const changePlan = ({ data }: ChangePlan, workspace: Workspace): WorkspaceEvent[] => {
+  const state = requireWorkspace(workspace);
   if (state.plan === data.plan) return [];
   return [
     {
       type: 'WorkspacePlanChanged',
-      data: {
-        workspaceId: state.workspaceId,
-        plan: data.plan,
-        previousPlan: state.plan,
-        occurredAt: iso(data.now),
-      },
+      data: workspaceEventData(state, data.now, { plan: data.plan, previousPlan: state.plan }),
     },
   ];
 };
 
 /** Reader analytics on or off, and days kept; the same settings again change nothing. */
-export const setAnalytics = ({ data }: SetAnalytics, state: Workspace): WorkspaceEvent[] => {
-  if (state.status !== 'created') throw new NotFound('Workspace not found');
+export const setAnalytics = ({ data }: SetAnalytics, workspace: Workspace): WorkspaceEvent[] => {
+  const state = requireWorkspace(workspace);
   const [least, most] = ANALYTICS_DAYS_RANGE;
   if (
     !Number.isInteger(data.retentionDays) ||
@@ -204,12 +196,10 @@ export const setAnalytics = ({ data }: SetAnalytics, state: Workspace): Workspac
   return [
     {
       type: 'WorkspaceAnalyticsChanged',
-      data: {
-        workspaceId: state.workspaceId,
+      data: workspaceEventData(state, data.now, {
         enabled: data.enabled,
         retentionDays: data.retentionDays,
-        occurredAt: iso(data.now),
-      },
+      }),
     },
   ];
 };
@@ -232,13 +222,11 @@ export const setBranding = ({ data }: SetBranding, state: Workspace): WorkspaceE
   return [
     {
       type: 'WorkspaceBrandingChanged',
-      data: {
-        workspaceId: workspace.workspaceId,
+      data: workspaceEventData(workspace, data.now, {
         accent,
         background,
         ...(logoChanged ? { logo: data.logo ?? null } : {}),
-        occurredAt: iso(data.now),
-      },
+      }),
     },
   ];
 };
@@ -260,9 +248,9 @@ export const decide = (command: WorkspaceCommand, state: Workspace): WorkspaceEv
     case 'SetBranding':
       return setBranding(command, state);
     case 'RecordReaderErased': {
-      const { workspaceId } = requireWorkspace(state);
       const { readers, now } = command.data;
-      return [{ type: 'ReaderErased', data: { workspaceId, readers, occurredAt: iso(now) } }];
+      const data = workspaceEventData(requireWorkspace(state), now, { readers });
+      return [{ type: 'ReaderErased', data }];
     }
     case 'AddWebhook':
     case 'RemoveWebhook':

@@ -5,6 +5,7 @@ import { Conflict, Forbidden, NotFound, RuleBroken } from '../errors.ts';
 import { iso } from '../iso.ts';
 import { requireWorkspace } from './requireWorkspace.ts';
 import type { Invitation, Role, Workspace, WorkspaceEvent } from './workspace.ts';
+import { workspaceEventData } from './workspaceEventData.ts';
 
 export type InviteUser = {
   type: 'InviteUser';
@@ -59,7 +60,7 @@ const revokePending = (
     .filter(([, invitation]) => invitation.status === 'pending' && which(invitation))
     .map(([invitationId]) => ({
       type: 'InvitationRevoked',
-      data: { workspaceId: ws.workspaceId, invitationId, occurredAt: iso(now) },
+      data: workspaceEventData(ws, now, { invitationId }),
     }));
 
 export const inviteUser = ({ data }: InviteUser, state: Workspace): WorkspaceEvent[] => {
@@ -73,16 +74,14 @@ export const inviteUser = ({ data }: InviteUser, state: Workspace): WorkspaceEve
     ...revokePending(ws, (i) => i.email === data.email, data.now),
     {
       type: 'UserInvited',
-      data: {
-        workspaceId: ws.workspaceId,
+      data: workspaceEventData(ws, data.now, {
         invitationId: data.invitationId,
         email: data.email,
         role: member ? member[1].role : data.role,
         tokenHash: data.tokenHash,
         expiresAt: iso(data.expiresAt),
         ...(member ? { userId: member[0] } : {}),
-        occurredAt: iso(data.now),
-      },
+      }),
     },
   ];
 };
@@ -96,11 +95,7 @@ export const revokeInvitation = ({ data }: RevokeInvitation, state: Workspace) =
   return [
     {
       type: 'InvitationRevoked',
-      data: {
-        workspaceId: ws.workspaceId,
-        invitationId: data.invitationId,
-        occurredAt: iso(data.now),
-      },
+      data: workspaceEventData(ws, data.now, { invitationId: data.invitationId }),
     },
   ] satisfies WorkspaceEvent[];
 };
@@ -133,14 +128,12 @@ export const acceptInvitation = ({ data }: AcceptInvitation, state: Workspace) =
   return [
     {
       type: 'InvitationAccepted',
-      data: {
-        workspaceId: ws.workspaceId,
+      data: workspaceEventData(ws, data.now, {
         invitationId: data.invitationId,
         userId,
         email: invitation.email,
         role: membersOf(ws)[userId]?.role ?? invitation.role,
-        occurredAt: iso(data.now),
-      },
+      }),
     },
   ] satisfies WorkspaceEvent[];
 };
@@ -157,15 +150,13 @@ export const joinByEmailDomain = ({ data }: JoinByEmailDomain, state: Workspace)
   return [
     {
       type: 'MemberJoined',
-      data: {
-        workspaceId: ws.workspaceId,
+      data: workspaceEventData(ws, data.now, {
         userId: data.userId,
         email: data.email,
         role: 'member',
         via: 'sso',
         domain: data.domain,
-        occurredAt: iso(data.now),
-      },
+      }),
     },
   ] satisfies WorkspaceEvent[];
 };
@@ -184,13 +175,11 @@ export const changeMemberRole = ({ data }: ChangeMemberRole, state: Workspace) =
   return [
     {
       type: 'MemberRoleChanged',
-      data: {
-        workspaceId: ws.workspaceId,
+      data: workspaceEventData(ws, data.now, {
         userId: data.userId,
         role: data.role,
         previousRole: member.role,
-        occurredAt: iso(data.now),
-      },
+      }),
     },
   ] satisfies WorkspaceEvent[];
 };
@@ -205,7 +194,7 @@ export const removeMember = ({ data }: RemoveMember, state: Workspace) => {
     ...revokePending(ws, (i) => i.userId === data.userId || i.email === member.email, data.now),
     {
       type: 'MemberRemoved',
-      data: { workspaceId: ws.workspaceId, userId: data.userId, occurredAt: iso(data.now) },
+      data: workspaceEventData(ws, data.now, { userId: data.userId }),
     },
   ] satisfies WorkspaceEvent[];
 };

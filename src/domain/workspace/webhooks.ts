@@ -5,9 +5,9 @@
 import type { Event } from '@event-driven-io/emmett';
 import { InvalidInput, NotFound, RuleBroken } from '../errors.ts';
 import { plainName } from '../flipbookFields.ts';
-import { iso } from '../iso.ts';
 import { PUBLIC_EVENT_TYPES, type PublicEventType } from '../publicEventTypes.ts';
 import { requireWorkspace } from './requireWorkspace.ts';
+import { workspaceEventData } from './workspaceEventData.ts';
 
 export const MAX_ENDPOINTS = 10;
 export const MAX_URL = 2000;
@@ -151,14 +151,12 @@ const addWebhook = ({ data }: AddWebhook, state: Workspace): WebhookEvent[] => {
   return [
     {
       type: 'WebhookEndpointAdded',
-      data: {
-        workspaceId: ws.workspaceId,
+      data: workspaceEventData(ws, data.now, {
         webhookId: data.webhookId,
         url: checkWebhookUrl(data.url),
         events: checkEventFilter(data.events),
         description,
-        occurredAt: iso(data.now),
-      },
+      }),
     },
   ];
 };
@@ -169,7 +167,7 @@ const removeWebhook = ({ data }: RemoveWebhook, state: Workspace): WebhookEvent[
   return [
     {
       type: 'WebhookEndpointRemoved',
-      data: { workspaceId: ws.workspaceId, webhookId: data.webhookId, occurredAt: iso(data.now) },
+      data: workspaceEventData(ws, data.now, { webhookId: data.webhookId }),
     },
   ];
 };
@@ -180,12 +178,7 @@ const disableWebhook = ({ data }: DisableWebhook, state: Workspace): WebhookEven
   return [
     {
       type: 'WebhookEndpointDisabled',
-      data: {
-        workspaceId: ws.workspaceId,
-        webhookId: data.webhookId,
-        reason: data.reason,
-        occurredAt: iso(data.now),
-      },
+      data: workspaceEventData(ws, data.now, { webhookId: data.webhookId, reason: data.reason }),
     },
   ];
 };
@@ -196,7 +189,7 @@ const enableWebhook = ({ data }: EnableWebhook, state: Workspace): WebhookEvent[
   return [
     {
       type: 'WebhookEndpointEnabled',
-      data: { workspaceId: ws.workspaceId, webhookId: data.webhookId, occurredAt: iso(data.now) },
+      data: workspaceEventData(ws, data.now, { webhookId: data.webhookId }),
     },
   ];
 };
