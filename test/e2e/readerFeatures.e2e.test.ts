@@ -942,6 +942,44 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
     },
   );
 
+  it('takes the words away once a deep zoom’s tiles cover the page, its image still held', async () => {
+    const page = await open(PHONE);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route(/\/5\/(min|mid|max)\.jpg/, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto(`${url}#page=5`, { waitUntil: 'domcontentloaded' });
+    const figure = page.locator('#stage figure[data-n="5"]');
+    const words = figure.locator('.words-in-place');
+    try {
+      await expect.poll(() => words.count(), { timeout: 10_000 }).toBe(1);
+      // Zoomed all the way, past what the largest image holds: the tiles of the part on screen.
+      const zoomIn = page.locator('[data-action="zoom-in"]');
+      for (let i = 0; i < 8 && !(await zoomIn.isDisabled()); i++) await zoomIn.click();
+      await expect
+        .poll(
+          () =>
+            figure
+              .locator('.tiles img')
+              .evaluateAll(
+                (imgs) =>
+                  imgs.filter((i) => (i as unknown as { naturalWidth: number }).naturalWidth > 0)
+                    .length,
+              ),
+          { timeout: 10_000 },
+        )
+        .toBeGreaterThan(0);
+      // The real pixels win: no words drawn over them (each line twice, a little apart).
+      expect(await words.count()).toBe(0);
+    } finally {
+      release();
+    }
+  });
+
   it('has the words of a contents entry, and of a page typed in go to page, before the jump: they show in its first frame', async () => {
     const page = await open(PHONE);
     const entry = OUTLINE[3]?.[2] ?? 0; // "The Storm", an entry of the contents

@@ -105,6 +105,7 @@ export const createBook = (data: FlipbookData): Book => {
   /** A page's words with their boxes, for search highlights; [] when they cannot be had. */
   const words = new Map<number, Promise<Word[]>>();
   const wordsHere = new Map<number, Word[]>();
+  let wordsMissing = false;
 
   const book: Book = {
     data,
@@ -174,15 +175,21 @@ export const createBook = (data: FlipbookData): Book => {
     },
 
     words: (n) => {
+      // Written at the end of processing (its text pass): none to ask for before; and a done
+      // version whose page has none (a 404) has none for any page: asked no more.
+      if (!data.document || wordsMissing) return Promise.resolve([]);
       let request = words.get(n);
       if (!request) {
-        request = fetchJson<{ words: Word[] }>(book.url(n, 'words.json'))
-          .then((body) => {
-            wordsHere.set(n, body.words);
-            return body.words;
+        request = fetch(book.url(n, 'words.json'))
+          .then(async (r) => {
+            if (r.status === 404) wordsMissing = true;
+            if (!r.ok) throw new Error(String(r.status));
+            const { words: found } = (await r.json()) as { words: Word[] };
+            wordsHere.set(n, found);
+            return found;
           })
           .catch(() => {
-            words.delete(n);
+            words.delete(n); // try again next time (a network failure)
             return [];
           });
         words.set(n, request);

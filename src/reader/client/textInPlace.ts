@@ -10,19 +10,23 @@ import type { Book, Word } from './book.ts';
 
 /** How long the image may take before the words are asked for. */
 const WAIT_MS = 100;
+/** A box narrower than this share of its height a letter holds a word turned on its side. */
+const TURNED = 0.15;
 /** A page of more words than this is a table of figures: its image is awaited. */
 const MOST_WORDS = 3000;
 
 export const textInPlace = (figure: HTMLElement, img: HTMLImageElement, book: Book, n: number) => {
   if (img.complete) return;
   let loaded = false;
-  img.addEventListener(
+  // The image, or a deep zoom's tile over it (./deepZoom.ts): real pixels, the words give way.
+  figure.addEventListener(
     'load',
-    () => {
+    (e) => {
+      if (!(e.target instanceof HTMLImageElement) || loaded) return;
       loaded = true;
       figure.querySelector('.words-in-place')?.remove();
     },
-    { once: true },
+    { capture: true },
   );
   const drawn = (words: Word[]) => {
     if (loaded || img.complete || !figure.isConnected) return;
@@ -46,7 +50,9 @@ const draw = (figure: HTMLElement, words: Word[]) => {
   const layer = document.createElement('div');
   layer.className = 'words-in-place';
   layer.setAttribute('aria-hidden', 'true');
-  for (const word of words) {
+  // A word set upright or turned (a narrow, tall box): drawn across, it would be a smudge.
+  const across = words.filter((word) => word.w * width >= TURNED * word.t.length * word.h * height);
+  for (const word of across) {
     const span = document.createElement('span');
     span.textContent = word.t;
     Object.assign(span.style, {
@@ -63,7 +69,7 @@ const draw = (figure: HTMLElement, words: Word[]) => {
   const spans = [...layer.children] as HTMLElement[];
   const natural = spans.map((span) => span.offsetWidth);
   spans.forEach((span, i) => {
-    const wanted = (words[i]?.w ?? 0) * width;
+    const wanted = (across[i]?.w ?? 0) * width;
     const has = natural[i] ?? 0;
     if (has > 0 && wanted > 0) span.style.transform = `scaleX(${(wanted / has).toFixed(3)})`;
   });

@@ -35,10 +35,13 @@ const outlineTargets = (entries: OutlineEntry[]): number[] => {
 export const createWordsAhead = (ctx: Context, pageFor: (input: string) => number | null) => {
   const { book } = ctx;
   const asked = new Set<number>();
-  let intents = 0;
+  const intended = new Set<number>();
   const intent = (n: number | null) => {
-    if (n === null || !book.pages.has(n) || book.wordsNow(n) || sparing()) return;
-    if (intents++ < MOST_INTENTS) void book.words(n);
+    if (n === null || !book.pages.has(n) || intended.has(n) || book.wordsNow(n) || sparing())
+      return;
+    if (intended.size >= MOST_INTENTS) return;
+    intended.add(n);
+    void book.words(n);
   };
   const pageOf = (target: EventTarget | null) =>
     target instanceof Element
