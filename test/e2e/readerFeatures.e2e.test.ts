@@ -50,6 +50,19 @@ const TOTAL = PAGE_SIZES.length;
 
 type Box = { x: number; y: number; width: number; height: number };
 
+/** Holds back the images of the pages matching `pages` (a slow link's stand-in) until released. */
+const holdImages = async (page: Page, pages: string) => {
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route(new RegExp(`/(${pages})/(min|mid|max)\\.jpg`), async (route) => {
+    await held;
+    await route.continue();
+  });
+  return release;
+};
+
 /** The pages a spread (or a single view) shows with page n, as the reader pairs them. */
 const shownWith = (n: number, spread: boolean, total = TOTAL) => {
   if (!spread) return [n];
@@ -913,14 +926,7 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
     async (size, options) => {
       const page = await open(options);
       // Page 5's images held back: a slow link's stand-in. Its words (words.json) come first.
-      let release = () => {};
-      const held = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      await page.route(/\/5\/(min|mid|max)\.jpg/, async (route) => {
-        await held;
-        await route.continue();
-      });
+      const release = await holdImages(page, '5');
       // (not awaiting `load`, which waits for the images held)
       await page.goto(`${url}#page=5`, { waitUntil: 'domcontentloaded' });
       const words = page.locator('#stage figure[data-n="5"] .words-in-place');
@@ -944,14 +950,7 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
 
   it('takes the words away once a deep zoom’s tiles cover the page, its image still held', async () => {
     const page = await open(PHONE);
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    await page.route(/\/5\/(min|mid|max)\.jpg/, async (route) => {
-      await held;
-      await route.continue();
-    });
+    const release = await holdImages(page, '5');
     await page.goto(`${url}#page=5`, { waitUntil: 'domcontentloaded' });
     const figure = page.locator('#stage figure[data-n="5"]');
     const words = figure.locator('.words-in-place');
@@ -984,14 +983,7 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
     const page = await open(PHONE);
     const entry = OUTLINE[3]?.[2] ?? 0; // "The Storm", an entry of the contents
     const typed = TOTAL; // on no link and in no entry: its words come when it is typed
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    await page.route(new RegExp(`/(${entry}|${typed})/(min|mid|max)\\.jpg`), async (route) => {
-      await held;
-      await route.continue();
-    });
+    const release = await holdImages(page, `${entry}|${typed}`);
     /** Runs `jump`, then looks at the frame after page n's figure is on the stage. */
     const firstFrame = (n: number, jump: string) =>
       page.evaluate(`new Promise((resolve) => {
