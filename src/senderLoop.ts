@@ -38,7 +38,10 @@ export const attemptsUnderWay = () => {
       return running.size;
     },
     add: (attempt: Promise<unknown>) => {
-      const settled: Promise<unknown> = attempt.finally(() => running.delete(settled));
+      // The sender logs its attempts' failures; one it did not must still not end the process.
+      const settled: Promise<unknown> = attempt
+        .catch(() => {})
+        .finally(() => running.delete(settled));
       running.add(settled);
     },
     settled: async (waitMs?: number) => {
