@@ -2,14 +2,18 @@
 // so a body is read only to be counted and dropped; too much of it is a 413.
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../domain/errors.ts';
+import { durationFromEnv } from '../envDuration.ts';
 import { PayloadTooLarge } from './upload.ts';
 
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 const tooLarge = () => new PayloadTooLarge('Request body too large: the limit is 10 MB');
 
-/** How long a small (non-upload) body may take to arrive: uploads alone get the hour. */
-export const BODY_TIMEOUT_MS = 30_000;
+/**
+ * How long a small (non-upload) body may take to arrive: uploads alone get the hour. 30 s unless
+ * FLIPBOOK_BODY_TIMEOUT_MS says otherwise (a test that sees the 408 in seconds).
+ */
+export const BODY_TIMEOUT_MS = durationFromEnv('FLIPBOOK_BODY_TIMEOUT_MS', 30_000);
 
 /** The 408 of a body that has not arrived within BODY_TIMEOUT_MS: the connection closes. */
 const tooSlow = () =>

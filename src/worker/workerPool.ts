@@ -3,6 +3,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { hostname } from 'node:os';
 import type { Pool, PoolClient } from 'pg';
+import { durationFromEnv } from '../envDuration.ts';
 import type { Logger } from '../log.ts';
 import { isDatabaseUnavailable } from '../store/unavailable.ts';
 import { COMPARE_WAKE, startComparisons } from './comparePreviews.ts';
@@ -53,19 +54,14 @@ export const stopJobOf = (error: unknown): string | null => {
 /**
  * Options for `lanes` lanes. FLIPBOOK_LEASE_MS shortens the lease, so tests see a killed worker's
  * job taken over in seconds instead of a minute, FLIPBOOK_RETRY_MS the wait after a full disk,
- * and FLIPBOOK_STORE_RETRY_MS the first wait after a failed file store; unset or invalid (under a second, or over an hour: timers past 2^31 ms fire at once)
- * means the default.
+ * and FLIPBOOK_STORE_RETRY_MS the first wait after a failed file store (src/envDuration.ts).
  */
 export const workerOptions = (lanes: number): WorkerOptions => {
-  const fromEnv = (name: string, fallback: number) => {
-    const value = Number(process.env[name]);
-    return Number.isFinite(value) && value >= 1000 && value <= 3_600_000 ? value : fallback;
-  };
   return {
     ...DEFAULT_WORKER_OPTIONS,
-    leaseMs: fromEnv('FLIPBOOK_LEASE_MS', DEFAULT_WORKER_OPTIONS.leaseMs),
-    retryMs: fromEnv('FLIPBOOK_RETRY_MS', DEFAULT_WORKER_OPTIONS.retryMs),
-    storeRetryMs: fromEnv('FLIPBOOK_STORE_RETRY_MS', DEFAULT_WORKER_OPTIONS.storeRetryMs),
+    leaseMs: durationFromEnv('FLIPBOOK_LEASE_MS', DEFAULT_WORKER_OPTIONS.leaseMs),
+    retryMs: durationFromEnv('FLIPBOOK_RETRY_MS', DEFAULT_WORKER_OPTIONS.retryMs),
+    storeRetryMs: durationFromEnv('FLIPBOOK_STORE_RETRY_MS', DEFAULT_WORKER_OPTIONS.storeRetryMs),
     lanes,
   };
 };

@@ -255,6 +255,14 @@ describe('what documents make of the renderer (blobs in a directory, two process
     const after = await watchOutcome(fx.c, good.flipbookId, good.versionId);
     expect(after.final).toMatchObject({ status: 'done', pages: 3 });
   });
+});
+
+// The renderer's time limits are its own (each poppler process's, src/pdf/renderPdf.ts) and are
+// tested at their defaults in test/int/renderPdf.int.test.ts; here lower ones, so that the slow
+// page (13 s a rendition) is stopped by them rather than waited out.
+describe('hostile documents in the app (two processing lanes, lower time limits)', () => {
+  const LIMITS = { pageTimeoutMs: 5_000, documentTimeoutMs: () => 10_000 };
+  const fx = useApp({ workers: 2, renderLimits: LIMITS });
 
   it('ends hostile uploads (a smask bomb, a slow page) within their limits and processes the next one', async () => {
     const hostile = await Promise.all(
@@ -263,20 +271,20 @@ describe('what documents make of the renderer (blobs in a directory, two process
     const started = Date.now();
     // Both lanes may be busy with the hostile files: the small one waits for the first to end.
     const small = await createFlipbook(fx.c, {}, pdf(SMALL_PDF));
-    const smallDone = await watchOutcome(fx.c, small.flipbookId, small.versionId, 120_000);
+    const smallDone = await watchOutcome(fx.c, small.flipbookId, small.versionId, 60_000);
     expect(smallDone.final.status).toBe('done');
     const smallMs = Date.now() - started;
 
     const ends: string[] = [];
     for (const [i, h] of hostile.entries()) {
-      const { final } = await watchOutcome(fx.c, h.flipbookId, h.versionId, 120_000);
-      // Each finishes or fails within its limits (60 s + 5 s a page for one page, docs/processing.md).
+      const { final } = await watchOutcome(fx.c, h.flipbookId, h.versionId, 60_000);
+      // Each finishes or fails within its limits (here 10 s for the document, 5 s a page).
       expect(['done', 'error'], `hostile file ${i}`).toContain(final.status);
       ends.push(String(final.status));
     }
     const hostileMs = Date.now() - started;
-    expect(hostileMs).toBeLessThan(65_000 + 5_000);
+    expect(hostileMs).toBeLessThan(LIMITS.documentTimeoutMs() + 5_000);
     if (process.env.FLIPBOOK_TEST_DEBUG) console.info({ smallMs, hostileMs, ends });
     expect((await appFetch(`${fx.base}/healthz`)).status).toBe(200);
-  }, 150_000);
+  }, 90_000);
 });

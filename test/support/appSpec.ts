@@ -25,6 +25,7 @@ import { openBlobStore } from '../../src/blobs/openBlobStore.ts';
 import { type AppSettings, composeApp } from '../../src/composeApp.ts';
 import { flipbookStream } from '../../src/domain/flipbook/flipbook.ts';
 import { logger } from '../../src/log.ts';
+import type { RenderOptions } from '../../src/pdf/renderPdf.ts';
 import { readiness } from '../../src/readiness.ts';
 import type { Store } from '../../src/store/store.ts';
 import { renderOptionsFor } from '../../src/worker/renderSettings.ts';
@@ -109,6 +110,8 @@ export type AppOptions = Partial<Omit<AppSettings, 'publicUrl'>> & {
   workers?: number;
   /** as if serve had --smtp-url (no sender runs: a test starts src/mail/sender.ts itself) */
   mailConfigured?: boolean;
+  /** the renderer's time limits, lower than the defaults where a test waits for one to pass */
+  renderLimits?: Partial<Pick<RenderOptions, 'pageTimeoutMs' | 'documentTimeoutMs'>>;
 };
 
 export const startApp = async (options: AppOptions = {}): Promise<AppUnderTest> => {
@@ -117,6 +120,7 @@ export const startApp = async (options: AppOptions = {}): Promise<AppUnderTest> 
     blobs: blobKind = 'dir',
     workers = 0,
     mailConfigured = false,
+    renderLimits = {},
     ...settings
   } = options;
   const store = await openTestStore(kind);
@@ -134,7 +138,7 @@ export const startApp = async (options: AppOptions = {}): Promise<AppUnderTest> 
     : await openBlobStore({ blobDir: join(folder, 'blobs') });
   const clock = testClock();
   const base = `http://app-${++apps}.test`;
-  const render = renderOptionsFor(1);
+  const render = { ...renderOptionsFor(1), ...renderLimits };
   const app = composeApp({
     store,
     blobs,
