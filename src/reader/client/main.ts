@@ -69,8 +69,11 @@ const compareAsked = (hash = location.hash) =>
   data.preview && /[#&]compare=\d/.test(hash)
     ? import('./changesPanel.ts').then((m) => m.openFromAddress(reader, hash)).catch(() => {})
     : undefined;
-window.addEventListener('hashchange', () => {
-  if (!compareAsked()) nav.go(pageFromHash(book));
+window.addEventListener('hashchange', (event) => {
+  // The address the reader gave, not location.hash: a render between the change and this event
+  // (a panel closing resizes the stage) writes the page shown over it (chrome.ts).
+  const hash = new URL(event.newURL).hash;
+  if (!compareAsked(hash)) nav.go(pageFromHash(book, hash));
 });
 
 let lastSize = '';

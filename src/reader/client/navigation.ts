@@ -59,10 +59,10 @@ export const createNavigation = (ctx: Context, view: View): Navigation => {
 };
 
 /** #page=N opens page N; #label=iv the page the book numbers "iv". */
-export const pageFromHash = (book: Book) => {
-  const page = /[#&]page=(\d+)/.exec(location.hash)?.[1];
+export const pageFromHash = (book: Book, hash = location.hash) => {
+  const page = /[#&]page=(\d+)/.exec(hash)?.[1];
   if (page) return Number(page);
-  const label = /[#&]label=([^&]+)/.exec(location.hash)?.[1];
+  const label = /[#&]label=([^&]+)/.exec(hash)?.[1];
   if (label) {
     try {
       return pageForInput(decodeURIComponent(label), book.labels, book.total) ?? 1;
