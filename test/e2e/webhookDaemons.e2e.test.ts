@@ -29,8 +29,9 @@ describe('webhooks across two daemons and from the CLI (embedded store, no proce
     c = client(fx.api, fx.key);
   });
   afterAll(async () => {
-    await fx?.stop();
+    // the receiver first: the deliveries it still holds end at once, not at their 10 s timeout
     await receiver?.close();
+    await fx?.stop();
   });
 
   const addWebhook = (body: Json) =>
@@ -139,8 +140,9 @@ describe('webhooks across a kill -9', () => {
     ]);
   });
   afterAll(async () => {
-    await fx?.stop();
+    // the receiver first: the deliveries it still holds end at once, not at their 10 s timeout
     await receiver?.close();
+    await fx?.stop();
   });
 
   it('delivers version.done after a daemon killed between the 201 and the end of processing restarts', {

@@ -44,8 +44,9 @@ describe('the event feed and webhooks (one processing lane, the sender in proces
     sender = startWebhookSender(fx.store, logger, fx.clock, { allowPrivate: true, tickMs: 50 });
   });
   afterAll(async () => {
-    await sender?.stop();
+    // the receiver first: the deliveries it still holds end at once, not at their 10 s timeout
     await receiver?.close();
+    await sender?.stop();
   });
 
   const addWebhook = async (body: Json, key = fx.key) => {

@@ -37,7 +37,7 @@ export const startApi = async (
   env: NodeJS.ProcessEnv = {},
 ): Promise<ApiFixture> => {
   const options: { dataDir?: string; databaseUrl?: string } =
-    typeof kind === 'object' ? kind : await storeOptions(kind);
+    typeof kind === 'object' ? kind : await storeOptions(kind, 'migrated');
   const storeArgs = options.dataDir
     ? ['--data-dir', options.dataDir]
     : ['--database-url', options.databaseUrl ?? ''];

@@ -8,14 +8,17 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { dataRootOf } from './dataRoot.ts';
 
-/** Creates a new, uniquely named database on the test server and returns its connection URL. */
-export const freshDatabase = async (): Promise<string> => {
+/**
+ * Creates a new, uniquely named database on the test server and returns its connection URL:
+ * empty, or a copy of `template`.
+ */
+export const freshDatabase = async (template?: string): Promise<string> => {
   const serverUrl = inject('pgUrl');
   const name = `t_${randomBytes(8).toString('hex')}`;
   const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
   try {
-    await client.query(`create database ${name}`);
+    await client.query(`create database ${name}${template ? ` template ${template}` : ''}`);
   } finally {
     await client.end();
   }
@@ -23,6 +26,13 @@ export const freshDatabase = async (): Promise<string> => {
   url.pathname = `/${name}`;
   return url.toString();
 };
+
+/**
+ * A fresh database with this code's schema already in place: a copy of the run's template
+ * (globalSetup.ts) takes ~0.15 s where making the schema takes ~0.35 s more, for every app and
+ * daemon of the suite whose subject is not the migration itself (those take freshDatabase()).
+ */
+export const migratedDatabase = () => freshDatabase(inject('pgTemplate'));
 
 const tempDirs: string[] = [];
 process.once('exit', () => {

@@ -43,7 +43,12 @@ export const startReceiver = async (now: () => number = Date.now) => {
       answer = f;
     },
     slowDown: (path: string, ms: number) => slow.set(path, ms),
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    /** Stops at once: requests still held (a slow path) are cut, as a receiver going away. */
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
   };
 };
 export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
