@@ -5,7 +5,8 @@
 // revalidated, for anyone who kept them.
 //
 // Scripts are written as small TypeScript modules and bundled here by esbuild, minified, with no
-// build step to forget (docs/architecture.md). A page loads one script, whatever the number of
+// build step to forget (docs/architecture.md); a bundle is kept for the next start while nothing
+// it was made from changes (bundleCache.ts). A page loads one script, whatever the number of
 // modules. What it imports with `import()` (the reader's panels, search and deep zoom) is bundled
 // apart, as a chunk the browser fetches the first time it is used, under a name holding a hash of
 // its content too (`sharePanel.5c1d0e9a7b2f.js`), beside the script. Each chunk is whole: it holds
@@ -16,14 +17,12 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basename, dirname, extname, resolve } from 'node:path';
-import { type BuildOptions, buildSync } from 'esbuild';
+import { type BuildOptions, buildSync, type Metafile } from 'esbuild';
+import { type Bundle, cachedBundle } from './bundleCache.ts';
 import { type Body, prepareBody, sendBody } from './sendBody.ts';
 
 /** A file served as is; a script's `chunks` are the files it imports when first used. */
 export type Asset = { file: string; hashed: string; type: string; body: Body; chunks: Asset[] };
-
-/** A bundled script: what a page loads (`entry`), and the chunks it imports, by file name. */
-export type Bundle = { entry: Buffer; chunks: Map<string, Buffer> };
 
 const SCRIPT_TYPE = 'text/javascript; charset=utf-8';
 
@@ -63,12 +62,23 @@ const lazyModules = (entry: string) => {
       found.set(i.original, file);
     }
   }
-  return found;
+  return { lazy: found, read: inputsOf(root, metafile) };
 };
 
-export const bundleScript = (entry: string): Bundle => {
+/** The files a build read, by their full paths. */
+const inputsOf = (root: string, metafile: Metafile | undefined) =>
+  Object.keys(metafile?.inputs ?? {}).map((input) => resolve(root, input));
+
+/**
+ * The bundle of the script `entry` and of what it imports with `import()`: made by esbuild, or
+ * the one kept from an earlier start while nothing it was made from changed (bundleCache.ts).
+ */
+export const bundleScript = (entry: string, cacheDir?: string): Bundle =>
+  cachedBundle(entry, () => buildScript(entry), cacheDir);
+
+const buildScript = (entry: string): { bundle: Bundle; inputs: string[] } => {
   const root = dirname(entry);
-  const lazy = lazyModules(entry);
+  const { lazy, read } = lazyModules(entry);
   const files = [entry, ...new Set(lazy.values())];
   // Each bundled whole (no splitting), its import() of the others left as written.
   const built = buildSync({
@@ -116,7 +126,10 @@ export const bundleScript = (entry: string): Bundle => {
     named.set(module, name);
     return name;
   };
-  return { entry: linked(entry, []), chunks };
+  const bundle = { entry: linked(entry, []), chunks };
+  // and this file: another option here (a target, minifying) is another bundle
+  const inputs = new Set([...read, ...inputsOf(root, built.metafile), import.meta.filename]);
+  return { bundle, inputs: [...inputs] };
 };
 
 export const makeAsset = (
