@@ -1,7 +1,10 @@
 // A running daemon on a fresh store with a workspace and an API key: what every API test needs.
 import { inject } from 'vitest';
+import { issueApiKey } from '../../src/app/apiKeys.ts';
+import { changePlan, createWorkspace } from '../../src/app/workspaces.ts';
+import { actAsAdmin } from '../../src/cli/storeOptions.ts';
 import { type BlobPlace, placeOf } from './blobPlace.ts';
-import { type Daemon, flipbook, startDaemon } from './cli.ts';
+import { type Daemon, startDaemon } from './cli.ts';
 import { S3_ENV } from './s3Env.ts';
 import { freshBucket } from './s3Server.ts';
 import { type StoreKind, storeOptions } from './stores.ts';
@@ -54,29 +57,19 @@ export const startApi = async (
     ...S3_ENV,
     ...env,
   });
-  // The set-up's admin commands wait longer for the database than a user's would (5 s): on a
-  // loaded machine a fresh embedded server took longer to accept one, and that bound is tested
-  // where it is the subject (test/chaos/databaseStall, test/int/waitAtStart).
-  const adminArgs = [...storeArgs, '--database-timeout', '30'];
-  const newWorkspace = async (name: string, plan: 'team' | 'free' = 'team') => {
-    const created = await flipbook([
-      'workspace',
-      'create',
-      name,
-      '--plan',
-      'team',
-      '--json',
-      ...adminArgs,
-    ]);
-    if (created.code !== 0) throw new Error(created.stderr);
-    const issued = await flipbook(['key', 'create', '--workspace', name, '--json', ...adminArgs]);
-    if (issued.code !== 0) throw new Error(issued.stderr);
-    if (plan === 'free') await flipbook(['workspace', 'set-plan', name, 'free', ...adminArgs]);
-    return {
-      key: JSON.parse(issued.stdout).key as string,
-      workspaceId: JSON.parse(created.stdout).id as string,
-    };
-  };
+  // The set-up's admin acts wait longer for the database than a user's would (5 s): on a loaded
+  // machine a fresh embedded server took longer to accept one, and that bound is tested where it
+  // is the subject (test/chaos/databaseStall, test/int/waitAtStart). They run the admin commands'
+  // own code (actAsAdmin: the same actor, clock and store), in this process: the commands as a
+  // user runs them are test/e2e/adminCli's, and two processes a daemon cost ~0.5 s.
+  const admin = { ...options, databaseTimeout: '30' };
+  const newWorkspace = (name: string, plan: 'team' | 'free' = 'team') =>
+    actAsAdmin(admin, async (store, actor, now) => {
+      const created = await createWorkspace(store, { name, plan: 'team' }, actor, now);
+      const issued = await issueApiKey(store, { workspace: name }, actor, now);
+      if (plan === 'free') await changePlan(store, { name, plan }, actor, now);
+      return { key: issued.key, workspaceId: created.id };
+    });
   // A workspace that cannot be made leaves no daemon behind (the suite never gets to stop it).
   const first = await newWorkspace('acme').catch(async (error: unknown) => {
     await daemon.stop().catch(() => {});
