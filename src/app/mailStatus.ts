@@ -14,6 +14,14 @@ export type MailTrouble = {
   queued: number;
 };
 
+/** Mail as a page that offers it shows it (the share links' pages). */
+export type MailState = {
+  /** whether a mail server was given: without one, what mails is shown disabled */
+  mailConfigured: boolean;
+  /** mail configured but not going out */
+  mailTrouble: MailTrouble | null;
+};
+
 /** Mail's trouble, or null when it goes out (or when no mail server was given). */
 export const mailTrouble = async (deps: {
   store: Store;
@@ -29,3 +37,8 @@ export const mailTrouble = async (deps: {
     queued: health.queued,
   };
 };
+
+export const mailState = async (deps: Parameters<typeof mailTrouble>[0]): Promise<MailState> => ({
+  mailConfigured: deps.mailConfigured === true,
+  mailTrouble: await mailTrouble(deps),
+});

@@ -11,6 +11,7 @@ import { stalePreviews } from '../readTables/previews.ts';
 import type { Store } from '../store/store.ts';
 import type { Clock } from './clock.ts';
 import { SYSTEM } from './eventContext.ts';
+import { lookEvery } from './periodicLook.ts';
 import { removePreview } from './previews.ts';
 
 export const DEFAULT_PREVIEW_TTL_MS = 30 * 86_400_000;
@@ -40,21 +41,10 @@ export const sweepPreviews = async (deps: SweepDeps, ttlMs: number): Promise<num
 /** Looks at start and every hour; 0 turns it off. */
 export const startPreviewSweep = (deps: SweepDeps, ttlMs: number) => {
   if (ttlMs <= 0) return { stop: async () => {} };
-  let running: Promise<unknown> = Promise.resolve();
-  const look = () => {
-    running = deps.store.locks
-      .unlessHeld('preview-sweep', () => sweepPreviews(deps, ttlMs))
-      .catch((error: unknown) =>
-        deps.log.warn({ err: error }, 'preview sweep failed; next hour again'),
-      );
-  };
-  look();
-  const timer = setInterval(look, EVERY_MS);
-  timer.unref();
-  return {
-    stop: async () => {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return lookEvery(
+    EVERY_MS,
+    () => deps.store.locks.unlessHeld('preview-sweep', () => sweepPreviews(deps, ttlMs)),
+    (error) => deps.log.warn({ err: error }, 'preview sweep failed; next hour again'),
+    { atStart: true },
+  );
 };

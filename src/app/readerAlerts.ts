@@ -19,6 +19,7 @@ import { type ReaderRow, sweepReaderCodes, takeEndedReadings } from '../state/li
 import { queueMail } from '../state/mailOutbox.ts';
 import type { Store } from '../store/store.ts';
 import type { Clock } from './clock.ts';
+import { lookEvery } from './periodicLook.ts';
 import { openEmail } from './readerIdentity.ts';
 
 /** A reading ends after this long without a beacon (the reader sends one every few seconds). */
@@ -199,22 +200,13 @@ const LOOK_MS = 60_000;
  * Looks for ended readings every minute (and drops codes past their time): each summary is
  * taken by one daemon (SKIP LOCKED), so any number may look.
  */
-export const startReadingSummaries = (deps: AlertDeps & { log: Logger }) => {
-  let running: Promise<unknown> = Promise.resolve();
-  const look = () => {
-    running = (async () => {
+export const startReadingSummaries = (deps: AlertDeps & { log: Logger }) =>
+  lookEvery(
+    LOOK_MS,
+    async () => {
       while ((await sendEndedReadings(deps)) === 100) {}
       await sweepReaderCodes(deps.store.db, deps.clock.now());
-    })().catch((error: unknown) =>
-      deps.log.warn({ err: error }, 'reading summaries: could not look; next minute again'),
-    );
-  };
-  const timer = setInterval(look, LOOK_MS);
-  timer.unref();
-  return {
-    stop: async () => {
-      clearInterval(timer);
-      await running;
     },
-  };
-};
+    (error) =>
+      deps.log.warn({ err: error }, 'reading summaries: could not look; next minute again'),
+  );

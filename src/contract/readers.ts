@@ -1,7 +1,7 @@
 // Identified readers of a share link (issue 44; docs/access.md, "Who reads"): the shapes the API
 // answers with, one definition each.
 import { type Static, Type } from '@sinclair/typebox';
-import { Named, Uuid } from './common.ts';
+import { Named } from './common.ts';
 
 const when = (description: string) =>
   Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });
@@ -53,8 +53,3 @@ export const ReaderErasedAnswer = Named('ReaderErased', {
   }),
 });
 export type ReaderErasedAnswer = Static<typeof ReaderErasedAnswer>;
-
-export const ShareLinkReadersParams = Type.Object({
-  id: Uuid('Flipbook id'),
-  linkId: Uuid('Share link id'),
-});

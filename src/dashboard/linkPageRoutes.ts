@@ -5,7 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import type { SignedIn } from '../app/accounts/sessions.ts';
 import { getFlipbook } from '../app/flipbooks.ts';
-import { mailTrouble } from '../app/mailStatus.ts';
+import { type MailState, mailState } from '../app/mailStatus.ts';
 import { listLinkReaders, readersCsv } from '../app/readerFigures.ts';
 import { shareLinksOf } from '../app/shareLinks.ts';
 import type { ShareLink } from '../contract/shareLinks.ts';
@@ -36,7 +36,7 @@ export const linkPageRoutes = (kit: Kit): DashboardRoute[] => {
     res: ServerResponse,
     signedIn: SignedIn,
     status: number,
-    state: Omit<ShareLinkState, 'mailConfigured'>,
+    state: Omit<ShareLinkState, keyof MailState>,
     link?: ShareLink,
   ) => {
     const who = caller(req, signedIn);
@@ -44,16 +44,12 @@ export const linkPageRoutes = (kit: Kit): DashboardRoute[] => {
     const flipbook = await getFlipbook(deps, who, id);
     const shown = link ?? (await shareLinksOf(deps, who, id).get(linkId));
     const { readers } = await listLinkReaders(deps, who, id, linkId);
-    const trouble = await mailTrouble(deps);
+    const mail = await mailState(deps);
     const draft = state.draft ?? rulesOfLink(shown);
     sendPage(
       res,
       status,
-      shareLinkPage(signedIn, flipbook, shown, readers, draft, {
-        ...state,
-        mailConfigured,
-        mailTrouble: trouble,
-      }),
+      shareLinkPage(signedIn, flipbook, shown, readers, draft, { ...state, ...mail }),
     );
   };
 

@@ -7,7 +7,7 @@ import type { ServerResponse } from 'node:http';
 import { popFlash, putFlash } from '../app/accounts/flash.ts';
 import type { SignedIn } from '../app/accounts/sessions.ts';
 import { getFlipbook } from '../app/flipbooks.ts';
-import { mailTrouble } from '../app/mailStatus.ts';
+import { type MailState, mailState } from '../app/mailStatus.ts';
 import { shareLinksOf } from '../app/shareLinks.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
@@ -32,16 +32,12 @@ export const shareLinkRoutes = (kit: Kit): DashboardRoute[] => {
     res: ServerResponse,
     signedIn: SignedIn,
     status: number,
-    state: Omit<ShareLinksState, 'mailConfigured'>,
+    state: Omit<ShareLinksState, keyof MailState>,
   ) => {
     const flipbook = await getFlipbook(deps, caller(req, signedIn), idOf(req));
     const { links } = await linksOf(req, signedIn).list();
-    const trouble = await mailTrouble(deps);
-    sendPage(
-      res,
-      status,
-      shareLinksPage(signedIn, flipbook, links, { ...state, mailConfigured, mailTrouble: trouble }),
-    );
+    const mail = await mailState(deps);
+    sendPage(res, status, shareLinksPage(signedIn, flipbook, links, { ...state, ...mail }));
   };
 
   declared.push({

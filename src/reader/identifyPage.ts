@@ -3,9 +3,9 @@
 // terms to accept, and the code form once a code was mailed. Plain forms that post and redirect
 // (no script needed); every value escaped by `html`. Nothing typed is ever shown back but the
 // address on the code page, to the browser that typed it.
-import { type Html, html } from '../http/html.ts';
+import { html } from '../http/html.ts';
 import { fill } from './client/words.ts';
-import { shell } from './readerPage.ts';
+import { noindex, problemLine, shell } from './readerPage.ts';
 import type { Language } from './words/language.ts';
 
 export type IdentifyForm = {
@@ -18,27 +18,27 @@ export type IdentifyForm = {
   problem?: string | null;
 };
 
-const head = (title: string) => html`<title>${title}</title>
-<meta name="robots" content="noindex, nofollow">`;
-
-const problemLine = (problem: string | null | undefined, id: string): Html | '' =>
-  problem ? html`<p class="form-problem" id="${id}" role="alert">${problem}</p>\n` : '';
+/**
+ * The field's attributes: one aria-describedby, naming the problem first and then the hint (a
+ * second attribute would be ignored), and aria-invalid while there is a problem.
+ */
+const describedBy = (problem: string | null | undefined, problemId: string, hintId: string) =>
+  problem
+    ? html` aria-describedby="${problemId} ${hintId}" aria-invalid="true"`
+    : html` aria-describedby="${hintId}"`;
 
 export const identifyPage = (l: Language, form: IdentifyForm) => {
   const w = l.words;
-  // One aria-describedby: the problem first, then the notice (a second attribute is ignored).
-  const described = form.problem ? 'identify-problem identify-notice' : 'identify-notice';
-  const invalid = form.problem ? html` aria-invalid="true"` : '';
   return shell(
     l,
-    head(w.identifyTitle),
+    noindex(w.identifyTitle),
     html`<main class="message identify" id="identify-required">
 <h1>${w.identifyHeading}</h1>
 <p id="identify-notice">${w.identifyNotice}${form.verify ? html` ${w.verifyNotice}` : ''}${form.watermark ? html` ${w.watermarkNotice}` : ''}</p>
 <form class="password-form" method="post" action="${form.action}">
 <input type="hidden" name="step" value="email">
 ${problemLine(form.problem, 'identify-problem')}<label for="email">${w.emailAddress}</label>
-<input id="email" name="email" type="email" autocomplete="email" inputmode="email" required maxlength="254" value="${form.email ?? ''}" autofocus aria-describedby="${described}"${invalid}>
+<input id="email" name="email" type="email" autocomplete="email" inputmode="email" required maxlength="254" value="${form.email ?? ''}" autofocus${describedBy(form.problem, 'identify-problem', 'identify-notice')}>
 ${form.terms ? termsBlock(l, form.terms) : ''}<div class="identify-actions"><button type="submit">${w.continueReading}</button></div>
 </form>
 </main>`,
@@ -58,11 +58,9 @@ export const codePage = (
   form: { action: string; email: string; problem?: string | null },
 ) => {
   const w = l.words;
-  const described = form.problem ? 'code-problem code-hint' : 'code-hint';
-  const invalid = form.problem ? html` aria-invalid="true"` : '';
   return shell(
     l,
-    head(w.codeTitle),
+    noindex(w.codeTitle),
     html`<main class="message identify" id="code-required">
 <h1>${w.codeHeading}</h1>
 <p id="code-hint">${fill(w.codeHint, { email: form.email })}</p>
@@ -70,7 +68,7 @@ export const codePage = (
 <input type="hidden" name="step" value="code">
 ${problemLine(form.problem, 'code-problem')}<label for="code">${w.code}</label>
 <div class="password-row">
-<input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required maxlength="12" autofocus aria-describedby="${described}"${invalid}>
+<input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required maxlength="12" autofocus${describedBy(form.problem, 'code-problem', 'code-hint')}>
 <button type="submit">${w.open}</button>
 </div>
 </form>

@@ -9,10 +9,8 @@ import type { BlobStore } from '../blobs/blobStore.ts';
 import { frameAncestors } from '../domain/flipbook/access.ts';
 import type { PageRow } from '../readTables/pages.ts';
 import type { Db } from '../readTables/readTable.ts';
+import type { LabelRun, SizeRun } from './client/layout.ts';
 import { readDocumentSummary, scriptLanguage } from './documentSummary.ts';
-
-/** Consecutive pages of one size: [first position, how many, width, height]. */
-export type PageRun = [number, number, number, number];
 
 export type ReaderBook = {
   id: string;
@@ -24,7 +22,7 @@ export type ReaderBook = {
   pageCount: number;
   /** Pages ready, and their sizes as runs: a 500-page book of one size is one run. */
   ready: number;
-  runs: PageRun[];
+  runs: SizeRun[];
   /** `<pageBase>text.json`, `<pageBase><position>/words.json`; null before any page is ready. */
   pageBase: string | null;
   /** `<imageBase><position>/mid.jpg` (the daemon's, or --blob-public-url's) */
@@ -65,9 +63,6 @@ export type ReaderPreview = {
   /** the comparison with the live version, as JSON (src/reader/previewRoutes.ts) */
   compare: string;
 };
-
-/** [first, count, prefix, start]: pages numbered prefix+start...; [first, 1, label]: one page. */
-export type LabelRun = [number, number, string, number] | [number, 1, string];
 
 /** How many pages' alternative text the HTML carries: the rest comes with text.json. */
 export const LEAD_PAGES = 40;
@@ -154,7 +149,7 @@ export const loadReaderBook = async (
 };
 
 export const pageRuns = (pages: Pick<PageRow, 'position' | 'width' | 'height'>[]) => {
-  const runs: PageRun[] = [];
+  const runs: SizeRun[] = [];
   for (const p of pages) {
     const last = runs.at(-1);
     if (last && last[0] + last[1] === p.position && last[2] === p.width && last[3] === p.height) {

@@ -75,8 +75,12 @@ ${body}
 </html>
 `.text;
 
-const noindex = (title: string) => html`<title>${title}</title>
+export const noindex = (title: string) => html`<title>${title}</title>
 <meta name="robots" content="noindex, nofollow">`;
+
+/** Why a form came back (post/redirect/get), said above its field as an alert. */
+export const problemLine = (problem: string | null | undefined, id: string): Html | '' =>
+  problem ? html`<p class="form-problem" id="${id}" role="alert">${problem}</p>\n` : '';
 
 /** A page that only says something: a title, a heading and a line. */
 const messagePage = (l: Language, title: string, heading: string, line: string, id = '') =>
@@ -116,7 +120,7 @@ export const passwordPage = (l: Language, action: string, problem: string | null
 <h1>${l.words.passwordHeading}</h1>
 <p>${l.words.passwordHint}</p>
 <form class="password-form" method="post" action="${action}">
-${problem && html`<p class="form-problem" id="password-problem" role="alert">${problem}</p>\n`}<label for="password">${l.words.password}</label>
+${problemLine(problem, 'password-problem')}<label for="password">${l.words.password}</label>
 <div class="password-row">
 <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="1024" autofocus${problem ? html` aria-invalid="true" aria-describedby="password-problem"` : ''}>
 <button type="submit">${l.words.open}</button>

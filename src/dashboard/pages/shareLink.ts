@@ -2,7 +2,7 @@
 // reads"): the readers who gave their address at it, each with what they read, and its CSV; then
 // the form that changes who reads and the rules that go with it.
 import type { SignedIn } from '../../app/accounts/sessions.ts';
-import type { MailTrouble } from '../../app/mailStatus.ts';
+import type { MailState } from '../../app/mailStatus.ts';
 import type { Flipbook } from '../../contract/flipbooks.ts';
 import type { LinkReader } from '../../contract/readers.ts';
 import type { ShareLink } from '../../contract/shareLinks.ts';
@@ -13,9 +13,7 @@ import { at } from './format.ts';
 import { linkRulesFields } from './linkRules.ts';
 import { mailNotice } from './mailNotice.ts';
 
-export type ShareLinkState = {
-  mailConfigured: boolean;
-  mailTrouble?: MailTrouble | null;
+export type ShareLinkState = MailState & {
   /** the rules form as typed, with its refusal; else the link's own */
   draft?: RulesDraft;
   error?: string;

@@ -4,7 +4,7 @@
 // form that makes one. A new link's URL is shown once, at the top, after the redirect that
 // follows its form.
 import type { SignedIn } from '../../app/accounts/sessions.ts';
-import type { MailTrouble } from '../../app/mailStatus.ts';
+import type { MailState } from '../../app/mailStatus.ts';
 import type { Flipbook } from '../../contract/flipbooks.ts';
 import type { ShareLink } from '../../contract/shareLinks.ts';
 import { MAX_LINK_PASSWORD, MIN_LINK_PASSWORD } from '../../contract/shareLinks.ts';
@@ -24,12 +24,8 @@ export type LinkDraft = {
   error: string;
 };
 
-export type ShareLinksState = {
+export type ShareLinksState = MailState & {
   draft?: LinkDraft;
-  /** whether a mail server was given: without one, what mails is shown disabled */
-  mailConfigured: boolean;
-  /** mail configured but not going out */
-  mailTrouble?: MailTrouble | null;
   /** the link just made: its URL, shown this once */
   created?: { label: string; url: string };
   notice?: string;

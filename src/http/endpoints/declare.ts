@@ -8,6 +8,7 @@ import type { Clock } from '../../app/clock.ts';
 import type { KeyUsage } from '../../app/keyUsage.ts';
 import type { StampedDownloads } from '../../app/stampedDownloads.ts';
 import { FlipbookIdParams, SlugParams } from '../../contract/flipbooks.ts';
+import { ShareLinkParams } from '../../contract/shareLinks.ts';
 import { VersionIdsParams } from '../../contract/versions.ts';
 import { WebhookIdParams } from '../../contract/webhooks.ts';
 import { InvalidInput, NotFound } from '../../domain/errors.ts';
@@ -51,6 +52,14 @@ export const SlugPath = {
     throw new InvalidInput('Invalid slug');
   },
 };
+/** /flipbooks/:id/links/:linkId and below: the flipbook's id in words, else an unknown link. */
+export const LinkPath = {
+  schema: ShareLinkParams,
+  invalid: (params: Record<string, string>): never => {
+    if (!/^[0-9a-f-]{36}$/i.test(params.id ?? '')) throw new InvalidInput('Invalid flipbook ID');
+    throw new NotFound('Share link not found');
+  },
+};
 
 // --- answers several endpoints give ---
 
@@ -85,6 +94,9 @@ export const uploadRefused =
 export const slugTaken = '`Slug "<slug>" is already used by another flipbook in this workspace`';
 export const flipbookNotFound = error(
   '`Flipbook not found` (also for a flipbook of another workspace)',
+);
+export const linkNotFound = error(
+  '`Flipbook not found` (also another workspace’s), or `Share link not found` (also a revoked one)',
 );
 export const versionNotFound = error(
   '`Version not found` (also for a deleted version, or one of another flipbook or workspace)',

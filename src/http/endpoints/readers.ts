@@ -2,23 +2,9 @@
 // /flipbooks/:id/links/:linkId/readers (JSON, or CSV with Accept: text/csv) and DELETE
 // /readers/:email (erasure).
 import { eraseReader, listLinkReaders, readersCsv } from '../../app/readerFigures.ts';
-import {
-  LinkReaderList,
-  ReaderErasedAnswer,
-  ReaderParams,
-  ShareLinkReadersParams,
-} from '../../contract/readers.ts';
-import { InvalidInput, NotFound } from '../../domain/errors.ts';
+import { LinkReaderList, ReaderErasedAnswer, ReaderParams } from '../../contract/readers.ts';
 import { error } from '../endpoint.ts';
-import { apiEndpoint, busy } from './declare.ts';
-
-const LinkPath = {
-  schema: ShareLinkReadersParams,
-  invalid: (params: Record<string, string>): never => {
-    if (!/^[0-9a-f-]{36}$/i.test(params.id ?? '')) throw new InvalidInput('Invalid flipbook ID');
-    throw new NotFound('Share link not found');
-  },
-};
+import { apiEndpoint, busy, LinkPath, linkNotFound } from './declare.ts';
 
 export const READER_ENDPOINTS = [
   apiEndpoint({
@@ -33,9 +19,7 @@ export const READER_ENDPOINTS = [
     ok: { status: 200, description: 'Its readers', schema: LinkReaderList },
     errors: {
       400: error('`Invalid flipbook ID`'),
-      404: error(
-        '`Flipbook not found` (also another workspace’s), or `Share link not found` (also a revoked one)',
-      ),
+      404: linkNotFound,
     },
     handle: ({ caller, params }, deps) => listLinkReaders(deps, caller, params.id, params.linkId),
     csv: readersCsv,

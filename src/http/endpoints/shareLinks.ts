@@ -10,15 +10,21 @@ import {
   MIN_LINK_PASSWORD,
   ShareLink,
   ShareLinkList,
-  ShareLinkParams,
   ShareLinkRevoked,
 } from '../../contract/shareLinks.ts';
 import type { Failure } from '../../contract/validate.ts';
-import { InvalidInput, NotFound } from '../../domain/errors.ts';
+import { InvalidInput } from '../../domain/errors.ts';
 import { MAX_ALLOW, MAX_LABEL, MAX_LINKS, MAX_TERMS } from '../../domain/flipbook/shareLinks.ts';
 import { MAX_EDIT_BYTES } from '../editBody.ts';
 import { type Answer, error, type JsonBody } from '../endpoint.ts';
-import { apiEndpoint, busy, FlipbookParams, flipbookNotFound } from './declare.ts';
+import {
+  apiEndpoint,
+  busy,
+  FlipbookParams,
+  flipbookNotFound,
+  LinkPath,
+  linkNotFound,
+} from './declare.ts';
 
 const FIELDS = [
   'label',
@@ -83,16 +89,6 @@ const bodyRefusals = (notFound: Answer) => ({
   503: busy,
 });
 
-const LinkPath = {
-  schema: ShareLinkParams,
-  invalid: (params: Record<string, string>): never => {
-    if (!/^[0-9a-f-]{36}$/i.test(params.id ?? '')) throw new InvalidInput('Invalid flipbook ID');
-    throw new NotFound('Share link not found');
-  },
-};
-const linkNotFound = error(
-  '`Flipbook not found` (also another workspace’s), or `Share link not found` (also a revoked one)',
-);
 const refusedFields =
   '`label is required`, `Invalid label: …`, `Invalid expires_at: it must be in the future`, `Invalid password: …`, `Invalid identify: …`, `allow entry <n> is not an email address: …`, `watermark needs the reader\'s address: …`, `Unknown field "<name>": …`, `Malformed JSON body`';
 

@@ -3,12 +3,9 @@
 // document's contents and links, a page's word boxes), and what the status JSON adds while the
 // version is still processing.
 import { altText } from './altText.ts';
-import { expandLabels, type LabelRun, labelOf } from './layout.ts';
+import { expandLabels, type LabelRun, labelOf, type SizeRun } from './layout.ts';
 import { say } from './say.ts';
 import type { ScriptWords } from './words.ts';
-
-/** [first, count, width, height]: `count` pages from `first` on, all of one size. */
-export type SizeRun = [number, number, number, number];
 
 /** The data block the page carries (#flipbook-data, written by src/reader/readerPage.ts). */
 export type FlipbookData = {

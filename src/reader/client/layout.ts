@@ -95,6 +95,12 @@ const SLACK = 0.85;
 export const labelOf = (labels: Map<number, string>, n: number): string =>
   labels.get(n) ?? String(n);
 
+// The runs the page's data block carries (written by src/reader/readerData.ts), defined once here
+// for both the server that writes them and the script that reads them.
+
+/** [first, count, width, height]: `count` pages from `first` on, all of one size. */
+export type SizeRun = [number, number, number, number];
+
 /** Label runs as the page carries them: [first, count, prefix, start] or [first, 1, label]. */
 export type LabelRun = [number, number, string, number] | [number, 1, string];
 

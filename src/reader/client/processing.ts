@@ -1,8 +1,9 @@
 // While the version is still processing, pick up newly ready pages now and then from the status
 // JSON (a 304 when nothing changed). The stage is redrawn only when a page it shows became ready,
 // and the notice floats over the book: when processing ends, nothing on screen moves.
-import type { FlipbookData, SizeRun } from './book.ts';
+import type { FlipbookData } from './book.ts';
 import type { Context } from './context.ts';
+import type { SizeRun } from './layout.ts';
 import { say } from './say.ts';
 import type { View } from './view.ts';
 
