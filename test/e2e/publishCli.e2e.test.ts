@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiFixture, startApi } from '../support/apiFixture.ts';
+import { client } from '../support/apiHelpers.ts';
 import { type CliResult, FLIPBOOK, flipbook, NODE, ROOT } from '../support/cli.ts';
 import { corpus } from '../support/corpus.ts';
 import { descendants } from '../support/processTree.ts';
@@ -826,22 +827,18 @@ describe('told truthfully', () => {
     const exited = new Promise<number | null>((r) => terminal.once('exit', (code) => r(code)));
     try {
       // Once the server renders its pages, Ctrl-C the command (the signal a terminal sends it).
-      // (script's log is written late: the server tells the state.)
-      let rendering = false;
-      for (let i = 0; i < 600 && !rendering; i++) {
-        await sleep(100);
-        const listed = await flipbook(['list', '--search', marker, '--json'], env());
-        const id = (JSON.parse(listed.stdout || '{}').flipbooks ?? [])[0]?.id as string | undefined;
-        if (!id) continue;
-        const book = json<Book>(await flipbook(['show', id, '--json'], env()));
-        const version = book.versions[0];
-        if (!version) continue;
-        const status = json<{ pages_done?: number }>(
-          await flipbook(['status', id, version.id, '--json'], env()),
-        );
-        rendering = (status.pages_done ?? 0) > 0;
-      }
-      expect(rendering).toBe(true);
+      // (script's log is written late: the server tells the state, asked over the API: the
+      // commands as a user runs them are the rest of this file's)
+      const api = client(fx.api, fx.key);
+      await waitFor('the server to render its pages', async () => {
+        const listed = await api.get(`/flipbooks?search=${marker}`);
+        const id = (listed.body?.flipbooks ?? [])[0]?.id as string | undefined;
+        if (!id) return undefined;
+        const version = ((await api.get(`/flipbooks/${id}`)).body as Book).versions?.[0];
+        if (!version) return undefined;
+        const status = await api.status(id, version.id);
+        return (status.body?.pages_done ?? 0) > 0 ? true : undefined;
+      });
       const node = descendants(terminal.pid ?? 0).find((p) => p.program.startsWith('node'));
       expect(node).toBeDefined();
       process.kill(node?.pid ?? 0, 'SIGINT');

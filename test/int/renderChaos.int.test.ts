@@ -2,23 +2,16 @@
 // version deleted), and a planted `pdfinfo` where the old wrapper directory used to be.
 import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { limitedDir, wrapperDirs } from '../../src/pdf/poppler.ts';
 import { DEFAULT_RENDER_OPTIONS, renderPdf } from '../../src/pdf/renderPdf.ts';
 import { corpus } from '../support/corpus.ts';
+import { scratchDirs } from '../support/scratchDirs.ts';
 
-const made: string[] = [];
-const scratch = async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'flipbook-chaos-'));
-  made.push(dir);
-  return dir;
-};
-afterAll(async () => {
-  await Promise.all(made.map((d) => rm(d, { recursive: true, force: true })));
-});
+const scratch = scratchDirs('flipbook-chaos-');
 
 describe('renderPdf with its output removed mid-render', () => {
   it('rejects once as a storage failure, every conversion under way awaited (no unhandled rejection)', async () => {

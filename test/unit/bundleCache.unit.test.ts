@@ -1,20 +1,12 @@
 // A script's bundle is kept on disk and used again only while every file it was made from is
 // unchanged (src/http/bundleCache.ts): a start skips esbuild, and an edit is never served stale.
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bundleScript } from '../../src/http/staticAssets.ts';
+import { scratchDirs } from '../support/scratchDirs.ts';
 
-const dirs: string[] = [];
-const tempDir = async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'flipbook-bundles-'));
-  dirs.push(dir);
-  return dir;
-};
-afterAll(async () => {
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
-});
+const tempDir = scratchDirs('flipbook-bundles-');
 
 /** A script of three modules: main, a module it imports, and one it imports when used. */
 const scriptIn = async (dir: string) => {
