@@ -38,19 +38,21 @@ const hashOfFile = (file: string) => {
 
 const keptFile = (dir: string, entry: string) => join(dir, `${sha256(entry).slice(0, 16)}.json`);
 
+/** The kept bundle, or null: none, stale, or not what this code writes (damaged, hand-edited). */
 const read = (file: string): Bundle | null => {
-  let kept: Kept;
+  // Whatever is in the file, a start goes on: a bundle it cannot take is made again.
   try {
-    kept = JSON.parse(readFileSync(file, 'utf8')) as Kept;
+    const kept = JSON.parse(readFileSync(file, 'utf8')) as Kept;
+    if (kept.esbuild !== esbuildVersion) return null;
+    if (!kept.inputs.every(([input, hash]) => hashOfFile(input) === hash)) return null;
+    if (typeof kept.entry !== 'string') return null;
+    return {
+      entry: Buffer.from(kept.entry, 'base64'),
+      chunks: new Map(kept.chunks.map(([name, content]) => [name, Buffer.from(content, 'base64')])),
+    };
   } catch {
     return null;
   }
-  if (kept.esbuild !== esbuildVersion || !Array.isArray(kept.inputs)) return null;
-  if (!kept.inputs.every(([input, hash]) => hashOfFile(input) === hash)) return null;
-  return {
-    entry: Buffer.from(kept.entry, 'base64'),
-    chunks: new Map(kept.chunks.map(([name, content]) => [name, Buffer.from(content, 'base64')])),
-  };
 };
 
 const write = (file: string, bundle: Bundle, inputs: string[]) => {

@@ -56,6 +56,24 @@ describe('bundles kept between starts', () => {
     expect([...again.chunks.values()].join()).toContain('other');
   });
 
+  it('bundles again over a kept file it cannot take (damaged, or not its shape)', async () => {
+    const [source, cache] = await Promise.all([tempDir(), tempDir()]);
+    const entry = await scriptIn(source);
+    const made = bundleScript(entry, cache);
+    const [file] = await readdir(cache);
+    const path = join(cache, file ?? '');
+    const kept = JSON.parse(await readFile(path, 'utf8'));
+    for (const damaged of [
+      '{"esbuild":',
+      JSON.stringify({ ...kept, chunks: null }),
+      JSON.stringify({ ...kept, inputs: 'none' }),
+      JSON.stringify({ ...kept, entry: 42 }),
+    ]) {
+      await writeFile(path, damaged);
+      expect(bundleScript(entry, cache).entry.equals(made.entry)).toBe(true);
+    }
+  });
+
   it('bundles without keeping anything where the cache cannot be written', async () => {
     const source = await tempDir();
     const entry = await scriptIn(source);
