@@ -143,8 +143,8 @@ const readerShown = (n: number) =>
 
 /**
  * Two pages the contents lead to (top-level entries from the middle of the list, not page 1 nor
- * one of JUMPS): the jumps a reader makes from the contents panel, whose words the reader fetches
- * ahead (src/reader/client/wordsAhead.ts).
+ * one of JUMPS): the jumps a reader makes from the contents panel, whose text the reader has
+ * ahead (the book's lines, or their words: src/reader/client/wordsAhead.ts).
  */
 const contentsTargets = async (browser: Browser, url: string, skip: number[]) => {
   const { page, close } = await phone(browser);
@@ -169,7 +169,7 @@ const measureReader = async (
   browser: Browser,
   url: string,
   jumps: number[],
-  /** jumps made once the page 1 view is settled (the network idle): the words ahead are in */
+  /** jumps made once the page 1 view is settled (the network idle): the lines (or words) ahead are in */
   later: number[] = [],
 ) => {
   const { page, fetched, close } = await phone(browser);
@@ -212,7 +212,7 @@ const measureReader = async (
       shown,
       total: fetched(),
       images: fetched((u) => u.endsWith('.jpg')),
-      words: fetched((u) => u.endsWith('words.json')),
+      words: fetched((u) => u.endsWith('words.json') || u.endsWith('lines.json')),
     };
   } finally {
     await close();
@@ -335,7 +335,7 @@ try {
         kb(perPage).padStart(18),
         kb(todayPerPage).padStart(16),
         (perPage / todayPerPage).toFixed(2).padStart(6),
-        `  words in place: ${kb(reader.words)}`,
+        `  text in place: ${kb(reader.words)}`,
       ].join(' '),
     );
   }
@@ -346,8 +346,8 @@ try {
       'render) to that page readable, reader / pdf.js seconds (target: ratio at most 1.2); the',
       "reader's page is readable once its words are drawn in place or its image is decoded, and",
       "its image's own time follows; the last two jumps (when the book has contents) go to",
-      "contents' entries, once page 1's view is settled (the reader fetched their words ahead).",
-      'words in place: the words.json the reader fetched (ahead or for a jump).',
+      "contents' entries, once page 1's view is settled (the reader fetched the book's lines, or",
+      'their words, ahead). text in place: the lines.json and words.json the reader fetched.',
       'bytes: everything each fetched in the session. image/page shown: the image the reader',
       'showed, per page; today: the 2000 px max.jpg a 3x phone took before; share: their ratio',
       '(target: at most 0.40).',

@@ -34,6 +34,9 @@ export type PageFile =
  * folder; each page becomes visible when it is published (a rename into a directory store, an
  * upload to a bucket).
  */
+/** The files a finished version has beside its pages. */
+export type DocumentFile = 'document.json' | 'lines.json';
+
 export type RenderTarget = {
   dir: string;
   /** makes `dir`, before the renderer writes into it */
@@ -100,8 +103,11 @@ export type BlobStore = {
     file: PageFile,
     content: string | Uint8Array,
   ) => Promise<void>;
-  /** the version's document.json (title, direction, outline, page labels, links) */
-  readDocument: (versionId: string) => Promise<string | null>;
+  /**
+   * the version's document.json (title, direction, outline, page labels, links), or its
+   * lines.json (every page's lines, ../pdf/pageLines.ts)
+   */
+  readDocument: (versionId: string, file?: DocumentFile) => Promise<string | null>;
   /** a preview's compare.json (src/app/comparison.ts), or null if it has none yet */
   readComparison: (versionId: string) => Promise<string | null>;
   writeComparison: (versionId: string, content: string) => Promise<void>;
@@ -179,7 +185,7 @@ export const pageKey = (versionId: string, position: number, file: PageFile) => 
 /** Whether a key is one this service makes (what `copy` moves; anything else is left alone). */
 export const isStoreKey = (key: string) =>
   /^originals\/([0-9a-f]{2})\/\1[0-9a-f]{62}\.pdf$/.test(key) ||
-  /^pages\/[0-9a-f-]{36}\/(?:document\.json|compare\.json|[1-9]\d{0,5}\/(?:max\.jpg|mid\.jpg|min\.jpg|text\.txt|words\.json|before\.jpg|before-min\.jpg|diff\.jpg|tile-[1-3]-\d{1,3}-\d{1,3}\.jpg))$/.test(
+  /^pages\/[0-9a-f-]{36}\/(?:document\.json|lines\.json|compare\.json|[1-9]\d{0,5}\/(?:max\.jpg|mid\.jpg|min\.jpg|text\.txt|words\.json|before\.jpg|before-min\.jpg|diff\.jpg|tile-[1-3]-\d{1,3}-\d{1,3}\.jpg))$/.test(
     key,
   );
 

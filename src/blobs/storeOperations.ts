@@ -192,7 +192,7 @@ export const blobStoreOn = (objects: ObjectStore): BlobStore => {
     readPageBytes: (versionId, position, file) => objects.get(pageKey(versionId, position, file)),
     writePageFile: (versionId, position, file, content) =>
       objects.put(pageKey(versionId, position, file), content),
-    readDocument: (versionId) => text(`${versionKey(versionId)}/document.json`),
+    readDocument: (versionId, file = 'document.json') => text(`${versionKey(versionId)}/${file}`),
     readComparison: (versionId) => text(`${versionKey(versionId)}/compare.json`),
     writeComparison: (versionId, content) =>
       objects.put(`${versionKey(versionId)}/compare.json`, content),

@@ -211,16 +211,19 @@ const mountVersionFiles = (
   });
 
   // A processed version's structure (docs/processing.md, "Document structure"): title,
-  // direction, outline, page labels and links, for the reader. Written once the version is done
-  // (versions processed before it have none: 404), so it is immutable, and compressed (it is
-  // mostly JSON text).
-  routes.get(`${prefix}/pages/:versionId/document.json`, async (req, res) => {
-    const found = await gatedVersion(deps.db, req.params.versionId ?? '', gateOf(req));
-    if (found?.version.status !== 'done') throw new NotFound('Not found');
-    const content = await deps.blobs.readDocument(found.id);
-    if (!content) throw new NotFound('Not found');
-    await sendBody(req, res, 200, finishedJson(found.private), content);
-  });
+  // direction, outline, page labels and links, for the reader; and its lines (every page's, for
+  // the reader's text in place: src/pdf/pageLines.ts). Written once the version is done
+  // (versions processed before them have none: 404), so they are immutable, and compressed
+  // (they are mostly JSON text).
+  for (const file of ['document.json', 'lines.json'] as const) {
+    routes.get(`${prefix}/pages/:versionId/${file}`, async (req, res) => {
+      const found = await gatedVersion(deps.db, req.params.versionId ?? '', gateOf(req));
+      if (found?.version.status !== 'done') throw new NotFound('Not found');
+      const content = await deps.blobs.readDocument(found.id, file);
+      if (!content) throw new NotFound('Not found');
+      await sendBody(req, res, 200, finishedJson(found.private), content);
+    });
+  }
 
   routes.get(`${prefix}/originals/:versionId`, async (req, res) => {
     // Only while the flipbook (and the link read through) allows downloads: turning them off

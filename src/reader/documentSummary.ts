@@ -7,6 +7,8 @@ export type DocumentSummary = {
   title: string | null;
   direction: 'ltr' | 'rtl';
   labels: string[] | null;
+  /** its lines.json has lines to show (a version processed before it, or a scan, has none) */
+  lines: boolean;
 };
 
 const CACHE_SIZE = 200;
@@ -38,6 +40,7 @@ const summarize = (doc: unknown): DocumentSummary | null => {
     title: typeof d.title === 'string' ? usableTitle(d.title) : null,
     direction: d.direction === 'rtl' ? 'rtl' : 'ltr',
     labels,
+    lines: typeof d.lines === 'number' && d.lines > 0,
   };
 };
 

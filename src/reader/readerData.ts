@@ -27,6 +27,8 @@ export type ReaderBook = {
   pageBase: string | null;
   /** `<imageBase><position>/mid.jpg` (the daemon's, or --blob-public-url's) */
   imageBase: string | null;
+  /** every page's lines are in `<pageBase>lines.json` (the reader's text in place) */
+  hasLines: boolean;
   /** The text of the first pages (index 0 is page 1), for their images' alternative text. */
   leadTexts: string[];
   download: string | null;
@@ -135,6 +137,7 @@ export const loadReaderBook = async (
     runs: pageRuns(pages),
     pageBase: version && pages.length > 0 ? urls.pages(version.version_id) : null,
     imageBase: version && pages.length > 0 ? urls.images(version.version_id) : null,
+    hasLines: summary?.lines === true,
     leadTexts: lead.length
       ? Array.from({ length: Math.max(...lead.map((p) => p.position)) }, (_, i) =>
           String(texts.get(i + 1) ?? ''),

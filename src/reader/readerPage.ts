@@ -251,6 +251,7 @@ ${cover && html`<meta property="og:image" content="${cover}">\n<meta name="twitt
     words: w.script,
     text: `${book.pageBase}text.json`,
     document: book.status === 'done' ? `${book.pageBase}document.json` : null,
+    lines: book.hasLines ? `${book.pageBase}lines.json` : null,
     status: `${book.url}/status.json`,
     ...(book.beacon ? { beacon: book.beacon } : {}),
     ...(book.preview ? { preview: { compare: book.preview.compare } } : {}),

@@ -40,6 +40,7 @@ import { deferralOf, STORE_ATTEMPTS, storeGaveUp } from './deferrals.ts';
 import { laterRenditions } from './fillRenditions.ts';
 import type { Job } from './jobQueue.ts';
 import type { ProcessDeps } from './processDeps.ts';
+import { writeTextFiles } from './textFiles.ts';
 
 export const MAX_ATTEMPTS = 3;
 /** Ready pages are recorded at most this often (and at the end), not one event per page. */
@@ -277,12 +278,7 @@ export const processVersion = async (
     });
     await published();
     await progress.finish();
-    await Promise.all(
-      result.pages.flatMap((page) => [
-        target.writeFile(`${page.position}/text.txt`, page.text),
-        target.writeFile(`${page.position}/words.json`, JSON.stringify({ words: page.words })),
-      ]),
-    );
+    const lines = await writeTextFiles(target, result.pages);
     // Beside the page folders. (Read here if the text never came: an extraction that failed.)
     const read = await (structure ??
       readStructure(
@@ -291,7 +287,8 @@ export const processVersion = async (
         result.pages.map((page) => page.words),
       ));
     signal.throwIfAborted(); // an extraction cut short is not this version's structure
-    await target.writeFile('document.json', JSON.stringify(read));
+    // (with how many lines lines.json holds: the reader fetches it only when there are some)
+    await target.writeFile('document.json', JSON.stringify({ ...read, lines }));
     await target.verify();
     // The renditions left out are filled in after `done` (fillRenditions.ts): queued first, so
     // a crash between the two leaves a fill for nothing rather than a version without one.

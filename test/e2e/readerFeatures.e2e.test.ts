@@ -979,42 +979,107 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
     }
   });
 
-  it('has the words of a contents entry, and of a page typed in go to page, before the jump: they show in its first frame', async () => {
+  /** Runs `jump`, then gives the text drawn in place in the frame after page n's figure is on the stage. */
+  const firstFrame = (page: Page, n: number, jump: string) =>
+    page.evaluate(`new Promise((resolve) => {
+      ${jump};
+      const frame = () => {
+        const figure = document.querySelector('#stage figure[data-n="${n}"]');
+        if (!figure) return requestAnimationFrame(frame);
+        requestAnimationFrame(() =>
+          resolve(figure.querySelector('.words-in-place')?.textContent ?? ''),
+        );
+      };
+      frame();
+    })`);
+
+  it('has every page’s lines once page 1 is in: a jump anywhere shows the page’s text in its first frame', async () => {
     const page = await open(PHONE);
     const entry = OUTLINE[3]?.[2] ?? 0; // "The Storm", an entry of the contents
-    const typed = TOTAL; // on no link and in no entry: its words come when it is typed
+    const typed = TOTAL; // on no link and in no entry
     const release = await holdImages(page, `${entry}|${typed}`);
-    /** Runs `jump`, then looks at the frame after page n's figure is on the stage. */
-    const firstFrame = (n: number, jump: string) =>
-      page.evaluate(`new Promise((resolve) => {
-        ${jump};
-        const frame = () => {
-          const figure = document.querySelector('#stage figure[data-n="${n}"]');
-          if (!figure) return requestAnimationFrame(frame);
-          requestAnimationFrame(() =>
-            resolve(figure.querySelector('.words-in-place')?.textContent ?? ''),
-          );
-        };
-        frame();
-      })`);
-    // The entry's words: fetched once page 1's image is in, before any jump.
-    const ahead = page.waitForResponse(new RegExp(`/${entry}/words\\.json`));
+    // One file for the whole book, once page 1's image is in, before any jump.
+    const lines = page.waitForResponse(/\/lines\.json$/);
     await page.goto(url, { waitUntil: 'domcontentloaded' });
-    await (await ahead).finished();
+    expect((await lines).status()).toBe(200);
+    await (await lines).finished();
+    // (page 1's own words may have been asked for while its image came, before the lines)
+    const words: string[] = [];
+    page.on('request', (r) => r.url().endsWith('words.json') && words.push(r.url()));
     try {
-      // Without them here, a slow image's words come 100 ms later, after a request.
-      expect(await firstFrame(entry, `location.hash = '#page=${entry}'`)).toContain(
+      expect(await firstFrame(page, entry, `location.hash = '#page=${entry}'`)).toContain(
         UNIQUE[entry - 1],
       );
       await page.locator('#counter').click();
-      const asked = page.waitForResponse(new RegExp(`/${typed}/words\\.json`));
       await page.locator('#goto-input').fill(LABELS[typed - 1] ?? '');
-      await (await asked).finished();
       expect(
-        await firstFrame(typed, `document.getElementById('goto-input').form.requestSubmit()`),
+        await firstFrame(page, typed, `document.getElementById('goto-input').form.requestSubmit()`),
       ).toContain(UNIQUE[typed - 1]);
+      // Each line one element, stretched to its box: a fraction of the page's words.
+      const spans = page.locator(`#stage figure[data-n="${typed}"] .words-in-place span`);
+      const pageWords = (
+        (await (await fetch(`${origin}/files/pages/${versionId}/${typed}/words.json`)).json()) as {
+          words: unknown[];
+        }
+      ).words.length;
+      expect(await spans.count()).toBeGreaterThan(0);
+      expect(await spans.count()).toBeLessThan(pageWords / 3);
+      expect(words).toEqual([]); // no page's words asked for: the lines were here
     } finally {
       release();
     }
   });
+
+  it.each([
+    ['without lines.json (a version processed before it)', 'none'],
+    ['with a lines.json over the budget (400 KB on the wire)', 'large'],
+  ] as const)(
+    '%s: the words of a contents entry, and of a page typed in go to page, come before the jump and show in its first frame',
+    async (_, lines) => {
+      const page = await open(PHONE);
+      if (lines === 'none') {
+        // The reader's page as a version processed before lines.json has it: none to fetch.
+        await page.route(url, async (route) => {
+          const response = await route.fetch();
+          const body = (await response.text()).replace(/"lines":"[^"]*"/, '"lines":null');
+          expect(body).toContain('"lines":null');
+          await route.fulfill({ response, body });
+        });
+      } else {
+        // A book of dense text: the file is left once its size is known, its pages never read.
+        const pages = Array.from({ length: 2000 }, (_, i) => [
+          [0.1, 0.1, 0.8, 0.02, `${i} `.repeat(60)],
+        ]);
+        await page.route(/\/lines\.json$/, (route) =>
+          route.fulfill({ contentType: 'application/json', body: JSON.stringify({ pages }) }),
+        );
+      }
+      const entry = OUTLINE[3]?.[2] ?? 0; // "The Storm", an entry of the contents
+      const typed = TOTAL; // on no link and in no entry: its words come when it is typed
+      const release = await holdImages(page, `${entry}|${typed}`);
+      // The entry's words: fetched once page 1's image is in, before any jump.
+      const ahead = page.waitForResponse(new RegExp(`/${entry}/words\\.json`));
+      await page.goto(url, { waitUntil: 'domcontentloaded' });
+      await (await ahead).finished();
+      try {
+        // Without them here, a slow image's words come 100 ms later, after a request.
+        expect(await firstFrame(page, entry, `location.hash = '#page=${entry}'`)).toContain(
+          UNIQUE[entry - 1],
+        );
+        await page.locator('#counter').click();
+        const asked = page.waitForResponse(new RegExp(`/${typed}/words\\.json`));
+        await page.locator('#goto-input').fill(LABELS[typed - 1] ?? '');
+        await (await asked).finished();
+        expect(
+          await firstFrame(
+            page,
+            typed,
+            `document.getElementById('goto-input').form.requestSubmit()`,
+          ),
+        ).toContain(UNIQUE[typed - 1]);
+      } finally {
+        release();
+      }
+    },
+  );
 });

@@ -241,11 +241,14 @@ describe('the reader’s first load', () => {
         .map((u) => new URL(u).pathname)
         .filter((p) => p.startsWith('/reader/') && p.endsWith('.js'))
         .map((p) => p.slice('/reader/'.length).replace(/\.[0-9a-f]{12}\.js$/, ''));
-    // Up to the pages one turn away, preloaded once the cover is in: one script.
+    // Up to the cover: one script. Then, with the pages one turn away, the text ahead's.
     await expect
       .poll(() => requested.some((u) => /\/files\/pages\/.*\/2\/\w+\.jpg$/.test(u)))
       .toBe(true);
-    expect(scripts()).toEqual(['reader']);
+    const ahead = requested.findIndex((u) => /\/reader\/wordsAhead\./.test(u));
+    const cover = requested.findIndex((u) => /\/files\/pages\/.*\/1\/\w+\.jpg$/.test(u));
+    expect(ahead === -1 || ahead > cover).toBe(true);
+    await expect.poll(scripts, { timeout: 5_000 }).toEqual(['reader', 'wordsAhead']);
     const uses: [string, () => Promise<void>][] = [
       ['contentsPanel', () => page.getByRole('button', { name: 'Contents', exact: true }).click()],
       ['thumbnailsPanel', () => page.getByRole('button', { name: 'Pages', exact: true }).click()],
@@ -254,7 +257,7 @@ describe('the reader’s first load', () => {
       ['gotoPanel', () => page.locator('#counter').click()],
       ['deepZoom', () => page.getByRole('button', { name: 'Zoom in', exact: true }).click()],
     ];
-    const fetched = ['reader'];
+    const fetched = ['reader', 'wordsAhead'];
     for (const [module, use] of uses) {
       await use();
       fetched.push(module);

@@ -1,7 +1,8 @@
 // The worker writes each version's structure as document.json beside its page folders: the whole
 // app in process (test/support/appSpec.ts) with one processing lane, on PostgreSQL and a blob
 // folder, processes a PDF written by hand (test/support/structuredPdf.ts) and one whose structure
-// cannot be read beyond its pages, and both are `done`.
+// cannot be read beyond its pages, and both are `done`. Beside it, lines.json: every page's lines
+// for the reader's text in place (src/pdf/pageLines.ts), served the same way.
 import { describe, expect, it } from 'vitest';
 import { createFlipbook, expectJson, pdf, sleep } from '../support/apiHelpers.ts';
 import { useApp } from '../support/appSpec.ts';
@@ -26,21 +27,26 @@ describe('document.json', () => {
       if (Date.now() > deadline) throw new Error('the version was not processed in time');
       await sleep(100);
     }
-    const stored = JSON.parse((await app.blobs.readDocument(versionId)) ?? 'null');
-    // served to the reader as it is stored: immutable once done, compressed when asked
-    const served = await appFetch(`${app.base}/files/pages/${versionId}/document.json`, {
-      headers: { 'accept-encoding': 'gzip' },
-    });
-    expect(served.status).toBe(200);
-    expect(served.headers.get('cache-control')).toMatch(/immutable/);
-    expect(served.headers.get('content-type')).toMatch(/^application\/json/);
-    // (decoded by appFetch, as fetch decodes it)
-    expect(await served.json()).toEqual(stored);
-    return stored;
+    const [stored, lines] = await Promise.all(
+      (['document.json', 'lines.json'] as const).map(async (file) => {
+        const kept = JSON.parse((await app.blobs.readDocument(versionId, file)) ?? 'null');
+        // served to the reader as it is stored: immutable once done, compressed when asked
+        const served = await appFetch(`${app.base}/files/pages/${versionId}/${file}`, {
+          headers: { 'accept-encoding': 'gzip' },
+        });
+        expect(served.status).toBe(200);
+        expect(served.headers.get('cache-control')).toMatch(/immutable/);
+        expect(served.headers.get('content-type')).toMatch(/^application\/json/);
+        // (decoded by appFetch, as fetch decodes it)
+        expect(await served.json()).toEqual(kept);
+        return kept;
+      }),
+    );
+    return { structure: stored, lines };
   };
 
   it("holds the version's title, direction, outline, labels and links", async () => {
-    const structure = await processed({
+    const { structure } = await processed({
       bytes: new Uint8Array(pdfBytes(structuredPdf())),
       name: 'structured.pdf',
       type: 'application/pdf',
@@ -61,21 +67,36 @@ describe('document.json', () => {
   }, 120_000);
 
   it('is a 404 for an unknown version, and before the structure is written', async () => {
-    const unknown = await appFetch(
-      `${app.base}/files/pages/00000000-0000-4000-8000-000000000000/document.json`,
-    );
-    expect(unknown.status).toBe(404);
-    expect(await unknown.json()).toEqual({ error: 'Not found' });
+    for (const file of ['document.json', 'lines.json']) {
+      const unknown = await appFetch(
+        `${app.base}/files/pages/00000000-0000-4000-8000-000000000000/${file}`,
+      );
+      expect(unknown.status).toBe(404);
+      expect(await unknown.json()).toEqual({ error: 'Not found' });
+    }
   });
 
-  it('is written, empty but well-formed, for a PDF with no structure to read', async () => {
-    const structure = await processed(pdf('text_multicolumn.pdf'));
+  it('is written, empty but well-formed, for a PDF with no structure to read; its lines are', async () => {
+    const { structure, lines } = await processed(pdf('text_multicolumn.pdf'));
+    // every page's lines, each a box in fractions of the page and its text, in reading order
+    expect(lines.pages).toHaveLength(3);
+    const first: [number, number, number, number, string][] = lines.pages[0];
+    expect(first.map((line) => line[4]).slice(0, 2)).toEqual([
+      'Two-Column Document with Lorem Ipsum',
+      'Your Name',
+    ]);
+    for (const [x, y, w, h] of lines.pages.flat()) {
+      for (const n of [x, y, w, h]) expect(n).toBeGreaterThanOrEqual(0);
+      expect(x + w).toBeLessThanOrEqual(1);
+      expect(y + h).toBeLessThanOrEqual(1);
+    }
     expect(structure).toEqual({
       title: null,
       direction: 'ltr',
       outline: [],
       labels: null,
       links: [[], [], []],
+      lines: lines.pages.flat().length,
     });
   }, 120_000);
 });

@@ -58,6 +58,7 @@ describe('store keys', () => {
       pageKey(VERSION, 1, 'max.jpg'),
       pageKey(VERSION, 999999, 'words.json'),
       `pages/${VERSION}/document.json`,
+      `pages/${VERSION}/lines.json`,
     ]) {
       expect(isStoreKey(key), key).toBe(true);
     }
@@ -66,6 +67,7 @@ describe('store keys', () => {
       `tmp/host.1.${VERSION}.part`,
       `pages/${VERSION}/0/max.jpg`,
       `pages/${VERSION}/1/max.jpg.part`,
+      `pages/${VERSION}/1/lines.json`, // the whole version's, not a page's
       `pages/${VERSION}/attempt-1-abcd/1/max.jpg`,
       `pages/${VERSION}/../../x`,
       'pages/not-a-version/1/max.jpg',

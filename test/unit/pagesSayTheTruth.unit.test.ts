@@ -147,6 +147,7 @@ describe('the reader’s preview', () => {
     runs: [],
     pageBase: null,
     imageBase: null,
+    hasLines: false,
     leadTexts: [],
     download: null,
     direction: 'ltr',

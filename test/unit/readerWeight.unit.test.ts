@@ -23,6 +23,8 @@ const ON_USE = [
   'deepZoom',
   // a preview's Changes panel and compare view (loaded at once only for #compare=N)
   'changesPanel',
+  // the text of the pages a reader may jump to, once the first pages are in
+  'wordsAhead',
 ];
 
 const bundle = bundleScript(join(READER, 'client', 'main.ts'));

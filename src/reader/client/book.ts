@@ -23,6 +23,8 @@ export type FlipbookData = {
   text: string;
   /** the document's structure, once the version is done */
   document: string | null;
+  /** every page's lines (src/pdf/pageLines.ts), once done; null when the version has none */
+  lines?: string | null;
   status: string;
   /** the script's words in the reader's language (./words.ts) */
   words: ScriptWords;
@@ -66,9 +68,17 @@ export type Book = {
   documentReady: () => void;
   alt: (n: number) => Promise<string | undefined>;
   words: (n: number) => Promise<Word[]>;
-  /** A page's words if they are here already (fetched ahead, ./wordsAhead.ts), or undefined. */
+  /**
+   * Page n's text in place, if it is here already: its lines from the document's lines.json, or
+   * its words (fetched ahead or for a jump, ./wordsAhead.ts); undefined otherwise.
+   */
   wordsNow: (n: number) => Word[] | undefined;
+  /** Every page's lines (lines.json, src/pdf/pageLines.ts), once fetched (./wordsAhead.ts). */
+  addLines: (pages: Line[][]) => void;
 };
+
+/** A line of lines.json: its box in fractions of the page, and its text. */
+export type Line = [number, number, number, number, string];
 
 export const createBook = (data: FlipbookData): Book => {
   /** Ready pages by number: { n, w, h }; sizes come as runs of equal pages. */
@@ -103,6 +113,8 @@ export const createBook = (data: FlipbookData): Book => {
   const words = new Map<number, Promise<Word[]>>();
   const wordsHere = new Map<number, Word[]>();
   let wordsMissing = false;
+  /** lines.json's pages (pages[0]: page 1's lines), once fetched */
+  let linesHere: Line[][] = [];
 
   const book: Book = {
     data,
@@ -152,6 +164,8 @@ export const createBook = (data: FlipbookData): Book => {
     },
     documentReady: () => {
       data.document = `${data.pageBase}document.json`;
+      // (done while this reader watched: processed now, so with its lines)
+      data.lines = `${data.pageBase}lines.json`;
       structure = null;
     },
 
@@ -193,7 +207,15 @@ export const createBook = (data: FlipbookData): Book => {
       }
       return request;
     },
-    wordsNow: (n) => wordsHere.get(n),
+    wordsNow: (n) => {
+      const found = wordsHere.get(n);
+      if (found) return found;
+      const page = linesHere[n - 1];
+      return page?.map(([x, y, w, h, t]) => ({ x, y, w, h, t }));
+    },
+    addLines: (pages) => {
+      linesHere = pages;
+    },
   };
 
   return book;

@@ -77,7 +77,7 @@ export const pageFigure = (
     const layer = document.createElement('div');
     layer.className = 'overlay';
     figure.append(layer);
-    textInPlace(figure, img, book, n);
+    textInPlace(figure, img, book, n, size);
   }
   return figure;
 };

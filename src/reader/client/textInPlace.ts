@@ -1,11 +1,12 @@
-// A page jumped to can be read before its image arrives: its words (words.json, made by
-// processing: a few KB where the image is 80-140 KB) drawn in place, each at its box and sized
-// to it, and taken away once the image is there. Only when the image is slow: a page turned to
-// is in the browser's cache from the preloads (./preload.ts) and shows at once, without asking
-// for its words. Words already here (fetched ahead for the contents' and links' targets,
-// ./wordsAhead.ts) are drawn in the first frame, without the wait. A page without words (a scan)
-// waits for its image as before. The layer is hidden from assistive technology: the image's
-// alternative text already says the page's text.
+// A page jumped to can be read before its image arrives: its text drawn in place, each line (or
+// word) at its box and stretched to it, and taken away once the image is there. Its lines come
+// from the document's lines.json, fetched once the first pages are in (./wordsAhead.ts): drawn as
+// the figure is made, in its first frame, measured on a canvas (no layout to wait for). Where
+// they are not here, a page's words (words.json: a few KB where the image is 80-140 KB) are asked
+// for when the image is slow: a page turned to is in the browser's cache from the preloads
+// (./preload.ts) and shows at once, without asking. A page without words (a scan) waits for its
+// image as before. The layer is hidden from assistive technology: the image's alternative text
+// already says the page's text.
 import type { Book, Word } from './book.ts';
 
 /** How long the image may take before the words are asked for. */
@@ -15,7 +16,19 @@ const TURNED = 0.15;
 /** A page of more words than this is a table of figures: its image is awaited. */
 const MOST_WORDS = 3000;
 
-export const textInPlace = (figure: HTMLElement, img: HTMLImageElement, book: Book, n: number) => {
+/** The face the words are drawn in (the layer's, and the one they are measured in). */
+const FACE = '"DejaVu Serif", Georgia, "Times New Roman", serif';
+/** The size words are measured at: a width at any other size is this one's, scaled. */
+const MEASURED_AT = 100;
+
+export const textInPlace = (
+  figure: HTMLElement,
+  img: HTMLImageElement,
+  book: Book,
+  n: number,
+  /** the figure's size in CSS pixels (it is not in the document yet: nothing to measure) */
+  size: { w: number; h: number },
+) => {
   if (img.complete) return;
   let loaded = false;
   // The image, or a deep zoom's tile over it (./deepZoom.ts): real pixels, the words give way.
@@ -29,48 +42,54 @@ export const textInPlace = (figure: HTMLElement, img: HTMLImageElement, book: Bo
     { capture: true },
   );
   const drawn = (words: Word[]) => {
-    if (loaded || img.complete || !figure.isConnected) return;
+    if (loaded || img.complete) return;
     if (words.length === 0 || words.length > MOST_WORDS) return;
-    draw(figure, words);
+    draw(figure, words, size);
   };
+  // Here already (the document's lines, or words fetched ahead): in the figure's first frame.
   const here = book.wordsNow(n);
-  // (the figure is not in the document yet: the next frame has it, and its size)
-  if (here) requestAnimationFrame(() => drawn(here));
+  if (here) drawn(here);
   else
     setTimeout(() => {
       if (loaded || img.complete || !figure.isConnected) return;
-      void book.words(n).then(drawn);
+      void book.words(n).then((words) => figure.isConnected && drawn(words));
     }, WAIT_MS);
 };
 
-const draw = (figure: HTMLElement, words: Word[]) => {
-  const width = figure.clientWidth;
-  const height = figure.clientHeight;
+let measure: CanvasRenderingContext2D | null = null;
+/** A text's width at MEASURED_AT px in FACE: from a canvas, which lays nothing out. */
+const widthOf = (text: string) => {
+  if (!measure) {
+    measure = document.createElement('canvas').getContext('2d');
+    if (measure) measure.font = `${MEASURED_AT}px ${FACE}`;
+  }
+  return measure?.measureText(text).width ?? 0;
+};
+
+const draw = (figure: HTMLElement, words: Word[], size: { w: number; h: number }) => {
+  const { w: width, h: height } = size;
   if (!width || !height) return;
   const layer = document.createElement('div');
   layer.className = 'words-in-place';
   layer.setAttribute('aria-hidden', 'true');
-  // A word set upright or turned (a narrow, tall box): drawn across, it would be a smudge.
-  const across = words.filter((word) => word.w * width >= TURNED * word.t.length * word.h * height);
-  for (const word of across) {
+  layer.style.fontFamily = FACE;
+  for (const word of words) {
+    // A word set upright or turned (a narrow, tall box): drawn across, it would be a smudge.
+    if (word.w * width < TURNED * word.t.length * word.h * height) continue;
+    // the box holds the glyphs' ascent and descent: the font a little smaller than the box
+    const px = Math.max(1, word.h * height * 0.8);
+    const natural = (widthOf(word.t) * px) / MEASURED_AT;
     const span = document.createElement('span');
     span.textContent = word.t;
     Object.assign(span.style, {
       left: `${word.x * 100}%`,
       top: `${word.y * 100}%`,
-      // the box holds the glyphs' ascent and descent: the font a little smaller than the box
-      fontSize: `${Math.max(1, word.h * height * 0.8)}px`,
+      fontSize: `${px}px`,
+      // stretched or narrowed to its box's width
+      ...(natural > 0 ? { transform: `scaleX(${((word.w * width) / natural).toFixed(3)})` } : {}),
     });
     layer.append(span);
   }
   // Under the links and search hits (.overlay), over the empty image.
   figure.insertBefore(layer, figure.querySelector('.overlay'));
-  // Each word stretched or narrowed to its box's width: one layout read for all of them.
-  const spans = [...layer.children] as HTMLElement[];
-  const natural = spans.map((span) => span.offsetWidth);
-  spans.forEach((span, i) => {
-    const wanted = (across[i]?.w ?? 0) * width;
-    const has = natural[i] ?? 0;
-    if (has > 0 && wanted > 0) span.style.transform = `scaleX(${(wanted / has).toFixed(3)})`;
-  });
 };

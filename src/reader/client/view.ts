@@ -7,7 +7,6 @@ import { firstOf, onScreen, pageForInput, type Side, type Slot, slotSizes } from
 import { drawPageLinks } from './pageLinks.ts';
 import { createPreloads } from './preload.ts';
 import { pageFigure, settled } from './stage.ts';
-import { createWordsAhead } from './wordsAhead.ts';
 
 /** The i-th of the sizes slotSizes gives (one per page shown: always there). */
 export const slot = (sizes: Slot[], i: number): Slot => sizes[i] ?? { w: 0, h: 0 };
@@ -41,7 +40,15 @@ export const createView = (
   const { book, zoom } = ctx;
   const { area, stage, sideways } = ctx.dom;
   const { preload, stopPreloads } = createPreloads(ctx);
-  const wordsAhead = createWordsAhead(ctx, (input) => pageForInput(input, book.labels, book.total));
+  // The text ahead is a chunk of its own (./wordsAhead.ts), fetched once the first pages are in:
+  // nothing of it is needed before.
+  let ahead: Promise<(shown: Side[]) => Promise<void>> | null = null;
+  const wordsAhead = (pages: Side[]) => {
+    ahead ??= import('./wordsAhead.ts').then((m) =>
+      m.createWordsAhead(ctx, (input) => pageForInput(input, book.labels, book.total)),
+    );
+    ahead.then((run) => run(pages)).catch(() => {});
+  };
 
   const render = () => {
     const pages = ctx.visible(ctx.current);
@@ -74,7 +81,7 @@ export const createView = (
     Promise.all([...stage.querySelectorAll('img')].map(settled)).then(() => {
       if (shownNow !== ctx.renders) return;
       preload();
-      void wordsAhead(pages);
+      wordsAhead(pages);
       drawPageLinks(ctx, shownNow);
       onSettled();
     });

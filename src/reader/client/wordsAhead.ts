@@ -1,20 +1,57 @@
-// Jumps read at once: the words of the pages a reader is likely to jump to (the targets of the
-// links on the pages shown, then of the contents' entries) fetched ahead, one at a time and only
-// once the pages shown have their images, so that a jump to one of them draws its words in the
-// first frame (./textInPlace.ts) while its image comes; and the page a reader is about to choose
-// (pointed at, touched or focused in a panel: a contents entry, a thumbnail, a search result; or
-// typed in go to page), in the moment between the intent and the click. A few KB a page, within
-// budgets; none on a connection that asks to save data or is 2G, where every byte is the reader's.
-import type { OutlineEntry } from './book.ts';
+// Jumps read at once: every page's lines (lines.json, one file for the document: the why3
+// manual's 184 pages in 153 KB compressed) fetched once the pages shown have their images, so that
+// a jump anywhere draws its text in its first frame (./textInPlace.ts) while its image comes.
+// Where the version has none (processed before it) or it is over the budget, the words of the
+// pages a reader is likely to jump to, one page at a time: the targets of the links on the pages
+// shown, then of the contents' entries; and, either way until the lines are here, the page a
+// reader is about to choose (pointed at, touched or focused in a panel: a contents entry, a
+// thumbnail, a search result; or typed in go to page), in the moment between the intent and the
+// click. Within budgets; none on a connection that asks to save data or is 2G, where every byte
+// is the reader's.
+import type { Book, Line, OutlineEntry } from './book.ts';
 import type { Context } from './context.ts';
 import type { Side } from './layout.ts';
 
+/** lines.json's largest size on the wire that a reading session fetches (why3's: 153 KB). */
+const MOST_LINES_BYTES = 400 * 1024;
 /** Pages whose words a reading session fetches ahead at most (~5 KB each, compressed). */
 const MOST_PAGES = 40;
 /** Pages pointed at or typed whose words a session fetches at most. */
 const MOST_INTENTS = 200;
 
 type Connection = { saveData?: boolean; effectiveType?: string };
+
+/**
+ * lines.json's pages, or null: none, failed, or larger than `most` bytes on the wire (left as
+ * soon as its size is known, before its body comes).
+ */
+const fetchLines = async (url: string, most: number): Promise<Line[][] | null> => {
+  const stop = new AbortController();
+  try {
+    const r = await fetch(url, { signal: stop.signal });
+    const size = Number(r.headers.get('content-length') ?? Number.NaN);
+    if (!r.ok || !(size <= most)) {
+      stop.abort();
+      return null;
+    }
+    const body = (await r.json()) as { pages?: unknown };
+    return Array.isArray(body.pages) ? (body.pages as Line[][]) : null;
+  } catch {
+    return null;
+  }
+};
+
+/** Every page's lines into the book, once a session; whether they are here. */
+let lines: Promise<boolean> | null = null;
+const linesOf = (book: Book) => {
+  const url = book.data.lines;
+  if (!url) return Promise.resolve(false);
+  lines ??= fetchLines(url, MOST_LINES_BYTES).then((pages) => {
+    if (pages) book.addLines(pages);
+    return pages !== null;
+  });
+  return lines;
+};
 
 const sparing = () => {
   const connection = (navigator as Navigator & { connection?: Connection }).connection;
@@ -82,6 +119,7 @@ export const createWordsAhead = (ctx: Context, pageFor: (input: string) => numbe
   /** The pages shown have their images: their links' targets next, then the contents'. */
   return async (shown: Side[]) => {
     if (sparing() || asked.size >= MOST_PAGES) return;
+    if (await linesOf(book)) return;
     const structure = await book.structure();
     const linked = shown.flatMap((n) =>
       n

@@ -1,0 +1,78 @@
+// Every page's lines in one small file per version (lines.json), for the reader's text in place
+// (src/reader/client/textInPlace.ts): a page jumped to shows its text where it stands until its
+// image comes. One file for the whole document, fetched once a reader's first page is in, so that
+// a jump anywhere draws in its first frame; per page, a word's box each (words.json, for search
+// highlights) costs three times the bytes of a box a line (the why3 manual: 474 KB against
+// 153 KB compressed, for 184 pages), and 40 words a line cost the reader 40 elements to lay out.
+//
+// The lines come from the words in the order the text pass read them (its flows, blocks and
+// lines: ./textPass.ts): a word goes on the line before it when it stands beside the line's last
+// word (after it, or before it in right-to-left text) at the same height. A line split or joined
+// where poppler would not is drawn a little off for the moment the image takes, never lost.
+import type { PageWord } from './pageWords.ts';
+
+/** A line: its box (fractions of the page as shown, from its top-left corner) and its text. */
+export type PageLine = [x: number, y: number, w: number, h: number, text: string];
+
+/** Two words of a line overlap by at least this share of the shorter one's height (an exponent's: 0.3-0.5). */
+const SAME_HEIGHT = 0.3;
+/** ... and stand at most this many line heights apart (justified text; not the next column). */
+const WIDEST_GAP = 2;
+/** ... or overlap by at most this share of the height (kerned, or a mark set over a letter). */
+const OVERLAP = 0.3;
+/** A ten-thousandth of the page: a tenth of a pixel at the widest image. */
+const round = (n: number) => Math.round(n * 10_000) / 10_000;
+
+/**
+ * The lines of a page's words. `aspect` is the page's width over its height as shown: a word's
+ * gap across (a share of the width) is compared with its height (a share of the height).
+ */
+export const linesOf = (words: readonly PageWord[], aspect: number): PageLine[] => {
+  const lines: PageLine[] = [];
+  let box = { x0: 0, y0: 0, x1: 0, y1: 0 };
+  let texts: string[] = [];
+  let last: PageWord | null = null;
+  const end = () => {
+    if (texts.length === 0) return;
+    const { x0, y0, x1, y1 } = box;
+    lines.push([round(x0), round(y0), round(x1 - x0), round(y1 - y0), texts.join(' ')]);
+    texts = [];
+  };
+  for (const word of words) {
+    if (!(last && beside(last, word, aspect))) {
+      end();
+      box = { x0: word.x, y0: word.y, x1: word.x + word.w, y1: word.y + word.h };
+    } else {
+      box = {
+        x0: Math.min(box.x0, word.x),
+        y0: Math.min(box.y0, word.y),
+        x1: Math.max(box.x1, word.x + word.w),
+        y1: Math.max(box.y1, word.y + word.h),
+      };
+    }
+    texts.push(word.t);
+    last = word;
+  }
+  end();
+  return lines;
+};
+
+/** Whether `b`, read after `a`, goes on a's line. */
+const beside = (a: PageWord, b: PageWord, aspect: number) => {
+  const overlap = Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y);
+  if (overlap < SAME_HEIGHT * Math.min(a.h, b.h)) return false;
+  const height = Math.max(a.h, b.h);
+  // The gaps in heights of the page: after a (left to right), or before it (right to left).
+  const after = ((b.x - (a.x + a.w)) * aspect) / height;
+  const before = ((a.x - (b.x + b.w)) * aspect) / height;
+  const near = (gap: number) => gap >= -OVERLAP && gap <= WIDEST_GAP;
+  return near(after) || near(before);
+};
+
+/** lines.json's pages: each page's lines, in page order (pages[0] is page 1). */
+export const linesOfPages = (
+  pages: readonly { words: PageWord[]; width: number; height: number }[],
+): PageLine[][] =>
+  pages.map((page) =>
+    linesOf(page.words, page.width > 0 && page.height > 0 ? page.width / page.height : 0.75),
+  );
