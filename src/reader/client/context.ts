@@ -20,6 +20,11 @@ export type Context = {
   renders: number;
   /** Counts turns and jumps: a turn ending finishes only if none came after it. */
   moves: number;
+  /**
+   * the stage's size, kept by ./main.ts as it changes: read without asking for a layout (a
+   * jump's new page and chrome are laid out once, in the frame, not in between)
+   */
+  stage: { w: number; h: number };
   /** a page number the book has */
   clamp: (n: number) => number;
   /** whether the stage shows two-page spreads */
@@ -36,9 +41,7 @@ export const createContext = (parts: Pick<Context, 'book' | 'beacon' | 'dom' | '
   const clamp = (n: number) => Math.min(Math.max(1, Math.round(n) || 1), book.total);
   // A one-page document is never a spread: its page has the whole stage.
   const spread = () =>
-    book.total > 1 &&
-    !dom.sideways.matches &&
-    isSpread(dom.stage.clientWidth, dom.stage.clientHeight);
+    book.total > 1 && !dom.sideways.matches && isSpread(ctx.stage.w, ctx.stage.h);
   const visible = (n: number) => spreadOf(n, book.total, spread());
   const ctx: Context = {
     ...parts,
@@ -46,6 +49,7 @@ export const createContext = (parts: Pick<Context, 'book' | 'beacon' | 'dom' | '
     turning: false,
     renders: 0,
     moves: 0,
+    stage: { w: dom.stage.clientWidth, h: dom.stage.clientHeight },
     clamp,
     spread,
     visible,

@@ -81,6 +81,7 @@ new ResizeObserver(() => {
   const size = `${stage.clientWidth}x${stage.clientHeight}`;
   if (size === lastSize) return;
   lastSize = size;
+  ctx.stage = { w: stage.clientWidth, h: stage.clientHeight };
   zoom.refit();
   if (!ctx.turning) view.render();
   compareAsked(askedHash);
@@ -92,5 +93,6 @@ const askedHash = location.hash; // before the first render writes #page= over i
 ctx.current = ctx.clamp(pageFromHash(book));
 document.documentElement.classList.add('js');
 lastSize = `${stage.clientWidth}x${stage.clientHeight}`;
+ctx.stage = { w: stage.clientWidth, h: stage.clientHeight };
 view.render();
 compareAsked(askedHash);

@@ -56,7 +56,9 @@ export const createReaderZoom = ({
       wasZoomed = zoomed;
       one<HTMLButtonElement>('[data-action="zoom-out"]').disabled = !zoomed;
       one('[data-action="zoom-reset"]').hidden = !zoomed;
-      one<HTMLButtonElement>('[data-action="zoom-in"]').disabled = scale >= zoom.max * 0.999;
+      // (below MAX, under every page's most: its figure is not measured, a jump lays out once)
+      one<HTMLButtonElement>('[data-action="zoom-in"]').disabled =
+        scale >= MAX * 0.999 && scale >= zoom.max * 0.999;
       area.tabIndex = zoomed ? 0 : -1;
     },
     bounds: () => {

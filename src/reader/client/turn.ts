@@ -76,7 +76,7 @@ export const prepareTurn = (
   // forward by lifting, back by coming down again; a spread's leaf lifts from the side it leaves.
   const fromRight = single ? !book.rtl : forward !== book.rtl;
   const screenTo = onScreen(to, book.rtl);
-  const sizes = slotSizes(screenTo, book.aspect, stage.clientWidth, stage.clientHeight);
+  const sizes = slotSizes(screenTo, book.aspect, ctx.stage.w, ctx.stage.h);
   const side = sides(screenTo.length);
   const liftIndex = single ? 0 : fromRight ? 1 : 0;
   const fromScreen = onScreen(from, book.rtl);

@@ -54,7 +54,7 @@ export const createView = (
     const pages = ctx.visible(ctx.current);
     stopPreloads(pages);
     const screen = onScreen(pages, book.rtl);
-    const sizes = slotSizes(screen, book.aspect, stage.clientWidth, stage.clientHeight);
+    const sizes = slotSizes(screen, book.aspect, ctx.stage.w, ctx.stage.h);
     const lead = firstOf(pages);
     const side = sides(screen.length);
     const figures = screen.map((n, i) =>

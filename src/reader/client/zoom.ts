@@ -50,9 +50,15 @@ export const createZoom = ({
   };
 
   const apply = (animate = false) => {
-    const { l, t, r, b } = box();
-    x = within(x, area.clientWidth, l, r);
-    y = within(y, area.clientHeight, t, b);
+    if (scale === 1) {
+      // Not moved at 1×: nothing to measure (a jump lays its new pages out once, not twice).
+      x = 0;
+      y = 0;
+    } else {
+      const { l, t, r, b } = box();
+      x = within(x, area.clientWidth, l, r);
+      y = within(y, area.clientHeight, t, b);
+    }
     view.classList.toggle('animate', animate);
     view.style.transform = scale === 1 ? '' : `translate(${x}px, ${y}px) scale(${scale})`;
     area.classList.toggle('zoomed', zoom.zoomed);
@@ -73,10 +79,12 @@ export const createZoom = ({
 
   /** Back to the base: the pages centred, from their top. */
   const home = (animate = false) => {
-    const { l, t, r } = box();
     scale = base;
-    x = base === 1 ? 0 : (area.clientWidth - base * (l + r)) / 2;
-    y = base === 1 ? 0 : -base * t;
+    if (base !== 1) {
+      const { l, t, r } = box();
+      x = (area.clientWidth - base * (l + r)) / 2;
+      y = -base * t;
+    }
     apply(animate);
   };
 
