@@ -20,13 +20,12 @@ import type { PageGeometry } from './pageSizes.ts';
 import { MAX_WORDS, type PageWord, round } from './pageWords.ts';
 import { type ProcessLimits, runPopplerArgs, ToolFailure } from './poppler.ts';
 import { storageProblem } from './renderFailure.ts';
+import { MAX_FILE_BYTES } from './toolWrappers.ts';
 
 export type TextPass = { texts: string[]; words: PageWord[][] };
 
 /** A page's text beyond this many characters is cut: a hostile page cannot fill the memory. */
 export const MAX_PAGE_TEXT = 1_000_000;
-/** More TSV than this (a file of millions of glyphs) and the pages keep no text. */
-const MAX_TSV_BYTES = 512 * 1024 * 1024;
 /**
  * Words further apart than this share of their height have a space between them: the figure
  * that gave poppler's own spaces on most pages (0.01-0.05 alike; 0.1, poppler's word break,
@@ -56,7 +55,8 @@ export const readTextPass = async (
       ['-tsv', '-cropbox', '-enc', 'UTF-8', absolute(pdfPath), file],
       { signal },
     );
-    if ((await stat(file)).size > MAX_TSV_BYTES) return none;
+    // (pdftotext dies at the limit, of SIGXFSZ: the file is never larger)
+    if ((await stat(file)).size >= (limits.fileBytes ?? MAX_FILE_BYTES)) return none;
     const reader = tsvReader(geometry);
     // In chunks of 1 MB, each cut at its last line break (readline cost twice the parse itself).
     let rest = '';

@@ -38,10 +38,20 @@ export type ProcessLimits = {
    * 10, so a flood of them leaves the cores to processing and the API, even in another process
    */
   nice?: number;
+  /** the largest file a tool may write (`ulimit -f`); MAX_FILE_BYTES when not given */
+  fileBytes?: number;
 };
 
 /** The caps every poppler process runs under, uploads' pdfinfo included. */
 export const DEFAULT_LIMITS: ProcessLimits = { memoryMb: 1536, cpuSeconds: 600 };
+
+/**
+ * The largest file a tool writes unless its limits say otherwise: a tool that would write more
+ * dies of SIGXFSZ at this size, so that the temporary disk a job takes is bounded while it runs
+ * (the text pass's TSV grows with a document's text: 3.7 MB for a 184-page manual; a page image is
+ * a few MB), not found too large only after.
+ */
+export const MAX_FILE_BYTES = 512 * 1024 * 1024;
 
 /**
  * The most stdout each poppler tool may write: what its most demanding caller reads (pdfPages'
@@ -61,7 +71,7 @@ const dirs = new Map<string, Promise<string>>();
 
 /** What tells one set of limits (and so one directory of wrappers) from another. */
 export const limitsKey = (limits: ProcessLimits) =>
-  `${limits.memoryMb}:${limits.cpuSeconds}:${limits.toolDir ?? ''}:${limits.nice ?? 0}`;
+  `${limits.memoryMb}:${limits.cpuSeconds}:${limits.toolDir ?? ''}:${limits.nice ?? 0}:${limits.fileBytes ?? MAX_FILE_BYTES}`;
 
 /** The directory of wrappers for these limits, made once per process. */
 export const limitedDir = (limits: ProcessLimits): Promise<string> => {
@@ -108,6 +118,8 @@ const makeWrappers = async (limits: ProcessLimits) => {
 const capLines = (limits: ProcessLimits) => [
   ...(limits.nice ? [`renice -n ${Math.round(limits.nice)} -p $$ >/dev/null 2>&1`] : []),
   `ulimit -v ${Math.round(limits.memoryMb * 1024)} 2>/dev/null`,
+  // (in blocks of 1024 bytes; the wrapper's own files are far smaller: STDOUT_BYTES)
+  `ulimit -f ${Math.ceil((limits.fileBytes ?? MAX_FILE_BYTES) / 1024)} 2>/dev/null`,
   // The soft CPU limit sends SIGXCPU, which ends poppler and names the cause; the hard one, a
   // little later, SIGKILLs a tool that would survive it. (Equal limits send SIGKILL at once,
   // which looks like the kernel's out-of-memory kill.)

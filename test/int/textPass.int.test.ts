@@ -4,7 +4,7 @@
 // links named from its words as from a pass of pdftotext -bbox of their own.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -121,6 +121,24 @@ describe('the text pass over the corpus', () => {
     },
     60_000,
   );
+
+  it('stops pdftotext at its file limit (the temporary disk a job takes is bounded): the pages keep no text', async () => {
+    const file = corpus('text_why3-manual.pdf'); // 3.7 MB of TSV
+    const small = { ...limits, fileBytes: 1024 * 1024 };
+    const geometry = await readPages(small, file, 2000, { timeoutMs: 30_000 });
+    const work = await mkdtemp(join(dir, 'work-'));
+    const read = await readTextPass(small, file, work, geometry, AbortSignal.timeout(60_000));
+    expect(read.texts).toHaveLength(184);
+    expect(read.texts.every((text) => text === '')).toBe(true);
+    expect(read.words.every((page) => page.length === 0)).toBe(true);
+    // what it wrote before it was stopped: no more than the limit
+    const { size } = await stat(join(work, 'text.tsv'));
+    expect(size).toBeGreaterThan(0);
+    expect(size).toBeLessThanOrEqual(1024 * 1024);
+    // and under the default limit the same document has its text
+    const whole = await pass(file);
+    expect(whole.texts.filter(Boolean).length).toBeGreaterThan(150);
+  }, 60_000);
 
   it('names the links from its words as a pdftotext -bbox pass of their own did', async () => {
     const file = corpus('text_why3-manual.pdf');
