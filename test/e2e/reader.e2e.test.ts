@@ -448,6 +448,35 @@ describe('the reader in headless Chromium (embedded store, --workers 2)', () => 
     expect(await moving.evaluate('window.sawLeaf')).toBe(true);
   });
 
+  it('turns at the size the stage has once a side panel closes, when the jump closes it', async () => {
+    const page = await open({ viewport: WIDE, reducedMotion: 'no-preference' });
+    await page.goto(`${url}#page=2`);
+    await expectCounter(page, '2–3 / 14');
+    await pageImagesLoaded(page);
+    /** The widths the stage's pages are laid out at (as set, whatever a turning leaf's angle). */
+    const widths = () =>
+      page.evaluate(
+        `[...document.querySelectorAll('#stage figure')].map((f) => parseFloat(f.style.width))`,
+      ) as Promise<number[]>;
+    const [full = 0] = await widths();
+    expect(full).toBeGreaterThan(0);
+    // Go to page: on a desktop a side panel, the stage narrower beside it.
+    await page.locator('#counter').click();
+    await page.locator('#goto-input').waitFor();
+    await expect.poll(async () => (await widths())[0] ?? 0).toBeLessThan(full - 10);
+    // Enter closes the panel and jumps, in one task: the turn's pages are the full stage's.
+    const turning = (await page.evaluate(`new Promise((resolve) => {
+      const input = document.getElementById('goto-input');
+      input.value = '8';
+      input.form.requestSubmit();
+      requestAnimationFrame(() => resolve([...document.querySelectorAll('#stage figure')].map((f) => parseFloat(f.style.width))));
+    })`)) as number[];
+    expect(turning.length).toBeGreaterThan(0);
+    for (const width of turning) expect(width).toBeCloseTo(full, 0);
+    await expectCounter(page, '8–9 / 14');
+    for (const width of await widths()) expect(width).toBeCloseTo(full, 0);
+  });
+
   it('works embedded in an iframe on another site', async () => {
     const res = await fetch(url);
     expect(res.headers.get('content-security-policy')).toContain('frame-ancestors *');

@@ -21,10 +21,13 @@ export type Context = {
   /** Counts turns and jumps: a turn ending finishes only if none came after it. */
   moves: number;
   /**
-   * the stage's size, kept by ./main.ts as it changes: read without asking for a layout (a
-   * jump's new page and chrome are laid out once, in the frame, not in between)
+   * the stage's size as last measured: at the start of each render and turn (before they change
+   * the page, where the layout is still the frame's) and as it changes (./main.ts). Read from here
+   * afterwards, so that a jump's new page and chrome are laid out once, in the frame.
    */
   stage: { w: number; h: number };
+  /** Measures the stage now (a panel that closed, a new render): ctx.stage. */
+  measure: () => void;
   /** a page number the book has */
   clamp: (n: number) => number;
   /** whether the stage shows two-page spreads */
@@ -50,6 +53,9 @@ export const createContext = (parts: Pick<Context, 'book' | 'beacon' | 'dom' | '
     renders: 0,
     moves: 0,
     stage: { w: dom.stage.clientWidth, h: dom.stage.clientHeight },
+    measure: () => {
+      ctx.stage = { w: dom.stage.clientWidth, h: dom.stage.clientHeight };
+    },
     clamp,
     spread,
     visible,

@@ -53,6 +53,8 @@ const reader: Reader = {
   pageFor: (input) => pageForInput(input, book.labels, book.total),
   onTurn: (listener) => turnListeners.push(listener),
   relayout: () => {
+    // (a panel opened or closed: a jump that follows in this task turns at the new size)
+    ctx.measure();
     if (!ctx.turning) view.render();
     compareAsked(askedHash);
   },
@@ -81,7 +83,7 @@ new ResizeObserver(() => {
   const size = `${stage.clientWidth}x${stage.clientHeight}`;
   if (size === lastSize) return;
   lastSize = size;
-  ctx.stage = { w: stage.clientWidth, h: stage.clientHeight };
+  ctx.measure();
   zoom.refit();
   if (!ctx.turning) view.render();
   compareAsked(askedHash);
@@ -93,6 +95,5 @@ const askedHash = location.hash; // before the first render writes #page= over i
 ctx.current = ctx.clamp(pageFromHash(book));
 document.documentElement.classList.add('js');
 lastSize = `${stage.clientWidth}x${stage.clientHeight}`;
-ctx.stage = { w: stage.clientWidth, h: stage.clientHeight };
 view.render();
 compareAsked(askedHash);

@@ -57,6 +57,7 @@ export const prepareTurn = (
 ): Turn | null => {
   const { book, zoom } = ctx;
   const { stage, reducedMotion } = ctx.dom;
+  ctx.measure();
   const from = ctx.visible(ctx.current);
   const to = ctx.visible(target);
   if (

@@ -51,6 +51,7 @@ export const createView = (
   };
 
   const render = () => {
+    ctx.measure();
     const pages = ctx.visible(ctx.current);
     stopPreloads(pages);
     const screen = onScreen(pages, book.rtl);
