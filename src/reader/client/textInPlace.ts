@@ -57,13 +57,30 @@ export const textInPlace = (
 };
 
 let measure: CanvasRenderingContext2D | null = null;
-/** A text's width at MEASURED_AT px in FACE: from a canvas, which lays nothing out. */
+/** Each character's width at MEASURED_AT px, measured once for the session. */
+const widths = new Map<string, number>();
+/** Characters kept at most (a book in a script of thousands of them). */
+const MOST_KEPT = 5000;
+/**
+ * A text's width at MEASURED_AT px in FACE: the sum of its characters' (from a canvas, which lays
+ * nothing out), each measured once: a page's lines cost a few lookups a character, not a text
+ * shaping each (kerning and ligatures aside: the line is stretched to its box either way).
+ */
 const widthOf = (text: string) => {
   if (!measure) {
     measure = document.createElement('canvas').getContext('2d');
     if (measure) measure.font = `${MEASURED_AT}px ${FACE}`;
   }
-  return measure?.measureText(text).width ?? 0;
+  let sum = 0;
+  for (const character of text) {
+    let width = widths.get(character);
+    if (width === undefined) {
+      width = measure?.measureText(character).width ?? 0;
+      if (widths.size < MOST_KEPT) widths.set(character, width);
+    }
+    sum += width;
+  }
+  return sum;
 };
 
 const draw = (figure: HTMLElement, words: Word[], size: { w: number; h: number }) => {
