@@ -86,6 +86,7 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
   let url = ''; // the almanac (readerPdf.ts)
   let versionId = '';
   let arabicUrl = '';
+  let arabicVersion = '';
   let arabicText: { n: number; text: string }[] = [];
   let almanacText: { n: number; text: string }[] = [];
 
@@ -215,6 +216,7 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
     ]);
     url = (await c.flipbook(almanac.flipbookId)).body.url;
     arabicUrl = (await c.flipbook(arabic.flipbookId)).body.url;
+    arabicVersion = arabic.versionId;
     versionId = almanac.versionId;
     expect(url).toBe(`${origin}/f/${almanac.flipbookId}`);
     arabicText = (
@@ -1025,6 +1027,40 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
       expect(await spans.count()).toBeGreaterThan(0);
       expect(await spans.count()).toBeLessThan(pageWords / 3);
       expect(words).toEqual([]); // no page's words asked for: the lines were here
+    } finally {
+      release();
+    }
+  });
+
+  it('stretches a line of joined letters (Arabic) to its box, as a line of Latin ones', async () => {
+    type Line = [number, number, number, number, string];
+    const { pages } = (await (
+      await fetch(`${origin}/files/pages/${arabicVersion}/lines.json`)
+    ).json()) as { pages: Line[][] };
+    // (the book's lines are a word or two, some set on their side: one across, with Arabic)
+    const wide = (l: Line) => /[\u0600-\u06ff]/.test(l[4]) && l[2] > 0.03 && l[2] > l[3];
+    const n = pages.findIndex((lines, i) => i > 0 && lines.some(wide)) + 1;
+    const line = pages[n - 1]?.find(wide);
+    if (!line) throw new Error('no wide Arabic line past page 1');
+    const page = await open(DESKTOP);
+    const lines = page.waitForResponse(/\/lines\.json$/);
+    await page.goto(arabicUrl, { waitUntil: 'domcontentloaded' });
+    await (await lines).finished();
+    const release = await holdImages(page, String(n));
+    try {
+      await page.evaluate(`location.hash = '#page=${n}'`);
+      const widths = JSON.stringify(line[4]);
+      const measured = () =>
+        page.evaluate(`(() => {
+          const figure = document.querySelector('#stage figure[data-n="${n}"]');
+          const span = [...(figure?.querySelectorAll('.words-in-place span') ?? [])].find((s) => s.textContent === ${widths});
+          return span ? [span.getBoundingClientRect().width, figure.getBoundingClientRect().width] : null;
+        })()`) as Promise<[number, number] | null>;
+      await expect.poll(measured, { timeout: 10_000 }).not.toBeNull();
+      const [drawn = 0, figureWidth = 0] = (await measured()) ?? [];
+      // as wide as the line's box on the page (a letter measured alone is a quarter wider)
+      expect(drawn / (line[2] * figureWidth)).toBeGreaterThan(0.9);
+      expect(drawn / (line[2] * figureWidth)).toBeLessThan(1.1);
     } finally {
       release();
     }

@@ -62,15 +62,23 @@ const widths = new Map<string, number>();
 /** Characters kept at most (a book in a script of thousands of them). */
 const MOST_KEPT = 5000;
 /**
+ * Letters that take another form beside their neighbours (Arabic, Syriac, N'Ko, the Indic and
+ * South-East Asian scripts, joiners): alone, an Arabic letter is a quarter wider than joined, so
+ * a text of them is measured whole.
+ */
+const SHAPED = /[\u0590-\u0fff\u1000-\u109f\u1780-\u18af\u200c\u200d\ufb1d-\ufdff\ufe70-\ufefe]/;
+/**
  * A text's width at MEASURED_AT px in FACE: the sum of its characters' (from a canvas, which lays
  * nothing out), each measured once: a page's lines cost a few lookups a character, not a text
- * shaping each (kerning and ligatures aside: the line is stretched to its box either way).
+ * shaping each (kerning and ligatures aside: the line is stretched to its box either way); a
+ * text in a script whose letters join, whole.
  */
 const widthOf = (text: string) => {
   if (!measure) {
     measure = document.createElement('canvas').getContext('2d');
     if (measure) measure.font = `${MEASURED_AT}px ${FACE}`;
   }
+  if (SHAPED.test(text)) return measure?.measureText(text).width ?? 0;
   let sum = 0;
   for (const character of text) {
     let width = widths.get(character);
