@@ -66,7 +66,7 @@ const MOST_KEPT = 5000;
  * South-East Asian scripts, joiners): alone, an Arabic letter is a quarter wider than joined, so
  * a text of them is measured whole.
  */
-const SHAPED = /[\u0590-\u0fff\u1000-\u109f\u1780-\u18af\u200c\u200d\ufb1d-\ufdff\ufe70-\ufefe]/;
+const SHAPED = /[\u0590-\u0fff\u1000-\u109f\u1780-\u18af\ufb1d-\ufdff\ufe70-\ufefe]|\u200c|\u200d/;
 /**
  * A text's width at MEASURED_AT px in FACE: the sum of its characters' (from a canvas, which lays
  * nothing out), each measured once: a page's lines cost a few lookups a character, not a text
