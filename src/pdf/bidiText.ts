@@ -1,54 +1,121 @@
-// Right-to-left text in logical order. pdftotext (poppler 22) writes a right-to-left run in
-// visual order, reversed, wrapped in embedding marks: RLE ... PDF, with left-to-right pieces
-// inside as LRE ... PDF (TextOutputDev's reorderText). Stored like that, an Arabic or Hebrew word
-// is spelt backwards: search finds nothing and screen readers read it backwards. This undoes that
-// reordering exactly (each RLE run's pieces in reverse order, its own characters reversed, LRE
-// pieces as they are) and drops the marks, which have done their work.
+// Right-to-left text in the order it is read. poppler gives a line's words, and a word's letters,
+// in the order they stand on the page, left to right: its TextOutputDev makes a word of glyphs
+// each placed after the one before, so an Arabic or Hebrew word drawn as Chromium, LibreOffice
+// and most producers draw it (glyphs left to right) comes out spelt backwards, and a line's words
+// last first. poppler's plain output puts them back (TextOutputDev's reorderText) and wraps the
+// runs in embedding marks; its TSV and -bbox output, which the text pass reads, do not. Stored as
+// they come, search finds no Arabic word and a screen reader reads it backwards.
+//
+// `readingOrder` undoes the visual order as the Unicode bidirectional algorithm would lay the text
+// out with one level of embedding: each character (or word) is right-to-left, left-to-right
+// (letters of other scripts, and digits, which read left to right in either) or neutral; a neutral
+// between two of one direction takes it, any other the line's; then, in a right-to-left line, the
+// whole is reversed and each left-to-right run put back in its order; in a left-to-right one,
+// each right-to-left run is reversed. poppler's own rule is the same but for neutrals at the edge
+// of a run, which it gives to the run ("العدد  2026والكلمة" where this gives "العدد 2026 والكلمة").
+//
+// What no rule here can mend: a glyph mapped to several letters (a lam-alef ligature) is reversed
+// with its run as the plain pass reverses it. A word with white space in it is one glyph mapped
+// to a whole text (poppler ends a word at every space glyph), already in reading order: left as
+// it is.
 // Arabic presentation forms (U+FB50–U+FDFF, U+FE70–U+FEFE), which some fonts map their glyphs
 // to, become the letters people type (NFKC), so a search for a word finds it.
-const RLE = '\u202b';
-const LRE = '\u202a';
-const POP = '\u202c';
 
-type Run = { rtl: boolean; pieces: (string | Run)[] };
+/** Letters of the scripts written right to left (their digits aside: they read left to right). */
+const RTL_SCRIPT =
+  /[\p{Script=Hebrew}\p{Script=Arabic}\p{Script=Syriac}\p{Script=Thaana}\p{Script=Nko}\p{Script=Samaritan}\p{Script=Mandaic}\p{Script=Adlam}\p{Script=Hanifi_Rohingya}]/u;
+/** Whether a text holds anything right to left at all: the test every text pays. */
+export const hasRtl = (text: string) => RTL_SCRIPT.test(text);
 
-export const logicalOrder = (text: string): string => {
-  const reordered = /[\u202a-\u202c]/.test(text) ? reorder(text) : text;
-  return reordered.replace(/[\ufb50-\ufdff\ufe70-\ufefe]+/g, (forms) => forms.normalize('NFKC'));
-};
+type Direction = 'rtl' | 'ltr' | 'neutral';
 
-const reorder = (text: string) => {
-  const root: Run = { rtl: false, pieces: [] };
-  const stack: Run[] = [root];
-  let plain = '';
-  const flush = () => {
-    if (plain) (stack.at(-1) as Run).pieces.push(plain);
-    plain = '';
-  };
-  for (const char of text) {
-    if (char === RLE || char === LRE) {
-      flush();
-      const run: Run = { rtl: char === RLE, pieces: [] };
-      (stack.at(-1) as Run).pieces.push(run);
-      stack.push(run);
-    } else if (char === POP) {
-      flush();
-      if (stack.length > 1) stack.pop(); // a stray mark is dropped
-    } else {
-      plain += char;
-    }
+export const directionOfCharacter = (c: string): Direction =>
+  /\p{Nd}/u.test(c) ? 'ltr' : RTL_SCRIPT.test(c) ? 'rtl' : /\p{L}/u.test(c) ? 'ltr' : 'neutral';
+
+/** A text's direction by its strong characters: right to left where they are most. */
+export const directionOf = (text: string): Direction => {
+  let balance = 0;
+  for (const c of text) {
+    const direction = directionOfCharacter(c);
+    if (direction === 'rtl') balance -= 1;
+    else if (direction === 'ltr') balance += 1;
   }
-  flush();
-  return render(root);
+  return balance < 0 ? 'rtl' : balance > 0 ? 'ltr' : 'neutral';
 };
 
-const render = (run: Run): string => {
-  const parts = run.pieces.map((piece) =>
-    typeof piece === 'string'
-      ? run.rtl
-        ? Array.from(piece).reverse().join('')
-        : piece
-      : render(piece),
-  );
-  return (run.rtl ? parts.reverse() : parts).join('');
+/**
+ * `items` (characters of a word, or words of a line), given in the order they stand from left
+ * to right, in the order they are read, in a line read `line`wards.
+ */
+export const readingOrder = <T>(
+  items: readonly T[],
+  directionOfItem: (item: T) => Direction,
+  line: 'rtl' | 'ltr',
+): T[] => {
+  const given = items.map(directionOfItem);
+  // Neutrals: the direction on both sides of them where it is one, the line's where not.
+  const resolved: ('rtl' | 'ltr')[] = given.map((d) => (d === 'neutral' ? line : d));
+  for (let i = 0; i < given.length; ) {
+    if (given[i] !== 'neutral') {
+      i += 1;
+      continue;
+    }
+    let end = i;
+    while (end < given.length && given[end] === 'neutral') end += 1;
+    const before = i > 0 ? given[i - 1] : line;
+    const after = end < given.length ? given[end] : line;
+    if (before === after) for (let k = i; k < end; k++) resolved[k] = before as 'rtl' | 'ltr';
+    i = end;
+  }
+  // The runs against the line's direction are reversed where they stand; a right-to-left line
+  // then read whole from its right end.
+  const out = [...items];
+  const against = line === 'rtl' ? 'ltr' : 'rtl';
+  for (let i = 0; i < out.length; ) {
+    if (resolved[i] !== against) {
+      i += 1;
+      continue;
+    }
+    let end = i;
+    while (end < out.length && resolved[end] === against) end += 1;
+    const run = out.slice(i, end).reverse();
+    out.splice(i, run.length, ...run);
+    i = end;
+  }
+  return line === 'rtl' ? out.reverse() : out;
 };
+
+/**
+ * A line's words, given as they stand left to right, in the order they are read: the same array
+ * where none is right to left.
+ */
+export const lineAsRead = <T>(words: readonly T[], textOf: (word: T) => string): readonly T[] => {
+  if (!words.some((word) => hasRtl(textOf(word)))) return words;
+  const line = directionOf(words.map(textOf).join('')) === 'rtl' ? 'rtl' : 'ltr';
+  return readingOrder(words, (word) => directionOf(textOf(word)), line);
+};
+
+/** A word as poppler gives it (letters left to right as they stand) with its letters as read. */
+export const wordAsRead = (word: string): string => {
+  const text = hasRtl(word) && !/\S\s+\S|\s$/.test(word) ? lettersAsRead(word) : word;
+  return shapedForms(text);
+};
+
+const lettersAsRead = (word: string) => {
+  const letters = Array.from(word);
+  return readingOrder(
+    letters,
+    directionOfCharacter,
+    directionOf(word) === 'ltr' ? 'ltr' : 'rtl',
+  ).join('');
+};
+
+/** Arabic presentation forms as the letters people type. */
+export const shapedForms = (text: string) =>
+  text.replace(/[\ufb50-\ufdff\ufe70-\ufefe]+/g, (forms) => forms.normalize('NFKC'));
+
+/**
+ * Text from poppler's plain output: its runs are in reading order already, between embedding
+ * marks (RLE, LRE ... PDF) that have done their work.
+ */
+export const withoutMarks = (text: string) => shapedForms(text.replace(/[\u202a-\u202e]/g, ''));

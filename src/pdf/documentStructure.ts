@@ -11,7 +11,7 @@
 // structure would be kept for good, and the render is tried again instead.
 import { resolve as absolute } from 'node:path';
 import { MachineFailure } from '../domain/errors.ts';
-import { logicalOrder } from './bidiText.ts';
+import { shapedForms, withoutMarks } from './bidiText.ts';
 import { type OutlineEntry, type PdfIndex, readOutline } from './outline.ts';
 import { labelRanges, pageLabels } from './pageLabels.ts';
 import {
@@ -136,7 +136,7 @@ const extract = async (pdfPath: string, options: StructureOptions): Promise<Docu
             options: { outputEncoding: 'UTF-8', lastPageToConvert: SAMPLE_PAGES },
           },
           4 * 1024 * 1024,
-        ).then((text) => logicalOrder(text).split('\f'), orElse([])),
+        ).then((text) => withoutMarks(text).split('\f'), orElse([])),
     ]);
     structure.title = title;
     structure.direction = scriptDirection(texts);
@@ -215,7 +215,7 @@ export const parseTitle = (info: string): string | null => {
     /^Title:[ \t]*([\s\S]*?)\n(?=(?:Subject|Keywords|Author|Creator|Producer|CreationDate|ModDate|Custom Metadata|Metadata Stream|Tagged|UserProperties|Suspects|Form|JavaScript|Pages|Encrypted|Page size|Page rot|File size|Optimized|PDF version):)/m.exec(
       info,
     );
-  const title = cleanText(logicalOrder(match?.[1] ?? ''), MAX_TITLE_LENGTH);
+  const title = cleanText(shapedForms(match?.[1] ?? ''), MAX_TITLE_LENGTH);
   return title === '' || PLACEHOLDER_TITLE.test(title) ? null : title;
 };
 

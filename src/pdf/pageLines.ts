@@ -9,6 +9,7 @@
 // lines: ./textPass.ts): a word goes on the line before it when it stands beside the line's last
 // word (after it, or before it in right-to-left text) at the same height. A line split or joined
 // where poppler would not is drawn a little off for the moment the image takes, never lost.
+import { hasRtl } from './bidiText.ts';
 import type { PageWord } from './pageWords.ts';
 
 /** A line: its box (fractions of the page as shown, from its top-left corner) and its text. */
@@ -20,6 +21,8 @@ const SAME_HEIGHT = 0.3;
 const WIDEST_GAP = 2;
 /** ... or overlap by at most this share of the height (kerned, or a mark set over a letter). */
 const OVERLAP = 0.3;
+/** The longest left-to-right run looked through in a right-to-left line. */
+const MOST_IN_RUN = 40;
 /** A ten-thousandth of the page: a tenth of a pixel at the widest image. */
 const round = (n: number) => Math.round(n * 10_000) / 10_000;
 
@@ -32,29 +35,68 @@ export const linesOf = (words: readonly PageWord[], aspect: number): PageLine[] 
   let box = { x0: 0, y0: 0, x1: 0, y1: 0 };
   let texts: string[] = [];
   let last: PageWord | null = null;
+  let rtl = false;
   const end = () => {
     if (texts.length === 0) return;
     const { x0, y0, x1, y1 } = box;
     lines.push([round(x0), round(y0), round(x1 - x0), round(y1 - y0), texts.join(' ')]);
     texts = [];
+    rtl = false;
   };
-  for (const word of words) {
-    if (!(last && beside(last, word, aspect))) {
+  const add = (word: PageWord) => {
+    box = {
+      x0: Math.min(box.x0, word.x),
+      y0: Math.min(box.y0, word.y),
+      x1: Math.max(box.x1, word.x + word.w),
+      y1: Math.max(box.y1, word.y + word.h),
+    };
+    texts.push(word.t);
+    rtl ||= hasRtl(word.t);
+    last = word;
+  };
+  // In a right-to-left line, words are read in another order than they stand: a word read next
+  // may stand at the line's far end (after a left-to-right run: beside the line's box, not its
+  // last word), and a left-to-right run (a name, a number) is read from its first word, which
+  // stands at the run's far end: it goes on the line when the run's last word stands beside it.
+  const near = (word: PageWord) =>
+    last !== null &&
+    (beside(last, word, aspect) ||
+      (rtl &&
+        beside(
+          { x: box.x0, y: box.y0, w: box.x1 - box.x0, h: box.y1 - box.y0, t: '' },
+          word,
+          aspect,
+        )));
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i] as PageWord;
+    let through = i;
+    if (!near(word) && rtl) {
+      let j = i;
+      while (
+        j + 1 < words.length &&
+        j - i < MOST_IN_RUN &&
+        follows(words[j] as PageWord, words[j + 1] as PageWord, aspect)
+      )
+        j += 1;
+      if (j > i && near(words[j] as PageWord)) through = j;
+    }
+    if (through === i && !near(word)) {
       end();
       box = { x0: word.x, y0: word.y, x1: word.x + word.w, y1: word.y + word.h };
-    } else {
-      box = {
-        x0: Math.min(box.x0, word.x),
-        y0: Math.min(box.y0, word.y),
-        x1: Math.max(box.x1, word.x + word.w),
-        y1: Math.max(box.y1, word.y + word.h),
-      };
     }
-    texts.push(word.t);
-    last = word;
+    for (; i <= through; i++) add(words[i] as PageWord);
+    i -= 1;
   }
   end();
   return lines;
+};
+
+/** Whether `b`, read after `a`, stands after it, left to right, on its line. */
+const follows = (a: PageWord, b: PageWord, aspect: number) => {
+  const overlap = Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y);
+  if (overlap < SAME_HEIGHT * Math.min(a.h, b.h)) return false;
+  const after = ((b.x - (a.x + a.w)) * aspect) / Math.max(a.h, b.h);
+  return after >= -OVERLAP && after <= WIDEST_GAP;
 };
 
 /** Whether `b`, read after `a`, goes on a's line. */

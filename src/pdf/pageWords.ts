@@ -1,8 +1,8 @@
-// The words of one page with their boxes, for the reader's search highlights: `pdftotext -bbox`
+// The words of one page with their boxes, for the reader's search highlights: `pdftotext -bbox-layout`
 // on that page alone, under the same limits as rendering. Boxes are fractions of the page as the
 // reader shows it (the crop box, as pdftotext turns it upright), from its top-left corner.
 import { resolve as absolute } from 'node:path';
-import { logicalOrder } from './bidiText.ts';
+import { lineAsRead, wordAsRead } from './bidiText.ts';
 import { unescapeXml } from './pageLinks.ts';
 import { type ProcessLimits, runPoppler } from './poppler.ts';
 
@@ -31,7 +31,7 @@ export const readPageWords = async (
       {
         tool: 'pdftotext',
         file: path,
-        options: { boundingBoxXhtml: true, cropBox: true, outputEncoding: 'UTF-8', ...pages },
+        options: { boundingBoxXhtmlLayout: true, cropBox: true, outputEncoding: 'UTF-8', ...pages },
       },
       { signal, maxBytes: MAX_OUTPUT_BYTES },
     ),
@@ -53,7 +53,8 @@ export const readPageWords = async (
 export const round = (n: number) => Math.round(n * 100_000) / 100_000;
 
 /**
- * The words of the first <page> of `pdftotext -bbox` output, as fractions of its size. The page's
+ * The words of the first <page> of `pdftotext -bbox-layout` output (or -bbox's, without lines),
+ * as fractions of its size, each line's in the order they are read (./bidiText.ts). The page's
  * size is printed as the PDF has it, before /Rotate, while the words are placed on the page as
  * it is shown: turned a quarter, its width and height swap.
  */
@@ -64,20 +65,26 @@ export const parsePageWords = (xhtml: string, rotation = 0): PageWord[] => {
   const height = Number(size?.[quarter ? 1 : 2]);
   if (!(width > 0 && height > 0)) return [];
   const words: PageWord[] = [];
-  for (const m of xhtml.matchAll(
-    /<word xMin="([\d.-]+)" yMin="([\d.-]+)" xMax="([\d.-]+)" yMax="([\d.-]+)">([^<]*)<\/word>/g,
-  )) {
-    if (words.length >= MAX_WORDS) break;
-    const [xMin, yMin, xMax, yMax] = [m[1], m[2], m[3], m[4]].map(Number) as number[];
-    const text = logicalOrder(unescapeXml(m[5] ?? '')).trim();
-    if (!text || ![xMin, yMin, xMax, yMax].every(Number.isFinite)) continue;
-    words.push({
-      x: round((xMin as number) / width),
-      y: round((yMin as number) / height),
-      w: round(((xMax as number) - (xMin as number)) / width),
-      h: round(((yMax as number) - (yMin as number)) / height),
-      t: text,
-    });
+  const lines = xhtml.includes('<line') ? xhtml.split(/<\/line>/) : [xhtml];
+  for (const line of lines) {
+    const standing = [
+      ...line.matchAll(
+        /<word xMin="([\d.-]+)" yMin="([\d.-]+)" xMax="([\d.-]+)" yMax="([\d.-]+)">([^<]*)<\/word>/g,
+      ),
+    ];
+    for (const m of lineAsRead(standing, (word) => word[5] ?? '')) {
+      if (words.length >= MAX_WORDS) return words;
+      const [xMin, yMin, xMax, yMax] = [m[1], m[2], m[3], m[4]].map(Number) as number[];
+      const text = wordAsRead(unescapeXml(m[5] ?? '')).trim();
+      if (!text || ![xMin, yMin, xMax, yMax].every(Number.isFinite)) continue;
+      words.push({
+        x: round((xMin as number) / width),
+        y: round((yMin as number) / height),
+        w: round(((xMax as number) - (xMin as number)) / width),
+        h: round(((yMax as number) - (yMin as number)) / height),
+        t: text,
+      });
+    }
   }
   return words;
 };

@@ -15,7 +15,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve as absolute, join } from 'node:path';
-import { logicalOrder } from './bidiText.ts';
+import { lineAsRead, wordAsRead } from './bidiText.ts';
 import type { PageGeometry } from './pageSizes.ts';
 import { MAX_WORDS, type PageWord, round } from './pageWords.ts';
 import { type ProcessLimits, runPopplerArgs, ToolFailure } from './poppler.ts';
@@ -100,20 +100,47 @@ export const tsvReader = (geometry: readonly PageGeometry[]) => {
   let length = 0;
   let line = '';
   let flow = '';
-  let previous: Box | null = null;
+  // The line's words as they stand, left to right: put in reading order when it ends.
+  let standing: { said: string; box: Box }[] = [];
 
+  const put = (piece: string) => {
+    if (length >= MAX_PAGE_TEXT) return;
+    parts.push(piece);
+    length += piece.length;
+  };
+  const endLine = () => {
+    const read = lineAsRead(standing, (word) => word.said);
+    const rtl = read !== standing;
+    standing = [];
+    let previous: Box | null = null;
+    for (const { said, box } of read) {
+      // (read in another order than they stand, two words' gap is on either side)
+      const apart =
+        previous && (rtl ? Math.max(gap(previous, box), gap(box, previous)) : gap(previous, box));
+      if (previous && (apart as number) > SPACE_GAP * previous.height) put(' ');
+      previous = box;
+      const shown = wordAsRead(said);
+      put(shown);
+      const list = words[page - 1] as PageWord[];
+      if (list.length >= MAX_WORDS || !(size.width > 0 && size.height > 0)) continue;
+      const t = shown.trim();
+      if (!t || ![box.left, box.top, box.width, box.height].every(Number.isFinite)) continue;
+      list.push({
+        x: round(box.left / size.width),
+        y: round(box.top / size.height),
+        w: round(box.width / size.width),
+        h: round(box.height / size.height),
+        t,
+      });
+    }
+  };
   const endPage = () => {
+    endLine();
     if (page >= 1 && page <= texts.length) texts[page - 1] = finish(parts.join(''));
     parts = [];
     length = 0;
     line = '';
     flow = '';
-    previous = null;
-  };
-  const put = (piece: string) => {
-    if (length >= MAX_PAGE_TEXT) return;
-    parts.push(piece);
-    length += piece.length;
   };
 
   return {
@@ -139,18 +166,12 @@ export const tsvReader = (geometry: readonly PageGeometry[]) => {
         return;
       }
       if (!(page >= 1 && page <= texts.length)) return;
-      const box = {
-        left: Number(cell(7)),
-        top: Number(cell(8)),
-        width: Number(cell(9)),
-        height: Number(cell(10)),
-      };
-      const said = row.slice((tabs[10] as number) + 1);
       // flow, block and line numbers, as they are written
       const key = row.slice((tabs[1] as number) + 1, tabs[4]);
       if (key !== line) {
         const inFlow = cell(3);
-        if (previous) {
+        if (line !== '') {
+          endLine();
           // poppler's plain output: a line ending in a hyphen goes on with the next line of its
           // flow, without the hyphen; any other line ends with a break, a flow with a blank line.
           const last = parts.at(-1) ?? '';
@@ -159,25 +180,15 @@ export const tsvReader = (geometry: readonly PageGeometry[]) => {
         }
         line = key;
         flow = inFlow;
-        previous = null;
-      } else if (previous && gap(previous, box) > SPACE_GAP * previous.height) {
-        put(' ');
       }
-      put(said);
-      previous = box;
-      const list = words[page - 1] as PageWord[];
-      if (list.length >= MAX_WORDS || !(size.width > 0 && size.height > 0)) return;
-      // (right-to-left letters, or presentation forms, are the only ones logicalOrder changes)
-      const shown = (
-        /[\u0590-\u08ff\u202a-\u202e\ufb1d-\ufefe]/.test(said) ? logicalOrder(said) : said
-      ).trim();
-      if (!shown || ![box.left, box.top, box.width, box.height].every(Number.isFinite)) return;
-      list.push({
-        x: round(box.left / size.width),
-        y: round(box.top / size.height),
-        w: round(box.width / size.width),
-        h: round(box.height / size.height),
-        t: shown,
+      standing.push({
+        said: row.slice((tabs[10] as number) + 1),
+        box: {
+          left: Number(cell(7)),
+          top: Number(cell(8)),
+          width: Number(cell(9)),
+          height: Number(cell(10)),
+        },
       });
     },
     end: (): TextPass => {
@@ -201,8 +212,5 @@ const gap = (a: Box, b: Box) => {
     : b.left - (a.left + a.width);
 };
 
-/** As the plain pass's text was kept: right-to-left runs in logical order, no trailing blanks. */
-const finish = (text: string) =>
-  logicalOrder(text)
-    .replace(/[ \t]+\n/g, '\n')
-    .trim();
+/** As the plain pass's text was kept: no trailing blanks. */
+const finish = (text: string) => text.replace(/[ \t]+\n/g, '\n').trim();

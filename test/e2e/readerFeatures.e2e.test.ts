@@ -7,7 +7,7 @@
 // The book is written by hand (test/support/readerPdf.ts: outline, links, labels, three page
 // shapes, a unique word per page) and processed by the daemon's own workers, with the corpus's
 // Arabic book. Screenshots for docs/reader.md go to docs/images/.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser, BrowserContextOptions, Locator, Page } from 'playwright-core';
@@ -87,6 +87,9 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
   let versionId = '';
   let arabicUrl = '';
   let arabicVersion = '';
+  /** test/fixtures/rtl's Chromium print: Arabic lines of many words, glyphs drawn from the left */
+  let rtlUrl = '';
+  let rtlVersion = '';
   let arabicText: { n: number; text: string }[] = [];
   let almanacText: { n: number; text: string }[] = [];
 
@@ -198,7 +201,7 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
     const c = client(fx.api, fx.key);
     origin = new URL(fx.daemon.url).origin;
     // No title given: the reader shows the PDF's own.
-    const [almanac, arabic] = await Promise.all([
+    const [almanac, arabic, rtl] = await Promise.all([
       createFlipbook(
         c,
         {},
@@ -209,11 +212,23 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
         },
       ),
       createFlipbook(c, {}, pdf(ARABIC)),
+      createFlipbook(
+        c,
+        {},
+        {
+          bytes: new Uint8Array(readFileSync(join(ROOT, 'test/fixtures/rtl/rtl-chromium.pdf'))),
+          name: 'rtl.pdf',
+          type: 'application/pdf',
+        },
+      ),
     ]);
     await Promise.all([
       waitActive(c, almanac.flipbookId, almanac.versionId),
       waitActive(c, arabic.flipbookId, arabic.versionId),
+      waitActive(c, rtl.flipbookId, rtl.versionId),
     ]);
+    rtlUrl = (await c.flipbook(rtl.flipbookId)).body.url;
+    rtlVersion = rtl.versionId;
     url = (await c.flipbook(almanac.flipbookId)).body.url;
     arabicUrl = (await c.flipbook(arabic.flipbookId)).body.url;
     arabicVersion = arabic.versionId;
@@ -1032,35 +1047,47 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
     }
   });
 
-  it('stretches a line of joined letters (Arabic) to its box, as a line of Latin ones', async () => {
+  it('lays a right-to-left line out as it is read, stretched to its box (Arabic letters join)', async () => {
     type Line = [number, number, number, number, string];
     const { pages } = (await (
-      await fetch(`${origin}/files/pages/${arabicVersion}/lines.json`)
+      await fetch(`${origin}/files/pages/${rtlVersion}/lines.json`)
     ).json()) as { pages: Line[][] };
-    // (the book's lines are a word or two, some set on their side: one across, with Arabic)
-    const wide = (l: Line) => /[\u0600-\u06ff]/.test(l[4]) && l[2] > 0.03 && l[2] > l[3];
-    const n = pages.findIndex((lines, i) => i > 0 && lines.some(wide)) + 1;
-    const line = pages[n - 1]?.find(wide);
-    if (!line) throw new Error('no wide Arabic line past page 1');
+    const n = 2;
+    const line = pages[n - 1]?.find((l) => l[4].startsWith('الكتاب مفتوح'));
+    if (!line) throw new Error(`no such line on page 2: ${JSON.stringify(pages[1])}`);
+    expect(line[4]).toBe(
+      'الكتاب مفتوح على الطاولة، وعبارة Open Source في وسط السطر، والنافذة مفتوحة.',
+    );
     const page = await open(DESKTOP);
     const lines = page.waitForResponse(/\/lines\.json$/);
-    await page.goto(arabicUrl, { waitUntil: 'domcontentloaded' });
+    await page.goto(rtlUrl, { waitUntil: 'domcontentloaded' });
     await (await lines).finished();
     const release = await holdImages(page, String(n));
     try {
       await page.evaluate(`location.hash = '#page=${n}'`);
-      const widths = JSON.stringify(line[4]);
+      const text = JSON.stringify(line[4]);
       const measured = () =>
         page.evaluate(`(() => {
           const figure = document.querySelector('#stage figure[data-n="${n}"]');
-          const span = [...(figure?.querySelectorAll('.words-in-place span') ?? [])].find((s) => s.textContent === ${widths});
-          return span ? [span.getBoundingClientRect().width, figure.getBoundingClientRect().width] : null;
-        })()`) as Promise<[number, number] | null>;
+          const span = [...(figure?.querySelectorAll('.words-in-place span') ?? [])].find((s) => s.textContent === ${text});
+          if (!span) return null;
+          // where the line's first and last words are drawn
+          const at = (from, to) => {
+            const range = document.createRange();
+            range.setStart(span.firstChild, from);
+            range.setEnd(span.firstChild, to);
+            return range.getBoundingClientRect().left;
+          };
+          const length = span.textContent.length;
+          return [span.getBoundingClientRect().width, figure.getBoundingClientRect().width, at(0, 6), at(length - 8, length)];
+        })()`) as Promise<[number, number, number, number] | null>;
       await expect.poll(measured, { timeout: 10_000 }).not.toBeNull();
-      const [drawn = 0, figureWidth = 0] = (await measured()) ?? [];
+      const [drawn = 0, figureWidth = 0, first = 0, last = 0] = (await measured()) ?? [];
       // as wide as the line's box on the page (a letter measured alone is a quarter wider)
       expect(drawn / (line[2] * figureWidth)).toBeGreaterThan(0.9);
       expect(drawn / (line[2] * figureWidth)).toBeLessThan(1.1);
+      // read from the right: its first word drawn right of its last
+      expect(first).toBeGreaterThan(last + 0.5 * drawn);
     } finally {
       release();
     }

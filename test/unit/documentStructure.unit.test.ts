@@ -1,38 +1,11 @@
-// The pure parts of document structure: right-to-left reordering, page label formats, link
+// The pure parts of document structure: page label formats, link
 // geometry on turned pages, which URIs pass, titles, the script of a text.
 import { describe, expect, it } from 'vitest';
-import { logicalOrder } from '../../src/pdf/bidiText.ts';
 import { parseTitle, scriptDirection } from '../../src/pdf/documentStructure.ts';
 import { safeUri } from '../../src/pdf/outline.ts';
 import { letters, pageLabels, roman } from '../../src/pdf/pageLabels.ts';
 import { fractionRect, type PageGeometry } from '../../src/pdf/pageLinks.ts';
 import { cleanText } from '../../src/pdf/qpdfJson.ts';
-
-const RLE = '\u202b';
-const LRE = '\u202a';
-const POP = '\u202c';
-
-describe('logicalOrder', () => {
-  it('undoes pdftotext reversing a right-to-left run inside left-to-right text', () => {
-    // "see שלום here" as pdftotext writes it: the Hebrew reversed between RLE and POP.
-    expect(logicalOrder(`see ${RLE}םולש${POP} here`)).toBe('see שלום here');
-  });
-
-  it('puts the pieces of a right-to-left line back, left-to-right pieces kept as they are', () => {
-    // What pdftotext wrote for the corpus's "حَبيبي habibi" line.
-    expect(logicalOrder(`${RLE}${LRE} habibi${POP}يبيبَح${POP}`)).toBe('حَبيبي habibi');
-  });
-
-  it('leaves text without embedding marks alone, stray marks dropped', () => {
-    expect(logicalOrder('plain text\nline two')).toBe('plain text\nline two');
-    expect(logicalOrder(`a${POP}b`)).toBe('ab');
-  });
-
-  it('turns Arabic presentation forms into the letters people type', () => {
-    // U+FEDF U+FEFC: lam initial, lam-alef final
-    expect(logicalOrder('\ufedf\ufefc')).toBe('للا');
-  });
-});
 
 describe('page labels', () => {
   it('formats roman numerals and letters, with prefixes and start values', () => {

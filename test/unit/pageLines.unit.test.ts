@@ -46,6 +46,20 @@ describe('linesOf', () => {
     expect(lines).toEqual([[0.39, 0.1, 0.21, 0.02, 'حَبيبي كلمة']]);
   });
 
+  it('keeps a left-to-right run in a right-to-left line: read from its first word, which stands at its far end', () => {
+    // read: وعبارة Open Source أيضا. ; standing, left to right: أيضا. Open Source وعبارة
+    const read = [
+      word('وعبارة', 0.7, 0.1),
+      word('Open', 0.37, 0.1),
+      word('Source', 0.48, 0.1, 0.2),
+      word('أيضا.', 0.26, 0.1),
+    ];
+    expect(linesOf(read, 1)).toEqual([[0.26, 0.1, 0.54, 0.02, 'وعبارة Open Source أيضا.']]);
+    // a left-to-right line with the same gaps keeps them apart: the rule is right-to-left text's
+    const latin = read.map((w, i) => ({ ...w, t: ['and', 'Open', 'Source', 'too.'][i] as string }));
+    expect(linesOf(latin, 1).length).toBeGreaterThan(1);
+  });
+
   it('gives every page, in order, an empty page as none', () => {
     expect(
       linesOfPages([

@@ -46,13 +46,13 @@ describe('the text pass (pdftotext -tsv) read as the plain pass reads its words'
     expect(read([page(1, 200, 100), ...rows], geometry(0)).texts).toEqual([text]);
   });
 
-  it('gives each word its box as fractions of the page as shown (a quarter turn swaps its sides), right-to-left text in logical order', () => {
+  it('gives each word its box as fractions of the page as shown (a quarter turn swaps its sides), right-to-left text as it is read', () => {
     const { texts, words } = read(
       [
         page(1, 200, 100),
         word(1, 0, 0, 0, [20, 10, 40, 10], 'A&B'),
         page(2, 100, 200), // turned a quarter: shown 200 wide, 100 high
-        word(2, 0, 0, 0, [100, 50, 50, 10], '\u202bيبيبَح\u202c'),
+        word(2, 0, 0, 0, [100, 50, 50, 10], 'يبيبَح'), // as it stands: left to right
         word(2, 0, 0, 0, [160, 50, 10, 10], '   '),
       ],
       geometry(0, 90),
@@ -62,6 +62,29 @@ describe('the text pass (pdftotext -tsv) read as the plain pass reads its words'
       [{ x: 0.5, y: 0.5, w: 0.25, h: 0.1, t: 'حَبيبي' }],
     ]);
     expect(texts[1]).toBe('حَبيبي');
+  });
+
+  it('reads a right-to-left line from its right end, its words and text alike (Chromium’s rows)', () => {
+    const { texts, words } = read(
+      [
+        page(1, 200, 100),
+        word(1, 0, 0, 0, [100, 10, 40, 10], 'ملاعلاب'),
+        word(1, 0, 0, 0, [145, 10, 35, 10], 'ابحرم'),
+        word(1, 0, 1, 0, [10, 30, 30, 10], '.هبناجب'),
+        word(1, 0, 1, 0, [41, 30, 30, 10], 'English'),
+        word(1, 0, 1, 0, [75, 30, 30, 10], 'ةملكلاو'),
+      ],
+      geometry(0),
+    );
+    expect(texts[0]).toBe('مرحبا بالعالم\nوالكلمة English بجانبه.');
+    expect(words[0]?.map((w) => w.t)).toEqual([
+      'مرحبا',
+      'بالعالم',
+      'والكلمة',
+      'English',
+      'بجانبه.',
+    ]);
+    expect(words[0]?.[0]?.x).toBe(0.725); // مرحبا stands on the right
   });
 
   it('keeps a page without words empty, and ignores rows past the page count or cut short', () => {

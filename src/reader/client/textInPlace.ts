@@ -67,6 +67,8 @@ const MOST_KEPT = 5000;
  * a text of them is measured whole.
  */
 const SHAPED = /[\u0590-\u0fff\u1000-\u109f\u1780-\u18af\ufb1d-\ufdff\ufe70-\ufefe]|\u200c|\u200d/;
+/** Right-to-left letters (Hebrew, Arabic, Syriac, Thaana, N'Ko...): their line is laid out so. */
+const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe]/;
 /**
  * A text's width at MEASURED_AT px in FACE: the sum of its characters' (from a canvas, which lays
  * nothing out), each measured once: a page's lines cost a few lookups a character, not a text
@@ -106,6 +108,8 @@ const draw = (figure: HTMLElement, words: Word[], size: { w: number; h: number }
     const natural = (widthOf(word.t) * px) / MEASURED_AT;
     const span = document.createElement('span');
     span.textContent = word.t;
+    // in the order it is read (the text pass's): the browser lays a right-to-left line out
+    if (RTL.test(word.t)) span.dir = 'auto';
     Object.assign(span.style, {
       left: `${word.x * 100}%`,
       top: `${word.y * 100}%`,
