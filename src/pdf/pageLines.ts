@@ -12,7 +12,12 @@
 import { hasRtl } from './bidiText.ts';
 import type { PageWord } from './pageWords.ts';
 
-/** A line: its box (fractions of the page as shown, from its top-left corner) and its text. */
+/**
+ * A line: its box (fractions of the page as shown, from its top-left corner) and its text. The
+ * box spans its words across; down, it is its middle word's by height (an exponent, a larger
+ * initial or a sum's limits would make it taller, and the reader draws a line's letters at its
+ * box's height: that line would stand out larger than its neighbours).
+ */
 export type PageLine = [x: number, y: number, w: number, h: number, text: string];
 
 /** Two words of a line overlap by at least this share of the shorter one's height (an exponent's: 0.3-0.5). */
@@ -36,11 +41,14 @@ export const linesOf = (words: readonly PageWord[], aspect: number): PageLine[] 
   let texts: string[] = [];
   let last: PageWord | null = null;
   let rtl = false;
+  let heights: PageWord[] = [];
   const end = () => {
     if (texts.length === 0) return;
-    const { x0, y0, x1, y1 } = box;
-    lines.push([round(x0), round(y0), round(x1 - x0), round(y1 - y0), texts.join(' ')]);
+    const { x0, x1 } = box;
+    const middle = heights.sort((a, b) => a.h - b.h)[heights.length >> 1] as PageWord;
+    lines.push([round(x0), round(middle.y), round(x1 - x0), round(middle.h), texts.join(' ')]);
     texts = [];
+    heights = [];
     rtl = false;
   };
   const add = (word: PageWord) => {
@@ -51,6 +59,7 @@ export const linesOf = (words: readonly PageWord[], aspect: number): PageLine[] 
       y1: Math.max(box.y1, word.y + word.h),
     };
     texts.push(word.t);
+    heights.push(word);
     rtl ||= hasRtl(word.t);
     last = word;
   };

@@ -7,10 +7,29 @@ import { linesOf, linesOfPages } from '../../src/pdf/pageLines.ts';
 const word = (t: string, x: number, y: number, w = 0.1, h = 0.02) => ({ x, y, w, h, t });
 
 describe('linesOf', () => {
-  it('joins the words of a line, with its box around them all', () => {
+  it('joins the words of a line, with its box around them all across', () => {
     expect(
       linesOf([word('One', 0.1, 0.1), word('line', 0.21, 0.1), word('here.', 0.32, 0.101)], 1),
-    ).toEqual([[0.1, 0.1, 0.32, 0.021, 'One line here.']]);
+    ).toEqual([[0.1, 0.1, 0.32, 0.02, 'One line here.']]);
+  });
+
+  it('takes its height from its middle word: an exponent or a tall initial does not make it taller', () => {
+    const [line] = linesOf(
+      [
+        word('E', 0.1, 0.1, 0.02),
+        word('=', 0.125, 0.1, 0.02),
+        word('mc', 0.15, 0.1, 0.04),
+        word('2', 0.19, 0.092, 0.01, 0.012), // raised
+        word('holds', 0.205, 0.1),
+      ],
+      1,
+    );
+    expect(line).toEqual([0.1, 0.1, 0.205, 0.02, 'E = mc 2 holds']);
+    const [initial] = linesOf(
+      [word('O', 0.1, 0.08, 0.04, 0.05), word('nce', 0.141, 0.1), word('upon', 0.25, 0.1)],
+      1,
+    );
+    expect(initial?.slice(1, 4)).toEqual([0.1, 0.25, 0.02]);
   });
 
   it('starts a line where the words go back to the left, or down', () => {
