@@ -68,18 +68,16 @@ export const readingOrder = <T>(
     i = end;
   }
   // The runs against the line's direction are reversed where they stand; a right-to-left line
-  // then read whole from its right end.
-  const out = [...items];
+  // then read whole from its right end. (Into a new array: in place, a line of many runs, as a
+  // hostile one alternating scripts word by word, cost its length squared.)
+  const out: T[] = [];
   const against = line === 'rtl' ? 'ltr' : 'rtl';
-  for (let i = 0; i < out.length; ) {
-    if (resolved[i] !== against) {
-      i += 1;
-      continue;
-    }
-    let end = i;
-    while (end < out.length && resolved[end] === against) end += 1;
-    const run = out.slice(i, end).reverse();
-    out.splice(i, run.length, ...run);
+  for (let i = 0; i < items.length; ) {
+    let end = i + 1;
+    while (end < items.length && (resolved[end] === against) === (resolved[i] === against))
+      end += 1;
+    if (resolved[i] === against) for (let k = end - 1; k >= i; k--) out.push(items[k] as T);
+    else for (let k = i; k < end; k++) out.push(items[k] as T);
     i = end;
   }
   return line === 'rtl' ? out.reverse() : out;
