@@ -32,13 +32,17 @@ type Direction = 'rtl' | 'ltr' | 'neutral';
 export const directionOfCharacter = (c: string): Direction =>
   /\p{Nd}/u.test(c) ? 'ltr' : RTL_SCRIPT.test(c) ? 'rtl' : /\p{L}/u.test(c) ? 'ltr' : 'neutral';
 
-/** A text's direction by its strong characters: right to left where they are most. */
+/**
+ * A text's direction by its letters: right to left where they are most. Digits do not count: a
+ * number reads left to right inside, but takes the direction around it (as the bidi rule's N1
+ * has it), so a word or a line of numbers alone is neutral.
+ */
 export const directionOf = (text: string): Direction => {
   let balance = 0;
   for (const c of text) {
-    const direction = directionOfCharacter(c);
-    if (direction === 'rtl') balance -= 1;
-    else if (direction === 'ltr') balance += 1;
+    if (RTL_SCRIPT.test(c)) {
+      if (!/\p{Nd}/u.test(c)) balance -= 1;
+    } else if (/\p{L}/u.test(c)) balance += 1;
   }
   return balance < 0 ? 'rtl' : balance > 0 ? 'ltr' : 'neutral';
 };

@@ -32,6 +32,11 @@ describe('a word as read', () => {
     }
   });
 
+  it('keeps a number’s digits in their order inside a right-to-left word', () => {
+    // ٢٠٢٦م ("2026 AD"): the number stands right of the meem's left
+    expect(wordAsRead('م٢٠٢٦')).toBe('٢٠٢٦م');
+  });
+
   it('leaves a word with a space in it alone: one glyph mapped to a whole text, already as read', () => {
     expect(wordAsRead('حَبيبي habibi')).toBe('حَبيبي habibi');
     expect(wordAsRead('حَبيبي ')).toBe('حَبيبي ');
@@ -53,6 +58,9 @@ describe('a line as read', () => {
     const standing = ['.اضيأ', 'Open', 'Source', 'ةرابعو', '،رطسلا', 'طسو', 'يف'];
     expect(asRead(standing).join(' ')).toBe('في وسط السطر، وعبارة Open Source أيضا.');
     expect(asRead(['ةملكلاو', '2026', 'ددعلا']).join(' ')).toBe('العدد 2026 والكلمة');
+    // two numbers side by side in a right-to-left line are read from the right, as the bidi
+    // rule lays them out
+    expect(asRead(['2027', '2026', 'نيماعلا']).join(' ')).toBe('العامين 2026 2027');
   });
 
   it('keeps a right-to-left run in a left-to-right line where it stands, read from its right', () => {
