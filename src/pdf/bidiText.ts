@@ -99,7 +99,7 @@ export const lineAsRead = <T>(words: readonly T[], textOf: (word: T) => string):
 
 /** A word as poppler gives it (letters left to right as they stand) with its letters as read. */
 export const wordAsRead = (word: string): string => {
-  const text = hasRtl(word) && !/\S\s+\S|\s$/.test(word) ? lettersAsRead(word) : word;
+  const text = hasRtl(word) && !/\s/.test(word) ? lettersAsRead(word) : word;
   return shapedForms(text);
 };
 

@@ -40,6 +40,7 @@ describe('a word as read', () => {
   it('leaves a word with a space in it alone: one glyph mapped to a whole text, already as read', () => {
     expect(wordAsRead('حَبيبي habibi')).toBe('حَبيبي habibi');
     expect(wordAsRead('حَبيبي ')).toBe('حَبيبي ');
+    expect(wordAsRead(' حَبيبي')).toBe(' حَبيبي');
   });
 
   it('turns Arabic presentation forms into the letters people type', () => {
