@@ -6,18 +6,27 @@
 // runs in embedding marks; its TSV and -bbox output, which the text pass reads, do not. Stored as
 // they come, search finds no Arabic word and a screen reader reads it backwards.
 //
-// `readingOrder` undoes the visual order as the Unicode bidirectional algorithm would lay the text
-// out with one level of embedding: each character (or word) is right-to-left, left-to-right
-// (letters of other scripts, and digits, which read left to right in either) or neutral; a neutral
-// between two of one direction takes it, any other the line's; then, in a right-to-left line, the
-// whole is reversed and each left-to-right run put back in its order; in a left-to-right one,
-// each right-to-left run is reversed. poppler's own rule is the same but for neutrals at the edge
-// of a run, which it gives to the run ("العدد  2026والكلمة" where this gives "العدد 2026 والكلمة").
+// `readingOrder` undoes the visual order as the Unicode bidirectional algorithm (UAX #9) lays a
+// paragraph of one embedding out, given the paragraph's direction (the text pass decides it from
+// where the paragraph's lines stand: ./textPass.ts). Its rules, as they apply to what is seen:
+// - letters of right-to-left scripts are right to left, other letters left to right;
+// - a number (digits, with a separator between two of them: 3.5, 1,000) reads left to right
+//   inside, and beside left-to-right letters it is part of their run (W7); elsewhere it stands
+//   as a right-to-left item (N1): two numbers side by side in Arabic are read from the right;
+// - a neutral (space, punctuation) between two of one direction takes it, any other the
+//   paragraph's (N1, N2);
+// - then, from the deepest level up, each run at that level or deeper is reversed (L2): a
+//   number or a left-to-right run inside right-to-left text is read in its own order.
+// The rule is its own inverse given the levels; the levels are found from the visual order here,
+// the same as from the logical order in all but ambiguous cases (`Edition 2026 كتاب` may be
+// either). A word without right-to-left letters is left as it stands: `%50`, drawn so in Arabic
+// for `50%`, stays so (as in the plain pass); brackets are as the producers' glyphs name them.
 //
-// What no rule here can mend: a glyph mapped to several letters (a lam-alef ligature) is reversed
-// with its run as the plain pass reverses it. A word with white space in it is one glyph mapped
-// to a whole text (poppler ends a word at every space glyph), already in reading order: left as
-// it is.
+// What no rule here can mend: a glyph mapped to several letters (a lam-alef ligature: `لا`,
+// the word `الله`) is reversed with its run, as in the plain pass. A word with white space in it
+// is one glyph mapped to a whole text (poppler ends a word at every space glyph), already in
+// reading order: left as it is. Directional marks and embeddings in the PDF's own text are
+// dropped: they have done their work, and left in they would reorder the text again.
 // Arabic presentation forms (U+FB50–U+FDFF, U+FE70–U+FEFE), which some fonts map their glyphs
 // to, become the letters people type (NFKC), so a search for a word finds it.
 
@@ -26,90 +35,173 @@ const RTL_SCRIPT =
   /[\p{Script=Hebrew}\p{Script=Arabic}\p{Script=Syriac}\p{Script=Thaana}\p{Script=Nko}\p{Script=Samaritan}\p{Script=Mandaic}\p{Script=Adlam}\p{Script=Hanifi_Rohingya}]/u;
 /** Whether a text holds anything right to left at all: the test every text pays. */
 export const hasRtl = (text: string) => RTL_SCRIPT.test(text);
+/** Bidirectional controls (LRM, RLM, ALM, embeddings, overrides, isolates). */
+const CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
-type Direction = 'rtl' | 'ltr' | 'neutral';
+export type Direction = 'rtl' | 'ltr';
+/** What an item (a character, or a word) is to the rule. */
+type Kind = Direction | 'number' | 'neutral';
 
-export const directionOfCharacter = (c: string): Direction =>
-  /\p{Nd}/u.test(c) ? 'ltr' : RTL_SCRIPT.test(c) ? 'rtl' : /\p{L}/u.test(c) ? 'ltr' : 'neutral';
+const isLetter = (c: string) => /\p{L}/u.test(c);
+const isDigit = (c: string) => /\p{Nd}/u.test(c);
 
 /**
- * A text's direction by its letters: right to left where they are most. Digits do not count: a
- * number reads left to right inside, but takes the direction around it (as the bidi rule's N1
- * has it), so a word or a line of numbers alone is neutral.
+ * A text's direction by its letters: right to left where they are most, `null` where it has none
+ * or as many of each. Digits do not count: a number takes the direction around it.
  */
-export const directionOf = (text: string): Direction => {
+export const directionOf = (text: string): Direction | null => {
   let balance = 0;
   for (const c of text) {
-    if (RTL_SCRIPT.test(c)) {
-      if (!/\p{Nd}/u.test(c)) balance -= 1;
-    } else if (/\p{L}/u.test(c)) balance += 1;
+    if (!isLetter(c)) continue;
+    balance += RTL_SCRIPT.test(c) ? -1 : 1;
   }
-  return balance < 0 ? 'rtl' : balance > 0 ? 'ltr' : 'neutral';
+  return balance < 0 ? 'rtl' : balance > 0 ? 'ltr' : null;
 };
 
-/**
- * `items` (characters of a word, or words of a line), given in the order they stand from left
- * to right, in the order they are read, in a line read `line`wards.
- */
+/** A word as an item of its line: its letters' direction, or a number, or neutral. */
+const kindOfWord = (word: string): Kind =>
+  directionOf(word) ?? (/\p{Nd}/u.test(word) ? 'number' : 'neutral');
+
+/** `items`, given in the order they stand from left to right, in the order they are read. */
 export const readingOrder = <T>(
   items: readonly T[],
-  directionOfItem: (item: T) => Direction,
-  line: 'rtl' | 'ltr',
+  kindOf: (item: T) => Kind,
+  paragraph: Direction,
+  /** the items are words, with spaces between them (not the characters of one) */
+  spaced = false,
 ): T[] => {
-  const given = items.map(directionOfItem);
-  // Neutrals: the direction on both sides of them where it is one, the line's where not.
-  const resolved: ('rtl' | 'ltr')[] = given.map((d) => (d === 'neutral' ? line : d));
-  for (let i = 0; i < given.length; ) {
-    if (given[i] !== 'neutral') {
+  const n = items.length;
+  const kinds = items.map(kindOf);
+  // W7: a number beside left-to-right letters (the nearest letters on either side) is theirs.
+  const nearest = (from: number, step: 1 | -1) => {
+    for (let i = from + step; i >= 0 && i < n; i += step) {
+      const kind = kinds[i];
+      if (kind === 'rtl' || kind === 'ltr') return kind;
+    }
+    return null;
+  };
+  for (let i = 0; i < n; i++) {
+    if (kinds[i] !== 'number') continue;
+    // (a run of numbers looks past itself once)
+    let end = i;
+    while (end + 1 < n && (kinds[end + 1] === 'number' || kinds[end + 1] === 'neutral')) end += 1;
+    const beside = nearest(i, -1) === 'ltr' || nearest(end, 1) === 'ltr';
+    for (let k = i; k <= end; k++) if (beside && kinds[k] === 'number') kinds[k] = 'ltr';
+    i = end;
+  }
+  // N1, N2: neutrals between two of one direction (numbers right to left) take it.
+  const resolved: Kind[] = [...kinds];
+  const side = (kind: Kind | undefined): Kind => (kind === 'number' ? 'rtl' : (kind ?? paragraph));
+  for (let i = 0; i < n; ) {
+    if (kinds[i] !== 'neutral') {
       i += 1;
       continue;
     }
     let end = i;
-    while (end < given.length && given[end] === 'neutral') end += 1;
-    const before = i > 0 ? given[i - 1] : line;
-    const after = end < given.length ? given[end] : line;
-    if (before === after) for (let k = i; k < end; k++) resolved[k] = before as 'rtl' | 'ltr';
+    while (end < n && kinds[end] === 'neutral') end += 1;
+    const before = i > 0 ? side(kinds[i - 1]) : paragraph;
+    const after = end < n ? side(kinds[end]) : paragraph;
+    for (let k = i; k < end; k++) resolved[k] = before === after ? before : paragraph;
     i = end;
   }
-  // The runs against the line's direction are reversed where they stand; a right-to-left line
-  // then read whole from its right end. (Into a new array: in place, a line of many runs, as a
-  // hostile one alternating scripts word by word, cost its length squared.)
-  const out: T[] = [];
-  const against = line === 'rtl' ? 'ltr' : 'rtl';
-  for (let i = 0; i < items.length; ) {
-    let end = i + 1;
-    while (end < items.length && (resolved[end] === against) === (resolved[i] === against))
-      end += 1;
-    if (resolved[i] === against) for (let k = end - 1; k >= i; k--) out.push(items[k] as T);
-    else for (let k = i; k < end; k++) out.push(items[k] as T);
-    i = end;
+  // Levels (I1, I2), then L2: from the deepest, each run at that level or deeper reversed.
+  const base = paragraph === 'rtl' ? 1 : 0;
+  const levels = resolved.map((kind) =>
+    kind === 'number' ? 2 : kind === 'rtl' ? 1 : base === 1 ? 2 : 0,
+  );
+  // (Words have a space between them, which between two numbers is right to left (N1): two
+  // numbers side by side are two runs. A character of a number is next to the one before.)
+  const apart = (a: number, b: number) =>
+    spaced && resolved[a] === 'number' && resolved[b] === 'number';
+  let order = items.map((_, i) => i);
+  for (let level = 2; level >= 1; level--) {
+    const next: number[] = [];
+    for (let i = 0; i < n; ) {
+      let end = i + 1;
+      const deep = (levels[order[i] as number] as number) >= level;
+      while (
+        end < n &&
+        (levels[order[end] as number] as number) >= level === deep &&
+        !(deep && level === 2 && apart(order[end - 1] as number, order[end] as number))
+      )
+        end += 1;
+      if (deep) for (let k = end - 1; k >= i; k--) next.push(order[k] as number);
+      else for (let k = i; k < end; k++) next.push(order[k] as number);
+      i = end;
+    }
+    order = next;
   }
-  return line === 'rtl' ? out.reverse() : out;
+  return order.map((i) => items[i] as T);
 };
 
 /**
- * A line's words, given as they stand left to right, in the order they are read: the same array
- * where none is right to left.
+ * A line's words, given as they stand left to right, in the order they are read in a paragraph
+ * read `paragraph`wards: the same array where none is right to left.
  */
-export const lineAsRead = <T>(words: readonly T[], textOf: (word: T) => string): readonly T[] => {
+export const lineAsRead = <T>(
+  words: readonly T[],
+  textOf: (word: T) => string,
+  paragraph: Direction,
+): readonly T[] => {
   if (!words.some((word) => hasRtl(textOf(word)))) return words;
-  const line = directionOf(words.map(textOf).join('')) === 'rtl' ? 'rtl' : 'ltr';
-  return readingOrder(words, (word) => directionOf(textOf(word)), line);
+  return readingOrder(words, (word) => kindOfWord(textOf(word)), paragraph, true);
 };
 
-/** A word as poppler gives it (letters left to right as they stand) with its letters as read. */
-export const wordAsRead = (word: string): string => {
-  const text = hasRtl(word) && !/\s/.test(word) ? lettersAsRead(word) : word;
+/**
+ * A word as poppler gives it (letters left to right as they stand) with its letters as read,
+ * in a paragraph read `paragraph`wards; without bidirectional controls; presentation forms as
+ * letters.
+ */
+export const wordAsRead = (word: string, paragraph: Direction): string => {
+  const plain = word.replace(CONTROLS, '');
+  const text = hasRtl(plain) && !/\s/.test(plain) ? lettersAsRead(plain, paragraph) : plain;
   return shapedForms(text);
 };
 
-const lettersAsRead = (word: string) => {
-  const letters = Array.from(word);
-  return readingOrder(
-    letters,
-    directionOfCharacter,
-    directionOf(word) === 'ltr' ? 'ltr' : 'rtl',
-  ).join('');
+const lettersAsRead = (word: string, paragraph: Direction) =>
+  inOrder(
+    Array.from(word).map((c) => ({ text: c, kind: kindOfCharacter(c) })),
+    paragraph,
+  );
+
+const kindOfCharacter = (c: string): Kind =>
+  isDigit(c) ? 'number' : isLetter(c) ? (RTL_SCRIPT.test(c) ? 'rtl' : 'ltr') : 'neutral';
+
+type Piece = { text: string; kind: Kind };
+
+/** Characters (or whole texts) standing left to right, read: W4 for numbers' separators, then the rule. */
+const inOrder = (pieces: Piece[], paragraph: Direction) => {
+  // W4: one separator between two digits is the number's (3.5, 1,000, 12:30, ٣٫٥).
+  for (let i = 1; i + 1 < pieces.length; i++) {
+    const piece = pieces[i] as Piece;
+    if (
+      piece.kind === 'neutral' &&
+      pieces[i - 1]?.kind === 'number' &&
+      pieces[i + 1]?.kind === 'number' &&
+      /^[.,:/\u066b\u066c]$/.test(piece.text)
+    )
+      piece.kind = 'number';
+  }
+  return readingOrder(pieces, (piece) => piece.kind, paragraph)
+    .map((piece) => piece.text)
+    .join('');
+};
+
+/**
+ * A line's text as read, from its words as they stand left to right and what stands between
+ * them (a space or nothing), read character by character as the whole line: a word that spans
+ * two runs (`Source-ב` for `ב-Open Source`) is read right, which word by word it cannot be.
+ * A word with white space in it (one glyph's whole text) is kept whole.
+ */
+export const lineTextAsRead = (standing: readonly string[], paragraph: Direction): string => {
+  const pieces: Piece[] = [];
+  for (const text of standing) {
+    const plain = text.replace(CONTROLS, '');
+    if (/\S\s|\s\S/.test(plain))
+      pieces.push({ text: plain, kind: directionOf(plain) ?? 'neutral' });
+    else for (const c of plain) pieces.push({ text: c, kind: kindOfCharacter(c) });
+  }
+  return shapedForms(inOrder(pieces, paragraph));
 };
 
 /** Arabic presentation forms as the letters people type. */
@@ -120,4 +212,4 @@ export const shapedForms = (text: string) =>
  * Text from poppler's plain output: its runs are in reading order already, between embedding
  * marks (RLE, LRE ... PDF) that have done their work.
  */
-export const withoutMarks = (text: string) => shapedForms(text.replace(/[\u202a-\u202e]/g, ''));
+export const withoutMarks = (text: string) => shapedForms(text.replace(CONTROLS, ''));

@@ -22,7 +22,7 @@ import {
   readPageLinks,
   uprightSize,
 } from './pageLinks.ts';
-import type { PageWord } from './pageWords.ts';
+import type { PageWord } from './pageWord.ts';
 import { type PopplerCall, type ProcessLimits, runPoppler, runQpdf } from './poppler.ts';
 import {
   arrayAt,

@@ -8,15 +8,19 @@
 // The lines come from the words in the order the text pass read them (its flows, blocks and
 // lines: ./textPass.ts): a word goes on the line before it when it stands beside the line's last
 // word (after it, or before it in right-to-left text) at the same height. A line split or joined
-// where poppler would not is drawn a little off for the moment the image takes, never lost.
-import { hasRtl } from './bidiText.ts';
-import type { PageWord } from './pageWords.ts';
+// where poppler would not is drawn a little off for the moment the image takes, never lost. A
+// line with right-to-left letters is poppler's line whole, in the order the text pass read it
+// (./readingLines.ts): its words are not read in the order they stand.
+import type { PageWord } from './pageWord.ts';
+import { readingLineAt } from './readingLines.ts';
 
 /**
  * A line: its box (fractions of the page as shown, from its top-left corner) and its text. The
- * box spans its words across; down, it is its middle word's by height (an exponent, a larger
- * initial or a sum's limits would make it taller, and the reader draws a line's letters at its
- * box's height: that line would stand out larger than its neighbours).
+ * box spans its words across; down, it is the words' most of its characters are in (an exponent,
+ * a larger initial or a sum's limits would make it taller, and the reader draws a line's letters
+ * at its box's height: that line would stand out larger than its neighbours). A line the text
+ * pass read right to left, or left to right with right-to-left letters in it, starts with a mark
+ * of its direction (U+200F, U+200E) for the reader.
  */
 export type PageLine = [x: number, y: number, w: number, h: number, text: string];
 
@@ -26,8 +30,6 @@ const SAME_HEIGHT = 0.3;
 const WIDEST_GAP = 2;
 /** ... or overlap by at most this share of the height (kerned, or a mark set over a letter). */
 const OVERLAP = 0.3;
-/** The longest left-to-right run looked through in a right-to-left line. */
-const MOST_IN_RUN = 40;
 /** A ten-thousandth of the page: a tenth of a pixel at the widest image. */
 const round = (n: number) => Math.round(n * 10_000) / 10_000;
 
@@ -37,75 +39,65 @@ const round = (n: number) => Math.round(n * 10_000) / 10_000;
  */
 export const linesOf = (words: readonly PageWord[], aspect: number): PageLine[] => {
   const lines: PageLine[] = [];
-  let box = { x0: 0, y0: 0, x1: 0, y1: 0 };
-  let texts: string[] = [];
+  let line: PageWord[] = [];
   let last: PageWord | null = null;
-  let rtl = false;
-  let heights: PageWord[] = [];
-  const end = () => {
-    if (texts.length === 0) return;
-    const { x0, x1 } = box;
-    const middle = heights.sort((a, b) => a.h - b.h)[heights.length >> 1] as PageWord;
-    lines.push([round(x0), round(middle.y), round(x1 - x0), round(middle.h), texts.join(' ')]);
-    texts = [];
-    heights = [];
-    rtl = false;
-  };
-  const add = (word: PageWord) => {
-    box = {
-      x0: Math.min(box.x0, word.x),
-      y0: Math.min(box.y0, word.y),
-      x1: Math.max(box.x1, word.x + word.w),
-      y1: Math.max(box.y1, word.y + word.h),
-    };
-    texts.push(word.t);
-    heights.push(word);
-    rtl ||= hasRtl(word.t);
-    last = word;
-  };
-  // In a right-to-left line, words are read in another order than they stand: a word read next
-  // may stand at the line's far end (after a left-to-right run: beside the line's box, not its
-  // last word), and a left-to-right run (a name, a number) is read from its first word, which
-  // stands at the run's far end: it goes on the line when the run's last word stands beside it.
-  const near = (word: PageWord) =>
-    last !== null &&
-    (beside(last, word, aspect) ||
-      (rtl &&
-        beside(
-          { x: box.x0, y: box.y0, w: box.x1 - box.x0, h: box.y1 - box.y0, t: '' },
-          word,
-          aspect,
-        )));
   for (let i = 0; i < words.length; i++) {
     const word = words[i] as PageWord;
-    let through = i;
-    if (!near(word) && rtl) {
-      let j = i;
-      while (
-        j + 1 < words.length &&
-        j - i < MOST_IN_RUN &&
-        follows(words[j] as PageWord, words[j + 1] as PageWord, aspect)
-      )
-        j += 1;
-      if (j > i && near(words[j] as PageWord)) through = j;
+    const read = readingLineAt(word);
+    if (read) {
+      // a line the text pass read in its own order: one line, whatever stands beside it
+      if (line.length > 0) lines.push(lineOf(line));
+      const whole = words.slice(i, i + read.words);
+      lines.push(lineOf(whole, read.direction));
+      i += whole.length - 1;
+      line = [];
+      last = null;
+      continue;
     }
-    if (through === i && !near(word)) {
-      end();
-      box = { x0: word.x, y0: word.y, x1: word.x + word.w, y1: word.y + word.h };
+    if (last && !beside(last, word, aspect)) {
+      lines.push(lineOf(line));
+      line = [];
     }
-    for (; i <= through; i++) add(words[i] as PageWord);
-    i -= 1;
+    line.push(word);
+    last = word;
   }
-  end();
+  if (line.length > 0) lines.push(lineOf(line));
   return lines;
 };
 
-/** Whether `b`, read after `a`, stands after it, left to right, on its line. */
-const follows = (a: PageWord, b: PageWord, aspect: number) => {
-  const overlap = Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y);
-  if (overlap < SAME_HEIGHT * Math.min(a.h, b.h)) return false;
-  const after = ((b.x - (a.x + a.w)) * aspect) / Math.max(a.h, b.h);
-  return after >= -OVERLAP && after <= WIDEST_GAP;
+/** Right-to-left and left-to-right marks: a line's direction to the reader (dir="auto"). */
+const MARK = { rtl: '\u200f', ltr: '\u200e' };
+
+/**
+ * A line of `words`: its box across them all, as high as the words most of its characters are
+ * in; its text theirs, after a mark of its direction where the text pass read it in one.
+ */
+const lineOf = (words: readonly PageWord[], direction?: 'rtl' | 'ltr'): PageLine => {
+  let x0 = Number.POSITIVE_INFINITY;
+  let x1 = Number.NEGATIVE_INFINITY;
+  for (const word of words) {
+    x0 = Math.min(x0, word.x);
+    x1 = Math.max(x1, word.x + word.w);
+  }
+  // The height most of its characters stand at (a weighted median): an exponent, an initial or
+  // a fallback font's digits do not set it.
+  const byHeight = [...words].sort((a, b) => a.h - b.h);
+  const characters = words.reduce((sum, word) => sum + word.t.length, 0);
+  let seen = 0;
+  let middle = byHeight[0] as PageWord;
+  for (const word of byHeight) {
+    middle = word;
+    seen += word.t.length;
+    if (seen * 2 >= characters) break;
+  }
+  const text = words.map((word) => word.t).join(' ');
+  return [
+    round(x0),
+    round(middle.y),
+    round(x1 - x0),
+    round(middle.h),
+    (direction ? MARK[direction] : '') + text,
+  ];
 };
 
 /** Whether `b`, read after `a`, goes on a's line. */

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { pageImages, startImageRange } from './imageRange.ts';
 import { planTasks, type Task } from './pageRanges.ts';
 import type { PageGeometry } from './pageSizes.ts';
-import type { PageWord } from './pageWords.ts';
+import type { PageWord } from './pageWord.ts';
 import { readPages } from './pdfPages.ts';
 import { DEFAULT_LIMITS, type ProcessLimits } from './poppler.ts';
 import {

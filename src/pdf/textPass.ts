@@ -15,10 +15,12 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve as absolute, join } from 'node:path';
-import { lineAsRead, wordAsRead } from './bidiText.ts';
+import { type Direction, hasRtl, lineAsRead, lineTextAsRead, wordAsRead } from './bidiText.ts';
 import type { PageGeometry } from './pageSizes.ts';
-import { MAX_WORDS, type PageWord, round } from './pageWords.ts';
+import { MAX_WORDS, type PageWord, round } from './pageWord.ts';
+import { type Box, paragraphDirections, type StandingLine } from './paragraphDirection.ts';
 import { type ProcessLimits, runPopplerArgs, ToolFailure } from './poppler.ts';
+import { markReadingLine } from './readingLines.ts';
 import { storageProblem } from './renderFailure.ts';
 import { MAX_FILE_BYTES } from './toolWrappers.ts';
 
@@ -81,14 +83,16 @@ export const readTextPass = async (
   }
 };
 
-type Box = { left: number; top: number; width: number; height: number };
+/** A page's words kept at most before its lines are written out (a hostile page's millions). */
+const MOST_HELD = 100_000;
 
 /**
  * Reads `pdftotext -tsv` output a line at a time. Its rows: level (1 page, 3 block, 4 line,
  * 5 word), page number, flow, block, line and word numbers, left, top, width, height (points,
  * from the top-left corner of the page as shown), confidence, text. A page row's width and
  * height are the page's as the PDF has it, before /Rotate (as -bbox prints them): turned a
- * quarter, they swap.
+ * quarter, they swap. A page's lines are held until it ends (or MOST_HELD words): a line mixing
+ * scripts is read in its paragraph's direction, which its other lines tell (./paragraphDirection.ts).
  */
 export const tsvReader = (geometry: readonly PageGeometry[]) => {
   const texts = geometry.map(() => '');
@@ -98,32 +102,43 @@ export const tsvReader = (geometry: readonly PageGeometry[]) => {
   // The page's text so far, in pieces (joined once at its end), and how long it is.
   let parts: string[] = [];
   let length = 0;
-  let line = '';
-  let flow = '';
-  // The line's words as they stand, left to right: put in reading order when it ends.
-  let standing: { said: string; box: Box }[] = [];
+  let key = '';
+  let flow: string | null = null;
+  let held: StandingLine[] = [];
+  let heldWords = 0;
 
   const put = (piece: string) => {
     if (length >= MAX_PAGE_TEXT) return;
     parts.push(piece);
     length += piece.length;
   };
-  const endLine = () => {
-    const read = lineAsRead(standing, (word) => word.said);
-    const rtl = read !== standing;
-    standing = [];
+  const writeLine = (line: StandingLine, direction: Direction) => {
+    if (flow !== null) {
+      // poppler's plain output: a line ending in a hyphen goes on with the next line of its
+      // flow, without the hyphen; any other line ends with a break, a flow with a blank line.
+      const last = parts.at(-1) ?? '';
+      if (last.endsWith('-') && line.flow === flow) parts[parts.length - 1] = last.slice(0, -1);
+      else put(line.flow === flow ? '\n' : '\n\n');
+    }
+    flow = line.flow;
+    const read = lineAsRead(line.words, (word) => word.said, direction);
+    const reordered = read !== line.words;
+    // The text: words and the spaces between them as they stand, read as one line where it has
+    // right-to-left letters (./bidiText.ts); the words one by one where not.
+    const shown = read.map(({ said }) => wordAsRead(said, direction));
+    const standing: string[] = [];
     let previous: Box | null = null;
-    for (const { said, box } of read) {
-      // (read in another order than they stand, two words' gap is on either side)
-      const apart =
-        previous && (rtl ? Math.max(gap(previous, box), gap(box, previous)) : gap(previous, box));
-      if (previous && (apart as number) > SPACE_GAP * previous.height) put(' ');
+    line.words.forEach(({ said, box }, i) => {
+      if (previous && gap(previous, box) > SPACE_GAP * previous.height) standing.push(' ');
       previous = box;
-      const shown = wordAsRead(said);
-      put(shown);
-      const list = words[page - 1] as PageWord[];
+      standing.push(reordered ? said : (shown[i] as string));
+    });
+    put(reordered ? lineTextAsRead(standing, direction) : standing.join(''));
+    const list = words[page - 1] as PageWord[];
+    const first = list.length;
+    for (const [i, { box }] of read.entries()) {
+      const t = (shown[i] as string).trim();
       if (list.length >= MAX_WORDS || !(size.width > 0 && size.height > 0)) continue;
-      const t = shown.trim();
       if (!t || ![box.left, box.top, box.width, box.height].every(Number.isFinite)) continue;
       list.push({
         x: round(box.left / size.width),
@@ -133,14 +148,24 @@ export const tsvReader = (geometry: readonly PageGeometry[]) => {
         t,
       });
     }
+    if (reordered && list.length > first) markReadingLine(list.slice(first), direction);
+  };
+  const writeHeld = () => {
+    if (held.some((line) => line.words.some((word) => hasRtl(word.said)))) {
+      const lines = joinSplitLines(held);
+      const directions = paragraphDirections(lines);
+      lines.forEach((line, i) => writeLine(line, directions[i] as Direction));
+    } else for (const line of held) writeLine(line, 'ltr');
+    held = [];
+    heldWords = 0;
   };
   const endPage = () => {
-    endLine();
+    writeHeld();
     if (page >= 1 && page <= texts.length) texts[page - 1] = finish(parts.join(''));
     parts = [];
     length = 0;
-    line = '';
-    flow = '';
+    key = '';
+    flow = null;
   };
 
   return {
@@ -167,21 +192,13 @@ export const tsvReader = (geometry: readonly PageGeometry[]) => {
       }
       if (!(page >= 1 && page <= texts.length)) return;
       // flow, block and line numbers, as they are written
-      const key = row.slice((tabs[1] as number) + 1, tabs[4]);
-      if (key !== line) {
-        const inFlow = cell(3);
-        if (line !== '') {
-          endLine();
-          // poppler's plain output: a line ending in a hyphen goes on with the next line of its
-          // flow, without the hyphen; any other line ends with a break, a flow with a blank line.
-          const last = parts.at(-1) ?? '';
-          if (last.endsWith('-') && inFlow === flow) parts[parts.length - 1] = last.slice(0, -1);
-          else put(inFlow === flow ? '\n' : '\n\n');
-        }
-        line = key;
-        flow = inFlow;
+      const inLine = row.slice((tabs[1] as number) + 1, tabs[4]);
+      if (inLine !== key) {
+        if (heldWords >= MOST_HELD) writeHeld();
+        held.push({ flow: cell(3), block: cell(4), words: [] });
+        key = inLine;
       }
-      standing.push({
+      (held.at(-1) as StandingLine).words.push({
         said: row.slice((tabs[10] as number) + 1),
         box: {
           left: Number(cell(7)),
@@ -190,12 +207,48 @@ export const tsvReader = (geometry: readonly PageGeometry[]) => {
           height: Number(cell(10)),
         },
       });
+      heldWords += 1;
     },
     end: (): TextPass => {
       endPage();
       return { texts, words };
     },
   };
+};
+
+/**
+ * poppler cuts a printed line in two where a glyph has no width (the alef of a lam-alef, as
+ * LibreOffice draws it): two lines of one block, at one height, both with right-to-left letters,
+ * are one line again, their words left to right, so the line is read in one order.
+ */
+const joinSplitLines = (lines: readonly StandingLine[]) => {
+  const joined: StandingLine[] = [];
+  for (const line of lines) {
+    const last = joined.at(-1);
+    if (last && last.flow === line.flow && last.block === line.block && oneRow(last, line)) {
+      joined[joined.length - 1] = {
+        ...last,
+        words: [...last.words, ...line.words].sort((a, b) => a.box.left - b.box.left),
+      };
+    } else joined.push(line);
+  }
+  return joined;
+};
+
+const oneRow = (a: StandingLine, b: StandingLine) => {
+  if (!a.words.some((w) => hasRtl(w.said)) || !b.words.some((w) => hasRtl(w.said))) return false;
+  const span = (line: StandingLine) => {
+    let top = Number.POSITIVE_INFINITY;
+    let bottom = Number.NEGATIVE_INFINITY;
+    for (const { box } of line.words) {
+      top = Math.min(top, box.top);
+      bottom = Math.max(bottom, box.top + box.height);
+    }
+    return { top, bottom };
+  };
+  const [x, y] = [span(a), span(b)];
+  const overlap = Math.min(x.bottom, y.bottom) - Math.max(x.top, y.top);
+  return overlap > 0.5 * Math.min(x.bottom - x.top, y.bottom - y.top);
 };
 
 /**

@@ -27,7 +27,7 @@ import { renderSecondsPerPage } from '../metrics.ts';
 import { type DocumentStructure, readDocumentStructure } from '../pdf/documentStructure.ts';
 import { isImageType } from '../pdf/documentTypes.ts';
 import { ConversionFailed } from '../pdf/officePdf.ts';
-import type { PageWord } from '../pdf/pageWords.ts';
+import type { PageWord } from '../pdf/pageWord.ts';
 import { RenderFailure, renderPdf } from '../pdf/renderPdf.ts';
 import { listPages } from '../readTables/pages.ts';
 import { versionStatusById } from '../readTables/versions.ts';

@@ -1,8 +1,9 @@
 // Right-to-left text put in the order it is read (src/pdf/bidiText.ts): poppler gives letters and
-// words as they stand on the page, left to right. The visual strings below are what pdftotext
-// -tsv gave for a page printed by Chromium (test/fixtures/rtl).
+// words as they stand on the page, left to right. `stand` makes what poppler gives from a text
+// as typed: a right-to-left word's letters reversed, as Chromium and LibreOffice draw them.
 import { describe, expect, it } from 'vitest';
 import {
+  type Direction,
   lineAsRead,
   readingOrder,
   shapedForms,
@@ -10,78 +11,120 @@ import {
   wordAsRead,
 } from '../../src/pdf/bidiText.ts';
 
-const asRead = (standing: string[]) => lineAsRead(standing, (word) => word).map(wordAsRead);
+const RTL = /[\u0590-\u08ff]/;
+const stand = (word: string) => (RTL.test(word) ? [...word].reverse().join('') : word);
+/** A line as read, from its words as they stand left to right, in a paragraph read `paragraph`wards. */
+const asRead = (standing: string[], paragraph: Direction) =>
+  lineAsRead(standing, (word) => word, paragraph)
+    .map((word) => wordAsRead(word, paragraph))
+    .join(' ');
 
 describe('a word as read', () => {
   it('spells an Arabic or Hebrew word as it is typed', () => {
-    expect(wordAsRead('ملاعلاب')).toBe('بالعالم');
-    expect(wordAsRead('םולש')).toBe('שלום');
+    expect(wordAsRead('ملاعلاب', 'rtl')).toBe('بالعالم');
+    expect(wordAsRead('םולש', 'rtl')).toBe('שלום');
     // the mark stays on its letter: ḥāʼ with its fatha first
-    expect(wordAsRead('يبيبَح')).toBe('حَبيبي');
+    expect(wordAsRead('يبيبَح', 'rtl')).toBe('حَبيبي');
+    // in a left-to-right paragraph too
+    expect(wordAsRead('ملاعلاب', 'ltr')).toBe('بالعالم');
   });
 
   it('puts punctuation where it is read: after the word', () => {
-    expect(wordAsRead('.هبناجب')).toBe('بجانبه.');
-    expect(wordAsRead('،ةلواطلا')).toBe('الطاولة،');
-    expect(wordAsRead(',םלוע')).toBe('עולם,');
+    expect(wordAsRead('.هبناجب', 'rtl')).toBe('بجانبه.');
+    expect(wordAsRead('،ةلواطلا', 'rtl')).toBe('الطاولة،');
+    expect(wordAsRead(',םלוע', 'rtl')).toBe('עולם,');
+  });
+
+  it('reads a word mixing scripts in its paragraph’s direction', () => {
+    expect(wordAsRead('Open-ב', 'rtl')).toBe('ב-Open'); // ב-Open Source
+    expect(wordAsRead('30-מ', 'rtl')).toBe('מ-30'); // more than 30
+    expect(wordAsRead('foo-ירבע', 'ltr')).toBe('foo-עברי');
+  });
+
+  it('keeps a number whole and in its order, its separators in it', () => {
+    expect(wordAsRead('م٢٠٢٦', 'rtl')).toBe('٢٠٢٦م'); // 2026 AD
+    expect(wordAsRead('3.5ב', 'rtl')).toBe('ב3.5');
+    expect(wordAsRead('12:30ב', 'rtl')).toBe('ב12:30');
   });
 
   it('leaves left-to-right words and numbers alone, in either script', () => {
-    for (const word of ['English', '2026', 'x²', '(3.1)', 'naïve', '٢٠٢٦']) {
-      expect(wordAsRead(word)).toBe(word);
+    for (const word of ['English', '2026', 'x²', '(3.1)', 'naïve', '٢٠٢٦', '50%']) {
+      expect(wordAsRead(word, 'rtl')).toBe(word);
+      expect(wordAsRead(word, 'ltr')).toBe(word);
     }
   });
 
-  it('keeps a number’s digits in their order inside a right-to-left word', () => {
-    // ٢٠٢٦م ("2026 AD"): the number stands right of the meem's left
-    expect(wordAsRead('م٢٠٢٦')).toBe('٢٠٢٦م');
+  it('leaves a word with a space in it alone: one glyph mapped to a whole text, already as read', () => {
+    expect(wordAsRead('حَبيبي habibi', 'rtl')).toBe('حَبيبي habibi');
+    expect(wordAsRead('حَبيبي ', 'rtl')).toBe('حَبيبي ');
+    expect(wordAsRead(' حَبيبي', 'ltr')).toBe(' حَبيبي');
   });
 
-  it('leaves a word with a space in it alone: one glyph mapped to a whole text, already as read', () => {
-    expect(wordAsRead('حَبيبي habibi')).toBe('حَبيبي habibi');
-    expect(wordAsRead('حَبيبي ')).toBe('حَبيبي ');
-    expect(wordAsRead(' حَبيبي')).toBe(' حَبيبي');
+  it('drops the PDF’s own directional controls', () => {
+    expect(wordAsRead('\u202bםולש\u202c', 'rtl')).toBe('שלום');
+    expect(wordAsRead('a\u200fb\u2067', 'ltr')).toBe('ab');
   });
 
   it('turns Arabic presentation forms into the letters people type', () => {
     // U+FEDF U+FEFC: lam initial, lam-alef final, as typed; standing left to right, reversed
     expect(shapedForms('\ufedf\ufefc')).toBe('للا');
-    expect(wordAsRead('\ufefc\ufedf')).toBe('للا');
+    expect(wordAsRead('\ufefc\ufedf', 'rtl')).toBe('للا');
   });
 });
 
 describe('a line as read', () => {
+  const typed = (line: string, paragraph: Direction) => {
+    // what poppler gives for a line typed so: its words as they stand (the line laid out by the
+    // rule being undone), each spelt as drawn
+    const order = lineAsRead(line.split(' '), (w) => w, paragraph) as string[];
+    return order.map(stand);
+  };
+
   it('reads a right-to-left line from its right end', () => {
-    expect(asRead(['ملاعلاب', 'ابحرم'])).toEqual(['مرحبا', 'بالعالم']);
+    expect(asRead(['ملاعلاب', 'ابحرم'], 'rtl')).toBe('مرحبا بالعالم');
   });
 
-  it('keeps a left-to-right run in its own order inside it, numbers too', () => {
-    const standing = ['.اضيأ', 'Open', 'Source', 'ةرابعو', '،رطسلا', 'طسو', 'يف'];
-    expect(asRead(standing).join(' ')).toBe('في وسط السطر، وعبارة Open Source أيضا.');
-    expect(asRead(['ةملكلاو', '2026', 'ددعلا']).join(' ')).toBe('العدد 2026 والكلمة');
-    // two numbers side by side in a right-to-left line are read from the right, as the bidi
-    // rule lays them out
-    expect(asRead(['2027', '2026', 'نيماعلا']).join(' ')).toBe('العامين 2026 2027');
+  it('keeps a left-to-right run in its order, however many Latin letters it has', () => {
+    for (const line of [
+      'يستخدم الفريق نظام Open Source Flipbook Server منذ سنوات',
+      'قال John Smith and Jane Doe were here yesterday في المؤتمر',
+      'استخدم Microsoft Word',
+      'العدد 2026 والكلمة English في وسط السطر، وعبارة Open Source أيضا.',
+      'نظام Windows 10 Pro للمكتب',
+    ]) {
+      expect(asRead(typed(line, 'rtl'), 'rtl')).toBe(line);
+    }
+    expect(
+      asRead(['سنوات', 'منذ', 'Open', 'Source', 'Flipbook', 'Server', 'نظام'].map(stand), 'rtl'),
+    ).toBe('نظام Open Source Flipbook Server منذ سنوات');
   });
 
-  it('keeps a right-to-left run in a left-to-right line where it stands, read from its right', () => {
-    expect(asRead(['the', 'word', 'םלוע', 'םולש', 'means', 'peace']).join(' ')).toBe(
+  it('reads numbers side by side in right-to-left text from the right, each in its own order', () => {
+    expect(asRead(['4567', '123', '055', 'فتاهلا', 'مقر'], 'rtl')).toBe('رقم الهاتف 055 123 4567');
+    expect(asRead(['1234', '555', '03', 'ןופלט'], 'rtl')).toBe('טלפון 03 555 1234');
+    expect(asRead(['٥٦', '٣٤', '١٢'].concat('مقر'), 'rtl')).toBe('رقم ١٢ ٣٤ ٥٦');
+  });
+
+  it('keeps a right-to-left run in a left-to-right paragraph where it stands, read from its right', () => {
+    for (const line of [
+      'The phrase السلام عليكم means peace',
+      'Published by دار الكتب العلمية للنشر والتوزيع',
       'the word שלום עולם means peace',
-    );
+    ]) {
+      expect(asRead(typed(line, 'ltr'), 'ltr')).toBe(line);
+    }
   });
 
   it('gives back the very same words where none is right to left', () => {
-    const words = ['a', 'plain', 'line'];
-    expect(lineAsRead(words, (w) => w)).toBe(words);
+    const words = ['a', 'plain', 'line', '2026'];
+    expect(lineAsRead(words, (w) => w, 'rtl')).toBe(words);
   });
 
-  it('gives a neutral between two runs of one direction theirs, between two directions the line’s', () => {
-    const dir = (c: string) =>
+  it('gives a neutral between two of one direction theirs, between two directions the paragraph’s', () => {
+    const kind = (c: string) =>
       /[RS]/.test(c) ? ('rtl' as const) : /[LM]/.test(c) ? ('ltr' as const) : ('neutral' as const);
-    // between two right-to-left letters, a neutral is read with them
-    expect(readingOrder([...'LM R-S'], dir, 'ltr').join('')).toBe('LM S-R');
-    // in a right-to-left line, the neutral between L and R is the line's: read after the R run
-    expect(readingOrder(['L', '-', 'R'], dir, 'rtl')).toEqual(['R', '-', 'L']);
+    expect(readingOrder([...'LM R-S'], kind, 'ltr').join('')).toBe('LM S-R');
+    expect(readingOrder(['L', '-', 'R'], kind, 'rtl')).toEqual(['R', '-', 'L']);
   });
 });
 

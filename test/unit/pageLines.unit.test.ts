@@ -2,6 +2,7 @@
 // stand beside each other at one height; a line's box holds its words, its text is theirs.
 import { describe, expect, it } from 'vitest';
 import { linesOf, linesOfPages } from '../../src/pdf/pageLines.ts';
+import { markReadingLine } from '../../src/pdf/readingLines.ts';
 
 /** A word at (x, y), w wide, on a page as wide as it is tall; 0.02 high. */
 const word = (t: string, x: number, y: number, w = 0.1, h = 0.02) => ({ x, y, w, h, t });
@@ -65,7 +66,7 @@ describe('linesOf', () => {
     expect(lines).toEqual([[0.39, 0.1, 0.21, 0.02, 'حَبيبي كلمة']]);
   });
 
-  it('keeps a left-to-right run in a right-to-left line: read from its first word, which stands at its far end', () => {
+  it('keeps a line the text pass read in its own order whole, marked with its direction, beside no other', () => {
     // read: وعبارة Open Source أيضا. ; standing, left to right: أيضا. Open Source وعبارة
     const read = [
       word('وعبارة', 0.7, 0.1),
@@ -73,10 +74,15 @@ describe('linesOf', () => {
       word('Source', 0.48, 0.1, 0.2),
       word('أيضا.', 0.26, 0.1),
     ];
-    expect(linesOf(read, 1)).toEqual([[0.26, 0.1, 0.54, 0.02, 'وعبارة Open Source أيضا.']]);
-    // a left-to-right line with the same gaps keeps them apart: the rule is right-to-left text's
-    const latin = read.map((w, i) => ({ ...w, t: ['and', 'Open', 'Source', 'too.'][i] as string }));
-    expect(linesOf(latin, 1).length).toBeGreaterThan(1);
+    // by where they stand alone, "Open" is not beside وعبارة: the line would come apart
+    expect(linesOf(read, 1).length).toBeGreaterThan(1);
+    markReadingLine(read, 'rtl');
+    // the next column's line, at the same height, a gap of one line height away
+    const next = word('عمود', 0.14, 0.1);
+    expect(linesOf([...read, next], 1)).toEqual([
+      [0.26, 0.1, 0.54, 0.02, '\u200fوعبارة Open Source أيضا.'],
+      [0.14, 0.1, 0.1, 0.02, 'عمود'],
+    ]);
   });
 
   it('gives every page, in order, an empty page as none', () => {

@@ -67,8 +67,8 @@ const MOST_KEPT = 5000;
  * a text of them is measured whole.
  */
 const SHAPED = /[\u0590-\u0fff\u1000-\u109f\u1780-\u18af\ufb1d-\ufdff\ufe70-\ufefe]|\u200c|\u200d/;
-/** Right-to-left letters (Hebrew, Arabic, Syriac, Thaana, N'Ko...): their line is laid out so. */
-const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe]/;
+/** Right-to-left letters (Hebrew, Arabic, Syriac, Thaana, N'Ko..., Hanifi Rohingya, Adlam). */
+const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe]|\ud803[\udd00-\udd3f]|\ud83a[\udd00-\udd5f]/;
 /**
  * A text's width at MEASURED_AT px in FACE: the sum of its characters' (from a canvas, which lays
  * nothing out), each measured once: a page's lines cost a few lookups a character, not a text
@@ -108,8 +108,11 @@ const draw = (figure: HTMLElement, words: Word[], size: { w: number; h: number }
     const natural = (widthOf(word.t) * px) / MEASURED_AT;
     const span = document.createElement('span');
     span.textContent = word.t;
-    // in the order it is read (the text pass's): the browser lays a right-to-left line out
-    if (RTL.test(word.t)) span.dir = 'auto';
+    // In the order it is read (the text pass's): the browser lays it out in the direction the
+    // text pass found its paragraph read in, which its first character marks (RLM, LRM); a line
+    // of a version processed before, or a word, by its first letter.
+    if (word.t.charCodeAt(0) === 0x200f) span.dir = 'rtl';
+    else if (word.t.charCodeAt(0) !== 0x200e && RTL.test(word.t)) span.dir = 'auto';
     Object.assign(span.style, {
       left: `${word.x * 100}%`,
       top: `${word.y * 100}%`,
