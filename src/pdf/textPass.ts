@@ -154,7 +154,7 @@ export const tsvReader = (geometry: readonly PageGeometry[]) => {
     if (held.some((line) => line.words.some((word) => hasRtl(word.said)))) {
       const lines = joinSplitLines(held);
       const directions = paragraphDirections(lines);
-      lines.forEach((line, i) => writeLine(line, directions[i] as Direction));
+      for (const [i, line] of lines.entries()) writeLine(line, directions[i] as Direction);
     } else for (const line of held) writeLine(line, 'ltr');
     held = [];
     heldWords = 0;
