@@ -37,6 +37,9 @@ const RTL_SCRIPT =
 export const hasRtl = (text: string) => RTL_SCRIPT.test(text);
 /** Bidirectional controls (LRM, RLM, ALM, embeddings, overrides, isolates). */
 const CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const ARABIC = /\p{Script=Arabic}/u;
+/** Percent, per mille, degree, number and currency signs (the rule's ET). */
+const SIGN = /^[%‰‱#°\u066a\p{Sc}]$/u;
 
 export type Direction = 'rtl' | 'ltr';
 /** What an item (a character, or a word) is to the rule. */
@@ -136,41 +139,51 @@ export const readingOrder = <T>(
 
 /**
  * A line's words, given as they stand left to right, in the order they are read in a paragraph
- * read `paragraph`wards: the same array where none is right to left.
+ * read `paragraph`wards: the same array in a left-to-right one where none is right to left.
  */
 export const lineAsRead = <T>(
   words: readonly T[],
   textOf: (word: T) => string,
   paragraph: Direction,
 ): readonly T[] => {
-  if (!words.some((word) => hasRtl(textOf(word)))) return words;
+  if (paragraph === 'ltr' && !words.some((word) => hasRtl(textOf(word)))) return words;
   return readingOrder(words, (word) => kindOfWord(textOf(word)), paragraph, true);
 };
 
 /**
  * A word as poppler gives it (letters left to right as they stand) with its letters as read,
  * in a paragraph read `paragraph`wards; without bidirectional controls; presentation forms as
- * letters.
+ * letters. `arabic`: whether its line has Arabic letters (its digits are then Arabic numbers).
  */
-export const wordAsRead = (word: string, paragraph: Direction): string => {
+export const wordAsRead = (
+  word: string,
+  paragraph: Direction,
+  arabic = ARABIC.test(word),
+): string => {
   const plain = word.replace(CONTROLS, '');
-  const text = hasRtl(plain) && !/\s/.test(plain) ? lettersAsRead(plain, paragraph) : plain;
-  return shapedForms(text);
+  // (a number with its signs reads otherwise in right-to-left text: `،2010` as drawn)
+  const turned =
+    !/\s/.test(plain) && (hasRtl(plain) || (paragraph === 'rtl' && /\p{Nd}/u.test(plain)));
+  return shapedForms(turned ? inOrder(piecesOf(plain, arabic), paragraph) : plain);
 };
 
-const lettersAsRead = (word: string, paragraph: Direction) =>
-  inOrder(
-    Array.from(word).map((c) => ({ text: c, kind: kindOfCharacter(c) })),
-    paragraph,
-  );
+type Piece = { text: string; kind: Kind };
 
 const kindOfCharacter = (c: string): Kind =>
   isDigit(c) ? 'number' : isLetter(c) ? (RTL_SCRIPT.test(c) ? 'rtl' : 'ltr') : 'neutral';
 
-type Piece = { text: string; kind: Kind };
-
-/** Characters (or whole texts) standing left to right, read: W4 for numbers' separators, then the rule. */
-const inOrder = (pieces: Piece[], paragraph: Direction) => {
+/**
+ * A text's characters as pieces of the rule: each with the marks that follow it (a vowel sign,
+ * a point: drawn after their letter, read after it), separators between digits and, where the
+ * digits are not Arabic numbers, signs beside them as part of their number.
+ */
+const piecesOf = (text: string, arabic: boolean): Piece[] => {
+  const pieces: Piece[] = [];
+  for (const c of text) {
+    const last = pieces.at(-1);
+    if (last && /\p{M}/u.test(c)) last.text += c;
+    else pieces.push({ text: c, kind: kindOfCharacter(c) });
+  }
   // W4: one separator between two digits is the number's (3.5, 1,000, 12:30, ٣٫٥).
   for (let i = 1; i + 1 < pieces.length; i++) {
     const piece = pieces[i] as Piece;
@@ -182,10 +195,27 @@ const inOrder = (pieces: Piece[], paragraph: Direction) => {
     )
       piece.kind = 'number';
   }
-  return readingOrder(pieces, (piece) => piece.kind, paragraph)
+  // W5: a percent or currency sign beside a number is the number's (₪99.90, 30%), but beside an
+  // Arabic number it is not (%50, as Chromium draws it, reads 50%).
+  if (!arabic) {
+    for (let i = 0; i < pieces.length; i++) {
+      const piece = pieces[i] as Piece;
+      if (piece.kind !== 'neutral' || !SIGN.test(piece.text)) continue;
+      let k = i;
+      while (k < pieces.length && SIGN.test((pieces[k] as Piece).text)) k += 1;
+      if (pieces[i - 1]?.kind === 'number' || pieces[k]?.kind === 'number')
+        for (let m = i; m < k; m++) (pieces[m] as Piece).kind = 'number';
+      i = k - 1;
+    }
+  }
+  return pieces;
+};
+
+/** Pieces standing left to right, in the order they are read. */
+const inOrder = (pieces: Piece[], paragraph: Direction) =>
+  readingOrder(pieces, (piece) => piece.kind, paragraph)
     .map((piece) => piece.text)
     .join('');
-};
 
 /**
  * A line's text as read, from its words as they stand left to right and what stands between
@@ -194,12 +224,13 @@ const inOrder = (pieces: Piece[], paragraph: Direction) => {
  * A word with white space in it (one glyph's whole text) is kept whole.
  */
 export const lineTextAsRead = (standing: readonly string[], paragraph: Direction): string => {
+  const arabic = standing.some((text) => ARABIC.test(text));
   const pieces: Piece[] = [];
   for (const text of standing) {
     const plain = text.replace(CONTROLS, '');
     if (/\S\s|\s\S/.test(plain))
       pieces.push({ text: plain, kind: directionOf(plain) ?? 'neutral' });
-    else for (const c of plain) pieces.push({ text: c, kind: kindOfCharacter(c) });
+    else pieces.push(...piecesOf(plain, arabic));
   }
   return shapedForms(inOrder(pieces, paragraph));
 };

@@ -12,7 +12,7 @@
 // line with right-to-left letters is poppler's line whole, in the order the text pass read it
 // (./readingLines.ts): its words are not read in the order they stand.
 import type { PageWord } from './pageWord.ts';
-import { readingLineAt } from './readingLines.ts';
+import { type ReadingLine, readingLineAt } from './readingLines.ts';
 
 /**
  * A line: its box (fractions of the page as shown, from its top-left corner) and its text. The
@@ -48,7 +48,7 @@ export const linesOf = (words: readonly PageWord[], aspect: number): PageLine[] 
       // a line the text pass read in its own order: one line, whatever stands beside it
       if (line.length > 0) lines.push(lineOf(line));
       const whole = words.slice(i, i + read.words);
-      lines.push(lineOf(whole, read.direction));
+      lines.push(lineOf(whole, read));
       i += whole.length - 1;
       line = [];
       last = null;
@@ -70,9 +70,9 @@ const MARK = { rtl: '\u200f', ltr: '\u200e' };
 
 /**
  * A line of `words`: its box across them all, as high as the words most of its characters are
- * in; its text theirs, after a mark of its direction where the text pass read it in one.
+ * in; its text theirs, or the text pass's after a mark of its direction where it read the line.
  */
-const lineOf = (words: readonly PageWord[], direction?: 'rtl' | 'ltr'): PageLine => {
+const lineOf = (words: readonly PageWord[], read?: ReadingLine): PageLine => {
   let x0 = Number.POSITIVE_INFINITY;
   let x1 = Number.NEGATIVE_INFINITY;
   for (const word of words) {
@@ -90,14 +90,11 @@ const lineOf = (words: readonly PageWord[], direction?: 'rtl' | 'ltr'): PageLine
     seen += word.t.length;
     if (seen * 2 >= characters) break;
   }
-  const text = words.map((word) => word.t).join(' ');
-  return [
-    round(x0),
-    round(middle.y),
-    round(x1 - x0),
-    round(middle.h),
-    (direction ? MARK[direction] : '') + text,
-  ];
+  // (a line read in its own order: its text as the page's text has it, read character by
+  // character, where its words alone would leave a number's sign or a word across two runs
+  // as it stands)
+  const text = read ? MARK[read.direction] + read.text : words.map((word) => word.t).join(' ');
+  return [round(x0), round(middle.y), round(x1 - x0), round(middle.h), text];
 };
 
 /** Whether `b`, read after `a`, goes on a's line. */

@@ -6,9 +6,8 @@
 // end and a left-to-right one's right end, and a right-to-left paragraph's lines start at the
 // right edge of their column and end short of the left (its last line at least, when justified),
 // a left-to-right one's the other way (LibreOffice sets right-to-left paragraphs flush left when
-// asked: the full stop counts double). Each line of the paragraph (poppler's block) votes; where
-// none does (centred, a single full line, no full stop), the paragraph's letters decide, then the
-// page's.
+// asked), and which script most of its words (not letters) are in. No one sign is sure; each
+// is weighed (paragraphDirections).
 
 import { type Direction, directionOf, hasRtl } from './bidiText.ts';
 
@@ -49,17 +48,30 @@ const around = (lines: readonly StandingLine[]): Extent => {
   return { left, right };
 };
 
+/** +1 for each word mostly of left-to-right letters, -1 for each mostly of right-to-left ones. */
+const wordBalance = (lines: readonly StandingLine[]) => {
+  let balance = 0;
+  for (const line of lines)
+    for (const { said } of line.words) {
+      const direction = directionOf(said);
+      if (direction) balance += direction === 'rtl' ? -1 : 1;
+    }
+  return balance;
+};
+
 /**
- * Each line's paragraph direction, for a page's lines in poppler's order (lines without
- * right-to-left letters: left to right, as they are).
+ * Each line's paragraph direction, for a page's lines in poppler's order. A paragraph with
+ * right-to-left letters is weighed by its signs: its full stops (2), its lines' alignment (1),
+ * which script most of its words are in (1.5), which script most of the page's words are in
+ * (0.5); a tie, the page's. A paragraph of no letters at all (a row of figures in a table) on a
+ * page with right-to-left letters reads the page's way; any other left to right, as it is.
  */
 export const paragraphDirections = (lines: readonly StandingLine[]): Direction[] => {
   const directions: Direction[] = lines.map(() => 'ltr');
   const rtl = lines.map((line) => line.words.some((w) => hasRtl(w.said)));
   if (!rtl.some(Boolean)) return directions;
-  const textOf = (group: readonly StandingLine[]) =>
-    group.flatMap((l) => l.words.map((w) => w.said)).join('');
-  const pageDirection = directionOf(textOf(lines));
+  const page = Math.sign(wordBalance(lines));
+  const pageDirection: Direction = page < 0 ? 'rtl' : 'ltr';
   const flows = new Map<string, StandingLine[]>();
   const blocks = new Map<string, number[]>();
   lines.forEach((line, i) => {
@@ -72,34 +84,36 @@ export const paragraphDirections = (lines: readonly StandingLine[]): Direction[]
     else blocks.set(key, [i]);
   });
   for (const indexes of blocks.values()) {
-    if (!indexes.some((i) => rtl[i])) continue;
     const block = indexes.map((i) => lines[i] as StandingLine);
+    if (!indexes.some((i) => rtl[i])) {
+      const letterless = block.every((line) => line.words.every((w) => !/\p{L}/u.test(w.said)));
+      if (letterless) for (const i of indexes) directions[i] = pageDirection;
+      continue;
+    }
     // The column: the paragraph's own lines where it has several, else its flow's; a line alone
     // in its flow (poppler makes a flow of each line of narrow columns) has none to go by.
     const flow = flows.get((block[0] as StandingLine).flow) ?? [];
     const column = block.length > 1 ? around(block) : flow.length > 1 ? around(flow) : null;
-    let votes = 0;
+    let aligned = 0;
+    let ends = 0;
     for (const line of block) {
       const { left, right, height } = extentOf(line);
       // (a line set on its side has no left or right edge to go by)
       if (!(height > 0) || right - left < height) continue;
       if (column) {
         const short = { left: left - column.left, right: column.right - right };
-        if (short.right < FLUSH * height && short.left > SHORT * height) votes -= 1;
-        else if (short.left < FLUSH * height && short.right > SHORT * height) votes += 1;
+        if (short.right < FLUSH * height && short.left > SHORT * height) aligned -= 1;
+        else if (short.left < FLUSH * height && short.right > SHORT * height) aligned += 1;
       }
       // A sentence's end stands at the line's left end in a right-to-left paragraph, at its
-      // right end in a left-to-right one: the surer sign (an alignment can be set either way).
+      // right end in a left-to-right one.
       const words = [...line.words].sort((a, b) => a.box.left - b.box.left);
-      if (END_FIRST.test(words[0]?.said ?? '')) votes -= 2;
-      if (END_LAST.test(words.at(-1)?.said ?? '')) votes += 2;
+      if (END_FIRST.test(words[0]?.said ?? '')) ends -= 1;
+      if (END_LAST.test(words.at(-1)?.said ?? '')) ends += 1;
     }
-    const direction: Direction =
-      votes < 0
-        ? 'rtl'
-        : votes > 0
-          ? 'ltr'
-          : (directionOf(textOf(block)) ?? pageDirection ?? 'ltr');
+    const score =
+      2 * Math.sign(ends) + Math.sign(aligned) + 1.5 * Math.sign(wordBalance(block)) + 0.5 * page;
+    const direction: Direction = score < 0 ? 'rtl' : score > 0 ? 'ltr' : pageDirection;
     for (const i of indexes) directions[i] = direction;
   }
   return directions;

@@ -7,14 +7,15 @@
 import type { Direction } from './bidiText.ts';
 import type { PageWord } from './pageWord.ts';
 
-export type ReadingLine = { words: number; direction: Direction };
+/** How many words, which way the line is read, and its text as the page's text has it. */
+export type ReadingLine = { words: number; direction: Direction; text: string };
 
 const lines = new WeakMap<PageWord, ReadingLine>();
 
-/** `words`, read in this order, are one line read `direction`wards. */
-export const markReadingLine = (words: readonly PageWord[], direction: Direction) => {
+/** `words`, read in this order, are one line read `direction`wards, whose text is `text`. */
+export const markReadingLine = (words: readonly PageWord[], direction: Direction, text: string) => {
   const [first] = words;
-  if (first) lines.set(first, { words: words.length, direction });
+  if (first) lines.set(first, { words: words.length, direction, text });
 };
 
 /** The line a word begins, if the text pass read one from it. */

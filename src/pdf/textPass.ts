@@ -125,7 +125,8 @@ export const tsvReader = (geometry: readonly PageGeometry[]) => {
     const reordered = read !== line.words;
     // The text: words and the spaces between them as they stand, read as one line where it has
     // right-to-left letters (./bidiText.ts); the words one by one where not.
-    const shown = read.map(({ said }) => wordAsRead(said, direction));
+    const arabic = reordered && line.words.some(({ said }) => /\p{Script=Arabic}/u.test(said));
+    const shown = read.map(({ said }) => wordAsRead(said, direction, arabic));
     const standing: string[] = [];
     let previous: Box | null = null;
     line.words.forEach(({ said, box }, i) => {
@@ -133,7 +134,8 @@ export const tsvReader = (geometry: readonly PageGeometry[]) => {
       previous = box;
       standing.push(reordered ? said : (shown[i] as string));
     });
-    put(reordered ? lineTextAsRead(standing, direction) : standing.join(''));
+    const text = reordered ? lineTextAsRead(standing, direction) : standing.join('');
+    put(text);
     const list = words[page - 1] as PageWord[];
     const first = list.length;
     for (const [i, { box }] of read.entries()) {
@@ -148,7 +150,7 @@ export const tsvReader = (geometry: readonly PageGeometry[]) => {
         t,
       });
     }
-    if (reordered && list.length > first) markReadingLine(list.slice(first), direction);
+    if (reordered && list.length > first) markReadingLine(list.slice(first), direction, text);
   };
   const writeHeld = () => {
     if (held.some((line) => line.words.some((word) => hasRtl(word.said)))) {

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type Direction,
   lineAsRead,
+  lineTextAsRead,
   readingOrder,
   shapedForms,
   withoutMarks,
@@ -23,8 +24,10 @@ describe('a word as read', () => {
   it('spells an Arabic or Hebrew word as it is typed', () => {
     expect(wordAsRead('ملاعلاب', 'rtl')).toBe('بالعالم');
     expect(wordAsRead('םולש', 'rtl')).toBe('שלום');
-    // the mark stays on its letter: ḥāʼ with its fatha first
-    expect(wordAsRead('يبيبَح', 'rtl')).toBe('حَبيبي');
+    // a vowel sign, drawn after its letter, stays on it: ḥāʼ with its fatha first
+    expect(wordAsRead('يبيبحَ', 'rtl')).toBe('حَبيبي');
+    expect(wordAsRead('بَتَكَ', 'rtl')).toBe('كَتَبَ');
+    expect(wordAsRead('תישִׁארֵבְּ', 'rtl')).toBe('בְּרֵאשִׁית');
     // in a left-to-right paragraph too
     expect(wordAsRead('ملاعلاب', 'ltr')).toBe('بالعالم');
   });
@@ -45,13 +48,25 @@ describe('a word as read', () => {
     expect(wordAsRead('م٢٠٢٦', 'rtl')).toBe('٢٠٢٦م'); // 2026 AD
     expect(wordAsRead('3.5ב', 'rtl')).toBe('ב3.5');
     expect(wordAsRead('12:30ב', 'rtl')).toBe('ב12:30');
+    // in right-to-left text, a number's neutrals read around it as the rule laid them
+    expect(wordAsRead('،2010', 'rtl')).toBe('2010،');
+    expect(wordAsRead('5-', 'rtl')).toBe('-5');
+    expect(wordAsRead(',2010', 'rtl', false)).toBe('2010,');
+  });
+
+  it('keeps a sign with its number where the number is not Arabic (W5), apart where it is', () => {
+    expect(wordAsRead('30%-כב', 'rtl', false)).toBe('בכ-30%');
+    expect(wordAsRead('₪99.90', 'rtl', false)).toBe('₪99.90');
+    // Chromium draws 50% so in Arabic
+    expect(wordAsRead('%50', 'rtl', true)).toBe('50%');
   });
 
   it('leaves left-to-right words and numbers alone, in either script', () => {
-    for (const word of ['English', '2026', 'x²', '(3.1)', 'naïve', '٢٠٢٦', '50%']) {
+    for (const word of ['English', '2026', 'x²', 'naïve', '٢٠٢٦', 'v2.1', 'https://a.b/c?id=5']) {
       expect(wordAsRead(word, 'rtl')).toBe(word);
       expect(wordAsRead(word, 'ltr')).toBe(word);
     }
+    for (const word of ['(3.1)', '50%', '-5', 'x=5']) expect(wordAsRead(word, 'ltr')).toBe(word);
   });
 
   it('leaves a word with a space in it alone: one glyph mapped to a whole text, already as read', () => {
@@ -115,9 +130,9 @@ describe('a line as read', () => {
     }
   });
 
-  it('gives back the very same words where none is right to left', () => {
+  it('gives back the very same words in a left-to-right paragraph where none is right to left', () => {
     const words = ['a', 'plain', 'line', '2026'];
-    expect(lineAsRead(words, (w) => w, 'rtl')).toBe(words);
+    expect(lineAsRead(words, (w) => w, 'ltr')).toBe(words);
   });
 
   it('gives a neutral between two of one direction theirs, between two directions the paragraph’s', () => {
@@ -125,6 +140,21 @@ describe('a line as read', () => {
       /[RS]/.test(c) ? ('rtl' as const) : /[LM]/.test(c) ? ('ltr' as const) : ('neutral' as const);
     expect(readingOrder([...'LM R-S'], kind, 'ltr').join('')).toBe('LM S-R');
     expect(readingOrder(['L', '-', 'R'], kind, 'rtl')).toEqual(['R', '-', 'L']);
+  });
+});
+
+describe('a line’s text as read', () => {
+  it('reads the whole line character by character: a word standing across two runs too', () => {
+    // ב-Open Source, drawn: "Open Source-ב" in one paragraph read right to left
+    const standing = ['םינש', ' ', 'רבכ', ' ', 'Open', ' ', 'Source-ב', ' ', 'תשמתשמ'];
+    expect(lineTextAsRead(standing, 'rtl')).toBe('משתמשת ב-Open Source כבר שנים');
+    // the same words in words.json, one by one: the best they can be
+    expect(asRead(['Open', 'Source-ב'], 'rtl')).toBe('Open ב-Source');
+  });
+
+  it('keeps a word with white space in it whole, and drops directional controls', () => {
+    expect(lineTextAsRead(['حَبيبي habibi'], 'rtl')).toBe('حَبيبي habibi');
+    expect(lineTextAsRead(['\u202bםולש\u202c'], 'rtl')).toBe('שלום');
   });
 });
 

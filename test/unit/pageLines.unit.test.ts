@@ -66,7 +66,7 @@ describe('linesOf', () => {
     expect(lines).toEqual([[0.39, 0.1, 0.21, 0.02, 'حَبيبي كلمة']]);
   });
 
-  it('keeps a line the text pass read in its own order whole, marked with its direction, beside no other', () => {
+  it('keeps a line the text pass read in its own order whole, its text the pass’s after a mark of its direction, beside no other', () => {
     // read: وعبارة Open Source أيضا. ; standing, left to right: أيضا. Open Source وعبارة
     const read = [
       word('وعبارة', 0.7, 0.1),
@@ -76,7 +76,7 @@ describe('linesOf', () => {
     ];
     // by where they stand alone, "Open" is not beside وعبارة: the line would come apart
     expect(linesOf(read, 1).length).toBeGreaterThan(1);
-    markReadingLine(read, 'rtl');
+    markReadingLine(read, 'rtl', 'وعبارة Open Source أيضا.');
     // the next column's line, at the same height, a gap of one line height away
     const next = word('عمود', 0.14, 0.1);
     expect(linesOf([...read, next], 1)).toEqual([

@@ -10,7 +10,7 @@ describe('parsePageWords', () => {
 </line>
 <line xMin="60" yMin="50" xMax="150" yMax="60">
 <word xMin="60.0" yMin="50.0" xMax="95.0" yMax="60.0">ملاعلاب</word>
-<word xMin="100.0" yMin="50.0" xMax="150.0" yMax="60.0">يبيبَح</word>
+<word xMin="100.0" yMin="50.0" xMax="150.0" yMax="60.0">يبيبحَ</word>
 </line>
 <word xMin="1" yMin="1" xMax="2" yMax="2">   </word>
 </page></doc>`;

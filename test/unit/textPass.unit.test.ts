@@ -52,7 +52,7 @@ describe('the text pass (pdftotext -tsv) read as the plain pass reads its words'
         page(1, 200, 100),
         word(1, 0, 0, 0, [20, 10, 40, 10], 'A&B'),
         page(2, 100, 200), // turned a quarter: shown 200 wide, 100 high
-        word(2, 0, 0, 0, [100, 50, 50, 10], 'يبيبَح'), // as it stands: left to right
+        word(2, 0, 0, 0, [100, 50, 50, 10], 'يبيبحَ'), // as it stands: left to right
         word(2, 0, 0, 0, [160, 50, 10, 10], '   '),
       ],
       geometry(0, 90),
