@@ -173,18 +173,36 @@ const kindOfCharacter = (c: string): Kind =>
   isDigit(c) ? 'number' : isLetter(c) ? (RTL_SCRIPT.test(c) ? 'rtl' : 'ltr') : 'neutral';
 
 /**
- * A text's characters as pieces of the rule: each with the marks that follow it (a vowel sign,
- * a point: drawn after their letter, read after it), separators between digits and, where the
- * digits are not Arabic numbers, signs beside them as part of their number.
+ * A text's characters as pieces of the rule, each with its marks (a vowel sign, a point):
+ * Chromium draws a mark after its letter, LibreOffice before it; a text that starts with a mark
+ * has them before their letters.
  */
-const piecesOf = (text: string, arabic: boolean): Piece[] => {
+const clustersOf = (text: string): Piece[] => {
   const pieces: Piece[] = [];
+  const before = /^\p{M}/u.test(text);
+  let marks = '';
   for (const c of text) {
     const last = pieces.at(-1);
-    if (last && /\p{M}/u.test(c)) last.text += c;
-    else pieces.push({ text: c, kind: kindOfCharacter(c) });
+    if (/\p{M}/u.test(c)) {
+      if (before) marks += c;
+      else if (last) last.text += c;
+      else pieces.push({ text: c, kind: 'neutral' });
+    } else {
+      pieces.push({ text: c + marks, kind: kindOfCharacter(c) });
+      marks = '';
+    }
   }
-  // W4: one separator between two digits is the number's (3.5, 1,000, 12:30, ٣٫٥).
+  if (marks) pieces.push({ text: marks, kind: 'neutral' });
+  return pieces;
+};
+
+/**
+ * Numbers' pieces joined to them: one separator between two digits (W4: 3.5, 1,000, 12/05/2024,
+ * ٣٫٥, also where poppler gives each piece as a word of its own) and, where the digits are not
+ * Arabic numbers, a percent or currency sign beside one (W5: ₪99.90, 30%; beside an Arabic
+ * number it is not: %50, as Chromium draws it, reads 50%).
+ */
+const numbersJoined = (pieces: Piece[], arabic: boolean): Piece[] => {
   for (let i = 1; i + 1 < pieces.length; i++) {
     const piece = pieces[i] as Piece;
     if (
@@ -195,8 +213,6 @@ const piecesOf = (text: string, arabic: boolean): Piece[] => {
     )
       piece.kind = 'number';
   }
-  // W5: a percent or currency sign beside a number is the number's (₪99.90, 30%), but beside an
-  // Arabic number it is not (%50, as Chromium draws it, reads 50%).
   if (!arabic) {
     for (let i = 0; i < pieces.length; i++) {
       const piece = pieces[i] as Piece;
@@ -210,6 +226,9 @@ const piecesOf = (text: string, arabic: boolean): Piece[] => {
   }
   return pieces;
 };
+
+const piecesOf = (text: string, arabic: boolean): Piece[] =>
+  numbersJoined(clustersOf(text), arabic);
 
 /** Pieces standing left to right, in the order they are read. */
 const inOrder = (pieces: Piece[], paragraph: Direction) =>
@@ -230,9 +249,9 @@ export const lineTextAsRead = (standing: readonly string[], paragraph: Direction
     const plain = text.replace(CONTROLS, '');
     if (/\S\s|\s\S/.test(plain))
       pieces.push({ text: plain, kind: directionOf(plain) ?? 'neutral' });
-    else pieces.push(...piecesOf(plain, arabic));
+    else pieces.push(...clustersOf(plain));
   }
-  return shapedForms(inOrder(pieces, paragraph));
+  return shapedForms(inOrder(numbersJoined(pieces, arabic), paragraph));
 };
 
 /** Arabic presentation forms as the letters people type. */

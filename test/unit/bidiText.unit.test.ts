@@ -152,6 +152,32 @@ describe('a line’s text as read', () => {
     expect(asRead(['Open', 'Source-ב'], 'rtl')).toBe('Open ב-Source');
   });
 
+  it('joins a number’s pieces where poppler gives each as a word of its own (12 / 05 / 2024, ₪ 99.90)', () => {
+    const date = [
+      'رالود',
+      ' ',
+      '1,234.56',
+      ' ',
+      'غلبملاو',
+      ' ',
+      '12',
+      '/',
+      '05',
+      '/',
+      '2024',
+      ' ',
+      'خيراتلا',
+    ];
+    expect(lineTextAsRead(date, 'rtl')).toBe('التاريخ 12/05/2024 والمبلغ 1,234.56 دولار');
+    expect(lineTextAsRead(['גוזל', ' ', '₪', '99.90', ' ', 'ריחמה'], 'rtl')).toBe(
+      'המחיר ₪99.90 לזוג',
+    );
+  });
+
+  it('keeps a vowel sign drawn before its letter (LibreOffice) on that letter', () => {
+    expect(wordAsRead('َبَتَك', 'rtl')).toBe('كَتَبَ');
+  });
+
   it('keeps a word with white space in it whole, and drops directional controls', () => {
     expect(lineTextAsRead(['حَبيبي habibi'], 'rtl')).toBe('حَبيبي habibi');
     expect(lineTextAsRead(['\u202bםולש\u202c'], 'rtl')).toBe('שלום');

@@ -48,6 +48,16 @@ describe('paragraphDirections', () => {
     expect(paragraphDirections(lines)[1]).toBe('rtl');
   });
 
+  it('reads a line starting and ending with Latin words left to right, though most of its words are Arabic', () => {
+    // the widest line (no alignment to go by), no full stop, on an Arabic page: its first letter,
+    // left to right, stands at its left end
+    const lines = [
+      line('0', 0, 300, ['ملاعلاب', 'ابحرم', 'اذه', 'صن', 'يبرع']),
+      line('1', 0, 500, ['The', 'phrase', 'مكيلع', 'مالسلا', 'ةمحرو', 'ةكربو', 'means', 'peace']),
+    ];
+    expect(paragraphDirections(lines)[1]).toBe('ltr');
+  });
+
   it('reads a row of figures alone the way the page is read', () => {
     const lines = [
       line('0', 0, 500, ['ملاعلاب', 'ابحرم', 'اذه', 'صن', 'يبرع']),
