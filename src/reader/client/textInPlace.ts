@@ -102,7 +102,11 @@ const draw = (figure: HTMLElement, words: Word[], size: { w: number; h: number }
   layer.style.fontFamily = FACE;
   for (const word of words) {
     // A word set upright or turned (a narrow, tall box): drawn across, it would be a smudge.
-    if (word.w * width < TURNED * word.t.length * word.h * height) continue;
+    // (Its letters counted without their marks: fully vowelled Arabic has as many marks.)
+    const across = word.w * width;
+    const most = TURNED * word.h * height;
+    if (across < most * word.t.length && across < most * word.t.replace(/\p{M}/gu, '').length)
+      continue;
     // the box holds the glyphs' ascent and descent: the font a little smaller than the box
     const px = Math.max(1, word.h * height * 0.8);
     const natural = (widthOf(word.t) * px) / MEASURED_AT;
