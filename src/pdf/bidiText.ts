@@ -88,7 +88,10 @@ export const readingOrder = <T>(
     // (a run of numbers looks past itself once)
     let end = i;
     while (end + 1 < n && (kinds[end + 1] === 'number' || kinds[end + 1] === 'neutral')) end += 1;
-    const beside = nearest(i, -1) === 'ltr' || nearest(end, 1) === 'ltr';
+    // (with no letter on either side, the paragraph's direction: figures alone in a
+    // left-to-right line read as they stand)
+    const [left, right] = [nearest(i, -1), nearest(end, 1)];
+    const beside = left === 'ltr' || right === 'ltr' || (!left && !right && paragraph === 'ltr');
     for (let k = i; k <= end; k++) if (beside && kinds[k] === 'number') kinds[k] = 'ltr';
     i = end;
   }
@@ -198,7 +201,8 @@ const clustersOf = (text: string): Piece[] => {
 
 /**
  * Numbers' pieces joined to them: one separator between two digits (W4: 3.5, 1,000, 12/05/2024,
- * ٣٫٥, also where poppler gives each piece as a word of its own) and, where the digits are not
+ * ٣٫٥, also where poppler gives each piece as a word of its own; a hyphen or plus too where the
+ * digits are not Arabic numbers: 054-123-4567, 2025-06-30 in Hebrew) and, where the digits are not
  * Arabic numbers, a percent or currency sign beside one (W5: ₪99.90, 30%; beside an Arabic
  * number it is not: %50, as Chromium draws it, reads 50%).
  */
@@ -209,7 +213,7 @@ const numbersJoined = (pieces: Piece[], arabic: boolean): Piece[] => {
       piece.kind === 'neutral' &&
       pieces[i - 1]?.kind === 'number' &&
       pieces[i + 1]?.kind === 'number' &&
-      /^[.,:/\u066b\u066c]$/.test(piece.text)
+      (arabic ? /^[.,:/\u066b\u066c]$/ : /^[.,:/+-]$/).test(piece.text)
     )
       piece.kind = 'number';
   }

@@ -194,6 +194,14 @@ describe('a line’s text as read', () => {
     );
   });
 
+  it('keeps a hyphenated number whole where its digits are not Arabic numbers, apart where they are', () => {
+    expect(lineTextAsRead(['054-123-4567', ' ', 'רפסמל'], 'rtl')).toBe('למספר 054-123-4567');
+    expect(lineTextAsRead(['2025-06-30-ל'], 'rtl')).toBe('ל-2025-06-30');
+    expect(lineTextAsRead(['2025-06-30'], 'ltr')).toBe('2025-06-30');
+    // an Arabic date: its groups drawn from the right (Chromium), read from the right
+    expect(lineTextAsRead(['15-03-2024', ' ', 'دعوملا'], 'rtl')).toBe('الموعد 2024-03-15');
+  });
+
   it('keeps a vowel sign drawn before its letter (LibreOffice) on that letter', () => {
     expect(wordAsRead('َبَتَك', 'rtl')).toBe('كَتَبَ');
   });
