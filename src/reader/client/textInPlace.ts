@@ -102,7 +102,8 @@ const draw = (figure: HTMLElement, words: Word[], size: { w: number; h: number }
   layer.style.fontFamily = FACE;
   for (const word of words) {
     // A word set upright or turned (a narrow, tall box): drawn across, it would be a smudge.
-    // (Its letters counted without their marks: fully vowelled Arabic has as many marks.)
+    // (Its letters counted without their marks, fully vowelled Arabic having as many marks:
+    // counted so only where the plain count says turned, which spares most lines the pattern.)
     const across = word.w * width;
     const most = TURNED * word.h * height;
     if (across < most * word.t.length && across < most * word.t.replace(/\p{M}/gu, '').length)
