@@ -38,6 +38,8 @@ export const hasRtl = (text: string) => RTL_SCRIPT.test(text);
 /** Bidirectional controls (LRM, RLM, ALM, embeddings, overrides, isolates). */
 const CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 const ARABIC = /\p{Script=Arabic}/u;
+/** Whether a text has Arabic letters (its digits are then Arabic numbers, to the rule). */
+export const hasArabic = (text: string) => ARABIC.test(text);
 /** Percent, per mille, degree, number and currency signs (the rule's ET). */
 const SIGN = /^[%‰‱#°\u066a\p{Sc}]$/u;
 
@@ -63,7 +65,7 @@ export const directionOf = (text: string): Direction | null => {
 
 /** A word as an item of its line: its letters' direction, or a number, or neutral. */
 const kindOfWord = (word: string): Kind =>
-  directionOf(word) ?? (/\p{Nd}/u.test(word) ? 'number' : 'neutral');
+  directionOf(word) ?? ([...word].some(isDigit) ? 'number' : 'neutral');
 
 /** `items`, given in the order they stand from left to right, in the order they are read. */
 export const readingOrder = <T>(

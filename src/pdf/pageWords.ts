@@ -58,12 +58,8 @@ export const parsePageWords = (xhtml: string, rotation = 0): PageWord[] => {
   const [width, height] = [Number(size?.[1]), Number(size?.[2])];
   if (!(width > 0 && height > 0)) return [];
   const reader = tsvReader([{ position: 1, width, height, rotation }]);
-  reader.add(
-    ['1', '1', '0', '0', '0', '0', '0', '0', width, height, '-1', '###PAGE###'].join('\t'),
-  );
-  let flow = 0;
-  let block = 0;
-  let line = 0;
+  reader.startPage(1, width, height);
+  let [flow, block, line] = [0, 0, 0];
   for (const m of xhtml.matchAll(
     /<(flow|block|line)[ >]|<word xMin="([\d.-]+)" yMin="([\d.-]+)" xMax="([\d.-]+)" yMax="([\d.-]+)">([^<]*)<\/word>/g,
   )) {
@@ -71,15 +67,19 @@ export const parsePageWords = (xhtml: string, rotation = 0): PageWord[] => {
     else if (m[1] === 'block') [block, line] = [block + 1, 0];
     else if (m[1] === 'line') line += 1;
     else {
-      const [xMin, yMin, xMax, yMax] = [m[2], m[3], m[4], m[5]].map(Number) as number[];
-      const text = unescapeXml(m[6] ?? '').replace(/[\t\n]/g, ' ');
-      const box = [
-        xMin,
-        yMin,
-        (xMax as number) - (xMin as number),
-        (yMax as number) - (yMin as number),
-      ];
-      reader.add(['5', '1', flow, block, line, '0', ...box, '100', text].join('\t'));
+      const [left, top, right, bottom] = [m[2], m[3], m[4], m[5]].map(Number) as number[];
+      reader.addWord(
+        String(flow),
+        String(block),
+        `${flow}/${block}/${line}`,
+        unescapeXml(m[6] ?? ''),
+        {
+          left: left as number,
+          top: top as number,
+          width: (right as number) - (left as number),
+          height: (bottom as number) - (top as number),
+        },
+      );
     }
   }
   return reader.end().words[0] ?? [];

@@ -15,7 +15,14 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve as absolute, join } from 'node:path';
-import { type Direction, hasRtl, lineAsRead, lineTextAsRead, wordAsRead } from './bidiText.ts';
+import {
+  type Direction,
+  hasArabic,
+  hasRtl,
+  lineAsRead,
+  lineTextAsRead,
+  wordAsRead,
+} from './bidiText.ts';
 import type { PageGeometry } from './pageSizes.ts';
 import { MAX_WORDS, type PageWord, round } from './pageWord.ts';
 import { type Box, paragraphDirections, type StandingLine } from './paragraphDirection.ts';
@@ -125,7 +132,7 @@ export const tsvReader = (geometry: readonly PageGeometry[]) => {
     const reordered = read !== line.words;
     // The text: words and the spaces between them as they stand, read as one line where it has
     // right-to-left letters (./bidiText.ts); the words one by one where not.
-    const arabic = reordered && line.words.some(({ said }) => /\p{Script=Arabic}/u.test(said));
+    const arabic = reordered && line.words.some(({ said }) => hasArabic(said));
     const shown = read.map(({ said }) => wordAsRead(said, direction, arabic));
     const standing: string[] = [];
     let previous: Box | null = null;
@@ -170,7 +177,27 @@ export const tsvReader = (geometry: readonly PageGeometry[]) => {
     flow = null;
   };
 
+  /** A page begins: its number, and its size as the PDF has it (before /Rotate). */
+  const startPage = (n: number, width: number, height: number) => {
+    endPage();
+    page = n;
+    const quarter = Math.abs(geometry[page - 1]?.rotation ?? 0) % 180 === 90;
+    size = quarter ? { width: height, height: width } : { width, height };
+  };
+  /** A word of the page, in poppler's order: its flow, block and line (`inLine`: all three). */
+  const addWord = (flow: string, block: string, inLine: string, said: string, box: Box) => {
+    if (!(page >= 1 && page <= texts.length)) return;
+    if (inLine !== key) {
+      if (heldWords >= MOST_HELD) writeHeld();
+      held.push({ flow, block, words: [] });
+      key = inLine;
+    }
+    (held.at(-1) as StandingLine).words.push({ said, box });
+    heldWords += 1;
+  };
+
   return {
+    /** A row of `pdftotext -tsv` output. */
     add: (row: string) => {
       // Only pages (1) and words (5) are read; blocks and lines are known from the words' numbers.
       const level = row.charCodeAt(0);
@@ -184,33 +211,25 @@ export const tsvReader = (geometry: readonly PageGeometry[]) => {
       }
       const cell = (n: number) => row.slice((tabs[n - 2] as number) + 1, tabs[n - 1]);
       if (level === 49) {
-        endPage();
-        page = Number(cell(2));
-        const quarter = Math.abs(geometry[page - 1]?.rotation ?? 0) % 180 === 90;
-        const width = Number(cell(9));
-        const height = Number(cell(10));
-        size = quarter ? { width: height, height: width } : { width, height };
+        startPage(Number(cell(2)), Number(cell(9)), Number(cell(10)));
         return;
       }
-      if (!(page >= 1 && page <= texts.length)) return;
-      // flow, block and line numbers, as they are written
-      const inLine = row.slice((tabs[1] as number) + 1, tabs[4]);
-      if (inLine !== key) {
-        if (heldWords >= MOST_HELD) writeHeld();
-        held.push({ flow: cell(3), block: cell(4), words: [] });
-        key = inLine;
-      }
-      (held.at(-1) as StandingLine).words.push({
-        said: row.slice((tabs[10] as number) + 1),
-        box: {
+      addWord(
+        cell(3),
+        cell(4),
+        // flow, block and line numbers, as they are written
+        row.slice((tabs[1] as number) + 1, tabs[4]),
+        row.slice((tabs[10] as number) + 1),
+        {
           left: Number(cell(7)),
           top: Number(cell(8)),
           width: Number(cell(9)),
           height: Number(cell(10)),
         },
-      });
-      heldWords += 1;
+      );
     },
+    startPage,
+    addWord,
     end: (): TextPass => {
       endPage();
       return { texts, words };
