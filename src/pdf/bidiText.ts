@@ -255,7 +255,8 @@ export const lineTextAsRead = (standing: readonly string[], paragraph: Direction
     const plain = text.replace(CONTROLS, '');
     if (/\S\s|\s\S/.test(plain))
       pieces.push({ text: plain, kind: directionOf(plain) ?? 'neutral' });
-    else pieces.push(...clustersOf(plain));
+    // (a loop, not push(...): a hostile word of a million characters would overflow the stack)
+    else for (const piece of clustersOf(plain)) pieces.push(piece);
   }
   return shapedForms(inOrder(numbersJoined(pieces, arabic), paragraph));
 };

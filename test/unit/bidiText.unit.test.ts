@@ -206,6 +206,12 @@ describe('a line’s text as read', () => {
     expect(wordAsRead('َبَتَك', 'rtl')).toBe('كَتَبَ');
   });
 
+  it('reads a hostile word of 300,000 letters (no call with as many arguments)', () => {
+    const read = lineTextAsRead([`.${'ب'.repeat(300_000)}`, ' ', 'abc'], 'rtl');
+    // read from the right: abc first, the full stop after the Arabic word
+    expect(read).toBe(`abc ${'ب'.repeat(300_000)}.`);
+  });
+
   it('keeps a word with white space in it whole, and drops directional controls', () => {
     expect(lineTextAsRead(['حَبيبي habibi'], 'rtl')).toBe('حَبيبي habibi');
     expect(lineTextAsRead(['\u202bםולש\u202c'], 'rtl')).toBe('שלום');
