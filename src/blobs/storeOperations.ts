@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { Readable } from 'node:stream';
+import { finished, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { BlobStoreUnavailable } from '../domain/errors.ts';
 import {
@@ -263,7 +263,10 @@ export const blobStoreOn = (objects: ObjectStore): BlobStore => {
         await blob.close();
         throw error;
       });
-      body.once('close', () => void blob.close());
+      // Closed when the bytes are read, fail or are let go: a directory's stream is opened
+      // with autoClose off, and so never says 'close' on its own after its end (the handle was
+      // left to the garbage collector, which warns).
+      finished(body, () => void blob.close());
       return body;
     },
     writeKey: async (key, body, size) => {

@@ -9,6 +9,7 @@ import {
   mkdtemp,
   readdir,
   readFile,
+  readlink,
   rename,
   rm,
   symlink,
@@ -49,6 +50,14 @@ afterAll(async () => {
   await Promise.all(openStores.map((store) => store.close()));
   await Promise.all(madeDirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
+
+/** This process's open descriptors on files whose path holds `part` (Linux's /proc). */
+const descriptorsOn = async (part: string) => {
+  const links = await Promise.all(
+    (await readdir('/proc/self/fd')).map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')),
+  );
+  return links.filter((link) => link.includes(part));
+};
 
 const tempDir = async () => {
   const dir = await mkdtemp(join(tmpdir(), 'flipbook-blobs-'));
@@ -400,6 +409,10 @@ describe.each<Kind>(['dir', 's3'])('the %s blob store', (kind) => {
       ),
     ).toBe(true);
     expect((await bytesOf(await store.readKey(originalKey(sha)))).equals(bytes)).toBe(true);
+    // Nothing left open once read, nor when the reader lets go early (a directory's files are
+    // opened with autoClose off; a bucket's are no descriptors at all).
+    (await store.readKey(imageKey)).destroy();
+    await expect.poll(() => descriptorsOn(versionId)).toEqual([]);
 
     // Written by key, served by the pages' and originals' own operations.
     const copied = randomUUID();
