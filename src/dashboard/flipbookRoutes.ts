@@ -11,7 +11,7 @@ import { visibility } from '../domain/flipbook/access.ts';
 import { ACTIVE_NOT_DELETABLE } from '../domain/flipbook/decide.ts';
 import { editsFrom } from '../http/editBody.ts';
 import { flipbookView, idOf, idsOf, refusal } from './flipbookView.ts';
-import type { DashboardRoute, Kit } from './kit.ts';
+import { type DashboardRoute, type Kit, signedInRoute } from './kit.ts';
 import { confirmPage } from './pages/confirm.ts';
 import { previewRoutes } from './previewRoutes.ts';
 import { redirect, sendPage } from './request.ts';
@@ -26,16 +26,13 @@ export const flipbookRoutes = (kit: Kit): DashboardRoute[] => {
   declared.push(...previewRoutes(kit));
   declared.push(...statsRoutes(kit));
   const { deps } = kit;
-  const { caller, showFlipbook } = flipbookView(kit);
+  const { caller, showFlipbook, showRefusal } = flipbookView(kit);
 
-  declared.push({
-    method: 'get',
-    path: '/dashboard/flipbooks/:id',
-    who: 'signed-in',
-    body: 'none',
-    answers: 'page',
-    handler: async (req, res, signedIn) => showFlipbook(req, res, signedIn, idOf(req)),
-  });
+  declared.push(
+    signedInRoute.page('/dashboard/flipbooks/:id', async (req, res, signedIn) =>
+      showFlipbook(req, res, signedIn, idOf(req)),
+    ),
+  );
 
   /** A version's button: done, back to the versions; a rule refused it, the page says why. */
   const versionAction = (
@@ -43,66 +40,56 @@ export const flipbookRoutes = (kit: Kit): DashboardRoute[] => {
     run: (...args: Parameters<typeof activateVersion>) => Promise<unknown>,
     notice: string,
   ) =>
-    declared.push({
-      method: 'post',
-      path: `/dashboard/flipbooks/:id/versions/:vid/${action}`,
-      who: 'signed-in',
-      body: 'form',
-      answers: 'page',
-      handler: async (req, res, signedIn) => {
-        const [id, vid] = idsOf(req);
-        try {
-          await run(deps, caller(req, signedIn), id, vid);
-        } catch (error) {
-          if (!(error instanceof AppError) || error.status !== 422) throw error;
-          return showFlipbook(req, res, signedIn, id, 422, {
-            notice: { text: error.message, kind: 'error' },
-          });
-        }
-        redirect(res, `/dashboard/flipbooks/${id}?notice=${notice}#versions`);
-      },
-    });
+    declared.push(
+      signedInRoute.form(
+        `/dashboard/flipbooks/:id/versions/:vid/${action}`,
+        async (req, res, signedIn) => {
+          const [id, vid] = idsOf(req);
+          try {
+            await run(deps, caller(req, signedIn), id, vid);
+          } catch (error) {
+            if (!(error instanceof AppError) || error.status !== 422) throw error;
+            return showRefusal(req, res, signedIn, id, error);
+          }
+          redirect(res, `/dashboard/flipbooks/${id}?notice=${notice}#versions`);
+        },
+      ),
+    );
   versionAction('activate', activateVersion, 'activated');
   versionAction('delete', deleteVersion, 'version-deleted');
 
-  declared.push({
-    method: 'get',
-    path: '/dashboard/flipbooks/:id/versions/:vid/delete',
-    who: 'signed-in',
-    body: 'none',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
-      const [id, vid] = idsOf(req);
-      const version = await versionProgress(deps, caller(req, signedIn), id, vid);
-      // The active version is never offered for deletion; a typed address says why at once,
-      // rather than asking first and refusing after.
-      if (version.isActive) {
-        return showFlipbook(req, res, signedIn, id, 422, {
-          notice: { text: ACTIVE_NOT_DELETABLE, kind: 'error' },
-        });
-      }
-      sendPage(
-        res,
-        200,
-        confirmPage(signedIn, {
-          title: `Delete version ${version.number}`,
-          question: `Delete version ${version.number}?`,
-          explanation: `Version ${version.number} (${version.fileName}) and its pages are deleted for good. Its number is never used again.`,
-          action: `/dashboard/flipbooks/${id}/versions/${vid}/delete`,
-          button: `Delete version ${version.number}`,
-          back: `/dashboard/flipbooks/${id}#versions`,
-        }),
-      );
-    },
-  });
+  declared.push(
+    signedInRoute.page(
+      '/dashboard/flipbooks/:id/versions/:vid/delete',
+      async (req, res, signedIn) => {
+        const [id, vid] = idsOf(req);
+        const version = await versionProgress(deps, caller(req, signedIn), id, vid);
+        // The active version is never offered for deletion; a typed address says why at once,
+        // rather than asking first and refusing after.
+        if (version.isActive) {
+          return showRefusal(req, res, signedIn, id, {
+            status: 422,
+            message: ACTIVE_NOT_DELETABLE,
+          });
+        }
+        sendPage(
+          res,
+          200,
+          confirmPage(signedIn, {
+            title: `Delete version ${version.number}`,
+            question: `Delete version ${version.number}?`,
+            explanation: `Version ${version.number} (${version.fileName}) and its pages are deleted for good. Its number is never used again.`,
+            action: `/dashboard/flipbooks/${id}/versions/${vid}/delete`,
+            button: `Delete version ${version.number}`,
+            back: `/dashboard/flipbooks/${id}#versions`,
+          }),
+        );
+      },
+    ),
+  );
 
-  declared.push({
-    method: 'post',
-    path: '/dashboard/flipbooks/:id',
-    who: 'signed-in',
-    body: 'form',
-    answers: 'page',
-    handler: async (req, res, signedIn, form) => {
+  declared.push(
+    signedInRoute.form('/dashboard/flipbooks/:id', async (req, res, signedIn, form) => {
       const id = idOf(req);
       const typed = {
         title: form.get('title') ?? '',
@@ -118,8 +105,8 @@ export const flipbookRoutes = (kit: Kit): DashboardRoute[] => {
         });
       }
       redirect(res, `/dashboard/flipbooks/${id}?notice=saved#details`);
-    },
-  });
+    }),
+  );
 
   /** A form on the flipbook's page that changes one setting, then the page at its section. */
   const edit = (
@@ -128,20 +115,15 @@ export const flipbookRoutes = (kit: Kit): DashboardRoute[] => {
     notice: string,
     section = 'availability',
   ) =>
-    declared.push({
-      method: 'post',
-      path: `/dashboard/flipbooks/:id/${path}`,
-      who: 'signed-in',
-      body: 'form',
-      answers: 'page',
-      handler: async (req, res, signedIn, form) => {
+    declared.push(
+      signedInRoute.form(`/dashboard/flipbooks/:id/${path}`, async (req, res, signedIn, form) => {
         const id = idOf(req);
         const change = edits(form);
         await editFlipbook(deps, caller(req, signedIn), id, change);
         const done = change.allow_download === false ? 'downloads-off' : notice;
         redirect(res, `/dashboard/flipbooks/${id}?notice=${done}#${section}`);
-      },
-    });
+      }),
+    );
   edit('archive', () => ({ status: 'archived' }), 'archived');
   edit('unarchive', () => ({ status: 'published' }), 'unarchived');
   edit('download', (form) => ({ allow_download: form.get('allow') === 'true' }), 'downloads-on');
@@ -152,13 +134,8 @@ export const flipbookRoutes = (kit: Kit): DashboardRoute[] => {
     'readers',
   );
 
-  declared.push({
-    method: 'get',
-    path: '/dashboard/flipbooks/:id/delete',
-    who: 'signed-in',
-    body: 'none',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
+  declared.push(
+    signedInRoute.page('/dashboard/flipbooks/:id/delete', async (req, res, signedIn) => {
       const id = idOf(req);
       const { flipbook } = await flipbookOverview(deps, caller(req, signedIn), id);
       sendPage(
@@ -173,19 +150,14 @@ export const flipbookRoutes = (kit: Kit): DashboardRoute[] => {
           back: `/dashboard/flipbooks/${id}`,
         }),
       );
-    },
-  });
+    }),
+  );
 
-  declared.push({
-    method: 'post',
-    path: '/dashboard/flipbooks/:id/delete',
-    who: 'signed-in',
-    body: 'form',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
+  declared.push(
+    signedInRoute.form('/dashboard/flipbooks/:id/delete', async (req, res, signedIn) => {
       await deleteFlipbook(deps, caller(req, signedIn), idOf(req));
       redirect(res, '/dashboard?notice=flipbook-deleted');
-    },
-  });
+    }),
+  );
   return declared;
 };

@@ -46,7 +46,19 @@ export const flipbookView = ({ deps, context }: Kit) => {
     );
   };
 
-  return { caller, showFlipbook };
+  /** The flipbook's page again, with why a button's work was refused, in words, above it. */
+  const showRefusal = (
+    req: Request,
+    res: ServerResponse,
+    signedIn: SignedIn,
+    id: string,
+    refused: { status: number; message: string },
+  ) =>
+    showFlipbook(req, res, signedIn, id, refused.status, {
+      notice: { text: refused.message, kind: 'error' },
+    });
+
+  return { caller, showFlipbook, showRefusal };
 };
 
 /** A malformed id names nothing: the same 404 as another workspace's. */

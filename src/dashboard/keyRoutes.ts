@@ -17,7 +17,7 @@ import {
 import { fingerprintOf, hashApiKey } from '../domain/apiKey.ts';
 import { AppError, Forbidden, InvalidInput, NotFound } from '../domain/errors.ts';
 import { queryOf, type Request } from '../http/server.ts';
-import type { DashboardRoute, Kit } from './kit.ts';
+import { type DashboardRoute, type Kit, signedInRoute } from './kit.ts';
 import { keyCreatedPage, revokeKeyPage, rollKeyPage } from './pages/keyActions.ts';
 import { type KeyDraft, keysPage } from './pages/keys.ts';
 import { redirect, sendPage } from './request.ts';
@@ -74,40 +74,25 @@ export const keyRoutes = (kit: Kit): DashboardRoute[] => {
     redirect(res, '/dashboard/keys/new');
   };
 
-  declared.push({
-    method: 'get',
-    path: '/dashboard/keys/new',
-    who: 'signed-in',
-    body: 'none',
-    answers: 'page',
-    handler: async (_req, res, signedIn) => {
+  declared.push(
+    signedInRoute.page('/dashboard/keys/new', async (_req, res, signedIn) => {
       const flash = (await popFlash(deps.store, signedIn)) as { newKey?: Shown } | null;
       if (!flash?.newKey) return redirect(res, '/dashboard/keys');
       sendPage(res, 200, keyCreatedPage(signedIn, flash.newKey));
-    },
-  });
+    }),
+  );
 
-  declared.push({
-    method: 'get',
-    path: '/dashboard/keys',
-    who: 'signed-in',
-    body: 'none',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
+  declared.push(
+    signedInRoute.page('/dashboard/keys', async (req, res, signedIn) => {
       const keys = await keysOf(signedIn);
       const revokedId = queryOf(req).get('revoked');
       const revoked = keys.find((k) => k.id === revokedId && k.status === 'revoked');
       sendPage(res, 200, keysPage(signedIn, keys, { revoked }));
-    },
-  });
+    }),
+  );
 
-  declared.push({
-    method: 'post',
-    path: '/dashboard/keys',
-    who: 'signed-in',
-    body: 'form',
-    answers: 'page',
-    handler: async (req, res, signedIn, form) => {
+  declared.push(
+    signedInRoute.form('/dashboard/keys', async (req, res, signedIn, form) => {
       const draft: KeyDraft = {
         name: (form.get('name') ?? '').trim(),
         expiry: form.get('expiry') ?? '',
@@ -132,35 +117,25 @@ export const keyRoutes = (kit: Kit): DashboardRoute[] => {
         const page = keysPage(signedIn, await keysOf(signedIn), { error: error.message, draft });
         sendPage(res, error.status, page);
       }
-    },
-  });
+    }),
+  );
 
   /** The page that asks before a key is rolled or revoked (its form posts to the same path). */
   const askFirst = (
     action: 'roll' | 'revoke',
     page: (signedIn: SignedIn, key: ApiKeyListing) => string,
   ) =>
-    declared.push({
-      method: 'get',
-      path: `/dashboard/keys/:id/${action}`,
-      who: 'signed-in',
-      body: 'none',
-      answers: 'page',
-      handler: async (req, res, signedIn) => {
+    declared.push(
+      signedInRoute.page(`/dashboard/keys/:id/${action}`, async (req, res, signedIn) => {
         const key = await manageableKey(signedIn, req.params.id ?? '');
         sendPage(res, 200, page(signedIn, key));
-      },
-    });
+      }),
+    );
   askFirst('roll', rollKeyPage);
   askFirst('revoke', revokeKeyPage);
 
-  declared.push({
-    method: 'post',
-    path: '/dashboard/keys/:id/roll',
-    who: 'signed-in',
-    body: 'form',
-    answers: 'page',
-    handler: async (req, res, signedIn, form) => {
+  declared.push(
+    signedInRoute.form('/dashboard/keys/:id/roll', async (req, res, signedIn, form) => {
       const key = await manageableKey(signedIn, req.params.id ?? '');
       const grace = form.get('grace') ?? '';
       try {
@@ -184,16 +159,11 @@ export const keyRoutes = (kit: Kit): DashboardRoute[] => {
         if (!isRefusal(error)) throw error;
         sendPage(res, error.status, rollKeyPage(signedIn, key, { error: error.message, grace }));
       }
-    },
-  });
+    }),
+  );
 
-  declared.push({
-    method: 'post',
-    path: '/dashboard/keys/:id/revoke',
-    who: 'signed-in',
-    body: 'form',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
+  declared.push(
+    signedInRoute.form('/dashboard/keys/:id/revoke', async (req, res, signedIn) => {
       const key = await manageableKey(signedIn, req.params.id ?? '');
       const { id } = await revokeApiKey(
         deps.store,
@@ -203,8 +173,8 @@ export const keyRoutes = (kit: Kit): DashboardRoute[] => {
       );
       // Post/redirect/get: the list says which key was revoked (its id is no secret).
       redirect(res, `/dashboard/keys?revoked=${encodeURIComponent(id)}`);
-    },
-  });
+    }),
+  );
   return declared;
 };
 

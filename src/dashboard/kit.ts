@@ -59,6 +59,27 @@ export type DashboardRoute = RouteBase &
     | { who: 'signed-in'; body: 'form'; handler: SignedInForm }
   );
 
+// (the handler's type follows the body, as DashboardRoute pairs them)
+const signedInKind =
+  <H extends SignedInPage | SignedInForm>(
+    method: 'get' | 'post',
+    body: 'none' | 'form' | 'stream',
+  ) =>
+  (path: string, handler: H) =>
+    ({ method, path, who: 'signed-in', body, answers: 'page', handler }) as DashboardRoute;
+
+/**
+ * A signed-in person's routes, by the three kinds there are: `page` (GET, no body), `form`
+ * (POST, a form checked for its origin and the session's CSRF token), `upload` (POST, a body the
+ * handler reads itself). Each is the whole declaration above, answering pages; `anyone`'s routes
+ * are few and of every kind, and spell theirs out.
+ */
+export const signedInRoute = {
+  page: signedInKind<SignedInPage>('get', 'none'),
+  form: signedInKind<SignedInForm>('post', 'form'),
+  upload: signedInKind<SignedInPage>('post', 'stream'),
+};
+
 /** A browser asking for a page (not a script or a client asking for JSON). */
 const prefersHtml = (req: IncomingMessage) => /\btext\/html\b/.test(req.headers.accept ?? '');
 

@@ -13,7 +13,7 @@ import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
 import { queryOf, type Request } from '../http/server.ts';
 import { flipbookView, idOf } from './flipbookView.ts';
-import type { DashboardRoute, Kit } from './kit.ts';
+import { type DashboardRoute, type Kit, signedInRoute } from './kit.ts';
 import { inFormWords, readRules, rulesOfLink } from './linkRulesForm.ts';
 import { type ShareLinkState, shareLinkPage } from './pages/shareLink.ts';
 import { redirect, sendCsv, sendPage } from './request.ts';
@@ -53,27 +53,17 @@ export const linkPageRoutes = (kit: Kit): DashboardRoute[] => {
     );
   };
 
-  declared.push({
-    method: 'get',
-    path,
-    who: 'signed-in',
-    body: 'none',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
+  declared.push(
+    signedInRoute.page(path, async (req, res, signedIn) => {
       const saved = queryOf(req).get('saved') === '1';
       await show(req, res, signedIn, 200, {
         ...(saved ? { notice: 'Saved: the link’s next readers meet the new rules.' } : {}),
       });
-    },
-  });
+    }),
+  );
 
-  declared.push({
-    method: 'post',
-    path,
-    who: 'signed-in',
-    body: 'form',
-    answers: 'page',
-    handler: async (req, res, signedIn, form) => {
+  declared.push(
+    signedInRoute.form(path, async (req, res, signedIn, form) => {
       const [id, linkId] = [idOf(req), linkIdOf(req)];
       const links = shareLinksOf(deps, caller(req, signedIn), id);
       const link = await links.get(linkId);
@@ -93,21 +83,16 @@ export const linkPageRoutes = (kit: Kit): DashboardRoute[] => {
         );
       }
       redirect(res, `/dashboard/flipbooks/${id}/links/${linkId}?saved=1`);
-    },
-  });
+    }),
+  );
 
-  declared.push({
-    method: 'get',
-    path: `${path}/readers.csv`,
-    who: 'signed-in',
-    body: 'none',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
+  declared.push(
+    signedInRoute.page(`${path}/readers.csv`, async (req, res, signedIn) => {
       const [id, linkId] = [idOf(req), linkIdOf(req)];
       const list = await listLinkReaders(deps, caller(req, signedIn), id, linkId);
       const { text } = readersCsv(list);
       sendCsv(res, `link-${linkId}-readers.csv`, text);
-    },
-  });
+    }),
+  );
   return declared;
 };

@@ -17,7 +17,7 @@ import { relyingParty } from '../domain/user/passkey.ts';
 import { cookieHeader, readCookie, sessionCookie } from '../http/cookies.ts';
 import { clientAddress } from '../http/rateLimit.ts';
 import { readJson, sendJsonBody } from './json.ts';
-import type { DashboardRoute, Kit } from './kit.ts';
+import { type DashboardRoute, type Kit, signedInRoute } from './kit.ts';
 import { passkeysSection, removePasskeyPage } from './pages/passkeys.ts';
 import { deviceName } from './pages/profile.ts';
 import { checkCsrf, checkSameOrigin, redirect, safeNext, sendPage } from './request.ts';
@@ -99,29 +99,19 @@ export const passkeyRoutes = (kit: Kit): DashboardRoute[] => {
     },
   });
 
-  declared.push({
-    method: 'get',
-    path: '/dashboard/passkeys/:id/remove',
-    who: 'signed-in',
-    body: 'none',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
+  declared.push(
+    signedInRoute.page('/dashboard/passkeys/:id/remove', async (req, res, signedIn) => {
       const passkey = await myPasskey(store, signedIn, req.params.id ?? '');
       sendPage(res, 200, removePasskeyPage(signedIn, passkey));
-    },
-  });
+    }),
+  );
 
-  declared.push({
-    method: 'post',
-    path: '/dashboard/passkeys/:id/remove',
-    who: 'signed-in',
-    body: 'form',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
+  declared.push(
+    signedInRoute.form('/dashboard/passkeys/:id/remove', async (req, res, signedIn) => {
       await removePasskey(store, signedIn, req.params.id ?? '', context(req), clock);
       redirect(res, '/dashboard/profile#passkeys');
-    },
-  });
+    }),
+  );
 
   declared.push({
     method: 'post',

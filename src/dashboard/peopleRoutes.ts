@@ -21,7 +21,7 @@ import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
 import { clientAddress } from '../http/rateLimit.ts';
 import { queryOf, type Request } from '../http/server.ts';
-import type { DashboardRoute, Kit } from './kit.ts';
+import { type DashboardRoute, type Kit, signedInRoute } from './kit.ts';
 import { noticeOf, noticeQuery } from './notices.ts';
 import { type InvitationLink, membersPage, removeMemberPage } from './pages/members.ts';
 import { profilePage } from './pages/profile.ts';
@@ -68,13 +68,8 @@ export const peopleRoutes = (kit: Kit): DashboardRoute[] => {
     return person;
   };
 
-  declared.push({
-    method: 'get',
-    path: '/dashboard/members',
-    who: 'signed-in',
-    body: 'none',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
+  declared.push(
+    signedInRoute.page('/dashboard/members', async (req, res, signedIn) => {
       // A link just made (POST, redirect, here): shown on this page once.
       const link = (await popFlash(store, signedIn)) as InvitationLink | null;
       const ok = noticeOf(queryOf(req), 'members')?.text;
@@ -82,8 +77,8 @@ export const peopleRoutes = (kit: Kit): DashboardRoute[] => {
         ...(link?.url ? { link } : {}),
         ...(ok ? { ok } : {}),
       });
-    },
-  });
+    }),
+  );
 
   const inviteAndShow = async (
     req: Request,
@@ -104,13 +99,8 @@ export const peopleRoutes = (kit: Kit): DashboardRoute[] => {
     void req;
   };
 
-  declared.push({
-    method: 'post',
-    path: '/dashboard/members/invite',
-    who: 'signed-in',
-    body: 'form',
-    answers: 'page',
-    handler: async (req, res, signedIn, form) => {
+  declared.push(
+    signedInRoute.form('/dashboard/members/invite', async (req, res, signedIn, form) => {
       requireOwner(signedIn.person);
       const email = (form.get('email') ?? '').trim().toLowerCase();
       await inviteAndShow(
@@ -126,16 +116,11 @@ export const peopleRoutes = (kit: Kit): DashboardRoute[] => {
           ),
         email,
       );
-    },
-  });
+    }),
+  );
 
-  declared.push({
-    method: 'post',
-    path: '/dashboard/invitations/:id/renew',
-    who: 'signed-in',
-    body: 'form',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
+  declared.push(
+    signedInRoute.form('/dashboard/invitations/:id/renew', async (req, res, signedIn) => {
       requireOwner(signedIn.person);
       const id = req.params.id ?? '';
       const pending = (await listMembers(store, signedIn.workspace.id)).invitations.find(
@@ -155,16 +140,11 @@ export const peopleRoutes = (kit: Kit): DashboardRoute[] => {
           ),
         pending.email,
       );
-    },
-  });
+    }),
+  );
 
-  declared.push({
-    method: 'post',
-    path: '/dashboard/invitations/:id/revoke',
-    who: 'signed-in',
-    body: 'form',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
+  declared.push(
+    signedInRoute.form('/dashboard/invitations/:id/revoke', async (req, res, signedIn) => {
       requireOwner(signedIn.person);
       await revokeInvitation(
         store,
@@ -173,16 +153,11 @@ export const peopleRoutes = (kit: Kit): DashboardRoute[] => {
         clock,
       );
       redirect(res, `/dashboard/members?${noticeQuery('invitation-revoked')}`);
-    },
-  });
+    }),
+  );
 
-  declared.push({
-    method: 'post',
-    path: '/dashboard/members/:id/role',
-    who: 'signed-in',
-    body: 'form',
-    answers: 'page',
-    handler: async (req, res, signedIn, form) => {
+  declared.push(
+    signedInRoute.form('/dashboard/members/:id/role', async (req, res, signedIn, form) => {
       requireOwner(signedIn.person);
       const member = await memberOf(signedIn, req.params.id);
       await shown(res, signedIn, async () => {
@@ -194,28 +169,18 @@ export const peopleRoutes = (kit: Kit): DashboardRoute[] => {
         );
         redirect(res, `/dashboard/members?${noticeQuery('role-changed')}`);
       });
-    },
-  });
+    }),
+  );
 
-  declared.push({
-    method: 'get',
-    path: '/dashboard/members/:id/remove',
-    who: 'signed-in',
-    body: 'none',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
+  declared.push(
+    signedInRoute.page('/dashboard/members/:id/remove', async (req, res, signedIn) => {
       requireOwner(signedIn.person);
       sendPage(res, 200, removeMemberPage(signedIn, await memberOf(signedIn, req.params.id)));
-    },
-  });
+    }),
+  );
 
-  declared.push({
-    method: 'post',
-    path: '/dashboard/members/:id/remove',
-    who: 'signed-in',
-    body: 'form',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
+  declared.push(
+    signedInRoute.form('/dashboard/members/:id/remove', async (req, res, signedIn) => {
       requireOwner(signedIn.person);
       const member = await memberOf(signedIn, req.params.id);
       try {
@@ -235,8 +200,8 @@ export const peopleRoutes = (kit: Kit): DashboardRoute[] => {
           ? '/login'
           : `/dashboard/members?${noticeQuery('member-removed')}`,
       );
-    },
-  });
+    }),
+  );
 
   const showProfile = async (
     res: ServerResponse,
@@ -255,25 +220,16 @@ export const peopleRoutes = (kit: Kit): DashboardRoute[] => {
       ),
     );
 
-  declared.push({
-    method: 'get',
-    path: '/dashboard/profile',
-    who: 'signed-in',
-    body: 'none',
-    answers: 'page',
-    handler: async (req, res, signedIn) =>
+  declared.push(
+    signedInRoute.page('/dashboard/profile', async (req, res, signedIn) =>
       showProfile(res, signedIn, 200, {
         ok: noticeOf(queryOf(req), 'profile')?.text ?? null,
       }),
-  });
+    ),
+  );
 
-  declared.push({
-    method: 'post',
-    path: '/dashboard/profile/password',
-    who: 'signed-in',
-    body: 'form',
-    answers: 'page',
-    handler: async (req, res, signedIn, form) => {
+  declared.push(
+    signedInRoute.form('/dashboard/profile/password', async (req, res, signedIn, form) => {
       try {
         await changePassword(
           store,
@@ -295,18 +251,13 @@ export const peopleRoutes = (kit: Kit): DashboardRoute[] => {
       }
       // post/redirect/get: a reload shows the page again, it does not send the form again
       redirect(res, `/dashboard/profile?${noticeQuery('password-changed')}`);
-    },
-  });
+    }),
+  );
 
   // Registered before `:id/revoke`'s pattern could take it: every session but this one, each
   // revoked as one would be by hand (an event each, in the person's trail).
-  declared.push({
-    method: 'post',
-    path: '/dashboard/profile/sessions/revoke-others',
-    who: 'signed-in',
-    body: 'form',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
+  declared.push(
+    signedInRoute.form('/dashboard/profile/sessions/revoke-others', async (req, res, signedIn) => {
       for (const session of await mySessions(store, signedIn, clock)) {
         if (session.session_id === signedIn.sessionId) continue;
         await revokeSession(store, signedIn, session.session_id, context(req), clock).catch(
@@ -317,19 +268,14 @@ export const peopleRoutes = (kit: Kit): DashboardRoute[] => {
         );
       }
       redirect(res, `/dashboard/profile?${noticeQuery('sessions-revoked')}`);
-    },
-  });
+    }),
+  );
 
-  declared.push({
-    method: 'post',
-    path: '/dashboard/profile/sessions/:id/revoke',
-    who: 'signed-in',
-    body: 'form',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
+  declared.push(
+    signedInRoute.form('/dashboard/profile/sessions/:id/revoke', async (req, res, signedIn) => {
       await revokeSession(store, signedIn, req.params.id ?? '', context(req), clock);
       redirect(res, `/dashboard/profile?${noticeQuery('session-revoked')}`);
-    },
-  });
+    }),
+  );
   return declared;
 };

@@ -11,7 +11,7 @@ import { AppError, InvalidInput, NotFound } from '../domain/errors.ts';
 import { checkPreviewName } from '../domain/flipbook/previews.ts';
 import type { Request } from '../http/server.ts';
 import { flipbookView, idOf } from './flipbookView.ts';
-import type { DashboardRoute, Kit } from './kit.ts';
+import { type DashboardRoute, type Kit, signedInRoute } from './kit.ts';
 import { noticeQuery } from './notices.ts';
 import { confirmPage } from './pages/confirm.ts';
 import { pages } from './pages/format.ts';
@@ -30,7 +30,7 @@ const nameOf = (req: Request) => {
 export const previewRoutes = (kit: Kit): DashboardRoute[] => {
   const declared: DashboardRoute[] = [];
   const { deps } = kit;
-  const { caller, showFlipbook } = flipbookView(kit);
+  const { caller, showRefusal } = flipbookView(kit);
 
   /** The flipbook (its slug names it to the use cases) and the preview's name, both checked. */
   const target = async (req: Request, signedIn: SignedIn) => {
@@ -48,29 +48,32 @@ export const previewRoutes = (kit: Kit): DashboardRoute[] => {
       button: string;
     },
   ) =>
-    declared.push({
-      method: 'get',
-      path: `/dashboard/flipbooks/:id/previews/:name/${action}`,
-      who: 'signed-in',
-      body: 'none',
-      answers: 'page',
-      handler: async (req, res, signedIn) => {
-        const found = await target(req, signedIn);
-        const preview = await showPreview(deps, caller(req, signedIn), found.book.slug, found.name);
-        const said = words({ ...found, pageCount: preview.pages });
-        sendPage(
-          res,
-          200,
-          confirmPage(signedIn, {
-            title: said.button,
-            ...said,
-            action: `${found.base}/previews/${found.name}/${action}`,
-            back: `${found.base}#previews`,
-            ...(action === 'promote' ? { tone: 'primary' as const } : {}),
-          }),
-        );
-      },
-    });
+    declared.push(
+      signedInRoute.page(
+        `/dashboard/flipbooks/:id/previews/:name/${action}`,
+        async (req, res, signedIn) => {
+          const found = await target(req, signedIn);
+          const preview = await showPreview(
+            deps,
+            caller(req, signedIn),
+            found.book.slug,
+            found.name,
+          );
+          const said = words({ ...found, pageCount: preview.pages });
+          sendPage(
+            res,
+            200,
+            confirmPage(signedIn, {
+              title: said.button,
+              ...said,
+              action: `${found.base}/previews/${found.name}/${action}`,
+              back: `${found.base}#previews`,
+              ...(action === 'promote' ? { tone: 'primary' as const } : {}),
+            }),
+          );
+        },
+      ),
+    );
   confirmation('promote', ({ name, book, pageCount }) => ({
     question: `Promote ${name}?`,
     explanation: `Its version (${pages(pageCount)}, exactly as reviewed: nothing is uploaded or processed again) becomes the active one: readers of “${book.title}” get it at once, at the same link. The version active now stays in the list and can be activated again. The preview’s own address stops working.`,
@@ -88,26 +91,22 @@ export const previewRoutes = (kit: Kit): DashboardRoute[] => {
     notice: string,
     section: string,
   ) =>
-    declared.push({
-      method: 'post',
-      path: `/dashboard/flipbooks/:id/previews/:name/${action}`,
-      who: 'signed-in',
-      body: 'form',
-      answers: 'page',
-      handler: async (req, res, signedIn) => {
-        const { id, name, book, base } = await target(req, signedIn);
-        try {
-          await run(deps, caller(req, signedIn), book.slug, name);
-        } catch (error) {
-          // Not processed yet, or failed (a push since the page was read can make it so).
-          if (!(error instanceof AppError) || error.status !== 409) throw error;
-          return showFlipbook(req, res, signedIn, id, 409, {
-            notice: { text: error.message, kind: 'error' },
-          });
-        }
-        redirect(res, `${base}?${noticeQuery(notice)}#${section}`);
-      },
-    });
+    declared.push(
+      signedInRoute.form(
+        `/dashboard/flipbooks/:id/previews/:name/${action}`,
+        async (req, res, signedIn) => {
+          const { id, name, book, base } = await target(req, signedIn);
+          try {
+            await run(deps, caller(req, signedIn), book.slug, name);
+          } catch (error) {
+            // Not processed yet, or failed (a push since the page was read can make it so).
+            if (!(error instanceof AppError) || error.status !== 409) throw error;
+            return showRefusal(req, res, signedIn, id, error);
+          }
+          redirect(res, `${base}?${noticeQuery(notice)}#${section}`);
+        },
+      ),
+    );
   act('promote', promotePreview, 'promoted', 'versions');
   act('delete', deletePreview, 'preview-deleted', 'previews');
   return declared;

@@ -19,7 +19,13 @@ import type { ListQuery } from '../readTables/flipbooks.ts';
 import { findDashboardAsset } from './assets.ts';
 import { flipbookRoutes } from './flipbookRoutes.ts';
 import { keyRoutes } from './keyRoutes.ts';
-import { createKit, type DashboardDeps, type DashboardRoute, type Page } from './kit.ts';
+import {
+  createKit,
+  type DashboardDeps,
+  type DashboardRoute,
+  type Page,
+  signedInRoute,
+} from './kit.ts';
 import { dashboardPage } from './layout.ts';
 import { noticeOf } from './notices.ts';
 import { flipbooksPage } from './pages/flipbooks.ts';
@@ -182,13 +188,8 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
     },
   });
 
-  declared.push({
-    method: 'get',
-    path: '/dashboard',
-    who: 'signed-in',
-    body: 'none',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
+  declared.push(
+    signedInRoute.page('/dashboard', async (req, res, signedIn) => {
       const params = queryOf(req);
       if (!params.has('per_page')) params.set('per_page', '24');
       // A query the list refuses (a hand-edited sort, a page out of range): the first page, with
@@ -208,8 +209,8 @@ export const mountDashboard = (routes: Routes, deps: DashboardDeps) => {
         refused ? 400 : 200,
         flipbooksPage(signedIn, list, query, refused, noticeOf(params, 'grid')),
       );
-    },
-  });
+    }),
+  );
 
   declared.push(
     assetRoute('/dashboard/assets/:file', findDashboardAsset, (_req, res) =>

@@ -13,7 +13,7 @@ import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
 import { queryOf, type Request } from '../http/server.ts';
 import { flipbookView, idOf } from './flipbookView.ts';
-import type { DashboardRoute, Kit } from './kit.ts';
+import { type DashboardRoute, type Kit, signedInRoute } from './kit.ts';
 import { linkPageRoutes } from './linkPageRoutes.ts';
 import { inFormWords, NO_RULES, readRules } from './linkRulesForm.ts';
 import { type LinkDraft, type ShareLinksState, shareLinksPage } from './pages/shareLinks.ts';
@@ -40,13 +40,8 @@ export const shareLinkRoutes = (kit: Kit): DashboardRoute[] => {
     sendPage(res, status, shareLinksPage(signedIn, flipbook, links, { ...state, ...mail }));
   };
 
-  declared.push({
-    method: 'get',
-    path: '/dashboard/flipbooks/:id/links',
-    who: 'signed-in',
-    body: 'none',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
+  declared.push(
+    signedInRoute.page('/dashboard/flipbooks/:id/links', async (req, res, signedIn) => {
       const flash = (await popFlash(deps.store, signedIn)) as {
         newLink?: { label: string; url: string; flipbookId: string };
       } | null;
@@ -56,16 +51,11 @@ export const shareLinkRoutes = (kit: Kit): DashboardRoute[] => {
         ...(created ? { created: { label: created.label, url: created.url } } : {}),
         ...(revoked ? { notice: 'The link is revoked: it no longer opens the flipbook.' } : {}),
       });
-    },
-  });
+    }),
+  );
 
-  declared.push({
-    method: 'post',
-    path: '/dashboard/flipbooks/:id/links',
-    who: 'signed-in',
-    body: 'form',
-    answers: 'page',
-    handler: async (req, res, signedIn, form) => {
+  declared.push(
+    signedInRoute.form('/dashboard/flipbooks/:id/links', async (req, res, signedIn, form) => {
       const id = idOf(req);
       const { draft: rules, rules: rulesBody } = readRules(form, NO_RULES, mailConfigured);
       const draft: LinkDraft = {
@@ -98,23 +88,21 @@ export const shareLinkRoutes = (kit: Kit): DashboardRoute[] => {
         });
       }
       redirect(res, `/dashboard/flipbooks/${id}/links`);
-    },
-  });
+    }),
+  );
 
-  declared.push({
-    method: 'post',
-    path: '/dashboard/flipbooks/:id/links/:linkId/revoke',
-    who: 'signed-in',
-    body: 'form',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
-      const id = idOf(req);
-      const linkId = req.params.linkId ?? '';
-      if (!isUuid(linkId)) throw new NotFound('Share link not found');
-      await linksOf(req, signedIn).revoke(linkId);
-      redirect(res, `/dashboard/flipbooks/${id}/links?revoked=1`);
-    },
-  });
+  declared.push(
+    signedInRoute.form(
+      '/dashboard/flipbooks/:id/links/:linkId/revoke',
+      async (req, res, signedIn) => {
+        const id = idOf(req);
+        const linkId = req.params.linkId ?? '';
+        if (!isUuid(linkId)) throw new NotFound('Share link not found');
+        await linksOf(req, signedIn).revoke(linkId);
+        redirect(res, `/dashboard/flipbooks/${id}/links?revoked=1`);
+      },
+    ),
+  );
   declared.push(...linkPageRoutes(kit));
   return declared;
 };

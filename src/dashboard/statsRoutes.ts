@@ -11,7 +11,7 @@ import { statsCsv } from '../contract/statsCsv.ts';
 import { AppError, InvalidInput, NotFound } from '../domain/errors.ts';
 import { queryOf, type Request } from '../http/server.ts';
 import { flipbookView, idOf } from './flipbookView.ts';
-import type { DashboardRoute, Kit } from './kit.ts';
+import { type DashboardRoute, type Kit, signedInRoute } from './kit.ts';
 import { flipbookStatsPage, PRESETS, type Settings, workspaceStatsPage } from './pages/stats.ts';
 import { redirect, sendCsv, sendPage } from './request.ts';
 
@@ -62,13 +62,8 @@ export const statsRoutes = (kit: Kit): DashboardRoute[] => {
     return withRange(req, (range) => statsOf(deps, who.workspaceId, idOf(req), range));
   };
 
-  declared.push({
-    method: 'get',
-    path: '/dashboard/flipbooks/:id/stats',
-    who: 'signed-in',
-    body: 'none',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
+  declared.push(
+    signedInRoute.page('/dashboard/flipbooks/:id/stats', async (req, res, signedIn) => {
       const { figures, error } = await bookStats(req, signedIn);
       const title = (await titleOf(req, signedIn)) ?? '';
       sendPage(
@@ -81,16 +76,11 @@ export const statsRoutes = (kit: Kit): DashboardRoute[] => {
           ...(error ? { error } : {}),
         }),
       );
-    },
-  });
+    }),
+  );
 
-  declared.push({
-    method: 'get',
-    path: '/dashboard/flipbooks/:id/stats.csv',
-    who: 'signed-in',
-    body: 'none',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
+  declared.push(
+    signedInRoute.page('/dashboard/flipbooks/:id/stats.csv', async (req, res, signedIn) => {
       const who = caller(req, signedIn);
       const figures = await statsOf(deps, who.workspaceId, idOf(req), rangeOf(req, today()));
       const table = queryOf(req).get('table');
@@ -100,8 +90,8 @@ export const statsRoutes = (kit: Kit): DashboardRoute[] => {
         `flipbook-${figures.flipbook_id}-${table}-${figures.from}-${figures.to}.csv`,
         statsCsv(figures, table),
       );
-    },
-  });
+    }),
+  );
 
   const showWorkspace = async (
     req: Request,
@@ -126,24 +116,14 @@ export const statsRoutes = (kit: Kit): DashboardRoute[] => {
     );
   };
 
-  declared.push({
-    method: 'get',
-    path: '/dashboard/stats',
-    who: 'signed-in',
-    body: 'none',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
+  declared.push(
+    signedInRoute.page('/dashboard/stats', async (req, res, signedIn) => {
       await showWorkspace(req, res, signedIn, 200, { saved: queryOf(req).get('saved') === '1' });
-    },
-  });
+    }),
+  );
 
-  declared.push({
-    method: 'post',
-    path: '/dashboard/stats/settings',
-    who: 'signed-in',
-    body: 'form',
-    answers: 'page',
-    handler: async (req, res, signedIn, form) => {
+  declared.push(
+    signedInRoute.form('/dashboard/stats/settings', async (req, res, signedIn, form) => {
       requireOwner(signedIn.person);
       const days = form.get('retention_days') ?? '';
       try {
@@ -162,8 +142,8 @@ export const statsRoutes = (kit: Kit): DashboardRoute[] => {
         return showWorkspace(req, res, signedIn, 400, { error: error.message });
       }
       redirect(res, '/dashboard/stats?saved=1#settings');
-    },
-  });
+    }),
+  );
 
   /** The flipbook's title, for the page's heading (its figures were already found). */
   const titleOf = async (req: Request, signedIn: SignedIn) =>

@@ -14,7 +14,7 @@ import type { Request } from '../http/server.ts';
 import { receiveUpload } from '../http/upload.ts';
 import { flipbookView, idOf, idsOf, refusal } from './flipbookView.ts';
 import { sendJsonBody } from './json.ts';
-import type { DashboardRoute, Kit } from './kit.ts';
+import { type DashboardRoute, type Kit, signedInRoute } from './kit.ts';
 import { uploadPage } from './pages/upload.ts';
 import { checkCsrf, checkSameOrigin, redirect, sendPage } from './request.ts';
 
@@ -50,22 +50,14 @@ export const uploadRoutes = (kit: Kit): DashboardRoute[] => {
     }
   };
 
-  declared.push({
-    method: 'get',
-    path: '/dashboard/upload',
-    who: 'signed-in',
-    body: 'none',
-    answers: 'page',
-    handler: async (_req, res, signedIn) => sendPage(res, 200, uploadPage(signedIn)),
-  });
+  declared.push(
+    signedInRoute.page('/dashboard/upload', async (_req, res, signedIn) =>
+      sendPage(res, 200, uploadPage(signedIn)),
+    ),
+  );
 
-  declared.push({
-    method: 'post',
-    path: '/dashboard/upload',
-    who: 'signed-in',
-    body: 'stream',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
+  declared.push(
+    signedInRoute.upload('/dashboard/upload', async (req, res, signedIn) => {
       const fields: Record<string, string> = {};
       try {
         const made = await takeUpload(
@@ -99,16 +91,11 @@ export const uploadRoutes = (kit: Kit): DashboardRoute[] => {
           error.headers,
         );
       }
-    },
-  });
+    }),
+  );
 
-  declared.push({
-    method: 'post',
-    path: '/dashboard/flipbooks/:id/versions',
-    who: 'signed-in',
-    body: 'stream',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
+  declared.push(
+    signedInRoute.upload('/dashboard/flipbooks/:id/versions', async (req, res, signedIn) => {
       const id = idOf(req);
       // Whose it is, before a byte of the upload is read.
       await flipbookOverview(deps, caller(req, signedIn), id);
@@ -131,8 +118,8 @@ export const uploadRoutes = (kit: Kit): DashboardRoute[] => {
         if (!refusal(error)) throw error;
         await showFlipbook(req, res, signedIn, id, error.status, { versionError: error.message });
       }
-    },
-  });
+    }),
+  );
 
   // Polled by the script while a version is processing: pages ready of the total.
   declared.push({

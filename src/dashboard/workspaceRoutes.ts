@@ -11,7 +11,7 @@ import { eraseReader } from '../app/readerFigures.ts';
 import { AppError, InvalidInput } from '../domain/errors.ts';
 import { readerEmail } from '../domain/readerEmail.ts';
 import { queryOf, type Request } from '../http/server.ts';
-import type { DashboardRoute, Kit } from './kit.ts';
+import { type DashboardRoute, type Kit, signedInRoute } from './kit.ts';
 import { confirmPage } from './pages/confirm.ts';
 import { ERASE_ACTION, type ErasureState } from './pages/readerErasure.ts';
 import { workspacePage } from './pages/workspace.ts';
@@ -38,13 +38,8 @@ export const workspaceRoutes = (kit: Kit): DashboardRoute[] => {
     sendPage(res, status, workspacePage(signedIn, view, notice, erasure));
   };
 
-  declared.push({
-    method: 'get',
-    path: '/dashboard/workspace',
-    who: 'signed-in',
-    body: 'none',
-    answers: 'page',
-    handler: async (req, res, signedIn) => {
+  declared.push(
+    signedInRoute.page('/dashboard/workspace', async (req, res, signedIn) => {
       const query = queryOf(req);
       const flash = query.get('erased') === '1' ? await popFlash(deps.store, signedIn) : null;
       const erased = (flash as { erased?: unknown } | null)?.erased;
@@ -55,16 +50,11 @@ export const workspaceRoutes = (kit: Kit): DashboardRoute[] => {
         { saved: query.get('saved') === '1' },
         typeof erased === 'number' ? { erased } : {},
       );
-    },
-  });
+    }),
+  );
 
-  declared.push({
-    method: 'post',
-    path: '/dashboard/workspace/branding',
-    who: 'signed-in',
-    body: 'stream',
-    answers: 'page',
-    handler: async (req: Request, res, signedIn) => {
+  declared.push(
+    signedInRoute.upload('/dashboard/workspace/branding', async (req: Request, res, signedIn) => {
       checkSameOrigin(req, origin());
       const { fields, file } = await readSmallMultipart(req, 'logo', LOGO_UPLOAD_BYTES);
       checkCsrf(fields.get('_csrf') ?? undefined, signedIn.csrfToken);
@@ -88,15 +78,10 @@ export const workspaceRoutes = (kit: Kit): DashboardRoute[] => {
         return show(res, signedIn, 400, { error: error.message });
       }
       redirect(res, '/dashboard/workspace?saved=1');
-    },
-  });
-  declared.push({
-    method: 'post',
-    path: ERASE_ACTION,
-    who: 'signed-in',
-    body: 'form',
-    answers: 'page',
-    handler: async (req, res, signedIn, form) => {
+    }),
+  );
+  declared.push(
+    signedInRoute.form(ERASE_ACTION, async (req, res, signedIn, form) => {
       requireOwner(signedIn.person);
       const email = (form.get('email') ?? '').slice(0, 254);
       try {
@@ -124,7 +109,7 @@ export const workspaceRoutes = (kit: Kit): DashboardRoute[] => {
       const { erased } = await eraseReader(deps, signedIn.caller(kit.context(req)), email);
       await putFlash(deps.store, signedIn, { erased });
       redirect(res, '/dashboard/workspace?erased=1#privacy');
-    },
-  });
+    }),
+  );
   return declared;
 };
