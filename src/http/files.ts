@@ -15,18 +15,18 @@ import { pageWordsJson } from '../app/pageWords.ts';
 import type { AccessDeps } from '../app/readerAccess.ts';
 import type { StampedDownloads } from '../app/stampedDownloads.ts';
 import type { TileCache } from '../app/tileCache.ts';
-import { type BlobStore, type OpenedBlob, type PageFile, TILE_FILE } from '../blobs/blobStore.ts';
-import { AppError, NotFound } from '../domain/errors.ts';
+import { type BlobStore, type PageFile, TILE_FILE } from '../blobs/blobStore.ts';
+import { NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
 import type { RenderOptions } from '../pdf/renderPdf.ts';
 import { RENDITIONS, type RenditionName } from '../pdf/renditions.ts';
 import { versionAccess } from '../queries/access.ts';
 import type { Db } from '../readTables/readTable.ts';
 import { countReaderDownload } from '../state/linkReaders.ts';
-import { answerFor } from './conditional.ts';
 import { type FileGate, grantGate, previewGate, publicGate } from './fileGates.ts';
 import { arrivedAt } from './requestContext.ts';
 import { sendBody } from './sendBody.ts';
+import { REVALIDATE, sendFile } from './sendFile.ts';
 import { isHead, type Request, type Routes } from './server.ts';
 import {
   bytesOf,
@@ -285,65 +285,11 @@ const finishedJson = (isPrivate: boolean) => ({
   'Cache-Control': isPrivate ? PRIVATE : IMMUTABLE,
   'X-Content-Type-Options': 'nosniff',
 });
-const REVALIDATE = 'public, no-cache';
 /**
  * A non-public book's files: kept by this browser only, and asked again every time (a 304 after
  * the access check), so a cached copy never outlives the access it was given under.
  */
 export const PRIVATE = 'private, no-cache';
-
-const sendFile = async (
-  req: IncomingMessage,
-  res: ServerResponse,
-  blob: OpenedBlob | null,
-  headers: Record<string, string>,
-) => {
-  if (!blob) throw new NotFound('Not found');
-  try {
-    // Size and validators of the file as opened: the bytes we send are this file's (a directory's
-    // descriptor, a bucket's object under If-Match), even if it is replaced while they go out.
-    const etag = blob.etag;
-    const lastModified = blob.lastModified.toUTCString();
-    const answer = answerFor(req.headers, blob.size, { etag, lastModified });
-    if (answer.status === 412) throw new AppError(412, 'Precondition failed');
-    if (answer.status === 416) {
-      throw new AppError(416, 'Range not satisfiable', { 'Content-Range': `bytes */${blob.size}` });
-    }
-    // Opened before any header goes out: a store failing here is still a JSON error.
-    const body =
-      answer.status === 304 || isHead(req) || answer.end < answer.start
-        ? null
-        : await blob.read(answer.start, answer.end);
-    res.setHeader('ETag', etag);
-    res.setHeader('Last-Modified', lastModified);
-    res.setHeader('Cache-Control', headers['Cache-Control'] ?? REVALIDATE);
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    if (answer.status === 304) {
-      res.statusCode = 304;
-      res.end();
-      return;
-    }
-    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    res.setHeader('Accept-Ranges', 'bytes');
-    const { start, end } = answer;
-    if (answer.status === 206) res.setHeader('Content-Range', `bytes ${start}-${end}/${blob.size}`);
-    res.setHeader('Content-Length', end - start + 1);
-    res.statusCode = answer.status;
-    if (!body) return void res.end();
-    await new Promise<void>((resolve) => {
-      // A read failing midway (a disk error, the bucket going away) cuts the response short:
-      // the client sees fewer bytes than announced, never other bytes.
-      body.on('error', () => res.destroy());
-      res.on('close', () => {
-        body.destroy();
-        resolve();
-      });
-      body.pipe(res);
-    });
-  } finally {
-    await blob.close();
-  }
-};
 
 /** attachment; filename="ascii fallback"; filename*=UTF-8''percent-encoded (RFC 6266 / 5987) */
 export const contentDisposition = (name: string) => {

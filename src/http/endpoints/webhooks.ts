@@ -104,13 +104,10 @@ export const WEBHOOK_ENDPOINTS = [
       if (query.after !== 'now' && BigInt(query.after) > MAX_SEQ) {
         throw new InvalidInput(INVALID_AFTER);
       }
-      // A client that hangs up stops the wait (no query every 250 ms for nobody).
-      let gone = false;
-      res.on('close', () => {
-        gone = true;
-      });
+      // A client that hangs up stops the wait (no query every 250 ms for nobody), also one gone
+      // before the wait began.
       const options = { after: query.after, limit: query.limit, waitS: query.wait };
-      return readEventFeed(deps.store, caller, options, () => gone);
+      return readEventFeed(deps.store, caller, options, () => res.destroyed);
     },
   }),
 
