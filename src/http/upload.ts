@@ -183,11 +183,15 @@ export const receiveUpload = (
     // A client that goes away mid-upload never sees an answer; anything else that breaks the
     // parse is a malformed body.
     let clientGone = false;
-    req.on('close', () => {
-      if (req.complete) return;
+    const gone = () => {
       clientGone = true;
       parser.destroy(new Error('the client closed the connection'));
+    };
+    req.on('close', () => {
+      if (!req.complete) gone();
     });
+    // Gone already, while the request was checked (its 'close' past): nothing would ever flow.
+    if (req.destroyed) gone();
     req.on('error', (error) => parser.destroy(error));
     // pipe, not pipeline: pipeline would destroy the request (and with it the socket) when we
     // stop the parser early, and the client would get a reset instead of our 507.
@@ -282,7 +286,7 @@ const cleanFileName = (raw: string | undefined) => {
 /** Reads and discards a body we will not use, so the client sees our answer, not a reset. */
 export const drain = (req: IncomingMessage) =>
   new Promise<void>((resolve) => {
-    if (req.readableEnded) return resolve();
+    if (req.readableEnded || req.destroyed) return resolve();
     req.on('end', resolve);
     req.on('error', () => resolve());
     req.on('close', () => resolve());

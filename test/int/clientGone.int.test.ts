@@ -1,7 +1,9 @@
-// A stored file sent over real HTTP (src/http/sendFile.ts) is closed however the exchange ends:
-// sent whole, or its client gone before its bytes were read (a reader cancelling an image it no
-// longer wants). Before, a client gone in that moment left the answer waiting for a 'close' that
-// had already happened, and the file open until the garbage collector closed it.
+// A client gone before its request was answered, over real HTTP: a stored file being sent
+// (src/http/sendFile.ts) is closed however the exchange ends, sent whole or its client gone before
+// its bytes were read (a reader cancelling an image it no longer wants); an upload whose client
+// left while it was being checked (src/http/upload.ts) ends at once. Before, both waited for a
+// 'close' that had already happened: the file stayed open until the garbage collector closed it,
+// and the upload's answer was never settled.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, readdir, readlink, rm } from 'node:fs/promises';
@@ -14,6 +16,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type BlobStore, type OpenedBlob, pageKey } from '../../src/blobs/blobStore.ts';
 import { openDirStore } from '../../src/blobs/openBlobStore.ts';
 import { sendFile } from '../../src/http/sendFile.ts';
+import { receiveUpload } from '../../src/http/upload.ts';
 
 let dir: string;
 let store: BlobStore;
@@ -95,6 +98,50 @@ it('closes the file when its client left before its bytes were read', async () =
     release();
     await answer.sent; // (before: never settled)
     expect(await descriptorsOnVersion()).toEqual([]);
+  } finally {
+    server.close();
+  }
+});
+
+it('ends an upload whose client left while it was being checked', async () => {
+  const outcomes: Promise<unknown>[] = [];
+  let arrived = () => {};
+  const requestArrived = new Promise<void>((resolve) => {
+    arrived = resolve;
+  });
+  const server = createServer((req, res) => {
+    arrived();
+    // The checks before the body (the key, the plan) take this long: the client is gone by then.
+    outcomes.push(
+      once(res, 'close').then(() =>
+        receiveUpload(req, store).then(
+          () => 'received',
+          (error: Error) => error.message,
+        ),
+      ),
+    );
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  try {
+    const { port } = server.address() as AddressInfo;
+    const request = get({
+      port,
+      host: '127.0.0.1',
+      method: 'POST',
+      path: '/',
+      headers: {
+        'Content-Type': 'multipart/form-data; boundary=x',
+        'Content-Length': 100_000,
+      },
+    });
+    request.on('error', () => {}); // (its own hang-up)
+    request.write(
+      '--x\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n%PDF',
+    );
+    await requestArrived;
+    request.destroy();
+    expect(await outcomes[0]).toBe('the client closed the connection'); // (before: never settled)
   } finally {
     server.close();
   }
