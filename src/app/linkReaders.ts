@@ -17,8 +17,8 @@ import {
   dropReaderCode,
   findReader,
   markIdentified,
-  newReadersSince,
   type ReaderRow,
+  readerByKid,
   readerFor,
   saveReaderCode,
   tryReaderCode,
@@ -27,9 +27,10 @@ import { codesMailedTo, queueMail } from '../state/mailOutbox.ts';
 import type { Store } from '../store/store.ts';
 import { claimAttempt, linkAccount } from './accounts/throttle.ts';
 import type { Clock } from './clock.ts';
+import { admitNewReader } from './readerAdmission.ts';
 import { readerAlerts } from './readerAlerts.ts';
 import { CODE_MS, type ReaderCookies, rulesKey } from './readerCookies.ts';
-import { openEmail, sealEmail } from './readerIdentity.ts';
+import { kidOf, openEmail, sealEmail } from './readerIdentity.ts';
 
 export type ReaderDepsOfLinks = {
   store: Store;
@@ -40,8 +41,6 @@ export type ReaderDepsOfLinks = {
   mailConfigured?: boolean;
 };
 
-/** New readers a link takes in an hour: a class of a school, not a script's thousands. */
-export const NEW_READERS_PER_HOUR = 500;
 export const CODE_TRIES = 5;
 /** Codes one address is mailed in an hour, at every link of the installation together. */
 export const CODES_PER_ADDRESS = 5;
@@ -141,13 +140,10 @@ export const giveAddress = async (
   }
   const now = deps.clock.now();
   const db = deps.store.db;
-  if (
-    (await newReadersSince(db, link.link_id, new Date(now.getTime() - 3_600_000))) >=
-    NEW_READERS_PER_HOUR
-  ) {
-    throw new AppError(429, 'This link has taken many new readers this hour: try again later', {
-      'Retry-After': '600',
-    });
+  // A reader giving their address again (another browser, a cookie lost) is no new reader.
+  const kid = kidOf(deps, email.address, link.workspace_id);
+  if (!(await readerByKid(db, link.link_id, kid))) {
+    await admitNewReader(deps, link, clientAddress, now);
   }
   if (link.identify === 'verified_email') {
     if (!deps.mailConfigured) throw new CodeNeedsMail();

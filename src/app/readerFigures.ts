@@ -8,12 +8,11 @@ import { deleteReaderKey } from '../state/readerKeys.ts';
 import type { ApiDeps } from './apiDeps.ts';
 import type { Caller } from './caller.ts';
 import { runWorkspaceCommand } from './commands.ts';
+import { MAX_READERS_PER_LINK } from './readerAdmission.ts';
 import { readingOf } from './readerAlerts.ts';
 import { kidOf, openEmail } from './readerIdentity.ts';
 import { shareLinksOf } from './shareLinks.ts';
 import type { StampedDownloads } from './stampedDownloads.ts';
-
-export const MAX_LISTED_READERS = 10_000;
 
 type FigureDeps = ApiDeps & { secret?: string; stamped?: StampedDownloads };
 
@@ -49,7 +48,7 @@ export const listLinkReaders = async (
   linkId: string,
 ): Promise<LinkReaderList> => {
   const link = await shareLinksOf(deps, caller, flipbookId).get(linkId);
-  const rows = await linkReaders(deps.store.db, link.id, MAX_LISTED_READERS);
+  const rows = await linkReaders(deps.store.db, link.id, MAX_READERS_PER_LINK);
   const readers: LinkReader[] = [];
   for (const row of rows) {
     // An erased reader's figures stay, without a name: not a reader to list.

@@ -49,7 +49,15 @@ export const linkPageRoutes = (kit: Kit): DashboardRoute[] => {
     sendPage(
       res,
       status,
-      shareLinkPage(signedIn, flipbook, shown, readers, draft, { ...state, ...mail }),
+      shareLinkPage(
+        signedIn,
+        flipbook,
+        shown,
+        readers,
+        draft,
+        { ...state, ...mail },
+        Number(queryOf(req).get('readers') ?? 1),
+      ),
     );
   };
 

@@ -180,12 +180,14 @@ const refusedForm = async (
         ? l.words.codeNoMail
         : error.name === 'TermsNotAccepted'
           ? l.words.termsRequired
-          : status === 429
-            ? l.words.tooBusy
-            : // the address's refusal says why in English (src/domain/readerEmail.ts)
-              l.lang.startsWith('en')
-              ? error.message
-              : l.words.emailInvalid;
+          : error.name === 'LinkFull'
+            ? l.words.linkFull
+            : status === 429
+              ? l.words.tooBusy
+              : // the address's refusal says why in English (src/domain/readerEmail.ts)
+                l.lang.startsWith('en')
+                ? error.message
+                : l.words.emailInvalid;
   // What was typed goes back to this browser's own form, escaped; never anywhere else.
   const email = (form?.get('email') ?? '').slice(0, 254);
   return sendHtml(

@@ -153,6 +153,25 @@ export const readerFor = async (
   return rows[0] as ReaderRow;
 };
 
+/** The reader of a link with this kid (their address's, src/app/readerIdentity.ts), if any. */
+export const readerByKid = async (db: Db, linkId: string, kid: string) =>
+  (
+    await db.query<ReaderRow>(
+      `SELECT ${READER} FROM link_readers WHERE link_id = $1 AND kid = $2`,
+      [linkId, kid],
+    )
+  ).rows[0] ?? null;
+
+/** A link's readers, all of them (erased ones too: their figures stay). */
+export const readersOfLink = async (db: Db, linkId: string) =>
+  Number(
+    (
+      await db.query<{ n: string }>('SELECT count(*) AS n FROM link_readers WHERE link_id = $1', [
+        linkId,
+      ])
+    ).rows[0]?.n ?? 0,
+  );
+
 /** New readers of a link since `since` (made by the address form: bounded per link). */
 export const newReadersSince = async (db: Db, linkId: string, since: Date) =>
   Number(

@@ -299,6 +299,43 @@ describe('identified readers (in process, a real SMTP server and webhook receive
     expect((await appFetch(`${root}/pages/${book.versionId}/1/mid.jpg`)).status).toBe(404);
   });
 
+  it('bounds the new readers one client adds to a link, and a link’s readers in all', async () => {
+    const link = await newLink({ label: 'Flooded', identify: 'email' });
+    const give = (email: string) => form(link.url, { step: 'email', email, accept: 'yes' });
+    for (let i = 0; i < 50; i++) expect((await give(`r${i}@example.org`)).status).toBe(303);
+    // The 51st from this address in 15 minutes: refused in words, with when to try again.
+    const refused = await give('r50@example.org');
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('900');
+    expect(await refused.text()).toContain('Too many attempts for now: try again in a few minutes');
+    // A reader already known gives their address again (another browser): let in.
+    expect((await give('r7@example.org')).status).toBe(303);
+    // Another link is another count.
+    const other = await newLink({ label: 'Not flooded', identify: 'email' });
+    expect(
+      (await form(other.url, { step: 'email', email: 'r50@example.org', accept: 'yes' })).status,
+    ).toBe(303);
+    // 15 minutes on: room again.
+    app.clock.advance(15 * 60_000 + 1);
+    expect((await give('r50@example.org')).status).toBe(303);
+    expect(await readers(link.id)).toHaveLength(51);
+
+    // A link keeps 10,000 readers at most (the rest of them made as an hour ago).
+    const before = new Date(app.clock.now().getTime() - 2 * 3_600_000);
+    await app.store.db.query(
+      `INSERT INTO link_readers (reader_id, link_id, flipbook_id, workspace_id, kid, email_ct,
+         created_at)
+       SELECT gen_random_uuid(), l.link_id, l.flipbook_id, l.workspace_id, 'kid-' || n, NULL, $2
+       FROM share_links l, generate_series(1, 10000 - 51) AS n WHERE l.link_id = $1`,
+      [link.id, before],
+    );
+    const full = await give('one.more@example.org');
+    expect(full.status).toBe(409);
+    expect(await full.text()).toContain(
+      'This link has as many readers as it can keep: ask whoever shared it for a new link',
+    );
+  });
+
   it('limits a link to addresses and domains', async () => {
     const link = await newLink({
       label: 'Partners',

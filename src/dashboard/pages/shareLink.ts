@@ -12,6 +12,7 @@ import type { RulesDraft } from '../linkRulesForm.ts';
 import { at } from './format.ts';
 import { linkRulesFields } from './linkRules.ts';
 import { mailNotice } from './mailNotice.ts';
+import { pager } from './pager.ts';
 
 export type ShareLinkState = MailState & {
   /** the rules form as typed, with its refusal; else the link's own */
@@ -41,22 +42,36 @@ const readerRow = (r: LinkReader) => html`<tr>
 <td data-label="Downloads">${String(r.downloads)}</td>
 </tr>`;
 
-const readersTable = (link: ShareLink, readers: LinkReader[], csv: string) => {
+/** Readers a page of the list shows (a link keeps up to 10,000: the CSV has them all). */
+export const READERS_PER_PAGE = 100;
+
+const readersTable = (
+  link: ShareLink,
+  readers: LinkReader[],
+  self: string,
+  /** the page of the list asked for (?readers=n), 1 when none or out of range */
+  asked: number,
+) => {
   if (readers.length === 0) {
     return link.identify === 'none'
       ? html`<p>This link asks no one for an address: its readers are counted in the flipbook’s statistics, never named. Choose “Ask for an email address” below to know who reads.</p>`
       : html`<p>No one has given an address at this link yet. Readers appear here once they have.</p>`;
   }
-  return html`<p><a class="button" href="${csv}" download>Download CSV</a></p>
+  const totalPages = Math.ceil(readers.length / READERS_PER_PAGE);
+  const page = Number.isSafeInteger(asked) && asked >= 1 && asked <= totalPages ? asked : 1;
+  const shown = readers.slice((page - 1) * READERS_PER_PAGE, page * READERS_PER_PAGE);
+  const pageLink = (n: number) => `${self}?readers=${n}#readers-title`;
+  return html`<p>${readers.length === 1 ? 'One reader' : `${readers.length.toLocaleString('en')} readers`}, most recently opened first. <a class="button" href="${self}/readers.csv" download>Download CSV</a></p>
 <div class="table-wrap">
 <table class="readers">
 <caption class="visually-hidden">Readers of the link, most recently opened first</caption>
 <thead><tr><th scope="col">Email</th><th scope="col">Confirmed</th><th scope="col">First opened (UTC)</th><th scope="col">Last opened (UTC)</th><th scope="col">Time read</th><th scope="col">Pages seen</th><th scope="col">Completed</th><th scope="col">Downloads</th></tr></thead>
 <tbody>
-${readers.map(readerRow)}
+${shown.map(readerRow)}
 </tbody>
 </table>
-</div>`;
+</div>
+${pager('readers', { page, totalPages }, pageLink, { prev: 'More recent', next: 'Earlier' })}`;
 };
 
 export const shareLinkPage = (
@@ -66,6 +81,7 @@ export const shareLinkPage = (
   readers: LinkReader[],
   draft: RulesDraft,
   state: ShareLinkState,
+  readersPage = 1,
 ) => {
   const base = `/dashboard/flipbooks/${flipbook.id}`;
   const self = `${base}/links/${link.id}`;
@@ -84,7 +100,7 @@ ${mailNotice(state.mailTrouble)}
 ${state.notice ? alert(state.notice, 'ok') : ''}
 <section class="panel" aria-labelledby="readers-title">
 <h2 id="readers-title">Readers</h2>
-${readersTable(link, readers, `${self}/readers.csv`)}
+${readersTable(link, readers, self, readersPage)}
 </section>
 <section class="panel" aria-labelledby="rules-title">
 <h2 id="rules-title">Its rules</h2>

@@ -71,6 +71,8 @@ export const de: Words = {
   termsRequired: 'Akzeptieren Sie die Bedingungen, um zu lesen',
   otherAddress: 'Eine andere Adresse verwenden',
   tooBusy: 'Zu viele Versuche: Bitte versuchen Sie es in einigen Minuten erneut',
+  linkFull:
+    'Dieser Link hat so viele Leser, wie er aufnehmen kann: Bitten Sie die Person, die ihn geteilt hat, um einen neuen Link',
   codeNoMail:
     'Dieser Link sendet einen Code per E-Mail, und E-Mail ist derzeit nicht eingerichtet: Sagen Sie es der Person, die ihn geteilt hat',
   textTitle: '{title}: Text',

@@ -70,6 +70,8 @@ export const es: Words = {
   termsRequired: 'Acepte las condiciones para leer',
   otherAddress: 'Usar otra dirección',
   tooBusy: 'Demasiados intentos: vuelva a intentarlo en unos minutos',
+  linkFull:
+    'Este enlace ya tiene todos los lectores que puede guardar: pida un enlace nuevo a quien lo compartió',
   codeNoMail:
     'Este enlace envía un código por correo y el correo no está configurado ahora: avise a quien lo compartió',
   textTitle: '{title}: texto',

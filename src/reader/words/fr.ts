@@ -72,6 +72,8 @@ export const fr: Words = {
   termsRequired: 'Acceptez les conditions pour lire',
   otherAddress: 'Utiliser une autre adresse',
   tooBusy: 'Trop de tentatives : réessayez dans quelques minutes',
+  linkFull:
+    'Ce lien a atteint le nombre de lecteurs qu’il peut garder : demandez un nouveau lien à la personne qui l’a partagé',
   codeNoMail:
     'Ce lien envoie un code par e-mail, et l’e-mail n’est pas configuré pour l’instant : prévenez la personne qui l’a partagé',
   textTitle: '{title} : texte',

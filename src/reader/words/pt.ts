@@ -70,6 +70,8 @@ export const pt: Words = {
   termsRequired: 'Aceite os termos para ler',
   otherAddress: 'Usar outro endereço',
   tooBusy: 'Muitas tentativas: tente novamente em alguns minutos',
+  linkFull:
+    'Este link já tem todos os leitores que pode guardar: peça um novo link a quem o partilhou',
   codeNoMail:
     'Este link envia um código por e-mail, e o e-mail não está configurado agora: avise quem o compartilhou',
   textTitle: '{title}: texto',

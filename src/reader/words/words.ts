@@ -69,6 +69,8 @@ export type PageWords = {
   termsRequired: string;
   otherAddress: string;
   tooBusy: string;
+  /** a link that keeps no more readers (src/app/readerAdmission.ts) */
+  linkFull: string;
   codeNoMail: string;
   textTitle: string;
   openFlipbook: string;
