@@ -23,7 +23,7 @@
 // mkdtemp (mode 0700, an unpredictable name) by each process, never found by a name another local
 // user could create first and fill with their own `pdfinfo`; it is removed when the process exits.
 import { rmSync } from 'node:fs';
-import { chmod, lstat, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { isAlive } from '../isAlive.ts';
@@ -227,6 +227,34 @@ export const sweepWrapperDirs = async () => {
     if (!pid || pid === process.pid || isAlive(pid)) continue;
     const path = join(tmpdir(), name);
     const info = await lstat(path).catch(() => null);
-    if (info?.isDirectory() && info.uid === uid) await rm(path, { recursive: true, force: true });
+    if (!info?.isDirectory() || info.uid !== uid) continue;
+    await killOrphansOf(path);
+    await rm(path, { recursive: true, force: true });
   }
 };
+
+/**
+ * Kills what a killed process left running in `folder` (kill -9 leaves its children: a
+ * LibreOffice conversion went on for minutes beside the job's retry and made it time out): every
+ * process whose command line names the folder, with its process group (the tools run in groups
+ * of their own: soffice → oosplash → soffice.bin). Linux's /proc; elsewhere nothing is found.
+ */
+const killOrphansOf = async (folder: string) => {
+  const own = groupOf(await readFile('/proc/self/stat', 'utf8').catch(() => ''));
+  for (const entry of await readdir('/proc').catch(() => [] as string[])) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    if (!cmdline.split('\0').some((arg) => arg.includes(folder))) continue;
+    const group = groupOf(await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => ''));
+    try {
+      if (group > 1 && group !== own) process.kill(-group, 'SIGKILL');
+      else process.kill(Number(entry), 'SIGKILL');
+    } catch {
+      // gone meanwhile, or not ours to kill
+    }
+  }
+};
+
+/** A process's group, from its /proc stat line: the fields after its name in parentheses (which
+ * may hold spaces) are its state, its parent and its group. */
+const groupOf = (stat: string) => Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
