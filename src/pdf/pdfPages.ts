@@ -4,7 +4,7 @@ import { resolve as absolute } from 'node:path';
 import { MachineFailure } from '../domain/errors.ts';
 import { type PageGeometry, parsePageSizes } from './pageSizes.ts';
 import { type ProcessLimits, runPoppler } from './poppler.ts';
-import { explain, RenderFailure } from './renderFailure.ts';
+import { explain, RenderFailure, TooManyPages } from './renderFailure.ts';
 
 /** pdfinfo prints two short lines a page: this is ample for the 2000 pages a document may have. */
 const MAX_INFO_BYTES = 4 * 1024 * 1024;
@@ -41,7 +41,7 @@ export const readPages = async (
   const pages = Number(/^Pages:\s*(\d+)/m.exec(text)?.[1] ?? 0);
   if (!(pages >= 1)) throw new RenderFailure('The PDF has no pages');
   if (pages > maxPages) {
-    throw new RenderFailure(`The PDF has ${pages} pages; the limit is ${maxPages}`);
+    throw new TooManyPages(pages, maxPages);
   }
   const geometry = parsePageSizes(text);
   if (geometry.length !== pages) {

@@ -8,6 +8,16 @@ export class RenderFailure extends Error {
   override name = 'RenderFailure';
 }
 
+/** More pages than this service renders (--max-pages): how many, for the plan's words first. */
+export class TooManyPages extends RenderFailure {
+  override name = 'TooManyPages';
+  readonly pages: number;
+  constructor(pages: number, max: number) {
+    super(`The document has ${pages} pages; the most this service renders is ${max}`);
+    this.pages = pages;
+  }
+}
+
 /** poppler's own words when an allocation failed (it then exits 0 with a 1x1 image, or aborts). */
 const OUT_OF_MEMORY = /Out of memory|Bogus memory allocation|std::bad_alloc/i;
 

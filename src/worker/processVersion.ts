@@ -28,6 +28,7 @@ import { type DocumentStructure, readDocumentStructure } from '../pdf/documentSt
 import { isImageType } from '../pdf/documentTypes.ts';
 import { ConversionFailed } from '../pdf/officePdf.ts';
 import type { PageWord } from '../pdf/pageWord.ts';
+import { TooManyPages } from '../pdf/renderFailure.ts';
 import { RenderFailure, renderPdf } from '../pdf/renderPdf.ts';
 import { listPages } from '../readTables/pages.ts';
 import { versionStatusById } from '../readTables/versions.ts';
@@ -365,6 +366,13 @@ export const processVersion = async (
       return (await putOff(error)) as Outcome;
     }
     if (error instanceof RenderFailure) {
+      // Over what this service renders: the plan's words when its limit is what was passed (a
+      // converted document's pages are known only from its PDF).
+      if (error instanceof TooManyPages) {
+        await withinPlan(store.db, job.workspace_id, error.pages).catch((refusal) => {
+          error.message = (refusal as Error).message;
+        });
+      }
       log.info({ versionId, reason: error.message }, 'version failed');
       await target.abandon().catch(() => {});
       await blobs.removePages(versionId); // partial output goes

@@ -43,7 +43,9 @@ afterAll(async () => {
 });
 
 describe('uploads that are not PDFs', () => {
-  const fx = useApp({ blobs: 'dir', workers: 2 });
+  // The service renders 200 pages at most here, as many as the free plan takes: a converted
+  // document over both is still refused in the plan's words (--max-pages is met first).
+  const fx = useApp({ blobs: 'dir', workers: 2, renderLimits: { maxPages: 200 } });
 
   /** uploads, waits for the outcome, and returns what was seen */
   const publish = async (file: FileSpec) => {

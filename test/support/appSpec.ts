@@ -110,8 +110,8 @@ export type AppOptions = Partial<Omit<AppSettings, 'publicUrl'>> & {
   workers?: number;
   /** as if serve had --smtp-url (no sender runs: a test starts src/mail/sender.ts itself) */
   mailConfigured?: boolean;
-  /** the renderer's time limits, lower than the defaults where a test waits for one to pass */
-  renderLimits?: Partial<Pick<RenderOptions, 'pageTimeoutMs' | 'documentTimeoutMs'>>;
+  /** the renderer's limits, lower than the defaults where a test waits for one to pass */
+  renderLimits?: Partial<Pick<RenderOptions, 'pageTimeoutMs' | 'documentTimeoutMs' | 'maxPages'>>;
 };
 
 export const startApp = async (options: AppOptions = {}): Promise<AppUnderTest> => {
