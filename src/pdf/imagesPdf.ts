@@ -29,6 +29,9 @@ const DEFAULT_DPI = 150;
 /** PDF readers refuse pages over 14,400 points (200 inches) a side. */
 const MAX_POINTS = 14_400;
 
+/** An image whose header read and whose data does not. */
+const DATA_UNREADABLE = 'The image could not be read: its data is damaged or cut short';
+
 export class ImageUnreadable extends Error {
   override name = 'ImageUnreadable';
 }
@@ -132,8 +135,9 @@ export const imagesToPdf = async (
         // A header that read and data that does not (sharp's, PDFKit's words): the image's
         // fault; the disk's failures are the machine's.
         if ((error as NodeJS.ErrnoException).code) throw error;
-        const why = `The image could not be read: ${(error as Error).message}`;
-        throw new ImageUnreadable(name ? `${name}: ${lowerFirst(why)}` : why);
+        // (the library's words, "vipspng: libpng read error…", stay the cause's)
+        const why = DATA_UNREADABLE;
+        throw new ImageUnreadable(name ? `${name}: ${lowerFirst(why)}` : why, { cause: error });
       }
     }
     return renditions;
@@ -160,7 +164,7 @@ export const imagesToPdf = async (
     }
     await Promise.all(making).catch((error: unknown) => {
       if ((error as NodeJS.ErrnoException).code) throw error;
-      throw new ImageUnreadable(`The image could not be read: ${(error as Error).message}`);
+      throw new ImageUnreadable(DATA_UNREADABLE, { cause: error });
     });
   } finally {
     doc.end();

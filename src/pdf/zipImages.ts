@@ -59,13 +59,32 @@ const entries = async (path: string): Promise<Entry[]> => {
   }
 };
 
+/** An entry's size found other than its directory says (yauzl's words), or anything else. */
+const unpackFault = (error: Error) =>
+  /too many bytes|too few bytes|expected \d+/i.test(error.message)
+    ? 'its size is not the one the ZIP file’s directory gives (a damaged or misleading file)'
+    : 'the ZIP file is damaged there';
+
+/** yauzl's refusal of an entry's name: one that would leave the folder it is unpacked to. */
+const UNSAFE_NAME = /^(?:absolute path|invalid relative path|invalid characters in fileName): /;
+
 /** What a ZIP is: an office file, a folder of images (their names in page order), or refused. */
 export const listZip = async (path: string): Promise<ZipListing> => {
   let all: Entry[];
   try {
     all = await entries(path);
   } catch (error) {
-    return { kind: 'unreadable', why: `The ZIP file cannot be read: ${(error as Error).message}` };
+    const { message } = error as Error;
+    // (entries are never written by their names here, but a name like that is no folder of
+    // images a person made: it is refused in words, not as a file of no known kind)
+    if (UNSAFE_NAME.test(message)) {
+      const name = message.replace(UNSAFE_NAME, '').slice(0, 200);
+      return {
+        kind: 'refused',
+        why: `The ZIP file names an entry outside its folder (${JSON.stringify(name)}): it is not taken`,
+      };
+    }
+    return { kind: 'unreadable', why: `The ZIP file cannot be read: ${message}` };
   }
   if (all.some((e) => e.fileName === '[Content_Types].xml' || e.fileName === 'mimetype')) {
     return { kind: 'office' };
@@ -129,7 +148,10 @@ export const eachZipImage = async (
         // The disk's failures are the machine's (processing puts the job off); the rest is
         // the ZIP's: a damaged entry, or one larger than its directory said.
         if ((error as NodeJS.ErrnoException).code) throw error;
-        throw new ZipDamaged(`${name} cannot be unpacked: ${(error as Error).message}`);
+        // (yauzl's words, "too many bytes in the stream. expected 27972…", stay the cause's)
+        throw new ZipDamaged(`${name} cannot be unpacked: ${unpackFault(error as Error)}`, {
+          cause: error,
+        });
       }
       await each(index, to);
     }
