@@ -37,6 +37,7 @@ import { HARDENED_PROFILE } from './officeProfile.ts';
 import { ReasonedFailure } from './reasonedFailure.ts';
 import { disarmRtf } from './rtfFields.ts';
 import { sniffFile } from './sniffFile.ts';
+import { PROCESSING_NICE } from './toolWrappers.ts';
 
 export type ConversionReason = 'password' | 'damaged' | 'timeout' | 'too-large' | 'failed';
 
@@ -117,6 +118,8 @@ export const officeToPdf = async (
     else await copyFile(file, input);
     const seconds = Math.ceil((options.timeoutMs ?? TIMEOUT_MS) / 1000);
     const soffice = [
+      // Below the API and its database, as processing's other tools (PROCESSING_NICE).
+      ...['nice', '-n', String(PROCESSING_NICE)],
       // Its own clock too: a daemon killed mid-conversion cannot stop it, this does.
       ...['timeout', '-k', '5', String(seconds + 5)],
       'soffice',

@@ -28,6 +28,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { isAlive } from '../isAlive.ts';
 
+/** How much lower than the daemon processing's tools run (`renice`; the tiles' is 10). */
+export const PROCESSING_NICE = 5;
+
 export type ProcessLimits = {
   memoryMb: number;
   cpuSeconds: number;

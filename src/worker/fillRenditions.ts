@@ -50,8 +50,7 @@ export const startFills = (deps: ProcessDeps, options: FillOptions, wake: EventT
     let rendered = 0;
     try {
       const source = await renditionSource(store.db, fill.version_id);
-      if (!source || source.status !== 'done')
-        return void (await endFill(store.db, fill.version_id));
+      if (source?.status !== 'done') return void (await endFill(store.db, fill.version_id));
       for (const rendition of laterRenditions(deps)) {
         const missing: number[] = [];
         for (let position = 1; position <= source.page_count; position++) {

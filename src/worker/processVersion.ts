@@ -22,7 +22,6 @@ import {
   type RenderTarget,
 } from '../blobs/blobStore.ts';
 import type { PageSize } from '../domain/flipbook/flipbook.ts';
-import { checkPageCount } from '../domain/plans.ts';
 import { renderSecondsPerPage } from '../metrics.ts';
 import { type DocumentStructure, readDocumentStructure } from '../pdf/documentStructure.ts';
 import { isImageType } from '../pdf/documentTypes.ts';
@@ -32,9 +31,7 @@ import { TooManyPages } from '../pdf/renderFailure.ts';
 import { RenderFailure, renderPdf } from '../pdf/renderPdf.ts';
 import { listPages } from '../readTables/pages.ts';
 import { versionStatusById } from '../readTables/versions.ts';
-import { findWorkspaceById } from '../readTables/workspaces.ts';
 import { endFill, queueFill } from '../state/renditionFills.ts';
-import type { Store } from '../store/store.ts';
 import { isDatabaseUnavailable } from '../store/unavailable.ts';
 import { convertVersion } from './convertVersion.ts';
 import { deferralOf, STORE_ATTEMPTS, storeGaveUp } from './deferrals.ts';
@@ -42,6 +39,7 @@ import { laterRenditions } from './fillRenditions.ts';
 import type { Job } from './jobQueue.ts';
 import type { ProcessDeps } from './processDeps.ts';
 import { writeTextFiles } from './textFiles.ts';
+import { inPlanWords, withinPlan } from './withinPlan.ts';
 
 export const MAX_ATTEMPTS = 3;
 /** Ready pages are recorded at most this often (and at the end), not one event per page. */
@@ -366,13 +364,7 @@ export const processVersion = async (
       return (await putOff(error)) as Outcome;
     }
     if (error instanceof RenderFailure) {
-      // Over what this service renders: the plan's words when its limit is what was passed (a
-      // converted document's pages are known only from its PDF).
-      if (error instanceof TooManyPages) {
-        await withinPlan(store.db, job.workspace_id, error.pages).catch((refusal) => {
-          error.message = (refusal as Error).message;
-        });
-      }
+      if (error instanceof TooManyPages) await inPlanWords(store.db, job.workspace_id, error);
       log.info({ versionId, reason: error.message }, 'version failed');
       await target.abandon().catch(() => {});
       await blobs.removePages(versionId); // partial output goes
@@ -387,17 +379,6 @@ export const processVersion = async (
     await target.release().catch(() => {});
     await original.release().catch(() => {});
     await dropPrerendered();
-  }
-};
-
-/** The workspace's plan takes this many pages, or a RenderFailure says it does not. */
-const withinPlan = async (db: Store['db'], workspaceId: string, pages: number) => {
-  const workspace = await findWorkspaceById(db, workspaceId);
-  if (!workspace) return;
-  try {
-    checkPageCount(workspace.plan, pages);
-  } catch (error) {
-    throw new RenderFailure((error as Error).message);
   }
 };
 
