@@ -989,8 +989,10 @@ describe('the reader’s features in headless Chromium (embedded store, --worker
           { timeout: 10_000 },
         )
         .toBeGreaterThan(0);
-      // The real pixels win: no words drawn over them (each line twice, a little apart).
-      expect(await words.count()).toBe(0);
+      // The real pixels win: no words drawn over them (each line twice, a little apart), once
+      // the tiles on screen are in (the first one in is not all of them: under load the rest
+      // came a moment later).
+      await expect.poll(() => words.count(), { timeout: 10_000 }).toBe(0);
     } finally {
       release();
     }
