@@ -44,6 +44,7 @@ export const readSmallMultipart = (
       fail(new AppError(408, 'The form took too long to arrive'));
       req.unpipe(parser);
       req.destroy();
+      finish(); // (a request destroyed already says nothing more)
     }, TIME_LIMIT_MS);
     const finish = () => {
       clearTimeout(timer);
@@ -82,6 +83,11 @@ export const readSmallMultipart = (
       fail(new InvalidInput('The form was cut short'));
       finish();
     });
+    // Gone already, while the request was checked: nothing would ever flow.
+    if (req.destroyed && !req.readableEnded) {
+      fail(new InvalidInput('The form was cut short'));
+      return finish();
+    }
     req.pipe(parser);
   });
 };

@@ -44,6 +44,8 @@ export const readBody = (
     return Promise.reject(tooLarge());
   }
   if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  // Gone already (its 'error' and 'close' past): nothing more will come, and no one will read.
+  if (req.destroyed) return Promise.reject(new Error('the client closed the connection'));
   return new Promise((resolve, reject) => {
     const fail = (error: Error) => {
       clearTimeout(timer);

@@ -3,11 +3,11 @@
 // its bytes were read (a reader cancelling an image it no longer wants); an upload whose client
 // left while it was being checked (src/http/upload.ts) ends at once. Before, both waited for a
 // 'close' that had already happened: the file stayed open until the garbage collector closed it,
-// and the upload's answer was never settled.
+// and the upload's answer was never settled (a form's, after 30 s).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, readdir, readlink, rm } from 'node:fs/promises';
-import { createServer, get, type ServerResponse } from 'node:http';
+import { createServer, get, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,8 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type BlobStore, type OpenedBlob, pageKey } from '../../src/blobs/blobStore.ts';
 import { openDirStore } from '../../src/blobs/openBlobStore.ts';
+import { readSmallMultipart } from '../../src/dashboard/smallUpload.ts';
+import { readForm } from '../../src/http/formBody.ts';
 import { sendFile } from '../../src/http/sendFile.ts';
 import { receiveUpload } from '../../src/http/upload.ts';
 
@@ -103,7 +105,12 @@ it('closes the file when its client left before its bytes were read', async () =
   }
 });
 
-it('ends an upload whose client left while it was being checked', async () => {
+/** What `read` makes of a request whose client left, with part of its body, before it was read. */
+const readAfterClientLeft = async (
+  read: (req: IncomingMessage) => Promise<unknown>,
+  type: string,
+  part: string,
+) => {
   const outcomes: Promise<unknown>[] = [];
   let arrived = () => {};
   const requestArrived = new Promise<void>((resolve) => {
@@ -111,11 +118,12 @@ it('ends an upload whose client left while it was being checked', async () => {
   });
   const server = createServer((req, res) => {
     arrived();
-    // The checks before the body (the key, the plan) take this long: the client is gone by then.
+    // The checks before the body (the key, the plan, the session) take this long: the client
+    // is gone by then.
     outcomes.push(
       once(res, 'close').then(() =>
-        receiveUpload(req, store).then(
-          () => 'received',
+        read(req).then(
+          () => 'read',
           (error: Error) => error.message,
         ),
       ),
@@ -130,19 +138,36 @@ it('ends an upload whose client left while it was being checked', async () => {
       host: '127.0.0.1',
       method: 'POST',
       path: '/',
-      headers: {
-        'Content-Type': 'multipart/form-data; boundary=x',
-        'Content-Length': 100_000,
-      },
+      headers: { 'Content-Type': type, 'Content-Length': 50_000 },
     });
     request.on('error', () => {}); // (its own hang-up)
-    request.write(
-      '--x\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n%PDF',
-    );
+    request.write(part);
     await requestArrived;
     request.destroy();
-    expect(await outcomes[0]).toBe('the client closed the connection'); // (before: never settled)
+    return await outcomes[0]; // (before: never settled, or only after 30 s)
   } finally {
     server.close();
   }
+};
+
+const MULTIPART = 'multipart/form-data; boundary=x';
+const FILE_PART =
+  '--x\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n%PDF';
+
+it('ends at once the reading of a body whose client left while its request was checked', async () => {
+  // an upload (the API's and the dashboard's)
+  expect(await readAfterClientLeft((req) => receiveUpload(req, store), MULTIPART, FILE_PART)).toBe(
+    'the client closed the connection',
+  );
+  // a dashboard form, and a small multipart one (a workspace's logo)
+  expect(await readAfterClientLeft(readForm, 'application/x-www-form-urlencoded', 'title=a')).toBe(
+    'the client closed the connection',
+  );
+  expect(
+    await readAfterClientLeft(
+      (req) => readSmallMultipart(req, 'file', 1_000_000),
+      MULTIPART,
+      FILE_PART,
+    ),
+  ).toBe('The form was cut short');
 });
