@@ -48,6 +48,72 @@ it('kills a dead process’s tools still running in its folder, their group too,
   }
 });
 
+it('kills a tool in the group of what started its daemon with what it started, never that group', async () => {
+  const gone = spawn('true');
+  await once(gone, 'exit');
+  const folder = join(tmpdir(), `flipbook-poppler-${gone.pid}-Shared`);
+  await mkdir(folder, { recursive: true });
+  // poppler's wrappers run in their daemon's group, which may be a supervisor script's (its
+  // leader): here a script running a `sleep 301` of its own beside a tool naming the folder
+  // (as its $0), which runs a `sleep 300`.
+  const supervisor = spawn('bash', ['-c', 'sleep 301 & bash -c "sleep 300 & wait" "$F" & wait'], {
+    detached: true,
+    stdio: 'ignore',
+    env: { ...process.env, F: folder },
+  });
+  const script = supervisor.pid ?? 0;
+  try {
+    await expect.poll(async () => (await descendantsOf(script)).length).toBe(3);
+    const all = await descendantsOf(script);
+    const named = all.filter((d) => d.args.includes(folder)).map((d) => d.pid);
+    expect(named).toHaveLength(1);
+    const toolsChild = all.filter((d) => named.includes(d.parent)).map((d) => d.pid);
+    const ownSleep = all
+      .filter((d) => d.parent === script && !named.includes(d.pid))
+      .map((d) => d.pid);
+    expect([toolsChild.length, ownSleep.length]).toEqual([1, 1]);
+    await sweepWrapperDirs();
+    await expect.poll(() => runningOf([...named, ...toolsChild])).toEqual([]);
+    expect(await runningOf([script, ...ownSleep])).toEqual([script, ...ownSleep]);
+    expect(existsSync(folder)).toBe(false);
+  } finally {
+    try {
+      process.kill(-script, 'SIGKILL');
+    } catch {}
+  }
+});
+
+/** Those of `pids` that still run: not gone, nor dead and waiting to be collected (a zombie:
+ * this machine's init may never collect one whose parent was killed). */
+const runningOf = async (pids: number[]) => {
+  const running: number[] = [];
+  for (const pid of pids) {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    if (stat && stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z') running.push(pid);
+  }
+  return running;
+};
+
+/** The processes under `root` that still run, with their parent and command line (/proc). */
+const descendantsOf = async (root: number) => {
+  const table: { pid: number; parent: number; args: string }[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (!stat || fields[0] === 'Z') continue;
+    const args = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    table.push({ pid: Number(entry), parent: Number(fields[1]), args });
+  }
+  const found: typeof table = [];
+  for (let parents = [root]; parents.length > 0; ) {
+    const next = table.filter((p) => parents.includes(p.parent));
+    found.push(...next);
+    parents = next.map((p) => p.pid);
+  }
+  return found;
+};
+
 /** How many processes are in this group (Linux's /proc). */
 const membersOf = async (group: number) => {
   let count = 0;
