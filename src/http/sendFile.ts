@@ -54,7 +54,8 @@ export const sendFile = async (
     // reader cancelling an image it no longer wants: before, during or after the file was
     // opened) ends it too, and the file is closed: waiting for a 'close' that had already
     // happened held the file open until the garbage collector closed it.
-    await pipeline(body, res).catch(() => {});
+    if (res.destroyed) return void body.destroy(); // (pipeline would refuse it, leaving body)
+    await pipeline(body, res).catch(() => body.destroy());
   } finally {
     await blob.close();
   }

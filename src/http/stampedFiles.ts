@@ -150,7 +150,11 @@ export const sendStampedOriginal = async (
     'X-Content-Type-Options': 'nosniff',
   });
   if (isHead(req)) return void res.end();
-  // A file evicted while it is sent: the client sees fewer bytes than announced. A client gone
-  // while the copy was being made (its 'close' already past) ends it at once, the file closed.
-  await pipeline(createReadStream(file.path), res).catch(() => {});
+  // A client gone while the copy was being made (its 'close' already past): nothing is opened.
+  // (pipeline refuses a response already destroyed, ERR_STREAM_UNABLE_TO_PIPE, and leaves the
+  // file's stream as it is: its descriptor stayed open for good.)
+  if (res.destroyed) return;
+  const body = createReadStream(file.path);
+  // A file evicted while it is sent: the client sees fewer bytes than announced.
+  await pipeline(body, res).catch(() => body.destroy());
 };

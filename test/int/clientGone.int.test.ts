@@ -6,18 +6,20 @@
 // and the upload's answer was never settled (a form's, after 30 s).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtemp, readdir, readlink, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readlink, rm, writeFile } from 'node:fs/promises';
 import { createServer, get, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { StampedDownloads } from '../../src/app/stampedDownloads.ts';
 import { type BlobStore, type OpenedBlob, pageKey } from '../../src/blobs/blobStore.ts';
 import { openDirStore } from '../../src/blobs/openBlobStore.ts';
 import { readSmallMultipart } from '../../src/dashboard/smallUpload.ts';
 import { readForm } from '../../src/http/formBody.ts';
 import { sendFile } from '../../src/http/sendFile.ts';
+import { sendStampedOriginal } from '../../src/http/stampedFiles.ts';
 import { receiveUpload } from '../../src/http/upload.ts';
 
 let dir: string;
@@ -102,6 +104,52 @@ it('closes the file when its client left before its bytes were read', async () =
     expect(await descriptorsOnVersion()).toEqual([]);
   } finally {
     server.close();
+  }
+});
+
+it('opens no file for a stamped original whose client left while it was being made', async () => {
+  // The stamping is stood in for (src/app/stampedDownloads.ts makes the copy with qpdf): a real
+  // file, given once the client is gone.
+  const folder = await mkdtemp(join(tmpdir(), `send-file-${versionId}-`));
+  const path = join(folder, 'stamped.pdf');
+  await writeFile(path, image);
+  let release = () => {};
+  const made = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const stamped = {
+    file: async () => {
+      await made;
+      return { path, size: image.length };
+    },
+    forget: async () => {},
+  } as unknown as StampedDownloads;
+  const answers: { res: ServerResponse; sent: Promise<void> }[] = [];
+  const server = createServer((req, res) => {
+    const who = { readerId: 'r', versionId, checksum: 'c' };
+    answers.push({ res, sent: sendStampedOriginal(req, res, stamped, who, 'x@example.org', {}) });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  try {
+    const { port } = server.address() as AddressInfo;
+    for (let i = 0; i < 5; i++) {
+      const request = get(`http://127.0.0.1:${port}/`);
+      request.on('error', () => {}); // (its own hang-up)
+      await expect.poll(() => answers.length).toBe(i + 1);
+      const answer = answers[i];
+      if (!answer) throw new Error('no request arrived');
+      const closed = once(answer.res, 'close');
+      request.destroy();
+      await closed;
+    }
+    release();
+    await Promise.all(answers.map((a) => a.sent));
+    // (before: one descriptor left open on the copy for each, for good)
+    await expect.poll(() => descriptorsOnVersion()).toEqual([]);
+  } finally {
+    server.close();
+    await rm(folder, { recursive: true, force: true });
   }
 });
 
