@@ -28,7 +28,9 @@ export const stampedDownloads = (blobs: Pick<BlobStore, 'localOriginal'>) => {
   const kept = new Map<string, Kept>();
   let folder: Promise<string> | null = null;
   const folderOf = () => {
-    folder ??= mkdtemp(join(tmpdir(), 'flipbook-stamps-')).then((dir) => {
+    // Named after this process: a start after a kill removes it (sweepWrapperDirs), with the
+    // readers' marked copies (their addresses are on them: erasing a reader must reach them).
+    folder ??= mkdtemp(join(tmpdir(), `flipbook-stamps-${process.pid}-`)).then((dir) => {
       process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
       return dir;
     });

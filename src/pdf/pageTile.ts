@@ -19,9 +19,11 @@ export const renderTile = async (
   area: TileArea,
   options: { limits: ProcessLimits; quality: number; signal?: AbortSignal },
 ): Promise<Buffer | null> => {
-  const dir = await mkdtemp(join(tmpdir(), 'flipbook-tile-')).catch((error: unknown) => {
-    throw machineProblem(error) ?? error;
-  });
+  const dir = await mkdtemp(join(tmpdir(), `flipbook-tile-${process.pid}-`)).catch(
+    (error: unknown) => {
+      throw machineProblem(error) ?? error;
+    },
+  );
   try {
     await runPoppler(
       options.limits,

@@ -215,22 +215,29 @@ const shellQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
  * Removes the wrapper folders of processes that died without cleaning up (kill -9): ours by
  * owner, with a pid that no longer runs. Best effort: a folder we cannot judge stays.
  */
+const DAY_MS = 24 * 3_600_000;
+
 export const sweepWrapperDirs = async () => {
   const uid = process.getuid?.();
   for (const name of await readdir(tmpdir()).catch(() => [] as string[])) {
     // The tools' wrappers, the scratch folders of page images rendered after processing
     // (src/app/laterRenditions.ts), and of conversions (src/worker/convertVersion.ts, the
-    // LibreOffice profiles of src/pdf/officePdf.ts), of processes that are gone (killed:
-    // nothing removed them).
+    // LibreOffice profiles of src/pdf/officePdf.ts), readers' marked downloads
+    // (src/app/stampedDownloads.ts) and tiles being made (src/pdf/pageTile.ts), of processes
+    // that are gone (killed: nothing removed them).
     const pid = Number(
-      /^flipbook-(?:poppler|pages|convert|office|soffice)-(\d+)-(?:pages-)?[A-Za-z0-9]{6}$/.exec(
+      /^flipbook-(?:poppler|pages|convert|office|soffice|stamps|tile)-(\d+)-(?:pages-)?[A-Za-z0-9]{6}$/.exec(
         name,
       )?.[1],
     );
-    if (!pid || pid === process.pid || isAlive(pid)) continue;
+    // (earlier versions named marked downloads' folders without their pid: one untouched for a
+    // day is a killed daemon's, its readers' addresses on its copies)
+    const legacy = /^flipbook-stamps-[A-Za-z0-9]{6}$/.test(name);
+    if (!legacy && (!pid || pid === process.pid || isAlive(pid))) continue;
     const path = join(tmpdir(), name);
     const info = await lstat(path).catch(() => null);
     if (!info?.isDirectory() || info.uid !== uid) continue;
+    if (legacy && Date.now() - info.mtimeMs < DAY_MS) continue;
     await killOrphansOf(path);
     await rm(path, { recursive: true, force: true });
   }

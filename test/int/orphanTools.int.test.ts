@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
@@ -126,3 +126,28 @@ const membersOf = async (group: number) => {
   }
   return count;
 };
+
+it('removes a killed process’s readers’ marked downloads and tiles being made, not a living one’s', async () => {
+  const gone = spawn('true');
+  await once(gone, 'exit');
+  const dead = [`flipbook-stamps-${gone.pid}-Marked`, `flipbook-tile-${gone.pid}-Tile01`].map(
+    (name) => join(tmpdir(), name),
+  );
+  const living = join(tmpdir(), `flipbook-stamps-${process.pid}-Living`);
+  // Earlier versions' (no pid in the name): one untouched for a day goes, a recent one stays.
+  const old = join(tmpdir(), 'flipbook-stamps-OldOne');
+  const recent = join(tmpdir(), 'flipbook-stamps-Recent');
+  for (const folder of [...dead, living, old, recent]) {
+    await mkdir(folder, { recursive: true });
+    await writeFile(join(folder, 'copy.pdf'), 'marked for ann@example.org');
+  }
+  const twoDaysAgo = new Date(Date.now() - 2 * 24 * 3_600_000);
+  await utimes(old, twoDaysAgo, twoDaysAgo);
+  try {
+    await sweepWrapperDirs();
+    expect([...dead, old].filter(existsSync)).toEqual([]);
+    expect([living, recent].filter(existsSync)).toEqual([living, recent]);
+  } finally {
+    for (const folder of [living, recent]) await rm(folder, { recursive: true, force: true });
+  }
+});
