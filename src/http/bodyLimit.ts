@@ -1,8 +1,10 @@
 // The 10 MB limit on every request body that is not an upload. Our other endpoints take no body,
 // so a body is read only to be counted and dropped; too much of it is a 413.
+
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../domain/errors.ts';
 import { durationFromEnv } from '../envDuration.ts';
+import { ClientClosed } from './clientClosed.ts';
 import { PayloadTooLarge } from './upload.ts';
 
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -45,7 +47,7 @@ export const readBody = (
   }
   if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
   // Gone already (its 'error' and 'close' past): nothing more will come, and no one will read.
-  if (req.destroyed) return Promise.reject(new Error('the client closed the connection'));
+  if (req.destroyed) return Promise.reject(new ClientClosed());
   return new Promise((resolve, reject) => {
     const fail = (error: Error) => {
       clearTimeout(timer);

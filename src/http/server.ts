@@ -24,6 +24,7 @@ import {
 import type { Logger } from '../log.ts';
 import { httpDuration, httpRequests } from '../metrics.ts';
 import { withDatabaseBudget } from '../store/databaseLimits.ts';
+import { ClientClosed } from './clientClosed.ts';
 import { loggedUrl } from './loggedUrl.ts';
 import { pathPattern } from './pathPattern.ts';
 import { beginRequest, type ContextOptions } from './requestContext.ts';
@@ -241,7 +242,8 @@ export const clientGone = (req: IncomingMessage, res: ServerResponse, cause: unk
   // elsewhere (the database's connection): that client is answered.
   return (
     (req.socket.destroyed || res.destroyed || res.writableEnded) &&
-    (code === 'ECONNRESET' ||
+    (cause instanceof ClientClosed ||
+      code === 'ECONNRESET' ||
       code === 'ERR_STREAM_PREMATURE_CLOSE' ||
       code === 'EPIPE' ||
       message === 'aborted')

@@ -3,6 +3,7 @@
 // the bytes arrive, and a refused or aborted upload leaves no file behind. A full disk (507), a
 // bucket that fails and a full spool disk (503) are answered at once, without reading the rest
 // of the body.
+
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { basename } from 'node:path';
@@ -19,6 +20,7 @@ import {
   isOutOfSpace,
   MachineFailure,
 } from '../domain/errors.ts';
+import { ClientClosed } from './clientClosed.ts';
 
 export const MAX_UPLOAD_BYTES = 512 * 1024 * 1024;
 const MAX_FIELD_BYTES = 64 * 1024;
@@ -185,7 +187,7 @@ export const receiveUpload = (
     let clientGone = false;
     const gone = () => {
       clientGone = true;
-      parser.destroy(new Error('the client closed the connection'));
+      parser.destroy(new ClientClosed());
     };
     req.on('close', () => {
       if (!req.complete) gone();
