@@ -81,7 +81,7 @@ export const listZip = async (path: string): Promise<ZipListing> => {
       const name = message.replace(UNSAFE_NAME, '').slice(0, 200);
       return {
         kind: 'refused',
-        why: `The ZIP file names an entry outside its folder (${JSON.stringify(name)}): it is not taken`,
+        why: `The ZIP file names an entry by a path that is not safe to unpack (${JSON.stringify(name)}: a “..” or a path from the root): it is not taken`,
       };
     }
     return { kind: 'unreadable', why: `The ZIP file cannot be read: ${message}` };

@@ -186,12 +186,13 @@ describe('uploads that are not PDFs', () => {
     expect(none.body.error).toBe(
       'The ZIP file holds no images (JPEG, PNG, WebP, TIFF) and is not an office document',
     );
-    // And one naming an image outside its folder, in words (not as a file of no known kind).
+    // And one naming an image by a path not safe to unpack, in words (not as a file of no known kind).
     // (a Windows name's backslashes read as folders, as yauzl reads them)
     const unsafeNames: [string, string][] = [
       ['../../tmp/page1.png', '../../tmp/page1.png'],
       ['/tmp/page1.png', '/tmp/page1.png'],
       ['..\\win\\page1.png', '../win/page1.png'],
+      ['book/sub/../page1.png', 'book/sub/../page1.png'],
     ];
     for (const [name, shown] of unsafeNames) {
       const unsafe = await fx.c.create({
@@ -200,7 +201,7 @@ describe('uploads that are not PDFs', () => {
       });
       expectJson(unsafe, 422);
       expect(unsafe.body.error).toBe(
-        `The ZIP file names an entry outside its folder (${JSON.stringify(shown)}): it is not taken`,
+        `The ZIP file names an entry by a path that is not safe to unpack (${JSON.stringify(shown)}: a “..” or a path from the root): it is not taken`,
       );
     }
   }, 120_000);

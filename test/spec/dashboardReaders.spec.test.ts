@@ -350,22 +350,28 @@ describe('dashboard: who reads a share link (mail configured)', () => {
       await identify(url, `reader${String(i).padStart(3, '0')}@example.org`);
     }
     const first = await owner.get(page);
-    expect(first.text).toContain('120 readers, most recently opened first.');
+    expect(first.text).toContain(
+      '120 readers, most recently opened first: 1 to 100 shown (page 1 of 2).',
+    );
     expect(first.text.match(/<td data-label="Email">/g)).toHaveLength(100);
     expect(textOf(/<nav class="pager"[^>]*>([\s\S]*?)<\/nav>/.exec(first.text)?.[1] ?? '')).toBe(
       'Page 1 of 2 Earlier',
     );
     expect(first.text).toContain(`href="${page}?readers=2#readers-title"`);
     const second = await owner.get(`${page}?readers=2`);
+    expect(second.text).toContain('120 readers, most recently opened first: 101 to 120 shown');
     expect(second.text.match(/<td data-label="Email">/g)).toHaveLength(20);
     expect(textOf(/<nav class="pager"[^>]*>([\s\S]*?)<\/nav>/.exec(second.text)?.[1] ?? '')).toBe(
       'More recent Page 2 of 2',
     );
-    // Not a page there is: the first.
-    for (const asked of ['0', '3', 'x', '1e3']) {
-      const shown = await owner.get(`${page}?readers=${asked}`);
-      expect(shown.status).toBe(200);
-      expect(shown.text).toContain('<span>Page 1 of 2</span>');
+    // Not a page number: the first; past the last page: the last.
+    for (const [asked, shown] of Object.entries({ '0': 1, x: 1, '-2': 1, '3': 2, '1e3': 2 })) {
+      const answer = await owner.get(`${page}?readers=${asked}`);
+      expect(answer.status).toBe(200);
+      expect([asked, answer.text.includes(`<span>Page ${shown} of 2</span>`)]).toEqual([
+        asked,
+        true,
+      ]);
     }
     const csv = await owner.get(`${page}/readers.csv`);
     expect(csv.text.trim().split('\r\n')).toHaveLength(121);

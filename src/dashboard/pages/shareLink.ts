@@ -58,10 +58,16 @@ const readersTable = (
       : html`<p>No one has given an address at this link yet. Readers appear here once they have.</p>`;
   }
   const totalPages = Math.ceil(readers.length / READERS_PER_PAGE);
-  const page = Number.isSafeInteger(asked) && asked >= 1 && asked <= totalPages ? asked : 1;
+  // (past the last page: the last; not a page number: the first)
+  const page = Number.isSafeInteger(asked) && asked >= 1 ? Math.min(asked, totalPages) : 1;
   const shown = readers.slice((page - 1) * READERS_PER_PAGE, page * READERS_PER_PAGE);
   const pageLink = (n: number) => `${self}?readers=${n}#readers-title`;
-  return html`<p>${readers.length === 1 ? 'One reader' : `${readers.length.toLocaleString('en')} readers`}, most recently opened first. <a class="button" href="${self}/readers.csv" download>Download CSV</a></p>
+  // Which of them this page shows, said at its top: a page of 100 is long on a phone.
+  const range =
+    totalPages > 1
+      ? `: ${((page - 1) * READERS_PER_PAGE + 1).toLocaleString('en')} to ${((page - 1) * READERS_PER_PAGE + shown.length).toLocaleString('en')} shown (page ${page} of ${totalPages})`
+      : '';
+  return html`<p>${readers.length === 1 ? 'One reader' : `${readers.length.toLocaleString('en')} readers`}, most recently opened first${range}. <a class="button" href="${self}/readers.csv" download>Download CSV</a></p>
 <div class="table-wrap">
 <table class="readers">
 <caption class="visually-hidden">Readers of the link, most recently opened first</caption>
