@@ -4,7 +4,7 @@
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../domain/errors.ts';
 import { durationFromEnv } from '../envDuration.ts';
-import { ClientClosed } from './clientClosed.ts';
+import { ClientClosed } from './clientGone.ts';
 import { PayloadTooLarge } from './upload.ts';
 
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;

@@ -24,7 +24,7 @@ import {
 import type { Logger } from '../log.ts';
 import { httpDuration, httpRequests } from '../metrics.ts';
 import { withDatabaseBudget } from '../store/databaseLimits.ts';
-import { ClientClosed } from './clientClosed.ts';
+import { clientGone } from './clientGone.ts';
 import { loggedUrl } from './loggedUrl.ts';
 import { pathPattern } from './pathPattern.ts';
 import { beginRequest, type ContextOptions } from './requestContext.ts';
@@ -232,23 +232,6 @@ const routeOf = new WeakMap<IncomingMessage, string>();
 
 /** Whether the client asked with HEAD (routed as GET): a handler can skip reading the body. */
 export const isHead = (req: IncomingMessage) => heads.has(req);
-
-/** Whether a failure is the client's going away mid-request: no one is left to answer. */
-export const clientGone = (req: IncomingMessage, res: ServerResponse, cause: unknown) => {
-  const code = (cause as { code?: string } | null)?.code;
-  const message = String((cause as Error | null)?.message ?? '');
-  // The client's connection, not the request stream: a request whose (empty) body was read is
-  // destroyed by Node while its client still waits, and an ECONNRESET then comes from
-  // elsewhere (the database's connection): that client is answered.
-  return (
-    (req.socket.destroyed || res.destroyed || res.writableEnded) &&
-    (cause instanceof ClientClosed ||
-      code === 'ECONNRESET' ||
-      code === 'ERR_STREAM_PREMATURE_CLOSE' ||
-      code === 'EPIPE' ||
-      message === 'aborted')
-  );
-};
 
 /** What node:http's own parse errors mean to a client; anything else is a plain 400. */
 const CLIENT_ERRORS: Record<string, [number, string]> = {

@@ -20,7 +20,7 @@ import {
   isOutOfSpace,
   MachineFailure,
 } from '../domain/errors.ts';
-import { ClientClosed } from './clientClosed.ts';
+import { ClientClosed } from './clientGone.ts';
 
 export const MAX_UPLOAD_BYTES = 512 * 1024 * 1024;
 const MAX_FIELD_BYTES = 64 * 1024;

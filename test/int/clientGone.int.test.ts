@@ -17,9 +17,9 @@ import type { StampedDownloads } from '../../src/app/stampedDownloads.ts';
 import { type BlobStore, type OpenedBlob, pageKey } from '../../src/blobs/blobStore.ts';
 import { openDirStore } from '../../src/blobs/openBlobStore.ts';
 import { readSmallMultipart } from '../../src/dashboard/smallUpload.ts';
+import { clientGone } from '../../src/http/clientGone.ts';
 import { readForm } from '../../src/http/formBody.ts';
 import { sendFile } from '../../src/http/sendFile.ts';
-import { clientGone } from '../../src/http/server.ts';
 import { sendStampedOriginal } from '../../src/http/stampedFiles.ts';
 import { receiveUpload } from '../../src/http/upload.ts';
 
