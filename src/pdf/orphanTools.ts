@@ -4,19 +4,19 @@
 import { readdir, readFile } from 'node:fs/promises';
 
 /**
- * Kills what a killed process left running in `folder` (kill -9 leaves its children: a
+ * Kills what killed processes left running in `folders` (kill -9 leaves its children: a
  * LibreOffice conversion went on for minutes beside the job's retry and made it time out): every
- * process whose command line names the folder, and all it started. Its process group goes with it
+ * process whose command line names one of them, and all it started. Its process group goes with it
  * only where it leads one (LibreOffice's chain is started in a group of its own: timeout →
  * oosplash → soffice.bin); poppler's tools share their daemon's group, and so may whatever
  * started the daemon (a supervisor's script), which is never touched. Nor is this process or any
  * it descends from. Linux's /proc; elsewhere nothing is found.
  */
-export const killOrphansOf = async (folder: string) => {
+export const killOrphansOf = async (folders: readonly string[]) => {
   const table = await processTable();
   const doomed = new Set<number>();
   for (const tool of table) {
-    if (!tool.args.some((arg) => arg.includes(folder))) continue;
+    if (!tool.args.some((arg) => folders.some((folder) => arg.includes(folder)))) continue;
     doomed.add(tool.pid);
     if (tool.pid === tool.group) {
       for (const member of table) if (member.group === tool.group) doomed.add(member.pid);

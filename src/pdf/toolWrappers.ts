@@ -212,14 +212,16 @@ const qpdfWrapper = (limits: ProcessLimits) =>
 
 const shellQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
 
-/**
- * Removes the wrapper folders of processes that died without cleaning up (kill -9): ours by
- * owner, with a pid that no longer runs. Best effort: a folder we cannot judge stays.
- */
 const DAY_MS = 24 * 3_600_000;
 
+/**
+ * Removes the wrapper folders of processes that died without cleaning up (kill -9): ours by
+ * owner, with a pid that no longer runs, and what their tools left running in them (one look at
+ * the machine's processes for all of them). Best effort: a folder we cannot judge stays.
+ */
 export const sweepWrapperDirs = async () => {
   const uid = process.getuid?.();
+  const dead: string[] = [];
   for (const name of await readdir(tmpdir()).catch(() => [] as string[])) {
     // The tools' wrappers, the scratch folders of page images rendered after processing
     // (src/app/laterRenditions.ts), and of conversions (src/worker/convertVersion.ts, the
@@ -239,7 +241,9 @@ export const sweepWrapperDirs = async () => {
     const info = await lstat(path).catch(() => null);
     if (!info?.isDirectory() || info.uid !== uid) continue;
     if (legacy && Date.now() - info.mtimeMs < DAY_MS) continue;
-    await killOrphansOf(path);
-    await rm(path, { recursive: true, force: true });
+    dead.push(path);
   }
+  if (dead.length === 0) return;
+  await killOrphansOf(dead);
+  for (const path of dead) await rm(path, { recursive: true, force: true });
 };
