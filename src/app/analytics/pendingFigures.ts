@@ -13,30 +13,13 @@ import { type Flush, OTHER_VERSION } from '../../state/analytics.ts';
 /** int's largest: a sum waiting in memory through a long outage is written as at most this. */
 const INT_MAX = 2_147_483_647;
 
-export type Daily = {
-  opens: number;
-  views: number;
-  seconds: number;
-  searches: number;
-  downloads: number;
-  zooms: number;
-};
-export const noDaily = (): Daily => ({
-  opens: 0,
-  views: 0,
-  seconds: 0,
-  searches: 0,
-  downloads: 0,
-  zooms: 0,
-});
-const sumDaily = (a: Daily, b: Daily): Daily => ({
-  opens: a.opens + b.opens,
-  views: a.views + b.views,
-  seconds: a.seconds + b.seconds,
-  searches: a.searches + b.searches,
-  downloads: a.downloads + b.downloads,
-  zooms: a.zooms + b.zooms,
-});
+/** A link's day's counters, in the order of their columns (one list: the type, zero and sums). */
+const DAILY_FIGURES = ['opens', 'views', 'seconds', 'searches', 'downloads', 'zooms'] as const;
+export type Daily = Record<(typeof DAILY_FIGURES)[number], number>;
+const dailyOf = (f: (name: keyof Daily) => number) =>
+  Object.fromEntries(DAILY_FIGURES.map((name) => [name, f(name)])) as Daily;
+export const noDaily = (): Daily => dailyOf(() => 0);
+const sumDaily = (a: Daily, b: Daily): Daily => dailyOf((name) => a[name] + b[name]);
 
 /** Figures waiting to be written, by their row's key (fields joined by a space). */
 export type Pending = {
@@ -271,12 +254,9 @@ export const columnsOf = (p: Pending): Flush => {
       flipbook: key(daily, 0),
       day: key(daily, 1),
       link: key(daily, 2),
-      opens: col(daily, ([, v]) => v.opens),
-      views: col(daily, ([, v]) => v.views),
-      seconds: col(daily, ([, v]) => v.seconds),
-      searches: col(daily, ([, v]) => v.searches),
-      downloads: col(daily, ([, v]) => v.downloads),
-      zooms: col(daily, ([, v]) => v.zooms),
+      ...(Object.fromEntries(
+        DAILY_FIGURES.map((name) => [name, col(daily, ([, v]) => v[name])]),
+      ) as Record<keyof Daily, number[]>),
     },
     pages: {
       ...page(pages),
