@@ -22,7 +22,7 @@ import { logger } from './log.ts';
 import { describeSmtpServer, type MailSettings } from './mail/mailSettings.ts';
 import { startMailSender } from './mail/sender.ts';
 import { jobGauge, mailGauges, renderSlotGauge } from './metrics.ts';
-import { sweepWrapperDirs } from './pdf/poppler.ts';
+import { sweepAtStart } from './pdf/poppler.ts';
 import { SCRIPT, STYLESHEET } from './reader/assets.ts';
 import { readiness, withTimeout } from './readiness.ts';
 import { countJobs } from './readTables/jobs.ts';
@@ -109,8 +109,8 @@ export class StartupError extends Error {
 export const runDaemon = async (options: DaemonOptions) => {
   const started = performance.now();
   installLastResort(logger);
-  // poppler wrapper folders of processes killed before they could remove them (best effort)
-  void sweepWrapperDirs().catch(() => {});
+  // scratch folders of processes killed before they could remove them, and their tools
+  void sweepAtStart(logger);
   // Listened for from the first moment: a SIGTERM while starting stops the daemon cleanly once
   // it has started, instead of killing it halfway (Node's default for an unhandled SIGTERM).
   // A second signal while shutting down cuts the remaining connections at once (still a clean

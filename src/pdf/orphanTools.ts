@@ -2,6 +2,7 @@
 // scratch folder their command lines name, and killed with what they started, by the next start's
 // sweep (./toolWrappers.ts, sweepWrapperDirs).
 import { readdir, readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 
 /**
  * Kills what killed processes left running in `folders` (kill -9 leaves its children: a
@@ -10,9 +11,10 @@ import { readdir, readFile } from 'node:fs/promises';
  * only where it leads one (LibreOffice's chain is started in a group of its own: timeout →
  * oosplash → soffice.bin); poppler's tools share their daemon's group, and so may whatever
  * started the daemon (a supervisor's script), which is never touched. Nor is this process or any
- * it descends from. Linux's /proc; elsewhere nothing is found.
+ * it descends from. Linux's /proc; elsewhere nothing is found. Says what it killed (pid and
+ * program), for the start's log.
  */
-export const killOrphansOf = async (folders: readonly string[]) => {
+export const killOrphansOf = async (folders: readonly string[]): Promise<string[]> => {
   const table = await processTable();
   const doomed = new Set<number>();
   for (const tool of table) {
@@ -36,13 +38,16 @@ export const killOrphansOf = async (folders: readonly string[]) => {
   for (let pid: number | undefined = process.pid; pid && pid > 1; pid = byPid.get(pid)?.parent) {
     doomed.delete(pid);
   }
+  const killed: string[] = [];
   for (const pid of doomed) {
     try {
       process.kill(pid, 'SIGKILL');
+      killed.push(`${basename(byPid.get(pid)?.args[0] ?? '') || '?'} ${pid}`);
     } catch {
       // gone meanwhile, or not ours to kill
     }
   }
+  return killed;
 };
 
 /** This machine's processes: pid, parent, group and command line (Linux's /proc). */

@@ -40,6 +40,7 @@ export {
   DEFAULT_LIMITS,
   limitedDir,
   type ProcessLimits,
+  sweepAtStart,
   sweepWrapperDirs,
   wrapperDirs,
 } from './toolWrappers.ts';

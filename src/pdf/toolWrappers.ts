@@ -217,9 +217,10 @@ const DAY_MS = 24 * 3_600_000;
 /**
  * Removes the wrapper folders of processes that died without cleaning up (kill -9): ours by
  * owner, with a pid that no longer runs, and what their tools left running in them (one look at
- * the machine's processes for all of them). Best effort: a folder we cannot judge stays.
+ * the machine's processes for all of them). Best effort: a folder we cannot judge stays. Says
+ * what it removed and killed, for the start's log.
  */
-export const sweepWrapperDirs = async () => {
+export const sweepWrapperDirs = async (): Promise<{ folders: number; killed: string[] }> => {
   const uid = process.getuid?.();
   const dead: string[] = [];
   for (const name of await readdir(tmpdir()).catch(() => [] as string[])) {
@@ -243,7 +244,24 @@ export const sweepWrapperDirs = async () => {
     if (legacy && Date.now() - info.mtimeMs < DAY_MS) continue;
     dead.push(path);
   }
-  if (dead.length === 0) return;
-  await killOrphansOf(dead);
+  if (dead.length === 0) return { folders: 0, killed: [] };
+  const killed = await killOrphansOf(dead);
   for (const path of dead) await rm(path, { recursive: true, force: true });
+  return { folders: dead.length, killed };
 };
+
+/**
+ * The sweep a start runs beside its work (best effort, never awaited), said in its log when it
+ * found anything: an operator sees what a kill had left behind, and which tools were still running.
+ */
+export const sweepAtStart = (log: { info: (fields: object, message: string) => void }) =>
+  sweepWrapperDirs()
+    .then(({ folders, killed }) => {
+      if (folders === 0) return;
+      const tools = killed.length > 0 ? `, and killed what ran there: ${killed.join(', ')}` : '';
+      log.info(
+        { folders, killed },
+        `removed ${folders} scratch folders of killed processes${tools}`,
+      );
+    })
+    .catch(() => {});

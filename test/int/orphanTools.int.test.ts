@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { isAlive } from '../../src/isAlive.ts';
-import { sweepWrapperDirs } from '../../src/pdf/toolWrappers.ts';
+import { sweepAtStart, sweepWrapperDirs } from '../../src/pdf/toolWrappers.ts';
 
 it('kills a dead process’s tools still running in its folder, their group too, then removes it', async () => {
   // A pid that ran and is gone: the killed daemon's.
@@ -35,8 +35,16 @@ it('kills a dead process’s tools still running in its folder, their group too,
   const bystander = spawn('tail', ['-f', '/dev/null', other], { detached: true, stdio: 'ignore' });
   try {
     await expect.poll(() => membersOf(leader)).toBeGreaterThanOrEqual(3);
-    await sweepWrapperDirs();
+    // as a start runs it: what it removed and killed said in the log
+    const said: { fields: object; message: string }[] = [];
+    await sweepAtStart({ info: (fields, message) => said.push({ fields, message }) });
     await expect.poll(() => membersOf(leader)).toBe(0);
+    expect(said).toHaveLength(1);
+    expect(said[0]?.message).toMatch(
+      /^removed \d+ scratch folders of killed processes, and killed what ran there: .*/,
+    );
+    expect(said[0]?.message).toContain(`bash ${leader}`);
+    expect(said[0]?.message).toMatch(/\btail \d+/);
     expect(existsSync(folder)).toBe(false);
     expect(isAlive(bystander.pid ?? 0)).toBe(true);
     expect(existsSync(other)).toBe(true); // (its process is this one, alive)

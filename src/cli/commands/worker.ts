@@ -33,7 +33,7 @@ export const registerWorker = (program: Command) => {
     const { startBlobSweep } = await import('../../blobs/sweep.ts');
     const { installLastResort } = await import('../../lastResort.ts');
     const { logger } = await import('../../log.ts');
-    const { sweepWrapperDirs } = await import('../../pdf/poppler.ts');
+    const { sweepAtStart } = await import('../../pdf/poppler.ts');
     const { ignoreHangup, STOP_SIGNALS } = await import('../../signals.ts');
     const { logWaiting } = await import('../../startupPatience.ts');
     const { openStore } = await import('../../store/store.ts');
@@ -55,7 +55,7 @@ export const registerWorker = (program: Command) => {
       for (const name of STOP_SIGNALS) process.on(name, () => resolve(name));
     });
     ignoreHangup(logger);
-    void sweepWrapperDirs().catch(() => {});
+    void sweepAtStart(logger);
     const store = await openStore({
       dataDir: flags.dataDir,
       databaseUrl: flags.databaseUrl,
