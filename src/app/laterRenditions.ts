@@ -18,7 +18,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BlobStore, PageFile } from '../blobs/blobStore.ts';
-import { AppError, NotFound } from '../domain/errors.ts';
+import { AppError, NotFound, refusal } from '../domain/errors.ts';
 import type { PagesTask } from '../pdf/pageRanges.ts';
 import { machineProblem, RenderFailure } from '../pdf/renderFailure.ts';
 import type { RenderOptions } from '../pdf/renderPdf.ts';
@@ -194,12 +194,12 @@ const renderStored = async (
 /** pdftoppm's refusal of a page it cannot scale: one without a size */
 const unsized = (error: unknown) => /hDPI or vDPI values are invalid/.test(String(error));
 
-export class RenditionBusy extends AppError {
-  override name = 'RenditionBusy';
-  constructor() {
-    super(503, 'Still rendering this page; try again shortly', { 'Retry-After': '2' });
-  }
-}
+export class RenditionBusy extends refusal(
+  'RenditionBusy',
+  503,
+  'Still rendering this page; try again shortly',
+  { 'Retry-After': '2' },
+) {}
 
 /**
  * What a request for a page image gets: the file is stored, the page cannot be rendered at this

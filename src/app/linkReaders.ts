@@ -8,7 +8,7 @@
 // mailed per link and address as wrong passwords are counted (a code mailed is a try: it cannot
 // be taken back), tries per code, and every wrong code one answer whatever was wrong.
 import { createHmac, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
-import { AppError, InvalidInput } from '../domain/errors.ts';
+import { AppError, InvalidInput, refusal } from '../domain/errors.ts';
 import { allowedBy, readerEmail } from '../domain/readerEmail.ts';
 import type { LinkByToken } from '../readTables/shareLinks.ts';
 import {
@@ -46,33 +46,25 @@ export const CODE_TRIES = 5;
 export const CODES_PER_ADDRESS = 5;
 
 /** A link that proves addresses, on a service started since without a mail server. */
-export class CodeNeedsMail extends AppError {
-  override name = 'CodeNeedsMail';
-  constructor() {
-    super(
-      503,
-      'This link sends a code by mail, and mail is not set up now: tell whoever shared it',
-      {
-        'Retry-After': '3600',
-      },
-    );
-  }
-}
+export class CodeNeedsMail extends refusal(
+  'CodeNeedsMail',
+  503,
+  'This link sends a code by mail, and mail is not set up now: tell whoever shared it',
+  { 'Retry-After': '3600' },
+) {}
 
 /** One answer for every code that does not open: wrong, expired, used up, or none sent. */
-export class WrongCode extends AppError {
-  override name = 'WrongCode';
-  constructor() {
-    super(401, 'That code is not right, or no longer good: ask for a new one');
-  }
-}
+export class WrongCode extends refusal(
+  'WrongCode',
+  401,
+  'That code is not right, or no longer good: ask for a new one',
+) {}
 
-export class NotAllowedReader extends AppError {
-  override name = 'NotAllowedReader';
-  constructor() {
-    super(403, 'This link is not for that address');
-  }
-}
+export class NotAllowedReader extends refusal(
+  'NotAllowedReader',
+  403,
+  'This link is not for that address',
+) {}
 
 export class TermsNotAccepted extends InvalidInput {
   override name = 'TermsNotAccepted';

@@ -6,7 +6,7 @@
 // the reader is told to come back (503), and shows its results without highlights meanwhile.
 
 import type { BlobStore } from '../blobs/blobStore.ts';
-import { AppError, NotFound } from '../domain/errors.ts';
+import { NotFound, refusal } from '../domain/errors.ts';
 import { readPageWords } from '../pdf/pageWords.ts';
 import type { ProcessLimits } from '../pdf/poppler.ts';
 import { wordSource } from '../queries/files.ts';
@@ -16,12 +16,12 @@ const AT_ONCE = 2;
 let running = 0;
 const inFlight = new Map<string, Promise<string>>();
 
-export class WordsBusy extends AppError {
-  override name = 'WordsBusy';
-  constructor() {
-    super(503, 'Busy reading other pages; try again shortly', { 'Retry-After': '2' });
-  }
-}
+export class WordsBusy extends refusal(
+  'WordsBusy',
+  503,
+  'Busy reading other pages; try again shortly',
+  { 'Retry-After': '2' },
+) {}
 
 /** words.json of a finished version's page, as JSON text: `{ "words": [{ x, y, w, h, t }] }`. */
 export const pageWordsJson = async (

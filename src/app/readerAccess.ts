@@ -8,7 +8,7 @@
 // One file (over 300 lines): every way in (a book, a link, its password, its reader, a grant)
 // decided side by side, so that no way skips a check another makes.
 import { randomBytes } from 'node:crypto';
-import { AppError, NotFound } from '../domain/errors.ts';
+import { NotFound, refusal } from '../domain/errors.ts';
 import { grantSecret, liveLinkOf, memberSessionReads } from '../queries/access.ts';
 import { findReaderFlipbook } from '../queries/reader.ts';
 import { previewOfVersion } from '../readTables/previews.ts';
@@ -281,12 +281,11 @@ export const linkOfToken = (deps: AccessDeps, token: string) =>
     ? findLinkByTokenHash(deps.store.db, hashToken(token), deps.clock.now())
     : Promise.resolve(null);
 
-export class WrongLinkPassword extends AppError {
-  override name = 'WrongLinkPassword';
-  constructor() {
-    super(401, 'That password is not right');
-  }
-}
+export class WrongLinkPassword extends refusal(
+  'WrongLinkPassword',
+  401,
+  'That password is not right',
+) {}
 
 /**
  * A password given for a share link: throttled per link and per address like a sign-in, one

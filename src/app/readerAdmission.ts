@@ -4,7 +4,7 @@
 // readers without end nor shut its real readers out for the hour.
 import { randomUUID } from 'node:crypto';
 import { senderKey } from '../domain/analytics/senderKey.ts';
-import { AppError } from '../domain/errors.ts';
+import { AppError, refusal } from '../domain/errors.ts';
 import type { LinkByToken } from '../readTables/shareLinks.ts';
 import { countFailures, pruneFailures, releaseAttempt, reserveAttempt } from '../state/accounts.ts';
 import { newReadersSince, readersOfLink } from '../state/linkReaders.ts';
@@ -22,15 +22,11 @@ export const NEW_READERS_PER_CLIENT = 50;
 /** Readers a link keeps at most (all of them listed, and in its CSV). */
 export const MAX_READERS_PER_LINK = 10_000;
 /** A link that keeps no more readers: its reader's form says so in their language. */
-export class LinkFull extends AppError {
-  override name = 'LinkFull';
-  constructor() {
-    super(
-      409,
-      `This link has as many readers as it can keep (${MAX_READERS_PER_LINK.toLocaleString('en')}): ask whoever shared it for a new link`,
-    );
-  }
-}
+export class LinkFull extends refusal(
+  'LinkFull',
+  409,
+  `This link has as many readers as it can keep (${MAX_READERS_PER_LINK.toLocaleString('en')}): ask whoever shared it for a new link`,
+) {}
 
 /**
  * Room for one more reader at a link, or a 429 in words: the link's readers in all and this

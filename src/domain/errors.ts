@@ -21,6 +21,23 @@ const failure = (name: string, status: number) =>
     }
   };
 
+/**
+ * An error that always says the same: its status, its words and its headers (a retry hint, a
+ * challenge). `class WrongCode extends refusal('WrongCode', 401, '...') {}`
+ */
+export const refusal = (
+  name: string,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+) =>
+  class extends AppError {
+    override name = name;
+    constructor() {
+      super(status, message, headers);
+    }
+  };
+
 /** A rule of the domain refused the command. */
 export class RuleBroken extends failure('RuleBroken', 422) {}
 

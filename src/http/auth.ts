@@ -9,24 +9,16 @@ import type { IncomingMessage } from 'node:http';
 import type { Caller } from '../app/caller.ts';
 import type { EventMetadata } from '../app/eventContext.ts';
 import { hashApiKey, isWellFormedApiKey, keyWorks, sameHash } from '../domain/apiKey.ts';
-import { AppError } from '../domain/errors.ts';
+import { refusal } from '../domain/errors.ts';
 import { findKeyForRequest } from '../readTables/apiKeys.ts';
 import type { Db } from '../readTables/readTable.ts';
 import { requestContext } from './requestContext.ts';
 
-export class Unauthorized extends AppError {
-  override name = 'Unauthorized';
-  constructor() {
-    super(401, 'Unauthorized', { 'WWW-Authenticate': 'Bearer' });
-  }
-}
+export class Unauthorized extends refusal('Unauthorized', 401, 'Unauthorized', {
+  'WWW-Authenticate': 'Bearer',
+}) {}
 
-export class WorkspaceMissing extends AppError {
-  override name = 'WorkspaceMissing';
-  constructor() {
-    super(400, 'Workspace not found');
-  }
-}
+export class WorkspaceMissing extends refusal('WorkspaceMissing', 400, 'Workspace not found') {}
 
 export const presentedKey = (req: IncomingMessage): string | null => {
   const authorization = req.headers.authorization;

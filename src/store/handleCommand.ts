@@ -6,7 +6,7 @@
 // Emmett's errors are matched by errorCode: across its packages `instanceof` fails.
 import type { Event } from '@event-driven-io/emmett';
 import type { PostgresEventStore } from '@event-driven-io/emmett-postgresql';
-import { AppError } from '../domain/errors.ts';
+import { refusal } from '../domain/errors.ts';
 import { createKeyedMutex } from './keyedMutex.ts';
 import { isDatabaseUnavailable } from './unavailable.ts';
 
@@ -21,14 +21,12 @@ export type Handled<State, E> = { events: E[]; state: State };
 export type StreamReader<E> = (streamName: string) => Promise<{ events: E[]; version: bigint }>;
 
 /** Still conflicting after every retry: the store is too busy right now; the client may retry. */
-export class StoreBusy extends AppError {
-  override name = 'StoreBusy';
-  constructor() {
-    super(503, 'The server is busy with concurrent changes to this resource; try again', {
-      'Retry-After': '1',
-    });
-  }
-}
+export class StoreBusy extends refusal(
+  'StoreBusy',
+  503,
+  'The server is busy with concurrent changes to this resource; try again',
+  { 'Retry-After': '1' },
+) {}
 
 // Only other processes conflict with us, each holding the stream for one append (milliseconds):
 // 20 attempts with backoff growing to 500 ms outlast any realistic burst (at most ~7 s in all).

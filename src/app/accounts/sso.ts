@@ -8,7 +8,7 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { domainToASCII } from 'node:url';
 import * as oidc from 'openid-client';
-import { AppError, Forbidden } from '../../domain/errors.ts';
+import { Forbidden, refusal } from '../../domain/errors.ts';
 import { findUserByEmail } from '../../readTables/users.ts';
 import { findWorkspaceByName } from '../../readTables/workspaces.ts';
 import { saveSsoLogin, takeSsoLogin } from '../../state/ssoState.ts';
@@ -38,14 +38,12 @@ export type SsoSettings = {
 /** How long a sign-in may stay at the provider (its login, a second factor). */
 export const SSO_LOGIN_MS = 10 * 60_000;
 
-export class SsoUnavailable extends AppError {
-  override name = 'SsoUnavailable';
-  constructor() {
-    super(503, 'Single sign-on is not available now: the sign-in provider did not answer', {
-      'Retry-After': '30',
-    });
-  }
-}
+export class SsoUnavailable extends refusal(
+  'SsoUnavailable',
+  503,
+  'Single sign-on is not available now: the sign-in provider did not answer',
+  { 'Retry-After': '30' },
+) {}
 
 const EXPIRED = 'This sign-in did not finish in time or was used already: sign in again';
 const NOT_SIGNED_IN = 'The sign-in provider did not sign you in: try again';
