@@ -3,59 +3,43 @@
 // hold itself (a Map: `?notice=constructor` is nothing, not an inherited property).
 export type NoticePage = 'grid' | 'flipbook' | 'profile' | 'members';
 
-const NOTICES = new Map<string, { text: string; page: NoticePage }>([
-  [
-    'uploaded',
-    { page: 'flipbook', text: 'Uploaded. Processing starts in a moment; this page follows it.' },
-  ],
-  ['activated', { page: 'flipbook', text: 'The version is now active: the reader link shows it.' }],
-  ['version-deleted', { page: 'flipbook', text: 'The version was deleted.' }],
-  [
-    'promoted',
-    {
-      page: 'flipbook',
-      text: 'Promoted: the preview’s version is now the active one, and the reader link shows it.',
-    },
-  ],
-  [
-    'preview-deleted',
-    { page: 'flipbook', text: 'The preview was deleted, with its version and pages.' },
-  ],
-  ['saved', { page: 'flipbook', text: 'Changes saved.' }],
-  [
-    'archived',
-    { page: 'flipbook', text: 'Archived: the reader link now answers “not available”.' },
-  ],
-  ['unarchived', { page: 'flipbook', text: 'Unarchived: the reader link works again.' }],
-  [
-    'downloads-on',
-    { page: 'flipbook', text: 'Downloads are on: readers can download the original PDF.' },
-  ],
-  ['downloads-off', { page: 'flipbook', text: 'Downloads are off.' }],
-  [
-    'visibility',
-    {
-      page: 'flipbook',
-      text: 'Saved: who can read it changed at once, for pages already open too.',
-    },
-  ],
-  [
-    'flipbook-deleted',
-    { page: 'grid', text: 'The flipbook was deleted, with its versions and pages.' },
-  ],
-  [
-    'password-changed',
-    { page: 'profile', text: 'Your password is changed. Your other sessions are signed out.' },
-  ],
-  ['session-revoked', { page: 'profile', text: 'The session is signed out.' }],
-  ['sessions-revoked', { page: 'profile', text: 'Every other session is signed out.' }],
-  ['role-changed', { page: 'members', text: 'The role is changed.' }],
-  ['member-removed', { page: 'members', text: 'They are removed and signed out.' }],
-  [
-    'invitation-revoked',
-    { page: 'members', text: 'The invitation is revoked: its link no longer works.' },
-  ],
-]);
+/** Each page's notices: name → words. */
+const BY_PAGE: Record<NoticePage, Record<string, string>> = {
+  flipbook: {
+    uploaded: 'Uploaded. Processing starts in a moment; this page follows it.',
+    activated: 'The version is now active: the reader link shows it.',
+    'version-deleted': 'The version was deleted.',
+    promoted:
+      'Promoted: the preview’s version is now the active one, and the reader link shows it.',
+    'preview-deleted': 'The preview was deleted, with its version and pages.',
+    saved: 'Changes saved.',
+    archived: 'Archived: the reader link now answers “not available”.',
+    unarchived: 'Unarchived: the reader link works again.',
+    'downloads-on': 'Downloads are on: readers can download the original PDF.',
+    'downloads-off': 'Downloads are off.',
+    visibility: 'Saved: who can read it changed at once, for pages already open too.',
+  },
+  grid: { 'flipbook-deleted': 'The flipbook was deleted, with its versions and pages.' },
+  profile: {
+    'password-changed': 'Your password is changed. Your other sessions are signed out.',
+    'session-revoked': 'The session is signed out.',
+    'sessions-revoked': 'Every other session is signed out.',
+  },
+  members: {
+    'role-changed': 'The role is changed.',
+    'member-removed': 'They are removed and signed out.',
+    'invitation-revoked': 'The invitation is revoked: its link no longer works.',
+  },
+};
+
+const NOTICES = new Map<string, { text: string; page: NoticePage }>();
+for (const [page, texts] of Object.entries(BY_PAGE) as [NoticePage, Record<string, string>][]) {
+  for (const [name, text] of Object.entries(texts)) {
+    // one name, one page: a redirect names the notice alone
+    if (NOTICES.has(name)) throw new Error(`notice ${name} is on two pages`);
+    NOTICES.set(name, { text, page });
+  }
+}
 
 export type Notice = { text: string; kind: 'ok' | 'error' };
 
