@@ -30,7 +30,13 @@ import {
   openStoreOf,
   waitDone,
 } from '../support/apiHelpers.ts';
-import { PROCESSING, trailActivated, trailOf, uploadReport } from '../support/auditTrail.ts';
+import {
+  PROCESSING,
+  trailActivated,
+  trailOf,
+  typesBesideProgress,
+  uploadReport,
+} from '../support/auditTrail.ts';
 import { type CliResult, flipbook, ROOT } from '../support/cli.ts';
 import { tempDataDir } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
@@ -126,8 +132,7 @@ describe('the audit trail from the CLI (embedded store)', () => {
     await waitDone(api, book.flipbookId, book.versionId);
     await waitDone(api, made.body.flipbook_id, made.body.version_id);
     const events = await trailActivated(api, book.flipbookId);
-    // (progress batches, VersionPagesRendered, come only when the render is slow enough)
-    expect(events.map((e) => e.type).filter((t) => t !== 'VersionPagesRendered')).toEqual([
+    expect(typesBesideProgress(events)).toEqual([
       'FlipbookCreated',
       'VersionUploaded',
       ...PROCESSING,

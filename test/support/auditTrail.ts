@@ -7,6 +7,13 @@ import { waitFor } from './waitFor.ts';
 /** The events processing appends after an upload, in order. */
 export const PROCESSING = ['VersionProcessingStarted', 'VersionProcessed', 'VersionActivated'];
 
+/**
+ * The trail's event types but processing's progress batches (VersionPagesRendered), which come
+ * only when a render is slow enough (a second: a loaded machine's three pages).
+ */
+export const typesBesideProgress = (events: Json[]) =>
+  events.map((e) => e.type).filter((t) => t !== 'VersionPagesRendered');
+
 /** The flipbook's trail as its workspace reads it over HTTP (one page of 100). */
 export const trailOf = async (c: Client, flipbookId: string) => {
   const reply = await c.get(`/flipbooks/${flipbookId}/events?per_page=100`);
