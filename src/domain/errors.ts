@@ -34,7 +34,7 @@ export const refusal = (
   class extends AppError {
     override name = name;
     constructor() {
-      super(status, message, headers);
+      super(status, message, { ...headers }); // each its own: an answer may add to them
     }
   };
 
