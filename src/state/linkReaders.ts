@@ -239,13 +239,16 @@ export const addReaderReading = (db: Db, readerId: string, r: ReaderReading, now
     [readerId, r.seconds, r.pages, r.lastPage, r.downloads, now],
   );
 
-/** A link's identified readers, the most recent first (at most `limit`). */
+/**
+ * A link's identified readers, the most recently opened first, then (those who have not opened
+ * it yet, or opened it at the same moment) the most recently identified (at most `limit`).
+ */
 export const linkReaders = async (db: Db, linkId: string, limit: number) =>
   (
     await db.query<ReaderRow>(
       `SELECT ${READER} FROM link_readers
        WHERE link_id = $1 AND identified_at IS NOT NULL
-       ORDER BY last_open DESC NULLS LAST, reader_id LIMIT $2`,
+       ORDER BY last_open DESC NULLS LAST, identified_at DESC, reader_id LIMIT $2`,
       [linkId, limit],
     )
   ).rows;

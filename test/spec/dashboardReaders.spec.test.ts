@@ -354,6 +354,13 @@ describe('dashboard: who reads a share link (mail configured)', () => {
       '120 readers, most recently opened first: 1 to 100 shown (page 1 of 2).',
     );
     expect(first.text.match(/<td data-label="Email">/g)).toHaveLength(100);
+    // None has opened it yet: the most recently identified first (the clock moved between the
+    // three groups of 50, 50 and 20)
+    const emails = (text: string) =>
+      [...text.matchAll(/reader(\d{3})@example\.org/g)].map((m) => Number(m[1]));
+    expect(new Set(emails(first.text).slice(0, 20))).toEqual(
+      new Set(Array.from({ length: 20 }, (_, i) => 100 + i)),
+    );
     expect(textOf(/<nav class="pager"[^>]*>([\s\S]*?)<\/nav>/.exec(first.text)?.[1] ?? '')).toBe(
       'Page 1 of 2 Earlier',
     );
@@ -361,6 +368,7 @@ describe('dashboard: who reads a share link (mail configured)', () => {
     const second = await owner.get(`${page}?readers=2`);
     expect(second.text).toContain('120 readers, most recently opened first: 101 to 120 shown');
     expect(second.text.match(/<td data-label="Email">/g)).toHaveLength(20);
+    expect(emails(second.text).every((n) => n < 50)).toBe(true);
     expect(textOf(/<nav class="pager"[^>]*>([\s\S]*?)<\/nav>/.exec(second.text)?.[1] ?? '')).toBe(
       'More recent Page 2 of 2',
     );
