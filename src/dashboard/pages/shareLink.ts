@@ -67,7 +67,7 @@ const readersTable = (
     totalPages > 1
       ? `: ${((page - 1) * READERS_PER_PAGE + 1).toLocaleString('en')} to ${((page - 1) * READERS_PER_PAGE + shown.length).toLocaleString('en')} shown (page ${page} of ${totalPages})`
       : '';
-  return html`<p>${readers.length === 1 ? 'One reader' : `${readers.length.toLocaleString('en')} readers`}, most recently opened first${range}. <a class="button" href="${self}/readers.csv" download>Download CSV</a></p>
+  return html`<p class="readers-summary">${readers.length === 1 ? 'One reader' : `${readers.length.toLocaleString('en')} readers`}, most recently opened first${range}. <a class="button" href="${self}/readers.csv" download>Download CSV</a></p>
 <div class="table-wrap">
 <table class="readers">
 <caption class="visually-hidden">Readers of the link, most recently opened first</caption>
