@@ -15,7 +15,7 @@ const BY_PAGE: Record<NoticePage, Record<string, string>> = {
     saved: 'Changes saved.',
     archived: 'Archived: the reader link now answers “not available”.',
     unarchived: 'Unarchived: the reader link works again.',
-    'downloads-on': 'Downloads are on: readers can download the original PDF.',
+    'downloads-on': 'Downloads are on: readers can download it as a PDF.',
     'downloads-off': 'Downloads are off.',
     visibility: 'Saved: who can read it changed at once, for pages already open too.',
   },

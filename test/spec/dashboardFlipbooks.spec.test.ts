@@ -205,6 +205,7 @@ describe('dashboard: upload and one flipbook', () => {
       expect(await status(original)).toBe(404);
       const on = await eve.post(`${base}/download`, { allow: 'true' });
       expect(on.url).toMatch(/\?notice=downloads-on#availability$/);
+      expect(on.text).toContain('Readers can download the original PDF.');
       expect(await status(original)).toBe(200);
 
       expect(activity(on.text).slice(0, 5)).toEqual([

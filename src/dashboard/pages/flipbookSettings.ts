@@ -50,8 +50,8 @@ ${visibilityChoice(f.visibility, html`<legend class="visually-hidden">Who can re
 <div class="setting">
 <p><strong>Downloads ${downloadAllowed ? 'on' : 'off'}.</strong> ${
     downloadAllowed
-      ? 'Readers can download the original PDF.'
-      : 'Readers cannot download the original PDF.'
+      ? `Readers can download ${whatReadersGet(f.versions)}.`
+      : `Readers cannot download ${whatReadersGet(f.versions)}.`
   }</p>
 <form method="post" action="${base}/download">
 ${csrf}
@@ -82,3 +82,14 @@ ${csrf}
 </section>
 </div>`;
 };
+
+/**
+ * What the reader's Download button gives: always a PDF, the upload itself or the one made of a
+ * converted upload (a .docx, a deck, images), so the page never promises the file as uploaded.
+ */
+export const whatReadersGet = (versions: readonly { is_active: boolean; file_type: string }[]) => {
+  const type = versions.find((v) => v.is_active)?.file_type ?? 'pdf';
+  return type === 'pdf' ? 'the original PDF' : `a PDF made of the uploaded ${fileKind(type)}`;
+};
+
+const fileKind = (type: string) => (type === 'zip' ? 'images' : `.${type} file`);

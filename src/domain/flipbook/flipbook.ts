@@ -54,7 +54,7 @@ export type FlipbookArchived = Event<'FlipbookArchived', Base>;
 export type FlipbookRestored = Event<'FlipbookRestored', Base>;
 /** Gone for good: its files are removed and every URL of it is a 404; its events stay. */
 export type FlipbookDeleted = Event<'FlipbookDeleted', Base>;
-/** Whether readers may download the original PDF (the reader's Download button). */
+/** Whether readers may download the PDF (the upload, or the one made of a converted upload). */
 export type FlipbookDownloadChanged = Event<'FlipbookDownloadChanged', Base & { allowed: boolean }>;
 /** Who may read it from now on (./access.ts). */
 export type FlipbookVisibilityChanged = Event<
