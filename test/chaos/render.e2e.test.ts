@@ -22,6 +22,10 @@ import { waitFor } from '../support/waitFor.ts';
 
 const LONG = 'text_why3-manual.pdf'; // 184 pages, ~13 s to render on 2 cores
 const MEDIUM = 'vec_tracemonkey.pdf'; // 14 pages, 1 MB
+// Long enough to be caught mid-render (fetched before its pages exist, killed while processing),
+// and a quarter of LONG's renders: the whole-files sweep asks for every page's largest image too.
+const BOOK = 'img_GS9_Color_Management.pdf';
+const BOOK_PAGES = 42;
 const NO_RATE_LIMIT = ['--rate-limit', '0'];
 
 const statusOf = async (c: Client, flipbookId: string, versionId: string) => {
@@ -112,7 +116,7 @@ describe('a daemon rendering while clients delete and fetch', () => {
   }, 240_000);
 
   it('serves only whole page files while they are being written, revalidated until done', async () => {
-    const book = await createFlipbook(fx.c, {}, pdf(LONG));
+    const book = await createFlipbook(fx.c, {}, pdf(BOOK));
     const files = ['max.jpg', 'mid.jpg', 'min.jpg'];
     let whole = 0;
     let missing = 0;
@@ -122,7 +126,7 @@ describe('a daemon rendering while clients delete and fetch', () => {
     for (;;) {
       const status = await statusOf(fx.c, book.flipbookId, book.versionId);
       const finished = status === 'done' || status === 'error';
-      for (let position = 1; position <= 184; position += finished ? 1 : 4) {
+      for (let position = 1; position <= BOOK_PAGES; position += finished ? 1 : 4) {
         await Promise.all(
           files.map(async (file) => {
             const res = await fetch(pageUrl(fx, book.versionId, position, file));
@@ -153,8 +157,8 @@ describe('a daemon rendering while clients delete and fetch', () => {
       }
     }
     expect(missing, 'some pages were fetched before they existed').toBeGreaterThan(0);
-    expect(whole).toBeGreaterThan(184 * 3);
-    const done = await fetch(pageUrl(fx, book.versionId, 184, 'mid.jpg'));
+    expect(whole).toBeGreaterThan(BOOK_PAGES * 3);
+    const done = await fetch(pageUrl(fx, book.versionId, BOOK_PAGES, 'mid.jpg'));
     await done.arrayBuffer();
     expect(done.headers.get('cache-control')).toMatch(/immutable/);
   }, 240_000);
@@ -214,7 +218,7 @@ describe('a daemon killed with SIGKILL mid-render', () => {
     const lease = { FLIPBOOK_LEASE_MS: '3000' };
     first = await startApi('embedded', [...NO_RATE_LIMIT, '--workers', '2'], lease);
     const c1 = client(first.api, first.key);
-    const book = await createFlipbook(c1, {}, pdf(LONG));
+    const book = await createFlipbook(c1, {}, pdf(BOOK));
     await untilStatus(c1, book.flipbookId, book.versionId, ['processing']);
     first.daemon.process.kill('SIGKILL');
     await new Promise((r) => first?.daemon.process.once('exit', r));
@@ -235,7 +239,7 @@ describe('a daemon killed with SIGKILL mid-render', () => {
     const types = (JSON.parse(events.stdout) as { type: string }[]).map((e) => e.type);
     expect(types.filter((t) => t === 'VersionProcessed')).toHaveLength(1);
     const got = await c2.flipbook(book.flipbookId);
-    expect(got.body.pages).toHaveLength(184);
+    expect(got.body.pages).toHaveLength(BOOK_PAGES);
   }, 180_000);
 });
 
