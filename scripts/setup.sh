@@ -20,12 +20,12 @@ packages=(poppler-utils qpdf)
 packages+=(libreoffice-writer-nogui libreoffice-impress-nogui libreoffice-calc-nogui)
 packages+=(fonts-crosextra-carlito fonts-crosextra-caladea fonts-liberation2 fonts-noto-core fonts-noto-cjk)
 if [[ "${1:-}" == "--test" ]]; then
-  # a real PostgreSQL for the external-store tests, real Chromium for the reader's tests,
-  # Python 3 for the third-party verification script of docs/audit.md
+  # a real PostgreSQL for the external-store tests, real Chromium for the reader's tests (its
+  # headless shell: the browser tests' own, half the CPU; the full browser: bench/), Python 3 for the third-party verification script of docs/audit.md
   # ...and podman, podman-compose, runc and mmdebstrap for the container image's and compose.yaml's test (it builds its own base
   # image: no registry is reachable from CI)
   # ...and faketime, to run a daemon on a machine whose clock is wrong (test/e2e/clockSkew)
-  packages+=(postgresql chromium python3 podman podman-compose runc mmdebstrap faketime)
+  packages+=(postgresql chromium chromium-headless-shell python3 podman podman-compose runc mmdebstrap faketime)
 fi
 
 missing=()

@@ -1,5 +1,5 @@
 // The reader, end to end: real PDFs uploaded through the API, rendered by the daemon's own
-// workers, and read in real headless Chromium (Debian's /usr/bin/chromium, driven by
+// workers, and read in real headless Chromium (Debian's chromium-headless-shell, driven by
 // playwright-core). One daemon and one browser for the file; every test opens its own context.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';

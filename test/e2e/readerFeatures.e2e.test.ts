@@ -1,5 +1,5 @@
-// The reader's features, one by one, in real headless Chromium (Debian's /usr/bin/chromium driven
-// by playwright-core), at desktop 1440×900 and phone 390×844 (2×, touch): a fixed stage the wheel
+// The reader's features, one by one, in real headless Chromium (Debian's chromium-headless-shell
+// driven by playwright-core), at desktop 1440×900 and phone 390×844 (2×, touch): a fixed stage the wheel
 // turns, zoom (buttons, double-click, Escape, a pinch that brings img_max), true page shapes in
 // spreads and single view, contents, links, thumbnails, page labels and go to page, search,
 // a right-to-left book, no JavaScript, share, axe on every panel, a page's words in place while
