@@ -284,9 +284,7 @@ describe('a daemon killed with SIGKILL mid-fill', () => {
           .subarray(-2)
           .toString('hex'),
       ).toBe('ffd9');
-      console.log(
-        `killed with ${left} of ${PAGES} max images; the next start filled the rest`,
-      );
+      console.log(`killed with ${left} of ${PAGES} max images; the next start filled the rest`);
     } finally {
       await next?.stop();
       await fx.stop().catch(() => {});
