@@ -732,6 +732,9 @@ describe('the reader, polished (issue 31)', () => {
         await page.locator(`.tools [data-panel="${panel}"]`).click();
         await page.locator(`#panel-${panel} a, #panel-${panel} img`).last().waitFor();
       }
+      // Every image asked for has come (a sideways phone's page is a larger one, fetched after
+      // the first drawn: a screenshot before it came showed a blank page), then decoded.
+      await page.waitForLoadState('networkidle');
       await page.evaluate(
         `Promise.all([...document.images].filter((i) => i.complete && i.naturalWidth > 0)
           .map((i) => i.decode().catch(() => {})))`,
