@@ -172,6 +172,16 @@ describe('dashboard: upload and one flipbook (embedded store, one worker)', () =
       await page.getByLabel('Keep the current version active').check();
       await page.getByRole('button', { name: 'Upload new version' }).click();
       await page.waitForURL(/\?notice=uploaded#versions$/);
+      // The page comes back at the versions, and the notice with it: in view, not above it.
+      const notice = page.getByRole('status').filter({ hasText: 'uploaded' });
+      expect(await notice.isVisible()).toBe(true);
+      const shown = await notice.evaluate((n) => n.getBoundingClientRect().top);
+      expect(shown).toBeGreaterThanOrEqual(0);
+      expect(shown).toBeLessThan(100);
+      const versions = await page
+        .locator('#versions')
+        .evaluate((n) => n.getBoundingClientRect().top);
+      expect(versions).toBeGreaterThan(shown);
       // The row follows processing on its own, then gets its buttons.
       const activate = row(page, 2).getByRole('button', { name: 'Activate' });
       await activate.waitFor({ timeout: SLOW });
