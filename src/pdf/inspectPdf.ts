@@ -15,6 +15,9 @@ export type PdfInspection =
 
 export type InspectOptions = { limits: ProcessLimits; timeoutMs: number };
 
+/** What pdfinfo says of a document whose page tree counts no page. */
+const NO_PAGES = /can not be after the last page \(0\)/;
+
 const DEFAULTS: InspectOptions = { limits: DEFAULT_LIMITS, timeoutMs: 15_000 };
 
 export const inspectPdf = async (
@@ -49,8 +52,12 @@ export const inspectPdf = async (
         return { kind: 'unreadable', reason: 'it crashed the PDF reader; it is probably damaged' };
       case 'timeout':
         return { kind: 'unreadable', reason: 'reading the PDF took too long' };
-      case 'other':
-        return { kind: 'unreadable', reason: lastError(error) || 'unknown error' };
+      case 'other': {
+        const said = lastError(error);
+        // pdfinfo (poppler 22) refuses a PDF of no pages as a bad page range, in its own words.
+        if (NO_PAGES.test(said)) return { kind: 'unreadable', reason: 'the PDF has no pages' };
+        return { kind: 'unreadable', reason: said || 'unknown error' };
+      }
     }
   }
 };

@@ -3,6 +3,7 @@
 // stand-ins live in a folder of their own, given to the wrappers as `toolDir` (the real tools
 // are used for the rest), so the caps the wrappers set are the ones under test. The greedy pdfinfo
 // is a python3 script (installed by scripts/setup.sh).
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -166,6 +167,17 @@ print("Pages:          1")
 describe('inspectPdf (the upload check) under the same caps as the renderer', () => {
   it('reads a good PDF', async () => {
     expect(await inspectPdf(PDF)).toEqual({ kind: 'readable', pages: 14 });
+  });
+
+  it('says a PDF of no pages has none, not what pdfinfo says of it (a bad page range)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'flipbook-nopages-'));
+    made.push(dir);
+    const empty = join(dir, 'empty.pdf');
+    execFileSync('qpdf', ['--empty', empty]);
+    const reason = { kind: 'unreadable', reason: 'the PDF has no pages' };
+    expect(await inspectPdf(empty)).toEqual(reason);
+    // and the corpus's damaged files that poppler reads as no pages
+    expect(await inspectPdf(corpus('bad_issue9418.pdf'))).toEqual(reason);
   });
 
   it.each([
