@@ -110,9 +110,15 @@ export const jsonReader = <B>(body: JsonBody<B>) => {
   };
 };
 
-/** The body as text, at most `limit` bytes; `what` names it in the 413 ("an edit"). */
+/**
+ * The body as text, at most `limit` bytes; `what` names it in the 413 ("an edit"). A body that
+ * is not UTF-8 throws a TypeError (JSON is UTF-8: RFC 8259).
+ */
 export const readText = async (req: IncomingMessage, limit: number, what: string) => {
   const tooLarge = () =>
     new PayloadTooLarge(`Request body too large: ${what} is at most ${limit / 1024} KB`);
-  return (await readBody(req, { limit, tooLarge })).toString('utf8');
+  // Strict: bytes that are not UTF-8 are refused, not kept as U+FFFD in what is stored.
+  return UTF8.decode(await readBody(req, { limit, tooLarge }));
 };
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });

@@ -175,12 +175,11 @@ describe('dashboard: upload and one flipbook (embedded store, one worker)', () =
       // The page comes back at the versions, and the notice with it: in view, not above it.
       const notice = page.getByRole('status').filter({ hasText: 'uploaded' });
       expect(await notice.isVisible()).toBe(true);
-      const shown = await notice.evaluate((n) => n.getBoundingClientRect().top);
+      // (boundingBox: where it is on the screen now, as the page came back scrolled)
+      const shown = (await notice.boundingBox())?.y ?? -1;
       expect(shown).toBeGreaterThanOrEqual(0);
       expect(shown).toBeLessThan(100);
-      const versions = await page
-        .locator('#versions')
-        .evaluate((n) => n.getBoundingClientRect().top);
+      const versions = (await page.locator('#versions').boundingBox())?.y ?? -1;
       expect(versions).toBeGreaterThan(shown);
       // The row follows processing on its own, then gets its buttons.
       const activate = row(page, 2).getByRole('button', { name: 'Activate' });

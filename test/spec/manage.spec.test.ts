@@ -57,7 +57,7 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
         'content-type': 'application/json',
         ...headers,
       },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
+      body: typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body),
     });
   const web = (path: string, init: RequestInit = {}) =>
     appFetch(`${fx.base}${path}`, { redirect: 'manual', ...init });
@@ -132,6 +132,8 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
       ['42', /must be a JSON object/],
       ['{"title": ', /^Malformed JSON body$/],
       ['', /^Malformed JSON body$/],
+      // JSON is UTF-8 (RFC 8259): bytes that are not are refused, not kept as U+FFFD
+      [Buffer.from('{"title":"\xff\xfe"}', 'latin1'), /^Malformed JSON body$/],
     ];
     for (const [body, message] of refused) {
       const reply = await patch(flipbookId, body);
