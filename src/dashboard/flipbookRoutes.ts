@@ -12,6 +12,7 @@ import { ACTIVE_NOT_DELETABLE } from '../domain/flipbook/decide.ts';
 import { editsFrom } from '../http/editBody.ts';
 import { flipbookView, idOf, idsOf, refusal } from './flipbookView.ts';
 import { type DashboardRoute, type Kit, signedInRoute } from './kit.ts';
+import { noticeAt } from './notices.ts';
 import { confirmPage } from './pages/confirm.ts';
 import { previewRoutes } from './previewRoutes.ts';
 import { redirect, sendPage } from './request.ts';
@@ -51,7 +52,7 @@ export const flipbookRoutes = (kit: Kit): DashboardRoute[] => {
             if (!(error instanceof AppError) || error.status !== 422) throw error;
             return showRefusal(req, res, signedIn, id, error);
           }
-          redirect(res, `/dashboard/flipbooks/${id}?notice=${notice}#versions`);
+          redirect(res, `/dashboard/flipbooks/${id}${noticeAt(notice)}`);
         },
       ),
     );
@@ -104,24 +105,19 @@ export const flipbookRoutes = (kit: Kit): DashboardRoute[] => {
           details: { ...typed, error: error.message },
         });
       }
-      redirect(res, `/dashboard/flipbooks/${id}?notice=saved#details`);
+      redirect(res, `/dashboard/flipbooks/${id}${noticeAt('saved')}`);
     }),
   );
 
   /** A form on the flipbook's page that changes one setting, then the page at its section. */
-  const edit = (
-    path: string,
-    edits: (form: URLSearchParams) => FlipbookEdits,
-    notice: string,
-    section = 'availability',
-  ) =>
+  const edit = (path: string, edits: (form: URLSearchParams) => FlipbookEdits, notice: string) =>
     declared.push(
       signedInRoute.form(`/dashboard/flipbooks/:id/${path}`, async (req, res, signedIn, form) => {
         const id = idOf(req);
         const change = edits(form);
         await editFlipbook(deps, caller(req, signedIn), id, change);
         const done = change.allow_download === false ? 'downloads-off' : notice;
-        redirect(res, `/dashboard/flipbooks/${id}?notice=${done}#${section}`);
+        redirect(res, `/dashboard/flipbooks/${id}${noticeAt(done)}`);
       }),
     );
   edit('archive', () => ({ status: 'archived' }), 'archived');
@@ -131,7 +127,6 @@ export const flipbookRoutes = (kit: Kit): DashboardRoute[] => {
     'visibility',
     (form) => ({ visibility: visibility(form.get('visibility') ?? '') }),
     'visibility',
-    'readers',
   );
 
   declared.push(

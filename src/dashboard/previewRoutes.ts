@@ -12,7 +12,7 @@ import { checkPreviewName } from '../domain/flipbook/previews.ts';
 import type { Request } from '../http/server.ts';
 import { flipbookView, idOf } from './flipbookView.ts';
 import { type DashboardRoute, type Kit, signedInRoute } from './kit.ts';
-import { noticeQuery } from './notices.ts';
+import { noticeAt } from './notices.ts';
 import { confirmPage } from './pages/confirm.ts';
 import { pages } from './pages/format.ts';
 import { redirect, sendPage } from './request.ts';
@@ -89,7 +89,6 @@ export const previewRoutes = (kit: Kit): DashboardRoute[] => {
     action: 'promote' | 'delete',
     run: typeof promotePreview | typeof deletePreview,
     notice: string,
-    section: string,
   ) =>
     declared.push(
       signedInRoute.form(
@@ -103,11 +102,11 @@ export const previewRoutes = (kit: Kit): DashboardRoute[] => {
             if (!(error instanceof AppError) || error.status !== 409) throw error;
             return showRefusal(req, res, signedIn, id, error);
           }
-          redirect(res, `${base}?${noticeQuery(notice)}#${section}`);
+          redirect(res, `${base}${noticeAt(notice)}`);
         },
       ),
     );
-  act('promote', promotePreview, 'promoted', 'versions');
-  act('delete', deletePreview, 'preview-deleted', 'previews');
+  act('promote', promotePreview, 'promoted');
+  act('delete', deletePreview, 'preview-deleted');
   return declared;
 };

@@ -15,6 +15,7 @@ import { receiveUpload } from '../http/upload.ts';
 import { flipbookView, idOf, idsOf, refusal } from './flipbookView.ts';
 import { sendJsonBody } from './json.ts';
 import { type DashboardRoute, type Kit, signedInRoute } from './kit.ts';
+import { noticeAt } from './notices.ts';
 import { uploadPage } from './pages/upload.ts';
 import { checkCsrf, checkSameOrigin, redirect, sendPage } from './request.ts';
 
@@ -109,7 +110,7 @@ export const uploadRoutes = (kit: Kit): DashboardRoute[] => {
         );
         const answer = uploaded(deps.urls.reader(id), id, made.version_id);
         if (wantsJson(req)) return sendJsonBody(res, 201, answer);
-        redirect(res, `${answer.flipbook_url}?notice=uploaded#versions`);
+        redirect(res, `${answer.flipbook_url}${noticeAt('uploaded')}`);
       } catch (error) {
         // The script hears every refusal in JSON (a 403 too); a page shows those it can act on.
         if (error instanceof AppError && wantsJson(req)) {

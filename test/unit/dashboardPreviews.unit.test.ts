@@ -41,7 +41,7 @@ const line = (fields: Partial<Preview>, pushedBy?: PreviewLine['pushedBy']): Pre
   preview: preview(fields),
   pushedBy: pushedBy ?? { type: 'api_key', id: 'k1234567890', name: 'ci' },
 });
-const render = (lines: PreviewLine[]) => String(previewsSection(BASE, 'price-list', lines));
+const render = (lines: PreviewLine[]) => String(previewsSection(BASE, 'price-list', lines, ''));
 const rowOf = (html: string, name: string) => rowsOf(html, name)[0] ?? '';
 const pushed = (row: string) =>
   textOf(/<td data-label="Pushed \(UTC\)">([\s\S]*?)<\/td>/.exec(row)?.[1] ?? '');

@@ -7,6 +7,7 @@ import type { Activity, FlipbookOverview, VersionLine } from '../../app/flipbook
 import type { PreviewLine } from '../../app/previews.ts';
 import { type Html, html } from '../../http/html.ts';
 import { alert, dashboardPage } from '../layout.ts';
+import type { Notice, SaidIn } from '../notices.ts';
 import { activitySection } from './activity.ts';
 import { type DetailsForm, settingsColumn } from './flipbookSettings.ts';
 import {
@@ -21,8 +22,8 @@ import { previewsSection } from './previews.ts';
 import { pdfForm } from './uploadForm.ts';
 
 export type FlipbookPageState = {
-  /** a message after a form, in words: what was done, or what went wrong */
-  notice?: { text: string; kind: 'ok' | 'error' } | null;
+  /** a message after a form, in words: what was done (in its section), or what went wrong */
+  notice?: Notice | null;
   details?: DetailsForm;
   versionError?: string | null;
 };
@@ -39,6 +40,7 @@ export const flipbookPage = (
   const active = versions.find((v) => v.isActive);
   const archived = f.status === 'archived';
   const { failed } = overview;
+  const said = saidIn(state.notice);
   const snippet = `<iframe src="${f.url}" width="960" height="640" style="border:0" allowfullscreen title="${f.title.replace(/[&"<>]/g, (c) => `&#${c.charCodeAt(0)};`)}"></iframe>`;
   return dashboardPage(
     signedIn,
@@ -63,7 +65,7 @@ ${active ? html`<span>${pages(active.pageCount)}</span>` : html`<span>No active 
 ${failed ? '' : html`<a class="button primary" href="${f.url}">Open the reader</a>`}
 </div>
 </div>
-${state.notice ? alert(state.notice.text, state.notice.kind) : ''}
+${state.notice && !state.notice.section ? alert(state.notice.text, state.notice.kind) : ''}
 <div class="flipbook-layout">
 <div class="main-col">
 ${
@@ -94,11 +96,11 @@ ${privateNote(f.visibility, base)}
 </div>
 </section>`
 }
-${versionsSection(signedIn, base, versions, previewNames(previews), state.versionError)}
-${previewsSection(base, f.slug, previews)}
+${versionsSection(signedIn, base, versions, previewNames(previews), state.versionError, said)}
+${previewsSection(base, f.slug, previews, said('previews'))}
 ${activitySection(base, activity)}
 </div>
-${settingsColumn(signedIn, base, overview, state.details)}
+${settingsColumn(signedIn, base, overview, said, state.details)}
 </div>`,
   );
 };
@@ -118,14 +120,22 @@ const privateNote = (visibility: FlipbookOverview['flipbook']['visibility'], bas
 const previewNames = (previews: PreviewLine[]) =>
   new Map(previews.map(({ preview }) => [preview.version_id, preview.name]));
 
+/** The notice said in a section, under its heading: where the page comes back after its form. */
+const saidIn =
+  (notice: Notice | null | undefined): SaidIn =>
+  (section) =>
+    notice?.section === section ? alert(notice.text, notice.kind) : '';
+
 const versionsSection = (
   signedIn: SignedIn,
   base: string,
   versions: VersionLine[],
   previewOf: Map<string, string>,
   error: string | null | undefined,
+  said: SaidIn,
 ) => html`<section class="panel" id="versions" aria-labelledby="versions-title">
 <h2 id="versions-title">Versions</h2>
+${said('versions')}
 <div class="table-wrap">
 <table class="versions">
 <caption class="visually-hidden">Versions, newest first</caption>

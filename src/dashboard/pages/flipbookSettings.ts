@@ -6,6 +6,7 @@ import type { FlipbookOverview } from '../../app/flipbookOverview.ts';
 import { MAX_DESCRIPTION, MAX_SLUG, MAX_TITLE } from '../../domain/flipbookFields.ts';
 import { html } from '../../http/html.ts';
 import { alert } from '../layout.ts';
+import type { SaidIn } from '../notices.ts';
 import { visibilityChoice } from './visibilityChoice.ts';
 
 /** What the person typed, kept when the edit is refused, with the reason. */
@@ -15,6 +16,7 @@ export const settingsColumn = (
   signedIn: SignedIn,
   base: string,
   { flipbook: f, downloadAllowed, failed }: FlipbookOverview,
+  said: SaidIn,
   typed?: DetailsForm,
 ) => {
   const csrf = html`<input type="hidden" name="_csrf" value="${signedIn.csrfToken}">`;
@@ -23,7 +25,7 @@ export const settingsColumn = (
   return html`<div class="side-col">
 <section class="panel" id="details" aria-labelledby="details-title">
 <h2 id="details-title">Details</h2>
-${alert(value.error || null)}
+${said('details')}${alert(value.error || null)}
 <form method="post" action="${base}" class="stack">
 ${csrf}
 <label for="edit-title">Title</label>
@@ -38,7 +40,7 @@ ${csrf}
 </section>
 <section class="panel" id="readers" aria-labelledby="readers-title">
 <h2 id="readers-title">Who can read it</h2>
-<form method="post" action="${base}/visibility" class="stack">
+${said('readers')}<form method="post" action="${base}/visibility" class="stack">
 ${csrf}
 ${visibilityChoice(f.visibility, html`<legend class="visually-hidden">Who can read it</legend>`)}
 <button type="submit">Save who can read it</button>
@@ -47,7 +49,7 @@ ${visibilityChoice(f.visibility, html`<legend class="visually-hidden">Who can re
 </section>
 <section class="panel" id="availability" aria-labelledby="availability-title">
 <h2 id="availability-title">Availability</h2>
-<div class="setting">
+${said('availability')}<div class="setting">
 <p><strong>Downloads ${downloadAllowed ? 'on' : 'off'}.</strong> ${
     downloadAllowed
       ? `Readers can download ${whatReadersGet(f.versions)}.`

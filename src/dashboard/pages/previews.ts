@@ -6,7 +6,7 @@
 import { summaryLine } from '../../../packages/cli/src/previewReport.ts';
 import type { PreviewLine } from '../../app/previews.ts';
 import type { Preview } from '../../contract/previews.ts';
-import { html } from '../../http/html.ts';
+import { type Html, html } from '../../http/html.ts';
 import { actorWords } from './activity.ts';
 import { statusWords, at as time } from './format.ts';
 
@@ -18,8 +18,11 @@ export const previewsSection = (
   base: string,
   slug: string,
   lines: PreviewLine[],
+  /** the notice after a preview's form, said here */
+  notice: Html | '',
 ) => html`<section class="panel" id="previews" aria-labelledby="previews-title">
 <h2 id="previews-title">Previews</h2>
+${notice}
 ${
   lines.length === 0
     ? html`<p class="note">No previews. A pipeline makes one per pull request with <code>flipbook publish FILE --slug ${slug} --preview pr-128</code>: processed and shown at an address of its own with what changed, never live until it is promoted here or on merge (docs/ci.md, “Reviewing a change before it goes live”).</p>`
