@@ -17,6 +17,7 @@ export type InspectOptions = { limits: ProcessLimits; timeoutMs: number };
 
 /** What pdfinfo says of a document whose page tree counts no page. */
 const NO_PAGES = /can not be after the last page \(0\)/;
+const NO_PAGES_WORDS = 'the PDF has no pages, or its page tree cannot be read';
 
 const DEFAULTS: InspectOptions = { limits: DEFAULT_LIMITS, timeoutMs: 15_000 };
 
@@ -54,8 +55,9 @@ export const inspectPdf = async (
         return { kind: 'unreadable', reason: 'reading the PDF took too long' };
       case 'other': {
         const said = lastError(error);
-        // pdfinfo (poppler 22) refuses a PDF of no pages as a bad page range, in its own words.
-        if (NO_PAGES.test(said)) return { kind: 'unreadable', reason: 'the PDF has no pages' };
+        // pdfinfo (poppler 22) refuses a PDF it counts no page in as a bad page range: one of no
+        // pages, or one whose page tree's count it cannot believe (a tester's finds).
+        if (NO_PAGES.test(said)) return { kind: 'unreadable', reason: NO_PAGES_WORDS };
         return { kind: 'unreadable', reason: said || 'unknown error' };
       }
     }

@@ -169,15 +169,25 @@ describe('inspectPdf (the upload check) under the same caps as the renderer', ()
     expect(await inspectPdf(PDF)).toEqual({ kind: 'readable', pages: 14 });
   });
 
-  it('says a PDF of no pages has none, not what pdfinfo says of it (a bad page range)', async () => {
+  it('says a PDF of no pages (or an unreadable page tree) has none, not what pdfinfo says of it (a bad page range)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'flipbook-nopages-'));
     made.push(dir);
     const empty = join(dir, 'empty.pdf');
     execFileSync('qpdf', ['--empty', empty]);
-    const reason = { kind: 'unreadable', reason: 'the PDF has no pages' };
+    const reason = {
+      kind: 'unreadable',
+      reason: 'the PDF has no pages, or its page tree cannot be read',
+    };
     expect(await inspectPdf(empty)).toEqual(reason);
-    // and the corpus's damaged files that poppler reads as no pages
-    expect(await inspectPdf(corpus('bad_issue9418.pdf'))).toEqual(reason);
+    // and the corpus's damaged files that poppler reads as no pages (a page count past the
+    // objects, a negative one)
+    for (const file of [
+      'bad_issue9418.pdf',
+      'bad_poppler-85140-0.pdf',
+      'bad_poppler-67295-0.pdf',
+    ]) {
+      expect(await inspectPdf(corpus(file)), file).toEqual(reason);
+    }
   });
 
   it.each([
