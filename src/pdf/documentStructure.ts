@@ -12,7 +12,7 @@
 import { resolve as absolute } from 'node:path';
 import { MachineFailure } from '../domain/errors.ts';
 import { shapedForms, withoutMarks } from './bidiText.ts';
-import { type OutlineEntry, type PdfIndex, readOutline } from './outline.ts';
+import { type OutlineEntry, readOutline } from './outline.ts';
 import { labelRanges, pageLabels } from './pageLabels.ts';
 import {
   nameLinks,
@@ -23,19 +23,9 @@ import {
   uprightSize,
 } from './pageLinks.ts';
 import type { PageWord } from './pageWord.ts';
+import { indexPdf } from './pdfIndex.ts';
 import { type PopplerCall, type ProcessLimits, runPoppler, runQpdf } from './poppler.ts';
-import {
-  arrayAt,
-  cleanText,
-  type Dict,
-  dictAt,
-  isDict,
-  isReference,
-  type Json,
-  nameOf,
-  type Objects,
-  objectsOf,
-} from './qpdfJson.ts';
+import { cleanText, dictAt, isDict, type Json, nameOf } from './qpdfJson.ts';
 
 export type { OutlineEntry, PageLink };
 
@@ -141,7 +131,7 @@ const extract = async (pdfPath: string, options: StructureOptions): Promise<Docu
     structure.title = title;
     structure.direction = scriptDirection(texts);
     const data = isDict(json) ? json : null;
-    const index = data ? indexOf(data, options.pageCount) : null;
+    const index = data ? indexPdf(data, options.pageCount) : null;
     if (!data || !index || signal.aborted) return structure;
 
     const viewer = dictAt(index.objects, index.catalog['/ViewerPreferences']);
@@ -243,56 +233,3 @@ export const scriptDirection = (texts: string[]): 'ltr' | 'rtl' => {
 
 const LETTERS = /\p{L}/gu;
 const RTL_LETTERS = new RegExp(RTL_LETTER.source, 'gu');
-
-/** The objects, the catalog and the pages in order, from qpdf's output. */
-const indexOf = (json: { [key: string]: Json }, pageCount?: number) => {
-  const objects = objectsOf(json.qpdf ?? null);
-  const trailer = objects.trailer;
-  const root = isDict(trailer) && isDict(trailer.value) ? trailer.value['/Root'] : undefined;
-  const catalog = dictAt(objects, root);
-  if (!catalog) return null;
-  const pages = pageTree(objects, catalog, Math.min(pageCount ?? MAX_PAGES, MAX_PAGES));
-  const positions = new Map<string, number>();
-  pages.forEach(({ reference }, i) => {
-    if (reference && !positions.has(reference)) positions.set(reference, i + 1);
-  });
-  const index: PdfIndex & { pages: Dict[] } = {
-    objects,
-    catalog,
-    pageCount: pages.length,
-    positions,
-    pages: pages.map((p) => p.page),
-  };
-  return index;
-};
-
-/** ceiling on the pages walked when the caller gives no count */
-const MAX_PAGES = 100_000;
-const MAX_PAGE_TREE_DEPTH = 64;
-
-/**
- * The pages in order, from the catalog's /Pages tree: a node with /Kids is walked (each node
- * once: a loop ends), anything else is a page. Inherited attributes stay with the parents
- * (pageLinks.ts follows /Parent).
- */
-const pageTree = (objects: Objects, catalog: Dict, max: number) => {
-  const pages: { reference?: string; page: Dict }[] = [];
-  const seen = new Set<string>();
-  const walk = (node: Json | undefined, depth: number) => {
-    if (pages.length >= max || depth > MAX_PAGE_TREE_DEPTH) return;
-    if (isReference(node)) {
-      if (seen.has(node)) return;
-      seen.add(node);
-    }
-    const dict = dictAt(objects, node);
-    if (!dict) return;
-    const kids = arrayAt(objects, dict['/Kids']);
-    if (kids && nameOf(objects, dict['/Type']) !== 'Page') {
-      for (const kid of kids) walk(kid, depth + 1);
-    } else {
-      pages.push({ reference: isReference(node) ? node : undefined, page: dict });
-    }
-  };
-  walk(catalog['/Pages'], 0);
-  return pages;
-};

@@ -3,6 +3,7 @@
 // the objects of `qpdf --json`. Every walk is bounded: visited references are never followed
 // again (a hostile /Next loop ends), and entries, depth and name-tree size have ceilings.
 
+import type { PdfIndex } from './pdfIndex.ts';
 import { walkTree } from './pdfTree.ts';
 import {
   cleanText,
@@ -12,7 +13,6 @@ import {
   isReference,
   type Json,
   nameOf,
-  type Objects,
   resolve,
   textAt,
 } from './qpdfJson.ts';
@@ -28,17 +28,6 @@ const MAX_URI_LENGTH = 2048;
 export type OutlineEntry = { title: string; page: number | null; children: OutlineEntry[] };
 
 export type Target = { page: number } | { uri: string };
-
-/** What resolving needs: the objects, each page's position by its object, the page count. */
-export type PdfIndex = {
-  objects: Objects;
-  catalog: Dict;
-  pageCount: number;
-  /** 1-based position of each page object ("12 0 R") */
-  positions: Map<string, number>;
-  /** named destinations, read at the first named one */
-  named?: Map<string, Json>;
-};
 
 /** The page a destination (explicit array, name, string or { /D }) points at, if any. */
 export const destinationPage = (index: PdfIndex, destination: Json | undefined): number | null => {

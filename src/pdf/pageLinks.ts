@@ -1,7 +1,8 @@
 // Each page's links: where they are on the page, as fractions of the page the reader shows
 // (the crop box, turned upright by /Rotate, top-left origin), and where they go. Pure: it reads
 // the objects of `qpdf --json` (and, for the text under a link, the words of `pdftotext -bbox`).
-import { type PdfIndex, targetOf } from './outline.ts';
+import { targetOf } from './outline.ts';
+import type { PdfIndex } from './pdfIndex.ts';
 import {
   arrayAt,
   cleanText,
