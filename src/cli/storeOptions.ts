@@ -31,20 +31,28 @@ export const withStoreOptions = (command: Command) =>
       String(DEFAULT_DATABASE_TIMEOUT_S),
     );
 
-/** `serve` and `worker`: how long they wait at start for the database and the bucket. */
-export const WAIT_AT_START_OPTION = [
-  '--wait-at-start <seconds>',
-  'at start, how long to wait for the database and for the bucket (a name that does not resolve yet, a refused connection, no answer)',
-  String(STARTUP_PATIENCE_MS / 1000),
-] as const;
+/** The store's flags of a long-running process (`serve`, `worker`). */
+export type DaemonStoreFlags = StoreFlags & { waitAtStart?: string };
 
-export const waitAtStartMs = (flags: { waitAtStart?: string }) =>
-  flagInteger(
-    '--wait-at-start',
-    flags.waitAtStart ?? String(STARTUP_PATIENCE_MS / 1000),
-    0,
-    3_600,
-  ) * 1000;
+/** `serve` and `worker` take the store's options and how long they wait for it at start. */
+export const withDaemonStoreOptions = (command: Command) =>
+  withStoreOptions(command).option(
+    '--wait-at-start <seconds>',
+    'at start, how long to wait for the database and for the bucket (a name that does not resolve yet, a refused connection, no answer)',
+    String(STARTUP_PATIENCE_MS / 1000),
+  );
+
+/** A daemon's bounds on the database, and how long it waits at start (for the bucket too). */
+export const daemonStoreOf = (flags: DaemonStoreFlags) => ({
+  limits: limitsOf(flags),
+  patienceMs:
+    flagInteger(
+      '--wait-at-start',
+      flags.waitAtStart ?? String(STARTUP_PATIENCE_MS / 1000),
+      0,
+      3_600,
+    ) * 1000,
+});
 
 /** The bounds on the database that --database-timeout asks for (docs/deploy.md). */
 export const limitsOf = (flags: StoreFlags): DatabaseLimits =>

@@ -17,13 +17,7 @@ import { flagInteger } from '../flagInteger.ts';
 import { type MailFlags, mailSettingsOf, withMailOptions } from '../mailOptions.ts';
 import { type ProcessingFlags, processingOf, withProcessingOptions } from '../processingOptions.ts';
 import { type SsoFlags, ssoSettingsOf, withSsoOptions } from '../ssoOptions.ts';
-import {
-  limitsOf,
-  type StoreFlags,
-  WAIT_AT_START_OPTION,
-  waitAtStartMs,
-  withStoreOptions,
-} from '../storeOptions.ts';
+import { type DaemonStoreFlags, daemonStoreOf, withDaemonStoreOptions } from '../storeOptions.ts';
 
 /** An address OpenAPI's `email` format takes: one @, no spaces, a dot in the domain. */
 export const flagEmail = (text: string) => {
@@ -42,7 +36,7 @@ export const registerServe = (program: Command) => {
     withMailOptions(
       withSsoOptions(
         withBlobOptions(
-          withStoreOptions(
+          withDaemonStoreOptions(
             withProcessingOptions(
               program
                 .command('serve')
@@ -104,15 +98,14 @@ export const registerServe = (program: Command) => {
                 '--preview-ttl <duration>',
                 'delete previews last pushed to longer ago than this (e.g. 30d, 12h; 0: never)',
                 '30d',
-              )
-              .option(...WAIT_AT_START_OPTION),
+              ),
           ),
         ),
       ),
     ),
   ).action(
     async (
-      flags: StoreFlags &
+      flags: DaemonStoreFlags &
         BlobFlags &
         SsoFlags &
         MailFlags &
@@ -132,7 +125,6 @@ export const registerServe = (program: Command) => {
           previewTtl: string;
           grace: string;
           keepAliveTimeout: string;
-          waitAtStart: string;
         },
     ) => {
       const { runDaemon, StartupError } = await import('../../daemon.ts');
@@ -140,7 +132,7 @@ export const registerServe = (program: Command) => {
       const rateLimit = flagInteger('--rate-limit', flags.rateLimit, 0, 1_000_000);
       const { workers, renderProcesses } = processingOf(flags, 0);
       const graceMs = flagInteger('--grace', flags.grace, 0, 86_400) * 1000;
-      const startupPatienceMs = waitAtStartMs(flags);
+      const { limits: databaseLimits, patienceMs: startupPatienceMs } = daemonStoreOf(flags);
       const previewTtlMs = flagDuration('--preview-ttl', flags.previewTtl);
       const tileCacheBytes = flagBytes('--tile-cache-size', flags.tileCacheSize, 1024 ** 5);
       const keepAliveMs =
@@ -188,7 +180,7 @@ export const registerServe = (program: Command) => {
         graceMs,
         keepAliveMs,
         startupPatienceMs,
-        databaseLimits: limitsOf(flags),
+        databaseLimits,
         keyUsageIntervalMs,
         ...(blobPublicUrl ? { blobPublicUrl } : {}),
         ...(sso ? { sso } : {}),

@@ -3,20 +3,14 @@ import { CliError, EXIT } from '../../../packages/cli/src/client/cliErrors.ts';
 import { type BlobFlags, blobOptionsOf, checkBlobFlags, withBlobOptions } from '../blobOptions.ts';
 import { type ConvertFlags, convertOptionsOf, withConvertOptions } from '../convertOptions.ts';
 import { type ProcessingFlags, processingOf, withProcessingOptions } from '../processingOptions.ts';
-import {
-  limitsOf,
-  type StoreFlags,
-  WAIT_AT_START_OPTION,
-  waitAtStartMs,
-  withStoreOptions,
-} from '../storeOptions.ts';
+import { type DaemonStoreFlags, daemonStoreOf, withDaemonStoreOptions } from '../storeOptions.ts';
 
-type WorkerFlags = ProcessingFlags & { waitAtStart: string };
+type WorkerFlags = ProcessingFlags & DaemonStoreFlags;
 
 export const registerWorker = (program: Command) => {
   withConvertOptions(
     withBlobOptions(
-      withStoreOptions(
+      withDaemonStoreOptions(
         withProcessingOptions(
           program
             .command('worker')
@@ -24,10 +18,10 @@ export const registerWorker = (program: Command) => {
               'process uploads only (scale out: run on more machines sharing the database and the bucket or blob directory)',
             ),
           'documents processed at once',
-        ).option(...WAIT_AT_START_OPTION),
+        ),
       ),
     ),
-  ).action(async (flags: StoreFlags & BlobFlags & WorkerFlags & ConvertFlags) => {
+  ).action(async (flags: BlobFlags & WorkerFlags & ConvertFlags) => {
     const { openCheckedBlobStore } = await import('../../blobs/openBlobStore.ts');
     const { clockFromEnv } = await import('../../app/clock.ts');
     const { startBlobSweep } = await import('../../blobs/sweep.ts');
@@ -41,7 +35,7 @@ export const registerWorker = (program: Command) => {
     const { startWorkers, workerOptions } = await import('../../worker/workerPool.ts');
     checkBlobFlags(flags);
     const { workers: lanes, renderProcesses: processes } = processingOf(flags, 1);
-    const patienceMs = waitAtStartMs(flags);
+    const { limits, patienceMs } = daemonStoreOf(flags);
     const { convert, missing } = convertOptionsOf(flags);
     installLastResort(logger);
     if (missing) {
@@ -59,7 +53,7 @@ export const registerWorker = (program: Command) => {
     const store = await openStore({
       dataDir: flags.dataDir,
       databaseUrl: flags.databaseUrl,
-      limits: limitsOf(flags),
+      limits,
       startupPatienceMs: patienceMs,
       onWaiting: logWaiting(logger),
     });
