@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { basename, dirname, extname, resolve } from 'node:path';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import { type BuildOptions, buildSync, type Metafile } from 'esbuild';
 import { type Bundle, cachedBundle } from './bundleCache.ts';
 import { type Body, prepareBody, sendBody } from './sendBody.ts';
@@ -196,8 +196,14 @@ export const scriptAsset = (file: string, entry: string) =>
     return { content: bundle.entry, chunks };
   });
 
+/** What every page's stylesheet starts with (its reset, links, focus ring, screen-reader text). */
+const BASE_STYLES = join(import.meta.dirname, 'assets', 'base.css');
+
+/** A front's stylesheet, served as one file: base.css, then its own. */
 export const stylesheetAsset = (file: string, path: string) =>
-  lazyAsset(file, 'text/css; charset=utf-8', () => ({ content: readFileSync(path) }));
+  lazyAsset(file, 'text/css; charset=utf-8', () => ({
+    content: Buffer.concat([readFileSync(BASE_STYLES), Buffer.from('\n'), readFileSync(path)]),
+  }));
 
 /** Makes the assets now (the daemon, at start: the first page must not wait for esbuild). */
 export const makeAssetsNow = (assets: Asset[]) => {
