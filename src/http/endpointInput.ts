@@ -9,6 +9,7 @@ import { storableText } from '../domain/storableText.ts';
 import { readBody } from './bodyLimit.ts';
 import type { JsonBody, ParamsSpec } from './endpoint.ts';
 import { PayloadTooLarge } from './upload.ts';
+import { NOT_UTF8, utf8Text } from './utf8.ts';
 
 type Json = Record<string, unknown>;
 type Property = TSchema & {
@@ -112,13 +113,12 @@ export const jsonReader = <B>(body: JsonBody<B>) => {
 
 /**
  * The body as text, at most `limit` bytes; `what` names it in the 413 ("an edit"). A body that
- * is not UTF-8 throws a TypeError (JSON is UTF-8: RFC 8259).
+ * is not UTF-8 is a 400 that says so.
  */
 export const readText = async (req: IncomingMessage, limit: number, what: string) => {
   const tooLarge = () =>
     new PayloadTooLarge(`Request body too large: ${what} is at most ${limit / 1024} KB`);
-  // Strict: bytes that are not UTF-8 are refused, not kept as U+FFFD in what is stored.
-  return UTF8.decode(await readBody(req, { limit, tooLarge }));
+  const text = utf8Text(await readBody(req, { limit, tooLarge }));
+  if (text === null) throw new InvalidInput(`Malformed JSON body: ${NOT_UTF8}`);
+  return text;
 };
-
-const UTF8 = new TextDecoder('utf-8', { fatal: true });

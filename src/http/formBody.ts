@@ -3,6 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import { AppError, InvalidInput } from '../domain/errors.ts';
 import { readBody } from './bodyLimit.ts';
+import { NOT_UTF8, utf8Text } from './utf8.ts';
 
 const MAX_SMALL_BODY_BYTES = 64 * 1024;
 
@@ -25,7 +26,9 @@ export const readSmallBody = async (
     tooLarge: () => new AppError(413, `This ${refusals.noun} is too large`),
     tooSlow: () => new AppError(408, `The ${refusals.noun} took too long to arrive`),
   });
-  return body.toString('utf8');
+  const text = utf8Text(body);
+  if (text === null) throw new InvalidInput(`The ${refusals.noun} cannot be read: ${NOT_UTF8}`);
+  return text;
 };
 
 /** An application/x-www-form-urlencoded body, at most 64 KB, within 30 s. */

@@ -151,6 +151,27 @@ describe('dashboard sign-in', () => {
     expect((await appFetch(`${app.api}/flipbooks`, { headers: jar })).status).toBe(401);
   });
 
+  it('refuses a form or a script’s JSON whose bytes are not UTF-8, in words', async () => {
+    const latin1 = (text: string) => Buffer.from(text, 'latin1');
+    const form = await appFetch(`${app.base}/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: app.base },
+      body: latin1('email=d\xe9sir\xe9e@example.com&password=x'),
+    });
+    expect(form.status).toBe(400);
+    expect(await form.text()).toContain('The form cannot be read: it is not UTF-8');
+    const json = await appFetch(`${app.base}/login/passkey/options`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=iso-8859-1', origin: app.base },
+      body: latin1('{"email":"d\xe9sir\xe9e@example.com"}'),
+    });
+    expect(json.status).toBe(400);
+    expect(await json.json()).toEqual({
+      error: 'The request cannot be read: it is not UTF-8 (JSON and forms are sent in UTF-8)',
+    });
+  });
+
   it('ends a session after 12 idle hours, and any session after 14 days', async () => {
     const erin = await d().signedIn('erin@example.com');
     const where = async (visitor: typeof erin) =>

@@ -133,7 +133,7 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
       ['{"title": ', /^Malformed JSON body$/],
       ['', /^Malformed JSON body$/],
       // JSON is UTF-8 (RFC 8259): bytes that are not are refused, not kept as U+FFFD
-      [Buffer.from('{"title":"\xff\xfe"}', 'latin1'), /^Malformed JSON body$/],
+      [Buffer.from('{"title":"\xff\xfe"}', 'latin1'), /^Malformed JSON body: it is not UTF-8/],
     ];
     for (const [body, message] of refused) {
       const reply = await patch(flipbookId, body);
