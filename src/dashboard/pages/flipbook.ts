@@ -175,7 +175,7 @@ const versionRow = (
 <td data-label="Status"><span class="status ${v.status}" data-status-text>${statusWords(v)}</span>${v.error ? html`<span class="status-reason">${v.error}</span>` : ''}${live && v.activateOnDone ? html`<span class="status-reason">Becomes active once processed</span>` : ''}</td>
 <td data-label="Pages">${v.status === 'done' ? v.pageCount : v.status === 'processing' && v.pageCount > 0 ? `${v.pagesReady} of ${v.pageCount}` : '—'}</td>
 <td data-label="Size" class="size">${bytes(v.fileSize)}</td>
-<td data-label="Uploaded (UTC)">${time(v.createdAt, true)}<span class="file-name">${v.fileName}</span></td>
+<td data-label="Uploaded (UTC)">${time(v.createdAt, true)}<span class="file-name" title="${v.fileName}">${v.fileName}</span></td>
 <td class="actions">${
     v.isActive
       ? ''
