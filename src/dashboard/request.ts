@@ -6,32 +6,6 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Forbidden } from '../domain/errors.ts';
 
-/**
- * Refuses a state-changing request another site made the browser send: its Origin (or, when the
- * browser sends no Origin, its Sec-Fetch-Site) must be this service's own.
- */
-export const checkSameOrigin = (req: IncomingMessage, publicOrigin: string) => {
-  const origin = req.headers.origin;
-  if (typeof origin === 'string' && origin !== 'null') {
-    if (origin !== publicOrigin && origin !== hostOrigin(req)) {
-      throw new Forbidden('This form was sent from another site');
-    }
-    return;
-  }
-  if (origin === 'null') throw new Forbidden('This form was sent from another site');
-  const site = req.headers['sec-fetch-site'];
-  if (typeof site === 'string' && site !== 'same-origin' && site !== 'none') {
-    throw new Forbidden('This form was sent from another site');
-  }
-};
-
-/** The origin the browser used (behind no proxy, it may differ from --public-url's host). */
-const hostOrigin = (req: IncomingMessage) => {
-  const host = req.headers.host;
-  const secure = (req.socket as { encrypted?: boolean }).encrypted === true;
-  return host ? `${secure ? 'https' : 'http'}://${host}` : '';
-};
-
 /** Where to go after signing in: a path of this site only (never //evil.example or a scheme). */
 // Only a path of this site, in visible ASCII (a Location header holds nothing else: anything
 // beyond it must come percent-encoded), never `//host` or a backslash a browser reads as `/`.

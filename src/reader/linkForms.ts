@@ -17,6 +17,7 @@ import { cookieHeader, readCookie } from '../http/cookies.ts';
 import { readForm } from '../http/formBody.ts';
 import type { PageRoute } from '../http/pageRoute.ts';
 import { clientAddress } from '../http/rateLimit.ts';
+import { checkSameOrigin } from '../http/sameOrigin.ts';
 import type { Request } from '../http/server.ts';
 import { asUnavailable } from '../http/unavailable.ts';
 import type { HtmlSender } from './htmlSender.ts';
@@ -82,6 +83,8 @@ export const linkFormRoute = (deps: ReaderDeps, sendHtml: HtmlSender): PageRoute
     const address = clientAddress(req, deps.trustProxy ?? false);
     let form: URLSearchParams | null = null;
     try {
+      // Another site cannot make a visitor's browser give a password or an address here.
+      checkSameOrigin(req, new URL(deps.urls.reader('')).origin);
       form = await readForm(req);
       const step = form.get('step') ?? 'password';
       if (step === 'password') {
@@ -148,7 +151,16 @@ const refusedForm = async (
   const action = linkPath(req);
   for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
   const { status } = error;
-  const step = form?.get('step') ?? 'password';
+  const link = await linkOfToken(deps.access, req.params.token ?? '');
+  // A form that could not be read (from another site, too large, not UTF-8) is answered with
+  // the page the link shows now: its password's, else its reader's address.
+  const step =
+    form?.get('step') ??
+    (link &&
+    link.identify !== 'none' &&
+    passwordGiven(deps.access, link, readCookie(req, LINK_COOKIE))
+      ? 'email'
+      : 'password');
   if (step === 'password') {
     const problem = (l: Language) =>
       status === 401
@@ -158,7 +170,6 @@ const refusedForm = async (
           : error.message;
     return sendHtml(req, res, status, (l) => passwordPage(l, action, problem(l)), PRIVATE_VIEW);
   }
-  const link = await linkOfToken(deps.access, req.params.token ?? '');
   if (!link) return sendHtml(req, res, 404, notFoundPage, PRIVATE_VIEW);
   if (step === 'code') {
     const waiting = await waitingReader(deps.access, link, readCookie(req, CODE_COOKIE));

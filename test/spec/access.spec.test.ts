@@ -166,6 +166,19 @@ describe('private publishing', () => {
     });
     expect(reader.status).toBe(200);
     expect(await reader.text()).toContain('/a/');
+    // The right password posted by another site's page: refused, no cookie.
+    const forged = await appFetch(link.url, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: 'https://evil.example',
+      },
+      body: new URLSearchParams({ password: 'correct horse 9' }).toString(),
+    });
+    expect(forged.status).toBe(403);
+    expect(forged.headers.getSetCookie()).toEqual([]);
+    expect(await forged.text()).toContain('<form class="password-form" method="post"');
     // Throttled per link and address: 5 wrong in the window (the one before the right password
     // still counts: a right one clears nothing), then 429 even for the right one.
     for (let i = 0; i < 4; i++) expect((await post(`wrong ${i} guess`)).status).toBe(401);

@@ -258,6 +258,26 @@ describe('identified readers (in process, a real SMTP server and webhook receive
     const refusedHtml = await notAddress.text();
     expect(refusedHtml).toContain('is not an email address');
     expect(refusedHtml).not.toContain('<script>x</script>');
+    // Another site cannot make a visitor's browser identify itself here (as someone it chose):
+    // refused with the link's own form; a form that cannot be read likewise (not the password's).
+    const valid = new URLSearchParams({ step: 'email', email: 'x@ex.org', accept: 'yes' });
+    for (const [headers, body, status] of [
+      [{ origin: 'https://evil.example' }, valid.toString(), 403],
+      [{ 'sec-fetch-site': 'cross-site' }, valid.toString(), 403],
+      [{}, Buffer.from('step=email&email=caf\xe9@x.org&accept=yes', 'latin1'), 400],
+    ] as const) {
+      const reply = await appFetch(link.url, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body,
+      });
+      expect(reply.status).toBe(status);
+      expect(reply.headers.getSetCookie()).toEqual([]);
+      const html = await reply.text();
+      expect(html).toContain('id="identify-required"');
+      expect(html).not.toContain('name="password"');
+    }
     expect(await readers(link.id)).toEqual([]);
     const given = await form(link.url, { step: 'email', email: 'Ann@Example.org', accept: 'yes' });
     expect(given.status).toBe(303);

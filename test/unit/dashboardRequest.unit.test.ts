@@ -1,9 +1,10 @@
 // The dashboard's request rules that need no browser: cookies, origins, CSRF, escaping.
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { checkCsrf, checkSameOrigin, safeNext } from '../../src/dashboard/request.ts';
+import { checkCsrf, safeNext } from '../../src/dashboard/request.ts';
 import { clearedCookie, cookieName, readCookie, sessionCookie } from '../../src/http/cookies.ts';
 import { html, trusted } from '../../src/http/html.ts';
+import { checkSameOrigin } from '../../src/http/sameOrigin.ts';
 
 const request = (headers: Record<string, string>) =>
   ({ headers, socket: {} }) as unknown as IncomingMessage;
