@@ -39,5 +39,45 @@ export const readForm = async (req: IncomingMessage): Promise<URLSearchParams> =
   });
   if (text.includes('\u0000') || text.includes('%00'))
     throw new InvalidInput('The form holds a NUL character');
-  return new URLSearchParams(text);
+  const form = new URLSearchParams();
+  for (const pair of text.split('&')) {
+    if (pair === '') continue;
+    const at = pair.indexOf('=');
+    const name = formText(at < 0 ? pair : pair.slice(0, at));
+    const value = formText(at < 0 ? '' : pair.slice(at + 1));
+    if (name === null || value === null) {
+      throw new InvalidInput(`The form cannot be read: ${NOT_UTF8}`);
+    }
+    form.append(name, value);
+  }
+  return form;
+};
+
+const PERCENT = 0x25;
+const isHex = (byte: number | undefined) =>
+  byte !== undefined &&
+  ((byte >= 0x30 && byte <= 0x39) ||
+    (byte >= 0x41 && byte <= 0x46) ||
+    (byte >= 0x61 && byte <= 0x66));
+
+/**
+ * A form's name or value decoded as URLSearchParams decodes it (+ a space, %XX a byte), but
+ * strictly: bytes that are not UTF-8 ("Caf%E9", from a page sent in Latin-1) are null, where
+ * URLSearchParams would keep U+FFFD in what is stored.
+ */
+const formText = (part: string): string | null => {
+  const spaced = part.replaceAll('+', ' ');
+  if (!spaced.includes('%')) return spaced;
+  const raw = Buffer.from(spaced, 'utf8');
+  const bytes = Buffer.alloc(raw.length);
+  let length = 0;
+  for (let i = 0; i < raw.length; i++) {
+    if (raw[i] === PERCENT && isHex(raw[i + 1]) && isHex(raw[i + 2])) {
+      bytes[length++] = Number.parseInt(raw.toString('latin1', i + 1, i + 3), 16);
+      i += 2;
+    } else {
+      bytes[length++] = raw[i] as number;
+    }
+  }
+  return utf8Text(bytes.subarray(0, length));
 };
