@@ -1,5 +1,6 @@
-// One flipbook's versions table: a row still processing shows its pages as they come; once it
-// ends, the table is fetched again (its buttons and the Active badge change) and said aloud.
+// One flipbook's versions table: a row still processing shows its pages as they come (in its
+// Pages cell; its status says "Processing"); once it ends, the table is fetched again (its
+// buttons and the Active badge change) and said aloud.
 import { pollStatus } from './status.ts';
 
 const table = document.querySelector('[data-versions]');
@@ -9,7 +10,7 @@ for (const row of table?.querySelectorAll<HTMLElement>('tr[data-status-url]') ??
   const pagesCell = row.querySelector('td[data-label="Pages"]');
   pollStatus(row.dataset.statusUrl ?? '', (s) => {
     if (s.status === 'processing' && s.pageCount > 0) {
-      if (text) text.textContent = `Processing: ${s.pagesReady} of ${s.pageCount} pages`;
+      if (text) text.textContent = 'Processing';
       if (pagesCell) pagesCell.textContent = `${s.pagesReady} of ${s.pageCount}`;
     }
   })
