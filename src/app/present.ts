@@ -69,6 +69,7 @@ export const presentFlipbook = (
   availability: availabilityOf(f, failed),
   visibility: f.visibility,
   embed_origins: f.embed_origins,
+  allow_download: f.download_allowed,
   url: urls.reader(f.flipbook_id),
   created_at: f.created_at,
   updated_at: f.updated_at,

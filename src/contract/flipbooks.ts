@@ -55,6 +55,10 @@ const flipbookFields = {
   embed_origins: embedOrigins(
     'Beyond the spec: the sites that may frame its reader (e.g. `https://example.com`); empty: any site for a public flipbook, none for another',
   ),
+  allow_download: Type.Boolean({
+    description:
+      'Beyond the spec: whether its readers may download it as a PDF (the reader’s Download button; a share link may still say no); PATCH sets it',
+  }),
   url: Type.String({ format: 'uri', description: 'Absolute URL of the reader view' }),
   created_at: DateTime('When the flipbook was created'),
   updated_at: DateTime('When the flipbook or one of its versions last changed'),

@@ -198,12 +198,14 @@ export type FlipbookRow = {
   active_version_id: string | null;
   visibility: Visibility;
   embed_origins: string[];
+  /** readers may download it as a PDF (a share link may still say no) */
+  download_allowed: boolean;
   created_at: string;
   updated_at: string;
 };
 
 export const flipbookColumns = `f.flipbook_id, f.workspace_id, f.title, f.slug, f.description, f.direction,
-  f.status, f.active_version_id, f.visibility, f.embed_origins, ${utc('f.created_at', 'created_at')}, ${utc('f.updated_at', 'updated_at')}`;
+  f.status, f.active_version_id, f.visibility, f.embed_origins, f.download_allowed, ${utc('f.created_at', 'created_at')}, ${utc('f.updated_at', 'updated_at')}`;
 
 export const SORT_FIELDS = ['created_at', 'updated_at', 'title'] as const;
 export type SortField = (typeof SORT_FIELDS)[number];

@@ -30,6 +30,7 @@ import { STORE_KINDS } from '../support/stores.ts';
 
 // The spec's keys, plus the additions docs/api.md lists under "Beyond the spec".
 const FLIPBOOK_KEYS = [
+  'allow_download',
   'availability',
   'created_at',
   'description',

@@ -74,6 +74,7 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
   };
   it('changes each field with PATCH, alone or together, and answers the flipbook', async () => {
     const { flipbookId } = await createFlipbook(fx.c, { title: 'Before' });
+    expect((await fx.c.flipbook(flipbookId)).body.allow_download).toBe(true);
     let reply = await patch(flipbookId, { title: '  After  ' });
     expectJson(reply, 200);
     expect(reply.body).toMatchObject({ id: flipbookId, title: 'After', slug: 'before' });
@@ -88,7 +89,7 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
     reply = await patch(flipbookId, { status: 'archived' });
     expect(reply.body.status).toBe('archived');
     reply = await patch(flipbookId, { status: 'published', allow_download: false });
-    expect(reply.body.status).toBe('published');
+    expect(reply.body).toMatchObject({ status: 'published', allow_download: false });
 
     // an empty edit changes nothing and is no error
     reply = await patch(flipbookId, {});
@@ -99,7 +100,10 @@ describe.each(STORE_KINDS)('managing flipbooks (%s store)', (kind) => {
       slug: 'after-2026',
       description: '',
       status: 'published',
+      allow_download: false,
     });
+    const listed = (await fx.c.list()).body.flipbooks as { id: string; allow_download: boolean }[];
+    expect(listed.find((f) => f.id === flipbookId)?.allow_download).toBe(false);
   });
 
   it('refuses every malformed edit with a 400 naming the field (413 past 64 KB), changing nothing', async () => {

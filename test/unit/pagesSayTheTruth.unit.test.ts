@@ -36,6 +36,7 @@ const flipbook = (fields: Partial<Flipbook> = {}): Omit<Flipbook, 'pages'> => ({
   availability: 'available',
   visibility: 'public',
   embed_origins: [],
+  allow_download: true,
   url: `https://books.example/f/${ID}`,
   created_at: '2026-03-04T05:06:07Z',
   updated_at: '2026-03-04T05:06:07Z',
