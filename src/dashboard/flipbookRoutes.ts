@@ -6,7 +6,7 @@ import { flipbookOverview, versionProgress } from '../app/flipbookOverview.ts';
 import { activateVersion, deleteVersion } from '../app/flipbooks.ts';
 import { deleteFlipbook, editFlipbook } from '../app/manageFlipbooks.ts';
 import type { FlipbookEdits } from '../contract/flipbooks.ts';
-import { AppError } from '../domain/errors.ts';
+import { AppError, InvalidInput } from '../domain/errors.ts';
 import { visibility } from '../domain/flipbook/access.ts';
 import { ACTIVE_NOT_DELETABLE } from '../domain/flipbook/decide.ts';
 import { editsFrom } from '../http/editBody.ts';
@@ -122,7 +122,7 @@ export const flipbookRoutes = (kit: Kit): DashboardRoute[] => {
     );
   edit('archive', () => ({ status: 'archived' }), 'archived');
   edit('unarchive', () => ({ status: 'published' }), 'unarchived');
-  edit('download', (form) => ({ allow_download: form.get('allow') === 'true' }), 'downloads-on');
+  edit('download', (form) => ({ allow_download: allowOf(form.get('allow')) }), 'downloads-on');
   edit(
     'visibility',
     (form) => ({ visibility: visibility(form.get('visibility') ?? '') }),
@@ -155,4 +155,10 @@ export const flipbookRoutes = (kit: Kit): DashboardRoute[] => {
     }),
   );
   return declared;
+};
+
+/** The download form's one field: its buttons send true or false, and nothing else is taken. */
+const allowOf = (value: string | null) => {
+  if (value === 'true' || value === 'false') return value === 'true';
+  throw new InvalidInput('Invalid allow: must be true or false');
 };

@@ -203,6 +203,13 @@ describe('dashboard: upload and one flipbook', () => {
         /\?notice=downloads-off#availability$/,
       );
       expect(await status(original)).toBe(404);
+      // Only what its buttons send: anything else is refused in words and changes nothing.
+      for (const allow of ['maybe', '']) {
+        const odd = await eve.post(`${base}/download`, { allow });
+        expect(odd.status).toBe(400);
+        expect(odd.text).toContain('Invalid allow: must be true or false');
+      }
+      expect(await status(original)).toBe(404);
       const on = await eve.post(`${base}/download`, { allow: 'true' });
       expect(on.url).toMatch(/\?notice=downloads-on#availability$/);
       expect(on.text).toContain('Readers can download the original PDF.');
