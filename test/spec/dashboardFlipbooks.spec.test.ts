@@ -248,6 +248,25 @@ describe('dashboard: upload and one flipbook', () => {
     expect((await app.c.flipbook(flipbookId)).body.visibility).toBe('links');
     await eve.post(`${base}/visibility`, { visibility: 'public' });
     expect(await status(reader)).toBe(200);
+
+    // Each change of who reads, said in words in its Activity (an API key's too).
+    await app.c.patch(`/flipbooks/${flipbookId}`, { embed_origins: ['https://example.com'] });
+    const made = await app.c.post(`/flipbooks/${flipbookId}/links`, {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ label: 'Board <pack>' }),
+    });
+    expect(made.status).toBe(201);
+    await app.c.patch(`/flipbooks/${flipbookId}/links/${made.body.id}`, { label: 'Board' });
+    expect((await app.c.del(`/flipbooks/${flipbookId}/links/${made.body.id}`)).status).toBe(200);
+    const said = activity((await eve.get(base)).text).slice(0, 6);
+    expect(said.map((s) => s.replace(/^API key \S+ /, 'key '))).toEqual([
+      'key revoked a share link',
+      'key changed the share link “Board”',
+      'key made the share link “Board <pack>”',
+      'key let https://example.com embed it',
+      'eve@example.com let anyone with its link read it',
+      'eve@example.com let only people with a share link read it',
+    ]);
   });
 
   it('keeps workspaces apart: another workspace’s flipbook or version is a 404 for every page and action', async () => {

@@ -104,11 +104,33 @@ const sentence = (event: LoggedEvent, numbers: Map<string, number>) => {
         return d.expired
           ? `deleted preview ${String(d.name)}, unchanged for too long`
           : `deleted preview ${String(d.name)}`;
+      case 'FlipbookVisibilityChanged':
+        return VISIBILITY_WORDS[String(d.visibility)] ?? 'changed who can read it';
+      case 'FlipbookEmbedsChanged': {
+        const origins = (d.origins as string[] | undefined) ?? [];
+        return origins.length === 0
+          ? 'let the sites its visibility allows embed it'
+          : `let ${origins.join(', ')} embed it`;
+      }
+      case 'ShareLinkCreated':
+        return `made the share link “${String(d.label)}”`;
+      case 'ShareLinkEdited':
+        return typeof d.label === 'string'
+          ? `changed the share link “${d.label}”`
+          : 'changed a share link';
+      case 'ShareLinkRevoked':
+        return 'revoked a share link';
       default:
         return `recorded ${event.type}`;
     }
   })();
   return html`<strong>${actorWords(event.metadata.actor)}</strong> ${what}`;
+};
+
+const VISIBILITY_WORDS: Record<string, string> = {
+  public: 'let anyone with its link read it',
+  workspace: 'let only the workspace’s members read it',
+  links: 'let only people with a share link read it',
 };
 
 const editWords = (d: Record<string, unknown>) => {
