@@ -5,13 +5,13 @@
 // process's) computes it. A comparison is one process's at a time (a session advisory lock that
 // a killed process's connection frees); computed twice by accident, it is recorded once (the
 // decider ignores a second).
-import { hostname } from 'node:os';
 import { runFlipbookCommand } from '../app/commands.ts';
 import { comparePreview, nothingToCompare } from '../app/comparison.ts';
 import type { EventMetadata } from '../app/eventContext.ts';
 import { type Comparison, comparisonCounts } from '../domain/pageAlignment.ts';
 import { type Uncompared, uncomparedPreviews } from '../readTables/previews.ts';
 import { isDatabaseUnavailable } from '../store/unavailable.ts';
+import { workerName } from './leaseOwner.ts';
 import { pause } from './pause.ts';
 import type { ProcessDeps } from './processDeps.ts';
 
@@ -26,8 +26,7 @@ const why = (row: Uncompared) =>
     : `The live version is ${row.against_status ?? 'gone'}: there is nothing to compare with`;
 
 export const startComparisons = (deps: ProcessDeps, options: CompareOptions, wake: EventTarget) => {
-  const owner = `${hostname()}:${process.pid}`;
-  const metadata: EventMetadata = { actor: { type: 'worker', id: owner } };
+  const metadata: EventMetadata = { actor: { type: 'worker', id: workerName() } };
   const stopping = new AbortController();
   const { store, blobs, log } = deps;
   /** versions whose comparison failed here, and when to try again */

@@ -6,7 +6,6 @@
 // uploads (bench:drain); the slots still decide who renders. The queue is the `rendition_fills` table, leased like jobs, so
 // a fill cut off by a crash or a stop is taken up again; a fill never fails a version (a page
 // that cannot be rendered is rendered, or told busy, when asked for).
-import { hostname } from 'node:os';
 import { renderWhatCan } from '../app/laterRenditions.ts';
 import { NotFound } from '../domain/errors.ts';
 import { RenderFailure } from '../pdf/renderFailure.ts';
@@ -22,6 +21,7 @@ import {
   renewFill,
 } from '../state/renditionFills.ts';
 import { isDatabaseUnavailable } from '../store/unavailable.ts';
+import { leaseOwner } from './leaseOwner.ts';
 import { pause } from './pause.ts';
 import type { ProcessDeps } from './processDeps.ts';
 
@@ -32,7 +32,7 @@ export const laterRenditions = (deps: ProcessDeps) =>
   RENDITIONS.filter((r) => !deps.render.renditions.includes(r));
 
 export const startFills = (deps: ProcessDeps, options: FillOptions, wake: EventTarget) => {
-  const owner = `${hostname()}:${process.pid}`;
+  const owner = leaseOwner();
   const stopping = new AbortController();
   const { store, log } = deps;
 

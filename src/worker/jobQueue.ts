@@ -4,7 +4,8 @@
 // flipbook are processed one after the other, in upload order: so they finish in that order, and
 // the newest one published (`--slug` every night) is the one left active, never an older one that
 // happened to finish last. A worker that dies
-// simply stops renewing; when the lease runs out, another worker takes the job.
+// simply stops renewing; when the lease runs out, another worker takes the job (at once, one
+// started on its host: ./leaseOwner.ts).
 import type { Db } from '../readTables/readTable.ts';
 import { renewVersionLease } from '../state/versionRows.ts';
 

@@ -1,7 +1,6 @@
 // N lanes that claim jobs and process them, renewing each job's lease while they work. Used inside
 // `flipbook serve` and by `flipbook worker` on other machines sharing the database.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { hostname } from 'node:os';
 import type { Pool, PoolClient } from 'pg';
 import { durationFromEnv } from '../envDuration.ts';
 import type { Logger } from '../log.ts';
@@ -17,6 +16,7 @@ import {
   releaseJob,
   renewLease,
 } from './jobQueue.ts';
+import { leaseOwner, releaseGoneLeases, workerName } from './leaseOwner.ts';
 import { pause } from './pause.ts';
 import type { ProcessDeps } from './processDeps.ts';
 import { processVersion } from './processVersion.ts';
@@ -69,7 +69,7 @@ export const workerOptions = (lanes: number): WorkerOptions => {
 export type WorkerPool = { stop: () => Promise<void> };
 
 export const startWorkers = (deps: ProcessDeps, options: WorkerOptions): WorkerPool => {
-  const owner = `${hostname()}:${process.pid}`;
+  const owner = leaseOwner();
   const stopping = new AbortController();
   const log: Logger = deps.log;
 
@@ -91,7 +91,9 @@ export const startWorkers = (deps: ProcessDeps, options: WorkerOptions): WorkerP
         versionId: job.version_id,
         stop: (reason: unknown) => cancel.abort(reason),
       };
-      const outcome = await currentJob.run(context, () => processVersion(deps, job, signal, owner));
+      const outcome = await currentJob.run(context, () =>
+        processVersion(deps, job, signal, workerName()),
+      );
       if (outcome === 'done') {
         fillWake.dispatchEvent(new Event('fill'));
         fillWake.dispatchEvent(new Event(COMPARE_WAKE));
@@ -161,6 +163,15 @@ export const startWorkers = (deps: ProcessDeps, options: WorkerOptions): WorkerP
   };
 
   const lanes = Array.from({ length: Math.max(1, options.lanes) }, lane);
+  // What a process of this host killed before us held is ours to take up now, not in a minute.
+  void releaseGoneLeases(deps.store.db, log).then(
+    (released) => {
+      if (released === 0) return;
+      wake.dispatchEvent(new Event('job'));
+      fillWake.dispatchEvent(new Event('fill'));
+    },
+    (error: unknown) => log.warn({ err: error }, 'could not look for leases of processes gone'),
+  );
   // The renditions processing left out, filled in behind the lanes (fillRenditions.ts).
   const fills =
     laterRenditions(deps).length > 0
