@@ -78,3 +78,31 @@ export const readBody = (
 /** A body no endpoint reads: counted against the 10 MB limit and dropped. */
 export const discardBody = (req: IncomingMessage): Promise<void> =>
   readBody(req, { limit: MAX_BODY_BYTES, tooLarge }, false).then(() => undefined);
+
+/** A body left unread by an early answer that is still worth reading to its end: its bound. */
+const SMALL_LEFTOVER_BYTES = 1024 * 1024;
+const LEFTOVER_MS = 2_000;
+
+/**
+ * Reads to its end the body an early answer left unread (a 503 before an upload was looked at),
+ * when it is small (declared at most 1 MiB) and comes within 2 s: the client still sending it
+ * then hears the answer on a connection it may keep, instead of a reset (`EPIPE`) from a closed
+ * one. False for a larger, undeclared or slow body: the caller closes the connection.
+ */
+export const drainSmallLeftover = (req: IncomingMessage): Promise<boolean> => {
+  const declared = Number(req.headers['content-length']);
+  if (req.complete) return Promise.resolve(true);
+  if (!(declared <= SMALL_LEFTOVER_BYTES) || req.destroyed) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (drained: boolean) => {
+      clearTimeout(timer);
+      resolve(drained);
+    };
+    const timer = setTimeout(() => done(false), LEFTOVER_MS);
+    timer.unref();
+    req.once('end', () => done(true));
+    req.once('error', () => done(false));
+    req.once('close', () => done(req.complete));
+    req.resume();
+  });
+};

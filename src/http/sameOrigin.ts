@@ -16,7 +16,10 @@ export const checkSameOrigin = (req: IncomingMessage, publicOrigin: string) => {
     }
     return;
   }
-  if (origin === 'null') throw new Forbidden('This form was sent from another site');
+  // No Origin, or `null`: a page sent with `Referrer-Policy: no-referrer` (a share link's pages)
+  // posts its own forms with `Origin: null`, and sandboxed frames do too; Sec-Fetch-Site tells
+  // them apart. A browser that sends neither is too old to tell anything: let through, as
+  // the dashboard's CSRF token still guards its forms.
   const site = req.headers['sec-fetch-site'];
   if (typeof site === 'string' && site !== 'same-origin' && site !== 'none') {
     throw new Forbidden('This form was sent from another site');

@@ -24,6 +24,7 @@ import {
 import type { Logger } from '../log.ts';
 import { httpDuration, httpRequests } from '../metrics.ts';
 import { withDatabaseBudget } from '../store/databaseLimits.ts';
+import { drainSmallLeftover } from './bodyLimit.ts';
 import { clientGone } from './clientGone.ts';
 import { loggedUrl } from './loggedUrl.ts';
 import { pathPattern } from './pathPattern.ts';
@@ -124,9 +125,15 @@ export const createHttpApp = (
     if (error instanceof AppError) {
       if (res.headersSent) return res.destroy();
       for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-      // Answered before the body arrived (a database that failed before an upload was read):
-      // close the connection rather than read the rest of the body into the void.
-      if (!req.complete && error.status >= 500) res.setHeader('Connection', 'close');
+      // Answered before the body arrived (a database that failed before an upload was read): a
+      // small body is read to its end first (the client still sending it would get a reset, not
+      // the answer); a large one is not read into the void: the connection closes.
+      if (!req.complete && error.status >= 500) {
+        return void drainSmallLeftover(req).then((drained) => {
+          if (!drained) res.setHeader('Connection', 'close');
+          sendError(res, error.status, error.message);
+        });
+      }
       return sendError(res, error.status, error.message);
     }
     log.error({ err: error, url: loggedUrl(req.url) }, 'request failed');

@@ -179,6 +179,18 @@ describe('private publishing', () => {
     expect(forged.status).toBe(403);
     expect(forged.headers.getSetCookie()).toEqual([]);
     expect(await forged.text()).toContain('<form class="password-form" method="post"');
+    // The link's own page posts with Origin null (it is sent no-referrer), Sec-Fetch-Site ours.
+    const own = await appFetch(link.url, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: 'null',
+        'sec-fetch-site': 'same-origin',
+      },
+      body: new URLSearchParams({ password: 'correct horse 9' }).toString(),
+    });
+    expect(own.status).toBe(303);
     // Throttled per link and address: 5 wrong in the window (the one before the right password
     // still counts: a right one clears nothing), then 429 even for the right one.
     for (let i = 0; i < 4; i++) expect((await post(`wrong ${i} guess`)).status).toBe(401);

@@ -51,9 +51,12 @@ describe('dashboard requests', () => {
     expect(() => checkSameOrigin(request({ origin: site }), site)).not.toThrow();
     expect(() => checkSameOrigin(request({}), site)).not.toThrow(); // an old browser: no headers
     expect(() => checkSameOrigin(request({ 'sec-fetch-site': 'same-origin' }), site)).not.toThrow();
+    // A no-referrer page's own form: Origin null, and Sec-Fetch-Site says whose it is.
+    const own = { origin: 'null', 'sec-fetch-site': 'same-origin' };
+    expect(() => checkSameOrigin(request(own), site)).not.toThrow();
     const refused: Record<string, string>[] = [
       { origin: 'https://evil.example' },
-      { origin: 'null' },
+      { origin: 'null', 'sec-fetch-site': 'cross-site' },
       { 'sec-fetch-site': 'cross-site' },
       { 'sec-fetch-site': 'same-site' },
     ];
