@@ -3,7 +3,7 @@
 // the API takes keys only, and never reads this cookie.
 
 import { timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { Forbidden } from '../domain/errors.ts';
 
 /** Where to go after signing in: a path of this site only (never //evil.example or a scheme). */
