@@ -1,5 +1,5 @@
 // What every dashboard request goes through: its session cookie, its form body, and the checks
-// a browser-facing page needs (CSRF, same-site origin). The dashboard takes session cookies only;
+// a browser-facing page needs (CSRF here; the same-site origin in src/http/sameOrigin.ts). The dashboard takes session cookies only;
 // the API takes keys only, and never reads this cookie.
 
 import { timingSafeEqual } from 'node:crypto';
