@@ -1,6 +1,6 @@
 // What every dashboard request goes through: its session cookie, its form body, and the checks
-// a browser-facing page needs (CSRF here; the same-site origin in src/http/sameOrigin.ts). The dashboard takes session cookies only;
-// the API takes keys only, and never reads this cookie.
+// a browser-facing page needs (CSRF here; the same-site origin in src/http/sameOrigin.ts). The
+// dashboard takes session cookies only; the API takes keys only, and never reads this cookie.
 
 import { timingSafeEqual } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
