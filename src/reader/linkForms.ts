@@ -152,28 +152,36 @@ const refusedForm = async (
   for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
   const { status } = error;
   const link = await linkOfToken(deps.access, req.params.token ?? '');
-  // A form that could not be read (from another site, too large, not UTF-8) is answered with
-  // the page the link shows now: its password's, else its reader's address.
-  const step =
-    form?.get('step') ??
-    (link &&
-    link.identify !== 'none' &&
-    passwordGiven(deps.access, link, readCookie(req, LINK_COOKIE))
-      ? 'email'
-      : 'password');
+  // A form refused before it was read (another site's, too large, not UTF-8) says so: in English
+  // which it was, in the reader's other languages in general words.
+  const unread = (l: Language) => (l.lang.startsWith('en') ? error.message : l.words.formRefused);
+  let step = form ? (form.get('step') ?? 'password') : null;
+  if (step === null) {
+    // Answered with the page the link shows now.
+    if (!link) return sendHtml(req, res, 404, notFoundPage, PRIVATE_VIEW);
+    if (!passwordGiven(deps.access, link, readCookie(req, LINK_COOKIE))) step = 'password';
+    else if (link.identify === 'none') return redirectTo(res, action);
+    else {
+      const waiting = await waitingReader(deps.access, link, readCookie(req, CODE_COOKIE));
+      step = waiting ? 'code' : 'email';
+    }
+  }
   if (step === 'password') {
     const problem = (l: Language) =>
       status === 401
         ? l.words.passwordWrong
         : status === 429
           ? l.words.passwordThrottled
-          : error.message;
+          : form
+            ? error.message
+            : unread(l);
     return sendHtml(req, res, status, (l) => passwordPage(l, action, problem(l)), PRIVATE_VIEW);
   }
   if (!link) return sendHtml(req, res, 404, notFoundPage, PRIVATE_VIEW);
   if (step === 'code') {
     const waiting = await waitingReader(deps.access, link, readCookie(req, CODE_COOKIE));
-    const problem = (l: Language) => (status === 429 ? l.words.tooBusy : l.words.codeWrong);
+    const problem = (l: Language) =>
+      status === 429 ? l.words.tooBusy : form ? l.words.codeWrong : unread(l);
     if (waiting) {
       return sendHtml(
         req,
@@ -185,20 +193,22 @@ const refusedForm = async (
     }
   }
   const problem = (l: Language) =>
-    error.name === 'NotAllowedReader'
-      ? l.words.notAllowed
-      : error.name === 'CodeNeedsMail'
-        ? l.words.codeNoMail
-        : error.name === 'TermsNotAccepted'
-          ? l.words.termsRequired
-          : error.name === 'LinkFull'
-            ? l.words.linkFull
-            : status === 429
-              ? l.words.tooBusy
-              : // the address's refusal says why in English (src/domain/readerEmail.ts)
-                l.lang.startsWith('en')
-                ? error.message
-                : l.words.emailInvalid;
+    !form
+      ? unread(l)
+      : error.name === 'NotAllowedReader'
+        ? l.words.notAllowed
+        : error.name === 'CodeNeedsMail'
+          ? l.words.codeNoMail
+          : error.name === 'TermsNotAccepted'
+            ? l.words.termsRequired
+            : error.name === 'LinkFull'
+              ? l.words.linkFull
+              : status === 429
+                ? l.words.tooBusy
+                : // the address's refusal says why in English (src/domain/readerEmail.ts)
+                  l.lang.startsWith('en')
+                  ? error.message
+                  : l.words.emailInvalid;
   // What was typed goes back to this browser's own form, escaped; never anywhere else.
   const email = (form?.get('email') ?? '').slice(0, 254);
   return sendHtml(
@@ -216,4 +226,10 @@ const refusedForm = async (
       }),
     PRIVATE_VIEW,
   );
+};
+
+/** Back to the link (a form it never asks for): what it shows is its GET's. */
+const redirectTo = (res: ServerResponse, location: string) => {
+  res.writeHead(303, { Location: location, 'Cache-Control': 'no-store', 'Content-Length': 0 });
+  res.end();
 };

@@ -278,6 +278,35 @@ describe('identified readers (in process, a real SMTP server and webhook receive
       expect(html).toContain('id="identify-required"');
       expect(html).not.toContain('name="password"');
     }
+    // In the reader's language: general words, never another refusal's.
+    const german = await appFetch(link.url, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: 'https://evil.example',
+        'accept-language': 'de',
+      },
+      body: valid.toString(),
+    });
+    const said = await german.text();
+    expect(said).toContain('Dieses Formular konnte nicht angenommen werden');
+    expect(said).not.toContain('keine E-Mail-Adresse');
+    // A link that asks nothing: back to it; a token no link has: not found.
+    const plain = await newLink({ label: 'Plain' });
+    const forged = (url: string) =>
+      appFetch(url, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          origin: 'https://evil.example',
+        },
+        body: 'password=x',
+      });
+    const back = await forged(plain.url);
+    expect([back.status, back.headers.get('location')]).toEqual([303, new URL(plain.url).pathname]);
+    expect((await forged(`${plain.url.slice(0, -4)}AAAA`)).status).toBe(404);
     expect(await readers(link.id)).toEqual([]);
     const given = await form(link.url, { step: 'email', email: 'Ann@Example.org', accept: 'yes' });
     expect(given.status).toBe(303);

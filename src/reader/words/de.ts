@@ -71,6 +71,8 @@ export const de: Words = {
   termsRequired: 'Akzeptieren Sie die Bedingungen, um zu lesen',
   otherAddress: 'Eine andere Adresse verwenden',
   tooBusy: 'Zu viele Versuche: Bitte versuchen Sie es in einigen Minuten erneut',
+  formRefused:
+    'Dieses Formular konnte nicht angenommen werden: Laden Sie die Seite neu und versuchen Sie es erneut',
   linkFull:
     'Dieser Link hat so viele Leser, wie er aufnehmen kann: Bitten Sie die Person, die ihn geteilt hat, um einen neuen Link',
   codeNoMail:

@@ -68,6 +68,7 @@ export const en: Words = {
   termsRequired: 'Accept the terms to read',
   otherAddress: 'Use another address',
   tooBusy: 'Too many attempts for now: try again in a few minutes',
+  formRefused: 'This form could not be taken: reload the page and try again',
   linkFull: 'This link has as many readers as it can keep: ask whoever shared it for a new link',
   codeNoMail:
     'This link sends a code by mail, and mail is not set up now: tell whoever shared it with you',

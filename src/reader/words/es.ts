@@ -70,6 +70,7 @@ export const es: Words = {
   termsRequired: 'Acepte las condiciones para leer',
   otherAddress: 'Usar otra dirección',
   tooBusy: 'Demasiados intentos: vuelva a intentarlo en unos minutos',
+  formRefused: 'No se pudo aceptar este formulario: vuelva a cargar la página e inténtelo de nuevo',
   linkFull:
     'Este enlace ya tiene todos los lectores que puede guardar: pida un enlace nuevo a quien lo compartió',
   codeNoMail:

@@ -72,6 +72,7 @@ export const fr: Words = {
   termsRequired: 'Acceptez les conditions pour lire',
   otherAddress: 'Utiliser une autre adresse',
   tooBusy: 'Trop de tentatives : réessayez dans quelques minutes',
+  formRefused: 'Ce formulaire n’a pas pu être pris en compte : rechargez la page et réessayez',
   linkFull:
     'Ce lien a atteint le nombre de lecteurs qu’il peut garder : demandez un nouveau lien à la personne qui l’a partagé',
   codeNoMail:

@@ -68,6 +68,8 @@ export const ja: Words = {
   termsRequired: '閲覧するには条件に同意してください',
   otherAddress: '別のアドレスを使う',
   tooBusy: '試行回数が多すぎます。数分後にもう一度お試しください',
+  formRefused:
+    'このフォームを受け付けられませんでした。ページを再読み込みして、もう一度お試しください',
   linkFull:
     'このリンクは保持できる読者数の上限に達しました。共有した人に新しいリンクを依頼してください',
   codeNoMail:

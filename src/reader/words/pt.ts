@@ -70,6 +70,7 @@ export const pt: Words = {
   termsRequired: 'Aceite os termos para ler',
   otherAddress: 'Usar outro endereço',
   tooBusy: 'Muitas tentativas: tente novamente em alguns minutos',
+  formRefused: 'Não foi possível aceitar este formulário: recarregue a página e tente novamente',
   linkFull:
     'Este link já tem todos os leitores que pode guardar: peça um novo link a quem o partilhou',
   codeNoMail:

@@ -69,6 +69,8 @@ export type PageWords = {
   termsRequired: string;
   otherAddress: string;
   tooBusy: string;
+  /** a link's form refused before it was read (another site's, too large, not UTF-8) */
+  formRefused: string;
   /** a link that keeps no more readers (src/app/readerAdmission.ts) */
   linkFull: string;
   codeNoMail: string;
