@@ -143,7 +143,7 @@ export type Entry =
   /** a workspace book and no one signed in */
   | { kind: 'sign-in' }
   /** a share link with a password, not given yet */
-  | { kind: 'password' }
+  | { kind: 'password'; link: LinkByToken }
   /** a share link that asks who reads: its form (or the code's, for a reader `waiting`) */
   | { kind: 'identify'; link: LinkByToken; waiting: { readerId: string; email: string } | null }
   /** nothing to read here for this person: the same 404 as an unknown id */
@@ -227,7 +227,7 @@ export const enterByLink = async (
   const link = await linkOfToken(deps, token);
   if (!link || link.expired) return { entry: { kind: 'not-found' }, flipbookId: null };
   if (!passwordGiven(deps, link, proofs.password)) {
-    return { entry: { kind: 'password' }, flipbookId: link.flipbook_id };
+    return { entry: { kind: 'password', link }, flipbookId: link.flipbook_id };
   }
   const known = link.identify === 'none' ? null : await rememberedReader(deps, link, proofs.reader);
   if (link.identify !== 'none' && !known) {

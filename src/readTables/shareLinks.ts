@@ -180,6 +180,9 @@ export type LinkRules = {
   notify: boolean;
 };
 const RULES = 'identify, terms, allow_list_id, watermark, notify';
+/** The sites that may frame the link's book: its pages before the book are framed alike. */
+const EMBEDS = `coalesce((SELECT f.embed_origins FROM flipbooks f
+  WHERE f.flipbook_id = share_links.flipbook_id), '{}') AS embed_origins`;
 
 const COLUMNS = `l.link_id AS id, l.flipbook_id, l.workspace_id, l.label,
   ${utc('l.expires_at', 'expires_at')}, l.password_id IS NOT NULL AS has_password, l.allow_download,
@@ -219,13 +222,15 @@ export type LinkByToken = {
   allow_download: boolean;
   expired: boolean;
   created_by: unknown;
+  /** its flipbook's (`[]`: the default) */
+  embed_origins: string[];
 } & LinkRules;
 
 export const findLinkByTokenHash = async (db: Db, tokenHash: string, now: Date) =>
   queryRow<LinkByToken>(
     db,
     `SELECT link_id, flipbook_id, workspace_id, label, password_id, allow_download,
-         coalesce(expires_at <= $2, FALSE) AS expired, created_by, ${RULES}
+         coalesce(expires_at <= $2, FALSE) AS expired, created_by, ${RULES}, ${EMBEDS}
        FROM share_links WHERE token_hash = $1`,
     [tokenHash, now],
   );
@@ -235,7 +240,7 @@ export const findLiveLink = async (db: Db, linkId: string, now: Date) =>
   queryRow<LinkByToken>(
     db,
     `SELECT link_id, flipbook_id, workspace_id, label, password_id, allow_download,
-         FALSE AS expired, created_by, ${RULES}
+         FALSE AS expired, created_by, ${RULES}, ${EMBEDS}
        FROM share_links WHERE link_id = $1 AND (expires_at IS NULL OR expires_at > $2)`,
     [linkId, now],
   );

@@ -13,6 +13,7 @@ import {
   unlockLink,
 } from '../app/readerAccess.ts';
 import { AppError, InvalidInput, NotFound } from '../domain/errors.ts';
+import { frameAncestors } from '../domain/flipbook/access.ts';
 import { cookieHeader, readCookie } from '../http/cookies.ts';
 import { readForm } from '../http/formBody.ts';
 import type { PageRoute } from '../http/pageRoute.ts';
@@ -23,7 +24,7 @@ import { asUnavailable } from '../http/unavailable.ts';
 import type { HtmlSender } from './htmlSender.ts';
 import { codePage, identifyPage } from './identifyPage.ts';
 import type { ReaderDeps } from './readerDeps.ts';
-import { notFoundPage, PRIVATE_VIEW, passwordPage } from './readerPage.ts';
+import { notFoundPage, PRIVATE_VIEW, passwordPage, type ReaderView } from './readerPage.ts';
 import type { Language } from './words/language.ts';
 
 /** The cookie that proves a share link's password was given: for that link's path only. */
@@ -43,19 +44,38 @@ export const linkProofsOf = (req: Request): LinkProofs => ({
   code: readCookie(req, CODE_COOKIE),
 });
 
-/** The page a link shows before its book, when it shows one (else null). */
+/**
+ * How a link's pages before its book are seen: framed as its book is (its flipbook's embedding
+ * sites, else its own site only), so a link with a password works where its book is embedded.
+ */
+export const linkView = (link: { embed_origins: string[] } | null): ReaderView =>
+  link
+    ? {
+        isPublic: false,
+        frameAncestors: frameAncestors({ visibility: 'links', embedOrigins: link.embed_origins }),
+      }
+    : PRIVATE_VIEW;
+
+/** The page a link shows before its book, when it shows one (else null), and how it is seen. */
 export const beforeTheBook = (entry: Entry, action: string) => {
-  if (entry.kind === 'password') return (l: Language) => passwordPage(l, action);
+  if (entry.kind === 'password') {
+    return { page: (l: Language) => passwordPage(l, action), view: linkView(entry.link) };
+  }
   if (entry.kind !== 'identify') return null;
   const { link, waiting } = entry;
-  if (waiting) return (l: Language) => codePage(l, { action, email: waiting.email });
-  return (l: Language) =>
-    identifyPage(l, {
-      action,
-      verify: link.identify === 'verified_email',
-      watermark: link.watermark,
-      terms: link.terms,
-    });
+  const view = linkView(link);
+  if (waiting)
+    return { page: (l: Language) => codePage(l, { action, email: waiting.email }), view };
+  return {
+    page: (l: Language) =>
+      identifyPage(l, {
+        action,
+        verify: link.identify === 'verified_email',
+        watermark: link.watermark,
+        terms: link.terms,
+      }),
+    view,
+  };
 };
 
 export const linkFormRoute = (deps: ReaderDeps, sendHtml: HtmlSender): PageRoute => ({
@@ -100,7 +120,7 @@ export const linkFormRoute = (deps: ReaderDeps, sendHtml: HtmlSender): PageRoute
       if (!link || link.expired || link.identify === 'none') throw new NotFound('Not found');
       // The password first: nothing a link asks after it is taken without it.
       if (!passwordGiven(deps.access, link, readCookie(req, LINK_COOKIE))) {
-        return sendHtml(req, res, 401, (l) => passwordPage(l, action), PRIVATE_VIEW);
+        return sendHtml(req, res, 401, (l) => passwordPage(l, action), linkView(link));
       }
       if (step === 'restart') return done(cookie(CODE_COOKIE, '', 0));
       if (step === 'email') {
@@ -175,7 +195,7 @@ const refusedForm = async (
           : form
             ? error.message
             : unread(l);
-    return sendHtml(req, res, status, (l) => passwordPage(l, action, problem(l)), PRIVATE_VIEW);
+    return sendHtml(req, res, status, (l) => passwordPage(l, action, problem(l)), linkView(link));
   }
   if (!link) return sendHtml(req, res, 404, notFoundPage, PRIVATE_VIEW);
   if (step === 'code') {
@@ -188,7 +208,7 @@ const refusedForm = async (
         res,
         status,
         (l) => codePage(l, { action, email: waiting.email, problem: problem(l) }),
-        PRIVATE_VIEW,
+        linkView(link),
       );
     }
   }
@@ -224,7 +244,7 @@ const refusedForm = async (
         email,
         problem: problem(l),
       }),
-    PRIVATE_VIEW,
+    linkView(link),
   );
 };
 

@@ -197,7 +197,7 @@ export const readerRoutes = (deps: ReaderDeps, sendHtml: HtmlSender): PageRoute[
     handler: async (req, res) => {
       const entered = await enterLink(req, true);
       const first = beforeTheBook(entered.entry, linkPath(req));
-      if (first) return sendHtml(req, res, 200, first, PRIVATE_VIEW);
+      if (first) return sendHtml(req, res, 200, first.page, first.view);
       const show = readerWith(entered.linkId ?? null, entered.reader?.readerId ?? null);
       await answer(req, res, entered, show, linkPath(req));
     },
@@ -212,7 +212,7 @@ export const readerRoutes = (deps: ReaderDeps, sendHtml: HtmlSender): PageRoute[
     handler: async (req, res) => {
       const entered = await enterLink(req, false, false);
       const first = beforeTheBook(entered.entry, linkPath(req));
-      if (first) return sendHtml(req, res, 200, first, PRIVATE_VIEW);
+      if (first) return sendHtml(req, res, 200, first.page, first.view);
       const marked = entered.reader?.watermark ?? null;
       await answer(
         req,

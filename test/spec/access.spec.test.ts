@@ -151,6 +151,15 @@ describe('private publishing', () => {
     const form = await ask.text();
     expect(form).toContain('<form class="password-form" method="post"');
     expect(form).not.toContain('/a/');
+    // Framed as its book is: its flipbook's embedding sites, else its own site only.
+    const framing = async () =>
+      /frame-ancestors [^;]*/.exec(
+        (await appFetch(link.url)).headers.get('content-security-policy') ?? '',
+      )?.[0];
+    expect(await framing()).toBe("frame-ancestors 'self'");
+    await c.patch(`/flipbooks/${book.flipbookId}`, { embed_origins: ['https://intranet.example'] });
+    expect(await framing()).toBe("frame-ancestors 'self' https://intranet.example");
+    await c.patch(`/flipbooks/${book.flipbookId}`, { embed_origins: [] });
     const post = (password: string) => unlock(link.url, password);
     const wrong = await post('not it at all');
     expect(wrong.status).toBe(401);
