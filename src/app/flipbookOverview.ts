@@ -87,6 +87,8 @@ export type Activity = {
   events: LoggedEvent[];
   /** every version's number by id, deleted versions included */
   numbers: Map<string, number>;
+  /** every share link's label by id (its latest), revoked links included */
+  labels: Map<string, string>;
   page: number;
   totalPages: number;
 };
@@ -117,10 +119,16 @@ export const flipbookActivity = async (
   const rows = last >= 1 ? await streamEvents(db, stream, from, last - from + 1) : [];
   // Version numbers from the uploads (page lists left out: they are most of a stream's bytes).
   const numbers = new Map<string, number>();
+  const labels = new Map<string, string>();
   for (const event of (await decisionEvents(db, stream)).events) {
     if (event.type === 'VersionUploaded') {
       numbers.set(String(event.data.versionId), Number(event.data.number));
+    } else if (
+      (event.type === 'ShareLinkCreated' || event.type === 'ShareLinkEdited') &&
+      typeof event.data.label === 'string'
+    ) {
+      labels.set(String(event.data.linkId), event.data.label);
     }
   }
-  return { events: rows.reverse().map(presentEvent), numbers, page: shown, totalPages };
+  return { events: rows.reverse().map(presentEvent), numbers, labels, page: shown, totalPages };
 };

@@ -260,7 +260,7 @@ describe('dashboard: upload and one flipbook', () => {
     expect((await app.c.del(`/flipbooks/${flipbookId}/links/${made.body.id}`)).status).toBe(200);
     const said = activity((await eve.get(base)).text).slice(0, 6);
     expect(said.map((s) => s.replace(/^API key \S+ /, 'key '))).toEqual([
-      'key revoked a share link',
+      'key revoked the share link “Board”',
       'key changed the share link “Board”',
       'key made the share link “Board <pack>”',
       'key let https://example.com embed it',

@@ -73,7 +73,7 @@ const page = (book: Omit<Flipbook, 'pages'>, failed = false) => {
     flipbookPage(
       signedIn,
       overview,
-      { events: [], numbers: new Map(), page: 1, totalPages: 1 },
+      { events: [], numbers: new Map(), labels: new Map(), page: 1, totalPages: 1 },
       [],
     ),
   );

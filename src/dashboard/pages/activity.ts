@@ -17,7 +17,7 @@ export const activitySection = (base: string, activity: Activity) => {
 <ol class="activity">
 ${activity.events.map(
   (event) => html`<li>
-<p class="what">${sentence(event, activity.numbers)}</p>
+<p class="what">${sentence(event, activity)}</p>
 <p class="when">${time(event.at)}${where(event)}</p>
 </li>`,
 )}
@@ -44,8 +44,15 @@ export const actorWords = (actor: LoggedEvent['metadata']['actor']) => {
   }
 };
 
-const sentence = (event: LoggedEvent, numbers: Map<string, number>) => {
+const sentence = (
+  event: LoggedEvent,
+  { numbers, labels }: Pick<Activity, 'numbers' | 'labels'>,
+) => {
   const d = event.data;
+  const link = () => {
+    const label = labels.get(String(d.linkId));
+    return label === undefined ? 'a share link' : `the share link “${label}”`;
+  };
   const version = () => {
     const n = numbers.get(String(d.versionId));
     return n === undefined ? 'a version' : `version ${n}`;
@@ -115,11 +122,9 @@ const sentence = (event: LoggedEvent, numbers: Map<string, number>) => {
       case 'ShareLinkCreated':
         return `made the share link “${String(d.label)}”`;
       case 'ShareLinkEdited':
-        return typeof d.label === 'string'
-          ? `changed the share link “${d.label}”`
-          : 'changed a share link';
+        return `changed ${link()}`;
       case 'ShareLinkRevoked':
-        return 'revoked a share link';
+        return `revoked ${link()}`;
       default:
         return `recorded ${event.type}`;
     }

@@ -171,7 +171,7 @@ const versionRow = (
 ): Html => {
   const live = v.status === 'pending' || v.status === 'processing';
   return html`<tr data-version="${v.id}"${live ? html` data-status-url="${base}/versions/${v.id}/status.json"` : ''}>
-<th scope="row" data-label="Version">Version ${v.number}${v.isActive ? html` <span class="badge active">Active</span>` : ''}${preview ? html` <span class="badge waiting preview-of">Preview ${preview}</span>` : ''}</th>
+<th scope="row" data-label="Version">Version ${v.number}${v.isActive ? html` <span class="badge active">Active</span>` : ''}${preview ? html` <span class="badge waiting preview-of" title="Preview ${preview}">Preview ${preview}</span>` : ''}</th>
 <td data-label="Status"><span class="status ${v.status}" data-status-text>${v.status === 'processing' ? 'Processing' : statusWords(v)}</span>${v.error ? html`<span class="status-reason">${v.error}</span>` : ''}${live && v.activateOnDone ? html`<span class="status-reason">Becomes active once processed</span>` : ''}</td>
 <td data-label="Pages">${v.status === 'done' ? v.pageCount : v.status === 'processing' && v.pageCount > 0 ? `${v.pagesReady} of ${v.pageCount}` : '—'}</td>
 <td data-label="Size" class="size">${bytes(v.fileSize)}</td>
