@@ -156,7 +156,7 @@ describe('dashboard: a flipbook’s previews', () => {
       expect(row).not.toContain('method="post"');
       // Its version is in the Versions table too, marked as the preview's.
       expect(page).toMatch(
-        /Version 2 <span class="badge waiting preview-of">Preview pr-7<\/span><\/th>/,
+        /Version 2 <span class="badge waiting preview-of" title="Preview pr-7">Preview pr-7<\/span><\/th>/,
       );
       // The Activity says it in words too.
       expect(page).toMatch(/API key \S+<\/strong> published preview pr-7/);
