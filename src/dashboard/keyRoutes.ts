@@ -16,11 +16,12 @@ import {
 } from '../app/apiKeys.ts';
 import { fingerprintOf, hashApiKey } from '../domain/apiKey.ts';
 import { AppError, Forbidden, InvalidInput, NotFound } from '../domain/errors.ts';
+import { redirect } from '../http/respond.ts';
 import { queryOf, type Request } from '../http/server.ts';
 import { type DashboardRoute, type Kit, signedInRoute } from './kit.ts';
 import { keyCreatedPage, revokeKeyPage, rollKeyPage } from './pages/keyActions.ts';
 import { type KeyDraft, keysPage } from './pages/keys.ts';
-import { redirect, sendPage } from './request.ts';
+import { sendPage } from './request.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

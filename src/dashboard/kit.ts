@@ -15,6 +15,7 @@ import { type Html, html } from '../http/html.ts';
 import { loggedUrl } from '../http/loggedUrl.ts';
 import type { RouteBase } from '../http/pageRoute.ts';
 import { requestContext } from '../http/requestContext.ts';
+import { redirect } from '../http/respond.ts';
 import { checkSameOrigin } from '../http/sameOrigin.ts';
 import type { Request, Routes } from '../http/server.ts';
 import { asUnavailable } from '../http/unavailable.ts';
@@ -22,7 +23,7 @@ import type { Logger } from '../log.ts';
 import { jsonRoute } from './json.ts';
 import { dashboardPage } from './layout.ts';
 import { messagePage } from './pages/signIn.ts';
-import { checkCsrf, redirect, sendPage } from './request.ts';
+import { checkCsrf, sendPage } from './request.ts';
 
 export type DashboardDeps = ApiDeps & {
   log: Logger;

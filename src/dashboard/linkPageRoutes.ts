@@ -11,12 +11,13 @@ import { shareLinksOf } from '../app/shareLinks.ts';
 import type { ShareLink } from '../contract/shareLinks.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
+import { redirect } from '../http/respond.ts';
 import { queryOf, type Request } from '../http/server.ts';
 import { flipbookView, idOf } from './flipbookView.ts';
 import { type DashboardRoute, type Kit, signedInRoute } from './kit.ts';
 import { inFormWords, readRules, rulesOfLink } from './linkRulesForm.ts';
 import { type ShareLinkState, shareLinkPage } from './pages/shareLink.ts';
-import { redirect, sendCsv, sendPage } from './request.ts';
+import { sendCsv, sendPage } from './request.ts';
 
 const linkIdOf = (req: Request) => {
   const linkId = req.params.linkId ?? '';

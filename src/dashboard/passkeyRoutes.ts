@@ -16,12 +16,13 @@ import { AppError } from '../domain/errors.ts';
 import { relyingParty } from '../domain/user/passkey.ts';
 import { cookieHeader, readCookie, sessionCookie } from '../http/cookies.ts';
 import { clientAddress } from '../http/rateLimit.ts';
+import { redirect } from '../http/respond.ts';
 import { checkSameOrigin } from '../http/sameOrigin.ts';
 import { readJson, sendJsonBody } from './json.ts';
 import { type DashboardRoute, type Kit, signedInRoute } from './kit.ts';
 import { passkeysSection, removePasskeyPage } from './pages/passkeys.ts';
 import { deviceName } from './pages/profile.ts';
-import { checkCsrf, redirect, safeNext, sendPage } from './request.ts';
+import { checkCsrf, safeNext, sendPage } from './request.ts';
 
 /** The signed-out challenge's cookie: its token names the challenge waiting server-side. */
 const CHALLENGE_COOKIE = 'flipbook_passkey';

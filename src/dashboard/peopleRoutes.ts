@@ -20,12 +20,13 @@ import { mySessions, revokeSession, type SignedIn } from '../app/accounts/sessio
 import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
 import { clientAddress } from '../http/rateLimit.ts';
+import { redirect } from '../http/respond.ts';
 import { queryOf, type Request } from '../http/server.ts';
 import { type DashboardRoute, type Kit, signedInRoute } from './kit.ts';
 import { noticeOf, noticeQuery } from './notices.ts';
 import { type InvitationLink, membersPage, removeMemberPage } from './pages/members.ts';
 import { profilePage } from './pages/profile.ts';
-import { redirect, sendPage } from './request.ts';
+import { sendPage } from './request.ts';
 
 export const peopleRoutes = (kit: Kit): DashboardRoute[] => {
   const declared: DashboardRoute[] = [];

@@ -9,13 +9,14 @@ import { getFlipbook } from '../app/flipbooks.ts';
 import { deletePreview, promotePreview, showPreview } from '../app/previews.ts';
 import { AppError, InvalidInput, NotFound } from '../domain/errors.ts';
 import { checkPreviewName } from '../domain/flipbook/previews.ts';
+import { redirect } from '../http/respond.ts';
 import type { Request } from '../http/server.ts';
 import { flipbookView, idOf } from './flipbookView.ts';
 import { type DashboardRoute, type Kit, signedInRoute } from './kit.ts';
 import { noticeAt } from './notices.ts';
 import { confirmPage } from './pages/confirm.ts';
 import { pages } from './pages/format.ts';
-import { redirect, sendPage } from './request.ts';
+import { sendPage } from './request.ts';
 
 /** A name no preview could have names nothing: the same 404 as one that is gone. */
 const nameOf = (req: Request) => {

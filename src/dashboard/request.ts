@@ -57,21 +57,6 @@ export const sendPage = (
   res.end(bytes);
 };
 
-/** After a form: See Other, so a reload does not send it again. */
-export const redirect = (
-  res: ServerResponse,
-  location: string,
-  extra: Record<string, string | string[]> = {},
-) => {
-  res.writeHead(303, {
-    Location: location,
-    'Cache-Control': 'no-store',
-    'Content-Length': 0,
-    ...extra,
-  });
-  res.end();
-};
-
 /** Answers a CSV file to download (a table's figures, a link's readers), as private as a page. */
 export const sendCsv = (res: ServerResponse, name: string, body: string) => {
   res.writeHead(200, {

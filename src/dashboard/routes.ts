@@ -14,6 +14,7 @@ import { html } from '../http/html.ts';
 import { parseListQuery } from '../http/listQuery.ts';
 import { assetRoute } from '../http/pageRoute.ts';
 import { clientAddress } from '../http/rateLimit.ts';
+import { redirect } from '../http/respond.ts';
 import { queryOf, type Routes } from '../http/server.ts';
 import type { ListQuery } from '../readTables/flipbooks.ts';
 import { findDashboardAsset } from './assets.ts';
@@ -32,7 +33,7 @@ import { flipbooksPage } from './pages/flipbooks.ts';
 import { invitationPage, messagePage, signInPage, unusableLinkPage } from './pages/signIn.ts';
 import { passkeyRoutes } from './passkeyRoutes.ts';
 import { peopleRoutes } from './peopleRoutes.ts';
-import { checkCsrf, redirect, safeNext, sendPage } from './request.ts';
+import { checkCsrf, safeNext, sendPage } from './request.ts';
 import { ssoRoutes } from './ssoRoutes.ts';
 import { workspaceRoutes } from './workspaceRoutes.ts';
 

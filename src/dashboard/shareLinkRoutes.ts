@@ -11,13 +11,14 @@ import { type MailState, mailState } from '../app/mailStatus.ts';
 import { shareLinksOf } from '../app/shareLinks.ts';
 import { AppError, NotFound } from '../domain/errors.ts';
 import { isUuid } from '../domain/uuid.ts';
+import { redirect } from '../http/respond.ts';
 import { queryOf, type Request } from '../http/server.ts';
 import { flipbookView, idOf } from './flipbookView.ts';
 import { type DashboardRoute, type Kit, signedInRoute } from './kit.ts';
 import { linkPageRoutes } from './linkPageRoutes.ts';
 import { inFormWords, NO_RULES, readRules } from './linkRulesForm.ts';
 import { type LinkDraft, type ShareLinksState, shareLinksPage } from './pages/shareLinks.ts';
-import { redirect, sendPage } from './request.ts';
+import { sendPage } from './request.ts';
 
 export const shareLinkRoutes = (kit: Kit): DashboardRoute[] => {
   const declared: DashboardRoute[] = [];

@@ -7,10 +7,11 @@ import { createHash } from 'node:crypto';
 import type { Sso } from '../app/accounts/sso.ts';
 import { AppError } from '../domain/errors.ts';
 import { cookieHeader, readCookie, sessionCookie } from '../http/cookies.ts';
+import { redirect } from '../http/respond.ts';
 import { queryOf } from '../http/server.ts';
 import type { DashboardRoute, Kit } from './kit.ts';
 import { signInPage } from './pages/signIn.ts';
-import { redirect, safeNext, sendPage } from './request.ts';
+import { safeNext, sendPage } from './request.ts';
 
 /** The cookie of one sign-in: named after (a hash of) its state, holding the state. */
 export const stateCookieName = (state: string) =>

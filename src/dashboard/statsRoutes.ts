@@ -9,11 +9,12 @@ import { flipbookTitle } from '../app/flipbooks.ts';
 import { analyticsSettings, setAnalytics } from '../app/workspaces.ts';
 import { statsCsv } from '../contract/statsCsv.ts';
 import { AppError, InvalidInput, NotFound } from '../domain/errors.ts';
+import { redirect } from '../http/respond.ts';
 import { queryOf, type Request } from '../http/server.ts';
 import { flipbookView, idOf } from './flipbookView.ts';
 import { type DashboardRoute, type Kit, signedInRoute } from './kit.ts';
 import { flipbookStatsPage, PRESETS, type Settings, workspaceStatsPage } from './pages/stats.ts';
-import { redirect, sendCsv, sendPage } from './request.ts';
+import { sendCsv, sendPage } from './request.ts';
 
 const DAY_MS = 86_400_000;
 

@@ -10,6 +10,7 @@ import type { UploadTarget } from '../app/uploadLimits.ts';
 import { addVersion, createFlipbook } from '../app/uploads.ts';
 import { AppError } from '../domain/errors.ts';
 import { refuseBeforeBody } from '../http/endpoints/uploads.ts';
+import { redirect } from '../http/respond.ts';
 import { checkSameOrigin } from '../http/sameOrigin.ts';
 import type { Request } from '../http/server.ts';
 import { receiveUpload } from '../http/upload.ts';
@@ -18,7 +19,7 @@ import { sendJsonBody } from './json.ts';
 import { type DashboardRoute, type Kit, signedInRoute } from './kit.ts';
 import { noticeAt } from './notices.ts';
 import { uploadPage } from './pages/upload.ts';
-import { checkCsrf, redirect, sendPage } from './request.ts';
+import { checkCsrf, sendPage } from './request.ts';
 
 export const uploadRoutes = (kit: Kit): DashboardRoute[] => {
   const declared: DashboardRoute[] = [];

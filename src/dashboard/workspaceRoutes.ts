@@ -10,13 +10,14 @@ import { brandOf, LOGO_UPLOAD_BYTES, setBranding } from '../app/branding.ts';
 import { eraseReader } from '../app/readerFigures.ts';
 import { AppError, InvalidInput } from '../domain/errors.ts';
 import { readerEmail } from '../domain/readerEmail.ts';
+import { redirect } from '../http/respond.ts';
 import { checkSameOrigin } from '../http/sameOrigin.ts';
 import { queryOf, type Request } from '../http/server.ts';
 import { type DashboardRoute, type Kit, signedInRoute } from './kit.ts';
 import { confirmPage } from './pages/confirm.ts';
 import { ERASE_ACTION, type ErasureState } from './pages/readerErasure.ts';
 import { workspacePage } from './pages/workspace.ts';
-import { checkCsrf, redirect, sendPage } from './request.ts';
+import { checkCsrf, sendPage } from './request.ts';
 import { readSmallMultipart } from './smallUpload.ts';
 
 export const workspaceRoutes = (kit: Kit): DashboardRoute[] => {

@@ -37,3 +37,18 @@ export const sendJson = (
 
 export const sendError = (res: ServerResponse, status: number, message: string) =>
   sendJson(res, status, { error: message });
+
+/** After a form: See Other (a reload does not send it again), never kept by a cache. */
+export const redirect = (
+  res: ServerResponse,
+  location: string,
+  extra: Record<string, string | string[]> = {},
+) => {
+  res.writeHead(303, {
+    Location: location,
+    'Cache-Control': 'no-store',
+    'Content-Length': 0,
+    ...extra,
+  });
+  res.end();
+};

@@ -8,7 +8,7 @@ import { loadPageTexts } from '../app/readerBooks.ts';
 import { NotFound } from '../domain/errors.ts';
 import type { FileGate } from '../http/fileGates.ts';
 import { gatedVersion, PRIVATE } from '../http/files.ts';
-import { sendJson } from '../http/respond.ts';
+import { redirect, sendJson } from '../http/respond.ts';
 import { sendBody } from '../http/sendBody.ts';
 import { queryOf, type Request } from '../http/server.ts';
 import { IMMUTABLE } from '../http/staticAssets.ts';
@@ -53,14 +53,8 @@ export const bookAnswers = (deps: ReaderDeps, sendHtml: HtmlSender) => {
     await sendHtml(req, res, 200, await show(book, l), view);
   };
 
-  const toSignIn = (res: ServerResponse, back: string) => {
-    res.writeHead(303, {
-      Location: `/login?next=${encodeURIComponent(back)}`,
-      'Cache-Control': 'no-store',
-      'Content-Length': 0,
-    });
-    res.end();
-  };
+  const toSignIn = (res: ServerResponse, back: string) =>
+    redirect(res, `/login?next=${encodeURIComponent(back)}`);
 
   /**
    * The reader, with the token its beacons are counted by when its workspace counts. A preview's

@@ -18,6 +18,7 @@ import { cookieHeader, readCookie } from '../http/cookies.ts';
 import { readForm } from '../http/formBody.ts';
 import type { PageRoute } from '../http/pageRoute.ts';
 import { clientAddress } from '../http/rateLimit.ts';
+import { redirect } from '../http/respond.ts';
 import { checkSameOrigin } from '../http/sameOrigin.ts';
 import type { Request } from '../http/server.ts';
 import { asUnavailable } from '../http/unavailable.ts';
@@ -89,16 +90,8 @@ export const linkFormRoute = (deps: ReaderDeps, sendHtml: HtmlSender): PageRoute
     const secure = deps.urls.reader('').startsWith('https:');
     const cookie = (name: string, value: string, seconds: number) =>
       cookieHeader(name, value, { path: action, sameSite: 'Lax', secure, maxAgeSeconds: seconds });
-    const done = (...cookies: string[]) => {
-      res.writeHead(303, {
-        Location: action,
-        'Set-Cookie': cookies,
-        'Cache-Control': 'no-store',
-        'Referrer-Policy': 'no-referrer',
-        'Content-Length': 0,
-      });
-      res.end();
-    };
+    const done = (...cookies: string[]) =>
+      redirect(res, action, { 'Set-Cookie': cookies, 'Referrer-Policy': 'no-referrer' });
     const token = req.params.token ?? '';
     const address = clientAddress(req, deps.trustProxy ?? false);
     let form: URLSearchParams | null = null;
@@ -175,14 +168,18 @@ const refusedForm = async (
   // A form refused before it was read (another site's, too large, not UTF-8) says so: in English
   // which it was, in the reader's other languages in general words.
   const unread = (l: Language) => (l.lang.startsWith('en') ? error.message : l.words.formRefused);
+  const waitingFor = async () =>
+    link && (await waitingReader(deps.access, link, readCookie(req, CODE_COOKIE)));
   let step = form ? (form.get('step') ?? 'password') : null;
+  let waiting: Awaited<ReturnType<typeof waitingFor>> | undefined;
   if (step === null) {
     // Answered with the page the link shows now.
     if (!link) return sendHtml(req, res, 404, notFoundPage, PRIVATE_VIEW);
     if (!passwordGiven(deps.access, link, readCookie(req, LINK_COOKIE))) step = 'password';
-    else if (link.identify === 'none') return redirectTo(res, action);
+    else if (link.identify === 'none')
+      return redirect(res, action); // it asks nothing
     else {
-      const waiting = await waitingReader(deps.access, link, readCookie(req, CODE_COOKIE));
+      waiting = await waitingFor();
       step = waiting ? 'code' : 'email';
     }
   }
@@ -199,15 +196,15 @@ const refusedForm = async (
   }
   if (!link) return sendHtml(req, res, 404, notFoundPage, PRIVATE_VIEW);
   if (step === 'code') {
-    const waiting = await waitingReader(deps.access, link, readCookie(req, CODE_COOKIE));
+    const waited = waiting ?? (await waitingFor());
     const problem = (l: Language) =>
       status === 429 ? l.words.tooBusy : form ? l.words.codeWrong : unread(l);
-    if (waiting) {
+    if (waited) {
       return sendHtml(
         req,
         res,
         status,
-        (l) => codePage(l, { action, email: waiting.email, problem: problem(l) }),
+        (l) => codePage(l, { action, email: waited.email, problem: problem(l) }),
         linkView(link),
       );
     }
@@ -246,10 +243,4 @@ const refusedForm = async (
       }),
     linkView(link),
   );
-};
-
-/** Back to the link (a form it never asks for): what it shows is its GET's. */
-const redirectTo = (res: ServerResponse, location: string) => {
-  res.writeHead(303, { Location: location, 'Cache-Control': 'no-store', 'Content-Length': 0 });
-  res.end();
 };

@@ -176,28 +176,14 @@ describe('private publishing', () => {
     expect(reader.status).toBe(200);
     expect(await reader.text()).toContain('/a/');
     // The right password posted by another site's page: refused, no cookie.
-    const forged = await appFetch(link.url, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        origin: 'https://evil.example',
-      },
-      body: new URLSearchParams({ password: 'correct horse 9' }).toString(),
-    });
+    const forged = await unlock(link.url, 'correct horse 9', { origin: 'https://evil.example' });
     expect(forged.status).toBe(403);
     expect(forged.headers.getSetCookie()).toEqual([]);
     expect(await forged.text()).toContain('<form class="password-form" method="post"');
     // The link's own page posts with Origin null (it is sent no-referrer), Sec-Fetch-Site ours.
-    const own = await appFetch(link.url, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        origin: 'null',
-        'sec-fetch-site': 'same-origin',
-      },
-      body: new URLSearchParams({ password: 'correct horse 9' }).toString(),
+    const own = await unlock(link.url, 'correct horse 9', {
+      origin: 'null',
+      'sec-fetch-site': 'same-origin',
     });
     expect(own.status).toBe(303);
     // Throttled per link and address: 5 wrong in the window (the one before the right password

@@ -50,11 +50,11 @@ export const statusOf = async (url: string, init: RequestInit = {}) =>
   (await appFetch(url, { redirect: 'manual', ...init })).status;
 
 /** The password form of a share link, posted. */
-export const unlock = (url: string, password: string) =>
+export const unlock = (url: string, password: string, headers: Record<string, string> = {}) =>
   appFetch(url, {
     method: 'POST',
     redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
     body: new URLSearchParams({ password }).toString(),
   });
 
